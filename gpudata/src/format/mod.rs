@@ -1,0 +1,17 @@
+//! The format vocabulary: [`VertexFormat`], [`DataType`], [`ShaderType`] and
+//! [`GpuVectorFormat`].
+//!
+//! Every fact about a format is a `const fn` with an exhaustive match, so the struct layout engine
+//! can run in `const` items, and the strings are exactly the WebGPU / luma.gl names.
+
+mod data_type;
+mod shader_type;
+mod vector;
+mod vertex;
+
+pub use data_type::{DataType, PrimitiveType};
+pub use shader_type::{ShaderType, WgslCarrier};
+pub use vector::{GpuVectorFormat, GpuVectorFormatInfo};
+pub use vertex::VertexFormat;
+
+pub(crate) use vertex::const_str_eq;

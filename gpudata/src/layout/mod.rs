@@ -1,0 +1,13 @@
+//! The struct layout engine: [`StructLayout`] rules, the `const fn` [`LayoutCursor`],
+//! [`GpuDataStructFormat`], vertex [`BufferLayout`]s and their lowering to wgpu.
+
+mod buffer_layout;
+mod rules;
+mod struct_format;
+
+pub use buffer_layout::{BufferAttribute, BufferLayout, StepMode, WgpuVertexLayout};
+pub use rules::{
+    ConstLayout, LayoutCursor, LayoutRuleError, RowShape, StructLayout, find_duplicate_name,
+    layout_formats,
+};
+pub use struct_format::{GpuDataStructField, GpuDataStructFormat};

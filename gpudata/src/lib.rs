@@ -1,0 +1,44 @@
+//! GPU record layouts for wgpu, checked at compile time.
+//!
+//! `gpudata` describes GPU memory as tables, after luma.gl's GPU tables: fixed-width
+//! [`VertexFormat`]s, struct formats of named fields laid out by WebGPU vertex rules
+//! ([`StructLayout::Packed`]) or WGSL storage rules ([`StructLayout::WgslStorage`]), and their
+//! lowering to wgpu vertex buffer layouts.
+//!
+//! # A struct format at run time
+//!
+//! ```
+//! use gpudata::{GpuDataStructFormat, StepMode, StructLayout};
+//!
+//! let format = GpuDataStructFormat::parse(
+//!     StructLayout::Packed,
+//!     [("tag", "uint8"), ("value", "float32")],
+//! )?;
+//! assert_eq!(format.fields()[1].byte_offset(), 4);
+//! assert_eq!(format.byte_stride(), 8);
+//! let layout = format.buffer_layout("instances", Some(StepMode::Instance));
+//! let wgpu_layout = layout.to_wgpu(0)?;
+//! assert_eq!(wgpu_layout.as_wgpu().array_stride, 8);
+//! # Ok::<(), gpudata::LayoutError>(())
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_op_in_unsafe_fn)]
+
+pub mod error;
+pub mod format;
+pub mod layout;
+pub mod record;
+#[cfg(feature = "serde")]
+mod serde_impls;
+
+pub use error::{FormatError, LayoutError};
+pub use format::{
+    DataType, GpuVectorFormat, GpuVectorFormatInfo, PrimitiveType, ShaderType, VertexFormat,
+    WgslCarrier,
+};
+pub use record::{GpuField, GpuFieldMarker, GpuStruct};
+pub use layout::{
+    BufferAttribute, BufferLayout, ConstLayout, GpuDataStructField, GpuDataStructFormat,
+    LayoutCursor, LayoutRuleError, RowShape, StepMode, StructLayout, WgpuVertexLayout,
+    layout_formats,
+};

@@ -1,0 +1,1 @@
+//! Workspace-level tests, examples and benchmarks of gpudata live in `tests/`, `examples/` and `benches/`.
