@@ -1,1 +1,4 @@
-//! Workspace-level tests, examples and benchmarks of gpudata live in `tests/`, `examples/` and `benches/`.
+//! Workspace-level integration tests, examples and benchmarks of `gpudata` live in `tests/`,
+//! `examples/` and `benches/`; this library holds the small pieces they share.
+
+pub mod layout_cli;

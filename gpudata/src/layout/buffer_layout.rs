@@ -59,6 +59,11 @@ impl FromStr for StepMode {
 
 /// One attribute of an interleaved [`BufferLayout`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "camelCase", deny_unknown_fields)
+)]
 pub struct BufferAttribute {
     /// The attribute (shader input) name.
     pub attribute: String,
@@ -70,17 +75,40 @@ pub struct BufferAttribute {
 
 /// How one vertex buffer's bytes map to shader attributes, in luma.gl's `BufferLayout` shape:
 /// either a single attribute (`format`) or interleaved `attributes` sharing a `byte_stride`.
+///
+/// With feature `serde` it serializes with luma.gl's camelCase keys, omitting absent parts.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "camelCase", deny_unknown_fields)
+)]
 pub struct BufferLayout {
     /// The buffer (and, for single-attribute layouts, attribute) name.
     pub name: String,
     /// The format of a single-attribute layout.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
     pub format: Option<VertexFormat>,
     /// Bytes between rows; defaults to the format's byte length for single-attribute layouts.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
     pub byte_stride: Option<u64>,
     /// Per-vertex or per-instance stepping, when stated.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
     pub step_mode: Option<StepMode>,
     /// Interleaved attributes, in declaration order.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Vec::is_empty")
+    )]
     pub attributes: Vec<BufferAttribute>,
 }
 

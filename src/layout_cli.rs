@@ -1,0 +1,110 @@
+//! The logic of `examples/layout.rs`, kept here so tests can call it.
+
+use gpudata::{GpuDataStructFormat, StructLayout};
+
+/// The usage line.
+pub const USAGE: &str = "usage: layout [--layout packed|wgsl-storage] [--json] NAME:FORMAT...";
+
+/// Parsed command line.
+#[derive(Debug)]
+pub struct Args {
+    /// The layout rules.
+    pub layout: StructLayout,
+    /// Whether to print JSON.
+    pub json: bool,
+    /// `NAME:FORMAT` pairs, in order.
+    pub fields: Vec<(String, String)>,
+}
+
+/// Parses the arguments after the program name.
+///
+/// # Errors
+/// A message for unknown options, malformed fields or a missing field list.
+pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
+    let mut parsed = Args {
+        layout: StructLayout::default(),
+        json: false,
+        fields: Vec::new(),
+    };
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--json" => parsed.json = true,
+            "--layout" => {
+                let value = args.next().ok_or("--layout needs a value")?;
+                parsed.layout = value.parse().map_err(|e| format!("{e}"))?;
+            }
+            "-h" | "--help" => return Err(USAGE.to_owned()),
+            _ => {
+                if let Some(value) = arg.strip_prefix("--layout=") {
+                    parsed.layout = value.parse().map_err(|e| format!("{e}"))?;
+                } else if arg.starts_with("--") {
+                    return Err(format!("unknown option `{arg}`\n{USAGE}"));
+                } else {
+                    let (name, format) = arg.split_once(':').ok_or_else(|| {
+                        format!("expected NAME:FORMAT, found `{arg}`\n{USAGE}")
+                    })?;
+                    parsed.fields.push((name.to_owned(), format.to_owned()));
+                }
+            }
+        }
+    }
+    if parsed.fields.is_empty() {
+        return Err(format!("no fields given\n{USAGE}"));
+    }
+    Ok(parsed)
+}
+
+/// The human-readable table of a format.
+#[must_use]
+pub fn table(format: &GpuDataStructFormat) -> String {
+    let fields = format.fields();
+    let name_width = fields
+        .iter()
+        .map(|f| f.name().len())
+        .max()
+        .unwrap_or(0)
+        .max("field".len());
+    let mut out = format!(
+        "layout {}: {} fields, {} components, row byte length {}, byte stride {}\n",
+        format.layout(),
+        fields.len(),
+        format.components(),
+        format.row_byte_length(),
+        format.byte_stride()
+    );
+    out.push_str(&format!(
+        "{:<name_width$}  {:<16}  {:>6}  {:>6}  {:>7}\n",
+        "field", "format", "offset", "length", "padding"
+    ));
+    for (i, field) in fields.iter().enumerate() {
+        // Bytes between this payload's end and the next field (or the row's end).
+        let next = fields
+            .get(i + 1)
+            .map_or(format.byte_stride(), |f| f.byte_offset());
+        let padding = next.saturating_sub(field.byte_end());
+        out.push_str(&format!(
+            "{:<name_width$}  {:<16}  {:>6}  {:>6}  {:>7}\n",
+            field.name(),
+            field.format().as_str(),
+            field.byte_offset(),
+            field.byte_length(),
+            padding
+        ));
+    }
+    out
+}
+
+/// Lays out the declaration and renders the table or JSON.
+///
+/// # Errors
+/// The layout engine's message for invalid declarations.
+pub fn run(args: Args) -> Result<String, String> {
+    let fields = args.fields.iter().map(|(n, f)| (n.as_str(), f.as_str()));
+    let format = GpuDataStructFormat::parse(args.layout, fields).map_err(|e| e.to_string())?;
+    if args.json {
+        serde_json::to_string_pretty(&format).map_err(|e| e.to_string())
+    } else {
+        Ok(table(&format))
+    }
+}

@@ -1,0 +1,49 @@
+//! The layout CLI contract (`examples/layout.rs`): table, JSON, and errors for invalid input.
+
+use gpudata_suite::layout_cli::{parse_args, run};
+
+fn cli(args: &[&str]) -> Result<String, String> {
+    parse_args(args.iter().map(|s| (*s).to_owned())).and_then(run)
+}
+
+#[test]
+fn table_shows_offsets_lengths_padding_and_stride() {
+    let out = cli(&["--layout", "packed", "tag:uint8", "value:float32"]).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "layout packed: 2 fields, 2 components, row byte length 8, byte stride 8"
+    );
+    let cells = |line: &str| line.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+    assert_eq!(cells(lines[1]), ["field", "format", "offset", "length", "padding"]);
+    assert_eq!(cells(lines[2]), ["tag", "uint8", "0", "1", "3"]);
+    assert_eq!(cells(lines[3]), ["value", "float32", "4", "4", "0"]);
+}
+
+#[test]
+fn default_layout_is_wgsl_storage_and_json_is_lumas_shape() {
+    let out = cli(&["--json", "a:float32", "b:float32x3"]).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["layout"], "wgsl-storage");
+    assert_eq!(v["fields"]["b"]["byteOffset"], 16);
+    assert_eq!(v["byteStride"], 32);
+    assert_eq!(v["rowByteLength"], 28);
+    let out = cli(&["--layout=packed", "--json", "a:float32", "b:float32x3"]).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["fields"]["b"]["byteOffset"], 4);
+}
+
+#[test]
+fn invalid_input_is_an_error_message() {
+    assert_eq!(
+        cli(&["a:float32x5"]).unwrap_err(),
+        "field `a` has unsupported vertex format `float32x5`"
+    );
+    assert!(cli(&[]).unwrap_err().starts_with("no fields given"));
+    assert!(cli(&["a"]).unwrap_err().starts_with("expected NAME:FORMAT, found `a`"));
+    assert!(cli(&["--layout"]).unwrap_err().contains("--layout needs a value"));
+    assert!(cli(&["--layout", "std140", "a:uint8"]).unwrap_err().contains("unknown struct layout `std140`"));
+    assert!(cli(&["--frobnicate", "a:uint8"]).unwrap_err().starts_with("unknown option `--frobnicate`"));
+    assert!(cli(&["--layout", "packed", "x:uint8x3-webgl"]).unwrap_err().contains("WebGL-only"));
+    assert!(cli(&["a:uint8", "a:uint8"]).unwrap_err().contains("duplicate field `a`"));
+}

@@ -1,0 +1,120 @@
+//! Property test: every packed struct format lowers to a vertex layout that wgpu accepts in a
+//! real render pipeline whose vertex shader declares the matching `@location` inputs (lavapipe
+//! on machines without a GPU).
+
+use gpudata::{GpuDataStructFormat, StepMode, StructLayout, VertexFormat};
+use proptest::prelude::*;
+
+fn device() -> wgpu::Device {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+    let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
+        .expect(
+            "no wgpu adapter found: install a Vulkan driver; on Debian without a GPU, \
+             `apt-get install mesa-vulkan-drivers` provides the software one (lavapipe)",
+        );
+    let (device, _queue) =
+        pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default()))
+            .expect("the adapter refused a default device");
+    device
+}
+
+fn vertex_shader(format: &GpuDataStructFormat) -> String {
+    let inputs: Vec<String> = format
+        .fields()
+        .iter()
+        .enumerate()
+        .map(|(i, f)| format!("@location({i}) a{i}: {}", f.format().vertex_input_type()))
+        .collect();
+    format!(
+        "@vertex fn vs({}) -> @builtin(position) vec4<f32> {{ return vec4<f32>(0.0, 0.0, 0.0, 1.0); }}\n\
+         @fragment fn fs() -> @location(0) vec4<f32> {{ return vec4<f32>(1.0); }}\n",
+        inputs.join(", ")
+    )
+}
+
+/// Creates a render pipeline reading `buffer`; returns wgpu's validation error, if any.
+fn pipeline_error(
+    device: &wgpu::Device,
+    wgsl: &str,
+    buffer: wgpu::VertexBufferLayout<'_>,
+) -> Option<String> {
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: None,
+        source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+    });
+    let _pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: None,
+        layout: None,
+        vertex: wgpu::VertexState {
+            module: &module,
+            entry_point: Some("vs"),
+            compilation_options: Default::default(),
+            buffers: &[Some(buffer)],
+        },
+        primitive: wgpu::PrimitiveState::default(),
+        depth_stencil: None,
+        multisample: wgpu::MultisampleState::default(),
+        fragment: Some(wgpu::FragmentState {
+            module: &module,
+            entry_point: Some("fs"),
+            compilation_options: Default::default(),
+            targets: &[Some(wgpu::TextureFormat::Rgba8Unorm.into())],
+        }),
+        multiview_mask: None,
+        cache: None,
+    });
+    pollster::block_on(scope.pop()).map(|e| e.to_string())
+}
+
+/// Creates a pipeline with the format's generated vertex layout.
+fn validate_pipeline(device: &wgpu::Device, format: &GpuDataStructFormat) -> Option<String> {
+    let layout = format
+        .wgpu_vertex_layout(StepMode::Instance, 0)
+        .expect("packed formats lower to wgpu");
+    pipeline_error(device, &vertex_shader(format), layout.as_wgpu())
+}
+
+fn fetchable_format() -> impl Strategy<Value = VertexFormat> {
+    let formats: Vec<VertexFormat> = VertexFormat::ALL
+        .into_iter()
+        .filter(|f| !f.is_webgl_only())
+        .collect();
+    prop::sample::select(formats)
+}
+
+#[test]
+fn packed_layouts_are_valid_wgpu_pipelines() {
+    let device = device();
+    // Up to 16 attributes: the WebGPU default limit on vertex attributes.
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(48));
+    runner
+        .run(&prop::collection::vec(fetchable_format(), 1..=16), |formats| {
+            let format = GpuDataStructFormat::new(
+                StructLayout::Packed,
+                formats.iter().enumerate().map(|(i, f)| (format!("a{i}"), *f)),
+            )
+            .unwrap();
+            prop_assert_eq!(validate_pipeline(&device, &format), None, "{:?}", format);
+            Ok(())
+        })
+        .unwrap();
+}
+
+#[test]
+fn the_validator_catches_a_wrong_layout() {
+    // The oracle can fail: a stride that is not a multiple of 4 is rejected by wgpu itself.
+    let device = device();
+    let format = GpuDataStructFormat::parse(StructLayout::Packed, [("a", "float32")]).unwrap();
+    let attributes = [wgpu::VertexAttribute {
+        format: wgpu::VertexFormat::Float32,
+        offset: 0,
+        shader_location: 0,
+    }];
+    let wrong = wgpu::VertexBufferLayout {
+        array_stride: 6,
+        step_mode: wgpu::VertexStepMode::Vertex,
+        attributes: &attributes,
+    };
+    assert!(pipeline_error(&device, &vertex_shader(&format), wrong).is_some());
+}
