@@ -291,3 +291,63 @@ pub const fn find_duplicate_name(names: &[&str]) -> Option<(usize, usize)> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_that_overflow_are_errors_not_wraps() {
+        let mut cursor = LayoutCursor::new(StructLayout::Packed);
+        cursor.next_offset = u64::MAX - 2;
+        cursor.fields = 7;
+        assert_eq!(
+            cursor.place(VertexFormat::Float32),
+            Err(LayoutRuleError::Overflow { index: 7 })
+        );
+        let mut cursor = LayoutCursor::new(StructLayout::WgslStorage);
+        cursor.next_offset = u64::MAX - 3;
+        assert_eq!(
+            cursor.place(VertexFormat::Float32x2),
+            Err(LayoutRuleError::Overflow { index: 0 })
+        );
+        let mut cursor = LayoutCursor::new(StructLayout::Packed);
+        assert_eq!(cursor.place(VertexFormat::Uint8), Ok(0));
+        cursor.next_offset = u64::MAX;
+        assert_eq!(
+            cursor.finish(),
+            Err(LayoutRuleError::Overflow { index: 0 })
+        );
+        let err = crate::LayoutError::from_rule(LayoutRuleError::Overflow { index: 0 }, |_| {
+            "big".to_owned()
+        });
+        assert_eq!(err.to_string(), "struct offsets overflow at field `big`");
+    }
+
+    #[test]
+    fn duplicate_names_are_found_in_const_items() {
+        const DUP: Option<(usize, usize)> = find_duplicate_name(&["a", "b", "c", "b"]);
+        assert_eq!(DUP, Some((1, 3)));
+        assert_eq!(find_duplicate_name(&["a", "b"]), None);
+        assert_eq!(find_duplicate_name(&[]), None);
+    }
+
+    #[test]
+    fn messages_for_compile_time_panics_are_lowercase() {
+        for e in [
+            LayoutRuleError::NoFields,
+            LayoutRuleError::WebglOnlyInPacked {
+                index: 0,
+                format: VertexFormat::Uint8x3Webgl,
+            },
+            LayoutRuleError::Overflow { index: 0 },
+            LayoutRuleError::DuplicateName {
+                first: 0,
+                second: 1,
+            },
+        ] {
+            let m = e.message();
+            assert!(m.starts_with(|c: char| c.is_lowercase()), "{m}");
+        }
+    }
+}
