@@ -201,3 +201,414 @@ impl LayoutError {
         }
     }
 }
+
+/// GPU data or view metadata that describes no valid byte range (luma.gl's `GPUData` and
+/// `GPUDataView` checks, plus the bounds and overflow checks a Rust caller expects).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DataError {
+    /// A struct-formatted data range whose row byte length is shorter than the struct's rows.
+    #[error(
+        "gpu data row byte length {row_byte_length} is smaller than struct format row byte length {struct_row_byte_length}"
+    )]
+    RowByteLengthBelowStruct {
+        /// The row byte length given or derived.
+        row_byte_length: u64,
+        /// The struct format's row byte length.
+        struct_row_byte_length: u64,
+    },
+    /// A struct-formatted data range whose byte stride is shorter than its rows.
+    #[error(
+        "gpu data byte stride {byte_stride} is smaller than its struct row layout: expected at least {required} bytes"
+    )]
+    ByteStrideBelowStruct {
+        /// The byte stride given.
+        byte_stride: u64,
+        /// `max(struct byte stride, row byte length)`.
+        required: u64,
+    },
+    /// A row byte length shorter than one value of the data's format.
+    #[error(
+        "gpu data row byte length {row_byte_length} is smaller than {format} byte length {format_byte_length}"
+    )]
+    RowByteLengthBelowFormat {
+        /// The row byte length given.
+        row_byte_length: u64,
+        /// The data's format (the element format of list formats).
+        format: VertexFormat,
+        /// Bytes of one value of `format`.
+        format_byte_length: u64,
+    },
+    /// Rows that would overlap: the byte stride is shorter than the row byte length.
+    #[error(
+        "gpu data byte stride {byte_stride} is smaller than its row byte length {row_byte_length}: rows would overlap"
+    )]
+    ByteStrideBelowRow {
+        /// The byte stride.
+        byte_stride: u64,
+        /// The row byte length.
+        row_byte_length: u64,
+    },
+    /// A fixed-format data range whose value length differs from its length.
+    #[error(
+        "gpu data of fixed format {format} has {length} rows but value length {value_length}: fixed rows hold one value each"
+    )]
+    ValueLengthMismatch {
+        /// The data's format.
+        format: String,
+        /// Rows.
+        length: u64,
+        /// The value length given.
+        value_length: u64,
+    },
+    /// Offsets and lengths whose byte range does not fit in a `u64`.
+    #[error(
+        "{what} byte range overflows u64: byte offset {byte_offset}, {count} values every {byte_stride} bytes of {value_byte_length} bytes"
+    )]
+    RangeOverflow {
+        /// `"gpu data"` or `"gpu data view"`.
+        what: &'static str,
+        /// The byte offset.
+        byte_offset: u64,
+        /// Values (rows or elements).
+        count: u64,
+        /// The byte stride.
+        byte_stride: u64,
+        /// Bytes of one value.
+        value_byte_length: u64,
+    },
+    /// A byte range that ends past its buffer.
+    #[error(
+        "{what} exceeds its backing buffer: it covers bytes {byte_offset}..{byte_end} but the buffer holds {buffer_size} bytes"
+    )]
+    OutOfBuffer {
+        /// `"gpu data"` or `"gpu data view"`.
+        what: &'static str,
+        /// First byte.
+        byte_offset: u64,
+        /// One past the last byte.
+        byte_end: u64,
+        /// The buffer's size.
+        buffer_size: u64,
+    },
+    /// A view whose stride is shorter than one value of its format.
+    #[error(
+        "gpu data view byte stride {byte_stride} is smaller than {format} byte length {format_byte_length}"
+    )]
+    ViewByteStrideBelowFormat {
+        /// The byte stride given.
+        byte_stride: u64,
+        /// The view's format.
+        format: VertexFormat,
+        /// Bytes of one value.
+        format_byte_length: u64,
+    },
+    /// A buffer layout without the attribute asked for.
+    #[error("buffer layout `{layout}` does not contain attribute `{attribute}`")]
+    MissingAttribute {
+        /// The layout's name.
+        layout: String,
+        /// The attribute asked for.
+        attribute: String,
+    },
+    /// A buffer layout without a byte stride, asked for an attribute view.
+    #[error("buffer layout `{layout}` requires a byte stride for attribute views")]
+    LayoutWithoutByteStride {
+        /// The layout's name.
+        layout: String,
+    },
+    /// Ownership transfer between data over different buffers.
+    #[error(
+        "gpu data ownership can only be transferred to the same buffer: the source's {source_size}-byte buffer is not the target's {target_size}-byte buffer"
+    )]
+    DifferentBuffer {
+        /// The source buffer's size.
+        source_size: u64,
+        /// The target buffer's size.
+        target_size: u64,
+    },
+    /// Rows written or read past the end of the data.
+    #[error(
+        "rows {row_offset}..{row_offset}+{rows} are outside the gpu data's {length} rows"
+    )]
+    RowsOutOfRange {
+        /// First row.
+        row_offset: u64,
+        /// Rows asked for.
+        rows: u64,
+        /// Rows the data holds.
+        length: u64,
+    },
+    /// Host bytes that are not a whole number of values.
+    #[error(
+        "{byte_length} bytes are not a whole number of {format} values of {value_byte_length} bytes"
+    )]
+    PartialValue {
+        /// The format.
+        format: String,
+        /// Bytes given.
+        byte_length: u64,
+        /// Bytes of one value.
+        value_byte_length: u64,
+    },
+    /// Host bytes too short for the values they should hold.
+    #[error("decoding {count} {format} values needs {needed} bytes, found {found}")]
+    ShortBytes {
+        /// The format.
+        format: VertexFormat,
+        /// Values asked for.
+        count: u64,
+        /// Bytes needed.
+        needed: u64,
+        /// Bytes given.
+        found: u64,
+    },
+    /// Data whose format is not the one a typed API expects.
+    #[error("gpu data format mismatch: expected {expected}, found {found}")]
+    FormatMismatch {
+        /// The format expected.
+        expected: String,
+        /// The format found.
+        found: String,
+    },
+    /// A marker naming a field its struct's format does not have.
+    #[error(
+        "field marker `{marker}` names field {index} `{name}` of a struct format whose field {index} is {found}"
+    )]
+    MarkerMismatch {
+        /// The marker's field name.
+        name: &'static str,
+        /// The marker type.
+        marker: &'static str,
+        /// The marker's field index.
+        index: usize,
+        /// What the struct format has at that index.
+        found: String,
+    },
+}
+
+/// A device, buffer or binding operation that cannot run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GpuError {
+    /// No adapter could be found.
+    #[error(
+        "no gpu adapter found ({reason}); to run without a GPU install a software Vulkan driver: `sudo apt-get install mesa-vulkan-drivers` on Debian or Ubuntu (lavapipe), `mesa-vulkan-drivers` on Fedora"
+    )]
+    NoAdapter {
+        /// What wgpu said.
+        reason: String,
+    },
+    /// The adapter refused to create a device.
+    #[error("adapter `{adapter}` refused to create a device: {reason}")]
+    RequestDevice {
+        /// The adapter's name.
+        adapter: String,
+        /// What wgpu said.
+        reason: String,
+    },
+    /// Waiting for the device failed.
+    #[error("waiting for the gpu failed: {reason}")]
+    Poll {
+        /// What wgpu said.
+        reason: String,
+    },
+    /// Mapping a buffer for reading failed.
+    #[error("mapping the readback buffer failed: {reason}")]
+    Map {
+        /// What wgpu said.
+        reason: String,
+    },
+    /// A buffer without a usage flag an operation needs.
+    #[error(
+        "cannot {operation}: the buffer needs usage {required:?} but was created with {found:?}"
+    )]
+    MissingUsage {
+        /// What was attempted (`"read back gpu data"`, `"write rows"`, ...).
+        operation: &'static str,
+        /// The flags needed.
+        required: wgpu::BufferUsages,
+        /// The buffer's flags.
+        found: wgpu::BufferUsages,
+    },
+    /// A buffer larger than the device allows.
+    #[error("a buffer of {size} bytes exceeds the device's max_buffer_size {max}")]
+    BufferTooLarge {
+        /// Bytes asked for.
+        size: u64,
+        /// `limits.max_buffer_size`.
+        max: u64,
+    },
+    /// A storage binding at an offset the device cannot bind.
+    #[error(
+        "storage binding at byte offset {byte_offset}: the device requires storage buffer offsets to be multiples of {alignment} bytes (limits.min_storage_buffer_offset_alignment); upload the data into its own buffer or place it at an aligned offset"
+    )]
+    StorageOffsetAlignment {
+        /// The data's byte offset.
+        byte_offset: u64,
+        /// `limits.min_storage_buffer_offset_alignment`.
+        alignment: u32,
+    },
+    /// A storage binding whose size the device cannot bind.
+    #[error(
+        "storage binding of {size} bytes: storage bindings must be non-empty multiples of 4 bytes, at most {max} bytes (limits.max_storage_buffer_binding_size)"
+    )]
+    StorageBindingSize {
+        /// Bytes of the binding.
+        size: u64,
+        /// `limits.max_storage_buffer_binding_size`.
+        max: u64,
+    },
+    /// A storage binding whose rows extend past the buffer.
+    #[error(
+        "storage binding of {rows} rows every {byte_stride} bytes at byte offset {byte_offset} needs {needed} bytes, but the buffer holds {buffer_size}"
+    )]
+    StorageOutOfBuffer {
+        /// Rows.
+        rows: u64,
+        /// Row stride.
+        byte_stride: u64,
+        /// First byte.
+        byte_offset: u64,
+        /// One past the last byte bound.
+        needed: u64,
+        /// The buffer's size.
+        buffer_size: u64,
+    },
+    /// A vertex binding with a stride wgpu cannot fetch.
+    #[error(
+        "vertex binding with byte stride {byte_stride}: vertex strides must be multiples of 4 bytes, at most {max} (limits.max_vertex_buffer_array_stride)"
+    )]
+    VertexStride {
+        /// The stride.
+        byte_stride: u64,
+        /// `limits.max_vertex_buffer_array_stride`.
+        max: u32,
+    },
+    /// A vertex binding whose first value cannot be reached from a 4-byte aligned offset.
+    #[error(
+        "vertex binding of {format} at byte offset {byte_offset}: vertex buffers bind at multiples of 4 bytes, and the {rebase} bytes before the value plus its {format_byte_length} bytes exceed the byte stride {byte_stride}"
+    )]
+    VertexOffset {
+        /// The view's format.
+        format: VertexFormat,
+        /// The view's byte offset.
+        byte_offset: u64,
+        /// `byte_offset % 4`.
+        rebase: u64,
+        /// Bytes of one value.
+        format_byte_length: u64,
+        /// The stride.
+        byte_stride: u64,
+    },
+    /// A data range that starts where vertex buffers cannot bind.
+    #[error(
+        "gpu data at byte offset {byte_offset} cannot be bound as a vertex buffer: vertex buffers bind at multiples of 4 bytes; bind its child views, which rebase their attributes, or move the rows"
+    )]
+    VertexDataOffset {
+        /// The data's byte offset.
+        byte_offset: u64,
+    },
+    /// A binding of no bytes.
+    #[error("cannot bind an empty range as a {binding}: the data has no rows")]
+    EmptyBinding {
+        /// `"vertex buffer"`.
+        binding: &'static str,
+    },
+    /// wgpu could not provide staging memory for an upload.
+    #[error(
+        "wgpu refused to stage {byte_length} bytes for byte offset {byte_offset} (out of memory, or a destroyed or mapped buffer)"
+    )]
+    Staging {
+        /// First byte.
+        byte_offset: u64,
+        /// Bytes to stage.
+        byte_length: u64,
+    },
+    /// A vertex binding of a format wgpu cannot fetch.
+    #[error("vertex binding of {format}: WebGL-only formats cannot be fetched by wgpu")]
+    VertexFormat {
+        /// The format.
+        format: VertexFormat,
+    },
+    /// A copy that wgpu cannot express (offsets and sizes of copies are multiples of 4).
+    #[error(
+        "cannot copy bytes {byte_offset}..{byte_end} of a {buffer_size}-byte buffer: copies move whole 4-byte words and the buffer size is not a multiple of 4"
+    )]
+    UnalignedCopy {
+        /// First byte wanted.
+        byte_offset: u64,
+        /// One past the last byte wanted.
+        byte_end: u64,
+        /// The buffer's size.
+        buffer_size: u64,
+    },
+    /// A queue write that does not start and end on 4-byte boundaries.
+    #[error(
+        "cannot write {byte_length} bytes at byte offset {byte_offset}: queue writes start at multiples of 4 bytes and cover whole 4-byte words"
+    )]
+    UnalignedWrite {
+        /// First byte.
+        byte_offset: u64,
+        /// Bytes to write.
+        byte_length: u64,
+    },
+    /// Invalid data metadata.
+    #[error(transparent)]
+    Data(#[from] DataError),
+    /// A layout that cannot be lowered.
+    #[error(transparent)]
+    Layout(#[from] LayoutError),
+}
+
+/// A struct format that WGSL cannot declare as a storage struct.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WgslError {
+    /// A struct or field name that is not a WGSL identifier.
+    #[error(
+        "`{name}` is not a valid WGSL identifier: expected ASCII letters, digits and `_`, not starting with a digit or `__`, and not a WGSL keyword"
+    )]
+    InvalidName {
+        /// The name.
+        name: String,
+    },
+    /// A field whose offset is not a multiple of its carrier's alignment.
+    #[error(
+        "field `{field}` at byte offset {byte_offset} cannot be a WGSL storage member: its carrier `{carrier}` needs {alignment}-byte alignment"
+    )]
+    Misaligned {
+        /// The field.
+        field: String,
+        /// Its offset.
+        byte_offset: u64,
+        /// Its WGSL carrier type.
+        carrier: String,
+        /// The carrier's alignment.
+        alignment: u64,
+    },
+    /// A field at an offset WGSL's member placement cannot give it.
+    #[error(
+        "field `{field}` at byte offset {byte_offset} cannot be a WGSL storage member: WGSL places it at byte {wgsl_offset} or later, after the previous member's carrier"
+    )]
+    Unreachable {
+        /// The field.
+        field: String,
+        /// Its offset.
+        byte_offset: u64,
+        /// The first offset WGSL can give it.
+        wgsl_offset: u64,
+    },
+    /// A byte stride WGSL cannot give the struct.
+    #[error(
+        "byte stride {byte_stride} cannot be a WGSL struct size: expected a multiple of the struct alignment {alignment} of at least {minimum}"
+    )]
+    Stride {
+        /// The format's byte stride.
+        byte_stride: u64,
+        /// The struct's WGSL alignment.
+        alignment: u64,
+        /// The smallest size its members allow.
+        minimum: u64,
+    },
+}

@@ -24,14 +24,21 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_op_in_unsafe_fn)]
 
+pub mod data;
 pub mod error;
 pub mod format;
+pub mod gpu;
 pub mod layout;
 pub mod record;
 #[cfg(feature = "serde")]
 mod serde_impls;
 
-pub use error::{FormatError, LayoutError};
+pub use data::{
+    BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat, GpuDataView, HostValues, RowMetrics,
+    TypedGpuData, TypedGpuDataView, VertexBinding,
+};
+pub use error::{DataError, FormatError, GpuError, LayoutError, WgslError};
+pub use gpu::{AdapterKind, Gpu};
 pub use format::{
     DataType, GpuVectorFormat, GpuVectorFormatInfo, PrimitiveType, ShaderType, VertexFormat,
     WgslCarrier,

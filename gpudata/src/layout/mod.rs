@@ -4,6 +4,7 @@
 mod buffer_layout;
 mod rules;
 mod struct_format;
+mod wgsl;
 
 pub use buffer_layout::{BufferAttribute, BufferLayout, StepMode, WgpuVertexLayout};
 pub use rules::{

@@ -1,0 +1,25 @@
+//! GPU data over real wgpu buffers: [`GpuData`] (a buffer plus typed row metadata, owning or
+//! sharing its buffer), [`GpuDataView`] (a borrowed, strided view of one fixed-width format),
+//! their typed forms [`TypedGpuData`] and [`TypedGpuDataView`] for `#[derive(GpuStruct)]` rows,
+//! uploads, readbacks, host decoding and binding helpers.
+//!
+//! Corresponds to luma.gl's `GPUData` and `GPUDataView`; the derivation and validation rules are
+//! luma.gl's, plus the checks a Rust caller expects (the described bytes lie inside the buffer;
+//! no arithmetic overflows).
+
+mod binding;
+mod gpu_data;
+mod decode;
+mod ownership;
+mod readback;
+mod typed;
+mod upload;
+mod view;
+
+pub use binding::VertexBinding;
+pub use gpu_data::{GpuData, GpuDataDescriptor, GpuDataFormat, ReadbackMetadata, RowMetrics};
+pub use decode::{HostValues, decode_values};
+pub use ownership::BufferHandle;
+pub use typed::{TypedGpuData, TypedGpuDataView};
+pub use upload::{DEFAULT_USAGE, STAGING_CHUNK_BYTES};
+pub use view::GpuDataView;

@@ -1,0 +1,410 @@
+//! Uploads: buffers created from rows, bytes or typed slices, and rows written at a row offset.
+//!
+//! Every upload goes through wgpu's own staging memory ([`wgpu::Queue::write_buffer_with`]) in
+//! chunks of at most [`STAGING_CHUNK_BYTES`], with at most two chunks in flight, so an upload
+//! holds a bounded amount of staging memory however large it is. Rows whose host layout equals
+//! their GPU layout are copied straight from the caller's slice; other rows are encoded into a
+//! small cache-resident scratch and copied into the staging mapping (wgpu 30 exposes mapped
+//! memory only as a write-only [`wgpu::WriteOnly`] slice, which cannot be handed to
+//! [`GpuStruct::encode_row`] as `&mut [u8]`). No host copy of the whole data is ever made.
+
+use std::collections::VecDeque;
+
+use super::readback::{WaitMode, wait_for_submission};
+use super::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat};
+use crate::error::{DataError, GpuError};
+use crate::format::{GpuVectorFormat, VertexFormat};
+use crate::gpu::Gpu;
+use crate::record::{GpuField, GpuStruct, rows_as_bytes};
+
+/// Bytes of wgpu staging memory one upload step fills before handing it to the queue.
+pub const STAGING_CHUNK_BYTES: u64 = 4 << 20;
+
+/// Staged chunks allowed in flight before an upload waits for the oldest to reach the GPU.
+const MAX_IN_FLIGHT: usize = 2;
+
+/// Host scratch for encoding rows whose host layout differs from their GPU layout.
+const ENCODE_SCRATCH_BYTES: usize = 64 << 10;
+
+/// The usages data created by the upload functions gets unless told otherwise: vertex and
+/// storage binding, and copies both ways (uploads need `COPY_DST`, readbacks `COPY_SRC`).
+pub const DEFAULT_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::VERTEX
+    .union(wgpu::BufferUsages::STORAGE)
+    .union(wgpu::BufferUsages::COPY_SRC)
+    .union(wgpu::BufferUsages::COPY_DST);
+
+pub(super) const fn align4(value: u64) -> Option<u64> {
+    match value.checked_add(3) {
+        Some(v) => Some(v & !3),
+        None => None,
+    }
+}
+
+/// A buffer of at least `size` bytes (rounded up to 4, at least 4), with `COPY_DST` added.
+pub(super) fn create_buffer(
+    gpu: &Gpu,
+    size: u64,
+    usage: wgpu::BufferUsages,
+    label: &str,
+) -> Result<wgpu::Buffer, GpuError> {
+    let max = gpu.limits().max_buffer_size;
+    let allocated = align4(size.max(4)).ok_or(GpuError::BufferTooLarge { size, max })?;
+    if allocated > max {
+        return Err(GpuError::BufferTooLarge {
+            size: allocated,
+            max,
+        });
+    }
+    Ok(gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: allocated,
+        usage,
+        mapped_at_creation: false,
+    }))
+}
+
+pub(super) fn require_usage(
+    buffer: &wgpu::Buffer,
+    required: wgpu::BufferUsages,
+    operation: &'static str,
+) -> Result<(), GpuError> {
+    if buffer.usage().contains(required) {
+        Ok(())
+    } else {
+        Err(GpuError::MissingUsage {
+            operation,
+            required,
+            found: buffer.usage(),
+        })
+    }
+}
+
+/// Feeds wgpu's staging memory in bounded chunks.
+struct Stager<'g> {
+    gpu: &'g Gpu,
+    mode: WaitMode,
+    staged: u64,
+    in_flight: VecDeque<wgpu::SubmissionIndex>,
+}
+
+impl<'g> Stager<'g> {
+    fn new(gpu: &'g Gpu, mode: WaitMode) -> Stager<'g> {
+        Stager {
+            gpu,
+            mode,
+            staged: 0,
+            in_flight: VecDeque::new(),
+        }
+    }
+
+    /// Stages `len` bytes (a non-zero multiple of 4) for `buffer` at `offset` (a multiple of 4),
+    /// filled by `fill`.
+    async fn write(
+        &mut self,
+        buffer: &wgpu::Buffer,
+        offset: u64,
+        len: u64,
+        fill: impl FnOnce(wgpu::WriteOnly<'_, [u8]>),
+    ) -> Result<(), GpuError> {
+        let unaligned = GpuError::UnalignedWrite {
+            byte_offset: offset,
+            byte_length: len,
+        };
+        if !offset.is_multiple_of(4) || !len.is_multiple_of(4) {
+            return Err(unaligned);
+        }
+        let Some(size) = wgpu::BufferSize::new(len) else {
+            return Ok(());
+        };
+        if offset.checked_add(len).is_none_or(|end| end > buffer.size()) {
+            return Err(unaligned);
+        }
+        let mut view = self
+            .gpu
+            .queue()
+            .write_buffer_with(buffer, offset, size)
+            .ok_or(GpuError::Staging {
+                byte_offset: offset,
+                byte_length: len,
+            })?;
+        fill(view.slice(..));
+        drop(view);
+        self.staged += len;
+        if self.staged >= STAGING_CHUNK_BYTES {
+            self.submit().await?;
+        }
+        Ok(())
+    }
+
+    async fn submit(&mut self) -> Result<(), GpuError> {
+        self.staged = 0;
+        self.in_flight.push_back(self.gpu.queue().submit([]));
+        while self.in_flight.len() > MAX_IN_FLIGHT {
+            if let Some(oldest) = self.in_flight.pop_front() {
+                wait_for_submission(self.gpu, oldest, self.mode).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands the last chunk to the queue; the copies run before any later submission.
+    async fn finish(mut self) -> Result<(), GpuError> {
+        if self.staged > 0 {
+            self.submit().await?;
+        }
+        Ok(())
+    }
+}
+
+/// Stages `bytes` at `offset`, zero-padding the tail to a whole word.
+async fn stage_bytes(
+    stager: &mut Stager<'_>,
+    buffer: &wgpu::Buffer,
+    offset: u64,
+    bytes: &[u8],
+) -> Result<(), GpuError> {
+    let chunk = STAGING_CHUNK_BYTES as usize;
+    for (i, piece) in bytes.chunks(chunk).enumerate() {
+        let at = offset + (i * chunk) as u64;
+        let padded = align4(piece.len() as u64).unwrap_or(u64::MAX);
+        stager
+            .write(buffer, at, padded, |mut dst| {
+                let (mut head, mut tail) = dst.slice(..).split_at(piece.len());
+                head.copy_from_slice(piece);
+                tail.fill(0);
+            })
+            .await?;
+    }
+    Ok(())
+}
+
+/// Writes `rows` into `data` from row `row_offset` on.
+pub(super) async fn write_rows_into<T: GpuStruct>(
+    gpu: &Gpu,
+    data: &GpuData,
+    row_offset: u64,
+    rows: &[T],
+    mode: WaitMode,
+) -> Result<(), GpuError> {
+    let buffer = data.buffer();
+    require_usage(buffer, wgpu::BufferUsages::COPY_DST, "write rows")?;
+    let count = rows.len() as u64;
+    if row_offset
+        .checked_add(count)
+        .is_none_or(|end| end > data.length())
+    {
+        return Err(DataError::RowsOutOfRange {
+            row_offset,
+            rows: count,
+            length: data.length(),
+        }
+        .into());
+    }
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let stride = T::FORMAT.byte_stride();
+    let row_len = T::FORMAT.row_byte_length();
+    let data_stride = data.byte_stride();
+    // In range: rows row_offset..row_offset+count lie inside the data, checked at construction.
+    let start = data.byte_offset() + row_offset * data_stride;
+    let mut stager = Stager::new(gpu, mode);
+    if data_stride == stride {
+        // One contiguous range: every row's full stride but the last row's trailing padding.
+        let span = (count - 1) * stride + row_len;
+        let len = align4(span).unwrap_or(u64::MAX);
+        if let Some(host) = rows_as_bytes(rows) {
+            stage_bytes(&mut stager, buffer, start, &host[..len as usize]).await?;
+        } else {
+            let rows_per_chunk = (STAGING_CHUNK_BYTES / stride).max(1) as usize;
+            for (c, chunk) in rows.chunks(rows_per_chunk).enumerate() {
+                let at = (c * rows_per_chunk) as u64 * stride;
+                let chunk_len = (chunk.len() as u64 * stride).min(len - at);
+                stager
+                    .write(buffer, start + at, chunk_len, |dst| {
+                        encode_into(chunk, stride as usize, dst);
+                    })
+                    .await?;
+            }
+        }
+    } else {
+        // Rows interleaved with other bytes: write each row's payload alone.
+        let len = align4(row_len).unwrap_or(u64::MAX);
+        let mut scratch = vec![0u8; stride as usize];
+        for (i, row) in rows.iter().enumerate() {
+            row.encode_row(&mut scratch);
+            let at = start + i as u64 * data_stride;
+            stager
+                .write(buffer, at, len, |mut dst| {
+                    dst.copy_from_slice(&scratch[..len as usize]);
+                })
+                .await?;
+        }
+    }
+    stager.finish().await
+}
+
+/// Encodes `rows` into `dst` (at most `rows.len() * stride` bytes) through a small scratch.
+fn encode_into<T: GpuStruct>(rows: &[T], stride: usize, mut dst: wgpu::WriteOnly<'_, [u8]>) {
+    let per_batch = (ENCODE_SCRATCH_BYTES / stride).max(1);
+    let mut scratch = vec![0u8; per_batch.min(rows.len()) * stride];
+    let total = dst.len();
+    let mut written = 0;
+    for batch in rows.chunks(per_batch) {
+        let n = batch.len() * stride;
+        for (row, out) in batch.iter().zip(scratch.chunks_exact_mut(stride)) {
+            row.encode_row(out);
+        }
+        let take = n.min(total - written);
+        dst.slice(written..written + take)
+            .copy_from_slice(&scratch[..take]);
+        written += take;
+    }
+}
+
+impl GpuData {
+    /// A new owned buffer holding `bytes`, described by `descriptor` (whose byte range is
+    /// checked against `bytes.len()`). `usage` gets `COPY_DST` added.
+    ///
+    /// # Errors
+    /// [`GpuError::Data`] for a descriptor that does not fit the bytes,
+    /// [`GpuError::BufferTooLarge`].
+    pub fn from_bytes(
+        gpu: &Gpu,
+        bytes: &[u8],
+        descriptor: GpuDataDescriptor,
+        usage: wgpu::BufferUsages,
+    ) -> Result<GpuData, GpuError> {
+        pollster::block_on(Self::from_bytes_inner(
+            gpu,
+            bytes,
+            descriptor,
+            usage,
+            WaitMode::Block,
+        ))
+    }
+
+    /// The asynchronous form of [`from_bytes`](Self::from_bytes): completes when the last
+    /// staged chunk has been handed to the queue (earlier chunks are awaited, not blocked on).
+    ///
+    /// # Errors
+    /// As [`from_bytes`](Self::from_bytes).
+    pub async fn from_bytes_async(
+        gpu: &Gpu,
+        bytes: &[u8],
+        descriptor: GpuDataDescriptor,
+        usage: wgpu::BufferUsages,
+    ) -> Result<GpuData, GpuError> {
+        Self::from_bytes_inner(gpu, bytes, descriptor, usage, WaitMode::Async).await
+    }
+
+    async fn from_bytes_inner(
+        gpu: &Gpu,
+        bytes: &[u8],
+        descriptor: GpuDataDescriptor,
+        usage: wgpu::BufferUsages,
+        mode: WaitMode,
+    ) -> Result<GpuData, GpuError> {
+        let len = bytes.len() as u64;
+        let metrics = descriptor.resolve(len)?;
+        let buffer = create_buffer(gpu, len, usage | wgpu::BufferUsages::COPY_DST, "gpudata")?;
+        let mut stager = Stager::new(gpu, mode);
+        stage_bytes(&mut stager, &buffer, 0, bytes).await?;
+        stager.finish().await?;
+        Ok(GpuData {
+            buffer: BufferHandle::Owned(buffer),
+            format: descriptor.format,
+            metrics,
+            readback_metadata: descriptor.readback_metadata,
+        })
+    }
+
+    /// A new owned buffer of packed values of `format`, from any plain-old-data slice whose
+    /// bytes are those values (`&[f32]` or `&[[f32; 3]]` for `float32x3`, `&[u8]` for
+    /// `unorm8x4`, `&[u32]` for `unorm10-10-10-2`).
+    ///
+    /// # Errors
+    /// [`DataError::PartialValue`] when the bytes are not a whole number of values, then as
+    /// [`from_bytes`](Self::from_bytes).
+    pub fn from_slice<P: bytemuck::Pod>(
+        gpu: &Gpu,
+        format: VertexFormat,
+        values: &[P],
+        usage: wgpu::BufferUsages,
+    ) -> Result<GpuData, GpuError> {
+        let bytes: &[u8] = bytemuck::cast_slice(values);
+        let value_len = format.byte_length();
+        let len = bytes.len() as u64;
+        if !len.is_multiple_of(value_len) {
+            return Err(DataError::PartialValue {
+                format: format.to_string(),
+                byte_length: len,
+                value_byte_length: value_len,
+            }
+            .into());
+        }
+        let descriptor = GpuDataDescriptor::new(GpuVectorFormat::Fixed(format), len / value_len);
+        GpuData::from_bytes(gpu, bytes, descriptor, usage)
+    }
+
+    /// A new owned buffer of values of a field type (`&[[f32; 3]]` → `float32x3`,
+    /// `&[Unorm8x4]` → `unorm8x4`), the format taken from [`GpuField::FORMAT`].
+    ///
+    /// # Errors
+    /// As [`from_slice`](Self::from_slice).
+    pub fn from_values<V: GpuField>(
+        gpu: &Gpu,
+        values: &[V],
+        usage: wgpu::BufferUsages,
+    ) -> Result<GpuData, GpuError> {
+        GpuData::from_slice(gpu, V::FORMAT, values, usage)
+    }
+
+    /// A new owned, zeroed buffer for `length` rows of `format`, packed at the format's stride.
+    ///
+    /// # Errors
+    /// [`GpuError::BufferTooLarge`], or [`DataError::RangeOverflow`] when the size overflows.
+    pub fn zeroed(
+        gpu: &Gpu,
+        format: impl Into<GpuDataFormat>,
+        length: u64,
+        usage: wgpu::BufferUsages,
+    ) -> Result<GpuData, GpuError> {
+        let descriptor = GpuDataDescriptor::new(format, length);
+        let metrics = descriptor.resolve(u64::MAX)?;
+        let size = length
+            .checked_mul(metrics.byte_stride)
+            .ok_or(DataError::RangeOverflow {
+                what: "gpu data",
+                byte_offset: 0,
+                count: length,
+                byte_stride: metrics.byte_stride,
+                value_byte_length: metrics.row_byte_length,
+            })?;
+        let buffer = create_buffer(gpu, size, usage | wgpu::BufferUsages::COPY_DST, "gpudata")?;
+        Ok(GpuData::new(BufferHandle::Owned(buffer), descriptor)?)
+    }
+}
+
+pub(super) async fn upload_rows<T: GpuStruct>(
+    gpu: &Gpu,
+    rows: &[T],
+    usage: wgpu::BufferUsages,
+    mode: WaitMode,
+) -> Result<GpuData, GpuError> {
+    let descriptor = GpuDataDescriptor::new(T::FORMAT, rows.len() as u64);
+    let stride = T::FORMAT.byte_stride();
+    let size = (rows.len() as u64)
+        .checked_mul(stride)
+        .ok_or(DataError::RangeOverflow {
+            what: "gpu data",
+            byte_offset: 0,
+            count: rows.len() as u64,
+            byte_stride: stride,
+            value_byte_length: T::FORMAT.row_byte_length(),
+        })?;
+    let buffer = create_buffer(gpu, size, usage | wgpu::BufferUsages::COPY_DST, "gpudata rows")?;
+    let data = GpuData::new(BufferHandle::Owned(buffer), descriptor)?;
+    write_rows_into(gpu, &data, 0, rows, mode).await?;
+    Ok(data)
+}

@@ -1,0 +1,239 @@
+//! [`Gpu`]: the device and queue that uploads, readbacks, bindings and operations take.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::error::GpuError;
+
+/// A wgpu device and its queue, with the facts about the adapter they came from.
+///
+/// Cloning is cheap (one reference count); every clone talks to the same device. Build one with
+/// [`Gpu::headless`] (tests, tools, examples) or wrap a device your application already has with
+/// [`Gpu::from_device_queue`].
+///
+/// ```no_run
+/// let gpu = gpudata::Gpu::headless()?;
+/// println!("running on {}", gpu.adapter_summary());
+/// # Ok::<(), gpudata::GpuError>(())
+/// ```
+#[derive(Clone)]
+pub struct Gpu {
+    inner: Arc<GpuInner>,
+}
+
+struct GpuInner {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    adapter_info: wgpu::AdapterInfo,
+    limits: wgpu::Limits,
+}
+
+/// Which kind of adapter [`Gpu::headless`] chose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AdapterKind {
+    /// A hardware GPU (discrete, integrated or virtual).
+    Hardware,
+    /// A software rasterizer such as lavapipe or WARP.
+    Software,
+    /// The backend did not say.
+    Unknown,
+}
+
+impl AdapterKind {
+    /// The kind of an adapter of `device_type`.
+    #[must_use]
+    pub const fn of(device_type: wgpu::DeviceType) -> AdapterKind {
+        match device_type {
+            wgpu::DeviceType::DiscreteGpu
+            | wgpu::DeviceType::IntegratedGpu
+            | wgpu::DeviceType::VirtualGpu => AdapterKind::Hardware,
+            wgpu::DeviceType::Cpu => AdapterKind::Software,
+            wgpu::DeviceType::Other => AdapterKind::Unknown,
+        }
+    }
+}
+
+impl fmt::Display for AdapterKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            AdapterKind::Hardware => "hardware",
+            AdapterKind::Software => "software",
+            AdapterKind::Unknown => "unknown",
+        })
+    }
+}
+
+/// Preference order of [`Gpu::headless`]: lower is better.
+const fn rank(device_type: wgpu::DeviceType) -> u8 {
+    match device_type {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 3,
+        wgpu::DeviceType::Cpu => 4,
+    }
+}
+
+/// Backend preference inside one adapter kind: native APIs before GL.
+const fn backend_rank(backend: wgpu::Backend) -> u8 {
+    match backend {
+        wgpu::Backend::Vulkan | wgpu::Backend::Metal | wgpu::Backend::Dx12 => 0,
+        wgpu::Backend::BrowserWebGpu => 1,
+        wgpu::Backend::Gl => 2,
+        wgpu::Backend::Noop => 3,
+    }
+}
+
+impl Gpu {
+    /// A device on the best adapter this machine has, without a window: discrete, then
+    /// integrated, then virtual GPUs, then a software adapter (lavapipe, WARP). Native backends
+    /// are preferred to GL. [`adapter_kind`](Self::adapter_kind) and
+    /// [`adapter_info`](Self::adapter_info) report the choice.
+    ///
+    /// The device gets the adapter's own limits (so storage offset alignment, buffer sizes and
+    /// vertex strides are the adapter's, not WebGPU's defaults) and no optional features.
+    ///
+    /// # Errors
+    /// [`GpuError::NoAdapter`] when the machine has no usable adapter (the message says how to
+    /// install the software one), [`GpuError::RequestDevice`] when the adapter refuses a device.
+    pub fn headless() -> Result<Gpu, GpuError> {
+        pollster::block_on(Gpu::headless_async())
+    }
+
+    /// The asynchronous form of [`headless`](Self::headless).
+    ///
+    /// # Errors
+    /// As [`headless`](Self::headless).
+    pub async fn headless_async() -> Result<Gpu, GpuError> {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let mut adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;
+        adapters.sort_by_key(|a| {
+            let info = a.get_info();
+            (rank(info.device_type), backend_rank(info.backend))
+        });
+        let adapter = match adapters.into_iter().next() {
+            Some(adapter) => adapter,
+            // `enumerate_adapters` lists nothing on some platforms (the web); ask directly.
+            None => match instance
+                .request_adapter(&wgpu::RequestAdapterOptions {
+                    power_preference: wgpu::PowerPreference::HighPerformance,
+                    ..Default::default()
+                })
+                .await
+            {
+                Ok(adapter) => adapter,
+                Err(_) => instance
+                    .request_adapter(&wgpu::RequestAdapterOptions {
+                        force_fallback_adapter: true,
+                        ..Default::default()
+                    })
+                    .await
+                    .map_err(|e| GpuError::NoAdapter {
+                        reason: e.to_string(),
+                    })?,
+            },
+        };
+        let adapter_info = adapter.get_info();
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("gpudata headless device"),
+                required_features: wgpu::Features::empty(),
+                required_limits: adapter.limits(),
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| GpuError::RequestDevice {
+                adapter: adapter_info.name.clone(),
+                reason: e.to_string(),
+            })?;
+        Ok(Gpu::with_info(device, queue, adapter_info))
+    }
+
+    /// Wraps a device and queue the application already created.
+    #[must_use]
+    pub fn from_device_queue(device: wgpu::Device, queue: wgpu::Queue) -> Gpu {
+        let adapter_info = device.adapter_info();
+        Gpu::with_info(device, queue, adapter_info)
+    }
+
+    fn with_info(device: wgpu::Device, queue: wgpu::Queue, adapter_info: wgpu::AdapterInfo) -> Gpu {
+        let limits = device.limits();
+        Gpu {
+            inner: Arc::new(GpuInner {
+                device,
+                queue,
+                adapter_info,
+                limits,
+            }),
+        }
+    }
+
+    /// The device.
+    #[must_use]
+    pub fn device(&self) -> &wgpu::Device {
+        &self.inner.device
+    }
+
+    /// The queue.
+    #[must_use]
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.inner.queue
+    }
+
+    /// What the adapter says about itself (name, backend, device type, driver).
+    #[must_use]
+    pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
+        &self.inner.adapter_info
+    }
+
+    /// Whether the device runs on a hardware GPU or a software adapter.
+    #[must_use]
+    pub fn adapter_kind(&self) -> AdapterKind {
+        AdapterKind::of(self.inner.adapter_info.device_type)
+    }
+
+    /// One line naming the adapter: `"llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, software)"`.
+    #[must_use]
+    pub fn adapter_summary(&self) -> String {
+        let info = &self.inner.adapter_info;
+        format!("{} ({}, {})", info.name, info.backend, self.adapter_kind())
+    }
+
+    /// The device's limits (storage offset alignment, maximum buffer size, vertex stride, ...).
+    #[must_use]
+    pub fn limits(&self) -> &wgpu::Limits {
+        &self.inner.limits
+    }
+
+    /// Blocks until every submitted command has finished and runs pending callbacks (buffer
+    /// mappings, work-done notifications).
+    ///
+    /// # Errors
+    /// [`GpuError::Poll`] when the device is lost or the wait times out.
+    pub fn wait_idle(&self) -> Result<(), GpuError> {
+        self.inner
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map(|_| ())
+            .map_err(|e| GpuError::Poll {
+                reason: e.to_string(),
+            })
+    }
+
+    /// Whether two handles talk to the same device.
+    #[must_use]
+    pub fn same_device(&self, other: &Gpu) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner) || self.inner.device == other.inner.device
+    }
+}
+
+impl fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Gpu")
+            .field("adapter", &self.inner.adapter_info.name)
+            .field("backend", &self.inner.adapter_info.backend)
+            .field("kind", &self.adapter_kind())
+            .finish_non_exhaustive()
+    }
+}
