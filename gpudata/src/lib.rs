@@ -44,6 +44,15 @@ pub use format::{
     WgslCarrier,
 };
 pub use record::{GpuField, GpuFieldMarker, GpuStruct};
+pub use record::{
+    GpuFieldOf, Snorm8, Snorm8x2, Snorm8x4, Snorm16, Snorm16x2, Snorm16x4, Unorm8, Unorm8x2,
+    Unorm8x4, Unorm8x4Bgra, Unorm10_10_10_2, Unorm16, Unorm16x2, Unorm16x4,
+};
+#[cfg(feature = "derive")]
+#[doc = include_str!("record/derive.md")]
+pub use gpudata_derive::GpuStruct;
+#[doc(hidden)]
+pub use record::private as __private;
 pub use layout::{
     BufferAttribute, BufferLayout, ConstLayout, GpuDataStructField, GpuDataStructFormat,
     LayoutCursor, LayoutRuleError, RowShape, StepMode, StructLayout, WgpuVertexLayout,

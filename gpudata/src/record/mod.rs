@@ -1,19 +1,65 @@
 //! Rust types as GPU rows: [`GpuField`] maps a field type to a [`VertexFormat`], [`GpuStruct`]
 //! (implemented by `#[derive(GpuStruct)]`) describes a whole row, and [`GpuFieldMarker`] types
 //! name one field of one struct for typed child views.
+//!
+//! Rows become GPU bytes through [`encode_rows`] (one `memcpy` when the host layout is the GPU
+//! layout, see [`rows_as_bytes`]; a per-field encoder otherwise) and come back through
+//! [`decode_rows`].
+//!
+//! Field types: `f32`, `u32`, `i32` and arrays of 2, 3 or 4 of them; `u16`, `i16`, `u8`, `i8` and
+//! arrays of 2 or 4 (3 maps to the WebGL-only `-webgl` formats); `half::f16` and arrays of 2 or 4
+//! (feature `half`); glam vectors (feature `glam`); and the normalized newtypes of this module,
+//! such as [`Unorm8x4`] and [`Unorm10_10_10_2`].
+
+mod field;
+#[cfg(feature = "glam")]
+mod glam;
+#[cfg(feature = "half")]
+mod half;
+#[cfg(feature = "mint")]
+mod mint;
+mod newtypes;
+#[doc(hidden)]
+pub mod private;
+mod rows;
+
+pub use newtypes::{
+    Snorm8, Snorm8x2, Snorm8x4, Snorm16, Snorm16x2, Snorm16x4, Unorm8, Unorm8x2, Unorm8x4,
+    Unorm8x4Bgra, Unorm10_10_10_2, Unorm16, Unorm16x2, Unorm16x4,
+};
+pub use rows::{RowBytesError, decode_rows, encode_rows, encode_rows_to_vec, rows_as_bytes};
 
 use crate::format::VertexFormat;
-use crate::layout::{GpuDataStructFormat, StepMode};
+use crate::layout::{GpuDataStructField, GpuDataStructFormat, StepMode};
 
 /// A Rust type stored as one fixed-width GPU value of [`FORMAT`](Self::FORMAT).
 ///
 /// The host bytes of the value are its GPU bytes: implementors are [`bytemuck::Pod`] and their
 /// size equals `FORMAT.byte_length()` (checked at compile time by every derive that uses them).
+///
+/// Implement it for your own plain-data types to use them as fields:
+///
+/// ```
+/// use gpudata::{GpuField, VertexFormat};
+///
+/// #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+/// #[repr(C)]
+/// struct Rgba8 {
+///     r: u8,
+///     g: u8,
+///     b: u8,
+///     a: u8,
+/// }
+///
+/// impl GpuField for Rgba8 {
+///     const FORMAT: VertexFormat = VertexFormat::Unorm8x4;
+/// }
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a gpu field type",
     label = "this type has no gpu vertex format",
-    note = "gpu fields are `f32`, `u32`, `i32`, `u16`, `i16`, `u8`, `i8`, `half::f16` and arrays of 2, 3 or 4 of them where a format exists, glam/mint vectors (features), and normalized newtypes such as `gpudata::Unorm8x4`",
-    note = "or annotate the field with `#[gpu(format = \"...\")]` when its bytes already match a format"
+    note = "gpu fields are `f32`, `u32`, `i32` and arrays of 2, 3 or 4 of them; `u16`, `i16`, `u8`, `i8` and arrays of 2 or 4; `half::f16` and arrays of 2 or 4; glam vectors (feature `glam`); and normalized newtypes such as `gpudata::Unorm8x4` or `gpudata::Snorm16x2`",
+    note = "a plain-data type of your own can `impl gpudata::GpuField` with the format its bytes are; `#[gpu(format = \"...\")]` reinterprets a supported type (e.g. `[u8; 4]` as `unorm8x4`); `#[gpu(padding)]` keeps a host-only field out of the gpu row"
 )]
 pub trait GpuField: bytemuck::Pod {
     /// The format these bytes are.
@@ -22,15 +68,16 @@ pub trait GpuField: bytemuck::Pod {
 
 /// A Rust struct whose values are rows of a [`GpuDataStructFormat`].
 ///
-/// Derive it with `#[derive(GpuStruct)]`; the derive computes [`FORMAT`](Self::FORMAT) in a
-/// `const` item with the same engine as runtime declarations.
+/// Derive it with `#[derive(GpuStruct)]` (see the derive's documentation for attributes); the
+/// derive computes [`FORMAT`](Self::FORMAT) in a `const` item with the same engine as runtime
+/// declarations, so `T::FORMAT` equals `GpuDataStructFormat::new` over the same fields.
 ///
 /// # Safety
 /// Implementing this trait by hand is unsafe: when [`HOST_LAYOUT_MATCHES`](Self::HOST_LAYOUT_MATCHES)
 /// is `true`, the implementor promises that a `[Self]` slice's bytes are exactly its GPU rows:
 /// `size_of::<Self>() == FORMAT.byte_stride()`, every byte of `Self` is initialized (no implicit
-/// padding), and each field lies at its format offset. `encode_row` must write exactly
-/// `FORMAT.byte_stride()` bytes.
+/// padding), each field lies at its format offset, and every bit pattern is a valid `Self` (all
+/// fields are plain data). `encode_row` must write exactly `FORMAT.byte_stride()` bytes.
 pub unsafe trait GpuStruct: Copy + 'static {
     /// The row format: fields, offsets, stride.
     const FORMAT: GpuDataStructFormat;
@@ -42,33 +89,72 @@ pub unsafe trait GpuStruct: Copy + 'static {
     /// Whether `&[Self]`'s bytes are the GPU rows, so uploads are one memcpy.
     const HOST_LAYOUT_MATCHES: bool;
 
-    /// Writes one row's GPU bytes into `dst` (`dst.len() == FORMAT.byte_stride()`), zeroing
-    /// padding.
+    /// Writes one row's GPU bytes into `dst`, zeroing padding.
+    ///
+    /// # Panics
+    /// When `dst.len() != FORMAT.byte_stride()`.
     fn encode_row(&self, dst: &mut [u8]);
 
-    /// Reads one row from its GPU bytes (`src.len() >= FORMAT.row_byte_length()`).
+    /// Reads one row from its GPU bytes; host-only `#[gpu(padding)]` fields come back zeroed.
+    ///
+    /// # Panics
+    /// When `src.len() < FORMAT.row_byte_length()`.
     fn decode_row(src: &[u8]) -> Self;
 
-    /// The wgpu vertex buffer layout of this struct.
+    /// The wgpu vertex buffer layout of this struct, stepping by [`STEP_MODE`](Self::STEP_MODE).
     #[must_use]
     fn vertex_buffer_layout() -> wgpu::VertexBufferLayout<'static> {
+        Self::vertex_buffer_layout_with(Self::STEP_MODE)
+    }
+
+    /// The wgpu vertex buffer layout of this struct, stepping by `step_mode`.
+    #[must_use]
+    fn vertex_buffer_layout_with(step_mode: StepMode) -> wgpu::VertexBufferLayout<'static> {
         wgpu::VertexBufferLayout {
             array_stride: Self::FORMAT.byte_stride(),
-            step_mode: Self::STEP_MODE.to_wgpu(),
+            step_mode: step_mode.to_wgpu(),
             attributes: Self::ATTRIBUTES,
         }
+    }
+
+    /// The format entry of the field that marker `M` names; a marker of another struct does not
+    /// compile.
+    #[must_use]
+    fn field<M: GpuFieldOf<Self>>() -> GpuDataStructField {
+        Self::FORMAT.fields()[M::INDEX].clone()
     }
 }
 
 /// Names field [`INDEX`](Self::INDEX) of struct [`Struct`](Self::Struct); the derive generates
-/// one marker type per field so `data.get_child::<Marker>()` is checked at compile time.
-pub trait GpuFieldMarker {
+/// one marker type per GPU field so `data.get_child::<Marker>()` is checked at compile time.
+///
+/// For `struct Particle`, the markers live in the module `particle_fields` (the struct's name in
+/// snake case plus `_fields`, or the name given by `#[gpu(fields = "...")]`), one unit struct per
+/// field named in UpperCamelCase: field `position` → `particle_fields::Position`.
+pub trait GpuFieldMarker: 'static {
     /// The struct the field belongs to.
     type Struct: GpuStruct;
     /// The field's Rust type.
     type Value: GpuField;
-    /// The field's position in declaration order.
+    /// The field's position among the struct format's fields (padding fields are not counted).
     const INDEX: usize;
     /// The field's name in the struct format.
     const NAME: &'static str;
+    /// The field's format in the row: `<Value as GpuField>::FORMAT`, or the
+    /// `#[gpu(format = "...")]` override.
+    const FORMAT: VertexFormat;
+    /// The field's byte offset in the row.
+    const BYTE_OFFSET: u64;
+
+    /// Reads the field from a host row.
+    fn get(row: &Self::Struct) -> Self::Value;
 }
+
+/// `Self` is a marker of a field of `S`: the bound to use on typed child accessors, so a marker
+/// of another struct is refused with a message that says which struct's markers fit.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a field marker of `{S}`",
+    label = "this marker names a field of another struct",
+    note = "use a marker from the module `#[derive(GpuStruct)]` generated for `{S}` (for `struct Particle`, markers such as `particle_fields::Position`)"
+)]
+pub trait GpuFieldOf<S: GpuStruct>: GpuFieldMarker<Struct = S> {}

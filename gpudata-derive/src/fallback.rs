@@ -1,0 +1,41 @@
+//! What a failed derive emits next to its errors: the marker module and a stub `GpuStruct` impl,
+//! so code that names them does not add errors of its own to the real one.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::expand::marker_module;
+use crate::internals::ast::Input;
+
+/// The marker module plus an impl whose items are never run (the build already failed).
+pub(crate) fn fallback(input: &Input<'_>) -> TokenStream {
+    let krate = &input.attrs.krate;
+    let p = quote!(#krate::__private);
+    let ident = input.ident;
+    let markers = marker_module(input);
+    quote! {
+        #markers
+
+        #[doc(hidden)]
+        const _: () = {
+            #[automatically_derived]
+            unsafe impl #p::GpuStruct for #ident
+            where
+                for<'__gpudata> #ident: ::core::marker::Copy,
+            {
+                const FORMAT: #p::GpuDataStructFormat = #p::FALLBACK_FORMAT;
+                const STEP_MODE: #p::StepMode = #p::StepMode::Vertex;
+                const ATTRIBUTES: &'static [#p::wgpu::VertexAttribute] = &[];
+                const HOST_LAYOUT_MATCHES: ::core::primitive::bool = false;
+
+                fn encode_row(&self, _: &mut [::core::primitive::u8]) {
+                    ::core::unreachable!("the GpuStruct derive failed to compile")
+                }
+
+                fn decode_row(_: &[::core::primitive::u8]) -> Self {
+                    ::core::unreachable!("the GpuStruct derive failed to compile")
+                }
+            }
+        };
+    }
+}

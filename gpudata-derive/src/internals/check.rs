@@ -1,0 +1,136 @@
+//! Rules across fields and attributes that parsing alone cannot see.
+
+use std::collections::HashMap;
+
+use quote::ToTokens;
+
+use super::ast::Input;
+use super::ctxt::Ctxt;
+
+/// Records every cross-field problem of `input`.
+pub(crate) fn check(cx: &Ctxt, input: &Input<'_>) {
+    check_has_gpu_fields(cx, input);
+    check_padding_fields(cx, input);
+    check_names(cx, input);
+    check_markers(cx, input);
+    check_zero_copy(cx, input);
+    check_locations(cx, input);
+}
+
+fn check_has_gpu_fields(cx: &Ctxt, input: &Input<'_>) {
+    if input.fields.is_empty() {
+        cx.error_at(
+            input.brace_span,
+            "`GpuStruct` needs at least one field: an empty struct has no gpu row; add a field such as `position: [f32; 3]`",
+        );
+    } else if input.gpu_fields().next().is_none() {
+        cx.error_spanned_by(
+            input.ident,
+            "every field is `#[gpu(padding)]`, so the gpu row is empty; keep at least one field without `padding`",
+        );
+    }
+}
+
+fn check_padding_fields(cx: &Ctxt, input: &Input<'_>) {
+    for field in &input.fields {
+        if field.attrs.padding.is_none() {
+            continue;
+        }
+        if let Some(format) = &field.attrs.format {
+            cx.error_spanned_by(
+                format,
+                "a `#[gpu(padding)]` field is not in the gpu row, so `format` does not apply; remove one of them",
+            );
+        }
+        if let Some(name) = &field.attrs.name {
+            cx.error_spanned_by(
+                name,
+                "a `#[gpu(padding)]` field is not in the gpu row, so `name` does not apply; remove one of them",
+            );
+        }
+        if let Some((_, offset)) = &field.attrs.offset {
+            cx.error_spanned_by(
+                offset,
+                "a `#[gpu(padding)]` field is not in the gpu row, so `offset` does not apply; remove one of them",
+            );
+        }
+    }
+}
+
+fn check_names(cx: &Ctxt, input: &Input<'_>) {
+    let mut seen: HashMap<String, String> = HashMap::new();
+    for field in input.gpu_fields() {
+        let name = field.gpu_name();
+        let at = match &field.attrs.name {
+            Some(lit) => lit.to_token_stream(),
+            None => field.ident.to_token_stream(),
+        };
+        if name.is_empty() {
+            cx.error_spanned_by(at, "gpu field names cannot be empty; write a name such as `name = \"a_position\"`");
+            continue;
+        }
+        if let Some(first) = seen.get(&name) {
+            cx.error_spanned_by(
+                at,
+                format_args!(
+                    "duplicate gpu field name `{name}`: field `{first}` already uses it; give one of them another `#[gpu(name = \"...\")]`"
+                ),
+            );
+        } else {
+            seen.insert(name, field.ident.to_string());
+        }
+    }
+}
+
+fn check_markers(cx: &Ctxt, input: &Input<'_>) {
+    let mut seen: HashMap<String, String> = HashMap::new();
+    for field in input.gpu_fields() {
+        let Some(marker) = field.marker() else {
+            cx.error_spanned_by(
+                field.ident,
+                format_args!(
+                    "field `{}` has no UpperCamelCase form to name its marker type; rename the field",
+                    field.ident
+                ),
+            );
+            continue;
+        };
+        let marker = marker.to_string();
+        if let Some(first) = seen.get(&marker) {
+            cx.error_spanned_by(
+                field.ident,
+                format_args!(
+                    "fields `{first}` and `{}` would both get the marker type `{marker}`; rename one of them",
+                    field.ident
+                ),
+            );
+        } else {
+            seen.insert(marker, field.ident.to_string());
+        }
+    }
+}
+
+fn check_zero_copy(cx: &Ctxt, input: &Input<'_>) {
+    if let Some(zero_copy) = &input.attrs.zero_copy {
+        if !input.attrs.repr_c {
+            cx.error_spanned_by(
+                zero_copy,
+                "`zero_copy` needs `#[repr(C)]` on the struct, so its host layout is fixed; add `#[repr(C)]`",
+            );
+        }
+    }
+}
+
+fn check_locations(cx: &Ctxt, input: &Input<'_>) {
+    if let Some((base, lit)) = &input.attrs.location {
+        let count = input.gpu_fields().count() as u64;
+        if u64::from(*base) + count > u64::from(u32::MAX) + 1 {
+            cx.error_spanned_by(
+                lit,
+                format_args!(
+                    "shader locations {base}.. for {count} fields overflow u32; use a smaller `location`"
+                ),
+            );
+        }
+    }
+}

@@ -1,0 +1,43 @@
+//! Attribute names, one constant each.
+
+use std::fmt;
+
+/// An attribute key.
+#[derive(Clone, Copy)]
+pub(crate) struct Symbol(pub(crate) &'static str);
+
+pub(crate) const GPU: Symbol = Symbol("gpu");
+pub(crate) const REPR: Symbol = Symbol("repr");
+
+// Struct keys.
+pub(crate) const LAYOUT: Symbol = Symbol("layout");
+pub(crate) const STEP_MODE: Symbol = Symbol("step_mode");
+pub(crate) const LOCATION: Symbol = Symbol("location");
+pub(crate) const CRATE: Symbol = Symbol("crate");
+pub(crate) const STRIDE: Symbol = Symbol("stride");
+pub(crate) const ZERO_COPY: Symbol = Symbol("zero_copy");
+pub(crate) const FIELDS: Symbol = Symbol("fields");
+
+// Field keys.
+pub(crate) const FORMAT: Symbol = Symbol("format");
+pub(crate) const NAME: Symbol = Symbol("name");
+pub(crate) const OFFSET: Symbol = Symbol("offset");
+pub(crate) const PADDING: Symbol = Symbol("padding");
+
+impl PartialEq<Symbol> for syn::Path {
+    fn eq(&self, word: &Symbol) -> bool {
+        self.is_ident(word.0)
+    }
+}
+
+impl PartialEq<Symbol> for &syn::Path {
+    fn eq(&self, word: &Symbol) -> bool {
+        self.is_ident(word.0)
+    }
+}
+
+impl fmt::Display for Symbol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}

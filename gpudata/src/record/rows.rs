@@ -1,0 +1,139 @@
+//! Slices of [`GpuStruct`] rows to and from GPU bytes.
+
+use super::GpuStruct;
+
+/// A byte buffer whose length does not hold a whole number of rows.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RowBytesError {
+    /// The destination of [`encode_rows`] is not `rows × byte stride` long.
+    #[error(
+        "destination holds {found} bytes, but {rows} rows of byte stride {byte_stride} need {expected}"
+    )]
+    DestinationLength {
+        /// Rows to encode.
+        rows: usize,
+        /// The struct's byte stride.
+        byte_stride: u64,
+        /// Bytes needed.
+        expected: u64,
+        /// Bytes given.
+        found: u64,
+    },
+    /// The source of [`decode_rows`] is not a multiple of the byte stride.
+    #[error("source holds {found} bytes, which is not a multiple of the byte stride {byte_stride}")]
+    SourceLength {
+        /// The struct's byte stride.
+        byte_stride: u64,
+        /// Bytes given.
+        found: u64,
+    },
+}
+
+/// The bytes of `rows`, borrowed, when they are already GPU rows
+/// ([`GpuStruct::HOST_LAYOUT_MATCHES`]); `None` otherwise, in which case use [`encode_rows`].
+///
+/// ```
+/// use gpudata::GpuStruct;
+///
+/// #[derive(Clone, Copy, GpuStruct)]
+/// #[repr(C)]
+/// #[gpu(layout = "packed")]
+/// struct Vertex {
+///     position: [f32; 3],
+///     color: gpudata::Unorm8x4,
+/// }
+///
+/// let rows = [Vertex { position: [1.0, 2.0, 3.0], color: gpudata::Unorm8x4([1, 2, 3, 4]) }];
+/// let bytes = gpudata::record::rows_as_bytes(&rows).expect("the host layout is the gpu layout");
+/// assert_eq!(bytes.len(), 16);
+/// assert_eq!(&bytes[12..], &[1, 2, 3, 4]);
+/// ```
+#[must_use]
+pub fn rows_as_bytes<T: GpuStruct>(rows: &[T]) -> Option<&[u8]> {
+    if !T::HOST_LAYOUT_MATCHES {
+        return None;
+    }
+    debug_assert_eq!(size_of::<T>() as u64, T::FORMAT.byte_stride());
+    // SAFETY: `HOST_LAYOUT_MATCHES` is the `unsafe trait GpuStruct` implementor's promise (the
+    // derive sets it only after checking, at compile time, `#[repr(C)]`, plain-data field types,
+    // no implicit padding, every field at its format offset and `size_of::<T>()` equal to the
+    // byte stride) that every byte of a `T` is initialized. The pointer and length come from a
+    // live slice, `u8` has alignment 1, and the returned slice borrows `rows`.
+    let bytes =
+        unsafe { core::slice::from_raw_parts(rows.as_ptr().cast::<u8>(), size_of_val(rows)) };
+    Some(bytes)
+}
+
+fn stride_usize<T: GpuStruct>() -> usize {
+    usize::try_from(T::FORMAT.byte_stride()).unwrap_or(usize::MAX)
+}
+
+/// Writes `rows` as GPU rows into `dst`: one `memcpy` when the host layout is the GPU layout,
+/// the derive's per-field encoder otherwise (padding bytes zeroed).
+///
+/// # Errors
+/// [`RowBytesError::DestinationLength`] when `dst.len() != rows.len() × byte stride`.
+pub fn encode_rows<T: GpuStruct>(rows: &[T], dst: &mut [u8]) -> Result<(), RowBytesError> {
+    let stride = stride_usize::<T>();
+    let expected = rows.len().checked_mul(stride);
+    if expected != Some(dst.len()) {
+        return Err(RowBytesError::DestinationLength {
+            rows: rows.len(),
+            byte_stride: T::FORMAT.byte_stride(),
+            expected: (rows.len() as u64).saturating_mul(T::FORMAT.byte_stride()),
+            found: dst.len() as u64,
+        });
+    }
+    if let Some(bytes) = rows_as_bytes(rows) {
+        dst.copy_from_slice(bytes);
+    } else if stride > 0 {
+        for (row, out) in rows.iter().zip(dst.chunks_exact_mut(stride)) {
+            row.encode_row(out);
+        }
+    }
+    Ok(())
+}
+
+/// `rows` as a new vector of GPU rows (see [`encode_rows`]).
+#[must_use]
+pub fn encode_rows_to_vec<T: GpuStruct>(rows: &[T]) -> Vec<u8> {
+    if let Some(bytes) = rows_as_bytes(rows) {
+        return bytes.to_vec();
+    }
+    let stride = stride_usize::<T>();
+    let mut out = vec![0u8; rows.len() * stride];
+    for (row, dst) in rows.iter().zip(out.chunks_exact_mut(stride)) {
+        row.encode_row(dst);
+    }
+    out
+}
+
+/// Reads GPU rows back into host rows: one `memcpy` when the host layout is the GPU layout, the
+/// derive's per-field decoder otherwise (host-only `#[gpu(padding)]` fields come back zeroed).
+///
+/// # Errors
+/// [`RowBytesError::SourceLength`] when `src.len()` is not a multiple of the byte stride.
+pub fn decode_rows<T: GpuStruct>(src: &[u8]) -> Result<Vec<T>, RowBytesError> {
+    let stride = stride_usize::<T>();
+    if stride == 0 || src.len() % stride != 0 {
+        return Err(RowBytesError::SourceLength {
+            byte_stride: T::FORMAT.byte_stride(),
+            found: src.len() as u64,
+        });
+    }
+    let len = src.len() / stride;
+    if T::HOST_LAYOUT_MATCHES {
+        let mut rows = Vec::<T>::with_capacity(len);
+        // SAFETY: with `HOST_LAYOUT_MATCHES` (the implementor's promise, checked at compile time by
+        // the derive) `T` is `size_of::<T>() == stride` bytes of plain-data fields with no padding,
+        // so every bit pattern is a valid `T`. The capacity holds `len` values, the regions do not
+        // overlap, and all `len × stride` bytes are written before `set_len`.
+        unsafe {
+            core::ptr::copy_nonoverlapping(src.as_ptr(), rows.as_mut_ptr().cast::<u8>(), src.len());
+            rows.set_len(len);
+        }
+        return Ok(rows);
+    }
+    Ok(src.chunks_exact(stride).map(T::decode_row).collect())
+}
