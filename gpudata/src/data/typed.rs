@@ -16,7 +16,9 @@ use crate::record::{GpuField, GpuFieldOf, GpuStruct};
 /// to `&[T]` / `Vec<T>`, and [`get_child`](Self::get_child) takes one of the field markers the
 /// derive generates, so asking for a field of another struct does not compile.
 ///
-/// Derefs to [`GpuData`] for the buffer, offsets, strides, runtime children and bindings.
+/// Derefs to [`GpuData`] for the buffer, offsets, strides, bindings and
+/// [`get_child_at`](GpuData::get_child_at); the by-name lookup is
+/// `data.as_data().get_child("name")`, since `get_child` here is the typed one.
 pub struct TypedGpuData<T: GpuStruct> {
     data: GpuData,
     rows: PhantomData<fn() -> T>,
