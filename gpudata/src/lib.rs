@@ -24,6 +24,8 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_op_in_unsafe_fn)]
 
+#[cfg(feature = "arrow")]
+pub mod arrow;
 pub mod data;
 pub mod error;
 pub mod format;

@@ -1,0 +1,58 @@
+//! Apache Arrow interop (feature `arrow`, arrow-rs 60): Arrow columns to GPU vector formats and
+//! upload-ready bytes, and bytes read back to Arrow arrays of the original types.
+//!
+//! Corresponds to luma.gl's `@luma.gl/arrow` GPU adapter.
+//!
+//! # Types
+//!
+//! | Arrow type | default GPU format | uploaded bytes | readback metadata |
+//! |---|---|---|---|
+//! | `Int8/16/32`, `UInt8/16/32`, `Float16`, `Float32` | `sint8` … `float32` | the values slice | validity |
+//! | `FixedSizeList<T, 1..=4>` | `T` × n (`uint8x4`, `float32x3`, `uint16x3-webgl`) | the child values slice | validity |
+//! | `List<T>`, `List<FixedSizeList<T, n>>` (and `Large`) | `vertex-list<F>` | the elements between the first and last offset | rebased offsets |
+//! | `Utf8`, `Binary` (and `Large`) | `value-list<uint8>` | the value bytes between the first and last offset | rebased offsets, validity |
+//! | `Dictionary<K: Int8..UInt32, V>` | the key's format (`sint32`) | the keys slice | the dictionary values, validity |
+//! | `FixedSizeBinary(w)` tagged [`INTERLEAVED_ROWS_EXTENSION`] | interleaved rows of its [`BufferLayout`](crate::BufferLayout) | the rows slice | validity |
+//! | `Float64` / `FixedSizeList<Float64, 1..=2>` | none by default; [`FormatChoice::Fround`] or an explicit `uint32x2` / `uint32x4` | the values slice as 32-bit words | validity |
+//!
+//! An explicit format must store the same bytes ([`check_format`]): `unorm8x4` for
+//! `FixedSizeList<UInt8, 4>`, `unorm10-10-10-2` for `UInt32`, `uint32x2` for `Int64`. Shader
+//! input types choose formats as luma.gl's `getArrowVertexFormat` does
+//! ([`vertex_format_for_shader`]). Nulls follow the [null policy](nulls).
+//!
+//! # Host round trip
+//!
+//! ```
+//! use std::sync::Arc;
+//! use arrow_array::{Array, ListArray, types::Int16Type};
+//! use gpudata::arrow::{ArrowColumnSource, ColumnOptions};
+//!
+//! let lists = ListArray::from_iter_primitive::<Int16Type, _, _>([
+//!     Some(vec![Some(10), Some(20), Some(30)]),
+//!     Some(vec![Some(40), Some(50)]),
+//! ]);
+//! let source = ArrowColumnSource::from_array("paths", &lists, &ColumnOptions::default())?;
+//! assert_eq!(source.vector_format().map(|f| f.to_string()).as_deref(), Some("vertex-list<sint16>"));
+//! assert_eq!((source.length(), source.value_length(), source.bytes().len()), (2, 5, 10));
+//! // ... upload source.bytes(), read them back ...
+//! let back = source.readback().to_array(source.bytes().to_vec())?;
+//! assert_eq!(back.as_ref(), &lists as &dyn Array);
+//! # Ok::<(), gpudata::arrow::ArrowInteropError>(())
+//! ```
+
+mod error;
+mod format;
+mod metadata;
+pub mod nulls;
+mod readback;
+mod source;
+
+pub use error::ArrowInteropError;
+pub use format::{
+    ArrowScalar, ArrowShape, BytesType, FormatChoice, ResolvedFormat, check_format,
+    default_format, resolve_format, vertex_format_for_shader,
+};
+pub use metadata::{INTERLEAVED_ROWS_EXTENSION, interleaved_field, interleaved_layout};
+pub use nulls::NullPolicy;
+pub use readback::compact_rows;
+pub use source::{ArrowColumnSource, ArrowReadback, ColumnOptions, SourceFormat, ValueOffsets};
