@@ -2,3 +2,5 @@
 //! `examples/` and `benches/`; this library holds the small pieces they share.
 
 pub mod layout_cli;
+
+pub mod render;
