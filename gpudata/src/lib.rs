@@ -31,6 +31,7 @@ pub mod error;
 pub mod format;
 pub mod gpu;
 pub mod layout;
+pub mod ops;
 pub mod record;
 #[cfg(feature = "serde")]
 mod serde_impls;
@@ -39,7 +40,7 @@ pub use data::{
     BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat, GpuDataView, HostValues, RowMetrics,
     TypedGpuData, TypedGpuDataView, VertexBinding,
 };
-pub use error::{DataError, FormatError, GpuError, LayoutError, WgslError};
+pub use error::{DataError, FormatError, GpuError, LayoutError, OpError, WgslError};
 pub use gpu::{AdapterKind, Gpu};
 pub use format::{
     DataType, GpuVectorFormat, GpuVectorFormatInfo, PrimitiveType, ShaderType, VertexFormat,

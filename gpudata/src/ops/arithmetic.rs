@@ -1,0 +1,594 @@
+//! Elementwise arithmetic (`add`, `subtract`, `multiply`, `divide`): the type join and lane rule
+//! of spec §8.3–8.5, the scalar semantics shared by the GPU kernel and the CPU reference, and
+//! the kernel's row code.
+
+use core::fmt;
+
+use super::input::{Operand, unit_size};
+use super::plan::{self, KernelRequest};
+use super::wgsl_gen::{Body, RowCtx, ValueRef};
+use super::{GpuOps, OpColumn, OpPlan};
+use crate::error::OpError;
+use crate::format::{DataType, VertexFormat};
+
+/// An elementwise arithmetic operation, folded left over two or more operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArithmeticOp {
+    /// `a + b`.
+    Add,
+    /// `a - b`.
+    Subtract,
+    /// `a * b`.
+    Multiply,
+    /// `a / b` (integer division truncates; integer division by zero gives 0).
+    Divide,
+}
+
+impl ArithmeticOp {
+    /// The luma.gl name (`"add"`).
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ArithmeticOp::Add => "add",
+            ArithmeticOp::Subtract => "subtract",
+            ArithmeticOp::Multiply => "multiply",
+            ArithmeticOp::Divide => "divide",
+        }
+    }
+
+    const fn wgsl(self) -> &'static str {
+        match self {
+            ArithmeticOp::Add => "+",
+            ArithmeticOp::Subtract => "-",
+            ArithmeticOp::Multiply => "*",
+            ArithmeticOp::Divide => "/",
+        }
+    }
+}
+
+impl fmt::Display for ArithmeticOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The type arithmetic is computed in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Compute {
+    F32,
+    U32,
+    I32,
+}
+
+/// One operand as the semantics see it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum OperandKind {
+    /// Values of a format, one per row.
+    Data(VertexFormat),
+    /// A constant of this many lanes (float32).
+    Constant(usize),
+}
+
+impl OperandKind {
+    fn lanes(self) -> u32 {
+        match self {
+            OperandKind::Data(f) => f.components(),
+            OperandKind::Constant(n) => n as u32,
+        }
+    }
+}
+
+/// What an arithmetic call computes: the output format and the computation type.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ArithmeticPlan {
+    pub op: ArithmeticOp,
+    pub compute: Compute,
+    pub output: VertexFormat,
+    pub operands: Vec<OperandKind>,
+}
+
+fn bits(t: DataType) -> u32 {
+    t.byte_length() as u32 * 8
+}
+
+/// luma.gl's type join (spec §8.3) over `(storage type, normalized)` pairs.
+pub(crate) fn join(types: impl IntoIterator<Item = (DataType, bool)>) -> DataType {
+    let (mut float, mut normalized, mut signed, mut unsigned) = (false, false, 0, 0);
+    for (t, norm) in types {
+        normalized |= norm;
+        match t {
+            DataType::Float32 | DataType::Float16 => float = true,
+            DataType::Uint8 | DataType::Uint16 | DataType::Uint32 => {
+                unsigned = unsigned.max(bits(t));
+            }
+            DataType::Sint8 | DataType::Sint16 | DataType::Sint32 => signed = signed.max(bits(t)),
+            // Storage types are never normalized; map defensively.
+            DataType::Unorm8 | DataType::Unorm16 => {
+                normalized = true;
+                unsigned = unsigned.max(bits(t));
+            }
+            DataType::Snorm8 | DataType::Snorm16 => {
+                normalized = true;
+                signed = signed.max(bits(t));
+            }
+        }
+    }
+    let joined = if float {
+        DataType::Float32
+    } else if signed == 0 {
+        match unsigned {
+            0..=8 => DataType::Uint8,
+            9..=16 => DataType::Uint16,
+            _ => DataType::Uint32,
+        }
+    } else if unsigned == 32 {
+        DataType::Float32
+    } else {
+        match signed.max(2 * unsigned) {
+            0..=8 => DataType::Sint8,
+            9..=16 => DataType::Sint16,
+            _ => DataType::Sint32,
+        }
+    };
+    if joined != DataType::Float32 && normalized {
+        DataType::Float32
+    } else {
+        joined
+    }
+}
+
+/// The packed format of `lanes` values of `data_type` (the `-webgl` formats for three 8- or
+/// 16-bit lanes).
+pub(crate) fn format_of(data_type: DataType, lanes: u32) -> Option<VertexFormat> {
+    VertexFormat::ALL.iter().copied().find(|f| {
+        f.data_type() == data_type && f.components() == lanes && !f.is_bgra() && !f.is_packed_bits()
+    })
+}
+
+/// Checks the operands and decides the output.
+pub(crate) fn plan_semantics(
+    op: ArithmeticOp,
+    operands: &[OperandKind],
+) -> Result<ArithmeticPlan, OpError> {
+    let name = op.as_str();
+    if operands.is_empty() {
+        return Err(OpError::NoInputs { op: name });
+    }
+    for (i, operand) in operands.iter().enumerate() {
+        if let OperandKind::Constant(n) = operand
+            && (*n == 0 || *n > 4)
+        {
+            return Err(OpError::ConstantLanes {
+                op: name,
+                input: i,
+                lanes: *n,
+            });
+        }
+    }
+    if !operands.iter().any(|o| matches!(o, OperandKind::Data(_))) {
+        return Err(OpError::NoGpuInput { op: name });
+    }
+    let joined = join(operands.iter().map(|o| match o {
+        OperandKind::Data(f) => (f.signed_data_type(), f.is_normalized()),
+        OperandKind::Constant(_) => (DataType::Float32, false),
+    }));
+    let lanes = operands.iter().map(|o| o.lanes()).max().unwrap_or(1);
+    let compute = match joined {
+        DataType::Float32 => Compute::F32,
+        DataType::Uint8 | DataType::Uint16 | DataType::Uint32 => Compute::U32,
+        _ => Compute::I32,
+    };
+    // The join gives only float32 and plain integer types, each of which has 1 to 4 lane formats.
+    let output = format_of(joined, lanes).ok_or(OpError::UnsupportedFormat {
+        op: name,
+        input: 0,
+        format: VertexFormat::Float32,
+        expected: "operands whose joined type has a packed format",
+    })?;
+    Ok(ArithmeticPlan {
+        op,
+        compute,
+        output,
+        operands: operands.to_vec(),
+    })
+}
+
+/// Which lane of an operand of `size` lanes feeds output lane `lane`: the same lane, lane 0 for
+/// one-lane operands, or none (the value 0).
+pub(crate) const fn source_lane(size: u32, lane: u32) -> Option<u32> {
+    if lane < size {
+        Some(lane)
+    } else if size == 1 {
+        Some(0)
+    } else {
+        None
+    }
+}
+
+/// The `f32` factor normalized values of `data_type` are multiplied by: `1 / max` rounded.
+pub(crate) fn norm_scale(data_type: DataType) -> f32 {
+    let max: f64 = match data_type {
+        DataType::Unorm8 => 255.0,
+        DataType::Snorm8 => 127.0,
+        DataType::Unorm16 => 65535.0,
+        DataType::Snorm16 => 32767.0,
+        _ => 1.0,
+    };
+    (1.0 / max) as f32
+}
+
+/// The scale of the 10-bit (`lane < 3`) and 2-bit fields of `unorm10-10-10-2`.
+pub(crate) fn packed_scale(lane: u32) -> f32 {
+    if lane < 3 {
+        (1.0f64 / 1023.0) as f32
+    } else {
+        (1.0f64 / 3.0) as f32
+    }
+}
+
+/// Which unit of a value holds lane `lane`: the lane itself, or unit 0 for the bit fields of
+/// `unorm10-10-10-2`.
+pub(crate) const fn unit_of_lane(format: VertexFormat, lane: u32) -> u32 {
+    if format.is_packed_bits() { 0 } else { lane }
+}
+
+/// `binary16` bits to an `f32`, exactly (the same steps as the WGSL helper).
+pub(crate) fn f16_to_f32(h: u32) -> f32 {
+    let sign = (h & 0x8000) << 16;
+    let exponent = (h >> 10) & 0x1f;
+    let mantissa = h & 0x3ff;
+    if exponent == 0x1f {
+        f32::from_bits(sign | 0x7f80_0000 | (mantissa << 13))
+    } else if exponent == 0 {
+        let v = mantissa as f32 * f32::from_bits(0x3380_0000);
+        if sign != 0 { -v } else { v }
+    } else {
+        f32::from_bits(sign | ((exponent + 112) << 23) | (mantissa << 13))
+    }
+}
+
+const F16_TO_F32_WGSL: &str = "fn f16_to_f32(h: u32) -> f32 {
+    let s = (h & 0x8000u) << 16u;
+    let e = (h >> 10u) & 0x1fu;
+    let m = h & 0x3ffu;
+    if (e == 0x1fu) { return bitcast<f32>(s | 0x7f800000u | (m << 13u)); }
+    if (e == 0u) {
+        let v = f32(m) * bitcast<f32>(0x33800000u);
+        return select(v, -v, s != 0u);
+    }
+    return bitcast<f32>(s | ((e + 112u) << 23u) | (m << 13u));
+}
+";
+
+fn f32_literal(v: f32) -> String {
+    format!("bitcast<f32>({:#010x}u)", v.to_bits())
+}
+
+/// WGSL of lane `lane` of a value of `format` whose unit holding the lane is `raw`, in `compute`.
+fn decode_wgsl(compute: Compute, format: VertexFormat, lane: u32, raw: &str) -> String {
+    let sext = |bits: u32| format!("(bitcast<i32>({raw} << {s}u) >> {s}u)", s = 32 - bits);
+    let t = format.data_type();
+    match compute {
+        Compute::F32 => match t {
+            DataType::Float32 => format!("bitcast<f32>({raw})"),
+            DataType::Float16 => format!("f16_to_f32({raw})"),
+            DataType::Uint8 | DataType::Uint16 | DataType::Uint32 => format!("f32({raw})"),
+            DataType::Sint8 => format!("f32({})", sext(8)),
+            DataType::Sint16 => format!("f32({})", sext(16)),
+            DataType::Sint32 => format!("f32(bitcast<i32>({raw}))"),
+            DataType::Unorm8 if format.is_packed_bits() => {
+                let field = if lane < 3 {
+                    format!("(({raw} >> {}u) & 0x3ffu)", lane * 10)
+                } else {
+                    format!("({raw} >> 30u)")
+                };
+                format!("(f32({field}) * {})", f32_literal(packed_scale(lane)))
+            }
+            DataType::Unorm8 | DataType::Unorm16 => {
+                format!("(f32({raw}) * {})", f32_literal(norm_scale(t)))
+            }
+            DataType::Snorm8 | DataType::Snorm16 => {
+                let v = sext(if t == DataType::Snorm8 { 8 } else { 16 });
+                format!("max(f32({v}) * {}, -1.0)", f32_literal(norm_scale(t)))
+            }
+        },
+        Compute::U32 => raw.to_owned(),
+        Compute::I32 => match t {
+            DataType::Sint8 => sext(8),
+            DataType::Sint16 => sext(16),
+            DataType::Sint32 => format!("bitcast<i32>({raw})"),
+            _ => format!("i32({raw})"),
+        },
+    }
+}
+
+/// Zero in `compute`, read from the uniform (`P[0].z` is always 0) rather than written as a
+/// literal: a literal would let the shader compiler fold `x * 0.0` to `+0.0` (dropping the sign
+/// of zero the CPU keeps) and make naga reject an integer division by a constant zero.
+fn zero_wgsl(compute: Compute) -> &'static str {
+    match compute {
+        Compute::F32 => "bitcast<f32>(P[0].z)",
+        Compute::U32 => "P[0].z",
+        Compute::I32 => "bitcast<i32>(P[0].z)",
+    }
+}
+
+fn binary_wgsl(compute: Compute, op: ArithmeticOp, a: &str, b: &str) -> String {
+    match (compute, op) {
+        (Compute::U32, ArithmeticOp::Divide) => format!("select(0u, {a} / {b}, {b} != 0u)"),
+        (Compute::I32, ArithmeticOp::Divide) => format!("select(0i, {a} / {b}, {b} != 0i)"),
+        _ => format!("{a} {} {b}", op.wgsl()),
+    }
+}
+
+fn encode_wgsl(compute: Compute, output: VertexFormat, v: &str) -> String {
+    let mask = match output.data_type().byte_length() {
+        1 => Some("0xffu"),
+        2 => Some("0xffffu"),
+        _ => None,
+    };
+    let word = match compute {
+        Compute::F32 => format!("bitcast<u32>({v})"),
+        Compute::U32 => v.to_owned(),
+        Compute::I32 => format!("bitcast<u32>({v})"),
+    };
+    match mask {
+        Some(m) => format!("({word} & {m})"),
+        None => word,
+    }
+}
+
+/// The kernel's row code.
+struct ArithmeticBody {
+    plan: ArithmeticPlan,
+    /// Per operand: where its values are (data) or which constant it is.
+    places: Vec<Place>,
+}
+
+#[derive(Clone, Copy)]
+enum Place {
+    Data(ValueRef),
+    Constant(usize),
+}
+
+impl Body for ArithmeticBody {
+    fn row(&self, ctx: &mut RowCtx<'_>) {
+        let plan = &self.plan;
+        let out_unit = unit_size(plan.output);
+        for lane in 0..plan.output.components() {
+            let mut acc: Option<String> = None;
+            for (kind, place) in plan.operands.iter().zip(&self.places) {
+                let value = match (source_lane(kind.lanes(), lane), kind, place) {
+                    (None, _, _) => zero_wgsl(plan.compute).to_owned(),
+                    (Some(l), OperandKind::Data(format), Place::Data(at)) => {
+                        let us = unit_size(*format);
+                        let unit = u64::from(unit_of_lane(*format, l));
+                        let raw = ctx.unit(*at, unit * us, us as u32);
+                        decode_wgsl(plan.compute, *format, l, &raw)
+                    }
+                    (Some(l), _, Place::Constant(j)) => {
+                        format!("bitcast<f32>({})", ctx.constant(*j, l))
+                    }
+                    (Some(_), OperandKind::Constant(_), Place::Data(_)) => {
+                        zero_wgsl(plan.compute).to_owned()
+                    }
+                };
+                let name = ctx.bind(&value);
+                acc = Some(match acc {
+                    None => name,
+                    Some(a) => ctx.bind(&binary_wgsl(plan.compute, plan.op, &a, &name)),
+                });
+            }
+            let result = acc.unwrap_or_else(|| zero_wgsl(plan.compute).to_owned());
+            let bits = encode_wgsl(plan.compute, plan.output, &result);
+            ctx.emit(0, u64::from(lane) * out_unit, out_unit as u32, bits);
+        }
+    }
+
+    fn helpers(&self) -> String {
+        let uses_f16 = self.plan.compute == Compute::F32
+            && self
+                .plan
+                .operands
+                .iter()
+                .any(|o| matches!(o, OperandKind::Data(f) if f.data_type() == DataType::Float16));
+        if uses_f16 {
+            F16_TO_F32_WGSL.to_owned()
+        } else {
+            String::new()
+        }
+    }
+}
+
+impl GpuOps {
+    /// Plans `op` folded left over `operands`, without running it.
+    ///
+    /// # Errors
+    /// [`OpError::NoInputs`], [`OpError::NoGpuInput`], [`OpError::ConstantLanes`],
+    /// [`OpError::LengthMismatch`] (data operands of different lengths), the input checks
+    /// ([`OpError::Misaligned`], [`OpError::StrideTooSmall`], [`OpError::OutOfBounds`]), the
+    /// device limits ([`OpError::TooManyBindings`], [`OpError::TooLarge`],
+    /// [`OpError::DispatchTooLarge`]) and [`OpError::Device`].
+    pub fn plan_arithmetic(
+        &self,
+        op: ArithmeticOp,
+        operands: &[Operand<'_>],
+    ) -> Result<OpPlan<OpColumn>, OpError> {
+        let kinds: Vec<OperandKind> = operands
+            .iter()
+            .map(|o| match o {
+                Operand::Data(input) => OperandKind::Data(input.format()),
+                Operand::Constant(c) => OperandKind::Constant(c.lanes().len()),
+            })
+            .collect();
+        let semantics = plan_semantics(op, &kinds)?;
+        let mut views = Vec::new();
+        let mut constants = Vec::new();
+        let mut places = Vec::with_capacity(operands.len());
+        for operand in operands {
+            match operand {
+                Operand::Data(input) => {
+                    places.push(Place::Data(ValueRef { source: 0, rel: 0 }));
+                    views.push(*input);
+                }
+                Operand::Constant(c) => {
+                    places.push(Place::Constant(constants.len()));
+                    constants.push(c.bits());
+                }
+            }
+        }
+        let length = views.first().map_or(0, |v| v.length());
+        let output = semantics.output;
+        let request = KernelRequest {
+            op: op.as_str(),
+            views,
+            length,
+            output_strides: vec![output.byte_length()],
+            constants,
+        };
+        let built = plan::build(self, request, |refs| {
+            let mut next = refs.iter();
+            let mut places = places.clone();
+            for place in &mut places {
+                if let Place::Data(at) = place
+                    && let Some(r) = next.next()
+                {
+                    *at = *r;
+                }
+            }
+            ArithmeticBody {
+                plan: semantics.clone(),
+                places,
+            }
+        })?;
+        let buffer = built.outputs[0].clone();
+        Ok(OpPlan::new(
+            op.as_str(),
+            built,
+            OpColumn::new(buffer, output, length),
+        ))
+    }
+
+    /// Runs `op` folded left over `operands` (`((a op b) op c) …`) and returns the packed
+    /// result.
+    ///
+    /// # Errors
+    /// As [`plan_arithmetic`](Self::plan_arithmetic).
+    pub fn arithmetic(
+        &self,
+        op: ArithmeticOp,
+        operands: &[Operand<'_>],
+    ) -> Result<OpColumn, OpError> {
+        Ok(self.plan_arithmetic(op, operands)?.run(self))
+    }
+
+    /// `a + b`, elementwise, with luma.gl's type join and lane broadcasting.
+    ///
+    /// # Errors
+    /// As [`plan_arithmetic`](Self::plan_arithmetic).
+    pub fn add<'a>(
+        &self,
+        a: impl Into<Operand<'a>>,
+        b: impl Into<Operand<'a>>,
+    ) -> Result<OpColumn, OpError> {
+        self.arithmetic(ArithmeticOp::Add, &[a.into(), b.into()])
+    }
+
+    /// `a - b`, elementwise.
+    ///
+    /// # Errors
+    /// As [`plan_arithmetic`](Self::plan_arithmetic).
+    pub fn subtract<'a>(
+        &self,
+        a: impl Into<Operand<'a>>,
+        b: impl Into<Operand<'a>>,
+    ) -> Result<OpColumn, OpError> {
+        self.arithmetic(ArithmeticOp::Subtract, &[a.into(), b.into()])
+    }
+
+    /// `a * b`, elementwise.
+    ///
+    /// # Errors
+    /// As [`plan_arithmetic`](Self::plan_arithmetic).
+    pub fn multiply<'a>(
+        &self,
+        a: impl Into<Operand<'a>>,
+        b: impl Into<Operand<'a>>,
+    ) -> Result<OpColumn, OpError> {
+        self.arithmetic(ArithmeticOp::Multiply, &[a.into(), b.into()])
+    }
+
+    /// `a / b`, elementwise (integer division truncates; by zero gives 0).
+    ///
+    /// # Errors
+    /// As [`plan_arithmetic`](Self::plan_arithmetic).
+    pub fn divide<'a>(
+        &self,
+        a: impl Into<Operand<'a>>,
+        b: impl Into<Operand<'a>>,
+    ) -> Result<OpColumn, OpError> {
+        self.arithmetic(ArithmeticOp::Divide, &[a.into(), b.into()])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn j(types: &[(DataType, bool)]) -> DataType {
+        join(types.iter().copied())
+    }
+
+    #[test]
+    fn type_join_matches_spec_vectors() {
+        use DataType::*;
+        assert_eq!(j(&[(Uint8, false), (Sint8, false)]), Sint16);
+        assert_eq!(j(&[(Uint16, false), (Sint8, false)]), Sint32);
+        assert_eq!(j(&[(Uint32, false), (Sint8, false)]), Float32);
+        assert_eq!(j(&[(Uint8, false), (Uint16, false)]), Uint16);
+        assert_eq!(j(&[(Float16, false), (Uint8, false)]), Float32);
+        assert_eq!(j(&[(Uint8, true), (Uint8, false)]), Float32);
+        assert_eq!(j(&[(Uint32, false), (Uint8, false)]), Uint32);
+    }
+
+    #[test]
+    fn lane_rule() {
+        assert_eq!(source_lane(3, 2), Some(2));
+        assert_eq!(source_lane(1, 2), Some(0));
+        assert_eq!(source_lane(2, 2), None);
+    }
+
+    #[test]
+    fn f16_decode_is_exact() {
+        assert_eq!(f16_to_f32(0x3c00), 1.0);
+        assert_eq!(f16_to_f32(0xc000), -2.0);
+        assert_eq!(f16_to_f32(0x0001), 2f32.powi(-24));
+        assert_eq!(f16_to_f32(0x8000).to_bits(), 0x8000_0000);
+        assert_eq!(f16_to_f32(0x7c00), f32::INFINITY);
+        assert!(f16_to_f32(0x7e00).is_nan());
+        assert_eq!(f16_to_f32(0x7bff), 65504.0);
+    }
+
+    #[test]
+    fn output_formats() {
+        let plan = plan_semantics(
+            ArithmeticOp::Add,
+            &[
+                OperandKind::Data(VertexFormat::Uint8x2),
+                OperandKind::Data(VertexFormat::Sint8),
+            ],
+        )
+        .unwrap();
+        assert_eq!(plan.output, VertexFormat::Sint16x2);
+        assert_eq!(plan.compute, Compute::I32);
+        let plan = plan_semantics(
+            ArithmeticOp::Add,
+            &[
+                OperandKind::Data(VertexFormat::Uint8x2),
+                OperandKind::Constant(3),
+            ],
+        )
+        .unwrap();
+        assert_eq!(plan.output, VertexFormat::Float32x3);
+    }
+}

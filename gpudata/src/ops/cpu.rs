@@ -1,0 +1,708 @@
+//! The CPU reference: every operation over host bytes, with the GPU kernels' semantics and the
+//! same checks and errors. Tests compare the GPU against it; it also serves small inputs where a
+//! dispatch is not worth it.
+//!
+//! ```
+//! use gpudata::VertexFormat;
+//! use gpudata::ops::cpu::{self, HostInput};
+//!
+//! let a: Vec<u8> = [1.5f32, 2.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+//! let b = [10u8, 20];
+//! let sum = cpu::add(
+//!     HostInput::new(&a, VertexFormat::Float32, 2),
+//!     HostInput::new(&b, VertexFormat::Uint8, 2),
+//! )?;
+//! assert_eq!(sum.format(), VertexFormat::Float32);
+//! assert_eq!(sum.bytes(), [11.5f32, 22.0].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
+//! # Ok::<(), gpudata::OpError>(())
+//! ```
+
+use super::arithmetic::{
+    self, ArithmeticOp, Compute, OperandKind, f16_to_f32, norm_scale, packed_scale, source_lane,
+    unit_of_lane,
+};
+use super::deinterleave::select_fields;
+use super::fround::{fround_bits, fround_output};
+use super::input::{Constant, ViewShape, unit_count, unit_size};
+use super::interleave::check_interleave;
+use crate::error::OpError;
+use crate::format::{DataType, VertexFormat};
+use crate::layout::GpuDataStructFormat;
+
+/// One fixed-width column in host memory: the CPU twin of [`OpInput`](super::OpInput).
+#[derive(Clone, Copy, Debug)]
+pub struct HostInput<'a> {
+    bytes: &'a [u8],
+    shape: ViewShape,
+}
+
+impl<'a> HostInput<'a> {
+    /// A packed column of `length` values of `format` at the start of `bytes`.
+    #[must_use]
+    pub fn new(bytes: &'a [u8], format: VertexFormat, length: u64) -> HostInput<'a> {
+        HostInput {
+            bytes,
+            shape: ViewShape {
+                format,
+                length,
+                byte_offset: 0,
+                byte_stride: format.byte_length(),
+            },
+        }
+    }
+
+    /// The same column starting `byte_offset` bytes in.
+    #[must_use]
+    pub fn with_byte_offset(mut self, byte_offset: u64) -> HostInput<'a> {
+        self.shape.byte_offset = byte_offset;
+        self
+    }
+
+    /// The same column with `byte_stride` bytes from one value to the next.
+    #[must_use]
+    pub fn with_byte_stride(mut self, byte_stride: u64) -> HostInput<'a> {
+        self.shape.byte_stride = byte_stride;
+        self
+    }
+
+    /// The format.
+    #[must_use]
+    pub fn format(&self) -> VertexFormat {
+        self.shape.format
+    }
+
+    /// The number of values.
+    #[must_use]
+    pub fn length(&self) -> u64 {
+        self.shape.length
+    }
+
+    /// The raw bits of unit `unit` of row `row` (checked beforehand to be in range).
+    fn unit(&self, row: u64, unit: u64) -> u32 {
+        let size = unit_size(self.shape.format);
+        let at = (self.shape.byte_offset + row * self.shape.byte_stride + unit * size) as usize;
+        let mut word = [0u8; 4];
+        word[..size as usize].copy_from_slice(&self.bytes[at..at + size as usize]);
+        u32::from_le_bytes(word)
+    }
+
+    fn check(&self, op: &'static str, input: usize) -> Result<(), OpError> {
+        self.shape.check(op, input, self.bytes.len() as u64, false)
+    }
+}
+
+/// One argument of CPU arithmetic: the twin of [`Operand`](super::Operand).
+#[derive(Clone, Copy, Debug)]
+pub enum HostOperand<'a> {
+    /// Values in host memory, one per row.
+    Data(HostInput<'a>),
+    /// The same value for every row.
+    Constant(Constant),
+}
+
+impl<'a> From<HostInput<'a>> for HostOperand<'a> {
+    fn from(input: HostInput<'a>) -> Self {
+        HostOperand::Data(input)
+    }
+}
+
+impl From<Constant> for HostOperand<'_> {
+    fn from(constant: Constant) -> Self {
+        HostOperand::Constant(constant)
+    }
+}
+
+impl From<f32> for HostOperand<'_> {
+    fn from(value: f32) -> Self {
+        HostOperand::Constant(Constant::scalar(value))
+    }
+}
+
+/// A packed column the CPU reference wrote.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostColumn {
+    format: VertexFormat,
+    length: u64,
+    bytes: Vec<u8>,
+}
+
+impl HostColumn {
+    /// The format.
+    #[must_use]
+    pub fn format(&self) -> VertexFormat {
+        self.format
+    }
+
+    /// The number of values.
+    #[must_use]
+    pub fn length(&self) -> u64 {
+        self.length
+    }
+
+    /// The packed bytes (`length × byte length`).
+    #[must_use]
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The column as an input.
+    #[must_use]
+    pub fn as_input(&self) -> HostInput<'_> {
+        HostInput::new(&self.bytes, self.format, self.length)
+    }
+}
+
+/// Rows of a struct format in host memory, packed one stride apart from byte 0.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostRows {
+    format: GpuDataStructFormat,
+    length: u64,
+    bytes: Vec<u8>,
+}
+
+impl HostRows {
+    /// `length` rows of `format` in `bytes`.
+    #[must_use]
+    pub fn new(format: GpuDataStructFormat, length: u64, bytes: Vec<u8>) -> HostRows {
+        HostRows {
+            format,
+            length,
+            bytes,
+        }
+    }
+
+    /// The row format.
+    #[must_use]
+    pub fn format(&self) -> &GpuDataStructFormat {
+        &self.format
+    }
+
+    /// The number of rows.
+    #[must_use]
+    pub fn length(&self) -> u64 {
+        self.length
+    }
+
+    /// The bytes (`length × byte stride`).
+    #[must_use]
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The strided view of field `index`.
+    #[must_use]
+    pub fn field_at(&self, index: usize) -> Option<HostInput<'_>> {
+        let field = self.format.fields().get(index)?;
+        Some(
+            HostInput::new(&self.bytes, field.format(), self.length)
+                .with_byte_offset(field.byte_offset())
+                .with_byte_stride(self.format.byte_stride()),
+        )
+    }
+
+    /// The strided view of the field called `name`.
+    #[must_use]
+    pub fn field(&self, name: &str) -> Option<HostInput<'_>> {
+        self.field_at(self.format.field(name)?.0)
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Num {
+    F(f32),
+    U(u32),
+    I(i32),
+}
+
+fn sext(raw: u32, bits: u32) -> i32 {
+    ((raw << (32 - bits)) as i32) >> (32 - bits)
+}
+
+fn decode(compute: Compute, format: VertexFormat, lane: u32, raw: u32) -> Num {
+    let t = format.data_type();
+    match compute {
+        Compute::F32 => Num::F(match t {
+            DataType::Float32 => f32::from_bits(raw),
+            DataType::Float16 => f16_to_f32(raw),
+            DataType::Uint8 | DataType::Uint16 | DataType::Uint32 => raw as f32,
+            DataType::Sint8 => sext(raw, 8) as f32,
+            DataType::Sint16 => sext(raw, 16) as f32,
+            DataType::Sint32 => raw as i32 as f32,
+            DataType::Unorm8 if format.is_packed_bits() => {
+                let field = if lane < 3 {
+                    (raw >> (lane * 10)) & 0x3ff
+                } else {
+                    raw >> 30
+                };
+                field as f32 * packed_scale(lane)
+            }
+            DataType::Unorm8 | DataType::Unorm16 => raw as f32 * norm_scale(t),
+            DataType::Snorm8 => (sext(raw, 8) as f32 * norm_scale(t)).max(-1.0),
+            DataType::Snorm16 => (sext(raw, 16) as f32 * norm_scale(t)).max(-1.0),
+        }),
+        Compute::U32 => Num::U(raw),
+        Compute::I32 => Num::I(match t {
+            DataType::Sint8 => sext(raw, 8),
+            DataType::Sint16 => sext(raw, 16),
+            DataType::Sint32 => raw as i32,
+            _ => raw as i32,
+        }),
+    }
+}
+
+fn zero(compute: Compute) -> Num {
+    match compute {
+        Compute::F32 => Num::F(0.0),
+        Compute::U32 => Num::U(0),
+        Compute::I32 => Num::I(0),
+    }
+}
+
+fn apply(op: ArithmeticOp, a: Num, b: Num) -> Num {
+    match (a, b) {
+        (Num::F(a), Num::F(b)) => Num::F(match op {
+            ArithmeticOp::Add => a + b,
+            ArithmeticOp::Subtract => a - b,
+            ArithmeticOp::Multiply => a * b,
+            ArithmeticOp::Divide => a / b,
+        }),
+        (Num::U(a), Num::U(b)) => Num::U(match op {
+            ArithmeticOp::Add => a.wrapping_add(b),
+            ArithmeticOp::Subtract => a.wrapping_sub(b),
+            ArithmeticOp::Multiply => a.wrapping_mul(b),
+            ArithmeticOp::Divide => a.checked_div(b).unwrap_or(0),
+        }),
+        (Num::I(a), Num::I(b)) => Num::I(match op {
+            ArithmeticOp::Add => a.wrapping_add(b),
+            ArithmeticOp::Subtract => a.wrapping_sub(b),
+            ArithmeticOp::Multiply => a.wrapping_mul(b),
+            ArithmeticOp::Divide if b == 0 => 0,
+            ArithmeticOp::Divide => a.wrapping_div(b),
+        }),
+        // Operands are decoded into one computation type.
+        _ => a,
+    }
+}
+
+fn encode(n: Num) -> u32 {
+    match n {
+        Num::F(v) => v.to_bits(),
+        Num::U(v) => v,
+        Num::I(v) => v as u32,
+    }
+}
+
+fn put_unit(out: &mut Vec<u8>, bits: u32, size: u64) {
+    out.extend_from_slice(&bits.to_le_bytes()[..size as usize]);
+}
+
+/// `op` folded left over `operands`: the reference of
+/// [`GpuOps::arithmetic`](super::GpuOps::arithmetic).
+///
+/// # Errors
+/// [`OpError::NoInputs`], [`OpError::NoGpuInput`] (constants only), [`OpError::ConstantLanes`],
+/// [`OpError::LengthMismatch`], [`OpError::Misaligned`], [`OpError::StrideTooSmall`],
+/// [`OpError::OutOfBounds`].
+pub fn arithmetic(op: ArithmeticOp, operands: &[HostOperand<'_>]) -> Result<HostColumn, OpError> {
+    let name = op.as_str();
+    let kinds: Vec<OperandKind> = operands
+        .iter()
+        .map(|o| match o {
+            HostOperand::Data(input) => OperandKind::Data(input.format()),
+            HostOperand::Constant(c) => OperandKind::Constant(c.lanes().len()),
+        })
+        .collect();
+    let plan = arithmetic::plan_semantics(op, &kinds)?;
+    let mut length = None;
+    for (i, operand) in operands.iter().enumerate() {
+        if let HostOperand::Data(input) = operand {
+            let expected = *length.get_or_insert(input.length());
+            if input.length() != expected {
+                return Err(OpError::LengthMismatch {
+                    op: name,
+                    input: i,
+                    expected,
+                    found: input.length(),
+                });
+            }
+            input.check(name, i)?;
+        }
+    }
+    let length = length.unwrap_or(0);
+    let out_unit = unit_size(plan.output);
+    let mut bytes = Vec::with_capacity((length * plan.output.byte_length()) as usize);
+    for row in 0..length {
+        for lane in 0..plan.output.components() {
+            let mut acc = None;
+            for operand in operands {
+                let value = match operand {
+                    HostOperand::Data(input) => {
+                        let format = input.format();
+                        match source_lane(format.components(), lane) {
+                            None => zero(plan.compute),
+                            Some(l) => {
+                                let raw = input.unit(row, u64::from(unit_of_lane(format, l)));
+                                decode(plan.compute, format, l, raw)
+                            }
+                        }
+                    }
+                    HostOperand::Constant(c) => {
+                        match source_lane(c.lanes().len() as u32, lane) {
+                            None => zero(plan.compute),
+                            Some(l) => Num::F(c.lanes()[l as usize]),
+                        }
+                    }
+                };
+                acc = Some(match acc {
+                    None => value,
+                    Some(a) => apply(op, a, value),
+                });
+            }
+            let bits = encode(acc.unwrap_or_else(|| zero(plan.compute)));
+            put_unit(&mut bytes, bits, out_unit);
+        }
+    }
+    Ok(HostColumn {
+        format: plan.output,
+        length,
+        bytes,
+    })
+}
+
+/// `a + b`: the reference of [`GpuOps::add`](super::GpuOps::add).
+///
+/// # Errors
+/// As [`arithmetic`].
+pub fn add<'a>(
+    a: impl Into<HostOperand<'a>>,
+    b: impl Into<HostOperand<'a>>,
+) -> Result<HostColumn, OpError> {
+    arithmetic(ArithmeticOp::Add, &[a.into(), b.into()])
+}
+
+/// Rows of `format`, field `i` from input `i`, padding zero: the reference of
+/// [`GpuOps::interleave`](super::GpuOps::interleave).
+///
+/// # Errors
+/// [`OpError::NoInputs`], [`OpError::FieldCountMismatch`], [`OpError::FieldFormatMismatch`],
+/// [`OpError::LengthMismatch`] and the input checks.
+pub fn interleave(
+    inputs: &[HostInput<'_>],
+    format: &GpuDataStructFormat,
+) -> Result<HostRows, OpError> {
+    const OP: &str = "interleave";
+    check_interleave(OP, inputs.iter().map(HostInput::format), format)?;
+    let length = inputs[0].length();
+    check_views(OP, inputs, length)?;
+    let stride = format.byte_stride() as usize;
+    let mut bytes = vec![0u8; length as usize * stride];
+    for (input, field) in inputs.iter().zip(format.fields()) {
+        let size = unit_size(input.format());
+        for row in 0..length {
+            let at = row as usize * stride + field.byte_offset() as usize;
+            for j in 0..unit_count(input.format()) {
+                let bits = input.unit(row, j).to_le_bytes();
+                let to = at + (j * size) as usize;
+                bytes[to..to + size as usize].copy_from_slice(&bits[..size as usize]);
+            }
+        }
+    }
+    Ok(HostRows {
+        format: format.clone(),
+        length,
+        bytes,
+    })
+}
+
+fn check_views(op: &'static str, views: &[HostInput<'_>], length: u64) -> Result<(), OpError> {
+    for (i, view) in views.iter().enumerate() {
+        if view.length() != length {
+            return Err(OpError::LengthMismatch {
+                op,
+                input: i,
+                expected: length,
+                found: view.length(),
+            });
+        }
+        view.check(op, i)?;
+    }
+    Ok(())
+}
+
+/// Each view copied into a packed column: the reference of
+/// [`GpuOps::deinterleave_views`](super::GpuOps::deinterleave_views).
+///
+/// # Errors
+/// [`OpError::NoInputs`], [`OpError::LengthMismatch`] and the input checks.
+pub fn deinterleave_views(views: &[HostInput<'_>]) -> Result<Vec<HostColumn>, OpError> {
+    const OP: &str = "deinterleave";
+    let Some(first) = views.first() else {
+        return Err(OpError::NoInputs { op: OP });
+    };
+    let length = first.length();
+    check_views(OP, views, length)?;
+    Ok(views
+        .iter()
+        .map(|view| {
+            let format = view.format();
+            let size = unit_size(format);
+            let mut bytes = Vec::with_capacity((length * format.byte_length()) as usize);
+            for row in 0..length {
+                for j in 0..unit_count(format) {
+                    put_unit(&mut bytes, view.unit(row, j), size);
+                }
+            }
+            HostColumn {
+                format,
+                length,
+                bytes,
+            }
+        })
+        .collect())
+}
+
+/// One packed column per field (or per field named in `fields`): the reference of
+/// [`GpuOps::deinterleave`](super::GpuOps::deinterleave).
+///
+/// # Errors
+/// [`OpError::UnknownField`], then as [`deinterleave_views`].
+pub fn deinterleave(rows: &HostRows, fields: Option<&[&str]>) -> Result<Vec<HostColumn>, OpError> {
+    let selected = select_fields("deinterleave", rows.format(), fields)?;
+    let views: Vec<HostInput<'_>> = selected
+        .iter()
+        .filter_map(|&i| rows.field_at(i))
+        .collect();
+    deinterleave_views(&views)
+}
+
+/// `hi = x as f32; lo = (x − hi) as f32` per double of a `uint32x2`/`uint32x4` column (NaNs as
+/// `0x7fc00000`): the reference of [`GpuOps::fround`](super::GpuOps::fround).
+///
+/// # Errors
+/// [`OpError::UnsupportedFormat`] and the input checks.
+pub fn fround(input: HostInput<'_>) -> Result<HostColumn, OpError> {
+    const OP: &str = "fround";
+    let output = fround_output(OP, input.format())?;
+    input.check(OP, 0)?;
+    let doubles = u64::from(input.format().components() / 2);
+    let mut bytes = Vec::with_capacity((input.length() * output.byte_length()) as usize);
+    for row in 0..input.length() {
+        let splits: Vec<(u32, u32)> = (0..doubles)
+            .map(|d| {
+                let lo = u64::from(input.unit(row, 2 * d));
+                let hi = u64::from(input.unit(row, 2 * d + 1));
+                fround_bits(f64::from_bits(hi << 32 | lo))
+            })
+            .collect();
+        for (hi, _) in &splits {
+            put_unit(&mut bytes, *hi, 4);
+        }
+        for (_, lo) in &splits {
+            put_unit(&mut bytes, *lo, 4);
+        }
+    }
+    Ok(HostColumn {
+        format: output,
+        length: input.length(),
+        bytes,
+    })
+}
+
+/// [`fround`] of `values`: a `float32x2` column of `[hi, lo]` rows.
+#[must_use]
+pub fn fround_f64(values: &[f64]) -> HostColumn {
+    let mut bytes = Vec::with_capacity(values.len() * 8);
+    for v in values {
+        let (hi, lo) = fround_bits(*v);
+        put_unit(&mut bytes, hi, 4);
+        put_unit(&mut bytes, lo, 4);
+    }
+    HostColumn {
+        format: VertexFormat::Float32x2,
+        length: values.len() as u64,
+        bytes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::StructLayout;
+
+    fn f32s(values: &[f32]) -> Vec<u8> {
+        values.iter().flat_map(|v| v.to_le_bytes()).collect()
+    }
+
+    fn as_f32(bytes: &[u8]) -> Vec<f32> {
+        bytes
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    }
+
+    fn as_u32(bytes: &[u8]) -> Vec<u32> {
+        bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    }
+
+    #[test]
+    fn spec_vectors_85_to_90() {
+        let a: Vec<f32> = (0..12).map(|v| v as f32).collect();
+        let b: Vec<f32> = [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5].map(|v| v as f32).to_vec();
+        let (ab, bb) = (f32s(&a), f32s(&b));
+        let sum = add(
+            HostInput::new(&ab, VertexFormat::Float32x2, 6),
+            HostInput::new(&bb, VertexFormat::Float32x2, 6),
+        )
+        .unwrap();
+        assert_eq!(
+            as_f32(sum.bytes()),
+            [0., 1., 3., 4., 6., 7., 9., 10., 12., 13., 15., 16.]
+        );
+
+        let ua: Vec<u8> = (0u32..12).flat_map(|v| v.to_le_bytes()).collect();
+        let ub = [0u8, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5];
+        let sum = add(
+            HostInput::new(&ua, VertexFormat::Uint32x2, 6),
+            HostInput::new(&ub, VertexFormat::Uint8x2, 6),
+        )
+        .unwrap();
+        assert_eq!(sum.format(), VertexFormat::Uint32x2);
+        assert_eq!(as_u32(sum.bytes()), [0, 1, 3, 4, 6, 7, 9, 10, 12, 13, 15, 16]);
+
+        let c = f32s(&[1., -1., 1., -1.]);
+        let sum = add(
+            HostInput::new(&ab, VertexFormat::Float32x3, 4),
+            HostInput::new(&c, VertexFormat::Float32, 4),
+        )
+        .unwrap();
+        assert_eq!(
+            as_f32(sum.bytes()),
+            [1., 2., 3., 2., 3., 4., 7., 8., 9., 8., 9., 10.]
+        );
+
+        let sum = add(HostInput::new(&ab, VertexFormat::Float32x3, 4), 1.0).unwrap();
+        assert_eq!(as_f32(sum.bytes()), (1..=12).map(|v| v as f32).collect::<Vec<_>>());
+
+        let s = [1i8, -1, 1, -1, 1, -1].map(|v| v as u8);
+        let sum = arithmetic(
+            ArithmeticOp::Add,
+            &[
+                HostInput::new(&ab, VertexFormat::Float32x2, 6).into(),
+                HostInput::new(&bb, VertexFormat::Float32x2, 6).into(),
+                HostInput::new(&s, VertexFormat::Sint8, 6).into(),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            as_f32(sum.bytes()),
+            [1., 2., 2., 3., 7., 8., 8., 9., 13., 14., 14., 15.]
+        );
+    }
+
+    #[test]
+    fn spec_vectors_91_93_96() {
+        let ua: Vec<u8> = (10u32..22).flat_map(|v| v.to_le_bytes()).collect();
+        let ub = [0u8, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5];
+        let diff = arithmetic(
+            ArithmeticOp::Subtract,
+            &[
+                HostInput::new(&ua, VertexFormat::Uint32x2, 6).into(),
+                HostInput::new(&ub, VertexFormat::Uint8x2, 6).into(),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            as_u32(diff.bytes()),
+            [10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15, 16]
+        );
+
+        let a = f32s(&(0..12).map(|v| v as f32).collect::<Vec<_>>());
+        let b = f32s(&[2., 2., -1., -1., 0.5, 0.5, -2., -2.]);
+        let product = arithmetic(
+            ArithmeticOp::Multiply,
+            &[
+                HostInput::new(&a, VertexFormat::Float32x3, 4).into(),
+                HostInput::new(&b, VertexFormat::Float32x2, 4).into(),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            as_f32(product.bytes()),
+            [0., 2., 0., -3., -4., 0., 3., 3.5, 0., -18., -20., 0.]
+        );
+
+        let n: Vec<u8> = [8u32, 27, 64, 125, 216, 343, 512, 729, 1000, 1331, 1728, 2197]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let d: Vec<u8> = (2u8..14).collect();
+        let quotient = arithmetic(
+            ArithmeticOp::Divide,
+            &[
+                HostInput::new(&n, VertexFormat::Uint32x2, 6).into(),
+                HostInput::new(&d, VertexFormat::Uint8x2, 6).into(),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            as_u32(quotient.bytes()),
+            [4, 9, 16, 25, 36, 49, 64, 81, 100, 121, 144, 169]
+        );
+    }
+
+    #[test]
+    fn interleave_then_deinterleave_is_identity() {
+        let format = GpuDataStructFormat::parse(
+            StructLayout::Packed,
+            [("tag", "uint8"), ("pair", "uint8x2"), ("position", "float32x3")],
+        )
+        .unwrap();
+        let tag = [1u8, 2, 3];
+        let pair = [10u8, 11, 20, 21, 30, 31];
+        let position = f32s(&[0., 1., 2., 3., 4., 5., 6., 7., 8.]);
+        let rows = interleave(
+            &[
+                HostInput::new(&tag, VertexFormat::Uint8, 3),
+                HostInput::new(&pair, VertexFormat::Uint8x2, 3),
+                HostInput::new(&position, VertexFormat::Float32x3, 3),
+            ],
+            &format,
+        )
+        .unwrap();
+        assert_eq!(rows.bytes().len(), 3 * 16);
+        assert_eq!(&rows.bytes()[..4], &[1, 0, 10, 11]);
+        let columns = deinterleave(&rows, None).unwrap();
+        assert_eq!(columns[0].bytes(), tag);
+        assert_eq!(columns[1].bytes(), pair);
+        assert_eq!(columns[2].bytes(), position);
+    }
+
+    #[test]
+    fn spec_vector_145_two_doubles_per_row() {
+        let values = [
+            core::f64::consts::PI,
+            -core::f64::consts::E,
+            0.1,
+            -1.0 / 3.0,
+        ];
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let out = fround(HostInput::new(&bytes, VertexFormat::Uint32x4, 2)).unwrap();
+        assert_eq!(out.format(), VertexFormat::Float32x4);
+        assert_eq!(
+            as_u32(out.bytes()),
+            [
+                0x4049_0fdb,
+                0xc02d_f854,
+                0xb3bb_bd2e,
+                0xb3b1_4577,
+                0x3dcc_cccd,
+                0xbeaa_aaab,
+                0xb0cc_cccd,
+                0x322a_aaab
+            ]
+        );
+    }
+}

@@ -1,0 +1,142 @@
+//! `interleave`: packed columns (or any views) into rows of a [`GpuDataStructFormat`], and the
+//! byte-moving row code it shares with `deinterleave`.
+
+use super::input::{OpInput, unit_count, unit_size};
+use super::plan::{self, KernelRequest};
+use super::wgsl_gen::{Body, RowCtx, ValueRef};
+use super::{GpuOps, OpPlan, OpRows};
+use crate::error::OpError;
+use crate::format::VertexFormat;
+use crate::layout::GpuDataStructFormat;
+
+/// Whether values of `input` can be moved byte for byte into a field of `field`: the same
+/// component count and component (unit) size, and both or neither bit-packed.
+pub(crate) fn bytes_compatible(input: VertexFormat, field: VertexFormat) -> bool {
+    input.components() == field.components()
+        && unit_size(input) == unit_size(field)
+        && input.is_packed_bits() == field.is_packed_bits()
+}
+
+/// One value moved into an output row.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Move {
+    /// Where the value is read.
+    pub from: ValueRef,
+    /// Which output it goes to.
+    pub output: usize,
+    /// Its byte offset in the output row.
+    pub byte: u64,
+    /// The format moved.
+    pub format: VertexFormat,
+}
+
+/// Row code that copies values unit by unit.
+pub(crate) struct CopyBody {
+    pub moves: Vec<Move>,
+}
+
+impl Body for CopyBody {
+    fn row(&self, ctx: &mut RowCtx<'_>) {
+        for m in &self.moves {
+            let size = unit_size(m.format);
+            for j in 0..unit_count(m.format) {
+                let unit = ctx.unit(m.from, j * size, size as u32);
+                ctx.emit(m.output, m.byte + j * size, size as u32, unit);
+            }
+        }
+    }
+}
+
+impl GpuOps {
+    /// Plans [`interleave`](Self::interleave) without running it.
+    ///
+    /// # Errors
+    /// [`OpError::NoInputs`], [`OpError::FieldCountMismatch`], [`OpError::FieldFormatMismatch`],
+    /// [`OpError::LengthMismatch`], the input checks, the device limits (every distinct input
+    /// buffer is one storage binding, so inputs that share a buffer, such as the segments of a
+    /// segmented table, count once) and [`OpError::Device`].
+    pub fn plan_interleave(
+        &self,
+        inputs: &[OpInput<'_>],
+        format: &GpuDataStructFormat,
+    ) -> Result<OpPlan<OpRows>, OpError> {
+        const OP: &str = "interleave";
+        check_interleave(OP, inputs.iter().map(OpInput::format), format)?;
+        let length = inputs[0].length();
+        let request = KernelRequest {
+            op: OP,
+            views: inputs.to_vec(),
+            length,
+            output_strides: vec![format.byte_stride()],
+            constants: Vec::new(),
+        };
+        let built = plan::build(self, request, |refs| CopyBody {
+            moves: refs
+                .iter()
+                .zip(format.fields())
+                .map(|(r, field)| Move {
+                    from: *r,
+                    output: 0,
+                    byte: field.byte_offset(),
+                    format: field.format(),
+                })
+                .collect(),
+        })?;
+        let buffer = built.outputs[0].clone();
+        Ok(OpPlan::new(
+            OP,
+            built,
+            OpRows {
+                buffer,
+                format: format.clone(),
+                length,
+            },
+        ))
+    }
+
+    /// Writes one row of `format` per input row: field `i` holds input `i`'s value (bytes moved
+    /// as they are), padding is zero. The output binds as a vertex buffer
+    /// ([`GpuDataStructFormat::buffer_layout`]) or, for a wgsl-storage format, as a storage array
+    /// of its WGSL struct.
+    ///
+    /// # Errors
+    /// As [`plan_interleave`](Self::plan_interleave).
+    pub fn interleave(
+        &self,
+        inputs: &[OpInput<'_>],
+        format: &GpuDataStructFormat,
+    ) -> Result<OpRows, OpError> {
+        Ok(self.plan_interleave(inputs, format)?.run(self))
+    }
+}
+
+/// The shared checks of `interleave` (GPU and CPU): inputs present, one per field, formats whose
+/// bytes fit the fields.
+pub(crate) fn check_interleave(
+    op: &'static str,
+    inputs: impl ExactSizeIterator<Item = VertexFormat>,
+    format: &GpuDataStructFormat,
+) -> Result<(), OpError> {
+    if inputs.len() == 0 {
+        return Err(OpError::NoInputs { op });
+    }
+    if inputs.len() != format.fields().len() {
+        return Err(OpError::FieldCountMismatch {
+            op,
+            expected: format.fields().len(),
+            found: inputs.len(),
+        });
+    }
+    for (i, (found, field)) in inputs.zip(format.fields()).enumerate() {
+        if !bytes_compatible(found, field.format()) {
+            return Err(OpError::FieldFormatMismatch {
+                op,
+                field: field.name().to_owned(),
+                input: i,
+                expected: field.format(),
+                found,
+            });
+        }
+    }
+    Ok(())
+}

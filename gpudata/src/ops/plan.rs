@@ -1,0 +1,666 @@
+//! From validated inputs to a ready dispatch: grouping views into sources, choosing rows per
+//! invocation and load/store widths, bindings (checked against the device's limits), the
+//! generated kernel, its uniform and the output buffers. [`OpPlan`] is the result.
+
+use std::sync::Arc;
+
+use wgpu::util::DeviceExt as _;
+
+use super::GpuOps;
+use super::input::OpInput;
+use super::pipeline_cache::device_scope;
+use super::wgsl_gen::{self, BindingDecl, Body, KernelLayout, OutputDecl, SourceDecl, ValueRef};
+use crate::error::OpError;
+
+/// What a kernel reads and writes, before it is laid out.
+pub(crate) struct KernelRequest<'a> {
+    /// The operation, for errors and labels.
+    pub op: &'static str,
+    /// Every value the rows read, each with the same length.
+    pub views: Vec<OpInput<'a>>,
+    /// The row count.
+    pub length: u64,
+    /// Bytes per row of each output.
+    pub output_strides: Vec<u64>,
+    /// Constant operands, as raw `vec4<u32>` bits.
+    pub constants: Vec<[u32; 4]>,
+}
+
+/// A planned dispatch and the buffers it writes.
+pub(crate) struct Built {
+    pub dispatches: Vec<Dispatch>,
+    pub outputs: Vec<wgpu::Buffer>,
+    pub bytes_moved: u64,
+}
+
+/// The recorded parts of one dispatch.
+pub(crate) struct Dispatch {
+    pipeline: wgpu::ComputePipeline,
+    bind_group: wgpu::BindGroup,
+    workgroups: (u32, u32),
+    rows_per_thread: u32,
+    wgsl: Arc<str>,
+}
+
+/// A source before it gets a load unit: rows of one buffer read with one stride, and the views
+/// inside each row.
+struct SourceGroup<'a> {
+    buffer: &'a wgpu::Buffer,
+    stride: u64,
+    offset: u64,
+    end: u64,
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// Rows per invocation: the fewest that make every output's rows whole 16-byte chunks and every
+/// source's rows whole words, then more (up to `preferred`, while an invocation writes at most
+/// 64 bytes) so that sources can be read in wider units.
+fn rows_per_thread(source_strides: &[u64], output_strides: &[u64], requested: Option<u32>) -> u32 {
+    let mut needed = 1u64;
+    for &s in output_strides {
+        needed = needed.max(16 / gcd(16, s));
+    }
+    for &s in source_strides {
+        needed = needed.max(4 / gcd(4, s));
+    }
+    let mut g = needed;
+    match requested {
+        Some(r) => {
+            while g < u64::from(r).min(16) {
+                g *= 2;
+            }
+        }
+        None => {
+            let preferred = source_strides
+                .iter()
+                .map(|&s| (16 / gcd(16, s)).min(4))
+                .max()
+                .unwrap_or(1);
+            let row_bytes: u64 = output_strides.iter().sum();
+            while g < preferred && g * row_bytes <= 64 {
+                g *= 2;
+            }
+        }
+    }
+    // At most 16: `needed` is at most 16 and the loops stop at 16 or below.
+    g as u32
+}
+
+/// One output buffer range a dispatch writes.
+struct OutputTarget<'b> {
+    buffer: &'b wgpu::Buffer,
+    offset: u64,
+    stride: u64,
+}
+
+/// Plans the kernels of `request`; `make_body` gets the [`ValueRef`] of each view, in order.
+///
+/// Usually one dispatch. When a source could be read in `vec4<u32>` (or `vec2<u32>`) units but
+/// its buffer ends inside the last unit (buffers are padded to 4 bytes, not 16), the rows are
+/// split: the bulk is read in the wide units and a short tail dispatch reads the last rows in
+/// 32-bit words, so the fast path never reads past a buffer.
+pub(crate) fn build<'a, B: Body>(
+    ops: &GpuOps,
+    request: KernelRequest<'a>,
+    make_body: impl Fn(&[ValueRef]) -> B,
+) -> Result<Built, OpError> {
+    let op = request.op;
+    let device = ops.device();
+    let limits = device.limits();
+    for (i, view) in request.views.iter().enumerate() {
+        if view.length() != request.length {
+            return Err(OpError::LengthMismatch {
+                op,
+                input: i,
+                expected: request.length,
+                found: view.length(),
+            });
+        }
+        view.shape().check(op, i, view.buffer().size(), true)?;
+    }
+    if request.length > u64::from(u32::MAX) {
+        return Err(OpError::TooManyRows {
+            op,
+            length: request.length,
+            max: u64::from(u32::MAX),
+        });
+    }
+    let length = request.length;
+
+    // Group views that share a buffer and a stride and lie in one row window.
+    let mut order: Vec<usize> = (0..request.views.len()).collect();
+    order.sort_by_key(|&i| {
+        let v = &request.views[i];
+        (v.byte_stride(), v.byte_offset())
+    });
+    let mut groups: Vec<SourceGroup<'a>> = Vec::new();
+    let mut refs = vec![ValueRef { source: 0, rel: 0 }; request.views.len()];
+    for &i in &order {
+        let view = request.views[i];
+        let end = view.shape().end(op, i)?;
+        let found = groups.iter().position(|g| {
+            g.buffer == view.buffer()
+                && g.stride == view.byte_stride()
+                && view.byte_offset() - g.offset < g.stride.max(1)
+        });
+        let source = match found {
+            Some(s) => {
+                groups[s].end = groups[s].end.max(end);
+                s
+            }
+            None => {
+                groups.push(SourceGroup {
+                    buffer: view.buffer(),
+                    stride: view.byte_stride(),
+                    offset: view.byte_offset(),
+                    end,
+                });
+                groups.len() - 1
+            }
+        };
+        refs[i] = ValueRef {
+            source,
+            rel: view.byte_offset() - groups[source].offset,
+        };
+    }
+
+    let source_strides: Vec<u64> = groups.iter().map(|g| g.stride).collect();
+    let g_rows = rows_per_thread(
+        &source_strides,
+        &request.output_strides,
+        ops.config().rows_per_thread,
+    );
+    let g64 = u64::from(g_rows);
+    let threads = length.div_ceil(g64);
+
+    // Outputs, sized for whole invocations.
+    let mut output_sizes = Vec::with_capacity(request.output_strides.len());
+    for (o, &stride) in request.output_strides.iter().enumerate() {
+        let size = threads
+            .checked_mul(g64 * stride)
+            .ok_or(OpError::Overflow { op, input: o })?
+            .max(4);
+        if size > limits.max_buffer_size {
+            return Err(OpError::TooLarge {
+                op,
+                what: "output buffer",
+                size,
+                limit: limits.max_buffer_size,
+            });
+        }
+        output_sizes.push(size);
+    }
+    let bytes_read: u64 = request
+        .views
+        .iter()
+        .map(|v| v.length() * v.format().byte_length())
+        .sum();
+    let bytes_written: u64 = request.output_strides.iter().map(|s| s * length).sum();
+    let output_buffers = device_scope(device, op, || {
+        output_sizes
+            .iter()
+            .map(|&size| {
+                device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(op),
+                    size,
+                    usage: wgpu::BufferUsages::STORAGE
+                        | wgpu::BufferUsages::COPY_SRC
+                        | wgpu::BufferUsages::COPY_DST
+                        | wgpu::BufferUsages::VERTEX,
+                    mapped_at_creation: false,
+                })
+            })
+            .collect::<Vec<_>>()
+    })?;
+    let mut built = Built {
+        dispatches: Vec::new(),
+        outputs: output_buffers,
+        bytes_moved: bytes_read + bytes_written,
+    };
+    if length == 0 {
+        return Ok(built);
+    }
+
+    // The widest unit each source's stride allows, and whether its buffer ends inside one.
+    let ideal: Vec<u64> = groups
+        .iter()
+        .map(|g| {
+            let span = g64 * g.stride;
+            [16u64, 8, 4]
+                .into_iter()
+                .find(|u| span % u == 0)
+                .unwrap_or(4)
+        })
+        .collect();
+    let fits = |g: &SourceGroup<'_>, u: u64| {
+        g.end
+            .checked_next_multiple_of(u)
+            .is_some_and(|e| e <= g.buffer.size())
+    };
+    let short = groups
+        .iter()
+        .zip(&ideal)
+        .filter(|(g, u)| !fits(g, **u))
+        .map(|(g, _)| 16u64.div_ceil(g.stride.max(1)))
+        .max();
+    // Rows of the bulk: a multiple of `G` whose output bytes keep tail bindings aligned.
+    let align = u64::from(limits.min_storage_buffer_offset_alignment).max(16);
+    let step = request
+        .output_strides
+        .iter()
+        .map(|&s| align / gcd(align, s))
+        .fold(g64, u64::max);
+    let bulk = match short {
+        None => length,
+        Some(tail) => length.saturating_sub(tail) / step * step,
+    };
+    let targets = |first_row: u64| -> Vec<OutputTarget<'_>> {
+        built
+            .outputs
+            .iter()
+            .zip(&request.output_strides)
+            .map(|(buffer, &stride)| OutputTarget {
+                buffer,
+                offset: first_row * stride,
+                stride,
+            })
+            .collect()
+    };
+    let mut dispatches = Vec::new();
+    if bulk > 0 {
+        dispatches.push(dispatch(
+            ops,
+            op,
+            &groups,
+            &ideal,
+            0,
+            bulk,
+            g_rows,
+            &targets(0),
+            &request.constants,
+            &make_body(&refs),
+        )?);
+    }
+    if bulk < length {
+        let fitted: Vec<u64> = groups
+            .iter()
+            .zip(&ideal)
+            .map(|(g, &u)| {
+                [u, 8, 4]
+                    .into_iter()
+                    .find(|&w| w <= u && (g64 * g.stride) % w == 0 && fits(g, w))
+                    .unwrap_or(4)
+            })
+            .collect();
+        dispatches.push(dispatch(
+            ops,
+            op,
+            &groups,
+            &fitted,
+            bulk,
+            length - bulk,
+            g_rows,
+            &targets(bulk),
+            &request.constants,
+            &make_body(&refs),
+        )?);
+    }
+    built.dispatches = dispatches;
+    Ok(built)
+}
+
+/// One dispatch over rows `first_row..first_row + rows` of the sources, reading each source in
+/// `units[s]` bytes and writing the outputs' ranges in `targets`.
+#[allow(clippy::too_many_arguments)] // One private call site per kind of dispatch.
+fn dispatch(
+    ops: &GpuOps,
+    op: &'static str,
+    groups: &[SourceGroup<'_>],
+    units: &[u64],
+    first_row: u64,
+    rows: u64,
+    g_rows: u32,
+    targets: &[OutputTarget<'_>],
+    constants: &[[u32; 4]],
+    body: &dyn Body,
+) -> Result<Dispatch, OpError> {
+    let device = ops.device();
+    let limits = device.limits();
+    let g64 = u64::from(g_rows);
+    let threads = rows.div_ceil(g64);
+    let overflow = |input: usize| OpError::Overflow { op, input };
+
+    // One binding per (buffer, unit).
+    let align = u64::from(limits.min_storage_buffer_offset_alignment).max(16);
+    let mut bindings: Vec<(BindingDecl, &wgpu::Buffer, u64, u64)> = Vec::new();
+    let mut sources = Vec::with_capacity(groups.len());
+    let mut firsts = Vec::with_capacity(groups.len());
+    for (s, (group, &unit)) in groups.iter().zip(units).enumerate() {
+        let offset = first_row
+            .checked_mul(group.stride)
+            .and_then(|d| d.checked_add(group.offset))
+            .ok_or_else(|| overflow(s))?;
+        let phase = offset % unit;
+        let first = offset - phase;
+        let start = first / align * align;
+        let end = group
+            .end
+            .checked_next_multiple_of(unit)
+            .ok_or_else(|| overflow(s))?
+            .min(group.buffer.size() / unit * unit);
+        let binding = match bindings
+            .iter()
+            .position(|(d, b, _, _)| *b == group.buffer && u64::from(d.unit) == unit)
+        {
+            Some(b) => {
+                bindings[b].2 = bindings[b].2.min(start);
+                bindings[b].3 = bindings[b].3.max(end);
+                b
+            }
+            None => {
+                bindings.push((
+                    BindingDecl {
+                        unit: unit as u32,
+                        read_only: true,
+                    },
+                    group.buffer,
+                    start,
+                    end,
+                ));
+                bindings.len() - 1
+            }
+        };
+        sources.push(SourceDecl {
+            binding,
+            unit: unit as u32,
+            stride: group.stride,
+            phase,
+        });
+        firsts.push(first);
+    }
+    let mut bases = Vec::with_capacity(sources.len());
+    for (s, source) in sources.iter().enumerate() {
+        let (_, _, start, _) = bindings[source.binding];
+        let base = (firsts[s] - start) / u64::from(source.unit);
+        bases.push(u32::try_from(base).map_err(|_| overflow(s))?);
+    }
+    let max_binding = limits.max_storage_buffer_binding_size;
+    for (_, _, start, end) in &bindings {
+        if end - start > max_binding {
+            return Err(OpError::TooLarge {
+                op,
+                what: "storage binding",
+                size: end - start,
+                limit: max_binding,
+            });
+        }
+    }
+
+    let mut outputs = Vec::with_capacity(targets.len());
+    let mut output_ranges = Vec::with_capacity(targets.len());
+    for (o, target) in targets.iter().enumerate() {
+        let chunk = g64 * target.stride;
+        let unit = [16u64, 8, 4]
+            .into_iter()
+            .find(|u| chunk % u == 0)
+            .unwrap_or(4);
+        let size = threads.checked_mul(chunk).ok_or_else(|| overflow(o))?;
+        if size > max_binding {
+            return Err(OpError::TooLarge {
+                op,
+                what: "storage binding",
+                size,
+                limit: max_binding,
+            });
+        }
+        outputs.push(OutputDecl {
+            binding: bindings.len() + o,
+            unit: unit as u32,
+            row_stride: target.stride,
+        });
+        output_ranges.push((target.offset, size));
+    }
+    let storage = (bindings.len() + outputs.len()) as u64;
+    if storage > u64::from(limits.max_storage_buffers_per_shader_stage) {
+        return Err(OpError::TooManyBindings {
+            op,
+            what: "storage buffers per shader stage",
+            needed: storage,
+            limit: u64::from(limits.max_storage_buffers_per_shader_stage),
+        });
+    }
+    if storage + 1 > u64::from(limits.max_bindings_per_bind_group) {
+        return Err(OpError::TooManyBindings {
+            op,
+            what: "bindings per bind group",
+            needed: storage + 1,
+            limit: u64::from(limits.max_bindings_per_bind_group),
+        });
+    }
+
+    // Dispatch shape.
+    let workgroup_size = ops.workgroup_size();
+    let workgroups = threads.div_ceil(u64::from(workgroup_size));
+    let max_dim = limits.max_compute_workgroups_per_dimension;
+    let x = workgroups.min(u64::from(max_dim));
+    let y = workgroups.div_ceil(x.max(1));
+    if y > u64::from(max_dim) || x * y * u64::from(workgroup_size) > u64::from(u32::MAX) {
+        return Err(OpError::DispatchTooLarge {
+            op,
+            workgroups,
+            limit: max_dim,
+        });
+    }
+
+    let layout = KernelLayout {
+        workgroup_size,
+        rows_per_thread: g_rows,
+        bindings: bindings
+            .iter()
+            .map(|(d, _, _, _)| d.clone())
+            .chain(outputs.iter().map(|o| BindingDecl {
+                unit: o.unit,
+                read_only: false,
+            }))
+            .collect(),
+        sources,
+        outputs,
+        constants: constants.len(),
+    };
+    let wgsl: Arc<str> = Arc::from(wgsl_gen::generate(&layout, body));
+    let pipeline = ops.cache().get(device, op, &wgsl)?;
+
+    let mut params = vec![[0u32; 4]; layout.param_len()];
+    // `rows` and `threads` fit in u32: the caller checked the length.
+    params[0] = [rows as u32, threads as u32, 0, 0];
+    for (i, base) in bases.iter().enumerate() {
+        params[1 + i / 4][i % 4] = *base;
+    }
+    for (j, c) in constants.iter().enumerate() {
+        params[layout.constant_base() + j] = *c;
+    }
+    let param_bytes: Vec<u8> = params
+        .iter()
+        .flat_map(|v| v.iter().flat_map(|w| w.to_le_bytes()))
+        .collect();
+
+    let bind_group = device_scope(device, op, || {
+        let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(op),
+            contents: &param_bytes,
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let mut entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: params.as_entire_binding(),
+        }];
+        for (i, (_, buffer, start, end)) in bindings.iter().enumerate() {
+            entries.push(wgpu::BindGroupEntry {
+                binding: i as u32 + 1,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer,
+                    offset: *start,
+                    size: wgpu::BufferSize::new(end - start),
+                }),
+            });
+        }
+        for (o, (target, (offset, size))) in targets.iter().zip(&output_ranges).enumerate() {
+            entries.push(wgpu::BindGroupEntry {
+                binding: (bindings.len() + o) as u32 + 1,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: target.buffer,
+                    offset: *offset,
+                    size: wgpu::BufferSize::new(*size),
+                }),
+            });
+        }
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(op),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        })
+    })?;
+
+    Ok(Dispatch {
+        pipeline,
+        bind_group,
+        workgroups: (x as u32, y as u32),
+        rows_per_thread: g_rows,
+        wgsl,
+    })
+}
+
+/// One operation, ready to record: its pipeline, bindings and workgroup counts, and the output it
+/// writes (allocated, not yet written).
+///
+/// [`run`](Self::run) records and submits it once; [`encode`](Self::encode) records it into a
+/// compute pass of yours, as often as you like (benchmarks, per-frame work), writing the same
+/// output each time.
+pub struct OpPlan<T> {
+    op: &'static str,
+    dispatches: Vec<Dispatch>,
+    bytes_moved: u64,
+    output: T,
+}
+
+impl<T> OpPlan<T> {
+    pub(crate) fn new(op: &'static str, built: Built, output: T) -> OpPlan<T> {
+        OpPlan {
+            op,
+            dispatches: built.dispatches,
+            bytes_moved: built.bytes_moved,
+            output,
+        }
+    }
+
+    /// The operation's name.
+    #[must_use]
+    pub fn op(&self) -> &'static str {
+        self.op
+    }
+
+    /// Records the dispatches into `pass` (none for empty inputs).
+    pub fn encode(&self, pass: &mut wgpu::ComputePass<'_>) {
+        for d in &self.dispatches {
+            pass.set_pipeline(&d.pipeline);
+            pass.set_bind_group(0, &d.bind_group, &[]);
+            pass.dispatch_workgroups(d.workgroups.0, d.workgroups.1, 1);
+        }
+    }
+
+    /// Records, submits and returns the output. The GPU finishes the work in the background;
+    /// reading the output back waits for it.
+    pub fn run(self, ops: &GpuOps) -> T {
+        if !self.dispatches.is_empty() {
+            let mut encoder = ops
+                .device()
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some(self.op),
+                });
+            {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some(self.op),
+                    timestamp_writes: None,
+                });
+                self.encode(&mut pass);
+            }
+            ops.queue().submit([encoder.finish()]);
+        }
+        self.output
+    }
+
+    /// The output the dispatch writes.
+    #[must_use]
+    pub fn output(&self) -> &T {
+        &self.output
+    }
+
+    /// Bytes one run must move at least: every input value read once and every output row
+    /// written once.
+    #[must_use]
+    pub fn bytes_moved(&self) -> u64 {
+        self.bytes_moved
+    }
+
+    /// Workgroups in x and y of the main dispatch (`(0, 0)` for empty inputs).
+    #[must_use]
+    pub fn workgroups(&self) -> (u32, u32) {
+        self.dispatches.first().map_or((0, 0), |d| d.workgroups)
+    }
+
+    /// The number of dispatches: 0 for empty inputs, 2 when the last rows of a source read in
+    /// wide units run as a separate tail, else 1.
+    #[must_use]
+    pub fn dispatches(&self) -> usize {
+        self.dispatches.len()
+    }
+
+    /// Rows each invocation handles (`0` for empty inputs).
+    #[must_use]
+    pub fn rows_per_invocation(&self) -> u32 {
+        self.dispatches.first().map_or(0, |d| d.rows_per_thread)
+    }
+
+    /// The generated WGSL of the main dispatch (`None` for empty inputs).
+    #[must_use]
+    pub fn wgsl(&self) -> Option<&str> {
+        self.dispatches.first().map(|d| &*d.wgsl)
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for OpPlan<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpPlan")
+            .field("op", &self.op)
+            .field("workgroups", &self.workgroups())
+            .field("dispatches", &self.dispatches())
+            .field("rows_per_invocation", &self.rows_per_invocation())
+            .field("bytes_moved", &self.bytes_moved)
+            .field("output", &self.output)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rows_per_thread;
+
+    #[test]
+    fn rows_per_thread_makes_outputs_whole_chunks() {
+        // float32 packed add: 4 rows of 4 bytes.
+        assert_eq!(rows_per_thread(&[4, 4], &[4], None), 4);
+        // uint8 output: 16 rows.
+        assert_eq!(rows_per_thread(&[1, 1], &[1], None), 16);
+        // fround: 8-byte rows.
+        assert_eq!(rows_per_thread(&[8], &[8], None), 2);
+        // Interleave into 32-byte rows from a 12-byte column: widened to 4 rows so the column
+        // reads as whole 16-byte chunks.
+        assert_eq!(rows_per_thread(&[12, 4, 8], &[32], None), 4);
+        // A request never goes below what alignment needs.
+        assert_eq!(rows_per_thread(&[1], &[4], Some(1)), 4);
+        assert_eq!(rows_per_thread(&[4], &[16], Some(8)), 8);
+    }
+}
