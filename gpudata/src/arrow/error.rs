@@ -132,9 +132,7 @@ pub enum ArrowInteropError {
         shader_type: ShaderType,
     },
     /// Nulls in a column whose policy refuses them.
-    #[error(
-        "column `{column}` ({data_type}) has {null_count} null {what}: {reason}"
-    )]
+    #[error("column `{column}` ({data_type}) has {null_count} null {what}: {reason}")]
     Nulls {
         /// The column.
         column: String,
@@ -178,9 +176,7 @@ pub enum ArrowInteropError {
         reason: String,
     },
     /// Bytes read back that do not match the column's metadata.
-    #[error(
-        "column `{column}`: readback of {data_type} needs {expected} bytes, found {found}"
-    )]
+    #[error("column `{column}`: readback of {data_type} needs {expected} bytes, found {found}")]
     ReadbackLength {
         /// The column.
         column: String,
@@ -192,9 +188,7 @@ pub enum ArrowInteropError {
         found: u64,
     },
     /// A column that is larger than the device can hold in one buffer or binding.
-    #[error(
-        "column `{column}` needs {bytes} bytes, beyond the device's {limit} of {max} bytes"
-    )]
+    #[error("column `{column}` needs {bytes} bytes, beyond the device's {limit} of {max} bytes")]
     DeviceLimit {
         /// The column.
         column: String,

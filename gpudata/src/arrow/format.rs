@@ -109,9 +109,10 @@ impl ArrowScalar {
 
     const fn kind(self) -> Kind {
         match self {
-            ArrowScalar::UInt8 | ArrowScalar::UInt16 | ArrowScalar::UInt32 | ArrowScalar::UInt64 => {
-                Kind::Unsigned
-            }
+            ArrowScalar::UInt8
+            | ArrowScalar::UInt16
+            | ArrowScalar::UInt32
+            | ArrowScalar::UInt64 => Kind::Unsigned,
             ArrowScalar::Int8 | ArrowScalar::Int16 | ArrowScalar::Int32 | ArrowScalar::Int64 => {
                 Kind::Signed
             }
@@ -212,12 +213,17 @@ fn unsupported(column: &str, data_type: &ArrowType) -> ArrowInteropError {
 }
 
 /// The primitive and component count of a list element (or a fixed row).
-fn element(column: &str, outer: &ArrowType, element: &ArrowType) -> Result<(ArrowScalar, u32, bool), ArrowInteropError> {
+fn element(
+    column: &str,
+    outer: &ArrowType,
+    element: &ArrowType,
+) -> Result<(ArrowScalar, u32, bool), ArrowInteropError> {
     if let Some(scalar) = ArrowScalar::of(element) {
         return Ok((scalar, 1, false));
     }
     if let ArrowType::FixedSizeList(child, size) = element {
-        let scalar = ArrowScalar::of(child.data_type()).ok_or_else(|| unsupported(column, outer))?;
+        let scalar =
+            ArrowScalar::of(child.data_type()).ok_or_else(|| unsupported(column, outer))?;
         let components = u32::try_from(*size)
             .ok()
             .filter(|n| *n >= 1)
@@ -290,7 +296,10 @@ impl ArrowShape {
 /// three 8/16-bit components), ignoring `unorm8x4-bgra` and `unorm10-10-10-2`.
 fn vertex_format(data_type: DataType, components: u32) -> Option<VertexFormat> {
     VertexFormat::ALL.iter().copied().find(|f| {
-        f.data_type() == data_type && f.components() == components && !f.is_bgra() && !f.is_packed_bits()
+        f.data_type() == data_type
+            && f.components() == components
+            && !f.is_bgra()
+            && !f.is_packed_bits()
     })
 }
 
@@ -427,7 +436,10 @@ pub fn check_format(
     }
     let names: Vec<String> = fits.iter().map(|f| wrap(*f).to_string()).collect();
     Err(mismatch(if names.is_empty() {
-        format!("{wrap_name} storing {components} x {}-byte values, and none exists", scalar.byte_width())
+        format!(
+            "{wrap_name} storing {components} x {}-byte values, and none exists",
+            scalar.byte_width()
+        )
     } else {
         format!("{wrap_name} storing the same bytes: {}", names.join(", "))
     }))
@@ -588,12 +600,13 @@ pub fn resolve_format(
                     return Err(unsupported(column, data_type));
                 }
             };
-            let gpu = scalar
-                .gpu_type()
-                .ok_or_else(|| ArrowInteropError::UnsupportedLogicalType {
-                    column: column.to_owned(),
-                    data_type: scalar.arrow_type(),
-                })?;
+            let gpu =
+                scalar
+                    .gpu_type()
+                    .ok_or_else(|| ArrowInteropError::UnsupportedLogicalType {
+                        column: column.to_owned(),
+                        data_type: scalar.arrow_type(),
+                    })?;
             let format =
                 vertex_format_for_shader(column, gpu, components, shader_type, allow_webgl_only)?;
             Ok(plain(match shape {

@@ -40,7 +40,9 @@ fn check_layout(column: &str, layout: &BufferLayout, width: u64) -> Result<(), A
         return Err(invalid(column, "the buffer layout has no attributes"));
     }
     for attribute in &attributes {
-        let end = attribute.byte_offset.checked_add(attribute.format.byte_length());
+        let end = attribute
+            .byte_offset
+            .checked_add(attribute.format.byte_length());
         if end.is_none_or(|end| end > width) {
             return Err(invalid(
                 column,
@@ -92,12 +94,21 @@ pub fn interleaved_field(
             )
         })?;
     check_layout(name, layout, stride)?;
-    let json = serde_json::to_string(layout)
-        .map_err(|e| invalid(name, format!("the buffer layout cannot be written as JSON: {e}")))?;
-    Ok(Field::new(name, ArrowType::FixedSizeBinary(width), nullable).with_metadata([
-        (EXTENSION_TYPE_NAME_KEY, INTERLEAVED_ROWS_EXTENSION.to_owned()),
-        (EXTENSION_TYPE_METADATA_KEY, json),
-    ]))
+    let json = serde_json::to_string(layout).map_err(|e| {
+        invalid(
+            name,
+            format!("the buffer layout cannot be written as JSON: {e}"),
+        )
+    })?;
+    Ok(
+        Field::new(name, ArrowType::FixedSizeBinary(width), nullable).with_metadata([
+            (
+                EXTENSION_TYPE_NAME_KEY,
+                INTERLEAVED_ROWS_EXTENSION.to_owned(),
+            ),
+            (EXTENSION_TYPE_METADATA_KEY, json),
+        ]),
+    )
 }
 
 /// The buffer layout of an interleaved-rows field, `None` when the field is not tagged with
@@ -109,7 +120,10 @@ pub fn interleaved_field(
 /// rows.
 pub fn interleaved_layout(field: &Field) -> Result<Option<BufferLayout>, ArrowInteropError> {
     let column = field.name();
-    if field.metadata().get(EXTENSION_TYPE_NAME_KEY).map(String::as_str)
+    if field
+        .metadata()
+        .get(EXTENSION_TYPE_NAME_KEY)
+        .map(String::as_str)
         != Some(INTERLEAVED_ROWS_EXTENSION)
     {
         return Ok(None);

@@ -49,8 +49,8 @@ mod source;
 
 pub use error::ArrowInteropError;
 pub use format::{
-    ArrowScalar, ArrowShape, BytesType, FormatChoice, ResolvedFormat, check_format,
-    default_format, resolve_format, vertex_format_for_shader,
+    ArrowScalar, ArrowShape, BytesType, FormatChoice, ResolvedFormat, check_format, default_format,
+    resolve_format, vertex_format_for_shader,
 };
 pub use metadata::{INTERLEAVED_ROWS_EXTENSION, interleaved_field, interleaved_layout};
 pub use nulls::NullPolicy;

@@ -58,10 +58,12 @@ impl ArrowReadback {
     /// key out of range).
     pub fn to_array(&self, bytes: impl Into<Buffer>) -> Result<ArrayRef, ArrowInteropError> {
         let bytes: Buffer = bytes.into();
-        let expected = self.value_byte_length().ok_or_else(|| ArrowInteropError::Overflow {
-            column: self.column.clone(),
-            what: "the readback byte length",
-        })?;
+        let expected = self
+            .value_byte_length()
+            .ok_or_else(|| ArrowInteropError::Overflow {
+                column: self.column.clone(),
+                what: "the readback byte length",
+            })?;
         if bytes.len() as u64 != expected {
             return Err(ArrowInteropError::ReadbackLength {
                 column: self.column.clone(),
@@ -123,9 +125,7 @@ impl ArrowReadback {
                 });
             }
         };
-        built
-            .map(make_array)
-            .map_err(|e| self.arrow_error(e))
+        built.map(make_array).map_err(|e| self.arrow_error(e))
     }
 
     fn fixed(&self, values: Buffer) -> Result<ArrayData, arrow_schema::ArrowError> {
@@ -227,7 +227,9 @@ pub fn compact_rows(
     if row_byte_length > byte_stride || (bytes.len() as u64) < needed {
         return Err(ArrowInteropError::ReadbackLength {
             column: column.to_owned(),
-            data_type: ArrowType::FixedSizeBinary(i32::try_from(row_byte_length).unwrap_or(i32::MAX)),
+            data_type: ArrowType::FixedSizeBinary(
+                i32::try_from(row_byte_length).unwrap_or(i32::MAX),
+            ),
             expected: needed,
             found: bytes.len() as u64,
         });
@@ -242,4 +244,3 @@ pub fn compact_rows(
     }
     Ok(out)
 }
-

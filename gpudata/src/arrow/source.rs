@@ -7,10 +7,10 @@ use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_data::ArrayData;
 use arrow_schema::{DataType as ArrowType, Field};
 
+use super::ArrowInteropError;
 use super::format::{ArrowScalar, ArrowShape, FormatChoice, resolve_format};
 use super::metadata::interleaved_layout;
 use super::nulls::{NullPolicy, refuse, row_validity};
-use super::ArrowInteropError;
 use crate::format::GpuVectorFormat;
 use crate::layout::BufferLayout;
 
@@ -221,7 +221,11 @@ fn slice_values(
     Ok(buffer.slice_with_length(start, len))
 }
 
-fn buffer_at<'d>(column: &str, data: &'d ArrayData, index: usize) -> Result<&'d Buffer, ArrowInteropError> {
+fn buffer_at<'d>(
+    column: &str,
+    data: &'d ArrayData,
+    index: usize,
+) -> Result<&'d Buffer, ArrowInteropError> {
     data.buffers()
         .get(index)
         .ok_or_else(|| ArrowInteropError::OutOfBounds {
@@ -252,21 +256,26 @@ fn rebased_offsets<O>(
     len: usize,
 ) -> Result<(OffsetBuffer<O>, u64), ArrowInteropError>
 where
-    O: bytemuck::Pod + arrow_buffer::ArrowNativeType + Ord + core::ops::Sub<Output = O> + TryInto<u64>,
+    O: bytemuck::Pod
+        + arrow_buffer::ArrowNativeType
+        + Ord
+        + core::ops::Sub<Output = O>
+        + TryInto<u64>,
 {
     let width = size_of::<O>() as u64;
-    let count = (len as u64).checked_add(1).ok_or_else(|| ArrowInteropError::Overflow {
-        column: column.to_owned(),
-        what: "the offset count",
-    })?;
+    let count = (len as u64)
+        .checked_add(1)
+        .ok_or_else(|| ArrowInteropError::Overflow {
+            column: column.to_owned(),
+            what: "the offset count",
+        })?;
     let bytes = slice_values(column, buffer, offset as u64, count, width)?;
-    let offsets: &[O] = bytemuck::try_cast_slice(bytes.as_slice()).map_err(|_| {
-        ArrowInteropError::Arrow {
+    let offsets: &[O] =
+        bytemuck::try_cast_slice(bytes.as_slice()).map_err(|_| ArrowInteropError::Arrow {
             column: column.to_owned(),
             data_type: ArrowType::Int32,
             message: "the offsets buffer is not aligned to its offset type".to_owned(),
-        }
-    })?;
+        })?;
     let first = offsets.first().copied().unwrap_or_else(|| O::usize_as(0));
     let mut rebased = Vec::with_capacity(offsets.len());
     let mut previous = first;
@@ -282,12 +291,14 @@ where
         rebased.push(value - first);
         previous = value;
     }
-    let first_u64 = first.try_into().map_err(|_| ArrowInteropError::OutOfBounds {
-        column: column.to_owned(),
-        what: "negative first offset",
-        found: 0,
-        available: 0,
-    })?;
+    let first_u64 = first
+        .try_into()
+        .map_err(|_| ArrowInteropError::OutOfBounds {
+            column: column.to_owned(),
+            what: "negative first offset",
+            found: 0,
+            available: 0,
+        })?;
     // Non-negative (first ≥ 0 checked above) and monotonic, as OffsetBuffer requires.
     Ok((OffsetBuffer::new(ScalarBuffer::from(rebased)), first_u64))
 }
@@ -366,7 +377,8 @@ impl ArrowColumnSource {
         let element_bytes = resolved.format.element_format().byte_length();
         let (values, value_length) = match shape {
             ArrowShape::Fixed { scalar, components } => {
-                readback.nulls = row_validity(column, data_type, data.nulls(), options.null_policy)?;
+                readback.nulls =
+                    row_validity(column, data_type, data.nulls(), options.null_policy)?;
                 let (values_data, first) = fixed_values(column, data_type, &data, components)?;
                 let count = rows.checked_mul(u64::from(components)).ok_or_else(|| {
                     ArrowInteropError::Overflow {
@@ -384,7 +396,8 @@ impl ArrowColumnSource {
                 (values, rows)
             }
             ArrowShape::Dictionary { key } => {
-                readback.nulls = row_validity(column, data_type, data.nulls(), options.null_policy)?;
+                readback.nulls =
+                    row_validity(column, data_type, data.nulls(), options.null_policy)?;
                 readback.dictionary = Some(make_array(child_at(column, &data)?.clone()));
                 let values = slice_values(
                     column,
@@ -396,13 +409,16 @@ impl ArrowColumnSource {
                 (values, rows)
             }
             ArrowShape::Bytes(_) => {
-                readback.nulls = row_validity(column, data_type, data.nulls(), options.null_policy)?;
+                readback.nulls =
+                    row_validity(column, data_type, data.nulls(), options.null_policy)?;
                 let offsets_buffer = buffer_at(column, &data, 0)?;
                 let (offsets, first) = if matches!(data_type, ArrowType::Utf8 | ArrowType::Binary) {
-                    let (o, first) = rebased_offsets::<i32>(column, offsets_buffer, data.offset(), length)?;
+                    let (o, first) =
+                        rebased_offsets::<i32>(column, offsets_buffer, data.offset(), length)?;
                     (ValueOffsets::Small(o), first)
                 } else {
-                    let (o, first) = rebased_offsets::<i64>(column, offsets_buffer, data.offset(), length)?;
+                    let (o, first) =
+                        rebased_offsets::<i64>(column, offsets_buffer, data.offset(), length)?;
                     (ValueOffsets::Large(o), first)
                 };
                 let count = offsets.last();
@@ -421,7 +437,7 @@ impl ArrowColumnSource {
                     data_type,
                     data.nulls(),
                     "rows",
-                    "gpu vectors do not support nullable list data",
+                    "gpu vectors do not support nullable data",
                 )?;
                 let child = child_at(column, &data)?;
                 refuse(
@@ -432,10 +448,20 @@ impl ArrowColumnSource {
                     "gpu vectors do not support nullable nested list data",
                 )?;
                 let (offsets, first) = if large {
-                    let (o, first) = rebased_offsets::<i64>(column, buffer_at(column, &data, 0)?, data.offset(), length)?;
+                    let (o, first) = rebased_offsets::<i64>(
+                        column,
+                        buffer_at(column, &data, 0)?,
+                        data.offset(),
+                        length,
+                    )?;
                     (ValueOffsets::Large(o), first)
                 } else {
-                    let (o, first) = rebased_offsets::<i32>(column, buffer_at(column, &data, 0)?, data.offset(), length)?;
+                    let (o, first) = rebased_offsets::<i32>(
+                        column,
+                        buffer_at(column, &data, 0)?,
+                        data.offset(),
+                        length,
+                    )?;
                     (ValueOffsets::Small(o), first)
                 };
                 let elements = offsets.last();
@@ -443,7 +469,9 @@ impl ArrowColumnSource {
                     column: column.to_owned(),
                     what: "the list element range",
                 };
-                let child_first = first.checked_add(child.offset() as u64).ok_or_else(overflow)?;
+                let child_first = first
+                    .checked_add(child.offset() as u64)
+                    .ok_or_else(overflow)?;
                 let (values_data, first_value) = if fixed_size_elements {
                     let grandchild = child_at(column, child)?;
                     refuse(
@@ -461,7 +489,9 @@ impl ArrowColumnSource {
                 } else {
                     (child, child_first)
                 };
-                let count = elements.checked_mul(u64::from(components)).ok_or_else(overflow)?;
+                let count = elements
+                    .checked_mul(u64::from(components))
+                    .ok_or_else(overflow)?;
                 let values = slice_values(
                     column,
                     buffer_at(column, values_data, 0)?,

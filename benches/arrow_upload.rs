@@ -1,0 +1,3 @@
+//! Arrow upload benchmark (being written).
+
+fn main() {}

@@ -1,0 +1,3 @@
+//! Arrow IPC round trip through the GPU (being written).
+
+fn main() {}

@@ -1,0 +1,1 @@
+//! Arrow adapter tests (being written).
