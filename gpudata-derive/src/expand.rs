@@ -179,7 +179,9 @@ fn expand(input: &Input<'_>) -> TokenStream {
         let (first, _) = span_range(ty);
         quote_spanned!(first=> ::core::mem::size_of::<#ty>())
     });
-    let requested = gpu.iter().map(|f| option_tokens(f.attrs.format.as_ref().map(ToTokens::to_token_stream)));
+    let requested = gpu
+        .iter()
+        .map(|f| option_tokens(f.attrs.format.as_ref().map(ToTokens::to_token_stream)));
     let formats = gpu.iter().map(|f| {
         let ty = f.ty;
         let (first, _) = span_range(ty);
@@ -190,10 +192,19 @@ fn expand(input: &Input<'_>) -> TokenStream {
         }
     });
     let declared_offsets = gpu.iter().map(|f| {
-        option_tokens(f.attrs.offset.as_ref().map(|(n, _)| Literal::u64_suffixed(*n).into_token_stream()))
+        option_tokens(
+            f.attrs
+                .offset
+                .as_ref()
+                .map(|(n, _)| Literal::u64_suffixed(*n).into_token_stream()),
+        )
     });
     let declared_stride = option_tokens(
-        input.attrs.stride.as_ref().map(|(n, _)| Literal::u64_suffixed(*n).into_token_stream()),
+        input
+            .attrs
+            .stride
+            .as_ref()
+            .map(|(n, _)| Literal::u64_suffixed(*n).into_token_stream()),
     );
 
     // One check per field, reporting at the token the problem is about.
@@ -201,7 +212,11 @@ fn expand(input: &Input<'_>) -> TokenStream {
     let field_checks = gpu.iter().zip(&indices).map(|(f, k)| {
         let ty_range = span_range(f.ty);
         let format_range = f.attrs.format.as_ref().map_or(ty_range, span_range);
-        let offset_range = f.attrs.offset.as_ref().map_or_else(|| span_range(f.ident), |(_, lit)| span_range(lit));
+        let offset_range = f
+            .attrs
+            .offset
+            .as_ref()
+            .map_or_else(|| span_range(f.ident), |(_, lit)| span_range(lit));
         let at_format = panic_at(&msg, format_range);
         let at_type = panic_at(&msg, ty_range);
         let at_offset = panic_at(&msg, offset_range);
@@ -233,16 +248,14 @@ fn expand(input: &Input<'_>) -> TokenStream {
 
     let where_clause = where_clause(input, &p);
     let pad_members = input.fields.iter().filter(|f| !f.is_gpu()).map(|f| f.ident);
-    let pad_types = input.fields.iter().filter(|f| !f.is_gpu()).map(|f| f.ty);
+    let pad_values = input.fields.iter().filter(|f| !f.is_gpu()).map(|f| {
+        let ty = f.ty;
+        let (first, _) = span_range(ty);
+        quote_spanned!(first=> #p::zeroed::<#ty>())
+    });
     let dst = format_ident!("__gpudata_dst");
     let src = format_ident!("__gpudata_src");
     let row = format_ident!("__gpudata_row");
-    let padding_asserts = input.fields.iter().filter(|f| !f.is_gpu()).map(|f| {
-        let ty = f.ty;
-        let (first, _) = span_range(ty);
-        quote_spanned!(first=> #p::assert_padding::<#ty>();)
-    });
-
     let module = input.fields_mod();
     let marker_impls = gpu.iter().zip(&indices).zip(&names).map(|((f, k), name)| {
         let ty = f.ty;
@@ -297,9 +310,6 @@ fn expand(input: &Input<'_>) -> TokenStream {
             #(#field_checks)*
             #stride_check
             #host
-            const _: fn() = || {
-                #(#padding_asserts)*
-            };
 
             #[automatically_derived]
             unsafe impl #p::GpuStruct for #ident #where_clause {
@@ -309,6 +319,7 @@ fn expand(input: &Input<'_>) -> TokenStream {
                 const ATTRIBUTES: &'static [#p::wgpu::VertexAttribute] =
                     #p::attributes_prefix(&__ATTRIBUTE_ARRAY, __ATTRIBUTES.1);
                 const HOST_LAYOUT_MATCHES: ::core::primitive::bool = #host_matches;
+                const SHAPE: #p::RowShape = __LAYOUT.shape;
 
                 #[inline]
                 fn encode_row(&self, #dst: &mut [::core::primitive::u8]) {
@@ -322,7 +333,7 @@ fn expand(input: &Input<'_>) -> TokenStream {
                     let #src = #p::row_ref::<__ROW>(#src);
                     #ident {
                         #(#members: #p::read_field::<__ROW, #types>(#src, __OFFSETS[#indices]),)*
-                        #(#pad_members: #p::zeroed::<#pad_types>(),)*
+                        #(#pad_members: #pad_values,)*
                     }
                 }
             }
@@ -332,16 +343,14 @@ fn expand(input: &Input<'_>) -> TokenStream {
     }
 }
 
-/// `where` bounds that hold exactly when every field type qualifies. The `for<'_>` binder keeps
-/// an unsatisfied bound from being an error here: a field type that is not a `GpuField` is
-/// reported once, at the field, by the `FORMAT` lookup.
+/// `where` bounds that hold exactly when every gpu field type is a `GpuField`. The `for<'_>`
+/// binder keeps an unsatisfied bound from being an error here: a field type that is not a
+/// `GpuField` is reported once, at the field, by the `FORMAT` lookup.
 fn where_clause(input: &Input<'_>, p: &TokenStream) -> TokenStream {
     let gpu_types = input.gpu_fields().map(|f| f.ty);
-    let pad_types = input.fields.iter().filter(|f| !f.is_gpu()).map(|f| f.ty);
     quote! {
         where
             #(for<'__gpudata> #gpu_types: #p::GpuField,)*
-            #(for<'__gpudata> #pad_types: #p::bytemuck::Pod,)*
     }
 }
 

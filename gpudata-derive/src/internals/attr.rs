@@ -187,8 +187,9 @@ impl Container {
                         });
                     fields_mod.set(&meta.path, value);
                 } else if meta.path == ZERO_COPY {
-                    flag(cx, &meta, ZERO_COPY)?;
-                    zero_copy.set(&meta.path, meta.path.clone());
+                    if flag(cx, &meta, ZERO_COPY)? {
+                        zero_copy.set(&meta.path, meta.path.clone());
+                    }
                 } else {
                     unknown_key(cx, &meta, "struct", STRUCT_KEYS)?;
                 }
@@ -238,8 +239,9 @@ impl FieldAttrs {
                     let value = int_value::<u64>(cx, &meta, OFFSET, "offset = 16")?;
                     offset.set(&meta.path, value);
                 } else if meta.path == PADDING {
-                    flag(cx, &meta, PADDING)?;
-                    padding.set(&meta.path, meta.path.clone());
+                    if flag(cx, &meta, PADDING)? {
+                        padding.set(&meta.path, meta.path.clone());
+                    }
                 } else {
                     unknown_key(cx, &meta, "field", FIELD_KEYS)?;
                 }
@@ -300,7 +302,12 @@ fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
 }
 
 /// The expression after `key =`, or `None` (reported) when the key has no value.
-fn value(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: Symbol, example: &str) -> syn::Result<Option<Expr>> {
+fn value(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    key: Symbol,
+    example: &str,
+) -> syn::Result<Option<Expr>> {
     if meta.input.peek(Token![=]) {
         meta.input.parse::<Token![=]>()?;
         return Ok(Some(meta.input.parse::<Expr>()?));
@@ -371,20 +378,27 @@ where
     }))
 }
 
-/// A key without a value; a value given anyway is reported and skipped.
-fn flag(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: Symbol) -> syn::Result<()> {
+/// A key without a value: `true` when well formed; a value given anyway is reported and skipped
+/// (and the flag left unset, so the mistake does not cascade).
+fn flag(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: Symbol) -> syn::Result<bool> {
     if meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren) {
         cx.error_spanned_by(
             &meta.path,
             format_args!("`{key}` takes no value; write `#[gpu({key})]`"),
         );
         skip_value(meta)?;
+        return Ok(false);
     }
-    Ok(())
+    Ok(true)
 }
 
 /// Reports an unknown key and skips its value.
-fn unknown_key(cx: &Ctxt, meta: &ParseNestedMeta<'_>, level: &str, expected: &str) -> syn::Result<()> {
+fn unknown_key(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    level: &str,
+    expected: &str,
+) -> syn::Result<()> {
     let path = meta.path.to_token_stream().to_string().replace(' ', "");
     cx.error_spanned_by(
         &meta.path,

@@ -66,7 +66,10 @@ fn check_names(cx: &Ctxt, input: &Input<'_>) {
             None => field.ident.to_token_stream(),
         };
         if name.is_empty() {
-            cx.error_spanned_by(at, "gpu field names cannot be empty; write a name such as `name = \"a_position\"`");
+            cx.error_spanned_by(
+                at,
+                "gpu field names cannot be empty; write a name such as `name = \"a_position\"`",
+            );
             continue;
         }
         if let Some(first) = seen.get(&name) {

@@ -46,7 +46,12 @@ mod tests {
     #[test]
     fn glam_vectors_are_as_long_as_their_formats() {
         fn check<T: GpuField>() {
-            assert_eq!(size_of::<T>() as u64, T::FORMAT.byte_length(), "{}", T::FORMAT);
+            assert_eq!(
+                size_of::<T>() as u64,
+                T::FORMAT.byte_length(),
+                "{}",
+                T::FORMAT
+            );
         }
         check::<glam::Vec2>();
         check::<glam::Vec3>();

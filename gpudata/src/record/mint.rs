@@ -42,7 +42,12 @@ mod tests {
 
     #[test]
     fn newtypes_round_trip_through_mint() {
-        let v = mint::Vector4 { x: 1u8, y: 2, z: 3, w: 4 };
+        let v = mint::Vector4 {
+            x: 1u8,
+            y: 2,
+            z: 3,
+            w: 4,
+        };
         let n = Unorm8x4::from(v);
         assert_eq!(n.0, [1, 2, 3, 4]);
         assert_eq!(mint::Vector4::<u8>::from(n), v);

@@ -30,7 +30,7 @@ pub use newtypes::{
 pub use rows::{RowBytesError, decode_rows, encode_rows, encode_rows_to_vec, rows_as_bytes};
 
 use crate::format::VertexFormat;
-use crate::layout::{GpuDataStructField, GpuDataStructFormat, StepMode};
+use crate::layout::{GpuDataStructField, GpuDataStructFormat, RowShape, StepMode};
 
 /// A Rust type stored as one fixed-width GPU value of [`FORMAT`](Self::FORMAT).
 ///
@@ -88,6 +88,15 @@ pub unsafe trait GpuStruct: Copy + 'static {
     const ATTRIBUTES: &'static [wgpu::VertexAttribute];
     /// Whether `&[Self]`'s bytes are the GPU rows, so uploads are one memcpy.
     const HOST_LAYOUT_MATCHES: bool;
+    /// The row totals of [`FORMAT`](Self::FORMAT), usable where `FORMAT` itself is not (a
+    /// `GpuDataStructFormat` cannot be dropped in a `const` context):
+    /// `const STRIDE: u64 = Vertex::SHAPE.byte_stride;`.
+    const SHAPE: RowShape = {
+        let format = Self::FORMAT;
+        let shape = format.shape();
+        core::mem::forget(format);
+        shape
+    };
 
     /// Writes one row's GPU bytes into `dst`, zeroing padding.
     ///
@@ -155,6 +164,6 @@ pub trait GpuFieldMarker: 'static {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a field marker of `{S}`",
     label = "this marker names a field of another struct",
-    note = "use a marker from the module `#[derive(GpuStruct)]` generated for `{S}` (for `struct Particle`, markers such as `particle_fields::Position`)"
+    note = "the markers of `{S}` are in the module `#[derive(GpuStruct)]` generated next to it, named after it in snake case plus `_fields` (`struct Particle` → `particle_fields::Position`)"
 )]
 pub trait GpuFieldOf<S: GpuStruct>: GpuFieldMarker<Struct = S> {}

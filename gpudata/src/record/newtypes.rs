@@ -326,14 +326,25 @@ mod tests {
         let v = Unorm10_10_10_2::from_bits([1, 2, 3, 1]);
         assert_eq!(v.0, 1 | (2 << 10) | (3 << 20) | (1 << 30));
         assert_eq!(v.to_bits(), [1, 2, 3, 1]);
-        assert_eq!(Unorm10_10_10_2::pack([2.0, -1.0, 1.0, 0.5]).to_bits(), [1023, 0, 1023, 2]);
-        assert_eq!(Unorm10_10_10_2::from_bits([1023, 1023, 1023, 3]).unpack(), [1.0; 4]);
+        assert_eq!(
+            Unorm10_10_10_2::pack([2.0, -1.0, 1.0, 0.5]).to_bits(),
+            [1023, 0, 1023, 2]
+        );
+        assert_eq!(
+            Unorm10_10_10_2::from_bits([1023, 1023, 1023, 3]).unpack(),
+            [1.0; 4]
+        );
     }
 
     #[test]
     fn sizes_equal_format_lengths() {
         fn check<T: GpuField>() {
-            assert_eq!(size_of::<T>() as u64, T::FORMAT.byte_length(), "{}", T::FORMAT);
+            assert_eq!(
+                size_of::<T>() as u64,
+                T::FORMAT.byte_length(),
+                "{}",
+                T::FORMAT
+            );
         }
         check::<Unorm8>();
         check::<Snorm8>();

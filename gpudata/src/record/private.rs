@@ -322,7 +322,10 @@ impl<const N: usize> Facts<N> {
     /// The vertex attributes, locations counted from `base_location`; empty when a field has no
     /// wgpu vertex format (a `-webgl` format in a wgsl-storage struct).
     #[must_use]
-    pub const fn vertex_attributes(&self, base_location: u32) -> ([wgpu::VertexAttribute; N], usize) {
+    pub const fn vertex_attributes(
+        &self,
+        base_location: u32,
+    ) -> ([wgpu::VertexAttribute; N], usize) {
         let layout = self.layout_or_zero();
         let mut out = [wgpu::VertexAttribute {
             format: wgpu::VertexFormat::Float32,
@@ -487,8 +490,16 @@ pub const fn zero_copy_problem_at(problem: &Option<(usize, Msg)>, j: usize) -> O
 pub const FALLBACK_FORMAT: GpuDataStructFormat =
     GpuDataStructFormat::from_static(StructLayout::WgslStorage, &[], EMPTY_SHAPE);
 
-/// Requires a `#[gpu(padding)]` field type to be plain data.
-pub const fn assert_padding<T: bytemuck::Pod>() {}
+/// A type a host-only `#[gpu(padding)]` field may have: plain data, so the struct's bytes stay
+/// initialized and the field can decode as zeros.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a `#[gpu(padding)]` field",
+    label = "not plain data",
+    note = "padding fields must be `bytemuck::Pod` (every byte initialized, any bit pattern valid), such as `[u8; N]` or `u32`"
+)]
+pub trait PaddingField: bytemuck::Pod {}
+
+impl<T: bytemuck::Pod> PaddingField for T {}
 
 /// `dst` as one row of `N` bytes.
 ///
@@ -541,7 +552,7 @@ pub fn read_field<const N: usize, T: GpuField>(src: &[u8; N], offset: usize) -> 
 /// An all-zero value for a host-only `#[gpu(padding)]` field.
 #[inline(always)]
 #[must_use]
-pub fn zeroed<T: bytemuck::Pod>() -> T {
+pub fn zeroed<T: PaddingField>() -> T {
     bytemuck::Zeroable::zeroed()
 }
 
@@ -551,7 +562,13 @@ mod tests {
 
     #[test]
     fn messages_format_numbers_and_text() {
-        let m = Msg::new().str("a ").num(0).str(" b ").num(1234).str(" ").num(u64::MAX);
+        let m = Msg::new()
+            .str("a ")
+            .num(0)
+            .str(" b ")
+            .num(1234)
+            .str(" ")
+            .num(u64::MAX);
         assert_eq!(m.as_str(), "a 0 b 1234 18446744073709551615");
     }
 
@@ -573,7 +590,10 @@ mod tests {
         ];
         let (at, msg) = zero_copy_problem(&fields, 16, 32).unwrap();
         assert_eq!(at, 1);
-        assert!(msg.as_str().contains("add `#[gpu(padding)] _pad: [u8; 12]` before `b`"));
+        assert!(
+            msg.as_str()
+                .contains("add `#[gpu(padding)] _pad: [u8; 12]` before `b`")
+        );
         let fixed = [
             fields[0],
             HostField {
@@ -591,7 +611,11 @@ mod tests {
         ];
         let (at, msg) = zero_copy_problem(&fixed, 28, 32).unwrap();
         assert_eq!(at, 3);
-        assert!(msg.as_str().contains("[u8; 4]` after the last field"), "{}", msg.as_str());
+        assert!(
+            msg.as_str().contains("[u8; 4]` after the last field"),
+            "{}",
+            msg.as_str()
+        );
         assert!(zero_copy_problem(&fixed, 28, 28).is_none());
     }
 }

@@ -1,0 +1,11 @@
+use gpudata::GpuStruct;
+
+#[derive(Clone, Copy, GpuStruct)]
+#[repr(C)]
+#[gpu(zero_copy)]
+struct Light {
+    intensity: f32,
+    position: [f32; 3],
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use gpudata::GpuStruct;
+
+#[derive(Clone, Copy, GpuStruct)]
+enum Shape {
+    Circle,
+    Square,
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use gpudata::GpuStruct;
+
+#[derive(Clone, Copy, GpuStruct)]
+struct Nothing;
+
+fn main() {}
