@@ -328,9 +328,7 @@ pub enum DataError {
         target_size: u64,
     },
     /// Rows written or read past the end of the data.
-    #[error(
-        "rows {row_offset}..{row_offset}+{rows} are outside the gpu data's {length} rows"
-    )]
+    #[error("rows {row_offset}..{row_offset}+{rows} are outside the gpu data's {length} rows")]
     RowsOutOfRange {
         /// First row.
         row_offset: u64,

@@ -87,11 +87,17 @@ impl GpuData {
     /// cannot fetch; [`GpuError::VertexOffset`] for an offset that is not a multiple of 4;
     /// [`GpuError::EmptyBinding`] for data without rows (wgpu cannot bind an empty range).
     pub fn vertex_buffer_slice(&self, gpu: &Gpu) -> Result<wgpu::BufferSlice<'_>, GpuError> {
-        require_usage(self.buffer(), wgpu::BufferUsages::VERTEX, "bind a vertex buffer")?;
+        require_usage(
+            self.buffer(),
+            wgpu::BufferUsages::VERTEX,
+            "bind a vertex buffer",
+        )?;
         check_vertex_stride(gpu, self.byte_stride())?;
         let offset = self.byte_offset();
         if !offset.is_multiple_of(VERTEX_OFFSET_ALIGNMENT) {
-            return Err(GpuError::VertexDataOffset { byte_offset: offset });
+            return Err(GpuError::VertexDataOffset {
+                byte_offset: offset,
+            });
         }
         if self.byte_length() == 0 {
             return Err(GpuError::EmptyBinding {
@@ -113,7 +119,11 @@ impl GpuData {
     /// buffer; [`GpuError::StorageBindingSize`] for an empty binding, one that is not a whole
     /// number of words, or one larger than the device binds.
     pub fn storage_binding(&self, gpu: &Gpu) -> Result<wgpu::BufferBinding<'_>, GpuError> {
-        require_usage(self.buffer(), wgpu::BufferUsages::STORAGE, "bind a storage buffer")?;
+        require_usage(
+            self.buffer(),
+            wgpu::BufferUsages::STORAGE,
+            "bind a storage buffer",
+        )?;
         let limits = gpu.limits();
         let alignment = limits.min_storage_buffer_offset_alignment;
         let offset = self.byte_offset();
@@ -174,12 +184,9 @@ impl<'a> GpuDataView<'a> {
     ) -> Result<VertexBinding<'a>, GpuError> {
         let buffer = self.buffer();
         require_usage(buffer, wgpu::BufferUsages::VERTEX, "bind a vertex buffer")?;
-        let format = self
-            .format()
-            .to_wgpu()
-            .ok_or(GpuError::VertexFormat {
-                format: self.format(),
-            })?;
+        let format = self.format().to_wgpu().ok_or(GpuError::VertexFormat {
+            format: self.format(),
+        })?;
         check_vertex_stride(gpu, self.byte_stride())?;
         let rebase = self.byte_offset() % VERTEX_OFFSET_ALIGNMENT;
         if rebase + self.element_byte_length() > self.byte_stride() {

@@ -178,9 +178,8 @@ fn push_float(format: VertexFormat, v: &[u8], out: &mut Vec<f32>) {
         DataType::Unorm16 => {
             out.extend((0..v.len() / 2).map(|i| f32::from(u16_at(v, i)) / 65535.0));
         }
-        DataType::Snorm16 => out.extend(
-            (0..v.len() / 2).map(|i| (f32::from(u16_at(v, i) as i16) / 32767.0).max(-1.0)),
-        ),
+        DataType::Snorm16 => out
+            .extend((0..v.len() / 2).map(|i| (f32::from(u16_at(v, i) as i16) / 32767.0).max(-1.0))),
         // Integer formats are decoded by `push_unsigned` / `push_signed`.
         DataType::Uint8
         | DataType::Sint8
@@ -225,10 +224,16 @@ mod tests {
     #[test]
     fn normalized_and_packed_formats_decode_like_vertex_fetch() {
         let v = decode_values(VertexFormat::Unorm8x4Bgra, &[10, 20, 30, 255], 1, 4).unwrap();
-        assert_eq!(v, HostValues::F32(vec![30.0 / 255.0, 20.0 / 255.0, 10.0 / 255.0, 1.0]));
+        assert_eq!(
+            v,
+            HostValues::F32(vec![30.0 / 255.0, 20.0 / 255.0, 10.0 / 255.0, 1.0])
+        );
         let word: u32 = 1023 | (512 << 10) | (1 << 30);
         let v = decode_values(VertexFormat::Unorm10_10_10_2, &word.to_le_bytes(), 1, 4).unwrap();
-        assert_eq!(v, HostValues::F32(vec![1.0, 512.0 / 1023.0, 0.0, 1.0 / 3.0]));
+        assert_eq!(
+            v,
+            HostValues::F32(vec![1.0, 512.0 / 1023.0, 0.0, 1.0 / 3.0])
+        );
         let v = decode_values(VertexFormat::Snorm8x2, &[0x80, 0x7f], 1, 2).unwrap();
         assert_eq!(v, HostValues::F32(vec![-1.0, 1.0]));
         let v = decode_values(VertexFormat::Snorm16, &(-32767i16).to_le_bytes(), 1, 2).unwrap();
@@ -244,7 +249,11 @@ mod tests {
         assert_eq!(v, HostValues::U32(vec![1, 2]));
         assert!(matches!(
             decode_values(VertexFormat::Uint32, &bytes, 3, 6),
-            Err(DataError::ShortBytes { needed: 16, found: 12, .. })
+            Err(DataError::ShortBytes {
+                needed: 16,
+                found: 12,
+                ..
+            })
         ));
     }
 

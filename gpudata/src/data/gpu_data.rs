@@ -203,7 +203,10 @@ impl GpuDataDescriptor {
             .or(format_row)
             .or(self.byte_stride)
             .unwrap_or(stride);
-        let byte_stride = self.byte_stride.or(format_stride).unwrap_or(row_byte_length);
+        let byte_stride = self
+            .byte_stride
+            .or(format_stride)
+            .unwrap_or(row_byte_length);
 
         match &self.format {
             Some(GpuDataFormat::Struct(s)) => {
@@ -246,7 +249,11 @@ impl GpuDataDescriptor {
         };
         if fixed_rows && value_length != self.length {
             return Err(DataError::ValueLengthMismatch {
-                format: self.format.as_ref().map(ToString::to_string).unwrap_or_default(),
+                format: self
+                    .format
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default(),
                 length: self.length,
                 value_length,
             });
@@ -267,7 +274,10 @@ impl GpuDataDescriptor {
             value_byte_length: row_byte_length,
         };
         let byte_length = metrics.checked_byte_length().ok_or_else(overflow)?;
-        let byte_end = self.byte_offset.checked_add(byte_length).ok_or_else(overflow)?;
+        let byte_end = self
+            .byte_offset
+            .checked_add(byte_length)
+            .ok_or_else(overflow)?;
         if byte_end > buffer_size {
             return Err(DataError::OutOfBuffer {
                 what: "gpu data",
@@ -480,7 +490,9 @@ impl GpuData {
     #[must_use]
     pub fn as_view(&self) -> Option<GpuDataView<'_>> {
         match self.format.as_ref()? {
-            GpuDataFormat::Vector(GpuVectorFormat::Fixed(format)) => Some(self.child_view(*format, 0)),
+            GpuDataFormat::Vector(GpuVectorFormat::Fixed(format)) => {
+                Some(self.child_view(*format, 0))
+            }
             _ => None,
         }
     }

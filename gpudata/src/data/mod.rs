@@ -8,8 +8,8 @@
 //! no arithmetic overflows).
 
 mod binding;
-mod gpu_data;
 mod decode;
+mod gpu_data;
 mod ownership;
 mod readback;
 mod typed;
@@ -17,8 +17,8 @@ mod upload;
 mod view;
 
 pub use binding::VertexBinding;
-pub use gpu_data::{GpuData, GpuDataDescriptor, GpuDataFormat, ReadbackMetadata, RowMetrics};
 pub use decode::{HostValues, decode_values};
+pub use gpu_data::{GpuData, GpuDataDescriptor, GpuDataFormat, ReadbackMetadata, RowMetrics};
 pub use ownership::BufferHandle;
 pub use typed::{TypedGpuData, TypedGpuDataView};
 pub use upload::{DEFAULT_USAGE, STAGING_CHUNK_BYTES};

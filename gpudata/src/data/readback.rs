@@ -282,7 +282,10 @@ impl GpuData {
         rows: u64,
         mode: WaitMode,
     ) -> Result<Vec<u8>, GpuError> {
-        if first.checked_add(rows).is_none_or(|end| end > self.value_length()) {
+        if first
+            .checked_add(rows)
+            .is_none_or(|end| end > self.value_length())
+        {
             return Err(DataError::RowsOutOfRange {
                 row_offset: first,
                 rows,
@@ -298,7 +301,8 @@ impl GpuData {
         // Inside the checked range of the data.
         let offset = self.byte_offset() + first * stride;
         let span = (rows - 1) * stride + row_len;
-        let bytes = read_range(gpu, self.buffer(), offset, span, "read back gpu data", mode).await?;
+        let bytes =
+            read_range(gpu, self.buffer(), offset, span, "read back gpu data", mode).await?;
         if stride == row_len {
             return Ok(bytes);
         }

@@ -141,7 +141,14 @@ impl<T: GpuStruct> TypedGpuData<T> {
                 index: M::INDEX,
                 found: fields.get(M::INDEX).map_or_else(
                     || format!("missing ({} fields)", fields.len()),
-                    |f| format!("`{}` of format {} at byte {}", f.name(), f.format(), f.byte_offset()),
+                    |f| {
+                        format!(
+                            "`{}` of format {} at byte {}",
+                            f.name(),
+                            f.format(),
+                            f.byte_offset()
+                        )
+                    },
                 ),
             });
         }
@@ -258,11 +265,7 @@ impl<'a, V: GpuField> TypedGpuDataView<'a, V> {
                     size_of::<V>(),
                     std::any::type_name::<V>()
                 ),
-                found: format!(
-                    "{} ({} bytes)",
-                    view.format(),
-                    view.element_byte_length()
-                ),
+                found: format!("{} ({} bytes)", view.format(), view.element_byte_length()),
             });
         }
         Ok(TypedGpuDataView {

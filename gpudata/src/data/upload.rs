@@ -116,7 +116,10 @@ impl<'g> Stager<'g> {
         let Some(size) = wgpu::BufferSize::new(len) else {
             return Ok(());
         };
-        if offset.checked_add(len).is_none_or(|end| end > buffer.size()) {
+        if offset
+            .checked_add(len)
+            .is_none_or(|end| end > buffer.size())
+        {
             return Err(unaligned);
         }
         let mut view = self
@@ -403,7 +406,12 @@ pub(super) async fn upload_rows<T: GpuStruct>(
             byte_stride: stride,
             value_byte_length: T::FORMAT.row_byte_length(),
         })?;
-    let buffer = create_buffer(gpu, size, usage | wgpu::BufferUsages::COPY_DST, "gpudata rows")?;
+    let buffer = create_buffer(
+        gpu,
+        size,
+        usage | wgpu::BufferUsages::COPY_DST,
+        "gpudata rows",
+    )?;
     let data = GpuData::new(BufferHandle::Owned(buffer), descriptor)?;
     write_rows_into(gpu, &data, 0, rows, mode).await?;
     Ok(data)
