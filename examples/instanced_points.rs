@@ -67,7 +67,8 @@ fn points() -> Vec<Point> {
                 radius * angle.sin() - wobble * 0.04,
             ];
             let warm = 1.0 - t;
-            let color = Unorm8x4::from_f32([0.35 + 0.65 * warm, 0.45 + 0.3 * t, 0.55 + 0.45 * t, 0.55]);
+            let color =
+                Unorm8x4::from_f32([0.35 + 0.65 * warm, 0.45 + 0.3 * t, 0.55 + 0.45 * t, 0.55]);
             let size = f16::from_f32(0.002 + 0.006 * (1.0 - t) * (0.5 + wobble.abs()));
             Point {
                 position,

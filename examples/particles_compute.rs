@@ -167,12 +167,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rows = particles.read_rows(&gpu)?;
     let ages: Vec<f32> = rows.iter().map(|p| p.age).collect();
     let expected_age = STEPS as f32 / 60.0;
-    assert!(ages.iter().all(|a| (a - expected_age).abs() < 1e-3), "ages {ages:?}");
+    assert!(
+        ages.iter().all(|a| (a - expected_age).abs() < 1e-3),
+        "ages {ages:?}"
+    );
     println!(
         "advanced {COUNT} particles {STEPS} steps (age {:.3} s each); first: {:?}",
         ages[0], rows[0]
     );
-    let positions = particles.get_child::<particle_fields::Position>().read(&gpu)?;
+    let positions = particles
+        .get_child::<particle_fields::Position>()
+        .read(&gpu)?;
     println!("positions via a child view: {:?} …", &positions[..3]);
     println!("wrote particles_compute.png");
     Ok(())

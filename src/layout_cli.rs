@@ -41,9 +41,9 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String
                 } else if arg.starts_with("--") {
                     return Err(format!("unknown option `{arg}`\n{USAGE}"));
                 } else {
-                    let (name, format) = arg.split_once(':').ok_or_else(|| {
-                        format!("expected NAME:FORMAT, found `{arg}`\n{USAGE}")
-                    })?;
+                    let (name, format) = arg
+                        .split_once(':')
+                        .ok_or_else(|| format!("expected NAME:FORMAT, found `{arg}`\n{USAGE}"))?;
                     parsed.fields.push((name.to_owned(), format.to_owned()));
                 }
             }

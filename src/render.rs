@@ -128,7 +128,12 @@ impl Offscreen {
 ///
 /// # Errors
 /// When the file cannot be created or encoded.
-pub fn write_png(path: impl AsRef<Path>, width: u32, height: u32, rgba: &[u8]) -> Result<(), String> {
+pub fn write_png(
+    path: impl AsRef<Path>,
+    width: u32,
+    height: u32,
+    rgba: &[u8],
+) -> Result<(), String> {
     let file = std::fs::File::create(path.as_ref())
         .map_err(|e| format!("cannot create {}: {e}", path.as_ref().display()))?;
     let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), width, height);
