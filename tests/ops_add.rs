@@ -81,7 +81,10 @@ fn check(ops: &GpuOps, op: ArithmeticOp, pairs: &[&Pair], constants: &[Constant]
         "{op} {formats:?} + {} constants, {} rows, layouts {:?}",
         constants.len(),
         column.length(),
-        pairs.iter().map(|p| (p.offset, p.stride)).collect::<Vec<_>>()
+        pairs
+            .iter()
+            .map(|p| (p.offset, p.stride))
+            .collect::<Vec<_>>()
     );
     if expected.format().data_type() == DataType::Float32 && !exact_expected(op, &formats) {
         assert_f32_close(&found, expected.bytes(), 2e-6, &what);
@@ -93,7 +96,10 @@ fn check(ops: &GpuOps, op: ArithmeticOp, pairs: &[&Pair], constants: &[Constant]
 #[test]
 fn spec_vectors_on_the_gpu() {
     let ops = ops();
-    let a = upload(&ops, &f32_bytes(&(0..12).map(|v| v as f32).collect::<Vec<_>>()));
+    let a = upload(
+        &ops,
+        &f32_bytes(&(0..12).map(|v| v as f32).collect::<Vec<_>>()),
+    );
     let b = upload(
         &ops,
         &f32_bytes(&[0., 0., 1., 1., 2., 2., 3., 3., 4., 4., 5., 5.]),
@@ -266,7 +272,10 @@ fn three_operands_and_constants() {
         &ops,
         ArithmeticOp::Multiply,
         &[&a, &b],
-        &[Constant::vector(&[0.5, -2.0]).unwrap(), Constant::scalar(3.0)],
+        &[
+            Constant::vector(&[0.5, -2.0]).unwrap(),
+            Constant::scalar(3.0),
+        ],
     );
     check(
         &ops,
@@ -283,19 +292,31 @@ fn eight_and_sixteen_bit_outputs_pack_whole_words() {
     // uint8 + uint8 -> uint8 (16 rows per invocation), uint8x3-webgl output, sint16 outputs,
     // lengths that are not a multiple of the rows per invocation.
     for (fa, fb, expected) in [
-        (VertexFormat::Uint8, VertexFormat::Uint8, VertexFormat::Uint8),
+        (
+            VertexFormat::Uint8,
+            VertexFormat::Uint8,
+            VertexFormat::Uint8,
+        ),
         (
             VertexFormat::Uint8x3Webgl,
             VertexFormat::Uint8,
             VertexFormat::Uint8x3Webgl,
         ),
-        (VertexFormat::Uint8x2, VertexFormat::Sint8x2, VertexFormat::Sint16x2),
+        (
+            VertexFormat::Uint8x2,
+            VertexFormat::Sint8x2,
+            VertexFormat::Sint16x2,
+        ),
         (
             VertexFormat::Uint16x3Webgl,
             VertexFormat::Uint16,
             VertexFormat::Uint16x3Webgl,
         ),
-        (VertexFormat::Sint8x4, VertexFormat::Sint8, VertexFormat::Sint8x4),
+        (
+            VertexFormat::Sint8x4,
+            VertexFormat::Sint8,
+            VertexFormat::Sint8x4,
+        ),
     ] {
         for length in [1, 15, 17, 1000] {
             let a = Pair::new(&ops, &mut rng, fa, length, 0);
@@ -321,7 +342,9 @@ fn more_workgroups_than_one_dimension_holds() {
     let mut rng = Rng::new(5);
     let a = Pair::new(&ops, &mut rng, VertexFormat::Float32, 1000, 0);
     let b = Pair::new(&ops, &mut rng, VertexFormat::Float32, 1000, 1);
-    let plan = ops.plan_arithmetic(ArithmeticOp::Add, &[a.gpu().into(), b.gpu().into()]).unwrap();
+    let plan = ops
+        .plan_arithmetic(ArithmeticOp::Add, &[a.gpu().into(), b.gpu().into()])
+        .unwrap();
     assert_eq!(plan.workgroups(), (16, 16));
     drop(plan);
     check(&ops, ArithmeticOp::Add, &[&a, &b], &[]);
@@ -365,7 +388,11 @@ fn fast_path_reads_and_writes_vec4() {
         let plan = ops
             .plan_arithmetic(ArithmeticOp::Add, &[c.gpu().into(), d.gpu().into()])
             .unwrap();
-        assert_eq!(plan.dispatches(), if length > 64 { 2 } else { 1 }, "{length}");
+        assert_eq!(
+            plan.dispatches(),
+            if length > 64 { 2 } else { 1 },
+            "{length}"
+        );
         drop(plan);
         check(&ops, ArithmeticOp::Add, &[&c, &d], &[]);
     }
@@ -396,7 +423,12 @@ fn errors_name_the_problem() {
     let misaligned = OpInput::new(&a.buffer, VertexFormat::Float32, 4).with_byte_offset(2);
     assert!(matches!(
         ops.add(misaligned, misaligned).unwrap_err(),
-        OpError::Misaligned { op: "add", input: 0, alignment: 4, .. }
+        OpError::Misaligned {
+            op: "add",
+            input: 0,
+            alignment: 4,
+            ..
+        }
     ));
     let past_end = OpInput::new(&a.buffer, VertexFormat::Float32x2, 11);
     assert_eq!(
@@ -411,7 +443,11 @@ fn errors_name_the_problem() {
     let narrow = OpInput::new(&a.buffer, VertexFormat::Float32x2, 4).with_byte_stride(4);
     assert!(matches!(
         ops.add(narrow, narrow).unwrap_err(),
-        OpError::StrideTooSmall { byte_stride: 4, byte_length: 8, .. }
+        OpError::StrideTooSmall {
+            byte_stride: 4,
+            byte_length: 8,
+            ..
+        }
     ));
     assert_eq!(
         ops.arithmetic(ArithmeticOp::Add, &[1.0.into(), 2.0.into()])

@@ -11,16 +11,16 @@ pub fn ops_with_limits(adjust: impl FnOnce(&mut wgpu::Limits)) -> GpuOps {
     ops_with(adjust, gpudata::ops::OpsConfig::default())
 }
 
-/// A device with the adapter's own limits and the default tuning.
+/// Operations on [`gpudata::Gpu::headless`] (the adapter's own limits, default tuning).
 pub fn ops() -> GpuOps {
-    ops_with_limits(|_| {})
+    let gpu = gpudata::Gpu::headless().unwrap_or_else(|e| {
+        panic!("GPU tests need an adapter (install `mesa-vulkan-drivers` for lavapipe): {e}")
+    });
+    GpuOps::from_gpu(&gpu)
 }
 
 /// A device with adjusted limits and a given tuning.
-pub fn ops_with(
-    adjust: impl FnOnce(&mut wgpu::Limits),
-    config: gpudata::ops::OpsConfig,
-) -> GpuOps {
+pub fn ops_with(adjust: impl FnOnce(&mut wgpu::Limits), config: gpudata::ops::OpsConfig) -> GpuOps {
     let instance =
         wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
@@ -113,7 +113,11 @@ pub fn random_value(rng: &mut Rng, format: VertexFormat) -> Vec<u8> {
             DataType::Float16 => {
                 // Finite halves, subnormals included (they decode to normal f32s).
                 let h = (rng.next_u32() & 0xffff) as u16;
-                let h = if (h >> 10) & 0x1f == 0x1f { h & 0xbbff } else { h };
+                let h = if (h >> 10) & 0x1f == 0x1f {
+                    h & 0xbbff
+                } else {
+                    h
+                };
                 out.extend_from_slice(&h.to_le_bytes());
             }
             other => {
@@ -155,7 +159,12 @@ pub fn assert_f32_close(gpu: &[u8], cpu: &[u8], tolerance: f32, what: &str) {
             continue;
         }
         let ok = g == c || (g - c).abs() <= tolerance * c.abs().max(1.0);
-        assert!(ok, "{what}: value {i}: gpu {g} ({:#x}), cpu {c} ({:#x})", g.to_bits(), c.to_bits());
+        assert!(
+            ok,
+            "{what}: value {i}: gpu {g} ({:#x}), cpu {c} ({:#x})",
+            g.to_bits(),
+            c.to_bits()
+        );
     }
 }
 

@@ -386,12 +386,11 @@ impl Body for ArithmeticBody {
     }
 
     fn helpers(&self) -> String {
-        let uses_f16 = self.plan.compute == Compute::F32
-            && self
-                .plan
-                .operands
-                .iter()
-                .any(|o| matches!(o, OperandKind::Data(f) if f.data_type() == DataType::Float16));
+        let uses_f16 =
+            self.plan.compute == Compute::F32
+                && self.plan.operands.iter().any(
+                    |o| matches!(o, OperandKind::Data(f) if f.data_type() == DataType::Float16),
+                );
         if uses_f16 {
             F16_TO_F32_WGSL.to_owned()
         } else {

@@ -346,12 +346,10 @@ pub fn arithmetic(op: ArithmeticOp, operands: &[HostOperand<'_>]) -> Result<Host
                             }
                         }
                     }
-                    HostOperand::Constant(c) => {
-                        match source_lane(c.lanes().len() as u32, lane) {
-                            None => zero(plan.compute),
-                            Some(l) => Num::F(c.lanes()[l as usize]),
-                        }
-                    }
+                    HostOperand::Constant(c) => match source_lane(c.lanes().len() as u32, lane) {
+                        None => zero(plan.compute),
+                        Some(l) => Num::F(c.lanes()[l as usize]),
+                    },
                 };
                 acc = Some(match acc {
                     None => value,
@@ -468,10 +466,7 @@ pub fn deinterleave_views(views: &[HostInput<'_>]) -> Result<Vec<HostColumn>, Op
 /// [`OpError::UnknownField`], then as [`deinterleave_views`].
 pub fn deinterleave(rows: &HostRows, fields: Option<&[&str]>) -> Result<Vec<HostColumn>, OpError> {
     let selected = select_fields("deinterleave", rows.format(), fields)?;
-    let views: Vec<HostInput<'_>> = selected
-        .iter()
-        .filter_map(|&i| rows.field_at(i))
-        .collect();
+    let views: Vec<HostInput<'_>> = selected.iter().filter_map(|&i| rows.field_at(i)).collect();
     deinterleave_views(&views)
 }
 
@@ -550,7 +545,9 @@ mod tests {
     #[test]
     fn spec_vectors_85_to_90() {
         let a: Vec<f32> = (0..12).map(|v| v as f32).collect();
-        let b: Vec<f32> = [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5].map(|v| v as f32).to_vec();
+        let b: Vec<f32> = [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]
+            .map(|v| v as f32)
+            .to_vec();
         let (ab, bb) = (f32s(&a), f32s(&b));
         let sum = add(
             HostInput::new(&ab, VertexFormat::Float32x2, 6),
@@ -570,7 +567,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(sum.format(), VertexFormat::Uint32x2);
-        assert_eq!(as_u32(sum.bytes()), [0, 1, 3, 4, 6, 7, 9, 10, 12, 13, 15, 16]);
+        assert_eq!(
+            as_u32(sum.bytes()),
+            [0, 1, 3, 4, 6, 7, 9, 10, 12, 13, 15, 16]
+        );
 
         let c = f32s(&[1., -1., 1., -1.]);
         let sum = add(
@@ -584,7 +584,10 @@ mod tests {
         );
 
         let sum = add(HostInput::new(&ab, VertexFormat::Float32x3, 4), 1.0).unwrap();
-        assert_eq!(as_f32(sum.bytes()), (1..=12).map(|v| v as f32).collect::<Vec<_>>());
+        assert_eq!(
+            as_f32(sum.bytes()),
+            (1..=12).map(|v| v as f32).collect::<Vec<_>>()
+        );
 
         let s = [1i8, -1, 1, -1, 1, -1].map(|v| v as u8);
         let sum = arithmetic(
@@ -634,10 +637,12 @@ mod tests {
             [0., 2., 0., -3., -4., 0., 3., 3.5, 0., -18., -20., 0.]
         );
 
-        let n: Vec<u8> = [8u32, 27, 64, 125, 216, 343, 512, 729, 1000, 1331, 1728, 2197]
-            .iter()
-            .flat_map(|v| v.to_le_bytes())
-            .collect();
+        let n: Vec<u8> = [
+            8u32, 27, 64, 125, 216, 343, 512, 729, 1000, 1331, 1728, 2197,
+        ]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
         let d: Vec<u8> = (2u8..14).collect();
         let quotient = arithmetic(
             ArithmeticOp::Divide,
@@ -657,7 +662,11 @@ mod tests {
     fn interleave_then_deinterleave_is_identity() {
         let format = GpuDataStructFormat::parse(
             StructLayout::Packed,
-            [("tag", "uint8"), ("pair", "uint8x2"), ("position", "float32x3")],
+            [
+                ("tag", "uint8"),
+                ("pair", "uint8x2"),
+                ("position", "float32x3"),
+            ],
         )
         .unwrap();
         let tag = [1u8, 2, 3];

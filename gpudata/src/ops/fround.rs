@@ -14,7 +14,10 @@ use crate::format::VertexFormat;
 pub(crate) const NAN_BITS: u32 = 0x7fc0_0000;
 
 /// The input formats `fround` takes and the output each gives: one or two doubles per row.
-pub(crate) fn fround_output(op: &'static str, format: VertexFormat) -> Result<VertexFormat, OpError> {
+pub(crate) fn fround_output(
+    op: &'static str,
+    format: VertexFormat,
+) -> Result<VertexFormat, OpError> {
     match format {
         VertexFormat::Uint32x2 => Ok(VertexFormat::Float32x2),
         VertexFormat::Uint32x4 => Ok(VertexFormat::Float32x4),
@@ -174,7 +177,11 @@ impl GpuOps {
             doubles,
         })?;
         let buffer = built.outputs[0].clone();
-        Ok(OpPlan::new(OP, built, OpColumn::new(buffer, output, length)))
+        Ok(OpPlan::new(
+            OP,
+            built,
+            OpColumn::new(buffer, output, length),
+        ))
     }
 
     /// Splits float64 values, read as little-endian word pairs (`uint32x2`: one per row, or
@@ -219,16 +226,28 @@ mod tests {
         assert_eq!(fround_bits(1.0), (1f32.to_bits(), 0));
         assert_eq!(fround_bits(0.1), (0x3dcc_cccd, 0xb0cc_cccd));
         assert_eq!(fround_bits(-1.0 / 3.0), (0xbeaa_aaab, 0x322a_aaab));
-        assert_eq!(fround_bits(core::f64::consts::PI), (0x4049_0fdb, 0xb3bb_bd2e));
-        assert_eq!(fround_bits(-core::f64::consts::E), (0xc02d_f854, 0xb3b1_4577));
+        assert_eq!(
+            fround_bits(core::f64::consts::PI),
+            (0x4049_0fdb, 0xb3bb_bd2e)
+        );
+        assert_eq!(
+            fround_bits(-core::f64::consts::E),
+            (0xc02d_f854, 0xb3b1_4577)
+        );
         assert_eq!(
             fround_bits(16_777_217.0),
             (16_777_216f32.to_bits(), 1f32.to_bits())
         );
-        assert_eq!(fround_bits(1.0 + 3.0 * 2f64.powi(-25)), (0x3f80_0001, 0xb300_0000));
+        assert_eq!(
+            fround_bits(1.0 + 3.0 * 2f64.powi(-25)),
+            (0x3f80_0001, 0xb300_0000)
+        );
         assert_eq!(fround_bits(2f64.powi(-149)), (1, 0));
         assert_eq!(fround_bits(2f64.powi(-150)), (0, 0));
-        assert_eq!(fround_bits(9_007_199_254_740_991.0), (0x5a00_0000, (-1f32).to_bits()));
+        assert_eq!(
+            fround_bits(9_007_199_254_740_991.0),
+            (0x5a00_0000, (-1f32).to_bits())
+        );
         assert_eq!(fround_bits(3.402_823_5e38), (0x7f7f_ffff, 0x7229_b5ff));
         assert_eq!(fround_bits(3.5e38), (0x7f80_0000, 0xff80_0000));
         assert_eq!(fround_bits(-3.5e38), (0xff80_0000, 0x7f80_0000));

@@ -53,7 +53,9 @@ impl ViewShape {
         word_padded: bool,
     ) -> Result<(), OpError> {
         let alignment = unit_size(self.format);
-        if self.byte_offset % alignment != 0 || self.byte_stride % alignment != 0 {
+        if !self.byte_offset.is_multiple_of(alignment)
+            || !self.byte_stride.is_multiple_of(alignment)
+        {
             return Err(OpError::Misaligned {
                 op,
                 input,
@@ -356,5 +358,77 @@ impl From<Constant> for Operand<'_> {
 impl From<f32> for Operand<'_> {
     fn from(value: f32) -> Self {
         Operand::Constant(Constant::scalar(value))
+    }
+}
+
+impl<'a> From<crate::data::GpuDataView<'a>> for OpInput<'a> {
+    fn from(view: crate::data::GpuDataView<'a>) -> Self {
+        OpInput::new(view.buffer(), view.format(), view.length())
+            .with_byte_offset(view.byte_offset())
+            .with_byte_stride(view.byte_stride())
+    }
+}
+
+impl<'a> From<&crate::data::GpuDataView<'a>> for OpInput<'a> {
+    fn from(view: &crate::data::GpuDataView<'a>) -> Self {
+        OpInput::from(*view)
+    }
+}
+
+impl<'a> From<crate::data::GpuDataView<'a>> for Operand<'a> {
+    fn from(view: crate::data::GpuDataView<'a>) -> Self {
+        Operand::Data(view.into())
+    }
+}
+
+fn describe(data: &crate::data::GpuData) -> String {
+    data.format()
+        .map_or_else(|| "no format".to_owned(), |f| format!("format `{f}`"))
+}
+
+impl<'a> TryFrom<&'a crate::data::GpuData> for OpInput<'a> {
+    type Error = OpError;
+
+    /// The rows of data of one fixed vertex format, as a column.
+    ///
+    /// # Errors
+    /// [`OpError::WrongData`] for struct, list or format-less data (take a child view of struct
+    /// data with `get_child` instead).
+    fn try_from(data: &'a crate::data::GpuData) -> Result<Self, Self::Error> {
+        data.as_view()
+            .map(OpInput::from)
+            .ok_or_else(|| OpError::WrongData {
+                op: "input",
+                expected: "gpu data of one fixed vertex format",
+                found: describe(data),
+            })
+    }
+}
+
+impl<'a> TryFrom<&'a crate::data::GpuData> for Operand<'a> {
+    type Error = OpError;
+
+    /// As [`OpInput`]'s conversion.
+    fn try_from(data: &'a crate::data::GpuData) -> Result<Self, Self::Error> {
+        OpInput::try_from(data).map(Operand::Data)
+    }
+}
+
+impl<'a> TryFrom<&'a crate::data::GpuData> for RowsInput<'a> {
+    type Error = OpError;
+
+    /// The rows of struct-formatted data, with the data's offset and stride.
+    ///
+    /// # Errors
+    /// [`OpError::WrongData`] for data without a struct format.
+    fn try_from(data: &'a crate::data::GpuData) -> Result<Self, Self::Error> {
+        let format = data.struct_format().ok_or_else(|| OpError::WrongData {
+            op: "input",
+            expected: "gpu data of a struct format",
+            found: describe(data),
+        })?;
+        Ok(RowsInput::new(data.buffer(), format, data.length())
+            .with_byte_offset(data.byte_offset())
+            .with_byte_stride(data.byte_stride()))
     }
 }

@@ -77,8 +77,10 @@ pub use arithmetic::ArithmeticOp;
 pub use input::{Constant, OpInput, Operand, RowsInput};
 pub use plan::OpPlan;
 
-use crate::error::OpError;
+use crate::data::{BufferHandle, GpuData, GpuDataDescriptor};
+use crate::error::{DataError, OpError};
 use crate::format::VertexFormat;
+use crate::gpu::Gpu;
 use crate::layout::GpuDataStructFormat;
 use pipeline_cache::PipelineCache;
 
@@ -123,6 +125,12 @@ impl GpuOps {
     #[must_use]
     pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> GpuOps {
         GpuOps::with_config(device, queue, OpsConfig::default())
+    }
+
+    /// Operations on a [`Gpu`]'s device and queue.
+    #[must_use]
+    pub fn from_gpu(gpu: &Gpu) -> GpuOps {
+        GpuOps::new(gpu.device(), gpu.queue())
     }
 
     /// Operations with a given [`OpsConfig`].
@@ -250,17 +258,21 @@ impl GpuOps {
             }
         }
         let bytes = {
-            let view = staging
-                .get_mapped_range(..)
-                .map_err(|e| OpError::Device {
-                    op: OP,
-                    message: e.to_string(),
-                })?;
+            let view = staging.get_mapped_range(..).map_err(|e| OpError::Device {
+                op: OP,
+                message: e.to_string(),
+            })?;
             let from = (offset - start) as usize;
             view[from..from + size as usize].to_vec()
         };
         staging.unmap();
         Ok(bytes)
+    }
+}
+
+impl From<&Gpu> for GpuOps {
+    fn from(gpu: &Gpu) -> Self {
+        GpuOps::from_gpu(gpu)
     }
 }
 
@@ -347,6 +359,17 @@ impl OpColumn {
     pub fn read_bytes(&self, ops: &GpuOps) -> Result<Vec<u8>, OpError> {
         ops.read_buffer(&self.buffer, 0, self.byte_length())
     }
+
+    /// The column as [`GpuData`] that owns the buffer.
+    ///
+    /// # Errors
+    /// As [`GpuData::new`] (never, for a column an operation wrote).
+    pub fn into_gpu_data(self) -> Result<GpuData, DataError> {
+        GpuData::new(
+            BufferHandle::Owned(self.buffer),
+            GpuDataDescriptor::new(self.format, self.length),
+        )
+    }
 }
 
 /// Rows an operation wrote: `length` rows of `format` from byte 0 of their own buffer, one
@@ -414,5 +437,16 @@ impl OpRows {
     /// As [`GpuOps::read_buffer`].
     pub fn read_bytes(&self, ops: &GpuOps) -> Result<Vec<u8>, OpError> {
         ops.read_buffer(&self.buffer, 0, self.byte_length())
+    }
+
+    /// The rows as struct-formatted [`GpuData`] that owns the buffer, with child views per field.
+    ///
+    /// # Errors
+    /// As [`GpuData::new`] (never, for rows an operation wrote).
+    pub fn into_gpu_data(self) -> Result<GpuData, DataError> {
+        GpuData::new(
+            BufferHandle::Owned(self.buffer),
+            GpuDataDescriptor::new(self.format, self.length),
+        )
     }
 }

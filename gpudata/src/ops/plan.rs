@@ -575,11 +575,11 @@ impl<T> OpPlan<T> {
     /// reading the output back waits for it.
     pub fn run(self, ops: &GpuOps) -> T {
         if !self.dispatches.is_empty() {
-            let mut encoder = ops
-                .device()
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some(self.op),
-                });
+            let mut encoder =
+                ops.device()
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                        label: Some(self.op),
+                    });
             {
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some(self.op),

@@ -129,7 +129,10 @@ impl RowCtx<'_> {
         self.chunks.insert((value.source, chunk));
         let chunk_name = format!("s{}c{}", value.source, chunk);
         let word = match source.unit {
-            16 => format!("{chunk_name}.{}", ["x", "y", "z", "w"][((rel % 16) / 4) as usize]),
+            16 => format!(
+                "{chunk_name}.{}",
+                ["x", "y", "z", "w"][((rel % 16) / 4) as usize]
+            ),
             8 => format!("{chunk_name}.{}", ["x", "y"][((rel % 8) / 4) as usize]),
             _ => chunk_name,
         };
@@ -252,7 +255,10 @@ pub(crate) fn generate(layout: &KernelLayout, body: &dyn Body) -> String {
     }
     for (source, chunk) in &chunks {
         let binding = layout.sources[*source].binding + 1;
-        let _ = writeln!(s, "    let s{source}c{chunk} = b{binding}[base{source} + {chunk}u];");
+        let _ = writeln!(
+            s,
+            "    let s{source}c{chunk} = b{binding}[base{source} + {chunk}u];"
+        );
     }
 
     // Output words: (output, word) -> pieces.
