@@ -33,6 +33,7 @@ pub mod gpu;
 pub mod layout;
 pub mod ops;
 pub mod record;
+pub mod table;
 #[cfg(feature = "serde")]
 mod serde_impls;
 
@@ -40,7 +41,10 @@ pub use data::{
     BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat, GpuDataView, HostValues, RowMetrics,
     TypedGpuData, TypedGpuDataView, VertexBinding,
 };
-pub use error::{DataError, FormatError, GpuError, LayoutError, OpError, WgslError};
+pub use error::{DataError, FormatError, GpuError, LayoutError, OpError, TableError, WgslError};
+pub use table::{
+    GpuConstant, GpuDynamicVector, GpuRecordBatch, GpuSchema, GpuTable, GpuVector, SegmentedTable,
+};
 pub use gpu::{AdapterKind, Gpu};
 pub use format::{
     DataType, GpuVectorFormat, GpuVectorFormatInfo, PrimitiveType, ShaderType, VertexFormat,

@@ -1,0 +1,407 @@
+//! GPU byte copies between strided row ranges, recorded into one command encoder: a
+//! `copy_buffer_to_buffer` when the bytes move as one 4-byte aligned block, else a small
+//! compute kernel that assembles each destination word from the source bytes.
+//!
+//! The kernel is written for correctness, not speed: one invocation per destination word, one
+//! dispatch per copy. The ops module owns the fast interleave / deinterleave kernels.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::error::TableError;
+use crate::gpu::Gpu;
+
+/// One strided byte copy: `rows` rows of `row_bytes` bytes, read every `src_stride` bytes from
+/// `src_offset` of `src` and written every `dst_stride` bytes from `dst_offset` of `dst`. Bytes
+/// of `dst` outside the rows are left as they are, unless `gaps_free` says that the bytes between
+/// destination rows belong to nobody (then a block copy may fill them with the source's).
+#[derive(Clone, Debug)]
+pub(crate) struct StridedCopy<'a> {
+    pub src: &'a wgpu::Buffer,
+    pub src_offset: u64,
+    pub src_stride: u64,
+    pub dst: &'a wgpu::Buffer,
+    pub dst_offset: u64,
+    pub dst_stride: u64,
+    pub rows: u64,
+    pub row_bytes: u64,
+    pub gaps_free: bool,
+}
+
+impl StridedCopy<'_> {
+    /// Bytes from the first row's start to the last row's end, or `None` on overflow.
+    fn span(&self, stride: u64) -> Option<u64> {
+        if self.rows == 0 {
+            return Some(0);
+        }
+        (self.rows - 1)
+            .checked_mul(stride)
+            .and_then(|v| v.checked_add(self.row_bytes))
+    }
+}
+
+const KERNEL: &str = r"
+struct Params {
+    src_offset: u32,
+    src_stride: u32,
+    dst_offset: u32,
+    dst_stride: u32,
+    rows: u32,
+    row_bytes: u32,
+    first_word: u32,
+    word_count: u32,
+}
+
+@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+@group(0) @binding(2) var<uniform> p: Params;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = gid.x + gid.y * groups.x * 64u;
+    if (i >= p.word_count) {
+        return;
+    }
+    let w = p.first_word + i;
+    var word = dst[w];
+    for (var k = 0u; k < 4u; k++) {
+        let d = w * 4u + k;
+        if (d < p.dst_offset) {
+            continue;
+        }
+        let rel = d - p.dst_offset;
+        let row = rel / p.dst_stride;
+        let within = rel % p.dst_stride;
+        if (row >= p.rows || within >= p.row_bytes) {
+            continue;
+        }
+        let s = p.src_offset + row * p.src_stride + within;
+        let byte = (src[s / 4u] >> ((s % 4u) * 8u)) & 0xffu;
+        let shift = k * 8u;
+        word = (word & ~(0xffu << shift)) | (byte << shift);
+    }
+    dst[w] = word;
+}
+";
+
+/// The copy kernel's pipeline, one per device.
+struct Kernel {
+    pipeline: wgpu::ComputePipeline,
+    layout: wgpu::BindGroupLayout,
+}
+
+fn kernel(gpu: &Gpu) -> Arc<Kernel> {
+    static CACHE: Mutex<Vec<(wgpu::Device, Arc<Kernel>)>> = Mutex::new(Vec::new());
+    let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, k)) = cache.iter().find(|(d, _)| d == gpu.device()) {
+        return Arc::clone(k);
+    }
+    let device = gpu.device();
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("gpudata table copy"),
+        source: wgpu::ShaderSource::Wgsl(KERNEL.into()),
+    });
+    let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    };
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("gpudata table copy"),
+        entries: &[
+            storage(0, true),
+            storage(1, false),
+            wgpu::BindGroupLayoutEntry {
+                binding: 2,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            },
+        ],
+    });
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("gpudata table copy"),
+        bind_group_layouts: &[Some(&layout)],
+        immediate_size: 0,
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("gpudata table copy"),
+        layout: Some(&pipeline_layout),
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: wgpu::PipelineCompilationOptions::default(),
+        cache: None,
+    });
+    let k = Arc::new(Kernel { pipeline, layout });
+    // A few devices at most; the oldest is forgotten first.
+    if cache.len() >= 8 {
+        cache.remove(0);
+    }
+    cache.push((device.clone(), Arc::clone(&k)));
+    k
+}
+
+/// A binding window: `[start, start + size)` of a buffer, `start` aligned for storage binding.
+#[derive(Clone, Copy, Debug)]
+struct Window {
+    start: u64,
+    size: u64,
+}
+
+/// The storage window covering bytes `[from, to)` of a buffer of `buffer_size` bytes.
+fn window(from: u64, to: u64, buffer_size: u64, alignment: u64) -> Option<Window> {
+    let start = from - from % alignment;
+    let end = to.checked_next_multiple_of(4)?.min(buffer_size);
+    (end > start && (end - start).is_multiple_of(4)).then_some(Window {
+        start,
+        size: end - start,
+    })
+}
+
+/// Records strided copies into one encoder and submits them together.
+pub(crate) struct CopyRecorder<'g> {
+    gpu: &'g Gpu,
+    encoder: wgpu::CommandEncoder,
+    /// Source buffers without `STORAGE` usage, staged once into a storage buffer.
+    staged: HashMap<wgpu::Buffer, wgpu::Buffer>,
+    kernel_copies: usize,
+}
+
+impl<'g> CopyRecorder<'g> {
+    pub(crate) fn new(gpu: &'g Gpu, label: &str) -> CopyRecorder<'g> {
+        CopyRecorder {
+            gpu,
+            encoder: gpu
+                .device()
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) }),
+            staged: HashMap::new(),
+            kernel_copies: 0,
+        }
+    }
+
+    /// How many copies needed the kernel (the others were block copies).
+    #[cfg(test)]
+    pub(crate) fn kernel_copies(&self) -> usize {
+        self.kernel_copies
+    }
+
+    /// Records `copy`.
+    pub(crate) fn copy(&mut self, copy: &StridedCopy<'_>) -> Result<(), TableError> {
+        if copy.rows == 0 || copy.row_bytes == 0 {
+            return Ok(());
+        }
+        let too_large = || TableError::CopyRange {
+            src_offset: copy.src_offset,
+            dst_offset: copy.dst_offset,
+            rows: copy.rows,
+            row_bytes: copy.row_bytes,
+        };
+        let src_span = copy.span(copy.src_stride).ok_or_else(too_large)?;
+        let dst_span = copy.span(copy.dst_stride).ok_or_else(too_large)?;
+        let src_end = copy.src_offset.checked_add(src_span).ok_or_else(too_large)?;
+        let dst_end = copy.dst_offset.checked_add(dst_span).ok_or_else(too_large)?;
+        if src_end > copy.src.size() || dst_end > copy.dst.size() {
+            return Err(too_large());
+        }
+        for (buffer, needed, what) in [
+            (copy.src, wgpu::BufferUsages::COPY_SRC, "copy gpu data out"),
+            (copy.dst, wgpu::BufferUsages::COPY_DST, "copy gpu data in"),
+        ] {
+            if !buffer.usage().contains(needed) {
+                return Err(crate::error::GpuError::MissingUsage {
+                    operation: what,
+                    required: needed,
+                    found: buffer.usage(),
+                }
+                .into());
+            }
+        }
+        let block = copy.src_stride == copy.dst_stride
+            && (copy.rows == 1 || copy.src_stride == copy.row_bytes || copy.gaps_free)
+            && copy.src_offset.is_multiple_of(4)
+            && copy.dst_offset.is_multiple_of(4)
+            && src_span.is_multiple_of(4);
+        if block {
+            self.encoder.copy_buffer_to_buffer(
+                copy.src,
+                copy.src_offset,
+                copy.dst,
+                copy.dst_offset,
+                Some(src_span),
+            );
+            return Ok(());
+        }
+        self.kernel_copy(copy, src_end, dst_end)
+    }
+
+    fn kernel_copy(
+        &mut self,
+        copy: &StridedCopy<'_>,
+        src_end: u64,
+        dst_end: u64,
+    ) -> Result<(), TableError> {
+        let limits = self.gpu.limits();
+        let alignment = u64::from(limits.min_storage_buffer_offset_alignment.max(4));
+        let max_binding = limits.max_storage_buffer_binding_size;
+        let too_large = || TableError::CopyRange {
+            src_offset: copy.src_offset,
+            dst_offset: copy.dst_offset,
+            rows: copy.rows,
+            row_bytes: copy.row_bytes,
+        };
+        if !copy.dst.usage().contains(wgpu::BufferUsages::STORAGE) {
+            return Err(crate::error::GpuError::MissingUsage {
+                operation: "copy gpu data into strided rows",
+                required: wgpu::BufferUsages::STORAGE,
+                found: copy.dst.usage(),
+            }
+            .into());
+        }
+        // Sources without STORAGE usage are copied whole (word-aligned) into a staging buffer.
+        let (src_buffer, src_offset, src_end) =
+            if copy.src.usage().contains(wgpu::BufferUsages::STORAGE) {
+                (copy.src.clone(), copy.src_offset, src_end)
+            } else {
+                let start = copy.src_offset - copy.src_offset % 4;
+                let end = src_end
+                    .checked_next_multiple_of(4)
+                    .filter(|&e| e <= copy.src.size())
+                    .ok_or_else(too_large)?;
+                let staging = self.stage(copy.src, start, end - start);
+                (staging, copy.src_offset - start, src_end - start)
+            };
+        let src_window =
+            window(src_offset, src_end, src_buffer.size(), alignment).ok_or_else(too_large)?;
+        let first_word = copy.dst_offset / 4;
+        let end_word = dst_end.div_ceil(4);
+        let dst_window = window(first_word * 4, end_word * 4, copy.dst.size(), alignment)
+            .ok_or_else(too_large)?;
+        if src_window.size > max_binding || dst_window.size > max_binding {
+            return Err(too_large());
+        }
+        let rebase = |v: u64, base: u64| u32::try_from(v - base).map_err(|_| too_large());
+        let word_count = end_word - first_word;
+        let params: [u32; 8] = [
+            rebase(src_offset, src_window.start)?,
+            u32::try_from(copy.src_stride).map_err(|_| too_large())?,
+            rebase(copy.dst_offset, dst_window.start)?,
+            u32::try_from(copy.dst_stride.max(1)).map_err(|_| too_large())?,
+            u32::try_from(copy.rows).map_err(|_| too_large())?,
+            u32::try_from(copy.row_bytes).map_err(|_| too_large())?,
+            rebase(first_word * 4, dst_window.start)? / 4,
+            u32::try_from(word_count).map_err(|_| too_large())?,
+        ];
+        let device = self.gpu.device();
+        let uniform = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gpudata table copy params"),
+            size: 32,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        self.gpu
+            .queue()
+            .write_buffer(&uniform, 0, bytemuck::cast_slice(&params));
+        let k = kernel(self.gpu);
+        fn entry(binding: u32, buffer: &wgpu::Buffer, w: Window) -> wgpu::BindGroupEntry<'_> {
+            wgpu::BindGroupEntry {
+                binding,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer,
+                    offset: w.start,
+                    size: wgpu::BufferSize::new(w.size),
+                }),
+            }
+        }
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("gpudata table copy"),
+            layout: &k.layout,
+            entries: &[
+                entry(0, &src_buffer, src_window),
+                entry(1, copy.dst, dst_window),
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: uniform.as_entire_binding(),
+                },
+            ],
+        });
+        let groups = word_count.div_ceil(64);
+        let max_dim = u64::from(limits.max_compute_workgroups_per_dimension.max(1));
+        let (x, y) = if groups <= max_dim {
+            (groups, 1)
+        } else {
+            (max_dim, groups.div_ceil(max_dim))
+        };
+        if y > max_dim {
+            return Err(too_large());
+        }
+        let mut pass = self
+            .encoder
+            .begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("gpudata table copy"),
+                timestamp_writes: None,
+            });
+        pass.set_pipeline(&k.pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        // In range: both fit `max_dim`, a u32.
+        pass.dispatch_workgroups(x as u32, y as u32, 1);
+        drop(pass);
+        self.kernel_copies += 1;
+        Ok(())
+    }
+
+    /// A storage copy of `size` bytes of `buffer` from `start` (both multiples of 4).
+    fn stage(&mut self, buffer: &wgpu::Buffer, start: u64, size: u64) -> wgpu::Buffer {
+        if start == 0 && size == buffer.size() {
+            if let Some(staged) = self.staged.get(buffer) {
+                return staged.clone();
+            }
+        }
+        let staging = self.gpu.device().create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gpudata table copy staging"),
+            size: size.max(4),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        self.encoder
+            .copy_buffer_to_buffer(buffer, start, &staging, 0, Some(size));
+        if start == 0 && size == buffer.size() {
+            self.staged.insert(buffer.clone(), staging.clone());
+        }
+        staging
+    }
+
+    /// Submits every recorded copy.
+    pub(crate) fn submit(self) -> wgpu::SubmissionIndex {
+        self.gpu.queue().submit([self.encoder.finish()])
+    }
+}
+
+/// A new zeroed buffer of at least `size` bytes (rounded up to 4, at least 4).
+pub(crate) fn create_buffer(
+    gpu: &Gpu,
+    size: u64,
+    usage: wgpu::BufferUsages,
+    label: &str,
+) -> Result<wgpu::Buffer, TableError> {
+    let max = gpu.limits().max_buffer_size;
+    let allocated = size
+        .max(4)
+        .checked_next_multiple_of(4)
+        .filter(|&s| s <= max)
+        .ok_or(crate::error::GpuError::BufferTooLarge { size, max })?;
+    Ok(gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: allocated,
+        usage,
+        mapped_at_creation: false,
+    }))
+}

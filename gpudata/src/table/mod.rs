@@ -1,0 +1,81 @@
+//! Columns and tables on the GPU: [`GpuVector`] (one logical column over [`GpuData`](crate::GpuData)
+//! chunks), [`GpuDynamicVector`] (one growing buffer), [`GpuConstant`] (one value for every
+//! row), [`GpuSchema`], [`GpuRecordBatch`] and [`GpuTable`] (luma.gl's GPU tables, with Rust
+//! ownership instead of runtime ownership flags), and the *segmented* layout
+//! ([`SegmentedTable`]): columns as contiguous, storage-aligned segments of one allocation.
+//!
+//! # Physical layouts
+//!
+//! | layout | columns per buffer | built by |
+//! |---|---|---|
+//! | packed | one | [`GpuTable::from_vectors`], [`GpuTable::to_packed`], [`GpuTable::pack_batches`] |
+//! | interleaved | many, row-major | [`GpuVector::from_rows`], [`GpuTable::to_interleaved`] |
+//! | segmented | many, column-major | [`SegmentedTableBuilder`], [`GpuTable::to_segmented`] |
+//!
+//! Conversions run on the GPU (buffer copies, or a small byte-moving compute kernel for strided
+//! rows); nothing makes a host round trip.
+//!
+//! # Binding
+//!
+//! [`GpuTable::render_bindings`] gives a render pipeline its vertex layouts (columns in layout
+//! order, then constants as zero-stride vertex buffers) and each batch its buffers and index
+//! buffer; [`GpuTable::storage_bindings`] gives a compute pass a storage range per column or
+//! segment, a uniform per constant, and WGSL accessors that decode every format as vertex fetch
+//! would.
+//!
+//! # Example
+//!
+//! ```no_run
+//! use gpudata::table::{ColumnsOptions, GpuColumn, GpuConstant, GpuTable, GpuVector};
+//! use gpudata::{GpuData, VertexFormat};
+//!
+//! # fn f(gpu: &gpudata::Gpu) -> Result<(), Box<dyn std::error::Error>> {
+//! let positions = GpuData::from_slice(
+//!     gpu,
+//!     VertexFormat::Float32x2,
+//!     &[[0.0f32, 0.0], [1.0, 0.0], [0.0, 1.0]],
+//!     gpudata::data::DEFAULT_USAGE,
+//! )?;
+//! let table = GpuTable::from_columns(
+//!     [
+//!         ("positions", GpuColumn::from(GpuVector::from_data("positions", vec![positions])?)),
+//!         ("color", GpuConstant::new(VertexFormat::Unorm8x4, &[255u8, 0, 0, 255])?.into()),
+//!     ],
+//!     ColumnsOptions::default(),
+//! )?;
+//! assert_eq!(table.num_rows(), 3);
+//! let bindings = table.render_bindings(gpu, Default::default())?;
+//! assert_eq!(bindings.location("color"), Some(1));
+//! # Ok(()) }
+//! ```
+
+mod batch;
+mod binding;
+mod constant;
+mod copy;
+mod dynamic;
+mod fields;
+mod gpu_table;
+mod pack;
+mod schema;
+mod segmented;
+mod vector;
+mod wgsl;
+
+pub use batch::{GpuRecordBatch, RecordBatchOptions, SourceInfo};
+pub use binding::{
+    BatchDraw, BatchStorage, IndexBufferRange, RenderOptions, StorageColumn, TableBindings,
+    TableRenderBindings, TableStorageBindings, UniformConstant, VertexBufferRange,
+};
+pub use constant::{CONSTANT_BUFFER_BYTES, CONSTANT_USAGE, ConstantScalar, GpuConstant};
+pub use dynamic::{DynamicOptions, GpuDynamicVector};
+pub use gpu_table::{ColumnsOptions, GpuColumn, GpuColumnRef, GpuTable};
+pub use pack::{PACKED_USAGE, PackOptions};
+pub use schema::{GpuSchema, GpuSchemaField, Metadata, RESERVED_INDEX_COLUMN};
+pub use segmented::{
+    SEGMENTED_USAGE, Segment, SegmentOptions, SegmentSpec, SegmentStride, SegmentedLayout,
+    SegmentedTable, SegmentedTableBuilder,
+};
+pub use vector::{
+    AppendableOptions, DataVectorOptions, GpuVector, InterleavedDescriptor, VectorDescriptor,
+};

@@ -1,0 +1,806 @@
+//! The segmented layout: a table whose columns are contiguous segments of one allocation
+//! ([`SegmentedTable`], [`SegmentedLayout`], [`Segment`]), and the conversions between packed
+//! columns, interleaved rows and segmented tables, all with GPU copies.
+//!
+//! luma.gl describes this layout but leaves it as future work ("future table layout can map names
+//! to segments"); this module is gpudata's design of it.
+
+use std::fmt;
+use std::fmt::Write as _;
+
+use crate::data::{BufferHandle, GpuData, GpuDataDescriptor, ReadbackMetadata};
+use crate::error::TableError;
+use crate::format::{GpuVectorFormat, VertexFormat};
+use crate::gpu::Gpu;
+use crate::layout::{GpuDataStructFormat, StepMode, StructLayout};
+
+use super::constant::GpuConstant;
+use super::copy::{CopyRecorder, create_buffer};
+use super::fields::{FieldSource, copy_fields_packed, table_fields};
+use super::gpu_table::{ColumnsOptions, GpuColumn, GpuTable};
+use super::schema::RESERVED_INDEX_COLUMN;
+use super::vector::GpuVector;
+
+/// Usage of the buffers the conversions create (plus `INDEX` when an `indices` column is there).
+pub const SEGMENTED_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::VERTEX
+    .union(wgpu::BufferUsages::STORAGE)
+    .union(wgpu::BufferUsages::COPY_SRC)
+    .union(wgpu::BufferUsages::COPY_DST);
+
+/// The byte stride a conversion gives packed columns and segments.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SegmentStride {
+    /// Values back to back (`unorm8x2` every 2 bytes): the columnar layout storage shaders
+    /// read.
+    #[default]
+    Packed,
+    /// Values every multiple of 4 bytes (`unorm8x2` every 4), so each column also binds as a
+    /// vertex buffer.
+    Vertex,
+}
+
+impl SegmentStride {
+    /// The stride of values of `format`.
+    #[must_use]
+    pub const fn byte_stride(self, format: VertexFormat) -> u64 {
+        let length = format.byte_length();
+        match self {
+            SegmentStride::Packed => length,
+            SegmentStride::Vertex => length.div_ceil(4) * 4,
+        }
+    }
+}
+
+/// One column to place in a [`SegmentedLayout`].
+#[derive(Clone)]
+pub struct SegmentSpec {
+    /// The column name.
+    pub name: String,
+    /// Its format (`vertex-list<F>` segments hold the flattened elements).
+    pub format: GpuVectorFormat,
+    /// Logical rows.
+    pub length: u64,
+    /// Values held (list elements); defaults to `length`.
+    pub value_length: Option<u64>,
+    /// Bytes between values; defaults to the element's byte length (packed).
+    pub byte_stride: Option<u64>,
+    /// The adapter's logical type (an Arrow `DataType`, say), kept untouched.
+    pub data_type: Option<ReadbackMetadata>,
+}
+
+impl SegmentSpec {
+    /// `length` packed rows of `format`.
+    #[must_use]
+    pub fn new(name: impl Into<String>, format: impl Into<GpuVectorFormat>, length: u64) -> Self {
+        SegmentSpec {
+            name: name.into(),
+            format: format.into(),
+            length,
+            value_length: None,
+            byte_stride: None,
+            data_type: None,
+        }
+    }
+}
+
+impl fmt::Debug for SegmentSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SegmentSpec")
+            .field("name", &self.name)
+            .field("format", &self.format.to_string())
+            .field("length", &self.length)
+            .field("value_length", &self.value_length)
+            .field("byte_stride", &self.byte_stride)
+            .field("data_type", &self.data_type.is_some())
+            .finish()
+    }
+}
+
+/// Where one column lies in a segmented allocation: its byte offset (a multiple of the layout's
+/// alignment), rows, values, stride, format and reserved bytes.
+#[derive(Clone)]
+pub struct Segment {
+    name: String,
+    format: GpuVectorFormat,
+    byte_offset: u64,
+    length: u64,
+    value_length: u64,
+    byte_stride: u64,
+    reserved: u64,
+    data_type: Option<ReadbackMetadata>,
+}
+
+impl Segment {
+    /// The column name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The format.
+    #[must_use]
+    pub const fn format(&self) -> GpuVectorFormat {
+        self.format
+    }
+
+    /// The first byte, a multiple of the layout's alignment.
+    #[must_use]
+    pub const fn byte_offset(&self) -> u64 {
+        self.byte_offset
+    }
+
+    /// Logical rows.
+    #[must_use]
+    pub const fn length(&self) -> u64 {
+        self.length
+    }
+
+    /// Values held (list elements, else rows).
+    #[must_use]
+    pub const fn value_length(&self) -> u64 {
+        self.value_length
+    }
+
+    /// Bytes between values.
+    #[must_use]
+    pub const fn byte_stride(&self) -> u64 {
+        self.byte_stride
+    }
+
+    /// Bytes of one value.
+    #[must_use]
+    pub const fn row_byte_length(&self) -> u64 {
+        self.format.element_format().byte_length()
+    }
+
+    /// Bytes reserved: `value_length × byte_stride` rounded up to 4, so the segment binds as a
+    /// storage range of whole words.
+    #[must_use]
+    pub const fn reserved_byte_length(&self) -> u64 {
+        self.reserved
+    }
+
+    /// The adapter's logical type, when known.
+    #[must_use]
+    pub fn data_type(&self) -> Option<&ReadbackMetadata> {
+        self.data_type.as_ref()
+    }
+
+    fn descriptor(&self) -> GpuDataDescriptor {
+        GpuDataDescriptor {
+            format: Some(self.format.into()),
+            length: self.length,
+            value_length: Some(self.value_length),
+            stride: None,
+            byte_offset: self.byte_offset,
+            byte_stride: Some(self.byte_stride),
+            row_byte_length: None,
+            readback_metadata: None,
+        }
+    }
+}
+
+impl fmt::Debug for Segment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Segment")
+            .field("name", &self.name)
+            .field("format", &self.format.to_string())
+            .field("byte_offset", &self.byte_offset)
+            .field("length", &self.length)
+            .field("value_length", &self.value_length)
+            .field("byte_stride", &self.byte_stride)
+            .field("reserved", &self.reserved)
+            .field("data_type", &self.data_type.is_some())
+            .finish()
+    }
+}
+
+/// The placement of columns as contiguous segments of one buffer: each segment starts at a
+/// multiple of [`alignment`](Self::alignment), so it binds directly as a storage range (and,
+/// being 4-byte aligned, as a vertex buffer when its stride is a multiple of 4).
+#[derive(Clone, Debug)]
+pub struct SegmentedLayout {
+    segments: Vec<Segment>,
+    byte_length: u64,
+    alignment: u64,
+}
+
+impl SegmentedLayout {
+    /// The alignment segments of `gpu` need: the device's
+    /// `min_storage_buffer_offset_alignment`, at least 4.
+    #[must_use]
+    pub fn device_alignment(gpu: &Gpu) -> u64 {
+        u64::from(gpu.limits().min_storage_buffer_offset_alignment).max(4)
+    }
+
+    /// Places `specs` in order, each at the next multiple of `alignment`.
+    ///
+    /// # Errors
+    /// [`TableError::SegmentAlignment`] unless `alignment` is a power of two of at least 4;
+    /// [`TableError::DuplicateColumn`]; [`TableError::SegmentStride`] for a stride shorter than
+    /// one value; [`TableError::Data`] for a list length that does not fit its format (fixed
+    /// formats hold one value per row); [`TableError::Overflow`].
+    pub fn new(
+        alignment: u64,
+        specs: impl IntoIterator<Item = SegmentSpec>,
+    ) -> Result<SegmentedLayout, TableError> {
+        if alignment < 4 || !alignment.is_power_of_two() {
+            return Err(TableError::SegmentAlignment { alignment });
+        }
+        let mut segments: Vec<Segment> = Vec::new();
+        let mut end = 0u64;
+        for spec in specs {
+            if segments.iter().any(|s| s.name == spec.name) {
+                return Err(TableError::DuplicateColumn { column: spec.name });
+            }
+            let element = spec.format.element_format().byte_length();
+            let byte_stride = spec.byte_stride.unwrap_or(element);
+            if byte_stride < element {
+                return Err(TableError::SegmentStride {
+                    column: spec.name,
+                    byte_stride,
+                    format: spec.format.element_format(),
+                });
+            }
+            let value_length = spec.value_length.unwrap_or(spec.length);
+            if !spec.format.is_list() && value_length != spec.length {
+                return Err(crate::error::DataError::ValueLengthMismatch {
+                    format: spec.format.to_string(),
+                    length: spec.length,
+                    value_length,
+                }
+                .into());
+            }
+            let overflow = || TableError::Overflow {
+                what: format!("the segment of column `{}`", spec.name),
+            };
+            let byte_offset = end.checked_next_multiple_of(alignment).ok_or_else(overflow)?;
+            let reserved = value_length
+                .checked_mul(byte_stride)
+                .and_then(|b| b.checked_next_multiple_of(4))
+                .ok_or_else(overflow)?;
+            end = byte_offset.checked_add(reserved).ok_or_else(overflow)?;
+            segments.push(Segment {
+                name: spec.name,
+                format: spec.format,
+                byte_offset,
+                length: spec.length,
+                value_length,
+                byte_stride,
+                reserved,
+                data_type: spec.data_type,
+            });
+        }
+        Ok(SegmentedLayout {
+            segments,
+            byte_length: end,
+            alignment,
+        })
+    }
+
+    /// The segments, in column order.
+    #[must_use]
+    pub fn segments(&self) -> &[Segment] {
+        &self.segments
+    }
+
+    /// The segment of column `name`.
+    #[must_use]
+    pub fn segment(&self, name: &str) -> Option<&Segment> {
+        self.segments.iter().find(|s| s.name == name)
+    }
+
+    /// Bytes of the allocation (the end of the last segment's reservation).
+    #[must_use]
+    pub const fn byte_length(&self) -> u64 {
+        self.byte_length
+    }
+
+    /// The alignment of every segment's offset.
+    #[must_use]
+    pub const fn alignment(&self) -> u64 {
+        self.alignment
+    }
+
+    /// Human-readable segment metadata, one line per segment:
+    /// `name: format, rows, bytes offset..end, stride`.
+    #[must_use]
+    pub fn describe(&self) -> String {
+        let mut out = String::new();
+        for s in &self.segments {
+            let _ = writeln!(
+                out,
+                "{}: {}, {} rows ({} values), bytes {}..{}, stride {}",
+                s.name,
+                s.format,
+                s.length,
+                s.value_length,
+                s.byte_offset,
+                s.byte_offset + s.reserved,
+                s.byte_stride
+            );
+        }
+        out
+    }
+}
+
+/// Options of the conversions into segmented tables and packed columns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SegmentOptions {
+    /// The byte stride of each segment or packed column.
+    pub stride: SegmentStride,
+}
+
+/// A table whose columns are contiguous segments of one buffer (the *segmented* layout:
+/// column-major, one allocation).
+///
+/// Interleaved columns are split: each struct field or layout attribute becomes its own segment,
+/// named after it. The table owns the allocation ([`destroy`](Self::destroy) frees it); its
+/// [`table`](Self::table) view holds one batch whose columns are [`GpuData`] sharing the buffer at
+/// each segment's offset, so everything that binds or reads a [`GpuTable`] works on it.
+pub struct SegmentedTable {
+    layout: SegmentedLayout,
+    buffer: wgpu::Buffer,
+    table: GpuTable,
+}
+
+/// A host column for [`SegmentedTableBuilder`].
+struct HostColumn<'a> {
+    spec: SegmentSpec,
+    bytes: &'a [u8],
+}
+
+/// Builds a [`SegmentedTable`] from host bytes: one staging write per segment.
+///
+/// ```no_run
+/// use gpudata::VertexFormat;
+/// use gpudata::table::{GpuConstant, SegmentedTableBuilder};
+///
+/// # fn f(gpu: &gpudata::Gpu) -> Result<(), gpudata::TableError> {
+/// let positions: [[f32; 2]; 3] = [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]];
+/// let colors: [[u8; 4]; 3] = [[255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255]];
+/// let table = SegmentedTableBuilder::new()
+///     .column("positions", VertexFormat::Float32x2, bytemuck::cast_slice(&positions))
+///     .column("colors", VertexFormat::Unorm8x4, bytemuck::cast_slice(&colors))
+///     .constant("size", GpuConstant::from_value(4.0f32))
+///     .build(gpu)?;
+/// assert_eq!(table.table().num_rows(), 3);
+/// assert_eq!(table.layout().segment("colors").unwrap().byte_offset() % 4, 0);
+/// # Ok(()) }
+/// ```
+#[derive(Default)]
+pub struct SegmentedTableBuilder<'a> {
+    columns: Vec<HostColumn<'a>>,
+    constants: Vec<(String, GpuConstant)>,
+    stride: SegmentStride,
+    usage: Option<wgpu::BufferUsages>,
+    num_rows: Option<u64>,
+}
+
+impl<'a> SegmentedTableBuilder<'a> {
+    /// An empty builder.
+    #[must_use]
+    pub fn new() -> Self {
+        SegmentedTableBuilder::default()
+    }
+
+    /// Adds a column of packed values of `format` (whole values back to back).
+    #[must_use]
+    pub fn column(self, name: impl Into<String>, format: VertexFormat, bytes: &'a [u8]) -> Self {
+        let length = bytes.len() as u64 / format.byte_length();
+        self.column_spec(SegmentSpec::new(name, format, length), bytes)
+    }
+
+    /// Adds a column described by `spec` (a list column gives its `value_length`), its packed
+    /// values in `bytes`; the spec's `byte_stride` is ignored in favour of the builder's
+    /// [`stride`](Self::stride).
+    #[must_use]
+    pub fn column_spec(mut self, spec: SegmentSpec, bytes: &'a [u8]) -> Self {
+        self.columns.push(HostColumn { spec, bytes });
+        self
+    }
+
+    /// Adds a constant column.
+    #[must_use]
+    pub fn constant(mut self, name: impl Into<String>, constant: GpuConstant) -> Self {
+        self.constants.push((name.into(), constant));
+        self
+    }
+
+    /// The stride of the segments (default [`SegmentStride::Packed`]).
+    #[must_use]
+    pub fn stride(mut self, stride: SegmentStride) -> Self {
+        self.stride = stride;
+        self
+    }
+
+    /// The buffer's usage (default [`SEGMENTED_USAGE`], plus `INDEX` for an `indices` column).
+    #[must_use]
+    pub fn usage(mut self, usage: wgpu::BufferUsages) -> Self {
+        self.usage = Some(usage);
+        self
+    }
+
+    /// The row count of a table of constants only.
+    #[must_use]
+    pub fn num_rows(mut self, num_rows: u64) -> Self {
+        self.num_rows = Some(num_rows);
+        self
+    }
+
+    /// Lays the columns out for `gpu`, uploads them and builds the table.
+    ///
+    /// # Errors
+    /// [`TableError::HostBytes`] when a column's bytes are not its values; as
+    /// [`SegmentedLayout::new`]; [`TableError::Gpu`] when the buffer cannot be created; as
+    /// [`GpuTable::from_columns`] (row counts must agree).
+    pub fn build(self, gpu: &Gpu) -> Result<SegmentedTable, TableError> {
+        let mut specs = Vec::with_capacity(self.columns.len());
+        for column in &self.columns {
+            let element = column.spec.format.element_format();
+            let values = column.spec.value_length.unwrap_or(column.spec.length);
+            let expected = values.checked_mul(element.byte_length());
+            if expected != Some(column.bytes.len() as u64) {
+                return Err(TableError::HostBytes {
+                    column: column.spec.name.clone(),
+                    format: column.spec.format.to_string(),
+                    values,
+                    found: column.bytes.len() as u64,
+                });
+            }
+            let mut spec = column.spec.clone();
+            spec.byte_stride = Some(self.stride.byte_stride(element));
+            specs.push(spec);
+        }
+        let layout = SegmentedLayout::new(SegmentedLayout::device_alignment(gpu), specs)?;
+        let has_indices = layout.segment(RESERVED_INDEX_COLUMN).is_some();
+        let usage = self.usage.unwrap_or(SEGMENTED_USAGE)
+            | wgpu::BufferUsages::COPY_DST
+            | if has_indices {
+                wgpu::BufferUsages::INDEX
+            } else {
+                wgpu::BufferUsages::empty()
+            };
+        let buffer = create_buffer(gpu, layout.byte_length(), usage, "gpudata segmented table")?;
+        for (segment, column) in layout.segments().iter().zip(&self.columns) {
+            let element = segment.row_byte_length() as usize;
+            let stride = segment.byte_stride() as usize;
+            let mut bytes = if stride == element {
+                column.bytes.to_vec()
+            } else {
+                let mut spread = vec![0u8; column.bytes.len() / element.max(1) * stride];
+                for (value, out) in column
+                    .bytes
+                    .chunks_exact(element)
+                    .zip(spread.chunks_exact_mut(stride))
+                {
+                    out[..element].copy_from_slice(value);
+                }
+                spread
+            };
+            bytes.resize(segment.reserved_byte_length() as usize, 0);
+            if !bytes.is_empty() {
+                gpu.queue()
+                    .write_buffer(&buffer, segment.byte_offset(), &bytes);
+            }
+        }
+        SegmentedTable::assemble(layout, buffer, self.constants, self.num_rows, Default::default())
+    }
+}
+
+impl SegmentedTable {
+    /// The table's fields as segments of one new buffer, copied on the GPU (no host round trip):
+    /// packed columns, interleaved columns (split into one segment per field or attribute) and
+    /// every batch (concatenated). Constants are kept. Works from any [`GpuTable`].
+    ///
+    /// # Errors
+    /// [`TableError::UnsplittableColumn`] for a column with neither format nor attributes;
+    /// [`TableError::DuplicateColumn`] when split fields collide; as [`SegmentedLayout::new`];
+    /// [`TableError::Gpu`] when a source lacks `COPY_SRC` or a buffer cannot be created.
+    pub fn from_table(
+        gpu: &Gpu,
+        table: &GpuTable,
+        options: SegmentOptions,
+    ) -> Result<SegmentedTable, TableError> {
+        let fields = table_fields(table)?;
+        let specs = fields.iter().map(|f| SegmentSpec {
+            name: f.name.clone(),
+            format: f.format,
+            length: f.rows(),
+            value_length: Some(f.values()),
+            byte_stride: Some(options.stride.byte_stride(f.format.element_format())),
+            data_type: f.data_type.clone(),
+        });
+        let layout = SegmentedLayout::new(SegmentedLayout::device_alignment(gpu), specs)?;
+        let usage = SEGMENTED_USAGE
+            | if layout.segment(RESERVED_INDEX_COLUMN).is_some() {
+                wgpu::BufferUsages::INDEX
+            } else {
+                wgpu::BufferUsages::empty()
+            };
+        let buffer = create_buffer(gpu, layout.byte_length(), usage, "gpudata segmented table")?;
+        let mut recorder = CopyRecorder::new(gpu, "gpudata segment columns");
+        for (field, segment) in fields.iter().zip(layout.segments()) {
+            field.write_to(
+                &mut recorder,
+                &buffer,
+                segment.byte_offset(),
+                segment.byte_stride(),
+                true,
+            )?;
+        }
+        recorder.submit();
+        let constants = table
+            .constants()
+            .map(|(n, c)| (n.to_owned(), c.clone()))
+            .collect();
+        let options = ColumnsOptions {
+            num_rows: Some(table.num_rows()),
+            metadata: table.schema().metadata.clone(),
+            ..ColumnsOptions::default()
+        };
+        SegmentedTable::assemble(layout, buffer, constants, Some(table.num_rows()), options)
+    }
+
+    fn assemble(
+        layout: SegmentedLayout,
+        buffer: wgpu::Buffer,
+        constants: Vec<(String, GpuConstant)>,
+        num_rows: Option<u64>,
+        mut options: ColumnsOptions,
+    ) -> Result<SegmentedTable, TableError> {
+        let mut columns: Vec<(String, GpuColumn)> = Vec::new();
+        for segment in layout.segments() {
+            let data = GpuData::new(BufferHandle::Shared(buffer.clone()), segment.descriptor())?;
+            let mut vector = GpuVector::from_data(segment.name.clone(), vec![data])?;
+            vector.set_data_type(segment.data_type.clone());
+            columns.push((segment.name.clone(), GpuColumn::Vector(vector)));
+        }
+        columns.extend(
+            constants
+                .into_iter()
+                .map(|(n, c)| (n, GpuColumn::Constant(c))),
+        );
+        options.num_rows = if layout.segments().is_empty() {
+            num_rows.or(Some(0))
+        } else {
+            None
+        };
+        let table = GpuTable::from_columns(columns, options)?;
+        Ok(SegmentedTable {
+            layout,
+            buffer,
+            table,
+        })
+    }
+
+    /// The segment metadata.
+    #[must_use]
+    pub fn layout(&self) -> &SegmentedLayout {
+        &self.layout
+    }
+
+    /// The segment of column `name`.
+    #[must_use]
+    pub fn segment(&self, name: &str) -> Option<&Segment> {
+        self.layout.segment(name)
+    }
+
+    /// The one buffer all segments live in.
+    #[must_use]
+    pub fn buffer(&self) -> &wgpu::Buffer {
+        &self.buffer
+    }
+
+    /// The segments as a [`GpuTable`] of one batch, for binding and reading.
+    #[must_use]
+    pub fn table(&self) -> &GpuTable {
+        &self.table
+    }
+
+    /// The data of segment `name`: rows of its format at its offset in the shared buffer.
+    #[must_use]
+    pub fn segment_data(&self, name: &str) -> Option<&GpuData> {
+        self.table.batches().first()?.column(name)
+    }
+
+    /// The segments as packed columns, one new buffer each (GPU copies).
+    ///
+    /// # Errors
+    /// As [`GpuTable::to_packed`].
+    pub fn to_packed(&self, gpu: &Gpu, options: SegmentOptions) -> Result<GpuTable, TableError> {
+        self.table.to_packed(gpu, options)
+    }
+
+    /// The segments interleaved into rows of one struct column `name` (GPU copies).
+    ///
+    /// # Errors
+    /// As [`GpuTable::to_interleaved`].
+    pub fn to_interleaved(
+        &self,
+        gpu: &Gpu,
+        name: &str,
+        layout: StructLayout,
+        step_mode: Option<StepMode>,
+    ) -> Result<GpuTable, TableError> {
+        self.table.to_interleaved(gpu, name, layout, step_mode)
+    }
+
+    /// The table view and the allocation it shares, giving up the eager free: the memory lives
+    /// until the last handle to the buffer is dropped.
+    #[must_use]
+    pub fn into_table(self) -> GpuTable {
+        self.table
+    }
+
+    /// Frees the allocation now.
+    pub fn destroy(self) {
+        self.buffer.destroy();
+    }
+}
+
+impl fmt::Debug for SegmentedTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SegmentedTable")
+            .field("layout", &self.layout)
+            .field("buffer_size", &self.buffer.size())
+            .field("table", &self.table)
+            .finish()
+    }
+}
+
+impl GpuTable {
+    /// This table as a [`SegmentedTable`] (see [`SegmentedTable::from_table`]).
+    ///
+    /// # Errors
+    /// As [`SegmentedTable::from_table`].
+    pub fn to_segmented(
+        &self,
+        gpu: &Gpu,
+        options: SegmentOptions,
+    ) -> Result<SegmentedTable, TableError> {
+        SegmentedTable::from_table(gpu, self, options)
+    }
+
+    /// Every field as a packed column of one batch, each in a new owned buffer (GPU copies):
+    /// interleaved columns are split into one column per field or attribute, batches are
+    /// concatenated, constants are kept.
+    ///
+    /// # Errors
+    /// As [`SegmentedTable::from_table`], then as [`GpuTable::from_columns`].
+    pub fn to_packed(&self, gpu: &Gpu, options: SegmentOptions) -> Result<GpuTable, TableError> {
+        let fields = table_fields(self)?;
+        let mut recorder = CopyRecorder::new(gpu, "gpudata pack columns");
+        let mut columns: Vec<(String, GpuColumn)> = Vec::new();
+        for field in &fields {
+            let stride = options.stride.byte_stride(field.format.element_format());
+            let usage = usage_for(&field.name);
+            let buffer = copy_fields_packed(gpu, &mut recorder, field, stride, usage)?;
+            let vector = packed_vector(field, buffer, stride)?;
+            columns.push((field.name.clone(), GpuColumn::Vector(vector)));
+        }
+        recorder.submit();
+        self.finish_conversion(columns)
+    }
+
+    /// Every fixed-width field interleaved into rows of one struct column `name` of `layout`
+    /// (GPU copies), as one batch: the struct's fields follow the table's columns (split as in
+    /// [`to_packed`](Self::to_packed)); the rows' padding is zero. An `indices` column stays a
+    /// packed column; constants are kept.
+    ///
+    /// # Errors
+    /// [`TableError::InterleaveList`] for a list column other than `indices`;
+    /// [`TableError::Layout`] when the fields cannot form a struct of `layout` (a `-webgl`
+    /// format in `packed`); as [`to_packed`](Self::to_packed).
+    pub fn to_interleaved(
+        &self,
+        gpu: &Gpu,
+        name: &str,
+        layout: StructLayout,
+        step_mode: Option<StepMode>,
+    ) -> Result<GpuTable, TableError> {
+        let fields = table_fields(self)?;
+        let (indices, rows): (Vec<&FieldSource<'_>>, Vec<&FieldSource<'_>>) =
+            fields.iter().partition(|f| f.name == RESERVED_INDEX_COLUMN);
+        for field in &rows {
+            if field.format.is_list() {
+                return Err(TableError::InterleaveList {
+                    column: field.column.clone(),
+                });
+            }
+        }
+        let mut recorder = CopyRecorder::new(gpu, "gpudata interleave columns");
+        let mut columns: Vec<(String, GpuColumn)> = Vec::new();
+        if !rows.is_empty() {
+            let format = GpuDataStructFormat::new(
+                layout,
+                rows.iter()
+                    .map(|f| (f.name.clone(), f.format.element_format())),
+            )?;
+            let length = rows[0].rows();
+            let size = length
+                .checked_mul(format.byte_stride())
+                .ok_or_else(|| TableError::Overflow {
+                    what: format!("the rows of interleaved column `{name}`"),
+                })?;
+            let buffer = create_buffer(gpu, size, SEGMENTED_USAGE, "gpudata interleaved rows")?;
+            for (field, place) in rows.iter().zip(format.fields()) {
+                field.write_to(
+                    &mut recorder,
+                    &buffer,
+                    place.byte_offset(),
+                    format.byte_stride(),
+                    false,
+                )?;
+            }
+            let data = GpuData::new(
+                BufferHandle::Owned(buffer),
+                GpuDataDescriptor::new(format, length),
+            )?;
+            let vector = GpuVector::from_struct_data(name, data, step_mode)?;
+            columns.push((name.to_owned(), GpuColumn::Vector(vector)));
+        }
+        for field in indices {
+            let stride = field.format.element_format().byte_length();
+            let buffer =
+                copy_fields_packed(gpu, &mut recorder, field, stride, usage_for(&field.name))?;
+            columns.push((
+                field.name.clone(),
+                GpuColumn::Vector(packed_vector(field, buffer, stride)?),
+            ));
+        }
+        recorder.submit();
+        self.finish_conversion(columns)
+    }
+
+    /// Adds the constants and builds the converted table.
+    fn finish_conversion(
+        &self,
+        mut columns: Vec<(String, GpuColumn)>,
+    ) -> Result<GpuTable, TableError> {
+        let has_vectors = !columns.is_empty();
+        columns.extend(
+            self.constants()
+                .map(|(n, c)| (n.to_owned(), GpuColumn::Constant(c.clone()))),
+        );
+        GpuTable::from_columns(
+            columns,
+            ColumnsOptions {
+                num_rows: (!has_vectors).then_some(self.num_rows()),
+                metadata: self.schema().metadata.clone(),
+                ..ColumnsOptions::default()
+            },
+        )
+    }
+}
+
+fn usage_for(name: &str) -> wgpu::BufferUsages {
+    if name == RESERVED_INDEX_COLUMN {
+        SEGMENTED_USAGE | wgpu::BufferUsages::INDEX
+    } else {
+        SEGMENTED_USAGE
+    }
+}
+
+fn packed_vector(
+    field: &FieldSource<'_>,
+    buffer: wgpu::Buffer,
+    byte_stride: u64,
+) -> Result<GpuVector, TableError> {
+    let data = GpuData::new(
+        BufferHandle::Owned(buffer),
+        GpuDataDescriptor {
+            format: Some(field.format.into()),
+            length: field.rows(),
+            value_length: Some(field.values()),
+            stride: None,
+            byte_offset: 0,
+            byte_stride: Some(byte_stride),
+            row_byte_length: None,
+            readback_metadata: None,
+        },
+    )?;
+    let mut vector = GpuVector::from_data(field.name.clone(), vec![data])?;
+    vector.set_data_type(field.data_type.clone());
+    Ok(vector)
+}
