@@ -230,11 +230,27 @@ pub enum ArrowInteropError {
         message: String,
     },
     /// The GPU side failed.
-    #[error("column `{column}`: {message}")]
+    #[error("column `{column}`: {source}")]
     Gpu {
         /// The column.
         column: String,
         /// What the GPU layer said.
-        message: String,
+        #[source]
+        source: crate::error::GpuError,
     },
+    /// A GPU operation (fround) failed.
+    #[error("column `{column}`: {source}")]
+    Op {
+        /// The column.
+        column: String,
+        /// What the operation said.
+        #[source]
+        source: crate::error::OpError,
+    },
+    /// GPU data that was not uploaded by the Arrow adapter (luma.gl's "Arrow GPUData requires
+    /// adapter dataType metadata").
+    #[error(
+        "arrow readback requires the adapter's readback metadata: expected gpu data uploaded from arrow, found data without it"
+    )]
+    MissingMetadata,
 }

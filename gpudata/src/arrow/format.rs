@@ -551,6 +551,9 @@ pub enum FormatChoice {
     /// The format a shader input of this type reads the column with
     /// ([`vertex_format_for_shader`]); lists get `vertex-list<F>`.
     Shader(ShaderType),
+    /// A vertex format for the values, as a vertex layout states it: `Fixed(F)` for fixed
+    /// columns and dictionaries, `vertex-list<F>` for lists; checked by [`check_format`].
+    Vertex(VertexFormat),
     /// `Float64` (or `FixedSizeList<Float64, 1 | 2>`) split into an `f32` high part and an
     /// `f32` low part per value by the fround operation: uploaded as `uint32x2` / `uint32x4`
     /// words, converted on the GPU to `float32x2` / `float32x4` rows `[hi.., lo..]`.
@@ -585,6 +588,14 @@ pub fn resolve_format(
     match choice {
         FormatChoice::Default => default_format(column, data_type).map(plain),
         FormatChoice::Format(format) => {
+            check_format(column, data_type, format)?;
+            Ok(plain(format))
+        }
+        FormatChoice::Vertex(vertex) => {
+            let format = match ArrowShape::of(column, data_type)? {
+                ArrowShape::List { .. } => GpuVectorFormat::VertexList(vertex),
+                _ => GpuVectorFormat::Fixed(vertex),
+            };
             check_format(column, data_type, format)?;
             Ok(plain(format))
         }

@@ -40,18 +40,25 @@
 //! # Ok::<(), gpudata::arrow::ArrowInteropError>(())
 //! ```
 
+mod batch;
 mod error;
 mod format;
+mod gpu;
 mod metadata;
 pub mod nulls;
 mod readback;
 mod source;
 
+pub use batch::{
+    BatchOptions, BatchSource, Segment, SegmentedBatch, SkippedColumn, check_schemas,
+    record_batch_from_gpu_columns, record_batch_to_gpu_columns, record_batch_to_segmented,
+};
 pub use error::ArrowInteropError;
 pub use format::{
     ArrowScalar, ArrowShape, BytesType, FormatChoice, ResolvedFormat, check_format, default_format,
     resolve_format, vertex_format_for_shader,
 };
+pub use gpu::{array_from_gpu, array_to_gpu, upload_source};
 pub use metadata::{INTERLEAVED_ROWS_EXTENSION, interleaved_field, interleaved_layout};
 pub use nulls::NullPolicy;
 pub use readback::compact_rows;

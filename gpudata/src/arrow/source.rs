@@ -5,7 +5,9 @@
 use arrow_array::{Array, ArrayRef, make_array};
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_data::ArrayData;
-use arrow_schema::{DataType as ArrowType, Field};
+use std::sync::Arc;
+
+use arrow_schema::{DataType as ArrowType, Field, FieldRef};
 
 use super::ArrowInteropError;
 use super::format::{ArrowScalar, ArrowShape, FormatChoice, resolve_format};
@@ -91,6 +93,7 @@ impl ValueOffsets {
 #[derive(Clone, Debug)]
 pub struct ArrowReadback {
     pub(crate) column: String,
+    pub(crate) field: FieldRef,
     pub(crate) data_type: ArrowType,
     pub(crate) shape: ArrowShape,
     pub(crate) length: usize,
@@ -105,6 +108,12 @@ impl ArrowReadback {
     #[must_use]
     pub fn column(&self) -> &str {
         &self.column
+    }
+
+    /// The original Arrow field (name, type, nullability, metadata).
+    #[must_use]
+    pub fn field(&self) -> &FieldRef {
+        &self.field
     }
 
     /// The original Arrow type.
@@ -332,6 +341,7 @@ impl ArrowColumnSource {
         let rows = length as u64;
         let mut readback = ArrowReadback {
             column: column.to_owned(),
+            field: Arc::new(field.clone()),
             data_type: data_type.clone(),
             shape,
             length,

@@ -1,0 +1,483 @@
+//! Record batches: per-batch column selection and format choice (per column, from vertex
+//! buffer layouts or from shader input types), upload of every column, segmented single-buffer
+//! uploads, and readback to an Arrow `RecordBatch` with the original schema.
+
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
+use arrow_schema::{Schema, SchemaRef};
+
+use super::gpu::{read_compact, upload_source};
+use super::source::{ArrowColumnSource, ArrowReadback, ColumnOptions};
+use super::{ArrowInteropError, FormatChoice, NullPolicy};
+use crate::data::{BufferHandle, DEFAULT_USAGE, GpuData, GpuDataDescriptor};
+use crate::format::{GpuVectorFormat, ShaderType};
+use crate::gpu::Gpu;
+use crate::layout::BufferLayout;
+
+/// How a column of a record batch is picked and formatted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct ColumnRule {
+    name: String,
+    options: ColumnOptions,
+    /// Whether a missing column is an error (explicit rules) or skipped (layout-driven rules,
+    /// as luma.gl skips shader attributes without a column).
+    required: bool,
+}
+
+/// Options for uploading record batches.
+///
+/// By default every column is uploaded with its default format. Rules added with
+/// [`column`](Self::column), [`format`](Self::format), [`from_buffer_layouts`](Self::from_buffer_layouts)
+/// or [`from_shader_inputs`](Self::from_shader_inputs) set a column's format; with
+/// [`only_listed`](Self::only_listed), only the columns named by rules are uploaded, in rule
+/// order. With [`skip_unsupported`](Self::skip_unsupported), columns that cannot be carried are
+/// left out and reported instead of failing the batch.
+///
+/// ```
+/// use gpudata::arrow::BatchOptions;
+/// use gpudata::ShaderType;
+///
+/// // A vertex shader's inputs choose the formats: a FixedSizeList<UInt8, 4> column `colors`
+/// // becomes unorm8x4 for a vec4<f32> input.
+/// let options = BatchOptions::from_shader_inputs([
+///     ("positions", "vec2<f32>".parse::<ShaderType>()?),
+///     ("colors", "vec4<f32>".parse::<ShaderType>()?),
+/// ]);
+/// # Ok::<(), gpudata::FormatError>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BatchOptions {
+    rules: Vec<ColumnRule>,
+    only_listed: bool,
+    /// Options of columns without a rule (null policy, webgl-only formats).
+    pub defaults: ColumnOptions,
+    /// Whether columns that cannot be carried are left out (and reported) instead of failing.
+    pub skip_unsupported: bool,
+    /// Buffer usages of the uploaded buffers ([`DEFAULT_USAGE`] when empty).
+    pub usage: Option<wgpu::BufferUsages>,
+}
+
+impl BatchOptions {
+    /// Default formats for every column.
+    #[must_use]
+    pub fn new() -> BatchOptions {
+        BatchOptions::default()
+    }
+
+    /// Sets `options` for column `name` (an error at upload if the batch has no such column).
+    #[must_use]
+    pub fn column(mut self, name: impl Into<String>, options: ColumnOptions) -> BatchOptions {
+        let name = name.into();
+        self.rules.retain(|r| r.name != name);
+        self.rules.push(ColumnRule {
+            name,
+            options,
+            required: true,
+        });
+        self
+    }
+
+    /// An explicit format for column `name`.
+    #[must_use]
+    pub fn format(self, name: impl Into<String>, format: GpuVectorFormat) -> BatchOptions {
+        let defaults = self.defaults;
+        self.column(
+            name,
+            ColumnOptions {
+                format: FormatChoice::Format(format),
+                ..defaults
+            },
+        )
+    }
+
+    /// Formats from vertex buffer layouts: each single-format layout names a column and its
+    /// vertex format (`vertex-list<F>` when the column is a list); each attribute of an
+    /// interleaved layout does the same. Only those columns are uploaded; layout entries without
+    /// a column are skipped, as luma.gl skips shader attributes without one.
+    #[must_use]
+    pub fn from_buffer_layouts(layouts: &[BufferLayout]) -> BatchOptions {
+        let mut options = BatchOptions {
+            only_listed: true,
+            ..BatchOptions::default()
+        };
+        for layout in layouts {
+            for attribute in layout.resolved_attributes() {
+                options
+                    .push_layout_rule(attribute.attribute, FormatChoice::Vertex(attribute.format));
+            }
+        }
+        options
+    }
+
+    /// Formats from vertex shader inputs (luma.gl's `getArrowVertexFormat`): `uint8` × 4 read
+    /// as `vec4<f32>` becomes `unorm8x4`, and so on. Only those columns are uploaded; inputs
+    /// without a column are skipped.
+    #[must_use]
+    pub fn from_shader_inputs<N: Into<String>>(
+        inputs: impl IntoIterator<Item = (N, ShaderType)>,
+    ) -> BatchOptions {
+        let mut options = BatchOptions {
+            only_listed: true,
+            ..BatchOptions::default()
+        };
+        for (name, shader_type) in inputs {
+            options.push_layout_rule(name.into(), FormatChoice::Shader(shader_type));
+        }
+        options
+    }
+
+    fn push_layout_rule(&mut self, name: String, format: FormatChoice) {
+        self.rules.retain(|r| r.name != name);
+        self.rules.push(ColumnRule {
+            name,
+            options: ColumnOptions {
+                format,
+                ..self.defaults
+            },
+            required: false,
+        });
+    }
+
+    /// Uploads only the columns that rules name, in rule order.
+    #[must_use]
+    pub fn only_listed(mut self) -> BatchOptions {
+        self.only_listed = true;
+        self
+    }
+
+    /// Leaves out columns that cannot be carried, reporting them.
+    #[must_use]
+    pub fn skip_unsupported(mut self) -> BatchOptions {
+        self.skip_unsupported = true;
+        self
+    }
+
+    /// The null policy of columns without their own rule, and of rules added afterwards.
+    #[must_use]
+    pub fn null_policy(mut self, policy: NullPolicy) -> BatchOptions {
+        self.defaults.null_policy = policy;
+        for rule in &mut self.rules {
+            rule.options.null_policy = policy;
+        }
+        self
+    }
+
+    /// Whether shader-driven selection may choose three-component `-webgl` formats.
+    #[must_use]
+    pub fn allow_webgl_only(mut self, allow: bool) -> BatchOptions {
+        self.defaults.allow_webgl_only = allow;
+        for rule in &mut self.rules {
+            rule.options.allow_webgl_only = allow;
+        }
+        self
+    }
+
+    pub(crate) fn buffer_usage(&self) -> wgpu::BufferUsages {
+        self.usage.unwrap_or(DEFAULT_USAGE)
+    }
+}
+
+/// A column left out of an upload, and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SkippedColumn {
+    /// The column.
+    pub column: String,
+    /// Why it cannot be carried.
+    pub reason: ArrowInteropError,
+}
+
+/// The columns of one record batch, ready to upload: zero-copy sources in upload order, the
+/// columns left out, and the batch's row count and schema.
+#[derive(Clone, Debug)]
+pub struct BatchSource {
+    /// Column sources, in upload order.
+    pub columns: Vec<ArrowColumnSource>,
+    /// Columns left out under [`BatchOptions::skip_unsupported`].
+    pub skipped: Vec<SkippedColumn>,
+    /// Rows of the batch.
+    pub num_rows: usize,
+    /// The batch's Arrow schema.
+    pub schema: SchemaRef,
+}
+
+fn names(schema: &Schema) -> String {
+    schema
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl BatchSource {
+    /// Picks and prepares the columns of `batch`.
+    ///
+    /// # Errors
+    /// [`ArrowInteropError::MissingColumn`] for an explicit rule naming no column; the first
+    /// column error unless [`BatchOptions::skip_unsupported`].
+    pub fn new(
+        batch: &RecordBatch,
+        options: &BatchOptions,
+    ) -> Result<BatchSource, ArrowInteropError> {
+        let schema = batch.schema();
+        let mut picks: Vec<(usize, ColumnOptions)> = Vec::new();
+        for rule in &options.rules {
+            match schema.index_of(&rule.name) {
+                Ok(index) => {
+                    if options.only_listed {
+                        picks.push((index, rule.options));
+                    }
+                }
+                Err(_) if rule.required => {
+                    return Err(ArrowInteropError::MissingColumn {
+                        column: rule.name.clone(),
+                        found: names(&schema),
+                    });
+                }
+                Err(_) => {}
+            }
+        }
+        if !options.only_listed {
+            for (index, field) in schema.fields().iter().enumerate() {
+                let rule = options.rules.iter().find(|r| r.name == *field.name());
+                picks.push((index, rule.map_or(options.defaults, |r| r.options)));
+            }
+        }
+        let mut columns = Vec::with_capacity(picks.len());
+        let mut skipped = Vec::new();
+        for (index, column_options) in picks {
+            let field = schema.field(index);
+            match ArrowColumnSource::new(field, batch.column(index).as_ref(), &column_options) {
+                Ok(source) => columns.push(source),
+                Err(reason) if options.skip_unsupported => skipped.push(SkippedColumn {
+                    column: field.name().clone(),
+                    reason,
+                }),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(BatchSource {
+            columns,
+            skipped,
+            num_rows: batch.num_rows(),
+            schema,
+        })
+    }
+}
+
+/// Checks that every batch has the first batch's schema (names and types, in order).
+///
+/// # Errors
+/// [`ArrowInteropError::SchemaMismatch`] naming the first batch that differs.
+pub fn check_schemas(batches: &[RecordBatch]) -> Result<(), ArrowInteropError> {
+    let Some(first) = batches.first() else {
+        return Ok(());
+    };
+    let describe = |schema: &Schema| {
+        schema
+            .fields()
+            .iter()
+            .map(|f| format!("{}: {}", f.name(), f.data_type()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let expected = first.schema();
+    for (i, batch) in batches.iter().enumerate().skip(1) {
+        let found = batch.schema();
+        let same = found.fields().len() == expected.fields().len()
+            && found
+                .fields()
+                .iter()
+                .zip(expected.fields())
+                .all(|(a, b)| a.name() == b.name() && a.data_type() == b.data_type());
+        if !same {
+            return Err(ArrowInteropError::SchemaMismatch {
+                batch: i,
+                expected: describe(&expected),
+                found: describe(&found),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Uploads the chosen columns of `batch`, one packed buffer each: `(name, GpuData)` in upload
+/// order, and the columns left out.
+///
+/// # Errors
+/// As [`BatchSource::new`] and [`upload_source`].
+pub fn record_batch_to_gpu_columns(
+    gpu: &Gpu,
+    batch: &RecordBatch,
+    options: &BatchOptions,
+) -> Result<(Vec<(String, GpuData)>, Vec<SkippedColumn>), ArrowInteropError> {
+    let source = BatchSource::new(batch, options)?;
+    let usage = options.buffer_usage();
+    let columns = source
+        .columns
+        .iter()
+        .map(|column| {
+            upload_source(gpu, column, usage)
+                .map(|data| (column.readback().column().to_owned(), data))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((columns, source.skipped))
+}
+
+/// Reads uploaded columns back as an Arrow `RecordBatch` with the original fields (names,
+/// types, nullability, field metadata) and `schema_metadata`.
+///
+/// # Errors
+/// [`ArrowInteropError::MissingMetadata`] for a column not uploaded from Arrow;
+/// [`ArrowInteropError::Gpu`]; the errors of [`ArrowReadback::to_array`];
+/// [`ArrowInteropError::Arrow`] when the columns' lengths differ.
+pub fn record_batch_from_gpu_columns<'a>(
+    gpu: &Gpu,
+    columns: impl IntoIterator<Item = (&'a str, &'a GpuData)>,
+    num_rows: usize,
+    schema_metadata: impl Into<arrow_schema::Metadata>,
+) -> Result<RecordBatch, ArrowInteropError> {
+    let mut fields = Vec::new();
+    let mut arrays: Vec<ArrayRef> = Vec::new();
+    for (_, data) in columns {
+        let readback = data
+            .readback_metadata_as::<ArrowReadback>()
+            .ok_or(ArrowInteropError::MissingMetadata)?;
+        let bytes = read_compact(gpu, data).map_err(|e| ArrowInteropError::Gpu {
+            column: readback.column().to_owned(),
+            source: e,
+        })?;
+        arrays.push(readback.to_array(bytes)?);
+        fields.push(readback.field().clone());
+    }
+    let schema = Arc::new(Schema::new(fields).with_metadata(schema_metadata));
+    RecordBatch::try_new_with_options(
+        schema,
+        arrays,
+        &RecordBatchOptions::new().with_row_count(Some(num_rows)),
+    )
+    .map_err(|e| ArrowInteropError::Arrow {
+        column: "(record batch)".to_owned(),
+        data_type: arrow_schema::DataType::Null,
+        message: e.to_string(),
+    })
+}
+
+/// One column of a [segmented](record_batch_to_segmented) upload: where it lies in the shared
+/// buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    /// Byte offset of the column's first value.
+    pub byte_offset: u64,
+    /// Bytes of the column's values.
+    pub byte_length: u64,
+}
+
+/// A record batch uploaded as one buffer holding each column as a contiguous segment
+/// (column-major), each column a [`GpuData`] sharing the buffer at its segment's offset.
+#[derive(Debug)]
+pub struct SegmentedBatch {
+    /// The shared buffer.
+    pub buffer: wgpu::Buffer,
+    /// `(name, data)` per column, in upload order; each shares [`buffer`](Self::buffer).
+    pub columns: Vec<(String, GpuData)>,
+    /// Each column's byte range, in the same order.
+    pub segments: Vec<Segment>,
+    /// Columns left out.
+    pub skipped: Vec<SkippedColumn>,
+}
+
+/// Uploads the chosen columns of `batch` into one buffer, each column a contiguous segment
+/// starting at a multiple of the device's `min_storage_buffer_offset_alignment` (so each can be
+/// bound as its own storage binding), written straight from the Arrow buffers.
+///
+/// # Errors
+/// As [`BatchSource::new`]; [`ArrowInteropError::DeviceLimit`] when the buffer would exceed
+/// `max_buffer_size`; [`ArrowInteropError::Gpu`].
+pub fn record_batch_to_segmented(
+    gpu: &Gpu,
+    batch: &RecordBatch,
+    options: &BatchOptions,
+) -> Result<SegmentedBatch, ArrowInteropError> {
+    let source = BatchSource::new(batch, options)?;
+    let alignment = u64::from(gpu.limits().min_storage_buffer_offset_alignment).max(4);
+    let mut segments = Vec::with_capacity(source.columns.len());
+    let mut end = 0_u64;
+    for column in &source.columns {
+        let name = column.readback().column();
+        let overflow = || ArrowInteropError::Overflow {
+            column: name.to_owned(),
+            what: "the segmented buffer size",
+        };
+        let byte_offset = end
+            .div_ceil(alignment)
+            .checked_mul(alignment)
+            .ok_or_else(overflow)?;
+        let byte_length = column.bytes().len() as u64;
+        end = byte_offset.checked_add(byte_length).ok_or_else(overflow)?;
+        segments.push(Segment {
+            byte_offset,
+            byte_length,
+        });
+    }
+    let size = end.div_ceil(4).saturating_mul(4).max(4);
+    let max = gpu.limits().max_buffer_size;
+    if size > max {
+        return Err(ArrowInteropError::DeviceLimit {
+            column: source
+                .columns
+                .iter()
+                .map(|c| c.readback().column())
+                .collect::<Vec<_>>()
+                .join(", "),
+            bytes: size,
+            limit: "max_buffer_size",
+            max,
+        });
+    }
+    let buffer = gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("gpudata arrow segments"),
+        size,
+        usage: options.buffer_usage() | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut columns = Vec::with_capacity(source.columns.len());
+    for (column, segment) in source.columns.iter().zip(&segments) {
+        write_padded(gpu, &buffer, segment.byte_offset, column.bytes());
+        let descriptor = GpuDataDescriptor {
+            byte_offset: segment.byte_offset,
+            ..super::gpu::descriptor(column)
+        };
+        let name = column.readback().column().to_owned();
+        let data = GpuData::new(BufferHandle::Shared(buffer.clone()), descriptor).map_err(|e| {
+            ArrowInteropError::Gpu {
+                column: name.clone(),
+                source: e.into(),
+            }
+        })?;
+        columns.push((name, data));
+    }
+    gpu.queue().submit([]);
+    Ok(SegmentedBatch {
+        buffer,
+        columns,
+        segments,
+        skipped: source.skipped,
+    })
+}
+
+/// Writes `bytes` at `offset` (a multiple of 4): whole words straight from the slice, the last
+/// partial word (at most 3 bytes) through a 4-byte scratch.
+fn write_padded(gpu: &Gpu, buffer: &wgpu::Buffer, offset: u64, bytes: &[u8]) {
+    let whole = bytes.len() - bytes.len() % 4;
+    if whole > 0 {
+        gpu.queue().write_buffer(buffer, offset, &bytes[..whole]);
+    }
+    if whole < bytes.len() {
+        let mut tail = [0_u8; 4];
+        tail[..bytes.len() - whole].copy_from_slice(&bytes[whole..]);
+        gpu.queue()
+            .write_buffer(buffer, offset + whole as u64, &tail);
+    }
+}

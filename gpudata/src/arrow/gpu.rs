@@ -1,0 +1,191 @@
+//! Arrow columns to [`GpuData`] and back: one upload straight from the Arrow values buffer (no
+//! intermediate host copy), the [`ArrowReadback`] kept as the data's readback metadata, and a
+//! readback that rebuilds the original Arrow array.
+
+use std::sync::Arc;
+
+use arrow_array::{Array, ArrayRef};
+use arrow_schema::Field;
+
+use super::ArrowInteropError;
+use super::source::{ArrowColumnSource, ArrowReadback, ColumnOptions, SourceFormat};
+use crate::data::{BufferHandle, DEFAULT_USAGE, GpuData, GpuDataDescriptor, GpuDataFormat};
+use crate::error::GpuError;
+use crate::gpu::Gpu;
+use crate::layout::{BufferLayout, GpuDataStructFormat, StructLayout};
+use crate::ops::{GpuOps, OpInput};
+
+fn gpu_error(column: &str, source: GpuError) -> ArrowInteropError {
+    ArrowInteropError::Gpu {
+        column: column.to_owned(),
+        source,
+    }
+}
+
+/// The struct format whose packed or wgsl-storage layout gives exactly `layout`'s offsets and
+/// stride, if one does (so interleaved rows get typed children).
+fn struct_format_of(layout: &BufferLayout) -> Option<GpuDataStructFormat> {
+    let attributes = layout.resolved_attributes();
+    [StructLayout::Packed, StructLayout::WgslStorage]
+        .into_iter()
+        .filter_map(|rule| {
+            GpuDataStructFormat::new(
+                rule,
+                attributes.iter().map(|a| (a.attribute.clone(), a.format)),
+            )
+            .ok()
+        })
+        .find(|format| {
+            Some(format.byte_stride()) == layout.byte_stride
+                && format
+                    .fields()
+                    .iter()
+                    .zip(&attributes)
+                    .all(|(f, a)| f.byte_offset() == a.byte_offset)
+        })
+}
+
+/// The GPU data descriptor of a source: its format, rows, values and strides, and its readback
+/// metadata.
+pub(crate) fn descriptor(source: &ArrowColumnSource) -> GpuDataDescriptor {
+    let metadata: crate::data::ReadbackMetadata = Arc::new(source.readback().clone());
+    let format = match source.format() {
+        SourceFormat::Vector(format) => Some(GpuDataFormat::Vector(*format)),
+        SourceFormat::Interleaved(layout) => struct_format_of(layout).map(GpuDataFormat::Struct),
+    };
+    GpuDataDescriptor {
+        format,
+        length: source.length(),
+        value_length: Some(source.value_length()),
+        stride: None,
+        byte_offset: 0,
+        byte_stride: Some(source.byte_stride()),
+        row_byte_length: Some(source.byte_stride()),
+        readback_metadata: Some(metadata),
+    }
+}
+
+/// Refuses uploads larger than the device's `max_buffer_size`, naming the column.
+fn check_device_limits(gpu: &Gpu, source: &ArrowColumnSource) -> Result<(), ArrowInteropError> {
+    let bytes = source.bytes().len() as u64;
+    let max = gpu.limits().max_buffer_size;
+    if bytes.div_ceil(4).saturating_mul(4) > max {
+        return Err(ArrowInteropError::DeviceLimit {
+            column: source.readback().column().to_owned(),
+            bytes,
+            limit: "max_buffer_size",
+            max,
+        });
+    }
+    Ok(())
+}
+
+/// Uploads a column source: one buffer written straight from the Arrow bytes through wgpu's
+/// staging memory ([`GpuData::from_bytes`]), described by the source's format, rows, values and
+/// strides, with the [`ArrowReadback`] as readback metadata. Columns that asked for fround are
+/// split on the GPU into `float32x2` / `float32x4` rows `[hi.., lo..]`.
+///
+/// `usage` gets `COPY_DST` added (and `STORAGE` for fround input); [`DEFAULT_USAGE`] (vertex,
+/// storage, copies both ways) suits drawing, compute and readback.
+///
+/// # Errors
+/// [`ArrowInteropError::DeviceLimit`] when the bytes exceed `max_buffer_size`;
+/// [`ArrowInteropError::Gpu`] and [`ArrowInteropError::Op`] from the GPU layers.
+pub fn upload_source(
+    gpu: &Gpu,
+    source: &ArrowColumnSource,
+    usage: wgpu::BufferUsages,
+) -> Result<GpuData, ArrowInteropError> {
+    let column = source.readback().column();
+    check_device_limits(gpu, source)?;
+    if !source.needs_fround() {
+        return GpuData::from_bytes(gpu, source.bytes(), descriptor(source), usage)
+            .map_err(|e| gpu_error(column, e));
+    }
+    let words = GpuData::from_bytes(
+        gpu,
+        source.bytes(),
+        descriptor(source),
+        usage | wgpu::BufferUsages::STORAGE,
+    )
+    .map_err(|e| gpu_error(column, e))?;
+    let input_format = source
+        .vector_format()
+        .map(|f| f.element_format())
+        .ok_or_else(|| ArrowInteropError::UnsupportedType {
+            column: column.to_owned(),
+            data_type: source.readback().data_type().clone(),
+        })?;
+    let ops = GpuOps::new(gpu.device(), gpu.queue());
+    let split = ops
+        .fround(OpInput::new(words.buffer(), input_format, source.length()))
+        .map_err(|e| ArrowInteropError::Op {
+            column: column.to_owned(),
+            source: e,
+        })?;
+    words.destroy();
+    let (format, length) = (split.format(), split.length());
+    let metadata: crate::data::ReadbackMetadata =
+        Arc::new(source.readback().clone().after_fround());
+    let descriptor = GpuDataDescriptor {
+        readback_metadata: Some(metadata),
+        ..GpuDataDescriptor::new(format, length)
+    };
+    GpuData::new(BufferHandle::Owned(split.into_buffer()), descriptor)
+        .map_err(|e| gpu_error(column, e.into()))
+}
+
+/// Uploads one Arrow column (`field` names it and, for interleaved rows, carries their layout).
+///
+/// ```no_run
+/// use arrow_array::Float32Array;
+/// use arrow_schema::{DataType, Field};
+/// use gpudata::arrow::{ColumnOptions, array_from_gpu, array_to_gpu};
+///
+/// let gpu = gpudata::Gpu::headless()?;
+/// let values = Float32Array::from(vec![1.0, 2.0, 3.0]);
+/// let field = Field::new("weights", DataType::Float32, false);
+/// let data = array_to_gpu(&gpu, &field, &values, &ColumnOptions::default())?;
+/// assert_eq!(data.length(), 3);
+/// let back = array_from_gpu(&gpu, &data)?;
+/// assert_eq!(back.as_ref(), &values as &dyn arrow_array::Array);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As [`ArrowColumnSource::new`] and [`upload_source`].
+pub fn array_to_gpu(
+    gpu: &Gpu,
+    field: &Field,
+    array: &dyn Array,
+    options: &ColumnOptions,
+) -> Result<GpuData, ArrowInteropError> {
+    let source = ArrowColumnSource::new(field, array, options)?;
+    upload_source(gpu, &source, DEFAULT_USAGE)
+}
+
+/// Reads GPU data uploaded by this adapter back as an Arrow array of its original type, with
+/// offsets, validity and dictionary values restored (luma.gl's `readArrowGPUDataAsync`).
+/// Strided rows are compacted.
+///
+/// # Errors
+/// [`ArrowInteropError::MissingMetadata`] for data without Arrow readback metadata;
+/// [`ArrowInteropError::Gpu`] when the readback fails; then as [`ArrowReadback::to_array`].
+pub fn array_from_gpu(gpu: &Gpu, data: &GpuData) -> Result<ArrayRef, ArrowInteropError> {
+    let readback = data
+        .readback_metadata_as::<ArrowReadback>()
+        .ok_or(ArrowInteropError::MissingMetadata)?;
+    let bytes = read_compact(gpu, data).map_err(|e| gpu_error(readback.column(), e))?;
+    readback.to_array(bytes)
+}
+
+/// The data's values, packed one after another.
+pub(crate) fn read_compact(gpu: &Gpu, data: &GpuData) -> Result<Vec<u8>, GpuError> {
+    if data.value_length() == 0 {
+        Ok(Vec::new())
+    } else if data.byte_stride() == data.row_byte_length() {
+        data.read_bytes(gpu)
+    } else {
+        data.read_row_bytes(gpu, 0, data.value_length())
+    }
+}
