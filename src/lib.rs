@@ -4,3 +4,8 @@
 pub mod layout_cli;
 
 pub mod render;
+
+/// The README's Rust examples, compiled and run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
