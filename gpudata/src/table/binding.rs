@@ -154,8 +154,8 @@ pub struct TableRenderBindings {
 impl TableRenderBindings {
     /// The layouts for [`wgpu::VertexState::buffers`], slot by slot.
     #[must_use]
-    pub fn vertex_layouts(&self) -> Vec<wgpu::VertexBufferLayout<'_>> {
-        self.layouts.iter().map(WgpuVertexLayout::as_wgpu).collect()
+    pub fn vertex_layouts(&self) -> Vec<Option<wgpu::VertexBufferLayout<'_>>> {
+        self.layouts.iter().map(|l| Some(l.as_wgpu())).collect()
     }
 
     /// The owned layouts.
