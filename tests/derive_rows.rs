@@ -163,7 +163,7 @@ fn zero_copy_rows() -> (Vec<ZeroCopyPacked>, Vec<ZeroCopyStorage>) {
 #[test]
 fn zero_copy_and_encoder_paths_give_identical_bytes() {
     let (packed, storage) = zero_copy_rows();
-    assert!(ZeroCopyPacked::HOST_LAYOUT_MATCHES && ZeroCopyStorage::HOST_LAYOUT_MATCHES);
+    const { assert!(ZeroCopyPacked::HOST_LAYOUT_MATCHES && ZeroCopyStorage::HOST_LAYOUT_MATCHES) };
 
     let memcpy = rows_as_bytes(&packed).expect("zero-copy");
     let encoder: Vec<u8> = packed
@@ -194,16 +194,16 @@ fn zero_copy_and_encoder_paths_give_identical_bytes() {
 #[test]
 fn host_layout_matches_exactly_when_the_bytes_are_gpu_rows() {
     // `#[repr(C)]` and 4-byte fields packed back to back: the host layout is the packed layout.
-    assert!(Bytes32Packed::HOST_LAYOUT_MATCHES);
+    const { assert!(Bytes32Packed::HOST_LAYOUT_MATCHES) };
     // u8 then [u8; 2]: host offset 1, packed offset 2.
-    assert!(!Bytes8Packed::HOST_LAYOUT_MATCHES);
+    const { assert!(!Bytes8Packed::HOST_LAYOUT_MATCHES) };
     // [u16; 2] after u16: host offset 2, packed offset 4.
-    assert!(!Bytes16Packed::HOST_LAYOUT_MATCHES);
+    const { assert!(!Bytes16Packed::HOST_LAYOUT_MATCHES) };
     // wgsl-storage aligns vec2/vec3/vec4 carriers beyond their host alignment.
-    assert!(!Bytes32Storage::HOST_LAYOUT_MATCHES);
-    assert!(!OverridesStorage::HOST_LAYOUT_MATCHES);
+    const { assert!(!Bytes32Storage::HOST_LAYOUT_MATCHES) };
+    const { assert!(!OverridesStorage::HOST_LAYOUT_MATCHES) };
     // Not `#[repr(C)]`: never zero-copy, whatever rustc's layout happens to be.
-    assert!(!WebglOnly::HOST_LAYOUT_MATCHES);
+    const { assert!(!WebglOnly::HOST_LAYOUT_MATCHES) };
     assert!(rows_as_bytes::<WebglOnly>(&[]).is_none());
 
     let rows: Vec<Bytes32Packed> = (0..4u32)

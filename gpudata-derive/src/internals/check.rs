@@ -114,13 +114,13 @@ fn check_markers(cx: &Ctxt, input: &Input<'_>) {
 }
 
 fn check_zero_copy(cx: &Ctxt, input: &Input<'_>) {
-    if let Some(zero_copy) = &input.attrs.zero_copy {
-        if !input.attrs.repr_c {
-            cx.error_spanned_by(
-                zero_copy,
-                "`zero_copy` needs `#[repr(C)]` on the struct, so its host layout is fixed; add `#[repr(C)]`",
-            );
-        }
+    if let Some(zero_copy) = &input.attrs.zero_copy
+        && !input.attrs.repr_c
+    {
+        cx.error_spanned_by(
+            zero_copy,
+            "`zero_copy` needs `#[repr(C)]` on the struct, so its host layout is fixed; add `#[repr(C)]`",
+        );
     }
 }
 

@@ -116,7 +116,7 @@ pub fn encode_rows_to_vec<T: GpuStruct>(rows: &[T]) -> Vec<u8> {
 /// [`RowBytesError::SourceLength`] when `src.len()` is not a multiple of the byte stride.
 pub fn decode_rows<T: GpuStruct>(src: &[u8]) -> Result<Vec<T>, RowBytesError> {
     let stride = stride_usize::<T>();
-    if stride == 0 || src.len() % stride != 0 {
+    if stride == 0 || !src.len().is_multiple_of(stride) {
         return Err(RowBytesError::SourceLength {
             byte_stride: T::FORMAT.byte_stride(),
             found: src.len() as u64,

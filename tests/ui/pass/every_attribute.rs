@@ -6,7 +6,13 @@ use gpudata::{GpuFieldMarker, GpuStruct, StepMode, Unorm8x4};
 /// An instance of a particle system.
 #[derive(Clone, Copy, GpuStruct)]
 #[repr(C)]
-#[gpu(layout = "packed", step_mode = "instance", location = 3, stride = 20, zero_copy)]
+#[gpu(
+    layout = "packed",
+    step_mode = "instance",
+    location = 3,
+    stride = 20,
+    zero_copy
+)]
 #[gpu(fields = "particle_attrs", crate = "::gpudata")]
 pub struct Particle {
     /// Where it is.
@@ -23,8 +29,11 @@ pub struct Particle {
 fn main() {
     assert_eq!(Particle::FORMAT.byte_stride(), 20);
     assert_eq!(Particle::STEP_MODE, StepMode::Instance);
-    assert!(Particle::HOST_LAYOUT_MATCHES);
+    const { assert!(Particle::HOST_LAYOUT_MATCHES) };
     assert_eq!(Particle::ATTRIBUTES[0].shader_location, 3);
     assert_eq!(particle_attrs::Position::NAME, "a_position");
-    assert_eq!(particle_attrs::Color::FORMAT, gpudata::VertexFormat::Unorm8x4);
+    assert_eq!(
+        particle_attrs::Color::FORMAT,
+        gpudata::VertexFormat::Unorm8x4
+    );
 }

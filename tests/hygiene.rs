@@ -1,0 +1,91 @@
+//! The derive's output names everything by absolute path: it compiles without the prelude and
+//! with local items shadowing the primitives, `Option`, `Copy` and the names it uses inside.
+
+#![no_implicit_prelude]
+#![allow(
+    non_camel_case_types,
+    dead_code,
+    reason = "local items shadow primitives and prelude names on purpose"
+)]
+
+// Shadows of primitive types and prelude items the expansion might otherwise pick up.
+struct u8;
+struct u32;
+struct u64;
+struct usize;
+struct f32;
+struct bool;
+struct str;
+struct Option;
+struct Some;
+struct None;
+struct Result;
+trait Copy {}
+trait Clone {}
+trait GpuStruct {}
+trait GpuField {}
+// A local module named like the crates the expansion reaches through `::`.
+mod core {}
+mod gpudata {}
+// Names the expansion declares inside its `const _` block.
+const __FACTS: () = ();
+const __LAYOUT: () = ();
+fn __private() {}
+
+#[derive(::core::clone::Clone, ::core::marker::Copy, ::gpudata::GpuStruct)]
+#[repr(C)]
+#[gpu(
+    layout = "packed",
+    step_mode = "instance",
+    location = 1,
+    stride = 24,
+    zero_copy
+)]
+struct Packed {
+    #[gpu(offset = 0)]
+    position: [::core::primitive::f32; 3],
+    #[gpu(format = "unorm8x4", name = "tint")]
+    color: [::core::primitive::u8; 4],
+    normal: ::gpudata::Snorm16x2,
+    value: ::core::primitive::u32,
+}
+
+#[derive(::core::clone::Clone, ::core::marker::Copy, ::gpudata::GpuStruct)]
+#[repr(C)]
+struct Storage {
+    a: ::core::primitive::u8,
+    #[gpu(padding)]
+    _pad: [::core::primitive::u8; 15],
+    b: [::core::primitive::f32; 4],
+    c: [::core::primitive::u16; 3],
+}
+
+#[derive(::core::clone::Clone, ::core::marker::Copy, ::gpudata::GpuStruct)]
+struct NotReprC {
+    #[gpu(format = "unorm10-10-10-2")]
+    packed: ::core::primitive::u32,
+}
+
+#[test]
+fn derives_without_the_prelude() {
+    ::core::assert_eq!(<Packed as ::gpudata::GpuStruct>::FORMAT.byte_stride(), 24);
+    const { ::core::assert!(<Packed as ::gpudata::GpuStruct>::HOST_LAYOUT_MATCHES) };
+    ::core::assert_eq!(
+        <Storage as ::gpudata::GpuStruct>::FORMAT.fields()[2].byte_offset(),
+        32
+    );
+    const { ::core::assert!(!<NotReprC as ::gpudata::GpuStruct>::HOST_LAYOUT_MATCHES) };
+    ::core::assert_eq!(
+        <packed_fields::Color as ::gpudata::GpuFieldMarker>::NAME,
+        "tint"
+    );
+    let row = Storage {
+        a: 1,
+        _pad: [0; 15],
+        b: [1.0, 2.0, 3.0, 4.0],
+        c: [5, 6, 7],
+    };
+    let bytes = ::gpudata::record::encode_rows_to_vec(&[row]);
+    let back = <Storage as ::gpudata::GpuStruct>::decode_row(&bytes);
+    ::core::assert_eq!(back.c, [5, 6, 7]);
+}
