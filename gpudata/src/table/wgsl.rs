@@ -44,53 +44,75 @@ fn raw_component(words: &str, k: u64, component_bytes: u64, signed: bool) -> Str
     }
 }
 
-/// The decoded WGSL expression of component `k`.
-fn component(words: &str, format: VertexFormat, k: u64) -> String {
+/// The raw bits of component `k` (as `u32`, or `i32` for signed types) and its decoded WGSL
+/// expression over the name `r{k}` bound to those bits.
+fn component(words: &str, format: VertexFormat, k: u64) -> (String, String) {
     let data_type = format.data_type();
     let bytes = data_type.byte_length();
-    match data_type {
-        DataType::Uint8 | DataType::Uint16 | DataType::Uint32 => {
-            raw_component(words, k, bytes, false)
-        }
-        DataType::Sint8 | DataType::Sint16 | DataType::Sint32 => {
-            raw_component(words, k, bytes, true)
-        }
-        DataType::Unorm8 => format!("f32({}) / 255.0", raw_component(words, k, bytes, false)),
-        DataType::Unorm16 => format!("f32({}) / 65535.0", raw_component(words, k, bytes, false)),
-        DataType::Snorm8 => format!(
-            "max(f32({}) / 127.0, -1.0)",
-            raw_component(words, k, bytes, true)
-        ),
-        DataType::Snorm16 => format!(
-            "max(f32({}) / 32767.0, -1.0)",
-            raw_component(words, k, bytes, true)
-        ),
-        DataType::Float16 => format!(
-            "unpack2x16float({}).x",
-            raw_component(words, k, bytes, false)
-        ),
-        DataType::Float32 => format!("bitcast<f32>({})", raw_component(words, k, bytes, false)),
-    }
+    let signed = matches!(
+        data_type,
+        DataType::Sint8 | DataType::Sint16 | DataType::Sint32 | DataType::Snorm8 | DataType::Snorm16
+    );
+    let raw = raw_component(words, k, bytes, signed);
+    let r = format!("r{k}");
+    let decoded = match data_type {
+        DataType::Uint8
+        | DataType::Uint16
+        | DataType::Uint32
+        | DataType::Sint8
+        | DataType::Sint16
+        | DataType::Sint32 => r,
+        DataType::Unorm8 => format!("f32({r}) / 255.0"),
+        DataType::Unorm16 => format!("f32({r}) / 65535.0"),
+        DataType::Snorm8 => format!("max(f32({r}) / 127.0, -1.0)"),
+        DataType::Snorm16 => format!("max(f32({r}) / 32767.0, -1.0)"),
+        DataType::Float16 => half_to_f32(&r),
+        DataType::Float32 => format!("bitcast<f32>({r})"),
+    };
+    (raw, decoded)
 }
 
-/// The components of one value, in the order a shader receives them.
-fn components(words: &str, format: VertexFormat) -> Vec<String> {
+/// An exact binary16 to binary32 conversion of the low 16 bits of `r` with integer operations
+/// (`unpack2x16float` needs a capability some backends lack).
+fn half_to_f32(r: &str) -> String {
+    let sign = format!("(({r} & 0x8000u) << 16u)");
+    let exponent = format!("(({r} >> 10u) & 0x1fu)");
+    let mantissa = format!("({r} & 0x3ffu)");
+    let normal = format!("bitcast<f32>({sign} | (({exponent} + 112u) << 23u) | ({mantissa} << 13u))");
+    let special = format!("bitcast<f32>({sign} | 0x7f800000u | ({mantissa} << 13u))");
+    let subnormal = format!(
+        "(select(1.0, -1.0, ({r} & 0x8000u) != 0u) * f32({mantissa}) * 5.9604644775390625e-8)"
+    );
+    format!(
+        "select(select({normal}, {special}, {exponent} == 31u), {subnormal}, {exponent} == 0u)"
+    )
+}
+
+/// The `let` lines binding each component's raw bits, and the components in the order a
+/// shader receives them.
+fn components(words: &str, format: VertexFormat) -> (Vec<String>, Vec<String>) {
     if format.is_packed_bits() {
-        let word = format!("{words}[b / 4u]");
-        return vec![
-            format!("f32(extractBits({word}, 0u, 10u)) / 1023.0"),
-            format!("f32(extractBits({word}, 10u, 10u)) / 1023.0"),
-            format!("f32(extractBits({word}, 20u, 10u)) / 1023.0"),
-            format!("f32(extractBits({word}, 30u, 2u)) / 3.0"),
-        ];
+        let lets = vec![format!("let r0 = {words}[b / 4u];")];
+        return (
+            lets,
+            vec![
+                "f32(extractBits(r0, 0u, 10u)) / 1023.0".to_owned(),
+                "f32(extractBits(r0, 10u, 10u)) / 1023.0".to_owned(),
+                "f32(extractBits(r0, 20u, 10u)) / 1023.0".to_owned(),
+                "f32(extractBits(r0, 30u, 2u)) / 3.0".to_owned(),
+            ],
+        );
     }
-    let mut out: Vec<String> = (0..u64::from(format.components()))
-        .map(|k| component(words, format, k))
-        .collect();
+    let (lets, mut out): (Vec<String>, Vec<String>) = (0..u64::from(format.components()))
+        .map(|k| {
+            let (raw, decoded) = component(words, format, k);
+            (format!("let r{k} = {raw};"), decoded)
+        })
+        .unzip();
     if format.is_bgra() {
         out.swap(0, 2);
     }
-    out
+    (lets, out)
 }
 
 /// A WGSL function `fn {fn_name}(row: u32) -> T` that reads the value of `row` from `words`
@@ -108,10 +130,13 @@ pub(crate) fn accessor_fn(
     stride: u64,
 ) -> String {
     let ty = format.vertex_input_type().to_string();
-    let parts = components(words, format);
+    let (lets, parts) = components(words, format);
     let mut out = String::new();
     let _ = writeln!(out, "fn {fn_name}(row: u32) -> {ty} {{");
     let _ = writeln!(out, "    let b = {base}u + row * {stride}u;");
+    for line in lets {
+        let _ = writeln!(out, "    {line}");
+    }
     let _ = writeln!(out, "    return {ty}({});", parts.join(", "));
     let _ = writeln!(out, "}}");
     out
