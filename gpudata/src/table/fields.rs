@@ -4,6 +4,7 @@
 use crate::data::{GpuDataFormat, ReadbackMetadata};
 use crate::error::TableError;
 use crate::format::{GpuVectorFormat, VertexFormat};
+use crate::layout::BufferLayout;
 use crate::gpu::Gpu;
 
 use super::copy::{CopyRecorder, StridedCopy};
@@ -35,6 +36,8 @@ pub(crate) struct FieldSource<'t> {
     pub chunks: Vec<FieldChunk<'t>>,
     /// The column's adapter type, for whole-column fields.
     pub data_type: Option<ReadbackMetadata>,
+    /// The table's layout of a list column (lists get no synthesized layout).
+    pub list_layout: Option<BufferLayout>,
 }
 
 impl FieldSource<'_> {
@@ -116,6 +119,7 @@ fn vector_fields(v: &GpuVector) -> Result<Vec<FieldSource<'_>>, TableError> {
                     format: *format,
                     chunks,
                     data_type: v.data_type().cloned(),
+                    list_layout: None,
                 }]);
             }
             None => {
@@ -149,6 +153,7 @@ fn vector_fields(v: &GpuVector) -> Result<Vec<FieldSource<'_>>, TableError> {
             format: GpuVectorFormat::Fixed(format),
             chunks,
             data_type: None,
+            list_layout: None,
         });
     }
     Ok(out)
@@ -158,7 +163,14 @@ fn vector_fields(v: &GpuVector) -> Result<Vec<FieldSource<'_>>, TableError> {
 pub(crate) fn table_fields(table: &GpuTable) -> Result<Vec<FieldSource<'_>>, TableError> {
     let mut out: Vec<FieldSource<'_>> = Vec::new();
     for v in table.vectors() {
-        for field in vector_fields(v)? {
+        for mut field in vector_fields(v)? {
+            if field.format.is_list() {
+                field.list_layout = table
+                    .buffer_layouts()
+                    .iter()
+                    .find(|l| l.name == field.column)
+                    .cloned();
+            }
             if out.iter().any(|f| f.name == field.name)
                 || table.constant(&field.name).is_some()
             {

@@ -12,7 +12,7 @@ use crate::data::{BufferHandle, GpuData, GpuDataDescriptor, ReadbackMetadata};
 use crate::error::TableError;
 use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::gpu::Gpu;
-use crate::layout::{GpuDataStructFormat, StepMode, StructLayout};
+use crate::layout::{BufferLayout, GpuDataStructFormat, StepMode, StructLayout};
 
 use super::constant::GpuConstant;
 use super::copy::{CopyRecorder, create_buffer};
@@ -484,7 +484,14 @@ impl<'a> SegmentedTableBuilder<'a> {
                     .write_buffer(&buffer, segment.byte_offset(), &bytes);
             }
         }
-        SegmentedTable::assemble(layout, buffer, self.constants, self.num_rows, Default::default())
+        SegmentedTable::assemble(
+            layout,
+            buffer,
+            Vec::new(),
+            self.constants,
+            self.num_rows,
+            ColumnsOptions::default(),
+        )
     }
 }
 
@@ -539,21 +546,31 @@ impl SegmentedTable {
             metadata: table.schema().metadata.clone(),
             ..ColumnsOptions::default()
         };
-        SegmentedTable::assemble(layout, buffer, constants, Some(table.num_rows()), options)
+        let layouts = fields.iter().map(|f| f.list_layout.clone()).collect();
+        SegmentedTable::assemble(
+            layout,
+            buffer,
+            layouts,
+            constants,
+            Some(table.num_rows()),
+            options,
+        )
     }
 
     fn assemble(
         layout: SegmentedLayout,
         buffer: wgpu::Buffer,
+        list_layouts: Vec<Option<BufferLayout>>,
         constants: Vec<(String, GpuConstant)>,
         num_rows: Option<u64>,
         mut options: ColumnsOptions,
     ) -> Result<SegmentedTable, TableError> {
         let mut columns: Vec<(String, GpuColumn)> = Vec::new();
-        for segment in layout.segments() {
+        for (i, segment) in layout.segments().iter().enumerate() {
             let data = GpuData::new(BufferHandle::Shared(buffer.clone()), segment.descriptor())?;
             let mut vector = GpuVector::from_data(segment.name.clone(), vec![data])?;
             vector.set_data_type(segment.data_type.clone());
+            vector.set_buffer_layout(list_layouts.get(i).cloned().flatten());
             columns.push((segment.name.clone(), GpuColumn::Vector(vector)));
         }
         columns.extend(
@@ -802,5 +819,6 @@ fn packed_vector(
     )?;
     let mut vector = GpuVector::from_data(field.name.clone(), vec![data])?;
     vector.set_data_type(field.data_type.clone());
+    vector.set_buffer_layout(field.list_layout.clone());
     Ok(vector)
 }
