@@ -1,0 +1,176 @@
+//! Host encoding of 1M rows (no GPU): `gpudata::record::encode_rows` on a zero-copy struct
+//! against a plain `memcpy` of the same bytes, and on a padded wgsl-storage struct (the
+//! derive's per-field encoder) against encase 0.13 writing the same data into the same layout.
+//!
+//! ```text
+//! cargo bench --bench encode
+//! ```
+//!
+//! Before timing, the bench checks that every method produces identical bytes.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use encase::{ShaderType, StorageBuffer};
+use gpudata::record::{encode_rows, rows_as_bytes};
+use gpudata::{GpuStruct, Unorm8x4};
+
+const ROWS: usize = 1_000_000;
+
+/// Host layout = GPU layout (packed): `encode_rows` is one memcpy.
+#[derive(Clone, Copy, GpuStruct)]
+#[repr(C)]
+#[gpu(layout = "packed", zero_copy)]
+struct Vertex {
+    position: [f32; 3],
+    color: Unorm8x4,
+    uv: [f32; 2],
+    id: u32,
+    weight: f32,
+}
+
+/// wgsl-storage: `velocity` and `color` move to 16-byte boundaries and rows pad to 64 bytes, so
+/// the derive's per-field encoder writes each field at its offset and zeroes the gaps.
+#[derive(Clone, Copy, GpuStruct)]
+struct Particle {
+    position: [f32; 3],
+    velocity: [f32; 3],
+    color: [f32; 4],
+    id: u32,
+}
+
+/// encase's vector types for the same WGSL struct.
+#[derive(Clone, Copy)]
+struct Vec3([f32; 3]);
+#[derive(Clone, Copy)]
+struct Vec4([f32; 4]);
+
+macro_rules! encase_vector {
+    ($name:ident, $n:literal) => {
+        impl AsRef<[f32; $n]> for $name {
+            fn as_ref(&self) -> &[f32; $n] {
+                &self.0
+            }
+        }
+        impl AsMut<[f32; $n]> for $name {
+            fn as_mut(&mut self) -> &mut [f32; $n] {
+                &mut self.0
+            }
+        }
+        impl From<[f32; $n]> for $name {
+            fn from(v: [f32; $n]) -> Self {
+                $name(v)
+            }
+        }
+        encase::impl_vector!($n, $name, f32; using AsRef AsMut From);
+    };
+}
+encase_vector!(Vec3, 3);
+encase_vector!(Vec4, 4);
+
+/// `struct Particle { position: vec3<f32>, velocity: vec3<f32>, color: vec4<f32>, id: u32 }`.
+#[derive(Clone, Copy, ShaderType)]
+struct EncaseParticle {
+    position: Vec3,
+    velocity: Vec3,
+    color: Vec4,
+    id: u32,
+}
+
+#[allow(
+    clippy::cast_precision_loss,
+    clippy::cast_possible_truncation,
+    reason = "bench data: any value will do"
+)]
+fn vertices() -> Vec<Vertex> {
+    (0..ROWS)
+        .map(|i| Vertex {
+            position: [i as f32, 1.0, 2.0],
+            color: Unorm8x4([i as u8, 2, 3, 4]),
+            uv: [0.5, i as f32],
+            id: i as u32,
+            weight: 0.25,
+        })
+        .collect()
+}
+
+#[allow(
+    clippy::cast_precision_loss,
+    clippy::cast_possible_truncation,
+    reason = "bench data: any value will do"
+)]
+fn particles() -> Vec<Particle> {
+    (0..ROWS)
+        .map(|i| Particle {
+            position: [i as f32, 1.0, 2.0],
+            velocity: [0.5, -0.5, i as f32],
+            color: [1.0, 0.5, 0.25, 1.0],
+            id: i as u32,
+        })
+        .collect()
+}
+
+fn encase_write(rows: &[EncaseParticle], dst: &mut [u8]) {
+    let mut buffer = StorageBuffer::new(dst);
+    buffer.write(rows).expect("destination is large enough");
+}
+
+fn host_encoding(c: &mut Criterion) {
+    // Zero-copy path against a plain memcpy of the same bytes.
+    let rows = vertices();
+    let source = rows_as_bytes(&rows).expect("zero-copy").to_vec();
+    let mut dst = vec![0u8; source.len()];
+    encode_rows(&rows, &mut dst).unwrap();
+    assert_eq!(dst, source);
+
+    let mut group = c.benchmark_group("encode_zero_copy");
+    group.throughput(Throughput::Bytes(source.len() as u64));
+    group.bench_function(BenchmarkId::new("memcpy", ROWS), |b| {
+        b.iter(|| dst.copy_from_slice(black_box(&source)));
+    });
+    group.bench_function(BenchmarkId::new("gpudata_encode_rows", ROWS), |b| {
+        b.iter(|| encode_rows(black_box(&rows), &mut dst).unwrap());
+    });
+    group.finish();
+
+    // Per-field encoder on a padded wgsl-storage struct against encase.
+    let rows = particles();
+    let encase_rows: Vec<EncaseParticle> = rows
+        .iter()
+        .map(|p| EncaseParticle {
+            position: Vec3(p.position),
+            velocity: Vec3(p.velocity),
+            color: Vec4(p.color),
+            id: p.id,
+        })
+        .collect();
+    let stride = usize::try_from(Particle::FORMAT.byte_stride()).unwrap();
+    assert_eq!(stride as u64, EncaseParticle::min_size().get());
+    assert!(!Particle::HOST_LAYOUT_MATCHES);
+    let mut ours = vec![0xAAu8; ROWS * stride];
+    let mut theirs = vec![0xAAu8; ROWS * stride];
+    encode_rows(&rows, &mut ours).unwrap();
+    encase_write(&encase_rows, &mut theirs);
+    assert_eq!(ours, theirs, "gpudata and encase must write the same bytes");
+
+    let mut group = c.benchmark_group("encode_padded_storage");
+    group.throughput(Throughput::Bytes((ROWS * stride) as u64));
+    group.bench_function(BenchmarkId::new("gpudata_encode_rows", ROWS), |b| {
+        b.iter(|| encode_rows(black_box(&rows), &mut ours).unwrap());
+    });
+    group.bench_function(BenchmarkId::new("encase_storage_buffer_write", ROWS), |b| {
+        b.iter(|| encase_write(black_box(&encase_rows), &mut theirs));
+    });
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .sample_size(30)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(6));
+    targets = host_encoding
+}
+criterion_main!(benches);
