@@ -53,7 +53,17 @@ fn appends_grow_the_buffer_with_gpu_copies() {
     assert!(!alive(&gpu, &old), "the replaced buffer is destroyed");
 
     let error = vector.append_bytes(&[1, 2, 3]).unwrap_err();
-    assert!(matches!(error, TableError::PartialRows { byte_length: 3, byte_stride: 2, .. }), "{error:?}");
+    assert!(
+        matches!(
+            error,
+            TableError::PartialRows {
+                byte_length: 3,
+                byte_stride: 2,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
     vector.append_bytes(&[]).unwrap();
 
     // The rows become a vector (and a table) over the same buffer.
@@ -92,10 +102,13 @@ fn struct_rows_append_and_read_back() {
     let mut floats =
         GpuDynamicVector::new(&gpu, "f", VertexFormat::Float32, DynamicOptions::default()).unwrap();
     let error = floats.append_rows(&rows).unwrap_err();
-    assert!(matches!(error, TableError::FormatMismatch { .. }), "{error:?}");
+    assert!(
+        matches!(error, TableError::FormatMismatch { .. }),
+        "{error:?}"
+    );
 
-    let table = GpuTable::from_vectors([vector.into_vector().unwrap()], ColumnsOptions::default())
-        .unwrap();
+    let table =
+        GpuTable::from_vectors([vector.into_vector().unwrap()], ColumnsOptions::default()).unwrap();
     assert_eq!(table.num_rows(), 9);
     assert_eq!(table.buffer_layouts()[0].attributes.len(), 2);
 

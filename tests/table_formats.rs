@@ -74,7 +74,7 @@ fn assert_words(path: &str, format: VertexFormat, row: usize, got: [u32; 4], exp
     let n = format.components() as usize;
     let float = format.vertex_input_type().primitive() == PrimitiveType::F32;
     for k in 0..n {
-        if float && format.is_normalized() || float && format.is_packed_bits() {
+        if float && (format.is_normalized() || format.is_packed_bits()) {
             let (g, e) = (f32::from_bits(got[k]), f32::from_bits(expected[k]));
             assert!(
                 (g - e).abs() <= 2e-6,
@@ -94,7 +94,9 @@ fn assert_words(path: &str, format: VertexFormat, row: usize, got: [u32; 4], exp
 fn to_words(format: VertexFormat, v: &str) -> String {
     let ty = format.vertex_input_type();
     let bits = |e: String| match ty.primitive() {
-        PrimitiveType::F32 | PrimitiveType::F16 | PrimitiveType::I32 => format!("bitcast<u32>({e})"),
+        PrimitiveType::F32 | PrimitiveType::F16 | PrimitiveType::I32 => {
+            format!("bitcast<u32>({e})")
+        }
         PrimitiveType::U32 => e,
     };
     let parts: Vec<String> = (0..4)
@@ -127,13 +129,18 @@ fn vertex_fetch(gpu: &gpudata::Gpu, format: VertexFormat, packed: &[u8]) -> Vec<
     let constant = GpuConstant::from_bytes(format, &packed[..element]).unwrap();
     let table = GpuTable::from_columns(
         [
-            ("v", GpuColumn::from(GpuVector::from_data("v", vec![data]).unwrap())),
+            (
+                "v",
+                GpuColumn::from(GpuVector::from_data("v", vec![data]).unwrap()),
+            ),
             ("c", constant.into()),
         ],
         ColumnsOptions::default(),
     )
     .unwrap();
-    let bindings = table.render_bindings(gpu, RenderOptions::default()).unwrap();
+    let bindings = table
+        .render_bindings(gpu, RenderOptions::default())
+        .unwrap();
     let ty = format.vertex_input_type();
     let shader = format!(
         r"
@@ -160,12 +167,22 @@ struct Targets {{
         a = to_words(format, "v"),
         b = to_words(format, "c"),
     );
-    let targets = render_capture(gpu, &shader, &bindings.vertex_layouts(), 2, ROWS as u32, |pass| {
-        bindings.batches()[0].draw_rows(pass, 0..1).unwrap();
-    });
+    let targets = render_capture(
+        gpu,
+        &shader,
+        &bindings.vertex_layouts(),
+        2,
+        ROWS as u32,
+        |pass| {
+            bindings.batches()[0].draw_rows(pass, 0..1).unwrap();
+        },
+    );
     // Every row's constant must be row 0's value.
     for (i, c) in targets[1].iter().enumerate() {
-        assert_eq!(*c, targets[0][0], "{format}: zero-stride constant at row {i}");
+        assert_eq!(
+            *c, targets[0][0],
+            "{format}: zero-stride constant at row {i}"
+        );
     }
     targets[0].clone()
 }
@@ -176,7 +193,10 @@ fn storage(gpu: &gpudata::Gpu, format: VertexFormat, packed: &[u8]) -> (Vec<[u32
     let constant = GpuConstant::from_bytes(format, &packed[..element]).unwrap();
     let table = GpuTable::from_columns(
         [
-            ("v", GpuColumn::from(GpuVector::from_data("v", vec![data]).unwrap())),
+            (
+                "v",
+                GpuColumn::from(GpuVector::from_data("v", vec![data]).unwrap()),
+            ),
             ("c", constant.into()),
         ],
         ColumnsOptions::default(),
@@ -258,10 +278,17 @@ fn naga_validate(format: VertexFormat, wgsl: &str) {
 #[test]
 fn constant_wgsl_validates_with_naga_for_every_format() {
     for format in VertexFormat::ALL {
-        let constant = GpuConstant::from_bytes(format, &vec![0u8; format.byte_length() as usize])
-            .unwrap();
+        let constant =
+            GpuConstant::from_bytes(format, &vec![0u8; format.byte_length() as usize]).unwrap();
         naga_validate(format, &constant.wgsl("value", 0, 3).unwrap());
     }
-    let error = GpuConstant::from_value(1.0f32).wgsl("2d", 0, 0).unwrap_err();
-    assert_eq!(error, gpudata::TableError::WgslName { column: "2d".into() });
+    let error = GpuConstant::from_value(1.0f32)
+        .wgsl("2d", 0, 0)
+        .unwrap_err();
+    assert_eq!(
+        error,
+        gpudata::TableError::WgslName {
+            column: "2d".into()
+        }
+    );
 }

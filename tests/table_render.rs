@@ -61,7 +61,9 @@ fn mixed_table(gpu: &gpudata::Gpu, rows: usize) -> GpuTable {
             ),
             (
                 "tint",
-                GpuConstant::new(VertexFormat::Unorm8x4, &TINT).unwrap().into(),
+                GpuConstant::new(VertexFormat::Unorm8x4, &TINT)
+                    .unwrap()
+                    .into(),
             ),
         ],
         ColumnsOptions::default(),
@@ -100,7 +102,10 @@ fn assert_row(path: &str, i: usize, got: &[u32], expected: &[u32; 12]) {
             assert_eq!(g, e, "{path}: row {i} word {k}");
         } else {
             let (g, e) = (f32::from_bits(*g), f32::from_bits(*e));
-            assert!((g - e).abs() <= 1e-6, "{path}: row {i} word {k}: {g} vs {e}");
+            assert!(
+                (g - e).abs() <= 1e-6,
+                "{path}: row {i} word {k}: {g} vs {e}"
+            );
         }
     }
 }
@@ -150,7 +155,9 @@ struct Targets {{
 }
 
 fn render_rows(gpu: &gpudata::Gpu, table: &GpuTable) -> Vec<[u32; 12]> {
-    let bindings = table.render_bindings(gpu, RenderOptions::default()).unwrap();
+    let bindings = table
+        .render_bindings(gpu, RenderOptions::default())
+        .unwrap();
     let shader = vertex_shader(&bindings);
     let targets = render_capture(gpu, &shader, &bindings.vertex_layouts(), 3, WIDTH, |pass| {
         for batch in bindings.batches() {
@@ -228,16 +235,30 @@ fn packed_interleaved_and_constant_columns_render_and_segment() {
     assert_eq!(table.buffer_layouts().len(), 2);
 
     // 1. Vertex fetch: packed + interleaved + zero-stride constant.
-    let bindings = table.render_bindings(&gpu, RenderOptions::default()).unwrap();
+    let bindings = table
+        .render_bindings(&gpu, RenderOptions::default())
+        .unwrap();
     let layouts = bindings.owned_layouts();
     assert_eq!(layouts.len(), 3);
     assert_eq!(layouts[1].array_stride, Instance::FORMAT.byte_stride());
-    assert_eq!(layouts[2].array_stride, 0, "the constant binds with stride 0");
-    let locations: Vec<(&str, u32)> =
-        bindings.locations().iter().map(|(n, l)| (n.as_str(), *l)).collect();
+    assert_eq!(
+        layouts[2].array_stride, 0,
+        "the constant binds with stride 0"
+    );
+    let locations: Vec<(&str, u32)> = bindings
+        .locations()
+        .iter()
+        .map(|(n, l)| (n.as_str(), *l))
+        .collect();
     assert_eq!(
         locations,
-        [("offset", 0), ("color", 1), ("scale", 2), ("id", 3), ("tint", 4)]
+        [
+            ("offset", 0),
+            ("color", 1),
+            ("scale", 2),
+            ("id", 3),
+            ("tint", 4)
+        ]
     );
     let rendered = render_rows(&gpu, &table);
     for (i, row) in rendered.iter().enumerate() {
@@ -247,25 +268,43 @@ fn packed_interleaved_and_constant_columns_render_and_segment() {
     // 2. The same table, segmented: one buffer, storage-aligned segments, same values.
     let segmented = table.to_segmented(&gpu, SegmentOptions::default()).unwrap();
     let alignment = u64::from(gpu.limits().min_storage_buffer_offset_alignment).max(4);
-    let names: Vec<&str> = segmented.layout().segments().iter().map(|s| s.name()).collect();
+    let names: Vec<&str> = segmented
+        .layout()
+        .segments()
+        .iter()
+        .map(|s| s.name())
+        .collect();
     assert_eq!(names, ["offset", "color", "scale", "id"]);
     for segment in segmented.layout().segments() {
         assert_eq!(segment.byte_offset() % alignment, 0, "{segment:?}");
         assert_eq!(segment.length(), rows as u64);
     }
     let color = segmented.segment("color").unwrap();
-    assert_eq!(color.format(), GpuVectorFormat::Fixed(VertexFormat::Unorm8x4));
+    assert_eq!(
+        color.format(),
+        GpuVectorFormat::Fixed(VertexFormat::Unorm8x4)
+    );
     assert_eq!(color.byte_stride(), 4);
     assert_eq!(segmented.table().constant("tint").unwrap().bytes(), &TINT);
     // The segments hold the packed bytes of each field.
-    let id_bytes = segmented.segment_data("id").unwrap().read_bytes(&gpu).unwrap();
+    let id_bytes = segmented
+        .segment_data("id")
+        .unwrap()
+        .read_bytes(&gpu)
+        .unwrap();
     let ids: Vec<u32> = instances(rows).iter().map(|i| i.id).collect();
     assert_eq!(id_bytes, bytemuck::cast_slice::<u32, u8>(&ids));
 
     let storage = segmented.table().storage_bindings(&gpu).unwrap();
     let wgsl = storage.wgsl(0, 0).unwrap();
-    assert!(wgsl.contains("var<storage, read> color_words: array<u32>"), "{wgsl}");
-    assert!(wgsl.contains("var<uniform> tint_words: vec4<u32>"), "{wgsl}");
+    assert!(
+        wgsl.contains("var<storage, read> color_words: array<u32>"),
+        "{wgsl}"
+    );
+    assert!(
+        wgsl.contains("var<uniform> tint_words: vec4<u32>"),
+        "{wgsl}"
+    );
     let batch = &storage.batches()[0];
     for column in batch.columns() {
         assert_eq!(column.base(), 0, "segments bind exactly at their offset");
@@ -287,7 +326,9 @@ fn packed_interleaved_and_constant_columns_render_and_segment() {
     }
 
     // 4. Back from segments to packed columns and to interleaved rows: same draws.
-    let packed = segmented.to_packed(&gpu, SegmentOptions::default()).unwrap();
+    let packed = segmented
+        .to_packed(&gpu, SegmentOptions::default())
+        .unwrap();
     assert_eq!(packed.buffer_layouts().len(), 4);
     assert_eq!(render_rows(&gpu, &packed), rendered);
     let interleaved = segmented
@@ -309,7 +350,9 @@ fn multi_batch_tables_draw_batch_by_batch() {
     )
     .unwrap();
     assert_eq!(table.batches().len(), 2);
-    let bindings = table.render_bindings(&gpu, RenderOptions::default()).unwrap();
+    let bindings = table
+        .render_bindings(&gpu, RenderOptions::default())
+        .unwrap();
     assert_eq!(bindings.batches().len(), 2);
     let shader = format!(
         r"
@@ -330,13 +373,20 @@ struct Out {{
 }}
 "
     );
-    let targets = render_capture(&gpu, &shader, &bindings.vertex_layouts(), 1, WIDTH, |pass| {
-        let mut first = 0u32;
-        for batch in bindings.batches() {
-            batch.draw_rows(pass, first..first + 1).unwrap();
-            first += batch.rows() as u32;
-        }
-    });
+    let targets = render_capture(
+        &gpu,
+        &shader,
+        &bindings.vertex_layouts(),
+        1,
+        WIDTH,
+        |pass| {
+            let mut first = 0u32;
+            for batch in bindings.batches() {
+                batch.draw_rows(pass, first..first + 1).unwrap();
+                first += batch.rows() as u32;
+            }
+        },
+    );
     for (i, o) in all.iter().enumerate() {
         let px = targets[0][i];
         assert_eq!([px[0], px[1]], [o[0].to_bits(), o[1].to_bits()], "row {i}");
@@ -362,7 +412,9 @@ fn indexed_tables_draw_through_their_index_buffer() {
     let index_buffer = gpu.device().create_buffer(&wgpu::BufferDescriptor {
         label: Some("indices"),
         size: 12,
-        usage: wgpu::BufferUsages::INDEX | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+        usage: wgpu::BufferUsages::INDEX
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
     gpu.queue()
@@ -371,7 +423,11 @@ fn indexed_tables_draw_through_their_index_buffer() {
         [
             GpuVector::from_data(
                 "offset",
-                vec![column(&gpu, VertexFormat::Float32x2, &offsets(rows as usize))],
+                vec![column(
+                    &gpu,
+                    VertexFormat::Float32x2,
+                    &offsets(rows as usize),
+                )],
             )
             .unwrap(),
             GpuVector::from_data("indices", vec![index_data]).unwrap(),
@@ -398,7 +454,11 @@ fn indexed_tables_draw_through_their_index_buffer() {
         [
             GpuVector::from_data(
                 "offset",
-                vec![column(&gpu, VertexFormat::Float32x2, &offsets(rows as usize))],
+                vec![column(
+                    &gpu,
+                    VertexFormat::Float32x2,
+                    &offsets(rows as usize),
+                )],
             )
             .unwrap(),
             GpuVector::from_data("indices", vec![index_data]).unwrap(),
@@ -406,7 +466,9 @@ fn indexed_tables_draw_through_their_index_buffer() {
         ColumnsOptions::default(),
     )
     .unwrap();
-    let bindings = table.render_bindings(&gpu, RenderOptions::default()).unwrap();
+    let bindings = table
+        .render_bindings(&gpu, RenderOptions::default())
+        .unwrap();
     let index = bindings.batches()[0].index().unwrap();
     assert_eq!((index.count, index.format), (3, wgpu::IndexFormat::Uint32));
     let shader = format!(
@@ -427,14 +489,25 @@ struct Out {{
 }}
 "
     );
-    let targets = render_capture(&gpu, &shader, &bindings.vertex_layouts(), 1, WIDTH, |pass| {
-        bindings.batches()[0].draw_rows(pass, 0..1).unwrap();
-    });
+    let targets = render_capture(
+        &gpu,
+        &shader,
+        &bindings.vertex_layouts(),
+        1,
+        WIDTH,
+        |pass| {
+            bindings.batches()[0].draw_rows(pass, 0..1).unwrap();
+        },
+    );
     let all = offsets(rows as usize);
     for x in 0..rows as usize {
         let px = targets[0][x];
         if indices.contains(&(x as u32)) {
-            assert_eq!(px, [all[x][0].to_bits(), all[x][1].to_bits(), x as u32, 7], "row {x}");
+            assert_eq!(
+                px,
+                [all[x][0].to_bits(), all[x][1].to_bits(), x as u32, 7],
+                "row {x}"
+            );
         } else {
             assert_eq!(px, [u32::MAX; 4], "row {x} is not indexed");
         }
@@ -446,12 +519,20 @@ fn instance_stepped_layouts_draw_rows_as_instances() {
     let gpu = gpu();
     let rows = 5usize;
     let table = GpuTable::from_vectors(
-        [GpuVector::from_rows(&gpu, "instance", &instances(rows), Some(StepMode::Instance)).unwrap()],
+        [
+            GpuVector::from_rows(&gpu, "instance", &instances(rows), Some(StepMode::Instance))
+                .unwrap(),
+        ],
         ColumnsOptions::default(),
     )
     .unwrap();
-    let bindings = table.render_bindings(&gpu, RenderOptions::default()).unwrap();
-    assert_eq!(bindings.owned_layouts()[0].step_mode, wgpu::VertexStepMode::Instance);
+    let bindings = table
+        .render_bindings(&gpu, RenderOptions::default())
+        .unwrap();
+    assert_eq!(
+        bindings.owned_layouts()[0].step_mode,
+        wgpu::VertexStepMode::Instance
+    );
     let shader = format!(
         r"
 struct Out {{
@@ -470,12 +551,23 @@ struct Out {{
 }}
 "
     );
-    let targets = render_capture(&gpu, &shader, &bindings.vertex_layouts(), 1, WIDTH, |pass| {
-        bindings.batches()[0].draw_instances(pass, 0..1).unwrap();
-    });
+    let targets = render_capture(
+        &gpu,
+        &shader,
+        &bindings.vertex_layouts(),
+        1,
+        WIDTH,
+        |pass| {
+            bindings.batches()[0].draw_instances(pass, 0..1).unwrap();
+        },
+    );
     for (i, inst) in instances(rows).iter().enumerate() {
         let px = targets[0][i];
-        assert_eq!(&px[..3], &[inst.scale.to_bits(), inst.id, i as u32], "instance {i}");
+        assert_eq!(
+            &px[..3],
+            &[inst.scale.to_bits(), inst.id, i as u32],
+            "instance {i}"
+        );
         assert_eq!(f32::from_bits(px[3]), 128.0 / 255.0);
     }
 }

@@ -11,8 +11,8 @@ use gpudata::table::{
     SegmentOptions, SegmentSpec, SegmentStride, SegmentedLayout, SegmentedTableBuilder,
 };
 use gpudata::{
-    BufferHandle, DataError, GpuData, LayoutError, GpuDataDescriptor, GpuError, GpuStruct, GpuVectorFormat,
-    StructLayout, TableError, VertexFormat,
+    BufferHandle, DataError, GpuData, GpuDataDescriptor, GpuError, GpuStruct, GpuVectorFormat,
+    LayoutError, StructLayout, TableError, VertexFormat,
 };
 use table_common::{alive, bytes, compute_capture, gpu};
 
@@ -80,7 +80,14 @@ fn layout_places_segments_at_aligned_offsets() {
     let placed: Vec<(&str, u64, u64, u64)> = layout
         .segments()
         .iter()
-        .map(|s| (s.name(), s.byte_offset(), s.byte_stride(), s.reserved_byte_length()))
+        .map(|s| {
+            (
+                s.name(),
+                s.byte_offset(),
+                s.byte_stride(),
+                s.reserved_byte_length(),
+            )
+        })
         .collect();
     assert_eq!(
         placed,
@@ -94,8 +101,15 @@ fn layout_places_segments_at_aligned_offsets() {
     assert_eq!(layout.byte_length(), 780);
     assert_eq!(layout.alignment(), 256);
     let d = layout.segment("d").unwrap();
-    assert_eq!((d.length(), d.value_length(), d.row_byte_length()), (3, 5, 2));
-    assert!(layout.describe().contains("d: vertex-list<uint16>, 3 rows (5 values), bytes 768..780, stride 2"));
+    assert_eq!(
+        (d.length(), d.value_length(), d.row_byte_length()),
+        (3, 5, 2)
+    );
+    assert!(
+        layout
+            .describe()
+            .contains("d: vertex-list<uint16>, 3 rows (5 values), bytes 768..780, stride 2")
+    );
 
     for bad in [0, 2, 3, 6, 100] {
         assert_eq!(
@@ -128,7 +142,11 @@ fn layout_places_segments_at_aligned_offsets() {
             format: VertexFormat::Float32x3
         }
     );
-    assert!(error.to_string().contains("smaller than one float32x3 value (12 bytes)"));
+    assert!(
+        error
+            .to_string()
+            .contains("smaller than one float32x3 value (12 bytes)")
+    );
     let error = SegmentedLayout::new(
         4,
         [SegmentSpec {
@@ -137,9 +155,18 @@ fn layout_places_segments_at_aligned_offsets() {
         }],
     )
     .unwrap_err();
-    assert!(matches!(error, TableError::Data(DataError::ValueLengthMismatch { .. })), "{error:?}");
-    let error = SegmentedLayout::new(4, [SegmentSpec::new("a", VertexFormat::Float32x4, u64::MAX)])
-        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            TableError::Data(DataError::ValueLengthMismatch { .. })
+        ),
+        "{error:?}"
+    );
+    let error = SegmentedLayout::new(
+        4,
+        [SegmentSpec::new("a", VertexFormat::Float32x4, u64::MAX)],
+    )
+    .unwrap_err();
     assert!(matches!(error, TableError::Overflow { .. }), "{error:?}");
 }
 
@@ -167,14 +194,24 @@ fn builder_uploads_columns_into_one_allocation() {
         let segment = table.segment(name).unwrap();
         assert_eq!(segment.byte_offset() % alignment, 0);
         let data = table.segment_data(name).unwrap();
-        assert_eq!(data.buffer(), table.buffer(), "every segment lives in one buffer");
+        assert_eq!(
+            data.buffer(),
+            table.buffer(),
+            "every segment lives in one buffer"
+        );
         assert!(!data.owns_buffer());
         assert_eq!(data.read_bytes(&gpu).unwrap(), expected, "segment {name}");
     }
     // Packed 2-byte rows cannot be vertex buffers; vertex strides can.
-    let error = table.table().render_bindings(&gpu, RenderOptions::default()).unwrap_err();
+    let error = table
+        .table()
+        .render_bindings(&gpu, RenderOptions::default())
+        .unwrap_err();
     assert!(
-        matches!(error, TableError::Layout(LayoutError::MisalignedStride { byte_stride: 2, .. })),
+        matches!(
+            error,
+            TableError::Layout(LayoutError::MisalignedStride { byte_stride: 2, .. })
+        ),
         "{error:?}"
     );
     let vertex = SegmentedTableBuilder::new()
@@ -184,7 +221,10 @@ fn builder_uploads_columns_into_one_allocation() {
         .build(&gpu)
         .unwrap();
     assert_eq!(vertex.segment("a").unwrap().byte_stride(), 4);
-    let bindings = vertex.table().render_bindings(&gpu, RenderOptions::default()).unwrap();
+    let bindings = vertex
+        .table()
+        .render_bindings(&gpu, RenderOptions::default())
+        .unwrap();
     assert_eq!(bindings.owned_layouts().len(), 2);
     let a_data = vertex.segment_data("a").unwrap();
     let values = a_data.as_view().unwrap().read_raw(&gpu).unwrap();
@@ -209,7 +249,10 @@ fn builder_uploads_columns_into_one_allocation() {
         .column("b", VertexFormat::Float32, &[0u8; 12])
         .build(&gpu)
         .unwrap_err();
-    assert!(matches!(error, TableError::BatchRowMismatch { .. }), "{error:?}");
+    assert!(
+        matches!(error, TableError::BatchRowMismatch { .. }),
+        "{error:?}"
+    );
     // Constants only: the builder's row count.
     let constants = SegmentedTableBuilder::new()
         .constant("k", GpuConstant::from_value(1.0f32))
@@ -232,10 +275,14 @@ fn odd_table(gpu: &gpudata::Gpu) -> (GpuTable, Vec<Small>, Vec<[u8; 2]>) {
     let p = [pairs(3, 1), pairs(2, 9)];
     let batches = (0..2)
         .map(|i| {
-            let small = gpudata::TypedGpuData::from_rows(gpu, &rows[i], table_common::USAGE).unwrap();
+            let small =
+                gpudata::TypedGpuData::from_rows(gpu, &rows[i], table_common::USAGE).unwrap();
             GpuRecordBatch::with_options(
                 [
-                    ("pairs", table_common::column(gpu, VertexFormat::Unorm8x2, &p[i])),
+                    (
+                        "pairs",
+                        table_common::column(gpu, VertexFormat::Unorm8x2, &p[i]),
+                    ),
                     ("small", small.into_data()),
                 ],
                 gpudata::table::RecordBatchOptions {
@@ -261,15 +308,28 @@ fn conversions_move_every_byte_on_the_gpu() {
 
     // Segmented: interleaved rows split into one segment per field; batches concatenated.
     let segmented = table.to_segmented(&gpu, SegmentOptions::default()).unwrap();
-    let names: Vec<&str> = segmented.layout().segments().iter().map(|s| s.name()).collect();
+    let names: Vec<&str> = segmented
+        .layout()
+        .segments()
+        .iter()
+        .map(|s| s.name())
+        .collect();
     assert_eq!(names, ["pairs", "pair", "half", "tag", "value"]);
     assert_eq!(
-        segmented.segment_data("pairs").unwrap().read_bytes(&gpu).unwrap(),
+        segmented
+            .segment_data("pairs")
+            .unwrap()
+            .read_bytes(&gpu)
+            .unwrap(),
         bytemuck::cast_slice::<[u8; 2], u8>(&p)
     );
     for field in ["pair", "half", "tag", "value"] {
         assert_eq!(
-            segmented.segment_data(field).unwrap().read_bytes(&gpu).unwrap(),
+            segmented
+                .segment_data(field)
+                .unwrap()
+                .read_bytes(&gpu)
+                .unwrap(),
             field_bytes(&rows, field),
             "segment {field}"
         );
@@ -282,13 +342,19 @@ fn conversions_move_every_byte_on_the_gpu() {
     for field in ["pair", "half", "tag", "value"] {
         let data = packed.batches()[0].column(field).unwrap();
         assert!(data.owns_buffer());
-        assert_eq!(data.read_bytes(&gpu).unwrap(), field_bytes(&rows, field), "column {field}");
+        assert_eq!(
+            data.read_bytes(&gpu).unwrap(),
+            field_bytes(&rows, field),
+            "column {field}"
+        );
     }
 
     // Interleaved again: the segments of `Small`'s fields back into `Small` rows.
     let (mut only_small, _, _) = odd_table(&gpu);
     only_small.select(&["small", "k"]).unwrap();
-    let back = only_small.to_segmented(&gpu, SegmentOptions::default()).unwrap();
+    let back = only_small
+        .to_segmented(&gpu, SegmentOptions::default())
+        .unwrap();
     let interleaved = back
         .to_interleaved(&gpu, "small", StructLayout::Packed, None)
         .unwrap();
@@ -328,30 +394,38 @@ fn conversions_move_every_byte_on_the_gpu() {
         },
     );
     let lists = GpuTable::from_columns(
-        [("paths", gpudata::table::GpuColumn::from(
-            GpuVector::from_data_with(
-                "paths",
-                vec![list],
-                gpudata::table::DataVectorOptions {
-                    buffer_layout: Some(gpudata::BufferLayout {
-                        name: "paths".into(),
-                        format: None,
-                        byte_stride: Some(4),
-                        step_mode: None,
-                        attributes: Vec::new(),
-                    }),
-                    ..Default::default()
-                },
-            )
-            .unwrap(),
-        ))],
+        [(
+            "paths",
+            gpudata::table::GpuColumn::from(
+                GpuVector::from_data_with(
+                    "paths",
+                    vec![list],
+                    gpudata::table::DataVectorOptions {
+                        buffer_layout: Some(gpudata::BufferLayout {
+                            name: "paths".into(),
+                            format: None,
+                            byte_stride: Some(4),
+                            step_mode: None,
+                            attributes: Vec::new(),
+                        }),
+                        ..Default::default()
+                    },
+                )
+                .unwrap(),
+            ),
+        )],
         ColumnsOptions::default(),
     )
     .unwrap();
     let error = lists
         .to_interleaved(&gpu, "rows", StructLayout::Packed, None)
         .unwrap_err();
-    assert_eq!(error, TableError::InterleaveList { column: "paths".into() });
+    assert_eq!(
+        error,
+        TableError::InterleaveList {
+            column: "paths".into()
+        }
+    );
     // ...but they segment with their element counts.
     let segmented_lists = lists.to_segmented(&gpu, SegmentOptions::default()).unwrap();
     let s = segmented_lists.segment("paths").unwrap();
@@ -379,8 +453,14 @@ fn pack_batches_keeps_every_byte_of_padded_and_unaligned_rows() {
         batch.column("pairs").unwrap().read_bytes(&gpu).unwrap(),
         bytemuck::cast_slice::<[u8; 2], u8>(&p)
     );
-    assert_eq!(batch.column("small").unwrap().read_bytes(&gpu).unwrap(), expected_small);
-    assert_eq!(batch.buffer_layouts()[1], Small::FORMAT.buffer_layout("small", None));
+    assert_eq!(
+        batch.column("small").unwrap().read_bytes(&gpu).unwrap(),
+        expected_small
+    );
+    assert_eq!(
+        batch.buffer_layouts()[1],
+        Small::FORMAT.buffer_layout("small", None)
+    );
     assert_eq!(table.constant("k").unwrap().bytes(), &3.0f32.to_le_bytes());
 }
 
@@ -411,15 +491,27 @@ fn copies_read_unaligned_sources_without_storage_usage() {
     .unwrap();
     let segmented = table.to_segmented(&gpu, SegmentOptions::default()).unwrap();
     assert_eq!(
-        segmented.segment_data("v").unwrap().read_bytes(&gpu).unwrap(),
+        segmented
+            .segment_data("v")
+            .unwrap()
+            .read_bytes(&gpu)
+            .unwrap(),
         bytemuck::cast_slice::<u16, u8>(&values)
     );
     let vertex = table
-        .to_packed(&gpu, SegmentOptions { stride: SegmentStride::Vertex })
+        .to_packed(
+            &gpu,
+            SegmentOptions {
+                stride: SegmentStride::Vertex,
+            },
+        )
         .unwrap();
     let data = vertex.batches()[0].column("v").unwrap();
     assert_eq!(data.byte_stride(), 4);
-    assert_eq!(data.as_view().unwrap().read_raw(&gpu).unwrap(), bytemuck::cast_slice::<u16, u8>(&values));
+    assert_eq!(
+        data.as_view().unwrap().read_raw(&gpu).unwrap(),
+        bytemuck::cast_slice::<u16, u8>(&values)
+    );
     // A source without COPY_SRC cannot be copied.
     let locked = gpu.device().create_buffer(&wgpu::BufferDescriptor {
         label: Some("no copy"),
@@ -437,8 +529,13 @@ fn copies_read_unaligned_sources_without_storage_usage() {
         ColumnsOptions::default(),
     )
     .unwrap();
-    let error = table.to_segmented(&gpu, SegmentOptions::default()).unwrap_err();
-    assert!(matches!(error, TableError::Gpu(GpuError::MissingUsage { .. })), "{error:?}");
+    let error = table
+        .to_segmented(&gpu, SegmentOptions::default())
+        .unwrap_err();
+    assert!(
+        matches!(error, TableError::Gpu(GpuError::MissingUsage { .. })),
+        "{error:?}"
+    );
 }
 
 #[test]

@@ -59,7 +59,11 @@ fn v60_data_chunks_must_share_the_declared_format() {
             found: "uint8x4".into(),
         }
     );
-    assert!(error.to_string().contains("data chunks must share the declared format"));
+    assert!(
+        error
+            .to_string()
+            .contains("data chunks must share the declared format")
+    );
 
     // A chunk without a format differs too.
     let unorm = column(&gpu, VertexFormat::Unorm8x4, &[[1u8, 2, 3, 4]]);
@@ -79,17 +83,35 @@ fn v60_data_chunks_must_share_the_declared_format() {
 #[test]
 fn v60_add_data_requires_matching_format_byte_stride_and_row_byte_length() {
     let gpu = gpu();
-    let mut vector =
-        GpuVector::from_data("colors", vec![column(&gpu, VertexFormat::Unorm8x4, &[[0u8; 4]])])
-            .unwrap();
+    let mut vector = GpuVector::from_data(
+        "colors",
+        vec![column(&gpu, VertexFormat::Unorm8x4, &[[0u8; 4]])],
+    )
+    .unwrap();
     let uint = column(&gpu, VertexFormat::Uint8x4, &[[0u8; 4]]);
     let error = vector.add_data(uint).unwrap_err();
     assert!(
-        matches!(error, TableError::ChunkMismatch { operation: "add_data", what: "formats", .. }),
+        matches!(
+            error,
+            TableError::ChunkMismatch {
+                operation: "add_data",
+                what: "formats",
+                ..
+            }
+        ),
         "{error:?}"
     );
-    assert!(error.to_string().contains("add_data requires matching formats"), "{error}");
-    assert_eq!(vector.chunks().len(), 1, "a refused chunk leaves the vector unchanged");
+    assert!(
+        error
+            .to_string()
+            .contains("add_data requires matching formats"),
+        "{error}"
+    );
+    assert_eq!(
+        vector.chunks().len(),
+        1,
+        "a refused chunk leaves the vector unchanged"
+    );
 
     // byte stride 8 where the vector has 4
     let strided = bytes(
@@ -98,7 +120,16 @@ fn v60_add_data_requires_matching_format_byte_stride_and_row_byte_length() {
         GpuDataDescriptor::new(VertexFormat::Unorm8x4, 2).with_byte_stride(8),
     );
     let error = vector.add_data(strided).unwrap_err();
-    assert!(matches!(error, TableError::ChunkMismatch { what: "byte stride", .. }), "{error:?}");
+    assert!(
+        matches!(
+            error,
+            TableError::ChunkMismatch {
+                what: "byte stride",
+                ..
+            }
+        ),
+        "{error:?}"
+    );
 
     // same format and stride, another row byte length
     let mut floats = GpuVector::from_data(
@@ -120,7 +151,13 @@ fn v60_add_data_requires_matching_format_byte_stride_and_row_byte_length() {
     );
     let error = floats.add_data(wide).unwrap_err();
     assert!(
-        matches!(error, TableError::ChunkMismatch { what: "row byte length", .. }),
+        matches!(
+            error,
+            TableError::ChunkMismatch {
+                what: "row byte length",
+                ..
+            }
+        ),
         "{error:?}"
     );
 
@@ -141,10 +178,16 @@ fn v61_borrowed_and_owning_data_vectors() {
     let borrowed = GpuVector::from_data("positions", vec![chunk.share()]).unwrap();
     assert!(!borrowed.owns_buffer());
     borrowed.destroy();
-    assert!(alive(&gpu, &chunk), "destroying a borrowed vector leaves the buffer alive");
+    assert!(
+        alive(&gpu, &chunk),
+        "destroying a borrowed vector leaves the buffer alive"
+    );
     let survivor = chunk.share();
     chunk.destroy();
-    assert!(!alive(&gpu, &survivor), "destroying the owning chunk frees the buffer");
+    assert!(
+        !alive(&gpu, &survivor),
+        "destroying the owning chunk frees the buffer"
+    );
 
     // Owning (`ownsData: true`): the chunk moved in.
     let chunk = positions(&gpu, 2, 0.0);
@@ -214,7 +257,14 @@ fn v63_interleaved_vector_metadata() {
         },
     )
     .unwrap();
-    assert_eq!((vector.stride(), vector.row_byte_length(), vector.byte_stride()), (16, 16, 16));
+    assert_eq!(
+        (
+            vector.stride(),
+            vector.row_byte_length(),
+            vector.byte_stride()
+        ),
+        (16, 16, 16)
+    );
     assert_eq!(
         vector.buffer_layout(),
         Some(&BufferLayout {
@@ -247,7 +297,11 @@ fn v64_buffer_vector_requires_format_or_row_byte_length() {
             vector: "raw".into()
         }
     );
-    assert!(error.to_string().contains("requires a format or an explicit row byte length"));
+    assert!(
+        error
+            .to_string()
+            .contains("requires a format or an explicit row byte length")
+    );
 }
 
 #[test]
@@ -261,12 +315,23 @@ fn v47_buffer_vector_byte_stride_sets_row_byte_length() {
     )
     .unwrap();
     // GpuData would derive 8 from the format; the vector resolver takes the byte stride.
-    assert_eq!((vector.row_byte_length(), vector.byte_stride(), vector.stride()), (12, 12, 2));
+    assert_eq!(
+        (
+            vector.row_byte_length(),
+            vector.byte_stride(),
+            vector.stride()
+        ),
+        (12, 12, 2)
+    );
     assert_eq!(vector.chunks()[0].row_byte_length(), 12);
     // Rows that do not fit the buffer are refused by the chunk.
     let small = BufferHandle::Owned(zeroed(&gpu, VertexFormat::Float32, 1).buffer().clone());
-    let error = GpuVector::from_buffer("p", small, VectorDescriptor::new(VertexFormat::Float32x2, 2))
-        .unwrap_err();
+    let error = GpuVector::from_buffer(
+        "p",
+        small,
+        VectorDescriptor::new(VertexFormat::Float32x2, 2),
+    )
+    .unwrap_err();
     assert!(matches!(error, TableError::Data(_)), "{error:?}");
 }
 
@@ -288,7 +353,10 @@ fn data_vector_without_any_byte_layout_is_refused() {
         },
     )
     .unwrap();
-    assert_eq!((typed.length(), typed.byte_stride(), typed.stride()), (0, 4, 1));
+    assert_eq!(
+        (typed.length(), typed.byte_stride(), typed.stride()),
+        (0, 4, 1)
+    );
 }
 
 #[test]
@@ -331,7 +399,9 @@ fn appendable_vectors_grow_by_chunks_and_reset() {
     let first = positions(&gpu, 2, 0.0);
     let first_size = first.buffer().size();
     vector.append_chunk(first).unwrap();
-    vector.append_bytes(&f32_bytes(&[9.0, 8.0, 7.0, 6.0, 5.0, 4.0])).unwrap();
+    vector
+        .append_bytes(&f32_bytes(&[9.0, 8.0, 7.0, 6.0, 5.0, 4.0]))
+        .unwrap();
     assert_eq!(vector.length(), 5);
     assert_eq!(vector.capacity_rows(), Some(5));
     assert_eq!(
@@ -346,7 +416,14 @@ fn appendable_vectors_grow_by_chunks_and_reset() {
     // Compatibility: format first, then byte layout metadata.
     let error = vector.append_chunk(colors(&gpu, 1, 0)).unwrap_err();
     assert!(
-        matches!(error, TableError::ChunkMismatch { operation: "append_chunk", what: "formats", .. }),
+        matches!(
+            error,
+            TableError::ChunkMismatch {
+                operation: "append_chunk",
+                what: "formats",
+                ..
+            }
+        ),
         "{error:?}"
     );
     let strided = bytes(
@@ -356,12 +433,25 @@ fn appendable_vectors_grow_by_chunks_and_reset() {
     );
     let error = vector.append_chunk(strided).unwrap_err();
     assert!(
-        matches!(error, TableError::ChunkMismatch { what: "byte layout metadata", .. }),
+        matches!(
+            error,
+            TableError::ChunkMismatch {
+                what: "byte layout metadata",
+                ..
+            }
+        ),
         "{error:?}"
     );
-    assert!(error.to_string().contains("append_chunk requires matching byte layout metadata"));
+    assert!(
+        error
+            .to_string()
+            .contains("append_chunk requires matching byte layout metadata")
+    );
     let error = vector.append_bytes(&[0; 5]).unwrap_err();
-    assert!(matches!(error, TableError::PartialRows { byte_length: 5, .. }), "{error:?}");
+    assert!(
+        matches!(error, TableError::PartialRows { byte_length: 5, .. }),
+        "{error:?}"
+    );
 
     // Reset destroys the appended chunks' owned buffers.
     let survivor = vector.chunks()[0].share();
@@ -381,10 +471,17 @@ fn appendable_vectors_grow_by_chunks_and_reset() {
             operation: "append_chunk"
         }
     );
-    assert!(error.to_string().contains("requires appendable vector storage"));
+    assert!(
+        error
+            .to_string()
+            .contains("requires appendable vector storage")
+    );
     assert!(matches!(
         plain.reset_appended(),
-        Err(TableError::NotAppendable { operation: "reset_appended", .. })
+        Err(TableError::NotAppendable {
+            operation: "reset_appended",
+            ..
+        })
     ));
     assert_eq!(plain.capacity_rows(), None);
 }
@@ -413,7 +510,11 @@ fn vector_ownership_transfer_needs_the_same_buffer() {
             to_vector: "c".into()
         }
     );
-    assert!(error.to_string().contains("can only be transferred to the same buffer"));
+    assert!(
+        error
+            .to_string()
+            .contains("can only be transferred to the same buffer")
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -443,7 +544,11 @@ fn v66_constant_requires_the_format_scalar_type_and_byte_length() {
             found: "u32"
         }
     );
-    assert!(error.to_string().contains("requires f32 components, received u32"));
+    assert!(
+        error
+            .to_string()
+            .contains("requires f32 components, received u32")
+    );
     let error = GpuConstant::new(VertexFormat::Float32x2, &[1.0f32]).unwrap_err();
     assert_eq!(
         error,
@@ -453,11 +558,19 @@ fn v66_constant_requires_the_format_scalar_type_and_byte_length() {
             found: 4
         }
     );
-    assert!(error.to_string().contains("requires exactly 8 bytes, received 4"));
+    assert!(
+        error
+            .to_string()
+            .contains("requires exactly 8 bytes, received 4")
+    );
     // i8 components are not u8 components.
     assert!(matches!(
         GpuConstant::new(VertexFormat::Unorm8x4, &[1i8, 2, 3, 4]),
-        Err(TableError::ConstantScalarType { expected: "u8", found: "i8", .. })
+        Err(TableError::ConstantScalarType {
+            expected: "u8",
+            found: "i8",
+            ..
+        })
     ));
 }
 
@@ -468,7 +581,11 @@ fn v67_packed_bits_constants_take_u32() {
     assert_eq!(constant.bytes(), &word.to_le_bytes());
     assert!(matches!(
         GpuConstant::new(VertexFormat::Unorm10_10_10_2, &[0u8; 4]),
-        Err(TableError::ConstantScalarType { expected: "u32", found: "u8", .. })
+        Err(TableError::ConstantScalarType {
+            expected: "u32",
+            found: "u8",
+            ..
+        })
     ));
     // float16 takes u16 bits or half::f16.
     GpuConstant::new(VertexFormat::Float16x2, &[0x3c00u16, 0xc000]).unwrap();
@@ -495,7 +612,10 @@ fn v68_batch_rows_and_fields() {
     assert_eq!(batch.num_cols(), 2);
     let names: Vec<&str> = batch.schema().names().collect();
     assert_eq!(names, ["positions", "colors"]);
-    assert_eq!(batch.schema().fields[1].format, fixed(VertexFormat::Unorm8x4));
+    assert_eq!(
+        batch.schema().fields[1].format,
+        fixed(VertexFormat::Unorm8x4)
+    );
     assert!(!batch.schema().fields[1].nullable);
     assert_eq!(
         batch.buffer_layouts(),
@@ -529,7 +649,14 @@ fn v68_batch_rows_and_fields() {
         },
     )
     .unwrap_err();
-    assert!(matches!(error, TableError::BatchRowCount { expected: 3, found: 2, .. }));
+    assert!(matches!(
+        error,
+        TableError::BatchRowCount {
+            expected: 3,
+            found: 2,
+            ..
+        }
+    ));
 }
 
 #[test]
@@ -583,12 +710,24 @@ fn batch_layout_and_schema_rules() {
             },
         )
     };
-    let error =
-        with_layouts(vec![BufferLayout::single("indices", VertexFormat::Uint32, 4)]).unwrap_err();
+    let error = with_layouts(vec![BufferLayout::single(
+        "indices",
+        VertexFormat::Uint32,
+        4,
+    )])
+    .unwrap_err();
     assert_eq!(error, TableError::BatchLayoutReservedIndices);
-    assert!(error.to_string().contains("reserved index column `indices`"));
-    let error =
-        with_layouts(vec![BufferLayout::single("normals", VertexFormat::Float32x3, 12)]).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("reserved index column `indices`")
+    );
+    let error = with_layouts(vec![BufferLayout::single(
+        "normals",
+        VertexFormat::Float32x3,
+        12,
+    )])
+    .unwrap_err();
     assert_eq!(
         error,
         TableError::BatchLayoutMissingData {
@@ -604,7 +743,11 @@ fn batch_layout_and_schema_rules() {
             column: "raw".into()
         }
     );
-    assert!(error.to_string().contains("cannot synthesize a buffer layout for `raw` without a format"));
+    assert!(
+        error
+            .to_string()
+            .contains("cannot synthesize a buffer layout for `raw` without a format")
+    );
     let list = |format: GpuVectorFormat| {
         bytes(
             &gpu,
@@ -617,9 +760,11 @@ fn batch_layout_and_schema_rules() {
             },
         )
     };
-    let error =
-        GpuRecordBatch::new([("paths", list(GpuVectorFormat::VertexList(VertexFormat::Uint32)))])
-            .unwrap_err();
+    let error = GpuRecordBatch::new([(
+        "paths",
+        list(GpuVectorFormat::VertexList(VertexFormat::Uint32)),
+    )])
+    .unwrap_err();
     assert_eq!(
         error,
         TableError::ListLayout {
@@ -628,10 +773,18 @@ fn batch_layout_and_schema_rules() {
             column: "paths".into()
         }
     );
-    let error =
-        GpuRecordBatch::new([("texts", list(GpuVectorFormat::ValueList(VertexFormat::Uint32)))])
-            .unwrap_err();
-    assert!(matches!(error, TableError::ListLayout { list: "value-list", .. }));
+    let error = GpuRecordBatch::new([(
+        "texts",
+        list(GpuVectorFormat::ValueList(VertexFormat::Uint32)),
+    )])
+    .unwrap_err();
+    assert!(matches!(
+        error,
+        TableError::ListLayout {
+            list: "value-list",
+            ..
+        }
+    ));
     // A format-less column with an explicit layout gets a field without format.
     let interleaved = BufferLayout {
         name: "raw".into(),
@@ -673,7 +826,10 @@ fn batch_layout_and_schema_rules() {
     let error = GpuRecordBatch::with_options(
         [("positions", positions(&gpu, 2, 0.0))],
         RecordBatchOptions {
-            fields: Some(vec![GpuSchemaField::new("weights", fixed(VertexFormat::Float32))]),
+            fields: Some(vec![GpuSchemaField::new(
+                "weights",
+                fixed(VertexFormat::Float32),
+            )]),
             ..Default::default()
         },
     )
@@ -695,9 +851,8 @@ fn batch_layout_and_schema_rules() {
             ..Default::default()
         },
     );
-    let batch =
-        GpuRecordBatch::new([("positions", positions(&gpu, 2, 0.0)), ("indices", indices)])
-            .unwrap();
+    let batch = GpuRecordBatch::new([("positions", positions(&gpu, 2, 0.0)), ("indices", indices)])
+        .unwrap();
     assert_eq!(batch.buffer_layouts().len(), 1);
     assert!(batch.indices().is_some());
     assert_eq!(batch.num_cols(), 2);
@@ -712,8 +867,11 @@ fn v70_table_from_packed_vectors() {
     let table = GpuTable::from_vectors(
         [
             GpuVector::from_data("positions", vec![positions(&gpu, 2, 0.0)]).unwrap(),
-            GpuVector::from_data("weights", vec![column(&gpu, VertexFormat::Float32, &[1.0f32, 2.0])])
-                .unwrap(),
+            GpuVector::from_data(
+                "weights",
+                vec![column(&gpu, VertexFormat::Float32, &[1.0f32, 2.0])],
+            )
+            .unwrap(),
         ],
         ColumnsOptions::default(),
     )
@@ -757,12 +915,20 @@ fn v71_table_from_an_interleaved_vector() {
     )
     .unwrap();
     let table = GpuTable::from_vectors([vector], ColumnsOptions::default()).unwrap();
-    assert_eq!(table.schema().fields, [GpuSchemaField::new("instances", None)]);
+    assert_eq!(
+        table.schema().fields,
+        [GpuSchemaField::new("instances", None)]
+    );
     assert_eq!(table.buffer_layouts()[0].attributes, attributes);
     assert_eq!(table.buffer_layouts()[0].byte_stride, Some(16));
     // The aggregate vector keeps the interleaved layout.
     assert_eq!(
-        table.vector("instances").unwrap().buffer_layout().unwrap().attributes,
+        table
+            .vector("instances")
+            .unwrap()
+            .buffer_layout()
+            .unwrap()
+            .attributes,
         attributes
     );
 }
@@ -791,7 +957,11 @@ fn v72_list_vectors_with_data_have_no_generic_layout() {
             column: "colors".into()
         }
     );
-    assert!(error.to_string().contains("cannot synthesize a generic buffer layout for vertex-list"));
+    assert!(
+        error
+            .to_string()
+            .contains("cannot synthesize a generic buffer layout for vertex-list")
+    );
 
     // Without data anywhere, list vectors are skipped silently.
     let empty = GpuVector::from_data_with(
@@ -821,7 +991,9 @@ fn v73_constants_and_select() {
             ),
             (
                 "color",
-                GpuConstant::new(VertexFormat::Unorm8x4, &[255u8, 0, 0, 255]).unwrap().into(),
+                GpuConstant::new(VertexFormat::Unorm8x4, &[255u8, 0, 0, 255])
+                    .unwrap()
+                    .into(),
             ),
         ],
         ColumnsOptions::default(),
@@ -843,11 +1015,18 @@ fn v73_constants_and_select() {
     );
     let batch_columns: Vec<&str> = table.batches()[0].column_names().collect();
     assert_eq!(batch_columns, ["positions"]);
-    let layout_names: Vec<&str> = table.buffer_layouts().iter().map(|l| l.name.as_str()).collect();
+    let layout_names: Vec<&str> = table
+        .buffer_layouts()
+        .iter()
+        .map(|l| l.name.as_str())
+        .collect();
     assert_eq!(layout_names, ["positions"]);
     let columns: Vec<&str> = table.columns().iter().map(|(n, _)| *n).collect();
     assert_eq!(columns, ["positions", "color"]);
-    assert!(matches!(table.column("color"), Some(GpuColumnRef::Constant(_))));
+    assert!(matches!(
+        table.column("color"),
+        Some(GpuColumnRef::Constant(_))
+    ));
 
     let survivor = table.batches()[0].column("positions").unwrap().share();
     table.select(&["color"]).unwrap();
@@ -855,37 +1034,62 @@ fn v73_constants_and_select() {
     assert_eq!(columns, ["color"]);
     assert_eq!(table.batches()[0].column_names().count(), 0);
     assert_eq!(table.num_rows(), 3);
-    assert!(!alive(&gpu, &survivor), "select destroys the dropped columns");
+    assert!(
+        !alive(&gpu, &survivor),
+        "select destroys the dropped columns"
+    );
 }
 
 #[test]
 fn select_orders_dedupes_and_refuses_unknown_columns() {
     let gpu = gpu();
-    let mut table = GpuTable::from_batches(vec![batch(&gpu, 2, 0.0)], [(
-        "size",
-        GpuConstant::from_value(1.0f32),
-    )])
+    let mut table = GpuTable::from_batches(
+        vec![batch(&gpu, 2, 0.0)],
+        [("size", GpuConstant::from_value(1.0f32))],
+    )
     .unwrap();
     let error = table.select(&["colors", "nope"]).unwrap_err();
-    assert_eq!(error, TableError::UnknownColumn { column: "nope".into() });
-    assert!(error.to_string().contains("gpu table column `nope` does not exist"));
+    assert_eq!(
+        error,
+        TableError::UnknownColumn {
+            column: "nope".into()
+        }
+    );
+    assert!(
+        error
+            .to_string()
+            .contains("gpu table column `nope` does not exist")
+    );
     assert_eq!(table.num_cols(), 3, "a refused select changes nothing");
-    table.select(&["size", "colors", "positions", "colors"]).unwrap();
+    table
+        .select(&["size", "colors", "positions", "colors"])
+        .unwrap();
     let names: Vec<&str> = table.schema().names().collect();
     assert_eq!(names, ["size", "colors", "positions"]);
     let batch_names: Vec<&str> = table.batches()[0].column_names().collect();
     assert_eq!(batch_names, ["colors", "positions"]);
-    let layout_names: Vec<&str> = table.buffer_layouts().iter().map(|l| l.name.as_str()).collect();
+    let layout_names: Vec<&str> = table
+        .buffer_layouts()
+        .iter()
+        .map(|l| l.name.as_str())
+        .collect();
     assert_eq!(layout_names, ["colors", "positions"]);
 }
 
 #[test]
 fn v74_all_constant_tables_need_a_row_count() {
     let radius = || GpuConstant::from_value(2.5f32);
-    let error = GpuTable::from_columns([("radius", GpuColumn::from(radius()))], ColumnsOptions::default())
-        .unwrap_err();
+    let error = GpuTable::from_columns(
+        [("radius", GpuColumn::from(radius()))],
+        ColumnsOptions::default(),
+    )
+    .unwrap_err();
     assert_eq!(error, TableError::NumRowsRequired);
-    assert!(error.to_string().contains("requires num_rows for an all-constant table"));
+    assert!(
+        error
+            .to_string()
+            .contains("requires num_rows for an all-constant table")
+    );
     let table = GpuTable::from_columns(
         [("radius", GpuColumn::from(radius()))],
         ColumnsOptions {
@@ -918,7 +1122,10 @@ fn v75_pack_batches_keeps_constants_and_every_byte() {
     let old = a.column("positions").unwrap().share();
     let mut table = GpuTable::from_batches(
         vec![a, b],
-        [("color", GpuConstant::new(VertexFormat::Unorm8x4, &[1u8, 2, 3, 4]).unwrap())],
+        [(
+            "color",
+            GpuConstant::new(VertexFormat::Unorm8x4, &[1u8, 2, 3, 4]).unwrap(),
+        )],
     )
     .unwrap();
     assert_eq!(table.num_rows(), 5);
@@ -929,8 +1136,18 @@ fn v75_pack_batches_keeps_constants_and_every_byte() {
     let packed = &table.batches()[0];
     assert_eq!(packed.num_rows(), 5);
     assert!(packed.column("positions").unwrap().owns_buffer());
-    assert_eq!(packed.column("positions").unwrap().read_bytes(&gpu).unwrap(), expected_positions);
-    assert_eq!(packed.column("colors").unwrap().read_bytes(&gpu).unwrap(), expected_colors);
+    assert_eq!(
+        packed
+            .column("positions")
+            .unwrap()
+            .read_bytes(&gpu)
+            .unwrap(),
+        expected_positions
+    );
+    assert_eq!(
+        packed.column("colors").unwrap().read_bytes(&gpu).unwrap(),
+        expected_colors
+    );
     assert!(!alive(&gpu, &old), "the superseded batches are destroyed");
 }
 
@@ -955,7 +1172,11 @@ fn v76_constant_names_cannot_clash() {
     )
     .unwrap_err();
     assert_eq!(error, TableError::ReservedIndicesConstant);
-    assert!(error.to_string().contains("reserved index column `indices` cannot be constant"));
+    assert!(
+        error
+            .to_string()
+            .contains("reserved index column `indices` cannot be constant")
+    );
     let error = GpuTable::from_columns(
         [("indices", GpuColumn::from(GpuConstant::from_value(1u32)))],
         ColumnsOptions {
@@ -971,7 +1192,11 @@ fn v76_constant_names_cannot_clash() {
 fn v77_pack_batches_with_a_minimum_size() {
     let gpu = gpu();
     let mut table = GpuTable::from_batches(
-        vec![batch(&gpu, 2, 0.0), batch(&gpu, 2, 10.0), batch(&gpu, 2, 20.0)],
+        vec![
+            batch(&gpu, 2, 0.0),
+            batch(&gpu, 2, 10.0),
+            batch(&gpu, 2, 20.0),
+        ],
         Vec::<(String, GpuConstant)>::new(),
     )
     .unwrap();
@@ -991,7 +1216,11 @@ fn v77_pack_batches_with_a_minimum_size() {
             },
         )
         .unwrap();
-    let rows: Vec<u64> = table.batches().iter().map(GpuRecordBatch::num_rows).collect();
+    let rows: Vec<u64> = table
+        .batches()
+        .iter()
+        .map(GpuRecordBatch::num_rows)
+        .collect();
     assert_eq!(rows, [4, 2]);
     let vector = table.vector("positions").unwrap();
     assert_eq!(vector.chunks().len(), 2);
@@ -1013,17 +1242,33 @@ fn v78_pack_batches_minimum_must_be_positive() {
     )
     .unwrap();
     let error = table
-        .pack_batches(&gpu, PackOptions { min_batch_size: Some(0) })
+        .pack_batches(
+            &gpu,
+            PackOptions {
+                min_batch_size: Some(0),
+            },
+        )
         .unwrap_err();
     assert_eq!(error, TableError::MinBatchSize { found: 0 });
-    assert!(error.to_string().contains("min_batch_size must be a positive number"));
+    assert!(
+        error
+            .to_string()
+            .contains("min_batch_size must be a positive number")
+    );
     assert_eq!(table.batches().len(), 2);
     // One batch: any options are a no-op.
-    let mut single =
-        GpuTable::from_batches(vec![batch(&gpu, 2, 0.0)], Vec::<(String, GpuConstant)>::new())
-            .unwrap();
+    let mut single = GpuTable::from_batches(
+        vec![batch(&gpu, 2, 0.0)],
+        Vec::<(String, GpuConstant)>::new(),
+    )
+    .unwrap();
     single
-        .pack_batches(&gpu, PackOptions { min_batch_size: Some(0) })
+        .pack_batches(
+            &gpu,
+            PackOptions {
+                min_batch_size: Some(0),
+            },
+        )
         .unwrap();
     assert_eq!(single.batches().len(), 1);
 }
@@ -1032,7 +1277,11 @@ fn v78_pack_batches_minimum_must_be_positive() {
 fn v79_detach_batches_hands_over_ownership() {
     let gpu = gpu();
     let mut table = GpuTable::from_batches(
-        vec![batch(&gpu, 2, 0.0), batch(&gpu, 2, 10.0), batch(&gpu, 2, 20.0)],
+        vec![
+            batch(&gpu, 2, 0.0),
+            batch(&gpu, 2, 10.0),
+            batch(&gpu, 2, 20.0),
+        ],
         Vec::<(String, GpuConstant)>::new(),
     )
     .unwrap();
@@ -1043,8 +1292,14 @@ fn v79_detach_batches_hands_over_ownership() {
     assert_eq!(table.vector("positions").unwrap().chunks().len(), 2);
     table.destroy();
     let kept = detached[0].column("positions").unwrap();
-    assert!(alive(&gpu, kept), "a detached batch survives the table's destroy");
-    assert_eq!(kept.read_bytes(&gpu).unwrap(), f32_bytes(&[10.0, 10.5, 11.0, 11.5]));
+    assert!(
+        alive(&gpu, kept),
+        "a detached batch survives the table's destroy"
+    );
+    assert_eq!(
+        kept.read_bytes(&gpu).unwrap(),
+        f32_bytes(&[10.0, 10.5, 11.0, 11.5])
+    );
     assert!(alive(&gpu, detached[0].column("colors").unwrap()));
 }
 
@@ -1052,11 +1307,18 @@ fn v79_detach_batches_hands_over_ownership() {
 fn v80_detach_batches_needs_a_half_open_range() {
     let gpu = gpu();
     let mut table = GpuTable::from_batches(
-        vec![batch(&gpu, 2, 0.0), batch(&gpu, 2, 10.0), batch(&gpu, 2, 20.0)],
+        vec![
+            batch(&gpu, 2, 0.0),
+            batch(&gpu, 2, 10.0),
+            batch(&gpu, 2, 20.0),
+        ],
         Vec::<(String, GpuConstant)>::new(),
     )
     .unwrap();
-    #[allow(clippy::reversed_empty_ranges, reason = "the invalid range is the test")]
+    #[allow(
+        clippy::reversed_empty_ranges,
+        reason = "the invalid range is the test"
+    )]
     let error = table.detach_batches(2..1).unwrap_err();
     assert_eq!(
         error,
@@ -1067,7 +1329,10 @@ fn v80_detach_batches_needs_a_half_open_range() {
         }
     );
     assert!(error.to_string().contains("valid half-open batch range"));
-    assert!(matches!(table.detach_batches(0..4), Err(TableError::BatchRange { .. })));
+    assert!(matches!(
+        table.detach_batches(0..4),
+        Err(TableError::BatchRange { .. })
+    ));
     assert!(table.detach_batches(1..1).unwrap().is_empty());
     assert_eq!(table.batches().len(), 3);
 }
@@ -1081,9 +1346,19 @@ fn v81_detach_vector_moves_the_column_out() {
     )
     .unwrap();
     let error = table.detach_vector("nope").unwrap_err();
-    assert_eq!(error, TableError::UnknownColumn { column: "nope".into() });
+    assert_eq!(
+        error,
+        TableError::UnknownColumn {
+            column: "nope".into()
+        }
+    );
     let error = table.detach_vector("size").unwrap_err();
-    assert_eq!(error, TableError::DetachNoData { column: "size".into() });
+    assert_eq!(
+        error,
+        TableError::DetachNoData {
+            column: "size".into()
+        }
+    );
     assert!(error.to_string().contains("column `size` has no gpu data"));
 
     let detached = table.detach_vector("colors").unwrap();
@@ -1095,9 +1370,15 @@ fn v81_detach_vector_moves_the_column_out() {
     assert_eq!(detached.length(), 4);
     let survivors: Vec<GpuData> = detached.chunks().iter().map(GpuData::share).collect();
     table.destroy();
-    assert!(survivors.iter().all(|s| alive(&gpu, s)), "the table no longer frees them");
+    assert!(
+        survivors.iter().all(|s| alive(&gpu, s)),
+        "the table no longer frees them"
+    );
     detached.destroy();
-    assert!(survivors.iter().all(|s| !alive(&gpu, s)), "the detached vector does");
+    assert!(
+        survivors.iter().all(|s| !alive(&gpu, s)),
+        "the detached vector does"
+    );
 }
 
 #[test]
@@ -1148,25 +1429,48 @@ fn v82_add_batch_extends_the_aggregates() {
 #[test]
 fn add_batch_checks_layouts_then_schema() {
     let gpu = gpu();
-    let mut table =
-        GpuTable::from_batches(vec![batch(&gpu, 2, 0.0)], Vec::<(String, GpuConstant)>::new())
-            .unwrap();
+    let mut table = GpuTable::from_batches(
+        vec![batch(&gpu, 2, 0.0)],
+        Vec::<(String, GpuConstant)>::new(),
+    )
+    .unwrap();
     let other_layout = GpuRecordBatch::with_options(
-        [("positions", positions(&gpu, 2, 0.0)), ("colors", colors(&gpu, 2, 0))],
+        [
+            ("positions", positions(&gpu, 2, 0.0)),
+            ("colors", colors(&gpu, 2, 0)),
+        ],
         RecordBatchOptions {
-            buffer_layouts: Some(vec![BufferLayout::single("positions", VertexFormat::Float32x2, 8)]),
+            buffer_layouts: Some(vec![BufferLayout::single(
+                "positions",
+                VertexFormat::Float32x2,
+                8,
+            )]),
             ..Default::default()
         },
     )
     .unwrap();
     let error = table.add_batch(other_layout).unwrap_err();
     assert!(
-        matches!(error, TableError::BatchLayoutsDiffer { operation: "add_batch", batch: 1, .. }),
+        matches!(
+            error,
+            TableError::BatchLayoutsDiffer {
+                operation: "add_batch",
+                batch: 1,
+                ..
+            }
+        ),
         "{error:?}"
     );
-    assert!(error.to_string().contains("requires matching buffer layouts"));
+    assert!(
+        error
+            .to_string()
+            .contains("requires matching buffer layouts")
+    );
     let other_schema = GpuRecordBatch::with_options(
-        [("positions", positions(&gpu, 2, 0.0)), ("colors", colors(&gpu, 2, 0))],
+        [
+            ("positions", positions(&gpu, 2, 0.0)),
+            ("colors", colors(&gpu, 2, 0)),
+        ],
         RecordBatchOptions {
             fields: Some(vec![
                 GpuSchemaField::new("colors", fixed(VertexFormat::Unorm8x4)),
@@ -1177,8 +1481,15 @@ fn add_batch_checks_layouts_then_schema() {
     )
     .unwrap();
     let error = table.add_batch(other_schema).unwrap_err();
-    assert!(matches!(error, TableError::BatchSchemaDiffers { .. }), "{error:?}");
-    assert!(error.to_string().contains("requires matching selected schema fields"));
+    assert!(
+        matches!(error, TableError::BatchSchemaDiffers { .. }),
+        "{error:?}"
+    );
+    assert!(
+        error
+            .to_string()
+            .contains("requires matching selected schema fields")
+    );
     assert_eq!(table.batches().len(), 1);
 
     // An empty table checks the schema, then adopts the batch's layouts.
@@ -1189,7 +1500,10 @@ fn add_batch_checks_layouts_then_schema() {
     let mut empty = GpuTable::empty(schema.clone(), None);
     assert_eq!((empty.num_rows(), empty.batches().len()), (0, 0));
     let wrong = GpuRecordBatch::new([("positions", positions(&gpu, 2, 0.0))]).unwrap();
-    assert!(matches!(empty.add_batch(wrong), Err(TableError::BatchSchemaDiffers { batch: 0, .. })));
+    assert!(matches!(
+        empty.add_batch(wrong),
+        Err(TableError::BatchSchemaDiffers { batch: 0, .. })
+    ));
     empty.add_batch(batch(&gpu, 3, 0.0)).unwrap();
     assert_eq!(empty.num_rows(), 3);
     assert_eq!(empty.buffer_layouts().len(), 2);
@@ -1230,12 +1544,25 @@ fn v83_pack_batches_refuses_variable_length_columns() {
         )
         .unwrap()
     };
-    let mut table =
-        GpuTable::from_batches(vec![batch(&gpu), batch(&gpu)], Vec::<(String, GpuConstant)>::new())
-            .unwrap();
-    let error = table.pack_batches(&gpu, PackOptions::default()).unwrap_err();
-    assert_eq!(error, TableError::PackVariableLength { column: "texts".into() });
-    assert!(error.to_string().contains("does not support variable-length gpu data `texts`"));
+    let mut table = GpuTable::from_batches(
+        vec![batch(&gpu), batch(&gpu)],
+        Vec::<(String, GpuConstant)>::new(),
+    )
+    .unwrap();
+    let error = table
+        .pack_batches(&gpu, PackOptions::default())
+        .unwrap_err();
+    assert_eq!(
+        error,
+        TableError::PackVariableLength {
+            column: "texts".into()
+        }
+    );
+    assert!(
+        error
+            .to_string()
+            .contains("does not support variable-length gpu data `texts`")
+    );
 }
 
 #[test]
@@ -1252,8 +1579,7 @@ fn pack_batches_refuses_indexed_and_empty_batches() {
                 ..Default::default()
             },
         );
-        GpuRecordBatch::new([("positions", positions(gpu, 2, 0.0)), ("indices", indices)])
-            .unwrap()
+        GpuRecordBatch::new([("positions", positions(gpu, 2, 0.0)), ("indices", indices)]).unwrap()
     };
     let mut table = GpuTable::from_batches(
         vec![indexed(&gpu), indexed(&gpu)],
@@ -1262,7 +1588,9 @@ fn pack_batches_refuses_indexed_and_empty_batches() {
     .unwrap();
     assert!(table.indices().is_some());
     assert_eq!(table.buffer_layouts().len(), 1, "indices get no layout");
-    let error = table.pack_batches(&gpu, PackOptions::default()).unwrap_err();
+    let error = table
+        .pack_batches(&gpu, PackOptions::default())
+        .unwrap_err();
     assert_eq!(error, TableError::PackIndexed);
 
     let mut empty = GpuTable::from_batches(
@@ -1271,16 +1599,23 @@ fn pack_batches_refuses_indexed_and_empty_batches() {
     )
     .unwrap();
     assert_eq!(empty.num_rows(), 5);
-    let error = empty.pack_batches(&gpu, PackOptions::default()).unwrap_err();
+    let error = empty
+        .pack_batches(&gpu, PackOptions::default())
+        .unwrap_err();
     assert_eq!(error, TableError::PackEmptyBatch { batch: 0 });
 }
 
 #[test]
 fn from_batches_requires_batches_with_one_layout_and_schema() {
     let gpu = gpu();
-    let error = GpuTable::from_batches(Vec::new(), Vec::<(String, GpuConstant)>::new()).unwrap_err();
+    let error =
+        GpuTable::from_batches(Vec::new(), Vec::<(String, GpuConstant)>::new()).unwrap_err();
     assert_eq!(error, TableError::NoBatches);
-    assert!(error.to_string().contains("requires at least one gpu record batch"));
+    assert!(
+        error
+            .to_string()
+            .contains("requires at least one gpu record batch")
+    );
     let narrow = GpuRecordBatch::new([("positions", positions(&gpu, 2, 0.0))]).unwrap();
     let error = GpuTable::from_batches(
         vec![batch(&gpu, 2, 0.0), narrow],
@@ -1288,11 +1623,21 @@ fn from_batches_requires_batches_with_one_layout_and_schema() {
     )
     .unwrap_err();
     assert!(
-        matches!(error, TableError::BatchLayoutsDiffer { operation: "from_batches", batch: 1, .. }),
+        matches!(
+            error,
+            TableError::BatchLayoutsDiffer {
+                operation: "from_batches",
+                batch: 1,
+                ..
+            }
+        ),
         "{error:?}"
     );
     let reordered = GpuRecordBatch::with_options(
-        [("positions", positions(&gpu, 2, 0.0)), ("colors", colors(&gpu, 2, 0))],
+        [
+            ("positions", positions(&gpu, 2, 0.0)),
+            ("colors", colors(&gpu, 2, 0)),
+        ],
         RecordBatchOptions {
             fields: Some(vec![
                 GpuSchemaField::new("positions", fixed(VertexFormat::Float32x2)),
@@ -1307,7 +1652,10 @@ fn from_batches_requires_batches_with_one_layout_and_schema() {
         Vec::<(String, GpuConstant)>::new(),
     )
     .unwrap_err();
-    assert!(matches!(error, TableError::BatchSchemaDiffers { batch: 1, .. }), "{error:?}");
+    assert!(
+        matches!(error, TableError::BatchSchemaDiffers { batch: 1, .. }),
+        "{error:?}"
+    );
 }
 
 #[test]
@@ -1331,8 +1679,11 @@ fn from_columns_rules() {
         .unwrap()
     };
     // Keys must be the vectors' names.
-    let error = GpuTable::from_columns([("pos", GpuColumn::from(p(&gpu, &[2])))], ColumnsOptions::default())
-        .unwrap_err();
+    let error = GpuTable::from_columns(
+        [("pos", GpuColumn::from(p(&gpu, &[2])))],
+        ColumnsOptions::default(),
+    )
+    .unwrap_err();
     assert_eq!(
         error,
         TableError::ColumnNameMismatch {
@@ -1342,8 +1693,9 @@ fn from_columns_rules() {
     );
     assert!(error.to_string().contains("does not match gpu vector name"));
     // Chunk counts and per-batch rows must agree.
-    let error = GpuTable::from_vectors([p(&gpu, &[2, 2]), w(&gpu, &[4])], ColumnsOptions::default())
-        .unwrap_err();
+    let error =
+        GpuTable::from_vectors([p(&gpu, &[2, 2]), w(&gpu, &[4])], ColumnsOptions::default())
+            .unwrap_err();
     assert_eq!(
         error,
         TableError::ChunkCountMismatch {
@@ -1352,8 +1704,11 @@ fn from_columns_rules() {
             found: 1
         }
     );
-    let error = GpuTable::from_vectors([p(&gpu, &[2, 2]), w(&gpu, &[2, 1])], ColumnsOptions::default())
-        .unwrap_err();
+    let error = GpuTable::from_vectors(
+        [p(&gpu, &[2, 2]), w(&gpu, &[2, 1])],
+        ColumnsOptions::default(),
+    )
+    .unwrap_err();
     assert_eq!(
         error,
         TableError::BatchRowMismatch {
@@ -1371,7 +1726,11 @@ fn from_columns_rules() {
         GpuDataDescriptor::new(VertexFormat::Float32x2, 2).with_byte_stride(12),
     );
     let tail = GpuVector::from_data("positions", vec![strided]).unwrap();
-    let mut chunks = mixed.chunks().iter().map(GpuData::share).collect::<Vec<_>>();
+    let mut chunks = mixed
+        .chunks()
+        .iter()
+        .map(GpuData::share)
+        .collect::<Vec<_>>();
     chunks.extend(tail.into_chunks());
     mixed = GpuVector::from_data("positions", chunks).unwrap();
     let error = GpuTable::from_vectors([mixed], ColumnsOptions::default()).unwrap_err();
@@ -1379,7 +1738,11 @@ fn from_columns_rules() {
         matches!(error, TableError::IncompatibleChunks { chunk: 1, .. }),
         "{error:?}"
     );
-    assert!(error.to_string().contains("requires compatible gpu data chunks for `positions`"));
+    assert!(
+        error
+            .to_string()
+            .contains("requires compatible gpu data chunks for `positions`")
+    );
     // Source info and null counts belong to one-chunk vectors.
     let error = GpuTable::from_vectors(
         [p(&gpu, &[1, 1])],
@@ -1406,11 +1769,20 @@ fn from_columns_rules() {
             found: 4
         }
     );
-    assert!(error.to_string().contains("num_rows must match varying columns"));
+    assert!(
+        error
+            .to_string()
+            .contains("num_rows must match varying columns")
+    );
     // Duplicate keys.
     let error = GpuTable::from_vectors([p(&gpu, &[1]), p(&gpu, &[1])], ColumnsOptions::default())
         .unwrap_err();
-    assert_eq!(error, TableError::DuplicateColumn { column: "positions".into() });
+    assert_eq!(
+        error,
+        TableError::DuplicateColumn {
+            column: "positions".into()
+        }
+    );
     // A layout-less, format-less vector (here `indices`, which never gets a layout) has no field.
     let raw = GpuVector::from_buffer(
         "indices",
@@ -1451,10 +1823,16 @@ fn from_columns_rules() {
     );
 
     // Two chunks per vector make two batches; metadata and chunks move in.
-    let table = GpuTable::from_vectors([p(&gpu, &[2, 3]), w(&gpu, &[2, 3])], ColumnsOptions::default())
-        .unwrap();
+    let table = GpuTable::from_vectors(
+        [p(&gpu, &[2, 3]), w(&gpu, &[2, 3])],
+        ColumnsOptions::default(),
+    )
+    .unwrap();
     assert_eq!(table.batches().len(), 2);
     assert_eq!(table.num_rows(), 5);
     assert!(table.batches()[1].column("weights").unwrap().owns_buffer());
-    assert!(!table.vector("weights").unwrap().owns_buffer(), "aggregates share");
+    assert!(
+        !table.vector("weights").unwrap().owns_buffer(),
+        "aggregates share"
+    );
 }

@@ -1,9 +1,12 @@
 //! Helpers shared by the table tests: one device per test binary, uploads, liveness checks.
-#![allow(dead_code, reason = "each test binary uses a different subset of the helpers")]
+#![allow(
+    dead_code,
+    reason = "each test binary uses a different subset of the helpers"
+)]
 
 use std::sync::OnceLock;
 
-use gpudata::{GpuData, GpuDataDescriptor, GpuDataFormat, Gpu, VertexFormat};
+use gpudata::{Gpu, GpuData, GpuDataDescriptor, GpuDataFormat, VertexFormat};
 
 /// Usage of the test data.
 pub const USAGE: wgpu::BufferUsages = gpudata::data::DEFAULT_USAGE;
@@ -30,7 +33,10 @@ pub fn alive(gpu: &Gpu, data: &GpuData) -> bool {
     match (&result, &error) {
         (Ok(_), None) => true,
         (_, Some(message)) => {
-            assert!(message.contains("destroyed"), "unexpected wgpu error: {message}");
+            assert!(
+                message.contains("destroyed"),
+                "unexpected wgpu error: {message}"
+            );
             false
         }
         (Err(e), None) => panic!("readback failed without a wgpu error: {e}"),
@@ -74,7 +80,9 @@ pub fn read_buffer(gpu: &Gpu, buffer: &wgpu::Buffer, offset: u64, len: u64) -> V
 }
 
 fn map_read(gpu: &Gpu, staging: &wgpu::Buffer, len: u64) -> Vec<u8> {
-    staging.map_async(wgpu::MapMode::Read, ..len, |r| r.expect("map readback buffer"));
+    staging.map_async(wgpu::MapMode::Read, ..len, |r| {
+        r.expect("map readback buffer")
+    });
     gpu.wait_idle().unwrap();
     let view = staging.get_mapped_range(..len).unwrap();
     let out = view.to_vec();

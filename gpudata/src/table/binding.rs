@@ -278,8 +278,10 @@ impl GpuTable {
             let mut layout = layout.clone();
             layout.step_mode = layout.step_mode.or(Some(options.step_mode));
             let wgpu_layout = layout.to_wgpu(next)?;
-            for (attribute, wgpu_attribute) in
-                layout.resolved_attributes().iter().zip(&wgpu_layout.attributes)
+            for (attribute, wgpu_attribute) in layout
+                .resolved_attributes()
+                .iter()
+                .zip(&wgpu_layout.attributes)
             {
                 locations.push((attribute.attribute.clone(), wgpu_attribute.shader_location));
             }
@@ -483,11 +485,11 @@ impl BatchStorage {
     /// Bind group entries: column `i` at `first_binding + i`, then the constants.
     #[must_use]
     pub fn bind_group_entries(&self, first_binding: u32) -> Vec<wgpu::BindGroupEntry<'_>> {
-        let columns = self.columns.iter().map(|c| wgpu::BindingResource::Buffer(c.binding()));
-        let constants = self
-            .constants
+        let columns = self
+            .columns
             .iter()
-            .map(|c| c.buffer.as_entire_binding());
+            .map(|c| wgpu::BindingResource::Buffer(c.binding()));
+        let constants = self.constants.iter().map(|c| c.buffer.as_entire_binding());
         (first_binding..)
             .zip(columns.chain(constants))
             .map(|(binding, resource)| wgpu::BindGroupEntry { binding, resource })
@@ -618,7 +620,9 @@ fn column_accessors(
             .map(|f| (f.name().to_owned(), f.format(), f.byte_offset()))
             .collect(),
         Some(GpuDataFormat::Vector(
-            GpuVectorFormat::Fixed(f) | GpuVectorFormat::VertexList(f) | GpuVectorFormat::ValueList(f),
+            GpuVectorFormat::Fixed(f)
+            | GpuVectorFormat::VertexList(f)
+            | GpuVectorFormat::ValueList(f),
         )) => vec![(name.to_owned(), *f, 0)],
         None => Vec::new(),
     }

@@ -255,7 +255,13 @@ impl GpuConstant {
             out,
             "@group({group}) @binding({binding}) var<uniform> {words}: vec4<u32>;"
         );
-        out.push_str(&accessor_fn(&format!("{name}_at"), &words, self.format, 0, 0));
+        out.push_str(&accessor_fn(
+            &format!("{name}_at"),
+            &words,
+            self.format,
+            0,
+            0,
+        ));
         Ok(out)
     }
 }

@@ -207,8 +207,14 @@ impl<'g> CopyRecorder<'g> {
         };
         let src_span = copy.span(copy.src_stride).ok_or_else(too_large)?;
         let dst_span = copy.span(copy.dst_stride).ok_or_else(too_large)?;
-        let src_end = copy.src_offset.checked_add(src_span).ok_or_else(too_large)?;
-        let dst_end = copy.dst_offset.checked_add(dst_span).ok_or_else(too_large)?;
+        let src_end = copy
+            .src_offset
+            .checked_add(src_span)
+            .ok_or_else(too_large)?;
+        let dst_end = copy
+            .dst_offset
+            .checked_add(dst_span)
+            .ok_or_else(too_large)?;
         if src_end > copy.src.size() || dst_end > copy.dst.size() {
             return Err(too_large());
         }
@@ -360,10 +366,11 @@ impl<'g> CopyRecorder<'g> {
 
     /// A storage copy of `size` bytes of `buffer` from `start` (both multiples of 4).
     fn stage(&mut self, buffer: &wgpu::Buffer, start: u64, size: u64) -> wgpu::Buffer {
-        if start == 0 && size == buffer.size() {
-            if let Some(staged) = self.staged.get(buffer) {
-                return staged.clone();
-            }
+        if start == 0
+            && size == buffer.size()
+            && let Some(staged) = self.staged.get(buffer)
+        {
+            return staged.clone();
         }
         let staging = self.gpu.device().create_buffer(&wgpu::BufferDescriptor {
             label: Some("gpudata table copy staging"),

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::data::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat, DEFAULT_USAGE};
+use crate::data::{BufferHandle, DEFAULT_USAGE, GpuData, GpuDataDescriptor, GpuDataFormat};
 use crate::error::TableError;
 use crate::gpu::Gpu;
 use crate::record::{GpuStruct, encode_rows_to_vec};
@@ -72,13 +72,13 @@ impl GpuDynamicVector {
     ) -> Result<GpuDynamicVector, TableError> {
         let name = name.into();
         let format = format.into();
-        if let GpuDataFormat::Vector(v) = &format {
-            if v.is_list() {
-                return Err(TableError::ListAppend {
-                    vector: name,
-                    format: v.to_string(),
-                });
-            }
+        if let GpuDataFormat::Vector(v) = &format
+            && v.is_list()
+        {
+            return Err(TableError::ListAppend {
+                vector: name,
+                format: v.to_string(),
+            });
         }
         let usage = options.usage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
         let capacity_rows = options.initial_capacity_rows.max(1);

@@ -4,8 +4,8 @@
 use crate::data::{GpuDataFormat, ReadbackMetadata};
 use crate::error::TableError;
 use crate::format::{GpuVectorFormat, VertexFormat};
-use crate::layout::BufferLayout;
 use crate::gpu::Gpu;
+use crate::layout::BufferLayout;
 
 use super::copy::{CopyRecorder, StridedCopy};
 use super::gpu_table::GpuTable;
@@ -171,9 +171,7 @@ pub(crate) fn table_fields(table: &GpuTable) -> Result<Vec<FieldSource<'_>>, Tab
                     .find(|l| l.name == field.column)
                     .cloned();
             }
-            if out.iter().any(|f| f.name == field.name)
-                || table.constant(&field.name).is_some()
-            {
+            if out.iter().any(|f| f.name == field.name) || table.constant(&field.name).is_some() {
                 return Err(TableError::DuplicateColumn { column: field.name });
             }
             out.push(field);

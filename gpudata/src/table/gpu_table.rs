@@ -255,9 +255,13 @@ impl GpuTable {
                 layouts.push(layout.clone());
                 continue;
             }
-            if let Some(layout) =
-                synthesize_layout(Owner::Table, v.name(), v.format(), v.byte_stride(), !has_data)?
-            {
+            if let Some(layout) = synthesize_layout(
+                Owner::Table,
+                v.name(),
+                v.format(),
+                v.byte_stride(),
+                !has_data,
+            )? {
                 layouts.push(layout);
             }
         }
@@ -326,21 +330,20 @@ impl GpuTable {
         }
 
         // Rows.
-        let inferred = checked_sum(batch_rows.iter().copied()).ok_or_else(|| {
-            TableError::Overflow {
+        let inferred =
+            checked_sum(batch_rows.iter().copied()).ok_or_else(|| TableError::Overflow {
                 what: "the row count of the table's columns".to_owned(),
-            }
-        })?;
+            })?;
         let num_rows = if vectors.is_empty() {
             options.num_rows.ok_or(TableError::NumRowsRequired)?
         } else {
-            if let Some(given) = options.num_rows {
-                if given != inferred {
-                    return Err(TableError::NumRowsMismatch {
-                        expected: inferred,
-                        found: given,
-                    });
-                }
+            if let Some(given) = options.num_rows
+                && given != inferred
+            {
+                return Err(TableError::NumRowsMismatch {
+                    expected: inferred,
+                    found: given,
+                });
             }
             inferred
         };
@@ -439,10 +442,12 @@ impl GpuTable {
         for (name, template) in first.columns() {
             let mut chunks = Vec::with_capacity(self.batches.len());
             for (i, batch) in self.batches.iter().enumerate() {
-                let data = batch.column(name).ok_or_else(|| TableError::MissingBatchData {
-                    column: name.to_owned(),
-                    batch: i,
-                })?;
+                let data = batch
+                    .column(name)
+                    .ok_or_else(|| TableError::MissingBatchData {
+                        column: name.to_owned(),
+                        batch: i,
+                    })?;
                 chunks.push(data.share());
             }
             let layout = self
@@ -544,7 +549,10 @@ impl GpuTable {
     /// The constant called `name`.
     #[must_use]
     pub fn constant(&self, name: &str) -> Option<&GpuConstant> {
-        self.constants.iter().find(|(n, _)| n == name).map(|(_, c)| c)
+        self.constants
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, c)| c)
     }
 
     /// Every column: aggregate vectors, then constants (luma.gl's `gpuColumns`).
@@ -698,10 +706,12 @@ impl GpuTable {
         // Check on shared handles first, so a failure changes nothing.
         let mut shares = Vec::with_capacity(self.batches.len());
         for (i, batch) in self.batches.iter().enumerate() {
-            let data = batch.column(name).ok_or_else(|| TableError::MissingBatchData {
-                column: name.to_owned(),
-                batch: i,
-            })?;
+            let data = batch
+                .column(name)
+                .ok_or_else(|| TableError::MissingBatchData {
+                    column: name.to_owned(),
+                    batch: i,
+                })?;
             shares.push(data.share());
         }
         let options = |layout, data_type| DataVectorOptions {

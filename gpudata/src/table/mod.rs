@@ -25,11 +25,11 @@
 //!
 //! # Example
 //!
-//! ```no_run
+//! ```
 //! use gpudata::table::{ColumnsOptions, GpuColumn, GpuConstant, GpuTable, GpuVector};
 //! use gpudata::{GpuData, VertexFormat};
 //!
-//! # fn f(gpu: &gpudata::Gpu) -> Result<(), Box<dyn std::error::Error>> {
+//! let gpu = &gpudata::Gpu::headless()?;
 //! let positions = GpuData::from_slice(
 //!     gpu,
 //!     VertexFormat::Float32x2,
@@ -46,7 +46,8 @@
 //! assert_eq!(table.num_rows(), 3);
 //! let bindings = table.render_bindings(gpu, Default::default())?;
 //! assert_eq!(bindings.location("color"), Some(1));
-//! # Ok(()) }
+//! assert_eq!(bindings.owned_layouts()[1].array_stride, 0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 mod batch;

@@ -47,7 +47,7 @@ fn merge_source_info(batches: &[GpuRecordBatch]) -> Option<SourceInfo> {
 /// The greedy groups of `rows` (half-open index ranges).
 fn groups(rows: &[u64], min_batch_size: Option<u64>) -> Vec<std::ops::Range<usize>> {
     let Some(min) = min_batch_size else {
-        return vec![0..rows.len()];
+        return std::iter::once(0..rows.len()).collect();
     };
     let mut out = Vec::new();
     let mut start = 0;
@@ -113,24 +113,24 @@ impl GpuTable {
             let batches = &self.batches[group.clone()];
             let first = &batches[0];
             if first.is_empty() {
-                return Err(TableError::PackEmptyBatch {
-                    batch: group.start,
-                });
+                return Err(TableError::PackEmptyBatch { batch: group.start });
             }
             let mut columns = Vec::new();
             for (name, _) in first.columns() {
                 let mut size = 0u64;
                 for (i, batch) in batches.iter().enumerate() {
-                    let data = batch.column(name).ok_or_else(|| TableError::MissingBatchData {
-                        column: name.to_owned(),
-                        batch: group.start + i,
-                    })?;
-                    if let Some(GpuDataFormat::Vector(v)) = data.format() {
-                        if v.is_list() {
-                            return Err(TableError::PackVariableLength {
-                                column: name.to_owned(),
-                            });
-                        }
+                    let data = batch
+                        .column(name)
+                        .ok_or_else(|| TableError::MissingBatchData {
+                            column: name.to_owned(),
+                            batch: group.start + i,
+                        })?;
+                    if let Some(GpuDataFormat::Vector(v)) = data.format()
+                        && v.is_list()
+                    {
+                        return Err(TableError::PackVariableLength {
+                            column: name.to_owned(),
+                        });
                     }
                     size = data
                         .length()
@@ -161,7 +161,8 @@ impl GpuTable {
                         batch: group.start,
                     }
                 })?;
-                let buffer = create_buffer(gpu, column.size, PACKED_USAGE, "gpudata packed column")?;
+                let buffer =
+                    create_buffer(gpu, column.size, PACKED_USAGE, "gpudata packed column")?;
                 let mut offset = 0u64;
                 let mut length = 0u64;
                 let mut value_length = 0u64;
@@ -198,9 +199,11 @@ impl GpuTable {
                 let data = GpuData::new(BufferHandle::Owned(buffer), descriptor)?;
                 out_columns.push((column.name, data));
             }
-            let num_rows = checked_sum(batches.iter().map(GpuRecordBatch::num_rows))
-                .ok_or_else(|| TableError::Overflow {
-                    what: "the packed row count".to_owned(),
+            let num_rows =
+                checked_sum(batches.iter().map(GpuRecordBatch::num_rows)).ok_or_else(|| {
+                    TableError::Overflow {
+                        what: "the packed row count".to_owned(),
+                    }
                 })?;
             let null_count = checked_sum(batches.iter().map(GpuRecordBatch::null_count))
                 .ok_or_else(|| TableError::Overflow {
@@ -223,10 +226,8 @@ impl GpuTable {
 
         // Swap, last group first so earlier ranges stay valid; destroy what was replaced.
         for (group, batch) in packed.into_iter().rev() {
-            let replaced: Vec<GpuRecordBatch> = self
-                .batches
-                .splice(group, std::iter::once(batch))
-                .collect();
+            let replaced: Vec<GpuRecordBatch> =
+                self.batches.splice(group, std::iter::once(batch)).collect();
             for old in replaced {
                 old.destroy();
             }

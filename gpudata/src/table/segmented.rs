@@ -254,7 +254,9 @@ impl SegmentedLayout {
             let overflow = || TableError::Overflow {
                 what: format!("the segment of column `{}`", spec.name),
             };
-            let byte_offset = end.checked_next_multiple_of(alignment).ok_or_else(overflow)?;
+            let byte_offset = end
+                .checked_next_multiple_of(alignment)
+                .ok_or_else(overflow)?;
             let reserved = value_length
                 .checked_mul(byte_stride)
                 .and_then(|b| b.checked_next_multiple_of(4))
@@ -352,11 +354,11 @@ struct HostColumn<'a> {
 
 /// Builds a [`SegmentedTable`] from host bytes: one staging write per segment.
 ///
-/// ```no_run
+/// ```
 /// use gpudata::VertexFormat;
 /// use gpudata::table::{GpuConstant, SegmentedTableBuilder};
 ///
-/// # fn f(gpu: &gpudata::Gpu) -> Result<(), gpudata::TableError> {
+/// let gpu = &gpudata::Gpu::headless()?;
 /// let positions: [[f32; 2]; 3] = [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]];
 /// let colors: [[u8; 4]; 3] = [[255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255]];
 /// let table = SegmentedTableBuilder::new()
@@ -365,8 +367,10 @@ struct HostColumn<'a> {
 ///     .constant("size", GpuConstant::from_value(4.0f32))
 ///     .build(gpu)?;
 /// assert_eq!(table.table().num_rows(), 3);
-/// assert_eq!(table.layout().segment("colors").unwrap().byte_offset() % 4, 0);
-/// # Ok(()) }
+/// let colors = table.layout().segment("colors").unwrap();
+/// assert_eq!(colors.byte_offset() % table.layout().alignment(), 0);
+/// assert_eq!(table.segment_data("colors").unwrap().read_bytes(gpu)?.len(), 12);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Default)]
 pub struct SegmentedTableBuilder<'a> {
@@ -735,11 +739,12 @@ impl GpuTable {
                     .map(|f| (f.name.clone(), f.format.element_format())),
             )?;
             let length = rows[0].rows();
-            let size = length
-                .checked_mul(format.byte_stride())
-                .ok_or_else(|| TableError::Overflow {
-                    what: format!("the rows of interleaved column `{name}`"),
-                })?;
+            let size =
+                length
+                    .checked_mul(format.byte_stride())
+                    .ok_or_else(|| TableError::Overflow {
+                        what: format!("the rows of interleaved column `{name}`"),
+                    })?;
             let buffer = create_buffer(gpu, size, SEGMENTED_USAGE, "gpudata interleaved rows")?;
             for (field, place) in rows.iter().zip(format.fields()) {
                 field.write_to(

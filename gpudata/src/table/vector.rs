@@ -121,10 +121,10 @@ fn resolve_byte_layout(
     let stride = stride
         .or_else(|| format.map(|f| u64::from(f.components())))
         .unwrap_or(1);
-    let struct_stride = format.and_then(GpuDataFormat::as_struct).map(|s| s.byte_stride());
-    let byte_stride = byte_stride
-        .or(struct_stride)
-        .unwrap_or(row_byte_length);
+    let struct_stride = format
+        .and_then(GpuDataFormat::as_struct)
+        .map(|s| s.byte_stride());
+    let byte_stride = byte_stride.or(struct_stride).unwrap_or(row_byte_length);
     Ok(ByteLayout {
         stride,
         byte_stride,
@@ -710,23 +710,22 @@ impl GpuVector {
         operation: &'static str,
         merge_layout: bool,
     ) -> Result<(), TableError> {
-        let mismatch = |what: &'static str, expected: String, found: String| {
-            TableError::ChunkMismatch {
+        let mismatch =
+            |what: &'static str, expected: String, found: String| TableError::ChunkMismatch {
                 vector: self.name.clone(),
                 operation,
                 what,
                 expected,
                 found,
-            }
-        };
-        if let Some(format) = &self.format {
-            if data.format() != Some(format) {
-                return Err(mismatch(
-                    "formats",
-                    format.to_string(),
-                    format_text(data.format()),
-                ));
-            }
+            };
+        if let Some(format) = &self.format
+            && data.format() != Some(format)
+        {
+            return Err(mismatch(
+                "formats",
+                format.to_string(),
+                format_text(data.format()),
+            ));
         }
         let (stride_what, row_what) = if merge_layout {
             ("byte layout metadata", "byte layout metadata")
@@ -754,7 +753,10 @@ impl GpuVector {
         let overflow = || TableError::Overflow {
             what: format!("the row count of gpu vector `{}`", self.name),
         };
-        let length = self.length.checked_add(data.length()).ok_or_else(overflow)?;
+        let length = self
+            .length
+            .checked_add(data.length())
+            .ok_or_else(overflow)?;
         let value_length = self
             .value_length
             .checked_add(data.value_length())
@@ -796,9 +798,11 @@ impl GpuVector {
     pub fn append_chunk(&mut self, data: GpuData) -> Result<(), TableError> {
         let size = data.buffer().size();
         let current = self.appended_state("append_chunk")?.appended_byte_length;
-        let total = current.checked_add(size).ok_or_else(|| TableError::Overflow {
-            what: format!("the appended byte length of gpu vector `{}`", self.name),
-        })?;
+        let total = current
+            .checked_add(size)
+            .ok_or_else(|| TableError::Overflow {
+                what: format!("the appended byte length of gpu vector `{}`", self.name),
+            })?;
         self.append_chunk_with_byte_length(data, total)
     }
 
@@ -839,13 +843,13 @@ impl GpuVector {
     /// [`TableError::Gpu`] when the upload fails.
     pub fn append_bytes(&mut self, bytes: &[u8]) -> Result<(), TableError> {
         let state = self.appended_state("append_bytes")?.clone();
-        if let Some(GpuDataFormat::Vector(v)) = &self.format {
-            if v.is_list() {
-                return Err(TableError::ListAppend {
-                    vector: self.name.clone(),
-                    format: v.to_string(),
-                });
-            }
+        if let Some(GpuDataFormat::Vector(v)) = &self.format
+            && v.is_list()
+        {
+            return Err(TableError::ListAppend {
+                vector: self.name.clone(),
+                format: v.to_string(),
+            });
         }
         let len = bytes.len() as u64;
         let rows = rows_in(len, self.byte_stride, self.row_byte_length).ok_or_else(|| {
@@ -1011,5 +1015,6 @@ pub(crate) fn rows_in(len: u64, byte_stride: u64, row_byte_length: u64) -> Optio
         return Some(len / byte_stride);
     }
     let rest = len.checked_sub(row_byte_length)?;
-    rest.is_multiple_of(byte_stride).then(|| rest / byte_stride + 1)
+    rest.is_multiple_of(byte_stride)
+        .then(|| rest / byte_stride + 1)
 }

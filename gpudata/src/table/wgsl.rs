@@ -51,7 +51,11 @@ fn component(words: &str, format: VertexFormat, k: u64) -> (String, String) {
     let bytes = data_type.byte_length();
     let signed = matches!(
         data_type,
-        DataType::Sint8 | DataType::Sint16 | DataType::Sint32 | DataType::Snorm8 | DataType::Snorm16
+        DataType::Sint8
+            | DataType::Sint16
+            | DataType::Sint32
+            | DataType::Snorm8
+            | DataType::Snorm16
     );
     let raw = raw_component(words, k, bytes, signed);
     let r = format!("r{k}");
@@ -78,14 +82,13 @@ fn half_to_f32(r: &str) -> String {
     let sign = format!("(({r} & 0x8000u) << 16u)");
     let exponent = format!("(({r} >> 10u) & 0x1fu)");
     let mantissa = format!("({r} & 0x3ffu)");
-    let normal = format!("bitcast<f32>({sign} | (({exponent} + 112u) << 23u) | ({mantissa} << 13u))");
+    let normal =
+        format!("bitcast<f32>({sign} | (({exponent} + 112u) << 23u) | ({mantissa} << 13u))");
     let special = format!("bitcast<f32>({sign} | 0x7f800000u | ({mantissa} << 13u))");
     let subnormal = format!(
         "(select(1.0, -1.0, ({r} & 0x8000u) != 0u) * f32({mantissa}) * 5.9604644775390625e-8)"
     );
-    format!(
-        "select(select({normal}, {special}, {exponent} == 31u), {subnormal}, {exponent} == 0u)"
-    )
+    format!("select(select({normal}, {special}, {exponent} == 31u), {subnormal}, {exponent} == 0u)")
 }
 
 /// The `let` lines binding each component's raw bits, and the components in the order a
