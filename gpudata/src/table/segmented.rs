@@ -619,6 +619,18 @@ impl SegmentedTable {
         &self.table
     }
 
+    /// The storage binding of segment `name`: its reserved bytes, starting at its (aligned)
+    /// offset. `None` for an unknown or empty segment.
+    #[must_use]
+    pub fn segment_binding(&self, name: &str) -> Option<wgpu::BufferBinding<'_>> {
+        let segment = self.layout.segment(name)?;
+        Some(wgpu::BufferBinding {
+            buffer: &self.buffer,
+            offset: segment.byte_offset(),
+            size: Some(wgpu::BufferSize::new(segment.reserved_byte_length())?),
+        })
+    }
+
     /// The data of segment `name`: rows of its format at its offset in the shared buffer.
     #[must_use]
     pub fn segment_data(&self, name: &str) -> Option<&GpuData> {

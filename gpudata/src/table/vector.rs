@@ -1018,3 +1018,18 @@ pub(crate) fn rows_in(len: u64, byte_stride: u64, row_byte_length: u64) -> Optio
     rest.is_multiple_of(byte_stride)
         .then(|| rest / byte_stride + 1)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::rows_in;
+
+    #[test]
+    fn rows_in_whole_strides_or_a_short_last_row() {
+        assert_eq!(rows_in(0, 8, 5), Some(0));
+        assert_eq!(rows_in(16, 8, 5), Some(2));
+        assert_eq!(rows_in(13, 8, 5), Some(2));
+        assert_eq!(rows_in(12, 8, 5), None);
+        assert_eq!(rows_in(3, 8, 5), None);
+        assert_eq!(rows_in(4, 0, 0), None);
+    }
+}

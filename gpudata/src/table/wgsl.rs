@@ -144,3 +144,36 @@ pub(crate) fn accessor_fn(
     let _ = writeln!(out, "}}");
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{accessor_fn, check_wgsl_name};
+    use crate::format::VertexFormat;
+
+    #[test]
+    fn names_must_start_with_a_letter() {
+        for good in ["a", "positions", "color_2", "X"] {
+            assert!(check_wgsl_name(good).is_ok(), "{good}");
+        }
+        for bad in ["", "_a", "2d", "a-b", "é", "a b"] {
+            assert!(check_wgsl_name(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn accessors_read_components_at_their_byte() {
+        let text = accessor_fn("c_at", "c_words", VertexFormat::Unorm8x4Bgra, 8, 4);
+        assert!(
+            text.starts_with("fn c_at(row: u32) -> vec4<f32> {"),
+            "{text}"
+        );
+        assert!(text.contains("let b = 8u + row * 4u;"), "{text}");
+        // Stored B, G, R, A; returned R, G, B, A.
+        let ret = text.lines().find(|l| l.contains("return")).unwrap();
+        let r2 = ret.find("f32(r2)").unwrap();
+        let r0 = ret.find("f32(r0)").unwrap();
+        assert!(r2 < r0, "{ret}");
+        let text = accessor_fn("v_at", "v_words", VertexFormat::Float32x3, 0, 12);
+        assert!(text.contains("let r2 = v_words[(b + 8u) / 4u];"), "{text}");
+    }
+}
