@@ -173,7 +173,6 @@ pub(crate) struct CopyRecorder<'g> {
     encoder: wgpu::CommandEncoder,
     /// Source buffers without `STORAGE` usage, staged once into a storage buffer.
     staged: HashMap<wgpu::Buffer, wgpu::Buffer>,
-    kernel_copies: usize,
 }
 
 impl<'g> CopyRecorder<'g> {
@@ -184,14 +183,7 @@ impl<'g> CopyRecorder<'g> {
                 .device()
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) }),
             staged: HashMap::new(),
-            kernel_copies: 0,
         }
-    }
-
-    /// How many copies needed the kernel (the others were block copies).
-    #[cfg(test)]
-    pub(crate) fn kernel_copies(&self) -> usize {
-        self.kernel_copies
     }
 
     /// Records `copy`.
@@ -360,7 +352,6 @@ impl<'g> CopyRecorder<'g> {
         // In range: both fit `max_dim`, a u32.
         pass.dispatch_workgroups(x as u32, y as u32, 1);
         drop(pass);
-        self.kernel_copies += 1;
         Ok(())
     }
 
