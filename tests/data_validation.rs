@@ -28,13 +28,19 @@ fn vector_42_struct_children_borrow_the_buffer_at_field_offsets() {
         GpuDataDescriptor::new(packed_a_b(), 2).with_byte_offset(4),
     )
     .unwrap();
-    assert_eq!((data.stride(), data.row_byte_length(), data.byte_stride()), (2, 8, 8));
+    assert_eq!(
+        (data.stride(), data.row_byte_length(), data.byte_stride()),
+        (2, 8, 8)
+    );
     let a = data.get_child("a").unwrap();
     assert_eq!((a.byte_offset(), a.byte_stride(), a.length()), (4, 8, 2));
     assert_eq!(a.buffer(), &buffer);
     assert_eq!(data.get_child("b").unwrap().byte_offset(), 8);
     assert_eq!(data.get_child_at(0).unwrap().format(), VertexFormat::Sint32);
-    assert_eq!(data.get_child_at(1).unwrap().format(), VertexFormat::Float32);
+    assert_eq!(
+        data.get_child_at(1).unwrap().format(),
+        VertexFormat::Float32
+    );
     assert!(data.get_child_at(2).is_none());
     assert!(data.get_child("missing").is_none());
     assert!(!data.owns_buffer());
@@ -129,7 +135,10 @@ fn vectors_48_49_format_less_data() {
     let m = metrics(&stride_only);
     assert_eq!((m.stride, m.row_byte_length, m.byte_stride), (16, 16, 16));
     let bare = metrics(&GpuDataDescriptor::default());
-    assert_eq!((bare.stride, bare.row_byte_length, bare.byte_stride), (1, 1, 1));
+    assert_eq!(
+        (bare.stride, bare.row_byte_length, bare.byte_stride),
+        (1, 1, 1)
+    );
     // An explicit 0 is kept, as with JavaScript's `??`.
     let zero = GpuDataDescriptor {
         length: 0,
@@ -149,7 +158,10 @@ fn list_formats_count_elements_not_rows() {
         ..GpuDataDescriptor::new(format, 2)
     };
     let m = descriptor.resolve(24).unwrap();
-    assert_eq!((m.length, m.value_length, m.stride, m.byte_stride), (2, 3, 2, 8));
+    assert_eq!(
+        (m.length, m.value_length, m.stride, m.byte_stride),
+        (2, 3, 2, 8)
+    );
     assert_eq!(
         descriptor.resolve(20),
         Err(DataError::OutOfBuffer {
@@ -170,9 +182,18 @@ fn rust_checks_bounds_overflow_overlap_and_value_length() {
         "gpu data exceeds its backing buffer: it covers bytes 48..80 but the buffer holds 64 bytes"
     );
     let huge = GpuDataDescriptor::new(VertexFormat::Uint32, u64::MAX).with_byte_stride(u64::MAX);
-    assert!(matches!(huge.resolve(64), Err(DataError::RangeOverflow { what: "gpu data", .. })));
+    assert!(matches!(
+        huge.resolve(64),
+        Err(DataError::RangeOverflow {
+            what: "gpu data",
+            ..
+        })
+    ));
     let near_end = GpuDataDescriptor::new(VertexFormat::Uint32, 1).with_byte_offset(u64::MAX);
-    assert!(matches!(near_end.resolve(u64::MAX), Err(DataError::RangeOverflow { .. })));
+    assert!(matches!(
+        near_end.resolve(u64::MAX),
+        Err(DataError::RangeOverflow { .. })
+    ));
     let overlap = GpuDataDescriptor::new(VertexFormat::Float32x2, 2).with_byte_stride(4);
     assert_eq!(
         overlap.resolve(64),
@@ -228,7 +249,10 @@ fn vectors_51_to_57_view_validation() {
     let gpu = common::gpu();
     let buffer = common::buffer(&gpu, 64, STORAGE);
     let v = GpuDataView::new(&buffer, VertexFormat::Float32x2, 3, 0, None).unwrap();
-    assert_eq!((v.byte_stride(), v.element_byte_length(), v.byte_length()), (8, 8, 24));
+    assert_eq!(
+        (v.byte_stride(), v.element_byte_length(), v.byte_length()),
+        (8, 8, 24)
+    );
     let v = GpuDataView::new(&buffer, VertexFormat::Float32x3, 2, 4, Some(16)).unwrap();
     assert_eq!((v.element_byte_length(), v.byte_length()), (12, 28));
     let v = GpuDataView::new(&buffer, VertexFormat::Uint32, 0, 64, None).unwrap();
@@ -245,7 +269,10 @@ fn vectors_51_to_57_view_validation() {
     let max_safe = (1u64 << 53) - 1;
     assert!(matches!(
         GpuDataView::new(&buffer, VertexFormat::Uint32, max_safe, 0, Some(max_safe)),
-        Err(DataError::RangeOverflow { what: "gpu data view", .. })
+        Err(DataError::RangeOverflow {
+            what: "gpu data view",
+            ..
+        })
     ));
     let error = GpuDataView::new(&buffer, VertexFormat::Float32x4, 2, 48, Some(16)).unwrap_err();
     assert_eq!(
@@ -330,9 +357,11 @@ fn vector_50_ownership_transfer_needs_the_same_buffer() {
     let mut owner = GpuData::new(BufferHandle::Owned(a.clone()), descriptor()).unwrap();
     let mut other = GpuData::new(BufferHandle::Shared(b), descriptor()).unwrap();
     let error = owner.transfer_ownership_to(&mut other).unwrap_err();
-    assert!(error.to_string().starts_with(
-        "gpu data ownership can only be transferred to the same buffer"
-    ));
+    assert!(
+        error
+            .to_string()
+            .starts_with("gpu data ownership can only be transferred to the same buffer")
+    );
     assert!(owner.owns_buffer());
 
     let mut borrower = GpuData::new(BufferHandle::Shared(a), descriptor()).unwrap();
@@ -362,10 +391,7 @@ fn shared_data_format_and_metadata_travel_with_share() {
         shared.readback_metadata_as::<String>().map(String::as_str),
         Some("utf8")
     );
-    assert_eq!(
-        shared.format(),
-        Some(&GpuDataFormat::Struct(packed_a_b()))
-    );
+    assert_eq!(shared.format(), Some(&GpuDataFormat::Struct(packed_a_b())));
     assert_eq!(
         data.format().unwrap().to_string(),
         "struct<packed>{a: sint32, b: float32}"

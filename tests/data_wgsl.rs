@@ -90,8 +90,11 @@ proptest! {
 
 #[test]
 fn luma_packed_vectors_that_wgsl_can_and_cannot_declare() {
-    let ok = GpuDataStructFormat::parse(StructLayout::Packed, [("tag", "uint8"), ("value", "float32")])
-        .unwrap();
+    let ok = GpuDataStructFormat::parse(
+        StructLayout::Packed,
+        [("tag", "uint8"), ("value", "float32")],
+    )
+    .unwrap();
     assert_naga_agrees(&ok);
     assert_eq!(
         ok.wgsl_struct("Tagged").unwrap(),
@@ -100,7 +103,12 @@ fn luma_packed_vectors_that_wgsl_can_and_cannot_declare() {
     );
     let vector_23 = GpuDataStructFormat::parse(
         StructLayout::Packed,
-        [("tag", "uint8"), ("pair", "uint8x2"), ("color", "unorm8x4"), ("position", "float32x3")],
+        [
+            ("tag", "uint8"),
+            ("pair", "uint8x2"),
+            ("color", "unorm8x4"),
+            ("position", "float32x3"),
+        ],
     )
     .unwrap();
     assert_eq!(
@@ -159,11 +167,9 @@ fn gaps_and_trailing_padding_become_explicit_sizes() {
 
 #[test]
 fn names_wgsl_cannot_use_are_refused() {
-    let format = GpuDataStructFormat::parse(
-        StructLayout::WgslStorage,
-        [("a-position", "float32x3")],
-    )
-    .unwrap();
+    let format =
+        GpuDataStructFormat::parse(StructLayout::WgslStorage, [("a-position", "float32x3")])
+            .unwrap();
     assert_eq!(
         format.wgsl_struct("Row"),
         Err(WgslError::InvalidName {

@@ -7,8 +7,8 @@ mod common;
 
 use common::Rng;
 use gpudata::{
-    BufferHandle, DataError, GpuData, GpuDataDescriptor, GpuDataStructFormat, GpuError,
-    GpuStruct, HostValues, StructLayout, TypedGpuData, Unorm8x4, VertexFormat,
+    BufferHandle, DataError, GpuData, GpuDataDescriptor, GpuDataStructFormat, GpuError, GpuStruct,
+    HostValues, StructLayout, TypedGpuData, Unorm8x4, VertexFormat,
 };
 use half::f16;
 
@@ -75,9 +75,11 @@ fn rows<T>(n: usize, seed: u64, make: fn(&mut Rng) -> T) -> Vec<T> {
 
 #[test]
 fn the_three_structs_take_both_upload_paths() {
-    assert!(Vertex::HOST_LAYOUT_MATCHES);
-    assert!(!Tagged::HOST_LAYOUT_MATCHES);
-    assert!(!Storage::HOST_LAYOUT_MATCHES);
+    const {
+        assert!(Vertex::HOST_LAYOUT_MATCHES);
+        assert!(!Tagged::HOST_LAYOUT_MATCHES);
+        assert!(!Storage::HOST_LAYOUT_MATCHES);
+    }
     assert_eq!(Storage::FORMAT.byte_stride(), 48);
     assert_eq!(Storage::FORMAT.fields()[1].byte_offset(), 16);
 }
@@ -134,7 +136,10 @@ fn async_forms_give_the_same_results() {
     let gpu = common::gpu();
     let rows = rows(300, 7, storage);
     let data = pollster::block_on(TypedGpuData::from_rows_async(&gpu, &rows, USAGE)).unwrap();
-    assert_eq!(pollster::block_on(data.read_rows_async(&gpu)).unwrap(), rows);
+    assert_eq!(
+        pollster::block_on(data.read_rows_async(&gpu)).unwrap(),
+        rows
+    );
     let replacement = self::rows(10, 8, storage);
     pollster::block_on(data.write_rows_async(&gpu, 100, &replacement)).unwrap();
     let back = pollster::block_on(data.read_rows_async(&gpu)).unwrap();
@@ -145,16 +150,17 @@ fn async_forms_give_the_same_results() {
     assert_eq!(values.as_u32().unwrap()[100], replacement[0].id);
     let bytes = pollster::block_on(data.read_bytes_async(&gpu)).unwrap();
     assert_eq!(bytes, data.read_bytes(&gpu).unwrap());
-    let raw = pollster::block_on(
-        GpuData::from_bytes_async(
-            &gpu,
-            &[1, 2, 3, 4, 5],
-            GpuDataDescriptor::new(VertexFormat::Uint8, 5),
-            USAGE,
-        ),
-    )
+    let raw = pollster::block_on(GpuData::from_bytes_async(
+        &gpu,
+        &[1, 2, 3, 4, 5],
+        GpuDataDescriptor::new(VertexFormat::Uint8, 5),
+        USAGE,
+    ))
     .unwrap();
-    assert_eq!(pollster::block_on(raw.read_bytes_async(&gpu)).unwrap(), [1, 2, 3, 4, 5]);
+    assert_eq!(
+        pollster::block_on(raw.read_bytes_async(&gpu)).unwrap(),
+        [1, 2, 3, 4, 5]
+    );
 }
 
 #[test]
@@ -205,8 +211,14 @@ fn rows_in_a_wider_stride_leave_the_other_bytes_alone() {
     assert!(all[..64].iter().all(|&b| b == 0xAA));
     for i in 0..4 {
         let row = &all[64 + 32 * i..64 + 32 * (i + 1)];
-        assert_eq!(row[..20], gpudata::record::encode_rows_to_vec(&rows[i..=i])[..]);
-        assert!(row[20..].iter().all(|&b| b == 0xAA), "row {i} gap was overwritten");
+        assert_eq!(
+            row[..20],
+            gpudata::record::encode_rows_to_vec(&rows[i..=i])[..]
+        );
+        assert!(
+            row[20..].iter().all(|&b| b == 0xAA),
+            "row {i} gap was overwritten"
+        );
     }
 }
 
@@ -216,7 +228,10 @@ fn typed_data_refuses_another_struct_format() {
     let data = TypedGpuData::from_rows(&gpu, &rows(3, 12, tagged), USAGE).unwrap();
     let error = TypedGpuData::<Vertex>::try_from_data(data.into_data()).unwrap_err();
     let message = error.to_string();
-    assert!(message.starts_with("gpu data format mismatch: expected "), "{message}");
+    assert!(
+        message.starts_with("gpu data format mismatch: expected "),
+        "{message}"
+    );
     assert!(message.contains("found struct<packed>{tag: uint8, value: float32, pair: sint16x2}"));
 }
 
@@ -249,12 +264,15 @@ fn views_over_interleaved_rows_return_each_fields_values() {
         bytemuck::cast_slice::<[u16; 2], u8>(&rows.iter().map(|r| r.uv).collect::<Vec<_>>())
     );
     let tail = uv.slice(48, 2).unwrap().read_values(&gpu).unwrap();
-    assert_eq!(tail.as_u32().unwrap(), [
-        u32::from(rows[48].uv[0]),
-        u32::from(rows[48].uv[1]),
-        u32::from(rows[49].uv[0]),
-        u32::from(rows[49].uv[1])
-    ]);
+    assert_eq!(
+        tail.as_u32().unwrap(),
+        [
+            u32::from(rows[48].uv[0]),
+            u32::from(rows[48].uv[1]),
+            u32::from(rows[49].uv[0]),
+            u32::from(rows[49].uv[1])
+        ]
+    );
 }
 
 #[test]
@@ -263,7 +281,10 @@ fn vector_132_reading_rows_of_strided_data() {
     let packed: Vec<f32> = vec![10., 11., 20., 21., 30., 31., 40., 41.];
     let data = GpuData::from_slice(&gpu, VertexFormat::Float32x2, &packed, USAGE).unwrap();
     let bytes = data.read_row_bytes(&gpu, 1, 2).unwrap();
-    assert_eq!(bytemuck::cast_slice::<u8, f32>(&bytes), [20., 21., 30., 31.]);
+    assert_eq!(
+        bytemuck::cast_slice::<u8, f32>(&bytes),
+        [20., 21., 30., 31.]
+    );
 
     let strided: Vec<f32> = vec![10., 11., -1., 20., 21., -1., 30., 31., -1.];
     let data = GpuData::from_bytes(
@@ -274,7 +295,10 @@ fn vector_132_reading_rows_of_strided_data() {
     )
     .unwrap();
     let bytes = data.read_row_bytes(&gpu, 1, 2).unwrap();
-    assert_eq!(bytemuck::cast_slice::<u8, f32>(&bytes), [20., 21., 30., 31.]);
+    assert_eq!(
+        bytemuck::cast_slice::<u8, f32>(&bytes),
+        [20., 21., 30., 31.]
+    );
     let view = data.as_view().unwrap();
     assert_eq!(
         view.read_values(&gpu).unwrap(),
@@ -292,13 +316,14 @@ fn typed_slices_become_packed_data() {
     let data = GpuData::from_values(&gpu, &[[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]], USAGE).unwrap();
     assert_eq!(data.length(), 2);
     assert_eq!(data.byte_stride(), 12);
-    let error = GpuData::from_slice(&gpu, VertexFormat::Float32x3, &[1.0f32; 7], USAGE).unwrap_err();
+    let error =
+        GpuData::from_slice(&gpu, VertexFormat::Float32x3, &[1.0f32; 7], USAGE).unwrap_err();
     assert_eq!(
         error.to_string(),
         "28 bytes are not a whole number of float32x3 values of 12 bytes"
     );
-    let colors = GpuData::from_slice(&gpu, VertexFormat::Unorm8x4, &[0u8, 51, 102, 255], USAGE)
-        .unwrap();
+    let colors =
+        GpuData::from_slice(&gpu, VertexFormat::Unorm8x4, &[0u8, 51, 102, 255], USAGE).unwrap();
     assert_eq!(
         colors.as_view().unwrap().read_values(&gpu).unwrap(),
         HostValues::F32(vec![0.0, 0.2, 0.4, 1.0])
@@ -310,8 +335,8 @@ fn typed_slices_become_packed_data() {
 #[test]
 fn readback_without_copy_src_is_refused_with_the_flags() {
     let gpu = common::gpu();
-    let data = TypedGpuData::from_rows(&gpu, &rows(4, 14, vertex), wgpu::BufferUsages::VERTEX)
-        .unwrap();
+    let data =
+        TypedGpuData::from_rows(&gpu, &rows(4, 14, vertex), wgpu::BufferUsages::VERTEX).unwrap();
     let error = data.read_rows(&gpu).unwrap_err();
     assert_eq!(
         error,
@@ -321,14 +346,21 @@ fn readback_without_copy_src_is_refused_with_the_flags() {
             found: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
         }
     );
-    assert!(error.to_string().starts_with("cannot read back rows: the buffer needs usage"));
+    assert!(
+        error
+            .to_string()
+            .starts_with("cannot read back rows: the buffer needs usage")
+    );
     assert!(matches!(
         data.get_child::<vertex_fields::Uv>().read_values(&gpu),
         Err(GpuError::MissingUsage { .. })
     ));
     assert!(matches!(
         data.storage_binding(&gpu),
-        Err(GpuError::MissingUsage { operation: "bind a storage buffer", .. })
+        Err(GpuError::MissingUsage {
+            operation: "bind a storage buffer",
+            ..
+        })
     ));
     assert!(data.vertex_buffer_slice(&gpu).is_ok());
 }
@@ -354,7 +386,10 @@ fn writes_without_copy_dst_and_vertex_slices_without_vertex_are_refused() {
     ));
     assert!(matches!(
         data.vertex_buffer_slice(&gpu),
-        Err(GpuError::MissingUsage { operation: "bind a vertex buffer", .. })
+        Err(GpuError::MissingUsage {
+            operation: "bind a vertex buffer",
+            ..
+        })
     ));
 }
 
@@ -380,7 +415,11 @@ fn storage_bindings_check_the_device_offset_alignment() {
                 alignment
             }
         );
-        assert!(error.to_string().contains("min_storage_buffer_offset_alignment"));
+        assert!(
+            error
+                .to_string()
+                .contains("min_storage_buffer_offset_alignment")
+        );
         // wgpu itself refuses the same offset, so the check is the device's rule.
         let layout = storage_layout(&gpu);
         let (_, wgpu_error) = common::validation_error(&gpu, || {
@@ -397,11 +436,17 @@ fn storage_bindings_check_the_device_offset_alignment() {
                 }],
             })
         });
-        assert!(wgpu_error.is_some(), "wgpu accepted a misaligned storage offset");
+        assert!(
+            wgpu_error.is_some(),
+            "wgpu accepted a misaligned storage offset"
+        );
     }
     let aligned = at(u64::from(alignment));
     let binding = aligned.storage_binding(&gpu).unwrap();
-    assert_eq!((binding.offset, binding.size.map(|s| s.get())), (u64::from(alignment), Some(64)));
+    assert_eq!(
+        (binding.offset, binding.size.map(|s| s.get())),
+        (u64::from(alignment), Some(64))
+    );
     let layout = storage_layout(&gpu);
     let (_, wgpu_error) = common::validation_error(&gpu, || {
         gpu.device().create_bind_group(&wgpu::BindGroupDescriptor {
@@ -422,7 +467,11 @@ fn storage_bindings_check_the_device_offset_alignment() {
     .unwrap();
     assert!(matches!(
         short.storage_binding(&gpu),
-        Err(GpuError::StorageOutOfBuffer { needed: 48, buffer_size: 44, .. })
+        Err(GpuError::StorageOutOfBuffer {
+            needed: 48,
+            buffer_size: 44,
+            ..
+        })
     ));
 }
 
@@ -458,7 +507,10 @@ fn destroy_frees_only_an_owned_buffer() {
     let survivor = owner.share();
     owner.destroy();
     let (result, wgpu_error) = common::validation_error(&gpu, || survivor.read_bytes(&gpu));
-    assert!(result.is_err(), "reading a destroyed buffer succeeded: {result:?}");
+    assert!(
+        result.is_err(),
+        "reading a destroyed buffer succeeded: {result:?}"
+    );
     let wgpu_error = wgpu_error.expect("wgpu reports the destroyed buffer");
     assert!(wgpu_error.contains("destroyed"), "{wgpu_error}");
 }
@@ -466,11 +518,9 @@ fn destroy_frees_only_an_owned_buffer() {
 #[test]
 fn runtime_struct_data_uploads_from_bytes() {
     let gpu = common::gpu();
-    let format = GpuDataStructFormat::parse(
-        StructLayout::Packed,
-        [("a", "sint32"), ("b", "float32")],
-    )
-    .unwrap();
+    let format =
+        GpuDataStructFormat::parse(StructLayout::Packed, [("a", "sint32"), ("b", "float32")])
+            .unwrap();
     let mut bytes = Vec::new();
     for (a, b) in [(-1i32, 0.5f32), (7, -2.0)] {
         bytes.extend_from_slice(&a.to_le_bytes());
@@ -492,5 +542,8 @@ fn runtime_struct_data_uploads_from_bytes() {
         USAGE,
     )
     .unwrap_err();
-    assert!(matches!(error, GpuError::Data(DataError::OutOfBuffer { byte_end: 16, .. })));
+    assert!(matches!(
+        error,
+        GpuError::Data(DataError::OutOfBuffer { byte_end: 16, .. })
+    ));
 }

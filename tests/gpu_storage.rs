@@ -49,7 +49,8 @@ fn copy_shader() -> String {
     let mut wgsl = row;
     wgsl += "@group(0) @binding(0) var<storage, read> src: array<Particle>;\n";
     wgsl += "@group(0) @binding(1) var<storage, read_write> dst: array<Particle>;\n";
-    wgsl += "@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) {\n";
+    wgsl +=
+        "@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) {\n";
     wgsl += "    let i = id.x;\n    if i >= arrayLength(&src) { return; }\n";
     for field in Particle::FORMAT.fields() {
         wgsl += &format!("    dst[i].{0} = src[i].{0};\n", field.name());
@@ -100,9 +101,18 @@ fn run_copy(gpu: &gpudata::Gpu, src: &GpuData, dst: &GpuData) {
 fn the_generated_struct_is_the_storage_layout() {
     let text = Particle::FORMAT.wgsl_struct("Particle").unwrap();
     assert!(text.contains("    position: vec3<f32>,\n"), "{text}");
-    assert!(text.contains("    color: u32, // unorm8x4: unpack4x8unorm(color)\n"), "{text}");
-    assert!(text.contains("    legacy: vec2<u32>, // uint16x3-webgl\n"), "{text}");
-    assert!(!text.contains("@size"), "wgsl-storage rows need no explicit sizes: {text}");
+    assert!(
+        text.contains("    color: u32, // unorm8x4: unpack4x8unorm(color)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("    legacy: vec2<u32>, // uint16x3-webgl\n"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("@size"),
+        "wgsl-storage rows need no explicit sizes: {text}"
+    );
 }
 
 #[test]

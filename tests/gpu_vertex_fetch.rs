@@ -129,10 +129,16 @@ fn shader(inputs: &[Input], vertices: u32) -> (String, u32) {
         "struct VsOut {\n    @builtin(position) pos: vec4<f32>,\n    @location(0) @interpolate(flat) idx: u32,\n",
     );
     for v in 0..varyings {
-        wgsl += &format!("    @location({}) @interpolate(flat) v{v}: vec4<u32>,\n", v + 1);
+        wgsl += &format!(
+            "    @location({}) @interpolate(flat) v{v}: vec4<u32>,\n",
+            v + 1
+        );
     }
     wgsl += "}\n@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n";
-    wgsl += &format!("@vertex fn vs({}) -> VsOut {{\n    var o: VsOut;\n", params.join(", "));
+    wgsl += &format!(
+        "@vertex fn vs({}) -> VsOut {{\n    var o: VsOut;\n",
+        params.join(", ")
+    );
     wgsl += &format!(
         "    o.pos = vec4<f32>((f32(vi) + 0.5) / {vertices}.0 * 2.0 - 1.0, 0.0, 0.0, 1.0);\n    o.idx = vi;\n"
     );
@@ -194,7 +200,10 @@ fn fetch(
                 cache: None,
             })
     });
-    assert_eq!(error, None, "wgpu refused the pipeline for the generated layout");
+    assert_eq!(
+        error, None,
+        "wgpu refused the pipeline for the generated layout"
+    );
     let out = common::buffer(
         gpu,
         u64::from(vertices * scalars) * 4,
@@ -282,7 +291,9 @@ fn cpu_decoding(views: &[GpuDataView<'_>], gpu: &gpudata::Gpu) -> Vec<Vec<(u32, 
             for (values, c, normalized) in &per_field {
                 let c = *c as usize;
                 let bits: Vec<u32> = match values {
-                    HostValues::F32(v) => v[r * c..(r + 1) * c].iter().map(|x| x.to_bits()).collect(),
+                    HostValues::F32(v) => {
+                        v[r * c..(r + 1) * c].iter().map(|x| x.to_bits()).collect()
+                    }
                     HostValues::I32(v) => v[r * c..(r + 1) * c].iter().map(|&x| x as u32).collect(),
                     HostValues::U32(v) => v[r * c..(r + 1) * c].to_vec(),
                 };
@@ -373,7 +384,10 @@ fn child_views_bound_as_separate_vertex_buffers_fetch_the_same_values() {
             })
             .collect();
         let buffers: Vec<_> = bindings.iter().map(|b| (b.slice(), b.layout())).collect();
-        for (row, part) in received.iter_mut().zip(fetch(&gpu, &inputs, &buffers, ROWS as u32)) {
+        for (row, part) in received
+            .iter_mut()
+            .zip(fetch(&gpu, &inputs, &buffers, ROWS as u32))
+        {
             row.extend(part);
         }
     }
@@ -402,10 +416,16 @@ fn typed_children_rebase_to_aligned_vertex_bindings() {
     assert_eq!(binding.size(), 1 + 3 * 88 + 1);
     let float32 = data.get_child::<every_fields::Float32>();
     let binding = float32.vertex_binding(&gpu, 0, StepMode::Vertex).unwrap();
-    assert_eq!((binding.offset(), binding.layout().attributes[0].offset), (52, 0));
+    assert_eq!(
+        (binding.offset(), binding.layout().attributes[0].offset),
+        (52, 0)
+    );
     // Host values of a typed child are the Rust field values.
     let rows = rows(4);
-    let values = data.get_child::<every_fields::Float16x4>().read(&gpu).unwrap();
+    let values = data
+        .get_child::<every_fields::Float16x4>()
+        .read(&gpu)
+        .unwrap();
     assert_eq!(values, rows.iter().map(|r| r.float16x4).collect::<Vec<_>>());
 }
 

@@ -1,6 +1,9 @@
 //! Helpers shared by the GPU tests: one device per test binary, buffers, pipelines, readback
 //! of render targets and a small deterministic random number generator.
-#![allow(dead_code, reason = "each test binary uses a different subset of the helpers")]
+#![allow(
+    dead_code,
+    reason = "each test binary uses a different subset of the helpers"
+)]
 
 use std::sync::OnceLock;
 
