@@ -592,3 +592,101 @@ fn unsupported_columns_are_reported_or_refused() {
     .unwrap_err();
     assert!(matches!(e, ArrowInteropError::MissingColumn { .. }), "{e}");
 }
+
+#[test]
+fn tables_keep_batch_boundaries_and_round_trip() {
+    let gpu = common::gpu();
+    let batches = [
+        every_type_batch(4, 21),
+        every_type_batch(7, 22).slice(2, 5),
+        every_type_batch(3, 23),
+    ];
+    let schema = batches[0].schema();
+    let (table, skipped) =
+        gpudata::arrow::record_batches_to_gpu_table(&gpu, &schema, &batches, &options()).unwrap();
+    assert!(skipped.is_empty());
+    assert_eq!(table.num_rows(), 12);
+    assert_eq!(table.batches().len(), 3);
+    let infos: Vec<(u64, u64, u64)> = table
+        .batches()
+        .iter()
+        .map(|b| {
+            let s = b.source_info().unwrap();
+            (
+                s.source_batch_index,
+                s.source_row_index_offset,
+                s.source_row_count,
+            )
+        })
+        .collect();
+    assert_eq!(infos, [(0, 0, 4), (1, 4, 5), (2, 9, 3)]);
+    // Fixed-format and interleaved columns get vertex layouts; lists and strings are storage data.
+    let layouts: Vec<&str> = table
+        .buffer_layouts()
+        .iter()
+        .map(|l| l.name.as_str())
+        .collect();
+    assert_eq!(
+        layouts,
+        [
+            "int8",
+            "uint16",
+            "float16",
+            "float32",
+            "float64",
+            "colors",
+            "positions",
+            "categories",
+            "instances"
+        ]
+    );
+    let colors = table.batches()[0].schema().field("colors").unwrap();
+    assert!(!colors.nullable);
+    let back = gpudata::arrow::record_batches_from_gpu_table(&gpu, &table).unwrap();
+    assert_eq!(back.len(), 3);
+    for (got, want) in back.iter().zip(&batches) {
+        assert_eq!(got, want);
+    }
+    // A column's vector reads back one array per batch.
+    let names = table.vector("names").unwrap();
+    let arrays = gpudata::arrow::arrays_from_gpu_vector(&gpu, names).unwrap();
+    let lengths: Vec<usize> = arrays.iter().map(|a| a.len()).collect();
+    assert_eq!(lengths, [4, 5, 3]);
+    assert_eq!(
+        arrays[1].as_ref(),
+        batches[1].column_by_name("names").unwrap().as_ref()
+    );
+    // One batch alone.
+    let (gpu_batch, _) =
+        gpudata::arrow::record_batch_to_gpu(&gpu, &batches[1], &options()).unwrap();
+    assert_eq!(gpu_batch.num_rows(), 5);
+    assert_eq!(
+        gpudata::arrow::record_batch_from_gpu(&gpu, &gpu_batch).unwrap(),
+        batches[1]
+    );
+}
+
+#[test]
+fn tables_without_batches_and_with_mismatched_schemas() {
+    let gpu = common::gpu();
+    let batch = every_type_batch(2, 1);
+    let (table, _) =
+        gpudata::arrow::record_batches_to_gpu_table(&gpu, &batch.schema(), &[], &options())
+            .unwrap();
+    assert_eq!(table.num_rows(), 0);
+    assert!(table.schema().field("colors").is_some());
+    let other =
+        RecordBatch::try_from_iter([("x", Arc::new(Float32Array::from(vec![1.0])) as ArrayRef)])
+            .unwrap();
+    let e = gpudata::arrow::record_batches_to_gpu_table(
+        &gpu,
+        &batch.schema(),
+        &[batch.clone(), other],
+        &options(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(e, ArrowInteropError::SchemaMismatch { batch: 1, .. }),
+        "{e}"
+    );
+}

@@ -247,6 +247,13 @@ pub enum ArrowInteropError {
         #[source]
         source: crate::error::OpError,
     },
+    /// The table layer refused a batch or table.
+    #[error(transparent)]
+    Table {
+        /// What the table layer said.
+        #[from]
+        source: crate::error::TableError,
+    },
     /// GPU data that was not uploaded by the Arrow adapter (luma.gl's "Arrow GPUData requires
     /// adapter dataType metadata").
     #[error(

@@ -48,6 +48,7 @@ mod metadata;
 pub mod nulls;
 mod readback;
 mod source;
+mod table;
 
 pub use batch::{
     BatchOptions, BatchSource, Segment, SegmentedBatch, SkippedColumn, check_schemas,
@@ -63,3 +64,7 @@ pub use metadata::{INTERLEAVED_ROWS_EXTENSION, interleaved_field, interleaved_la
 pub use nulls::NullPolicy;
 pub use readback::compact_rows;
 pub use source::{ArrowColumnSource, ArrowReadback, ColumnOptions, SourceFormat, ValueOffsets};
+pub use table::{
+    arrays_from_gpu_vector, record_batch_from_gpu, record_batch_to_gpu,
+    record_batches_from_gpu_table, record_batches_to_gpu_table,
+};
