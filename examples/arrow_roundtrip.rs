@@ -4,8 +4,8 @@
 //! $ cargo run --example arrow_roundtrip --features arrow -- IN.arrow OUT.arrow
 //! ```
 //!
-//! Reads every record batch of `IN.arrow`, uploads every column it can carry to the GPU (one
-//! buffer per column and batch, batch boundaries kept), reads everything back into Arrow arrays
+//! Reads every record batch of `IN.arrow`, uploads every column it can carry to the GPU as one
+//! `GpuTable` (one GPU batch per Arrow batch, one buffer per column), reads everything back into Arrow arrays
 //! of the original types and writes them to `OUT.arrow`. Columns it cannot carry are listed with
 //! the reason and left out. 64-bit columns travel as exact 32-bit word pairs. Exit code 0 when
 //! every carried column comes back identical, 1 when one does not, 2 for usage or I/O errors.
@@ -24,8 +24,8 @@ use arrow_ipc::writer::FileWriter;
 use arrow_schema::DataType;
 use gpudata::Gpu;
 use gpudata::arrow::{
-    ArrowColumnSource, BatchOptions, ColumnOptions, check_schemas, record_batch_from_gpu_columns,
-    record_batch_to_gpu_columns,
+    ArrowColumnSource, BatchOptions, ColumnOptions, check_schemas, record_batches_from_gpu_table,
+    record_batches_to_gpu_table,
 };
 
 /// What a run did.
@@ -105,48 +105,49 @@ pub fn run(
 
     let mut report = Report {
         batches: batches.len(),
+        rows: batches.iter().map(RecordBatch::num_rows).sum(),
         left_out: left_out.into_iter().collect(),
         ..Report::default()
     };
+    let kept_batches = batches
+        .iter()
+        .map(|b| b.project(&kept))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Every carried column of every batch to the GPU as one table (one GPU batch per Arrow
+    // batch), then back.
+    let (table, skipped) = record_batches_to_gpu_table(gpu, &kept_schema, &kept_batches, &options)?;
+    if let Some(s) = skipped.first() {
+        return Err(format!("column `{}` was left out: {}", s.column, s.reason).into());
+    }
+    report.carried = table
+        .schema()
+        .fields
+        .iter()
+        .map(|f| {
+            let format = f
+                .format
+                .as_ref()
+                .map_or_else(|| "rows".to_owned(), ToString::to_string);
+            (f.name.clone(), format)
+        })
+        .collect();
+    let back = record_batches_from_gpu_table(gpu, &table)?;
     let mut writer = FileWriter::try_new(File::create(output)?, &kept_schema)?;
-    for (i, batch) in batches.iter().enumerate() {
-        let batch = batch.project(&kept)?;
-        report.rows += batch.num_rows();
-        let (columns, skipped) = record_batch_to_gpu_columns(gpu, &batch, &options)?;
-        if let Some(s) = skipped.first() {
-            return Err(format!(
-                "column `{}` was left out of batch {i}: {}",
-                s.column, s.reason
-            )
-            .into());
-        }
-        if i == 0 {
-            report.carried = columns
-                .iter()
-                .map(|(name, data)| {
-                    let format = data
-                        .format()
-                        .map_or_else(|| "rows".to_owned(), |f| f.to_string());
-                    (name.clone(), format)
-                })
-                .collect();
-        }
-        let back = record_batch_from_gpu_columns(
-            gpu,
-            columns.iter().map(|(name, data)| (name.as_str(), data)),
-            batch.num_rows(),
-            kept_schema.metadata().clone(),
-        )?;
+    for (original, back) in kept_batches.iter().zip(&back) {
         for (index, field) in kept_schema.fields().iter().enumerate() {
-            if back.column(index) != batch.column(index)
+            if back.column(index) != original.column(index)
                 && !report.mismatches.contains(field.name())
             {
                 report.mismatches.push(field.name().clone());
             }
         }
-        writer.write(&back)?;
+        writer.write(back)?;
+    }
+    if back.len() != kept_batches.len() {
+        report.mismatches.push("(batch count)".to_owned());
     }
     writer.finish()?;
+    table.destroy();
 
     writeln!(
         log,
