@@ -164,6 +164,22 @@ fn async_forms_give_the_same_results() {
 }
 
 #[test]
+fn async_uploads_larger_than_the_staging_window_round_trip() {
+    let gpu = common::gpu();
+    // More than MAX_IN_FLIGHT + 1 chunks, so the async upload awaits earlier chunks.
+    let chunk = gpudata::data::STAGING_CHUNK_BYTES as usize;
+    let rows = rows(chunk * 9 / 2 / 20, 17, vertex);
+    let data = pollster::block_on(TypedGpuData::from_rows_async(&gpu, &rows, USAGE)).unwrap();
+    assert_eq!(
+        pollster::block_on(data.read_rows_async(&gpu)).unwrap(),
+        rows
+    );
+    let encoded = self::rows(chunk * 9 / 2 / 48, 18, storage);
+    let data = pollster::block_on(TypedGpuData::from_rows_async(&gpu, &encoded, USAGE)).unwrap();
+    assert_eq!(data.read_rows(&gpu).unwrap(), encoded);
+}
+
+#[test]
 fn rows_written_at_an_offset_replace_exactly_those_rows() {
     let gpu = common::gpu();
     let original = rows(64, 9, tagged);

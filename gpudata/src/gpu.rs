@@ -96,6 +96,9 @@ impl Gpu {
     /// # Errors
     /// [`GpuError::NoAdapter`] when the machine has no usable adapter (the message says how to
     /// install the software one), [`GpuError::RequestDevice`] when the adapter refuses a device.
+    ///
+    /// The `WGPU_BACKEND` environment variable (e.g. `vulkan`, `gl`) restricts the backends
+    /// searched, as in wgpu.
     pub fn headless() -> Result<Gpu, GpuError> {
         pollster::block_on(Gpu::headless_async())
     }
@@ -105,9 +108,27 @@ impl Gpu {
     /// # Errors
     /// As [`headless`](Self::headless).
     pub async fn headless_async() -> Result<Gpu, GpuError> {
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-        let mut adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;
+        Gpu::headless_on_async(wgpu::Backends::all().with_env()).await
+    }
+
+    /// [`headless`](Self::headless), searching only `backends`.
+    ///
+    /// # Errors
+    /// As [`headless`](Self::headless).
+    pub fn headless_on(backends: wgpu::Backends) -> Result<Gpu, GpuError> {
+        pollster::block_on(Gpu::headless_on_async(backends))
+    }
+
+    /// The asynchronous form of [`headless_on`](Self::headless_on).
+    ///
+    /// # Errors
+    /// As [`headless`](Self::headless).
+    pub async fn headless_on_async(backends: wgpu::Backends) -> Result<Gpu, GpuError> {
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+            backends,
+            ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
+        });
+        let mut adapters = instance.enumerate_adapters(backends).await;
         adapters.sort_by_key(|a| {
             let info = a.get_info();
             (rank(info.device_type), backend_rank(info.backend))
