@@ -168,10 +168,8 @@ fn check(what: impl Into<String>, expected: u64, found: Option<u64>) -> Result<(
 
 impl StructFormatDe {
     fn build(self) -> Result<GpuDataStructFormat, String> {
-        if let Some(kind) = &self.kind {
-            if kind != "struct" {
-                return Err(format!("expected \"type\": \"struct\", found \"{kind}\""));
-            }
+        if let Some(kind) = self.kind.as_ref().filter(|kind| *kind != "struct") {
+            return Err(format!("expected \"type\": \"struct\", found \"{kind}\""));
         }
         let declared: Vec<(String, VertexFormat)> = self
             .fields
@@ -193,9 +191,17 @@ impl StructFormatDe {
                     stated.byte_length,
                 )?;
             }
-            check("components", u64::from(format.components()), self.components)?;
+            check(
+                "components",
+                u64::from(format.components()),
+                self.components,
+            )?;
             check("byteStride", format.byte_stride(), self.byte_stride)?;
-            check("rowByteLength", format.row_byte_length(), self.row_byte_length)
+            check(
+                "rowByteLength",
+                format.row_byte_length(),
+                self.row_byte_length,
+            )
         };
         verify().map_err(|e| e.to_string())?;
         Ok(format)

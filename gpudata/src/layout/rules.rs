@@ -314,11 +314,8 @@ mod tests {
         let mut cursor = LayoutCursor::new(StructLayout::Packed);
         assert_eq!(cursor.place(VertexFormat::Uint8), Ok(0));
         cursor.next_offset = u64::MAX;
-        assert_eq!(
-            cursor.finish(),
-            Err(LayoutRuleError::Overflow { index: 0 })
-        );
-        let err = crate::LayoutError::from_rule(LayoutRuleError::Overflow { index: 0 }, |_| {
+        assert_eq!(cursor.finish(), Err(LayoutRuleError::Overflow { index: 0 }));
+        let err = LayoutError::from_rule(LayoutRuleError::Overflow { index: 0 }, |_| {
             "big".to_owned()
         });
         assert_eq!(err.to_string(), "struct offsets overflow at field `big`");
