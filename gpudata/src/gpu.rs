@@ -95,7 +95,8 @@ impl Gpu {
     ///
     /// # Errors
     /// [`GpuError::NoAdapter`] when the machine has no usable adapter (the message says how to
-    /// install the software one), [`GpuError::RequestDevice`] when the adapter refuses a device.
+    /// install the software one), [`GpuError::RequestDevice`] when every adapter refuses a device
+    /// (naming the last one tried).
     ///
     /// The `WGPU_BACKEND` environment variable (e.g. `vulkan`, `gl`) restricts the backends
     /// searched, as in wgpu.
@@ -133,10 +134,9 @@ impl Gpu {
             let info = a.get_info();
             (rank(info.device_type), backend_rank(info.backend))
         });
-        let adapter = match adapters.into_iter().next() {
-            Some(adapter) => adapter,
+        if adapters.is_empty() {
             // `enumerate_adapters` lists nothing on some platforms (the web); ask directly.
-            None => match instance
+            let direct = match instance
                 .request_adapter(&wgpu::RequestAdapterOptions {
                     power_preference: wgpu::PowerPreference::HighPerformance,
                     ..Default::default()
@@ -153,22 +153,33 @@ impl Gpu {
                     .map_err(|e| GpuError::NoAdapter {
                         reason: e.to_string(),
                     })?,
-            },
-        };
-        let adapter_info = adapter.get_info();
-        let (device, queue) = adapter
-            .request_device(&wgpu::DeviceDescriptor {
+            };
+            adapters.push(direct);
+        }
+        // The best adapter whose device opens; a broken driver falls through to the next one
+        // (in the end, the software adapter).
+        let mut refusal = None;
+        for adapter in adapters {
+            let adapter_info = adapter.get_info();
+            let request = adapter.request_device(&wgpu::DeviceDescriptor {
                 label: Some("gpudata headless device"),
                 required_features: wgpu::Features::empty(),
                 required_limits: adapter.limits(),
                 ..Default::default()
-            })
-            .await
-            .map_err(|e| GpuError::RequestDevice {
-                adapter: adapter_info.name.clone(),
-                reason: e.to_string(),
-            })?;
-        Ok(Gpu::with_info(device, queue, adapter_info))
+            });
+            match request.await {
+                Ok((device, queue)) => return Ok(Gpu::with_info(device, queue, adapter_info)),
+                Err(e) => {
+                    refusal = Some(GpuError::RequestDevice {
+                        adapter: adapter_info.name.clone(),
+                        reason: e.to_string(),
+                    });
+                }
+            }
+        }
+        Err(refusal.unwrap_or_else(|| GpuError::NoAdapter {
+            reason: "no adapter was listed".into(),
+        }))
     }
 
     /// Wraps a device and queue the application already created.
