@@ -302,6 +302,9 @@ pub fn check_schemas(batches: &[RecordBatch]) -> Result<(), ArrowInteropError> {
     Ok(())
 }
 
+/// Named GPU columns, in order.
+pub type GpuColumns = Vec<(String, GpuData)>;
+
 /// Uploads the chosen columns of `batch`, one packed buffer each: `(name, GpuData)` in upload
 /// order, and the columns left out.
 ///
@@ -311,7 +314,7 @@ pub fn record_batch_to_gpu_columns(
     gpu: &Gpu,
     batch: &RecordBatch,
     options: &BatchOptions,
-) -> Result<(Vec<(String, GpuData)>, Vec<SkippedColumn>), ArrowInteropError> {
+) -> Result<(GpuColumns, Vec<SkippedColumn>), ArrowInteropError> {
     let source = BatchSource::new(batch, options)?;
     let usage = options.buffer_usage();
     let columns = source

@@ -137,7 +137,7 @@ pub fn upload_source(
 
 /// Uploads one Arrow column (`field` names it and, for interleaved rows, carries their layout).
 ///
-/// ```no_run
+/// ```
 /// use arrow_array::Float32Array;
 /// use arrow_schema::{DataType, Field};
 /// use gpudata::arrow::{ColumnOptions, array_from_gpu, array_to_gpu};

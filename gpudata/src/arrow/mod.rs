@@ -51,7 +51,7 @@ mod source;
 mod table;
 
 pub use batch::{
-    BatchOptions, BatchSource, Segment, SegmentedBatch, SkippedColumn, check_schemas,
+    BatchOptions, BatchSource, GpuColumns, Segment, SegmentedBatch, SkippedColumn, check_schemas,
     record_batch_from_gpu_columns, record_batch_to_gpu_columns, record_batch_to_segmented,
 };
 pub use error::ArrowInteropError;

@@ -159,25 +159,22 @@ pub fn record_batches_to_gpu_table(
     options: &BatchOptions,
 ) -> Result<(GpuTable, Vec<SkippedColumn>), ArrowInteropError> {
     check_schemas(batches)?;
-    if let Some(first) = batches.first() {
-        if first.schema().fields() != schema.fields() {
-            return Err(ArrowInteropError::SchemaMismatch {
-                batch: 0,
-                expected: schema
-                    .fields()
-                    .iter()
-                    .map(|f| format!("{}: {}", f.name(), f.data_type()))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                found: first
-                    .schema()
-                    .fields()
-                    .iter()
-                    .map(|f| format!("{}: {}", f.name(), f.data_type()))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            });
-        }
+    let describe = |schema: &Schema| {
+        schema
+            .fields()
+            .iter()
+            .map(|f| format!("{}: {}", f.name(), f.data_type()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if let Some(first) = batches.first()
+        && first.schema().fields() != schema.fields()
+    {
+        return Err(ArrowInteropError::SchemaMismatch {
+            batch: 0,
+            expected: describe(schema),
+            found: describe(&first.schema()),
+        });
     }
     let mut sources = batches
         .iter()
