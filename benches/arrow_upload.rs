@@ -56,7 +56,10 @@ fn column(name: &str) -> (Field, ArrayRef) {
         "float32" => {
             let n = (100_000_000.0 * s) as usize;
             let values = Float32Array::from_iter_values((0..n).map(|i| i as f32));
-            (Field::new("values", DataType::Float32, false), Arc::new(values))
+            (
+                Field::new("values", DataType::Float32, false),
+                Arc::new(values),
+            )
         }
         _ => {
             let n = (25_000_000.0 * s) as usize;
@@ -184,8 +187,11 @@ fn main() {
                 .output()
                 .unwrap_or_else(|e| panic!("{e}"));
             let line = String::from_utf8_lossy(&out.stdout);
-            let (peak, arrow, before) =
-                (parse(&line, "peak"), parse(&line, "arrow"), parse(&line, "before"));
+            let (peak, arrow, before) = (
+                parse(&line, "peak"),
+                parse(&line, "arrow"),
+                parse(&line, "before"),
+            );
             let grown = peak - before;
             println!(
                 "{name:<8} {method:<12} peak RSS {:.0} MB ({:.0} MB before the data): the data added {:.2}x the Arrow bytes, {:.2}x not counting the device buffer (host-resident on a software adapter)",
