@@ -1,11 +1,31 @@
 //! GPU record layouts for wgpu, checked at compile time.
 //!
-//! `gpudata` describes GPU memory as tables, after luma.gl's GPU tables: fixed-width
-//! [`VertexFormat`]s, struct formats of named fields laid out by WebGPU vertex rules
-//! ([`StructLayout::Packed`]) or WGSL storage rules ([`StructLayout::WgslStorage`]), and their
-//! lowering to wgpu vertex buffer layouts.
+//! `gpudata` describes GPU memory as tables, after luma.gl's GPU tables: one buffer plus typed row
+//! metadata ([`GpuData`]), borrowed strided views of one field ([`GpuDataView`]), struct formats
+//! of named fixed-width fields ([`GpuDataStructFormat`]) under WebGPU vertex rules
+//! ([`StructLayout::Packed`]) or WGSL storage rules ([`StructLayout::WgslStorage`]), columns and
+//! tables ([`table`]), GPU operations ([`ops`]) and Apache Arrow interop (`arrow`, feature
+//! `arrow`).
 //!
-//! # A struct format at run time
+//! # A guided tour
+//!
+//! **1. Formats.** [`VertexFormat`] lists the 49 formats luma.gl knows, with `const fn` facts
+//! ([`byte_length`](VertexFormat::byte_length), [`components`](VertexFormat::components),
+//! [`is_normalized`](VertexFormat::is_normalized), ...) and the exact WebGPU strings.
+//! [`GpuVectorFormat`] adds `vertex-list<F>` and `value-list<F>` columns.
+//!
+//! ```
+//! use gpudata::VertexFormat;
+//!
+//! let f: VertexFormat = "unorm8x4".parse()?;
+//! assert_eq!((f.byte_length(), f.components(), f.is_normalized()), (4, 4, true));
+//! assert_eq!(f.to_wgpu(), Some(wgpu::VertexFormat::Unorm8x4));
+//! assert!("float16x3".parse::<VertexFormat>().is_err()); // no such WebGPU format
+//! # Ok::<(), gpudata::FormatError>(())
+//! ```
+//!
+//! **2. Layouts.** One `const fn` algorithm, [`LayoutCursor`], places fields for both the derive
+//! (in `const` items) and runtime declarations:
 //!
 //! ```
 //! use gpudata::{GpuDataStructFormat, StepMode, StructLayout};
@@ -21,6 +41,41 @@
 //! assert_eq!(wgpu_layout.as_wgpu().array_stride, 8);
 //! # Ok::<(), gpudata::LayoutError>(())
 //! ```
+//!
+//! **3. `#[derive(GpuStruct)]`.** A Rust struct becomes a row type whose [`GpuStruct::FORMAT`],
+//! vertex attributes and field markers are computed at compile time; see [`GpuStruct`](derive@GpuStruct)
+//! for the attributes and the compile errors it reports.
+//!
+//! **4. Data on the GPU.** [`Gpu::headless`] opens the best adapter (or the software one);
+//! [`TypedGpuData::from_rows`] uploads rows (one memcpy when the host layout equals the GPU
+//! layout), [`TypedGpuData::get_child`] borrows one field as a strided view, and readbacks decode
+//! every format. [`GpuData`] is the runtime form for formats built from strings, with luma.gl's
+//! row metadata and every byte range checked.
+//!
+//! **5. Tables.** [`GpuVector`] (a column over chunks), [`GpuConstant`], [`GpuRecordBatch`],
+//! [`GpuTable`] and [`SegmentedTable`] (columns as aligned segments of one allocation) bind as
+//! vertex buffers for render passes and as storage ranges with generated WGSL accessors for
+//! compute passes.
+//!
+//! **6. Operations.** [`ops`] runs add/subtract/multiply/divide, interleave, deinterleave and
+//! fround as generated WGSL kernels, with a CPU reference of identical semantics.
+//!
+//! **7. Arrow.** With feature `arrow`, arrays and record batches upload straight from their Arrow
+//! buffers and read back with their original types.
+//!
+//! # Features
+//!
+//! `derive` (default): the derive macro. `half` (default): `half::f16` fields and float16
+//! decoding. `serde`: luma.gl's JSON shape for formats and layouts. `glam`, `mint`: vector field
+//! types. `arrow`: Apache Arrow interop on arrow-rs 60.
+//!
+//! # Errors
+//!
+//! Every fallible function returns a typed error enum ([`FormatError`], [`LayoutError`],
+//! [`DataError`], [`GpuError`], [`WgslError`], [`TableError`], [`OpError`]); messages are
+//! lowercase, name the field, format or value, and state what was expected and found. The
+//! repository's `docs/ERRORS.md` lists each error with its cause, its fix and the test that pins
+//! it.
 #![deny(missing_docs)]
 #![forbid(unsafe_op_in_unsafe_fn)]
 
@@ -33,35 +88,35 @@ pub mod gpu;
 pub mod layout;
 pub mod ops;
 pub mod record;
-pub mod table;
 #[cfg(feature = "serde")]
 mod serde_impls;
+pub mod table;
 
 pub use data::{
     BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat, GpuDataView, HostValues, RowMetrics,
     TypedGpuData, TypedGpuDataView, VertexBinding,
 };
 pub use error::{DataError, FormatError, GpuError, LayoutError, OpError, TableError, WgslError};
-pub use table::{
-    GpuConstant, GpuDynamicVector, GpuRecordBatch, GpuSchema, GpuTable, GpuVector, SegmentedTable,
-};
-pub use gpu::{AdapterKind, Gpu};
 pub use format::{
     DataType, GpuVectorFormat, GpuVectorFormatInfo, PrimitiveType, ShaderType, VertexFormat,
     WgslCarrier,
 };
+pub use gpu::{AdapterKind, Gpu};
+#[cfg(feature = "derive")]
+#[doc = include_str!("record/derive.md")]
+pub use gpudata_derive::GpuStruct;
+pub use layout::{
+    BufferAttribute, BufferLayout, ConstLayout, GpuDataStructField, GpuDataStructFormat,
+    LayoutCursor, LayoutRuleError, RowShape, StepMode, StructLayout, WgpuVertexLayout,
+    layout_formats,
+};
+#[doc(hidden)]
+pub use record::private as __private;
 pub use record::{GpuField, GpuFieldMarker, GpuStruct};
 pub use record::{
     GpuFieldOf, Snorm8, Snorm8x2, Snorm8x4, Snorm16, Snorm16x2, Snorm16x4, Unorm8, Unorm8x2,
     Unorm8x4, Unorm8x4Bgra, Unorm10_10_10_2, Unorm16, Unorm16x2, Unorm16x4,
 };
-#[cfg(feature = "derive")]
-#[doc = include_str!("record/derive.md")]
-pub use gpudata_derive::GpuStruct;
-#[doc(hidden)]
-pub use record::private as __private;
-pub use layout::{
-    BufferAttribute, BufferLayout, ConstLayout, GpuDataStructField, GpuDataStructFormat,
-    LayoutCursor, LayoutRuleError, RowShape, StepMode, StructLayout, WgpuVertexLayout,
-    layout_formats,
+pub use table::{
+    GpuConstant, GpuDynamicVector, GpuRecordBatch, GpuSchema, GpuTable, GpuVector, SegmentedTable,
 };
