@@ -337,6 +337,7 @@ fn more_workgroups_than_one_dimension_holds() {
         gpudata::ops::OpsConfig {
             workgroup_size: 1,
             rows_per_thread: None,
+            ..Default::default()
         },
     );
     let mut rng = Rng::new(5);

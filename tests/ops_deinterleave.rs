@@ -271,3 +271,45 @@ fn outputs_count_against_the_binding_limit() {
         }
     ));
 }
+
+#[test]
+fn every_tuning_agrees_with_the_cpu() {
+    // Rows through workgroup memory (odd and even chunks per invocation, rows at offsets that
+    // are not 16-byte aligned) and directly, several rows per invocation and workgroup sizes.
+    let mut rng = Rng::new(25);
+    for (wg, rows, staging) in [
+        (256, None, false),
+        (256, Some(4), true),
+        (64, Some(8), true),
+        (32, Some(2), true),
+        (128, Some(16), false),
+    ] {
+        let ops = ops_with(
+            |_| {},
+            gpudata::ops::OpsConfig {
+                workgroup_size: wg,
+                rows_per_thread: rows,
+                workgroup_staging: staging,
+            },
+        );
+        for case in 0..12u64 {
+            let layout = if case % 2 == 0 {
+                StructLayout::Packed
+            } else {
+                StructLayout::WgslStorage
+            };
+            let format = random_format(&mut rng, layout);
+            let length = [1, 7, 100, 333, 1500][(case % 5) as usize];
+            let offset = 4 * rng.below(9);
+            check(
+                &ops,
+                &mut rng,
+                &format,
+                length,
+                offset,
+                format.byte_stride(),
+                None,
+            );
+        }
+    }
+}

@@ -226,6 +226,7 @@ fn more_workgroups_than_one_dimension_holds() {
         OpsConfig {
             workgroup_size: 1,
             rows_per_thread: None,
+            ..Default::default()
         },
     );
     let mut rng = Rng::new(33);
@@ -265,4 +266,28 @@ fn formats_other_than_word_pairs_are_refused() {
                 .starts_with(&format!("fround: input 0 has format `{format}`"))
         );
     }
+}
+
+#[test]
+fn every_exponent_with_random_significands() {
+    // Each double exponent from f32's subnormal range to past its overflow, 64 random
+    // significands each, both signs: the integer fast path (exponents -74..127), the general
+    // path and the boundary between them.
+    let ops = ops();
+    let mut rng = Rng::new(34);
+    let mut values = Vec::new();
+    for ex in 850u64..1200 {
+        for _ in 0..64 {
+            let bits = (rng.next_u64() & 0x800f_ffff_ffff_ffff) | (ex << 52);
+            values.push(f64::from_bits(bits));
+        }
+    }
+    check(
+        &ops,
+        &doubles_bytes(&values),
+        VertexFormat::Uint32x2,
+        values.len() as u64,
+        0,
+        8,
+    );
 }

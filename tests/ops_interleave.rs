@@ -636,3 +636,33 @@ fn errors_name_the_field_and_the_limit() {
         .collect();
     ops.interleave(&segments, &wide).unwrap();
 }
+
+#[test]
+fn every_tuning_agrees_with_the_cpu() {
+    let mut rng = Rng::new(14);
+    for (wg, rows, staging) in [
+        (256, None, false),
+        (256, Some(4), true),
+        (64, Some(8), true),
+        (32, Some(2), true),
+    ] {
+        let ops = ops_with(
+            |_| {},
+            gpudata::ops::OpsConfig {
+                workgroup_size: wg,
+                rows_per_thread: rows,
+                workgroup_staging: staging,
+            },
+        );
+        for case in 0..12u32 {
+            let layout = if case % 2 == 0 {
+                StructLayout::Packed
+            } else {
+                StructLayout::WgslStorage
+            };
+            let format = random_format(&mut rng, layout);
+            let length = [1, 9, 100, 777][(case % 4) as usize];
+            run(&ops, &mut rng, &format, length, case % 4);
+        }
+    }
+}

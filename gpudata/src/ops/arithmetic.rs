@@ -247,16 +247,16 @@ pub(crate) fn f16_to_f32(h: u32) -> f32 {
     }
 }
 
+/// Branch-free, so that a warp whose halves mix subnormals, normals and infinities does not
+/// diverge: all three results are formed and one selected.
 const F16_TO_F32_WGSL: &str = "fn f16_to_f32(h: u32) -> f32 {
     let s = (h & 0x8000u) << 16u;
     let e = (h >> 10u) & 0x1fu;
     let m = h & 0x3ffu;
-    if (e == 0x1fu) { return bitcast<f32>(s | 0x7f800000u | (m << 13u)); }
-    if (e == 0u) {
-        let v = f32(m) * bitcast<f32>(0x33800000u);
-        return select(v, -v, s != 0u);
-    }
-    return bitcast<f32>(s | ((e + 112u) << 23u) | (m << 13u));
+    let normal = s | ((e + 112u) << 23u) | (m << 13u);
+    let special = s | 0x7f800000u | (m << 13u);
+    let subnormal = s | bitcast<u32>(f32(m) * bitcast<f32>(0x33800000u));
+    return bitcast<f32>(select(select(normal, special, e == 0x1fu), subnormal, e == 0u));
 }
 ";
 

@@ -105,6 +105,39 @@ fn fround_split(lo_w: u32, hi_w: u32) -> vec2<u32> {
         if ((fh | lo_w) != 0u) { return vec2<u32>(0x7fc00000u, 0x7fc00000u); }
         return vec2<u32>(sign | 0x7f800000u, 0x7fc00000u);
     }
+    // |x| >= 2^128: hi overflows, lo is the opposite infinity.
+    if (ex > 1150u) { return vec2<u32>(sign | 0x7f800000u, (sign ^ 0x80000000u) | 0x7f800000u); }
+    // |x| < 2^-150: both parts are zeros, lo keeping x's sign unless x is zero.
+    if (ex < 873u) { return vec2<u32>(sign, select(sign, 0u, (fh | lo_w) == 0u)); }
+    // Fast path, exponents -126..127: hi is a normal f32 (or overflows to infinity), 29 bits
+    // are dropped from the 53-bit significand, and lo is formed from them.
+    if (ex >= 897u) {
+        let base = ((ex - 896u) << 23u) | (fh << 3u) | (lo_w >> 29u);
+        let r = lo_w & 0x1fffffffu;
+        let up = r > 0x10000000u || (r == 0x10000000u && (base & 1u) == 1u);
+        let hi_mag = base + select(0u, 1u, up);
+        if (hi_mag == 0x7f800000u) {
+            return vec2<u32>(sign | hi_mag, (sign ^ 0x80000000u) | 0x7f800000u);
+        }
+        // lo = d * 2^(ex - 1075), d at most 2^28, its sign flipped when hi rounded up.
+        let d = select(r, 0x20000000u - r, up);
+        if (d == 0u) { return vec2<u32>(sign | hi_mag, 0u); }
+        let ds = select(sign, sign ^ 0x80000000u, up);
+        let nb = i32(32u - countLeadingZeros(d));
+        // Bits of d to drop: down to 24 significant bits, or to f32's subnormal ulp 2^-149.
+        let k = max(nb - 24, 926 - i32(ex));
+        var q: u32;
+        if (k <= 0) {
+            q = d << u32(-k);
+        } else {
+            let kk = u32(k);
+            q = d >> kk;
+            let rem = d & ((1u << kk) - 1u);
+            let half = 1u << (kk - 1u);
+            if (rem > half || (rem == half && (q & 1u) == 1u)) { q = q + 1u; }
+        }
+        return vec2<u32>(sign | hi_mag, ds | ((u32(k + i32(ex) - 926) << 23u) + q));
+    }
     var mh = fh;
     var p = -1074;
     if (ex != 0u) { mh = fh | 0x100000u; p = i32(ex) - 1075; }

@@ -1,7 +1,7 @@
 //! `interleave`: packed columns (or any views) into rows of a [`GpuDataStructFormat`], and the
 //! byte-moving row code it shares with `deinterleave`.
 
-use super::input::{OpInput, unit_count, unit_size};
+use super::input::{OpInput, unit_size};
 use super::plan::{self, KernelRequest};
 use super::wgsl_gen::{Body, RowCtx, ValueRef};
 use super::{GpuOps, OpPlan, OpRows};
@@ -39,9 +39,22 @@ impl Body for CopyBody {
     fn row(&self, ctx: &mut RowCtx<'_>) {
         for m in &self.moves {
             let size = unit_size(m.format);
-            for j in 0..unit_count(m.format) {
-                let unit = ctx.unit(m.from, j * size, size as u32);
-                ctx.emit(m.output, m.byte + j * size, size as u32, unit);
+            let length = m.format.byte_length();
+            let mut byte = 0;
+            while byte < length {
+                // Whole words where both sides are word-aligned: 8- and 16-bit components move
+                // four or two at a time.
+                let step = if byte + 4 <= length
+                    && ctx.word_aligned(m.from, byte)
+                    && ctx.output_word_aligned(m.output, m.byte + byte)
+                {
+                    4
+                } else {
+                    size
+                };
+                let unit = ctx.unit(m.from, byte, step as u32);
+                ctx.emit(m.output, m.byte + byte, step as u32, unit);
+                byte += step;
             }
         }
     }

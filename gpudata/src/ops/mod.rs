@@ -22,7 +22,8 @@
 //!   is the largest input size, and lane `l` of an input is its lane `l`, its lane 0 when it
 //!   has one lane, else 0. Float results are computed in `f32`; integer results in wrapping
 //!   32-bit arithmetic (`i32` for signed, `u32` for unsigned) and stored modulo 2^bits; integer
-//!   division by zero gives 0. Normalized values decode as `f32(x) * (1 / max)` (the factor
+//!   division by zero gives 0. A NaN result may carry another payload than the CPU's (GPUs
+//!   need not propagate payloads). Normalized values decode as `f32(x) * (1 / max)` (the factor
 //!   rounded to `f32`), snorm clamped to −1; `float16` decodes exactly; `unorm8x4-bgra` reads
 //!   in memory order, as luma.gl does. All data inputs need the same length.
 //! - **interleave / deinterleave** move bytes: a column and its field need the same component
@@ -92,6 +93,10 @@ pub struct OpsConfig {
     /// Rows per invocation to aim for (a power of two up to 16), or `None` to let each operation
     /// choose. Never fewer than alignment needs.
     pub rows_per_thread: Option<u32>,
+    /// Whether invocations that read or write several `vec4<u32>`s of a row go through
+    /// workgroup memory, so that the global loads and stores of a workgroup are consecutive
+    /// (default `true`; limited by the device's workgroup storage).
+    pub workgroup_staging: bool,
 }
 
 impl Default for OpsConfig {
@@ -99,6 +104,7 @@ impl Default for OpsConfig {
         OpsConfig {
             workgroup_size: 256,
             rows_per_thread: None,
+            workgroup_staging: true,
         }
     }
 }

@@ -76,6 +76,51 @@ pub(crate) struct KernelLayout {
     pub outputs: Vec<OutputDecl>,
     /// Constant operands (each one `vec4<u32>` of `P`).
     pub constants: usize,
+    /// Per source: read through workgroup memory (see [`StagedSource`]), or directly.
+    pub staged_sources: Vec<Option<StagedSource>>,
+    /// Per output: written through workgroup memory (see [`StagedOutput`]), or directly.
+    pub staged_outputs: Vec<Option<StagedOutput>>,
+    /// `vec4<u32>` elements of the workgroup array (0: no staging).
+    pub stage_len: u64,
+}
+
+/// A source whose rows the workgroup loads together, in consecutive `vec4<u32>`s (fully
+/// coalesced), before each invocation takes its own `chunks` of them from workgroup memory.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct StagedSource {
+    /// First element in the workgroup array.
+    pub offset: u64,
+    /// `vec4<u32>`s from one invocation's rows to the next's (`G × stride / 16`).
+    pub chunks: u64,
+    /// Elements the workgroup loads.
+    pub len: u64,
+}
+
+/// Elements between two invocations' chunks in the workgroup array: `chunks` rounded up to an
+/// odd number, so that the eight invocations a `vec4` access serves at once hit eight different
+/// groups of banks.
+pub(crate) const fn pitch(chunks: u64) -> u64 {
+    chunks | 1
+}
+
+/// Where element `j` of a run of `chunks`-element blocks lives in the padded workgroup array, as
+/// WGSL (`j` a `u32` expression).
+fn padded(j: &str, chunks: u64) -> String {
+    if chunks == pitch(chunks) {
+        j.to_owned()
+    } else {
+        format!("({j}) / {chunks}u * {}u + ({j}) % {chunks}u", pitch(chunks))
+    }
+}
+
+/// An output whose invocations put their `chunks` `vec4<u32>`s in workgroup memory, from where
+/// the workgroup stores them in consecutive elements (fully coalesced).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct StagedOutput {
+    /// First element in the workgroup array.
+    pub offset: u64,
+    /// `vec4<u32>`s per invocation (`G × row stride / 16`).
+    pub chunks: u64,
 }
 
 impl KernelLayout {
@@ -148,6 +193,19 @@ impl RowCtx<'_> {
                 }
             }
         }
+    }
+
+    /// Whether byte `byte` of the value at `value` starts a 32-bit word of its source in this
+    /// row (known when the text is generated: strides and phases are fixed).
+    pub(crate) fn word_aligned(&self, value: ValueRef, byte: u64) -> bool {
+        let source = &self.layout.sources[value.source];
+        (source.phase + u64::from(self.g) * source.stride + value.rel + byte) % 4 == 0
+    }
+
+    /// Whether byte `byte` of output `output`'s row starts a 32-bit word of the output in this
+    /// row.
+    pub(crate) fn output_word_aligned(&self, output: usize, byte: u64) -> bool {
+        (u64::from(self.g) * self.layout.outputs[output].row_stride + byte) % 4 == 0
     }
 
     /// Binds `expr` to a fresh name for this row and returns the name.
@@ -228,37 +286,87 @@ pub(crate) fn generate(layout: &KernelLayout, body: &dyn Body) -> String {
             element_type(binding.unit)
         );
     }
+    let wg = u64::from(layout.workgroup_size);
+    let staging = layout.stage_len > 0;
+    let any_staged_source = layout.staged_sources.iter().any(Option::is_some);
+    if staging {
+        let _ = writeln!(
+            s,
+            "var<workgroup> stage: array<vec4<u32>, {}>;",
+            layout.stage_len
+        );
+    }
     s.push_str(&body.helpers());
-    let _ = writeln!(s, "@compute @workgroup_size({})", layout.workgroup_size);
+    let _ = writeln!(s, "@compute @workgroup_size({wg})");
     let _ = writeln!(
         s,
         "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{"
     );
-    let _ = writeln!(
-        s,
-        "    let t = (wid.y * nwg.x + wid.x) * {}u + lid;",
-        layout.workgroup_size
-    );
-    s.push_str("    if (t >= P[0].y) { return; }\n");
+    let _ = writeln!(s, "    let wbase = (wid.y * nwg.x + wid.x) * {wg}u;");
+    s.push_str("    let t = wbase + lid;\n");
+    if staging {
+        // Barriers need every invocation: none returns early; writes are guarded instead.
+        s.push_str("    let live = t < P[0].y;\n");
+    } else {
+        s.push_str("    if (t >= P[0].y) { return; }\n");
+    }
     if g_rows > 1 {
         let _ = writeln!(s, "    let r0 = t * {g_rows}u;");
         s.push_str("    let n = P[0].x;\n");
     }
     for (i, source) in layout.sources.iter().enumerate() {
-        let step = u64::from(g_rows) * source.stride / u64::from(source.unit);
-        let _ = writeln!(
-            s,
-            "    let base{i} = P[{}].{} + t * {step}u;",
-            1 + i / 4,
-            ["x", "y", "z", "w"][i % 4]
-        );
+        let param = format!("P[{}].{}", 1 + i / 4, ["x", "y", "z", "w"][i % 4]);
+        match &layout.staged_sources[i] {
+            Some(staged) => {
+                let _ = writeln!(s, "    let base{i} = {param} + wbase * {}u;", staged.chunks);
+            }
+            None => {
+                let step = u64::from(g_rows) * source.stride / u64::from(source.unit);
+                let _ = writeln!(s, "    let base{i} = {param} + t * {step}u;");
+            }
+        }
+    }
+    if any_staged_source {
+        for (i, source) in layout.sources.iter().enumerate() {
+            let Some(staged) = &layout.staged_sources[i] else {
+                continue;
+            };
+            let binding = source.binding + 1;
+            for k in 0..staged.len.div_ceil(wg) {
+                let _ = writeln!(
+                    s,
+                    "    {{ let i = {}u + lid; if (i < {}u) {{ stage[{}u + {}] = b{binding}[base{i} + i]; }} }}",
+                    k * wg,
+                    staged.len,
+                    staged.offset,
+                    padded("i", staged.chunks)
+                );
+            }
+        }
+        s.push_str("    workgroupBarrier();\n");
     }
     for (source, chunk) in &chunks {
-        let binding = layout.sources[*source].binding + 1;
-        let _ = writeln!(
-            s,
-            "    let s{source}c{chunk} = b{binding}[base{source} + {chunk}u];"
-        );
+        match &layout.staged_sources[*source] {
+            Some(staged) => {
+                // Chunk `chunk` of this invocation is element `lid * chunks + chunk` of the run;
+                // past its own chunks it reaches into the next invocation's block.
+                let _ = writeln!(
+                    s,
+                    "    let s{source}c{chunk} = stage[{}u + (lid + {}u) * {}u + {}u];",
+                    staged.offset,
+                    chunk / staged.chunks,
+                    pitch(staged.chunks),
+                    chunk % staged.chunks
+                );
+            }
+            None => {
+                let binding = layout.sources[*source].binding + 1;
+                let _ = writeln!(
+                    s,
+                    "    let s{source}c{chunk} = b{binding}[base{source} + {chunk}u];"
+                );
+            }
+        }
     }
 
     // Output words: (output, word) -> pieces.
@@ -292,10 +400,16 @@ pub(crate) fn generate(layout: &KernelLayout, body: &dyn Body) -> String {
             words[unit.output][(byte / 4) as usize].push(piece);
         }
     }
+    let any_staged_output = layout.staged_outputs.iter().any(Option::is_some);
+    if any_staged_output && any_staged_source {
+        // Every invocation has read its staged rows before the array is reused for outputs.
+        s.push_str("    workgroupBarrier();\n");
+    }
     for (o, output) in layout.outputs.iter().enumerate() {
         let binding = output.binding + 1;
         let per_unit = (output.unit / 4) as usize;
         let step = u64::from(g_rows) * output.row_stride / u64::from(output.unit);
+        let staged = layout.staged_outputs[o].as_ref();
         let word = |w: usize| -> String {
             let pieces = &words[o][w];
             if pieces.is_empty() {
@@ -316,7 +430,44 @@ pub(crate) fn generate(layout: &KernelLayout, body: &dyn Body) -> String {
                 2 => format!("vec2<u32>({}, {})", word(start), word(start + 1)),
                 _ => word(start),
             };
-            let _ = writeln!(s, "    b{binding}[t * {step}u + {k}u] = {value};");
+            match staged {
+                Some(staged) => {
+                    let _ = writeln!(
+                        s,
+                        "    stage[{}u + lid * {}u + {k}u] = {value};",
+                        staged.offset,
+                        pitch(staged.chunks)
+                    );
+                }
+                None if staging => {
+                    let _ = writeln!(
+                        s,
+                        "    if (live) {{ b{binding}[t * {step}u + {k}u] = {value}; }}"
+                    );
+                }
+                None => {
+                    let _ = writeln!(s, "    b{binding}[t * {step}u + {k}u] = {value};");
+                }
+            }
+        }
+    }
+    if any_staged_output {
+        s.push_str("    workgroupBarrier();\n");
+        for (o, output) in layout.outputs.iter().enumerate() {
+            let Some(staged) = &layout.staged_outputs[o] else {
+                continue;
+            };
+            let binding = output.binding + 1;
+            for k in 0..staged.chunks {
+                let _ = writeln!(
+                    s,
+                    "    {{ let i = {}u + lid; let g = wbase * {c}u + i; if (g < P[0].y * {c}u) {{ b{binding}[g] = stage[{}u + {}]; }} }}",
+                    k * wg,
+                    staged.offset,
+                    padded("i", staged.chunks),
+                    c = staged.chunks
+                );
+            }
         }
     }
     s.push_str("}\n");

@@ -1,0 +1,518 @@
+//! The measured cases: copy kernels, `copy_buffer_to_buffer`, and each operation on random
+//! inputs of `size` bytes, each with a check of sampled rows against the CPU reference.
+
+use std::ops::Range;
+
+use gpudata::ops::cpu::{self, HostInput, HostOperand};
+use gpudata::ops::{ArithmeticOp, GpuOps, OpInput, OpPlan, OpsConfig, RowsInput};
+use gpudata::{Gpu, GpuDataStructFormat, OpError, StructLayout, VertexFormat};
+
+use crate::kernels::{self, Fill};
+use crate::timing::Work;
+
+/// Case groups in run order; `--ops` selects by prefix.
+pub const NAMES: [&str; 11] = [
+    "copy_vec4_256",
+    "copy_u32_64",
+    "copy_buffer_to_buffer",
+    "add_f32",
+    "add_u8",
+    "add_f16x4",
+    "add_strided_f32x4",
+    "interleave",
+    "deinterleave",
+    "fround",
+    "fround_all_classes",
+];
+
+type Verify = Box<dyn Fn(&Gpu) -> Result<(), String>>;
+
+/// One measured case.
+pub struct Case {
+    /// Name in the table.
+    pub name: String,
+    /// Bytes read once plus bytes written once.
+    pub bytes_moved: u64,
+    /// What one iteration records.
+    pub work: Work,
+    /// Shape of the dispatch.
+    pub detail: String,
+    /// Compares sampled rows with the CPU reference.
+    pub verify: Option<Verify>,
+    wgsl: Option<String>,
+}
+
+impl Case {
+    /// The generated WGSL, for operations.
+    pub fn wgsl(&self) -> Option<&str> {
+        self.wgsl.as_deref()
+    }
+}
+
+/// A GPU column: buffer, format, offset, stride.
+#[derive(Clone)]
+struct Col {
+    buffer: wgpu::Buffer,
+    format: VertexFormat,
+    offset: u64,
+    stride: u64,
+}
+
+impl Col {
+    fn packed(buffer: &wgpu::Buffer, format: VertexFormat) -> Col {
+        Col {
+            buffer: buffer.clone(),
+            format,
+            offset: 0,
+            stride: format.byte_length(),
+        }
+    }
+
+    fn input(&self, length: u64) -> OpInput<'_> {
+        OpInput::new(&self.buffer, self.format, length)
+            .with_byte_offset(self.offset)
+            .with_byte_stride(self.stride)
+    }
+
+    /// The bytes of rows `rows` (from the first row's offset).
+    fn sample(&self, ops: &GpuOps, rows: &Range<u64>) -> Result<Vec<u8>, String> {
+        let count = rows.end - rows.start;
+        if count == 0 {
+            return Ok(Vec::new());
+        }
+        let start = self.offset + rows.start * self.stride;
+        let len = (count - 1) * self.stride + self.format.byte_length();
+        ops.read_buffer(&self.buffer, start, len)
+            .map_err(|e| e.to_string())
+    }
+}
+
+type Reference = Box<dyn Fn(&[HostInput<'_>]) -> Result<Vec<Vec<u8>>, OpError>>;
+
+/// A check: `reference` over sampled rows of `inputs` must equal the same rows of `outputs`
+/// (buffer and bytes per row).
+fn verifier(
+    inputs: Vec<Col>,
+    length: u64,
+    outputs: Vec<(wgpu::Buffer, u64)>,
+    reference: Reference,
+) -> Verify {
+    Box::new(move |gpu: &Gpu| {
+        let ops = GpuOps::from_gpu(gpu);
+        let k = length.min(4096);
+        for rows in [0..k, length - k..length] {
+            let samples = inputs
+                .iter()
+                .map(|c| c.sample(&ops, &rows))
+                .collect::<Result<Vec<_>, _>>()?;
+            let count = rows.end - rows.start;
+            let hosts: Vec<HostInput<'_>> = inputs
+                .iter()
+                .zip(&samples)
+                .map(|(c, bytes)| HostInput::new(bytes, c.format, count).with_byte_stride(c.stride))
+                .collect();
+            let expected = reference(&hosts).map_err(|e| e.to_string())?;
+            for (o, ((buffer, row_bytes), want)) in outputs.iter().zip(&expected).enumerate() {
+                let found = ops
+                    .read_buffer(buffer, rows.start * row_bytes, count * row_bytes)
+                    .map_err(|e| e.to_string())?;
+                if let Some(at) = found.iter().zip(want).position(|(a, b)| a != b) {
+                    return Err(format!(
+                        "output {o}, rows {rows:?}: first difference at byte {at} (row {})",
+                        rows.start + at as u64 / row_bytes
+                    ));
+                }
+                if found.len() != want.len() {
+                    return Err(format!(
+                        "output {o}: {} bytes, expected {}",
+                        found.len(),
+                        want.len()
+                    ));
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+fn alloc(gpu: &Gpu, size: u64, seed: u32, fill: Option<Fill>) -> Result<wgpu::Buffer, String> {
+    let buffer = gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("gpubench"),
+        size: size.next_multiple_of(16),
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    if let Some(kind) = fill {
+        kernels::fill(gpu.device(), gpu.queue(), &buffer, seed, kind)?;
+    }
+    Ok(buffer)
+}
+
+fn plan_case<T: 'static>(name: String, plan: OpPlan<T>, verify: Option<Verify>) -> Case {
+    let (x, y) = plan.workgroups();
+    let detail = format!(
+        "[{} rows/invocation, {}x{} workgroups, {} dispatch{}]",
+        plan.rows_per_invocation(),
+        x,
+        y,
+        plan.dispatches(),
+        if plan.dispatches() == 1 { "" } else { "es" }
+    );
+    Case {
+        name,
+        bytes_moved: plan.bytes_moved(),
+        wgsl: plan.wgsl().map(str::to_owned),
+        detail,
+        verify,
+        work: Work::Pass(Box::new(move |pass| plan.encode(pass))),
+    }
+}
+
+/// A tuning: workgroup size, rows per invocation (`None`: the operation's choice), and whether
+/// wide rows go through workgroup memory.
+type Tuning = (u32, Option<u32>, bool);
+
+/// Tuning variants of a case: the default first.
+fn variants(all: bool, extra: &[Tuning]) -> Vec<(String, OpsConfig)> {
+    let mut v = vec![(String::new(), OpsConfig::default())];
+    if all {
+        for &(wg, rows, staging) in extra {
+            let mut label = format!(" wg{wg}");
+            if let Some(g) = rows {
+                label += &format!(" g{g}");
+            }
+            if !staging {
+                label += " direct";
+            }
+            v.push((
+                label,
+                OpsConfig {
+                    workgroup_size: wg,
+                    rows_per_thread: rows,
+                    workgroup_staging: staging,
+                },
+            ));
+        }
+    }
+    v
+}
+
+fn add_cases(
+    gpu: &Gpu,
+    name: &str,
+    a: Col,
+    b: Col,
+    length: u64,
+    tuning: Vec<(String, OpsConfig)>,
+) -> Result<Vec<Case>, String> {
+    let mut cases = Vec::new();
+    for (label, cfg) in tuning {
+        let ops = GpuOps::with_config(gpu.device(), gpu.queue(), cfg);
+        let plan = ops
+            .plan_arithmetic(
+                ArithmeticOp::Add,
+                &[a.input(length).into(), b.input(length).into()],
+            )
+            .map_err(|e| e.to_string())?;
+        let out = plan.output().clone();
+        let verify = verifier(
+            vec![a.clone(), b.clone()],
+            length,
+            vec![(out.buffer().clone(), out.byte_stride())],
+            Box::new(|h| {
+                let operands: Vec<HostOperand<'_>> = h.iter().map(|i| (*i).into()).collect();
+                Ok(vec![
+                    cpu::arithmetic(ArithmeticOp::Add, &operands)?
+                        .bytes()
+                        .to_vec(),
+                ])
+            }),
+        );
+        cases.push(plan_case(format!("{name}{label}"), plan, Some(verify)));
+    }
+    Ok(cases)
+}
+
+/// The vertex-like row of the interleave and deinterleave cases: 32 packed bytes.
+fn vertex_format() -> GpuDataStructFormat {
+    GpuDataStructFormat::parse(
+        StructLayout::Packed,
+        [
+            ("position", "float32x3"),
+            ("color", "unorm8x4"),
+            ("uv", "float32x2"),
+            ("id", "uint32"),
+            ("weight", "float32"),
+        ],
+    )
+    .unwrap_or_else(|e| unreachable!("a valid format: {e}"))
+}
+
+/// Builds the cases of group `name` over `size` bytes.
+pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, String> {
+    let device = gpu.device();
+    let mut cases = Vec::new();
+    match name {
+        "copy_vec4_256" | "copy_u32_64" => {
+            let src = alloc(gpu, size, 1, Some(Fill::Bits))?;
+            let dst = alloc(gpu, size, 0, None)?;
+            let shapes: Vec<(&str, u32)> = if name == "copy_vec4_256" {
+                let mut v = vec![("vec4<u32>", 256)];
+                if all {
+                    v.extend([
+                        ("vec4<u32>", 64),
+                        ("vec4<u32>", 128),
+                        ("vec4<u32>", 512),
+                        ("vec2<u32>", 256),
+                    ]);
+                }
+                v
+            } else {
+                let mut v = vec![("u32", 64)];
+                if all {
+                    v.push(("u32", 256));
+                }
+                v
+            };
+            for (element, wg) in shapes {
+                let kernel = kernels::copy(device, &src, &dst, size, element, wg)?;
+                let short = match element {
+                    "u32" => "u32",
+                    "vec2<u32>" => "vec2",
+                    _ => "vec4",
+                };
+                let format = VertexFormat::Uint32x4;
+                let rows = size / 16;
+                cases.push(Case {
+                    name: format!("copy_{short}_{wg}"),
+                    bytes_moved: 2 * size,
+                    work: Work::Pass(Box::new(move |pass| kernel.encode(pass))),
+                    detail: format!("[{element}, workgroup {wg}]"),
+                    verify: Some(verifier(
+                        vec![Col::packed(&src, format)],
+                        rows,
+                        vec![(dst.clone(), 16)],
+                        Box::new(|h| {
+                            Ok(cpu::deinterleave_views(h)?
+                                .into_iter()
+                                .map(|c| c.bytes().to_vec())
+                                .collect())
+                        }),
+                    )),
+                    wgsl: None,
+                });
+            }
+        }
+        "copy_buffer_to_buffer" => {
+            let src = alloc(gpu, size, 2, Some(Fill::Bits))?;
+            let dst = alloc(gpu, size, 0, None)?;
+            let rows = size / 16;
+            let verify = verifier(
+                vec![Col::packed(&src, VertexFormat::Uint32x4)],
+                rows,
+                vec![(dst.clone(), 16)],
+                Box::new(|h| {
+                    Ok(cpu::deinterleave_views(h)?
+                        .into_iter()
+                        .map(|c| c.bytes().to_vec())
+                        .collect())
+                }),
+            );
+            cases.push(Case {
+                name: name.to_owned(),
+                bytes_moved: 2 * size,
+                work: Work::Copy { src, dst, size },
+                detail: String::new(),
+                verify: Some(verify),
+                wgsl: None,
+            });
+        }
+        "add_f32" => {
+            let n = size / 4;
+            let a = alloc(gpu, size, 3, Some(Fill::UnitF32))?;
+            let b = alloc(gpu, size, 4, Some(Fill::UnitF32))?;
+            cases.extend(add_cases(
+                gpu,
+                name,
+                Col::packed(&a, VertexFormat::Float32),
+                Col::packed(&b, VertexFormat::Float32),
+                n,
+                variants(
+                    all,
+                    &[(256, Some(8), true), (128, None, true), (512, None, true)],
+                ),
+            )?);
+        }
+        "add_u8" => {
+            let n = size;
+            let a = alloc(gpu, size, 5, Some(Fill::Bits))?;
+            let b = alloc(gpu, size, 6, Some(Fill::Bits))?;
+            cases.extend(add_cases(
+                gpu,
+                name,
+                Col::packed(&a, VertexFormat::Uint8),
+                Col::packed(&b, VertexFormat::Uint8),
+                n,
+                variants(all, &[(128, None, true)]),
+            )?);
+        }
+        "add_f16x4" => {
+            // Half-size inputs: the float32x4 output is `size` bytes (storage bindings of the
+            // H200's Vulkan driver stop just short of 2 GiB).
+            let n = size / 16;
+            let a = alloc(gpu, size / 2, 7, Some(Fill::F16))?;
+            let b = alloc(gpu, size / 2, 8, Some(Fill::F16))?;
+            cases.extend(add_cases(
+                gpu,
+                name,
+                Col::packed(&a, VertexFormat::Float16x4),
+                Col::packed(&b, VertexFormat::Float16x4),
+                n,
+                variants(all, &[(256, Some(4), true)]),
+            )?);
+        }
+        "add_strided_f32x4" => {
+            // Two float32x4 children of 32-byte interleaved rows.
+            let n = size / 32;
+            let rows = alloc(gpu, size, 9, Some(Fill::UnitF32))?;
+            let a = Col {
+                buffer: rows.clone(),
+                format: VertexFormat::Float32x4,
+                offset: 0,
+                stride: 32,
+            };
+            let b = Col {
+                offset: 16,
+                ..a.clone()
+            };
+            cases.extend(add_cases(
+                gpu,
+                name,
+                a,
+                b,
+                n,
+                variants(all, &[(256, Some(2), true), (256, Some(2), false)]),
+            )?);
+        }
+        "interleave" => {
+            let format = vertex_format();
+            let n = size / format.byte_stride();
+            let columns: Vec<Col> = format
+                .fields()
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    let fill = if f.format() == VertexFormat::Unorm8x4 {
+                        Fill::Bits
+                    } else {
+                        Fill::UnitF32
+                    };
+                    alloc(gpu, n * f.byte_length(), 10 + i as u32, Some(fill))
+                        .map(|b| Col::packed(&b, f.format()))
+                })
+                .collect::<Result<_, _>>()?;
+            for (label, cfg) in variants(
+                all,
+                &[
+                    (256, None, false),
+                    (256, Some(1), false),
+                    (256, Some(1), true),
+                    (256, Some(2), true),
+                    (128, None, true),
+                ],
+            ) {
+                let ops = GpuOps::with_config(device, gpu.queue(), cfg);
+                let inputs: Vec<OpInput<'_>> = columns.iter().map(|c| c.input(n)).collect();
+                let plan = ops
+                    .plan_interleave(&inputs, &format)
+                    .map_err(|e| e.to_string())?;
+                let out = plan.output().clone();
+                let fmt = format.clone();
+                let verify = verifier(
+                    columns.clone(),
+                    n,
+                    vec![(out.buffer().clone(), out.byte_stride())],
+                    Box::new(move |h| Ok(vec![cpu::interleave(h, &fmt)?.bytes().to_vec()])),
+                );
+                cases.push(plan_case(format!("{name}{label}"), plan, Some(verify)));
+            }
+        }
+        "deinterleave" => {
+            let format = vertex_format();
+            let n = size / format.byte_stride();
+            let rows = alloc(gpu, n * format.byte_stride(), 20, Some(Fill::UnitF32))?;
+            for (label, cfg) in variants(
+                all,
+                &[
+                    (256, None, false),
+                    (128, None, true),
+                    (512, None, true),
+                    (256, Some(8), true),
+                ],
+            ) {
+                let ops = GpuOps::with_config(device, gpu.queue(), cfg);
+                let plan = ops
+                    .plan_deinterleave(&RowsInput::new(&rows, &format, n), None)
+                    .map_err(|e| e.to_string())?;
+                let outputs: Vec<(wgpu::Buffer, u64)> = plan
+                    .output()
+                    .iter()
+                    .map(|c| (c.buffer().clone(), c.byte_stride()))
+                    .collect();
+                let views: Vec<Col> = format
+                    .fields()
+                    .iter()
+                    .map(|f| Col {
+                        buffer: rows.clone(),
+                        format: f.format(),
+                        offset: f.byte_offset(),
+                        stride: format.byte_stride(),
+                    })
+                    .collect();
+                let verify = verifier(
+                    views,
+                    n,
+                    outputs,
+                    Box::new(|h| {
+                        Ok(cpu::deinterleave_views(h)?
+                            .into_iter()
+                            .map(|c| c.bytes().to_vec())
+                            .collect())
+                    }),
+                );
+                cases.push(plan_case(format!("{name}{label}"), plan, Some(verify)));
+            }
+        }
+        "fround" | "fround_all_classes" => {
+            let n = size / 8;
+            let fill = if name == "fround" {
+                Fill::F64
+            } else {
+                Fill::F64Wide
+            };
+            let doubles = alloc(gpu, size, 30, Some(fill))?;
+            let col = Col::packed(&doubles, VertexFormat::Uint32x2);
+            let tunings: &[Tuning] = if name == "fround" {
+                &[(256, Some(4), true), (128, None, true)]
+            } else {
+                &[]
+            };
+            for (label, cfg) in variants(all, tunings) {
+                let ops = GpuOps::with_config(device, gpu.queue(), cfg);
+                let plan = ops.plan_fround(col.input(n)).map_err(|e| e.to_string())?;
+                let out = plan.output().clone();
+                let verify = verifier(
+                    vec![col.clone()],
+                    n,
+                    vec![(out.buffer().clone(), out.byte_stride())],
+                    Box::new(|h| Ok(vec![cpu::fround(h[0])?.bytes().to_vec()])),
+                );
+                cases.push(plan_case(format!("{name}{label}"), plan, Some(verify)));
+            }
+        }
+        other => return Err(format!("unknown case `{other}`")),
+    }
+    Ok(cases)
+}

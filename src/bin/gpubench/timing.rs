@@ -1,0 +1,183 @@
+//! The device (with timestamp queries where the adapter has them) and the timing of one case.
+
+use std::time::Instant;
+
+use gpudata::Gpu;
+
+/// What one case records, each iteration.
+pub enum Work {
+    /// Dispatches recorded into a compute pass.
+    Pass(Box<dyn Fn(&mut wgpu::ComputePass<'_>)>),
+    /// `copy_buffer_to_buffer` of `size` bytes.
+    Copy {
+        /// Source.
+        src: wgpu::Buffer,
+        /// Destination.
+        dst: wgpu::Buffer,
+        /// Bytes.
+        size: u64,
+    },
+}
+
+/// The device, and whether passes and encoders can carry timestamps.
+pub struct Timer {
+    /// The device.
+    pub gpu: Gpu,
+    pass_timestamps: bool,
+    encoder_timestamps: bool,
+}
+
+impl Timer {
+    /// The best adapter (discrete first), with its own limits and the timestamp features it has.
+    pub fn new() -> Result<Timer, String> {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let mut adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+        adapters.sort_by_key(|a| match a.get_info().device_type {
+            wgpu::DeviceType::DiscreteGpu => 0,
+            wgpu::DeviceType::IntegratedGpu => 1,
+            wgpu::DeviceType::VirtualGpu => 2,
+            wgpu::DeviceType::Other => 3,
+            wgpu::DeviceType::Cpu => 4,
+        });
+        let adapter = adapters.into_iter().next().ok_or(
+            "no adapter: install a Vulkan driver (`mesa-vulkan-drivers` for lavapipe) or set \
+             VK_DRIVER_FILES",
+        )?;
+        let wanted =
+            wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
+        let features = adapter.features() & wanted;
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("gpubench"),
+            required_features: features,
+            required_limits: adapter.limits(),
+            ..Default::default()
+        }))
+        .map_err(|e| format!("request_device: {e}"))?;
+        Ok(Timer {
+            gpu: Gpu::from_device_queue(device, queue),
+            pass_timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
+            encoder_timestamps: features.contains(wanted),
+        })
+    }
+
+    /// Whether compute passes are timed with GPU timestamps.
+    pub fn timestamps(&self) -> bool {
+        self.pass_timestamps
+    }
+}
+
+/// The times of one case.
+pub struct Times {
+    /// Median of the iterations' GPU times (or the wall-clock mean without timestamps).
+    pub median_ms: f64,
+    /// The fastest iteration.
+    pub min_ms: f64,
+    /// Wall clock around one submission of all iterations, divided by their count.
+    pub wall_ms: f64,
+}
+
+fn record(encoder: &mut wgpu::CommandEncoder, work: &Work, stamps: Option<(&wgpu::QuerySet, u32)>) {
+    match work {
+        Work::Pass(encode) => {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("gpubench"),
+                timestamp_writes: stamps.map(|(set, i)| wgpu::ComputePassTimestampWrites {
+                    query_set: set,
+                    beginning_of_pass_write_index: Some(i),
+                    end_of_pass_write_index: Some(i + 1),
+                }),
+            });
+            encode(&mut pass);
+        }
+        Work::Copy { src, dst, size } => {
+            if let Some((set, i)) = stamps {
+                encoder.write_timestamp(set, i);
+            }
+            encoder.copy_buffer_to_buffer(src, 0, dst, 0, *size);
+            if let Some((set, i)) = stamps {
+                encoder.write_timestamp(set, i + 1);
+            }
+        }
+    }
+}
+
+fn submit_and_wait(gpu: &Gpu, encoder: wgpu::CommandEncoder) -> Result<(), String> {
+    gpu.queue().submit([encoder.finish()]);
+    gpu.device()
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map(|_| ())
+        .map_err(|e| format!("poll: {e}"))
+}
+
+/// Times `work`: `warmup` untimed runs, then `iters` runs.
+pub fn time(timer: &Timer, work: &Work, warmup: u32, iters: u32) -> Result<Times, String> {
+    let gpu = &timer.gpu;
+    let device = gpu.device();
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let mut encoder = device.create_command_encoder(&Default::default());
+    for _ in 0..warmup {
+        record(&mut encoder, work, None);
+    }
+    submit_and_wait(gpu, encoder)?;
+
+    // Wall clock: all iterations in one submission.
+    let mut encoder = device.create_command_encoder(&Default::default());
+    for _ in 0..iters {
+        record(&mut encoder, work, None);
+    }
+    let start = Instant::now();
+    submit_and_wait(gpu, encoder)?;
+    let wall_ms = start.elapsed().as_secs_f64() * 1e3 / f64::from(iters);
+
+    let stamped = match work {
+        Work::Pass(_) => timer.pass_timestamps,
+        Work::Copy { .. } => timer.encoder_timestamps,
+    };
+    let times = if stamped {
+        let count = 2 * iters;
+        let set = device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("gpubench"),
+            ty: wgpu::QueryType::Timestamp,
+            count,
+        });
+        let resolved = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gpubench timestamps"),
+            size: u64::from(count) * 8,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let mut encoder = device.create_command_encoder(&Default::default());
+        for i in 0..iters {
+            record(&mut encoder, work, Some((&set, 2 * i)));
+        }
+        encoder.resolve_query_set(&set, 0..count, &resolved, 0);
+        submit_and_wait(gpu, encoder)?;
+        let ops = gpudata::ops::GpuOps::from_gpu(gpu);
+        let bytes = ops
+            .read_buffer(&resolved, 0, u64::from(count) * 8)
+            .map_err(|e| e.to_string())?;
+        let period = f64::from(gpu.queue().get_timestamp_period());
+        let ticks: Vec<u64> = bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+            .collect();
+        ticks
+            .chunks_exact(2)
+            .map(|p| p[1].saturating_sub(p[0]) as f64 * period * 1e-6)
+            .collect::<Vec<f64>>()
+    } else {
+        vec![wall_ms]
+    };
+    if let Some(error) = pollster::block_on(scope.pop()) {
+        return Err(format!("validation: {error}"));
+    }
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    let median_ms = sorted[sorted.len() / 2];
+    Ok(Times {
+        median_ms,
+        min_ms: sorted[0],
+        wall_ms,
+    })
+}
