@@ -497,3 +497,21 @@ fn missing_metadata() {
         "arrow readback requires the adapter's readback metadata: expected gpu data uploaded from arrow, found data without it"
     );
 }
+
+#[test]
+fn table() {
+    // A column named `indices` gets a vertex layout from the adapter, which a GPU record batch
+    // refuses for its reserved index column.
+    let gpu = gpu();
+    let batch = batch_of("indices", Arc::new(Float32Array::from(vec![1.0, 2.0])));
+    let error =
+        gpudata::arrow::record_batch_to_gpu(&gpu, &batch, &BatchOptions::new()).unwrap_err();
+    let inner = gpudata::TableError::BatchLayoutReservedIndices;
+    assert_eq!(
+        error,
+        ArrowInteropError::Table {
+            source: inner.clone()
+        }
+    );
+    assert_eq!(error.to_string(), inner.to_string());
+}
