@@ -289,7 +289,8 @@ fn every_tuning_agrees_with_the_cpu() {
             gpudata::ops::OpsConfig {
                 workgroup_size: wg,
                 rows_per_thread: rows,
-                workgroup_staging: staging,
+                stage_outputs: staging,
+                stage_sources: staging,
             },
         );
         for case in 0..12u64 {

@@ -188,7 +188,7 @@ pub(crate) fn build<'a, B: Body>(
         &source_strides,
         &request.output_strides,
         ops.config().rows_per_thread,
-        ops.config().workgroup_staging,
+        ops.config().stage_outputs,
     );
     let g64 = u64::from(g_rows);
     let threads = length.div_ceil(g64);
@@ -560,10 +560,11 @@ fn dispatch(
 /// An invocation that reads or writes more than one `vec4<u32>` of a source or output does so at
 /// a stride of `G × row bytes` from its neighbours, so each of its wide loads and stores covers
 /// only part of the memory segments a warp touches. Staging makes the global side fully
-/// coalesced: the workgroup loads a source's rows in consecutive `vec4<u32>`s into workgroup
-/// memory (only when the views use at least half of each row), and stores an output's rows from
-/// there the same way. Sources and outputs share one array (outputs reuse it after a barrier);
-/// what does not fit the device's workgroup storage stays direct, smallest staged first.
+/// coalesced: the workgroup stores an output's rows from workgroup memory in consecutive
+/// `vec4<u32>`s ([`OpsConfig::stage_outputs`](super::OpsConfig::stage_outputs)), and, if asked,
+/// loads a source's rows the same way (only when the views use at least half of each row).
+/// Sources and outputs share one array (outputs reuse it after a barrier); what does not fit the
+/// device's workgroup storage stays direct, smallest staged first.
 #[allow(clippy::type_complexity)] // Three results of one decision.
 fn staging(
     ops: &GpuOps,
@@ -574,9 +575,7 @@ fn staging(
 ) -> (Vec<Option<StagedSource>>, Vec<Option<StagedOutput>>, u64) {
     let mut staged_sources = vec![None; sources.len()];
     let mut staged_outputs = vec![None; outputs.len()];
-    if !ops.config().workgroup_staging {
-        return (staged_sources, staged_outputs, 0);
-    }
+    let config = ops.config();
     let wg = u64::from(ops.workgroup_size());
     let budget = u64::from(ops.device().limits().max_compute_workgroup_storage_size) / 16;
     let mut candidates: Vec<(usize, u64, u64, u64)> = sources
@@ -585,7 +584,8 @@ fn staging(
         .enumerate()
         .filter_map(|(s, (source, group))| {
             let chunks = g64 * source.stride / 16;
-            (source.unit == 16 && chunks >= 2 && 2 * group.used >= source.stride).then(|| {
+            let wanted = config.stage_sources && source.unit == 16 && chunks >= 2;
+            (wanted && 2 * group.used >= source.stride).then(|| {
                 let span = (source.phase + g64 * source.stride).div_ceil(16);
                 let len = (wg - 1) * chunks + span;
                 // Elements of the padded array the run occupies.
@@ -611,7 +611,7 @@ fn staging(
         .enumerate()
         .filter_map(|(o, output)| {
             let chunks = g64 * output.row_stride / 16;
-            (output.unit == 16 && chunks >= 2).then_some((o, chunks))
+            (config.stage_outputs && output.unit == 16 && chunks >= 2).then_some((o, chunks))
         })
         .collect();
     candidates.sort_by_key(|c| c.1);

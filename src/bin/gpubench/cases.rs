@@ -171,27 +171,31 @@ fn plan_case<T: 'static>(name: String, plan: OpPlan<T>, verify: Option<Verify>) 
 }
 
 /// A tuning: workgroup size, rows per invocation (`None`: the operation's choice), and whether
-/// wide rows go through workgroup memory.
-type Tuning = (u32, Option<u32>, bool);
+/// outputs and sources go through workgroup memory.
+type Tuning = (u32, Option<u32>, bool, bool);
 
 /// Tuning variants of a case: the default first.
 fn variants(all: bool, extra: &[Tuning]) -> Vec<(String, OpsConfig)> {
     let mut v = vec![(String::new(), OpsConfig::default())];
     if all {
-        for &(wg, rows, staging) in extra {
+        for &(wg, rows, outputs, sources) in extra {
             let mut label = format!(" wg{wg}");
             if let Some(g) = rows {
                 label += &format!(" g{g}");
             }
-            if !staging {
-                label += " direct";
-            }
+            label += match (outputs, sources) {
+                (false, false) => " direct",
+                (true, false) => "",
+                (false, true) => " staged-in",
+                (true, true) => " staged-in-out",
+            };
             v.push((
                 label,
                 OpsConfig {
                     workgroup_size: wg,
                     rows_per_thread: rows,
-                    workgroup_staging: staging,
+                    stage_outputs: outputs,
+                    stage_sources: sources,
                 },
             ));
         }
@@ -341,7 +345,11 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                 n,
                 variants(
                     all,
-                    &[(256, Some(8), true), (128, None, true), (512, None, true)],
+                    &[
+                        (256, Some(8), true, false),
+                        (128, None, true, false),
+                        (512, None, true, false),
+                    ],
                 ),
             )?);
         }
@@ -355,7 +363,7 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                 Col::packed(&a, VertexFormat::Uint8),
                 Col::packed(&b, VertexFormat::Uint8),
                 n,
-                variants(all, &[(128, None, true)]),
+                variants(all, &[(128, None, true, false)]),
             )?);
         }
         "add_f16x4" => {
@@ -370,7 +378,10 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                 Col::packed(&a, VertexFormat::Float16x4),
                 Col::packed(&b, VertexFormat::Float16x4),
                 n,
-                variants(all, &[(256, Some(4), true)]),
+                variants(
+                    all,
+                    &[(256, Some(2), true, false), (256, Some(2), false, false)],
+                ),
             )?);
         }
         "add_strided_f32x4" => {
@@ -393,7 +404,7 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                 a,
                 b,
                 n,
-                variants(all, &[(256, Some(2), true), (256, Some(2), false)]),
+                variants(all, &[(256, None, true, true), (256, Some(2), true, false)]),
             )?);
         }
         "interleave" => {
@@ -416,11 +427,10 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
             for (label, cfg) in variants(
                 all,
                 &[
-                    (256, None, false),
-                    (256, Some(1), false),
-                    (256, Some(1), true),
-                    (256, Some(2), true),
-                    (128, None, true),
+                    (256, None, false, false),
+                    (256, Some(4), true, false),
+                    (256, None, true, true),
+                    (128, None, true, false),
                 ],
             ) {
                 let ops = GpuOps::with_config(device, gpu.queue(), cfg);
@@ -446,10 +456,10 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
             for (label, cfg) in variants(
                 all,
                 &[
-                    (256, None, false),
-                    (128, None, true),
-                    (512, None, true),
-                    (256, Some(8), true),
+                    (256, None, false, false),
+                    (256, None, true, true),
+                    (512, None, true, false),
+                    (128, None, true, false),
                 ],
             ) {
                 let ops = GpuOps::with_config(device, gpu.queue(), cfg);
@@ -495,7 +505,7 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
             let doubles = alloc(gpu, size, 30, Some(fill))?;
             let col = Col::packed(&doubles, VertexFormat::Uint32x2);
             let tunings: &[Tuning] = if name == "fround" {
-                &[(256, Some(4), true), (128, None, true)]
+                &[(128, None, true, false)]
             } else {
                 &[]
             };

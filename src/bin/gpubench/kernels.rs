@@ -134,8 +134,9 @@ pub enum Fill {
     /// Doubles of magnitudes 2^-63 to 2^64 with random significands and signs (every second
     /// word is a high word).
     F64,
-    /// Doubles of magnitudes 2^-127 to 2^129: about a fifth below f32's normal range or past
-    /// its largest value, which take `fround`'s general path.
+    /// Doubles of magnitudes 2^-127 to 2^129: a fifth with a low part below f32's normal range,
+    /// one in 256 with a high part below it (`fround`'s general path), one in 256 past f32's
+    /// largest value.
     F64Wide,
 }
 
