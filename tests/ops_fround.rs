@@ -291,3 +291,34 @@ fn every_exponent_with_random_significands() {
         8,
     );
 }
+
+#[cfg(feature = "arrow")]
+#[test]
+fn arrow_float64_columns() {
+    use arrow_array::{Array as _, Float64Array};
+    let ops = ops();
+    let mut rng = Rng::new(35);
+    let values = interesting(&mut rng, 1000);
+    let array = Float64Array::from(values.clone());
+    // A slice: the array's offset is honored.
+    let sliced = array.slice(3, 900);
+    let gpu = ops.fround_arrow(&sliced).unwrap();
+    assert_eq!(gpu.length(), 900);
+    assert_eq!(
+        gpu.read_bytes(&ops).unwrap(),
+        cpu::fround_f64(&values[3..903]).bytes()
+    );
+    assert_eq!(
+        cpu::fround_arrow(&sliced).unwrap().bytes(),
+        cpu::fround_f64(&values[3..903]).bytes()
+    );
+    let with_nulls = Float64Array::from(vec![Some(1.0), None, Some(3.0)]);
+    assert_eq!(with_nulls.null_count(), 1);
+    assert_eq!(
+        ops.fround_arrow(&with_nulls).unwrap_err(),
+        OpError::Nulls {
+            op: "fround",
+            nulls: 1
+        }
+    );
+}

@@ -820,6 +820,14 @@ pub enum OpError {
         /// What the data has.
         found: String,
     },
+    /// An Arrow array with nulls, whose null slots hold no defined value.
+    #[error("{op}: expected an Arrow array without nulls, found {nulls} nulls")]
+    Nulls {
+        /// The operation.
+        op: &'static str,
+        /// The array's null count.
+        nulls: usize,
+    },
     /// The device reported an error (validation, out of memory, lost device, failed mapping).
     #[error("{op}: the device reported an error: {message}")]
     Device {

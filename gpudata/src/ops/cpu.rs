@@ -519,6 +519,21 @@ pub fn fround_f64(values: &[f64]) -> HostColumn {
     }
 }
 
+/// [`fround`] of the values of an Arrow `Float64Array`: the reference of
+/// [`GpuOps::fround_arrow`](super::GpuOps::fround_arrow).
+///
+/// # Errors
+/// [`OpError::Nulls`] for an array with nulls.
+#[cfg(feature = "arrow")]
+pub fn fround_arrow(array: &arrow_array::Float64Array) -> Result<HostColumn, OpError> {
+    let bytes = super::fround::arrow_f64_bytes("fround", array)?;
+    fround(HostInput::new(
+        bytes,
+        VertexFormat::Uint32x2,
+        (bytes.len() / 8) as u64,
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -250,6 +250,50 @@ impl GpuOps {
     }
 }
 
+/// The values of an Arrow `Float64Array` as little-endian bytes, borrowed.
+///
+/// # Errors
+/// [`OpError::Nulls`] when the array has nulls.
+#[cfg(feature = "arrow")]
+pub(crate) fn arrow_f64_bytes<'a>(
+    op: &'static str,
+    array: &'a arrow_array::Float64Array,
+) -> Result<&'a [u8], OpError> {
+    use arrow_array::Array as _;
+    if array.null_count() > 0 {
+        return Err(OpError::Nulls {
+            op,
+            nulls: array.null_count(),
+        });
+    }
+    Ok(bytemuck::cast_slice::<f64, u8>(array.values()))
+}
+
+#[cfg(feature = "arrow")]
+impl GpuOps {
+    /// Uploads the values of an Arrow `Float64Array` (its bytes as they are, honoring the
+    /// array's offset) and splits them: a `float32x2` column of `[hi, lo]` rows.
+    ///
+    /// # Errors
+    /// [`OpError::Nulls`] for an array with nulls, then as [`plan_fround`](Self::plan_fround).
+    pub fn fround_arrow(&self, array: &arrow_array::Float64Array) -> Result<OpColumn, OpError> {
+        const OP: &str = "fround";
+        let bytes = arrow_f64_bytes(OP, array)?;
+        let buffer = self
+            .device()
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("gpudata fround input"),
+                contents: bytes,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            });
+        self.fround(OpInput::new(
+            &buffer,
+            VertexFormat::Uint32x2,
+            (bytes.len() / 8) as u64,
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::fround_bits;
