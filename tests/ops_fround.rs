@@ -314,11 +314,10 @@ fn arrow_float64_columns() {
     );
     let with_nulls = Float64Array::from(vec![Some(1.0), None, Some(3.0)]);
     assert_eq!(with_nulls.null_count(), 1);
+    let err = ops.fround_arrow(&with_nulls).unwrap_err();
     assert_eq!(
-        ops.fround_arrow(&with_nulls).unwrap_err(),
-        OpError::Nulls {
-            op: "fround",
-            nulls: 1
-        }
+        err.to_string(),
+        "fround: expected an Arrow Float64 array without nulls, found 1 null values"
     );
+    assert!(matches!(err, OpError::WrongData { op: "fround", .. }));
 }

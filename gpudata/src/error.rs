@@ -810,7 +810,8 @@ pub enum OpError {
         limit: u32,
     },
     /// Data that is not what the operation reads: a `GpuData` without one fixed vertex format
-    /// where a column is expected, or without a struct format where rows are expected.
+    /// where a column is expected, without a struct format where rows are expected, or an Arrow
+    /// array with nulls (whose null slots hold no defined value).
     #[error("{op}: expected {expected}, found {found}")]
     WrongData {
         /// The operation (or `input` for a conversion).
@@ -819,14 +820,6 @@ pub enum OpError {
         expected: &'static str,
         /// What the data has.
         found: String,
-    },
-    /// An Arrow array with nulls, whose null slots hold no defined value.
-    #[error("{op}: expected an Arrow array without nulls, found {nulls} nulls")]
-    Nulls {
-        /// The operation.
-        op: &'static str,
-        /// The array's null count.
-        nulls: usize,
     },
     /// The device reported an error (validation, out of memory, lost device, failed mapping).
     #[error("{op}: the device reported an error: {message}")]

@@ -523,7 +523,7 @@ pub fn fround_f64(values: &[f64]) -> HostColumn {
 /// [`GpuOps::fround_arrow`](super::GpuOps::fround_arrow).
 ///
 /// # Errors
-/// [`OpError::Nulls`] for an array with nulls.
+/// [`OpError::WrongData`] for an array with nulls.
 #[cfg(feature = "arrow")]
 pub fn fround_arrow(array: &arrow_array::Float64Array) -> Result<HostColumn, OpError> {
     let bytes = super::fround::arrow_f64_bytes("fround", array)?;

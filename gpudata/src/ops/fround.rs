@@ -253,7 +253,7 @@ impl GpuOps {
 /// The values of an Arrow `Float64Array` as little-endian bytes, borrowed.
 ///
 /// # Errors
-/// [`OpError::Nulls`] when the array has nulls.
+/// [`OpError::WrongData`] when the array has nulls.
 #[cfg(feature = "arrow")]
 pub(crate) fn arrow_f64_bytes<'a>(
     op: &'static str,
@@ -261,9 +261,10 @@ pub(crate) fn arrow_f64_bytes<'a>(
 ) -> Result<&'a [u8], OpError> {
     use arrow_array::Array as _;
     if array.null_count() > 0 {
-        return Err(OpError::Nulls {
+        return Err(OpError::WrongData {
             op,
-            nulls: array.null_count(),
+            expected: "an Arrow Float64 array without nulls",
+            found: format!("{} null values", array.null_count()),
         });
     }
     Ok(bytemuck::cast_slice::<f64, u8>(array.values()))
@@ -275,7 +276,7 @@ impl GpuOps {
     /// array's offset) and splits them: a `float32x2` column of `[hi, lo]` rows.
     ///
     /// # Errors
-    /// [`OpError::Nulls`] for an array with nulls, then as [`plan_fround`](Self::plan_fround).
+    /// [`OpError::WrongData`] for an array with nulls, then as [`plan_fround`](Self::plan_fround).
     pub fn fround_arrow(&self, array: &arrow_array::Float64Array) -> Result<OpColumn, OpError> {
         const OP: &str = "fround";
         let bytes = arrow_f64_bytes(OP, array)?;
