@@ -515,3 +515,25 @@ fn table() {
     );
     assert_eq!(error.to_string(), inner.to_string());
 }
+
+#[test]
+fn op_wrong_data_for_nulls() {
+    // `OpError::WrongData` (an `OpError`, not an `ArrowInteropError`) from the ops' Arrow entry:
+    // null slots of a Float64Array hold no defined value to split.
+    let ops = gpudata::ops::GpuOps::from_gpu(&gpu());
+    let values = Float64Array::from(vec![Some(1.5), None]);
+    let error = ops.fround_arrow(&values).unwrap_err();
+    assert_eq!(
+        error,
+        OpError::WrongData {
+            op: "fround",
+            expected: "an Arrow Float64 array without nulls",
+            found: "1 null values".into()
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "fround: expected an Arrow Float64 array without nulls, found 1 null values"
+    );
+    assert_eq!(gpudata::ops::cpu::fround_arrow(&values).unwrap_err(), error);
+}
