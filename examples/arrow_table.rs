@@ -93,8 +93,16 @@ fn fs(in: Out) -> @location(0) vec4<f32> {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let item = |t| Arc::new(Field::new("item", t, true));
     let schema = Arc::new(Schema::new(vec![
-        Field::new("position", DataType::FixedSizeList(item(DataType::Float32), 2), false),
-        Field::new("color", DataType::FixedSizeList(item(DataType::UInt8), 4), false),
+        Field::new(
+            "position",
+            DataType::FixedSizeList(item(DataType::Float32), 2),
+            false,
+        ),
+        Field::new(
+            "color",
+            DataType::FixedSizeList(item(DataType::UInt8), 4),
+            false,
+        ),
         Field::new("size", DataType::Float32, false),
         Field::new("label", DataType::Utf8, false),
     ]));
