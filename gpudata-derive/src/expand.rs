@@ -41,16 +41,30 @@ pub(crate) fn span_range(tokens: &impl ToTokens) -> (Span, Span) {
     (first, last)
 }
 
-/// `::core::panic!("{}", msg.as_str())` spanned over `range`: rustc reports a failed `const`
-/// at the panic, so the error lands on the user's token.
-fn panic_at(msg: &Ident, (first, last): (Span, Span)) -> TokenStream {
-    let path = quote_spanned!(first=> ::core::panic!);
-    let mut args = Group::new(
-        Delimiter::Parenthesis,
-        quote_spanned!(last=> "{}", #msg.as_str()),
-    );
+/// `gpudata::__private::fail(msg)` spanned over `range`: `fail` is `#[track_caller]`, so rustc
+/// reports a failed `const` at this call, on the user's token.
+fn fail_at(p: &TokenStream, msg: &Ident, (first, last): (Span, Span)) -> TokenStream {
+    let path = respan(quote!(#p::fail), first);
+    let mut args = Group::new(Delimiter::Parenthesis, quote_spanned!(last=> #msg));
     args.set_span(last);
     quote!(#path #args)
+}
+
+/// `tokens` with every span set to `span`.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut token| {
+            if let proc_macro2::TokenTree::Group(group) = &token {
+                let mut inner = Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                token = proc_macro2::TokenTree::Group(inner);
+            } else {
+                token.set_span(span);
+            }
+            token
+        })
+        .collect()
 }
 
 /// A type as a user would write it, for messages: `[u8 ; 4]` → `[u8; 4]`.
@@ -132,20 +146,12 @@ pub(crate) fn marker_module(input: &Input<'_>) -> TokenStream {
         );
         Some(quote! {
             #[doc = #doc]
-            #[derive(
-                ::core::clone::Clone,
-                ::core::marker::Copy,
-                ::core::fmt::Debug,
-                ::core::default::Default,
-                ::core::cmp::PartialEq,
-                ::core::cmp::Eq,
-                ::core::hash::Hash
-            )]
             #inner struct #marker;
         })
     });
     quote! {
         #[doc = #module_doc]
+        #[allow(missing_debug_implementations, missing_copy_implementations)]
         #vis mod #module {
             #(#markers)*
         }
@@ -153,6 +159,11 @@ pub(crate) fn marker_module(input: &Input<'_>) -> TokenStream {
 }
 
 /// The expansion of a struct that passed every macro-side check.
+///
+/// The output is kept small because it is compiled once per struct: one `Facts` constant, one
+/// `analyze` call (the runtime's `const fn` layout engine and every check), one `const` that
+/// reports the first problem at the user's token, the `GpuStruct` impl reading the analysis,
+/// and one impl per field marker.
 fn expand(input: &Input<'_>) -> TokenStream {
     let krate = &input.attrs.krate;
     let p = quote!(#krate::__private);
@@ -168,20 +179,20 @@ fn expand(input: &Input<'_>) -> TokenStream {
         StepModeKind::Instance => quote!(#p::StepMode::Instance),
     };
     let location = Literal::u32_suffixed(input.attrs.location.as_ref().map_or(0, |(n, _)| *n));
+    let zero_copy = input.attrs.zero_copy.is_some();
 
     let indices: Vec<Literal> = (0..gpu.len()).map(usize_lit).collect();
     let names: Vec<String> = gpu.iter().map(|f| f.gpu_name()).collect();
     let members: Vec<&Ident> = gpu.iter().map(|f| f.ident).collect();
-    let types: Vec<&Type> = gpu.iter().map(|f| f.ty).collect();
     let type_names: Vec<String> = gpu.iter().map(|f| type_string(f.ty)).collect();
     let sizes = gpu.iter().map(|f| {
         let ty = f.ty;
         let (first, _) = span_range(ty);
         quote_spanned!(first=> ::core::mem::size_of::<#ty>())
     });
-    let requested = gpu
-        .iter()
-        .map(|f| option_tokens(f.attrs.format.as_ref().map(ToTokens::to_token_stream)));
+    let requested = gpu.iter().map(|f| {
+        option_tokens(f.attrs.format.as_ref().map(ToTokens::to_token_stream))
+    });
     let formats = gpu.iter().map(|f| {
         let ty = f.ty;
         let (first, _) = span_range(ty);
@@ -206,77 +217,57 @@ fn expand(input: &Input<'_>) -> TokenStream {
             .as_ref()
             .map(|(n, _)| Literal::u64_suffixed(*n).into_token_stream()),
     );
-
-    // One check per field, reporting at the token the problem is about.
-    let msg = format_ident!("__gpudata_msg");
-    let field_checks = gpu.iter().zip(&indices).map(|(f, k)| {
-        let ty_range = span_range(f.ty);
-        let format_range = f.attrs.format.as_ref().map_or(ty_range, span_range);
-        let offset_range = f
-            .attrs
-            .offset
-            .as_ref()
-            .map_or_else(|| span_range(f.ident), |(_, lit)| span_range(lit));
-        let at_format = panic_at(&msg, format_range);
-        let at_type = panic_at(&msg, ty_range);
-        let at_offset = panic_at(&msg, offset_range);
-        quote! {
-            const _: () = match __FACTS.field_problem(#k) {
-                ::core::option::Option::Some((#p::Problem::Format, #msg)) => #at_format,
-                ::core::option::Option::Some((#p::Problem::Type, #msg)) => #at_type,
-                ::core::option::Option::Some((#p::Problem::Offset, #msg)) => #at_offset,
-                ::core::option::Option::None => (),
-            };
-        }
-    });
-    let stride_check = input.attrs.stride.as_ref().map(|(_, lit)| {
-        let at = panic_at(&msg, span_range(lit));
-        quote! {
-            const _: () = match __FACTS.stride_problem() {
-                ::core::option::Option::Some(#msg) => #at,
-                ::core::option::Option::None => (),
-            };
-        }
-    });
-
-    // Host layout facts, for `#[repr(C)]` structs only.
-    let (host, host_matches) = if input.attrs.repr_c {
-        host_layout(input, &p, &msg)
+    // The host layout is checked eagerly only under `zero_copy`; otherwise
+    // `HOST_LAYOUT_MATCHES` computes it on first use.
+    let (host_for_analysis, m) = if zero_copy {
+        let (host, m) = host_facts(input, &p);
+        (quote!(::core::option::Option::Some(#host)), m)
     } else {
-        (TokenStream::new(), quote!(false))
+        (quote!(::core::option::Option::None), usize_lit(0))
+    };
+    let host_matches = if !input.attrs.repr_c {
+        quote!(false)
+    } else if zero_copy {
+        quote!(__ANALYSIS.host_matches)
+    } else {
+        let pad_sizes = input
+            .fields
+            .iter()
+            .filter(|f| !f.is_gpu())
+            .map(|f| {
+                let ty = f.ty;
+                quote!(+ ::core::mem::size_of::<#ty>())
+            });
+        quote! {
+            #p::host_matches(
+                &__ANALYSIS,
+                <Self as #p::GpuStruct>::HOST_FIELD_OFFSETS,
+                ::core::mem::size_of::<Self>(),
+                0 #(#pad_sizes)*,
+            )
+        }
     };
 
-    let where_clause = where_clause(input, &p);
-    let pad_members = input.fields.iter().filter(|f| !f.is_gpu()).map(|f| f.ident);
-    let pad_values = input.fields.iter().filter(|f| !f.is_gpu()).map(|f| {
-        let ty = f.ty;
-        let (first, _) = span_range(ty);
-        quote_spanned!(first=> #p::zeroed::<#ty>())
-    });
-    let dst = format_ident!("__gpudata_dst");
-    let src = format_ident!("__gpudata_src");
-    let row = format_ident!("__gpudata_row");
+    let checks = problem_arms(input, &gpu, &p);
+
+    let padding_check = padding_check(input, &p);
+
     let module = input.fields_mod();
-    let marker_impls = gpu.iter().zip(&indices).zip(&names).map(|((f, k), name)| {
+    let marker_impls = gpu.iter().zip(&indices).map(|(f, k)| {
         let ty = f.ty;
-        let member = f.ident;
         let marker = f.marker();
+        // The bound holds exactly when the field type is a `GpuField`; the `for<'_>` binder keeps
+        // an unsatisfied one from being an error here (the `FORMAT` lookup reports it, once).
+        let bound = quote!(where for<'__gpudata> #ty: #p::GpuField);
         quote! {
             #[automatically_derived]
-            impl #p::GpuFieldMarker for #module::#marker #where_clause {
+            impl #p::GpuFieldMarker for #module::#marker #bound {
                 type Struct = #ident;
                 type Value = #ty;
                 const INDEX: ::core::primitive::usize = #k;
-                const NAME: &'static ::core::primitive::str = #name;
-                const FORMAT: #p::VertexFormat = __FACTS.formats[#k];
-                const BYTE_OFFSET: ::core::primitive::u64 = __LAYOUT.offsets[#k];
-                #[inline]
-                fn get(#row: &#ident) -> #ty {
-                    #row.#member
-                }
             }
             #[automatically_derived]
-            impl #p::GpuFieldOf<#ident> for #module::#marker #where_clause {}
+            impl #p::GpuFieldOf<#ident> for #module::#marker #bound {}
         }
     });
     let markers = marker_module(input);
@@ -286,7 +277,7 @@ fn expand(input: &Input<'_>) -> TokenStream {
 
         #[doc(hidden)]
         const _: () = {
-            const __FACTS: #p::Facts<#n> = #p::Facts {
+            const __ANALYSIS: #p::Analysis<#n> = #p::analyze(&#p::Facts::<#n, #m> {
                 layout: #layout,
                 names: [#(#names),*],
                 types: [#(#type_names),*],
@@ -295,47 +286,33 @@ fn expand(input: &Input<'_>) -> TokenStream {
                 formats: [#(#formats),*],
                 declared_offsets: [#(#declared_offsets),*],
                 declared_stride: #declared_stride,
-            };
-            const __LAYOUT: #p::ConstLayout<#n> = __FACTS.layout_or_zero();
-            const __OFFSETS: [::core::primitive::usize; #n] = #p::offsets_usize(&__LAYOUT.offsets);
-            const __STRIDE: ::core::primitive::usize = #p::to_usize(__LAYOUT.shape.byte_stride);
-            const __ROW: ::core::primitive::usize = #p::to_usize(__LAYOUT.shape.row_byte_length);
-            const __ATTRIBUTES: ([#p::wgpu::VertexAttribute; #n], ::core::primitive::usize) =
-                __FACTS.vertex_attributes(#location);
-            const __ATTRIBUTE_ARRAY: [#p::wgpu::VertexAttribute; #n] = __ATTRIBUTES.0;
-            const __FIELDS: &[#p::GpuDataStructField] = &[
-                #(#p::GpuDataStructField::from_static(#names, __FACTS.formats[#indices], __LAYOUT.offsets[#indices])),*
-            ];
-
-            #(#field_checks)*
-            #stride_check
-            #host
+                host: #host_for_analysis,
+                zero_copy: #zero_copy,
+            });
+            #checks
+            #padding_check
 
             #[automatically_derived]
-            unsafe impl #p::GpuStruct for #ident #where_clause {
-                const FORMAT: #p::GpuDataStructFormat =
-                    #p::GpuDataStructFormat::from_static(#layout, __FIELDS, __LAYOUT.shape);
+            unsafe impl #p::GpuStruct for #ident {
+                const FORMAT: #p::GpuDataStructFormat = {
+                    const FIELDS: &[#p::GpuDataStructField] = &[
+                        #(#p::GpuDataStructField::from_static(#names, __ANALYSIS.formats[#indices], __ANALYSIS.layout.offsets[#indices])),*
+                    ];
+                    #p::GpuDataStructFormat::from_static(#layout, FIELDS, __ANALYSIS.layout.shape)
+                };
                 const STEP_MODE: #p::StepMode = #step_mode;
-                const ATTRIBUTES: &'static [#p::wgpu::VertexAttribute] =
-                    #p::attributes_prefix(&__ATTRIBUTE_ARRAY, __ATTRIBUTES.1);
+                const ATTRIBUTES: &'static [#p::wgpu::VertexAttribute] = {
+                    const ATTRIBUTES: ([#p::wgpu::VertexAttribute; #n], ::core::primitive::usize) =
+                        #p::vertex_attributes(&__ANALYSIS, #location);
+                    #p::attributes_prefix(&ATTRIBUTES.0, ATTRIBUTES.1)
+                };
                 const HOST_LAYOUT_MATCHES: ::core::primitive::bool = #host_matches;
-                const SHAPE: #p::RowShape = __LAYOUT.shape;
-
-                #[inline]
-                fn encode_row(&self, #dst: &mut [::core::primitive::u8]) {
-                    let #dst = #p::row_mut::<__STRIDE>(#dst);
-                    *#dst = [0; __STRIDE];
-                    #(#p::write_field::<__STRIDE, #types>(#dst, __OFFSETS[#indices], &{ self.#members });)*
-                }
-
-                #[inline]
-                fn decode_row(#src: &[::core::primitive::u8]) -> Self {
-                    let #src = #p::row_ref::<__ROW>(#src);
-                    #ident {
-                        #(#members: #p::read_field::<__ROW, #types>(#src, __OFFSETS[#indices]),)*
-                        #(#pad_members: #pad_values,)*
-                    }
-                }
+                const SHAPE: #p::RowShape = __ANALYSIS.layout.shape;
+                const FIELD_NAMES: &'static [&'static ::core::primitive::str] = &__ANALYSIS.names;
+                const FIELD_FORMATS: &'static [#p::VertexFormat] = &__ANALYSIS.formats;
+                const FIELD_OFFSETS: &'static [::core::primitive::u64] = &__ANALYSIS.layout.offsets;
+                const HOST_FIELD_OFFSETS: &'static [::core::primitive::usize] =
+                    &[#(::core::mem::offset_of!(#ident, #members)),*];
             }
 
             #(#marker_impls)*
@@ -343,75 +320,99 @@ fn expand(input: &Input<'_>) -> TokenStream {
     }
 }
 
-/// `where` bounds that hold exactly when every gpu field type is a `GpuField`. The `for<'_>`
-/// binder keeps an unsatisfied bound from being an error here: a field type that is not a
-/// `GpuField` is reported once, at the field, by the `FORMAT` lookup.
-fn where_clause(input: &Input<'_>, p: &TokenStream) -> TokenStream {
-    let gpu_types = input.gpu_fields().map(|f| f.ty);
+/// For structs with `#[gpu(padding)]` fields: a `const` requiring each padding type to be plain
+/// data, reported at the type.
+fn padding_check(input: &Input<'_>, p: &TokenStream) -> TokenStream {
+    let asserts: Vec<TokenStream> = input
+        .fields
+        .iter()
+        .filter(|f| !f.is_gpu())
+        .map(|f| {
+            let ty = f.ty;
+            let (first, _) = span_range(ty);
+            quote_spanned!(first=> #p::assert_padding::<#ty>();)
+        })
+        .collect();
+    if asserts.is_empty() {
+        return TokenStream::new();
+    }
+    quote!(const _: () = { #(#asserts)* };)
+}
+
+/// The one `const` that fails the build with the analysis's first problem, spanned at the token
+/// it is about: one match arm per place a problem can be reported.
+fn problem_arms(input: &Input<'_>, gpu: &[&Field<'_>], p: &TokenStream) -> TokenStream {
+    let msg = format_ident!("__gpudata_msg");
+    let mut arms = Vec::new();
+    let mut arm = |pattern: TokenStream, range: (Span, Span)| {
+        let fail = fail_at(p, &msg, range);
+        arms.push(quote!(#p::Spot::#pattern => #fail,));
+    };
+    for (k, f) in gpu.iter().enumerate() {
+        let k = usize_lit(k);
+        arm(quote!(Type(#k)), span_range(f.ty));
+        if let Some(lit) = &f.attrs.format {
+            arm(quote!(Format(#k)), span_range(lit));
+        }
+        if let Some((_, lit)) = &f.attrs.offset {
+            arm(quote!(Offset(#k)), span_range(lit));
+        }
+    }
+    if let Some((_, lit)) = &input.attrs.stride {
+        arm(quote!(Stride), span_range(lit));
+    }
+    if let Some(zero_copy) = &input.attrs.zero_copy {
+        for (j, f) in input.fields.iter().enumerate() {
+            let j = usize_lit(j);
+            arm(quote!(ZeroCopyField(#j)), span_range(f.ident));
+        }
+        arm(quote!(ZeroCopyEnd), span_range(zero_copy));
+    }
     quote! {
-        where
-            #(for<'__gpudata> #gpu_types: #p::GpuField,)*
+        const _: () = if let ::core::option::Option::Some((__gpudata_spot, #msg)) = &__ANALYSIS.problem {
+            match __gpudata_spot {
+                #(#arms)*
+                _ => #p::fail(#msg),
+            }
+        };
     }
 }
 
-/// The host field table, the zero-copy verdict and, under `#[gpu(zero_copy)]`, one check per
-/// field plus one for the struct's end.
-fn host_layout(input: &Input<'_>, p: &TokenStream, msg: &Ident) -> (TokenStream, TokenStream) {
+/// `HostFacts { .. }` (fields with `offset_of!`, the struct's size) and the host field count.
+fn host_facts(input: &Input<'_>, p: &TokenStream) -> (TokenStream, Literal) {
     let ident = input.ident;
     let mut gpu_index = 0usize;
-    let host_fields = input.fields.iter().map(|f| {
-        let name = f.ident.unraw().to_string();
-        let member = f.ident;
-        let ty = f.ty;
-        let gpu_offset = if f.is_gpu() {
-            let k = usize_lit(gpu_index);
-            gpu_index += 1;
-            quote!(::core::option::Option::Some(__LAYOUT.offsets[#k]))
-        } else {
-            quote!(::core::option::Option::None)
-        };
-        quote! {
-            #p::HostField {
-                name: #name,
-                offset: ::core::mem::offset_of!(#ident, #member),
-                size: ::core::mem::size_of::<#ty>(),
-                gpu_offset: #gpu_offset,
-            }
-        }
-    });
-    let host_fields: Vec<TokenStream> = host_fields.collect();
-    let m = usize_lit(host_fields.len());
-    let checks = input.attrs.zero_copy.as_ref().map(|zero_copy| {
-        let per_field = input.fields.iter().enumerate().map(|(j, f)| {
-            let j = usize_lit(j);
-            let at = panic_at(msg, span_range(f.ident));
-            quote! {
-                const _: () = if __VALID {
-                    match #p::zero_copy_problem_at(&__ZERO_COPY, #j) {
-                        ::core::option::Option::Some(#msg) => #at,
-                        ::core::option::Option::None => (),
-                    }
-                };
-            }
-        });
-        let end = m.clone();
-        let at_end = panic_at(msg, span_range(zero_copy));
-        quote! {
-            #(#per_field)*
-            const _: () = if __VALID {
-                match #p::zero_copy_problem_at(&__ZERO_COPY, #end) {
-                    ::core::option::Option::Some(#msg) => #at_end,
-                    ::core::option::Option::None => (),
-                }
+    let fields: Vec<TokenStream> = input
+        .fields
+        .iter()
+        .map(|f| {
+            let name = f.ident.unraw().to_string();
+            let member = f.ident;
+            let ty = f.ty;
+            let index = if f.is_gpu() {
+                let k = usize_lit(gpu_index);
+                gpu_index += 1;
+                quote!(::core::option::Option::Some(#k))
+            } else {
+                quote!(::core::option::Option::None)
             };
+            quote! {
+                #p::HostField {
+                    name: #name,
+                    offset: ::core::mem::offset_of!(#ident, #member),
+                    size: ::core::mem::size_of::<#ty>(),
+                    gpu_index: #index,
+                    gpu_offset: ::core::option::Option::None,
+                }
+            }
+        })
+        .collect();
+    let m = usize_lit(fields.len());
+    let host = quote! {
+        #p::HostFacts {
+            fields: [#(#fields),*],
+            size: ::core::mem::size_of::<#ident>(),
         }
-    });
-    let tokens = quote! {
-        const __VALID: ::core::primitive::bool = __FACTS.valid();
-        const __HOST: [#p::HostField; #m] = [#(#host_fields),*];
-        const __ZERO_COPY: ::core::option::Option<(::core::primitive::usize, #p::Msg)> =
-            #p::zero_copy_problem(&__HOST, ::core::mem::size_of::<#ident>(), __LAYOUT.shape.byte_stride);
-        #checks
     };
-    (tokens, quote!(__VALID && __ZERO_COPY.is_none()))
+    (host, m)
 }

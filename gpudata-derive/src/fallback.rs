@@ -7,7 +7,7 @@ use quote::quote;
 use crate::expand::marker_module;
 use crate::internals::ast::Input;
 
-/// The marker module plus an impl whose items are never run (the build already failed).
+/// The marker module plus an impl with an empty format (the build already failed).
 pub(crate) fn fallback(input: &Input<'_>) -> TokenStream {
     let krate = &input.attrs.krate;
     let p = quote!(#krate::__private);
@@ -27,14 +27,10 @@ pub(crate) fn fallback(input: &Input<'_>) -> TokenStream {
                 const STEP_MODE: #p::StepMode = #p::StepMode::Vertex;
                 const ATTRIBUTES: &'static [#p::wgpu::VertexAttribute] = &[];
                 const HOST_LAYOUT_MATCHES: ::core::primitive::bool = false;
-
-                fn encode_row(&self, _: &mut [::core::primitive::u8]) {
-                    ::core::unreachable!("the GpuStruct derive failed to compile")
-                }
-
-                fn decode_row(_: &[::core::primitive::u8]) -> Self {
-                    ::core::unreachable!("the GpuStruct derive failed to compile")
-                }
+                const FIELD_NAMES: &'static [&'static ::core::primitive::str] = &[];
+                const FIELD_FORMATS: &'static [#p::VertexFormat] = &[];
+                const FIELD_OFFSETS: &'static [::core::primitive::u64] = &[];
+                const HOST_FIELD_OFFSETS: &'static [::core::primitive::usize] = &[];
             }
         };
     }

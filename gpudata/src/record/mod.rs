@@ -73,11 +73,14 @@ pub trait GpuField: bytemuck::Pod {
 /// declarations, so `T::FORMAT` equals `GpuDataStructFormat::new` over the same fields.
 ///
 /// # Safety
-/// Implementing this trait by hand is unsafe: when [`HOST_LAYOUT_MATCHES`](Self::HOST_LAYOUT_MATCHES)
-/// is `true`, the implementor promises that a `[Self]` slice's bytes are exactly its GPU rows:
-/// `size_of::<Self>() == FORMAT.byte_stride()`, every byte of `Self` is initialized (no implicit
-/// padding), each field lies at its format offset, and every bit pattern is a valid `Self` (all
-/// fields are plain data). `encode_row` must write exactly `FORMAT.byte_stride()` bytes.
+/// Implementing this trait by hand is unsafe. The implementor promises that every field of `Self`
+/// is plain data (`bytemuck::Pod`: initialized, valid for any bit pattern, so an all-zero `Self`
+/// is valid); that the field tables agree with [`FORMAT`](Self::FORMAT) (`FIELD_FORMATS[i]` and
+/// `FIELD_OFFSETS[i]` are field `i`'s format and offset) and that `HOST_FIELD_OFFSETS[i]` is the
+/// offset inside `Self` of a field whose type is `FIELD_FORMATS[i].byte_length()` bytes; and, when
+/// [`HOST_LAYOUT_MATCHES`](Self::HOST_LAYOUT_MATCHES) is `true`, that a `[Self]` slice's bytes are
+/// exactly its GPU rows: `size_of::<Self>() == FORMAT.byte_stride()`, no implicit padding, each
+/// field at its format offset.
 pub unsafe trait GpuStruct: Copy + 'static {
     /// The row format: fields, offsets, stride.
     const FORMAT: GpuDataStructFormat;
@@ -88,6 +91,14 @@ pub unsafe trait GpuStruct: Copy + 'static {
     const ATTRIBUTES: &'static [wgpu::VertexAttribute];
     /// Whether `&[Self]`'s bytes are the GPU rows, so uploads are one memcpy.
     const HOST_LAYOUT_MATCHES: bool;
+    /// The fields' names in the struct format, in order; `FIELD_NAMES[i]` is
+    /// `FORMAT.fields()[i].name()`, usable in `const` items.
+    const FIELD_NAMES: &'static [&'static str];
+    /// The fields' formats, in order; `FIELD_FORMATS[i]` is `FORMAT.fields()[i].format()`.
+    const FIELD_FORMATS: &'static [VertexFormat];
+    /// The fields' byte offsets, in order; `FIELD_OFFSETS[i]` is
+    /// `FORMAT.fields()[i].byte_offset()`.
+    const FIELD_OFFSETS: &'static [u64];
     /// The row totals of [`FORMAT`](Self::FORMAT), usable where `FORMAT` itself is not (a
     /// `GpuDataStructFormat` cannot be dropped in a `const` context):
     /// `const STRIDE: u64 = Vertex::SHAPE.byte_stride;`.
@@ -98,17 +109,30 @@ pub unsafe trait GpuStruct: Copy + 'static {
         shape
     };
 
-    /// Writes one row's GPU bytes into `dst`, zeroing padding.
+    /// Where each GPU field lives inside `Self` (`offset_of!`), in format order. With
+    /// [`FIELD_OFFSETS`](Self::FIELD_OFFSETS) and the formats' byte lengths, this table drives
+    /// [`encode_row`](Self::encode_row) and [`decode_row`](Self::decode_row).
+    const HOST_FIELD_OFFSETS: &'static [usize];
+
+    /// Writes one row's GPU bytes into `dst`: each field's bytes at its format offset, every
+    /// padding byte zeroed.
     ///
     /// # Panics
     /// When `dst.len() != FORMAT.byte_stride()`.
-    fn encode_row(&self, dst: &mut [u8]);
+    #[inline]
+    fn encode_row(&self, dst: &mut [u8]) {
+        rows::encode_row_by_table(self, dst);
+    }
 
     /// Reads one row from its GPU bytes; host-only `#[gpu(padding)]` fields come back zeroed.
     ///
     /// # Panics
     /// When `src.len() < FORMAT.row_byte_length()`.
-    fn decode_row(src: &[u8]) -> Self;
+    #[inline]
+    #[must_use]
+    fn decode_row(src: &[u8]) -> Self {
+        rows::decode_row_by_table(src)
+    }
 
     /// The wgpu vertex buffer layout of this struct, stepping by [`STEP_MODE`](Self::STEP_MODE).
     #[must_use]
@@ -148,15 +172,21 @@ pub trait GpuFieldMarker: 'static {
     /// The field's position among the struct format's fields (padding fields are not counted).
     const INDEX: usize;
     /// The field's name in the struct format.
-    const NAME: &'static str;
+    const NAME: &'static str = <Self::Struct as GpuStruct>::FIELD_NAMES[Self::INDEX];
     /// The field's format in the row: `<Value as GpuField>::FORMAT`, or the
     /// `#[gpu(format = "...")]` override.
-    const FORMAT: VertexFormat;
+    const FORMAT: VertexFormat = <Self::Struct as GpuStruct>::FIELD_FORMATS[Self::INDEX];
     /// The field's byte offset in the row.
-    const BYTE_OFFSET: u64;
+    const BYTE_OFFSET: u64 = <Self::Struct as GpuStruct>::FIELD_OFFSETS[Self::INDEX];
 
-    /// Reads the field from a host row.
-    fn get(row: &Self::Struct) -> Self::Value;
+    /// Reads the field's value from a host row (through the row's GPU bytes).
+    #[must_use]
+    fn get(row: &Self::Struct) -> Self::Value {
+        let mut bytes = vec![0u8; rows::stride_usize::<Self::Struct>()];
+        row.encode_row(&mut bytes);
+        let start = usize::try_from(Self::BYTE_OFFSET).unwrap_or(usize::MAX);
+        bytemuck::pod_read_unaligned(&bytes[start..start + size_of::<Self::Value>()])
+    }
 }
 
 /// `Self` is a marker of a field of `S`: the bound to use on typed child accessors, so a marker

@@ -95,20 +95,36 @@ impl Default for Msg {
     }
 }
 
-/// Which token of a field a problem is reported at.
+/// Where a compile-time problem is reported: the token of a field or attribute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Problem {
-    /// The `format = "..."` string (or the type when there is none).
-    Format,
-    /// The field's type.
-    Type,
-    /// The `offset = N` literal.
-    Offset,
+pub enum Spot {
+    /// The `format = "..."` string of gpu field `k`.
+    Format(usize),
+    /// The type of gpu field `k`.
+    Type(usize),
+    /// The `offset = N` literal of gpu field `k`.
+    Offset(usize),
+    /// The `stride = N` literal.
+    Stride,
+    /// Host field `j` (gpu or padding, in declaration order), for `zero_copy`.
+    ZeroCopyField(usize),
+    /// The `zero_copy` key, for problems at the struct's end.
+    ZeroCopyEnd,
 }
 
-/// What the expansion states about a struct's GPU fields, in declaration order.
+/// The host side of a `#[repr(C)]` struct: its fields in declaration order and its size.
 #[derive(Clone, Copy)]
-pub struct Facts<const N: usize> {
+pub struct HostFacts<const M: usize> {
+    /// Every field, gpu and padding.
+    pub fields: [HostField; M],
+    /// `size_of` the struct.
+    pub size: usize,
+}
+
+/// What the expansion states about a struct: `N` gpu fields in declaration order and, for
+/// `#[repr(C)]` structs, `M` host fields.
+#[derive(Clone, Copy)]
+pub struct Facts<const N: usize, const M: usize> {
     /// The layout rules.
     pub layout: StructLayout,
     /// Field names in the struct format.
@@ -125,6 +141,29 @@ pub struct Facts<const N: usize> {
     pub declared_offsets: [Option<u64>; N],
     /// The `stride = N` assertion.
     pub declared_stride: Option<u64>,
+    /// The host layout, given for `#[gpu(zero_copy)]` structs, whose check runs eagerly.
+    pub host: Option<HostFacts<M>>,
+    /// Whether `#[gpu(zero_copy)]` makes a differing host layout an error.
+    pub zero_copy: bool,
+}
+
+/// What the checks need, computed once per struct from its [`Facts`]. Only this and the check
+/// reading it are evaluated for every derived struct; the vertex attributes and the host-layout
+/// verdict are computed where the `GpuStruct` consts that use them are, on first use.
+#[derive(Clone, Copy)]
+pub struct Analysis<const N: usize> {
+    /// Offsets and totals (zeros when there is a problem, which fails the build).
+    pub layout: ConstLayout<N>,
+    /// Each field's format.
+    pub formats: [VertexFormat; N],
+    /// Each field's name in the struct format.
+    pub names: [&'static str; N],
+    /// Whether the fields are well formed and laid out (assertions aside).
+    pub valid: bool,
+    /// For `zero_copy` structs: whether the host bytes are the gpu rows.
+    pub host_matches: bool,
+    /// The first problem, where to report it, and the message.
+    pub problem: Option<(Spot, Msg)>,
 }
 
 const EMPTY_SHAPE: RowShape = RowShape {
@@ -135,7 +174,7 @@ const EMPTY_SHAPE: RowShape = RowShape {
 };
 
 /// `Some(format)`'s format, else `fallback` (an unknown `format = "..."` string is reported by
-/// [`Facts::field_problem`]; the layout goes on with the type's format so nothing cascades).
+/// [`analyze`]; the layout goes on with the type's format so nothing cascades).
 #[must_use]
 pub const fn format_or(found: Option<VertexFormat>, fallback: VertexFormat) -> VertexFormat {
     match found {
@@ -144,63 +183,25 @@ pub const fn format_or(found: Option<VertexFormat>, fallback: VertexFormat) -> V
     }
 }
 
-impl<const N: usize> Facts<N> {
-    /// The layout engine's answer.
-    ///
-    /// # Errors
-    /// As [`layout_formats`].
-    pub const fn result(&self) -> Result<ConstLayout<N>, LayoutRuleError> {
-        layout_formats(self.layout, &self.formats)
-    }
+/// Fails compilation with `msg`, reported at the caller (the expansion spans the call at the
+/// user's token).
+#[track_caller]
+pub const fn fail(msg: &Msg) -> ! {
+    panic!("{}", msg.as_str())
+}
 
-    /// The layout, or zeros when the engine refused the fields (reported per field).
-    #[must_use]
-    pub const fn layout_or_zero(&self) -> ConstLayout<N> {
-        match self.result() {
-            Ok(layout) => layout,
-            Err(_) => ConstLayout {
-                offsets: [0; N],
-                shape: EMPTY_SHAPE,
-            },
-        }
-    }
-
-    /// Whether every field is well formed and the engine laid them out: later checks (declared
-    /// offsets and stride, zero-copy) run only then, so one mistake gives one error.
-    #[must_use]
-    pub const fn valid(&self) -> bool {
-        let mut k = 0;
-        while k < N {
-            if self.format_problem(k).is_some() || self.size_problem(k).is_some() {
-                return false;
-            }
-            k += 1;
-        }
-        self.result().is_ok()
-    }
-
-    const fn format_problem(&self, k: usize) -> Option<Msg> {
-        let Some(requested) = self.requested[k] else {
-            return None;
-        };
-        if VertexFormat::from_name(requested).is_some() {
-            return None;
-        }
-        let msg = Msg::new()
+impl<const N: usize, const M: usize> Facts<N, M> {
+    const fn unknown_format(&self, k: usize, requested: &str) -> Msg {
+        Msg::new()
             .str("field `")
             .str(self.names[k])
             .str("`: unsupported vertex format `")
             .str(requested)
-            .str("`; expected a WebGPU vertex format such as `float32x3`, `unorm8x4`, `snorm16x2`, `float16x4`, `unorm10-10-10-2` or `uint16x3-webgl`");
-        Some(msg)
+            .str("`; expected a WebGPU vertex format such as `float32x3`, `unorm8x4`, `snorm16x2`, `float16x4`, `unorm10-10-10-2` or `uint16x3-webgl`")
     }
 
-    const fn size_problem(&self, k: usize) -> Option<Msg> {
-        let format = self.formats[k];
+    const fn size_mismatch(&self, k: usize, format_len: u64) -> Msg {
         let size = self.sizes[k] as u64;
-        if size == format.byte_length() {
-            return None;
-        }
         let msg = Msg::new()
             .str("field `")
             .str(self.names[k])
@@ -209,161 +210,239 @@ impl<const N: usize> Facts<N> {
             .str("` (")
             .num(size)
             .str(" bytes), but format `")
-            .str(format.as_str())
+            .str(self.formats[k].as_str())
             .str("` is ")
-            .num(format.byte_length())
+            .num(format_len)
             .str(" bytes; ");
-        let msg = if self.requested[k].is_some() {
+        if self.requested[k].is_some() {
             msg.str("use a format of ")
                 .num(size)
                 .str(" bytes or a field type of ")
-                .num(format.byte_length())
+                .num(format_len)
                 .str(" bytes")
         } else {
             msg.str("the `GpuField` impl of `")
                 .str(self.types[k])
                 .str("` must name a format as long as the type")
-        };
-        Some(msg)
+        }
     }
 
-    const fn layout_problem(&self, k: usize) -> Option<Msg> {
-        match self.result() {
-            Err(LayoutRuleError::WebglOnlyInPacked { index, format }) if index == k => Some(
+    const fn layout_problem(&self, error: LayoutRuleError) -> (usize, Msg) {
+        match error {
+            LayoutRuleError::WebglOnlyInPacked { index, format } => (
+                index,
                 Msg::new()
                     .str("field `")
-                    .str(self.names[k])
+                    .str(self.names[index])
                     .str("` uses WebGL-only format `")
                     .str(format.as_str())
                     .str("`, which the packed layout (WebGPU vertex rules) cannot hold; use a 2- or 4-component type or format, or `#[gpu(layout = \"wgsl-storage\")]`"),
             ),
-            Err(LayoutRuleError::Overflow { index }) if index == k => Some(
+            LayoutRuleError::Overflow { index } => (
+                index,
                 Msg::new()
                     .str("field `")
-                    .str(self.names[k])
+                    .str(self.names[index])
                     .str("`: struct offsets overflow u64"),
             ),
-            _ => None,
+            LayoutRuleError::NoFields | LayoutRuleError::DuplicateName { .. } => {
+                (0, Msg::new().str(error.message()))
+            }
         }
     }
 
-    const fn offset_problem(&self, k: usize) -> Option<Msg> {
-        let Some(declared) = self.declared_offsets[k] else {
-            return None;
-        };
-        let actual = self.layout_or_zero().offsets[k];
-        if !self.valid() || declared == actual {
-            return None;
-        }
-        Some(
-            Msg::new()
-                .str("field `")
-                .str(self.names[k])
-                .str("` is declared at `offset = ")
-                .num(declared)
-                .str("`, but the ")
-                .str(self.layout.as_str())
-                .str(" layout places it at byte ")
-                .num(actual)
-                .str("; fix the assertion or the fields before it"),
-        )
-    }
-
-    /// The first problem of field `k` and the token to report it at.
-    #[must_use]
-    pub const fn field_problem(&self, k: usize) -> Option<(Problem, Msg)> {
-        if let Some(msg) = self.format_problem(k) {
-            return Some((Problem::Format, msg));
-        }
-        if let Some(msg) = self.size_problem(k) {
-            let at = if self.requested[k].is_some() {
-                Problem::Format
-            } else {
-                Problem::Type
+    /// The first problem of the fields themselves (formats, sizes, layout rules). Written with
+    /// few calls: every call costs in the compile-time interpreter, once per derived struct.
+    const fn field_problem(
+        &self,
+        result: &Result<ConstLayout<N>, LayoutRuleError>,
+    ) -> Option<(Spot, Msg)> {
+        let mut k = 0;
+        while k < N {
+            let spot = match self.requested[k] {
+                Some(requested) => {
+                    if VertexFormat::from_name(requested).is_none() {
+                        return Some((Spot::Format(k), self.unknown_format(k, requested)));
+                    }
+                    Spot::Format(k)
+                }
+                None => Spot::Type(k),
             };
-            return Some((at, msg));
+            let format_len = self.formats[k].byte_length();
+            if self.sizes[k] as u64 != format_len {
+                return Some((spot, self.size_mismatch(k, format_len)));
+            }
+            k += 1;
         }
-        if let Some(msg) = self.layout_problem(k) {
-            let at = if self.requested[k].is_some() {
-                Problem::Format
-            } else {
-                Problem::Type
-            };
-            return Some((at, msg));
+        match result {
+            Ok(_) => None,
+            Err(error) => {
+                let (index, msg) = self.layout_problem(*error);
+                let spot = if self.requested[index].is_some() {
+                    Spot::Format(index)
+                } else {
+                    Spot::Type(index)
+                };
+                Some((spot, msg))
+            }
         }
-        if let Some(msg) = self.offset_problem(k) {
-            return Some((Problem::Offset, msg));
-        }
-        None
     }
 
-    /// A `stride = N` assertion that the layout contradicts.
-    #[must_use]
-    pub const fn stride_problem(&self) -> Option<Msg> {
-        let Some(declared) = self.declared_stride else {
-            return None;
-        };
-        let actual = self.layout_or_zero().shape.byte_stride;
-        if !self.valid() || declared == actual {
-            return None;
+    /// The first declared `offset = N` or `stride = N` that the layout contradicts.
+    const fn assertion_problem(&self, layout: &ConstLayout<N>) -> Option<(Spot, Msg)> {
+        let mut k = 0;
+        while k < N {
+            if let Some(declared) = self.declared_offsets[k]
+                && declared != layout.offsets[k]
+            {
+                let msg = Msg::new()
+                    .str("field `")
+                    .str(self.names[k])
+                    .str("` is declared at `offset = ")
+                    .num(declared)
+                    .str("`, but the ")
+                    .str(self.layout.as_str())
+                    .str(" layout places it at byte ")
+                    .num(layout.offsets[k])
+                    .str("; fix the assertion or the fields before it");
+                return Some((Spot::Offset(k), msg));
+            }
+            k += 1;
         }
-        Some(
-            Msg::new()
+        if let Some(declared) = self.declared_stride
+            && declared != layout.shape.byte_stride
+        {
+            let msg = Msg::new()
                 .str("the struct is declared with `stride = ")
                 .num(declared)
                 .str("`, but the ")
                 .str(self.layout.as_str())
                 .str(" layout gives a byte stride of ")
-                .num(actual)
-                .str("; fix the assertion or the fields"),
-        )
-    }
-
-    /// The vertex attributes, locations counted from `base_location`; empty when a field has no
-    /// wgpu vertex format (a `-webgl` format in a wgsl-storage struct).
-    #[must_use]
-    pub const fn vertex_attributes(
-        &self,
-        base_location: u32,
-    ) -> ([wgpu::VertexAttribute; N], usize) {
-        let layout = self.layout_or_zero();
-        let mut out = [wgpu::VertexAttribute {
-            format: wgpu::VertexFormat::Float32,
-            offset: 0,
-            shader_location: 0,
-        }; N];
-        let mut k = 0;
-        while k < N {
-            let Some(format) = self.formats[k].to_wgpu() else {
-                return (out, 0);
-            };
-            out[k] = wgpu::VertexAttribute {
-                format,
-                offset: layout.offsets[k],
-                shader_location: base_location.saturating_add(k as u32),
-            };
-            k += 1;
+                .num(layout.shape.byte_stride)
+                .str("; fix the assertion or the fields");
+            return Some((Spot::Stride, msg));
         }
-        (out, N)
+        None
     }
 }
 
-/// A `u64` offset or length of one row as `usize`.
+/// Lays out the struct through the runtime's engine and checks everything the expansion
+/// asserts, once.
 #[must_use]
-pub const fn to_usize(value: u64) -> usize {
-    value as usize
+pub const fn analyze<const N: usize, const M: usize>(facts: &Facts<N, M>) -> Analysis<N> {
+    let result = layout_formats(facts.layout, &facts.formats);
+    let mut problem = facts.field_problem(&result);
+    let layout = match (&result, &problem) {
+        (Ok(layout), None) => *layout,
+        _ => ConstLayout {
+            offsets: [0; N],
+            shape: EMPTY_SHAPE,
+        },
+    };
+    let valid = problem.is_none();
+    if valid {
+        problem = facts.assertion_problem(&layout);
+    }
+
+    let mut host_matches = false;
+    if let Some(host) = &facts.host {
+        let zero_copy = host_problem(&layout, host);
+        host_matches = valid && zero_copy.is_none();
+        if valid
+            && facts.zero_copy
+            && problem.is_none()
+            && let Some((at, msg)) = zero_copy
+        {
+            let spot = if at < M {
+                Spot::ZeroCopyField(at)
+            } else {
+                Spot::ZeroCopyEnd
+            };
+            problem = Some((spot, msg));
+        }
+    }
+
+    Analysis {
+        layout,
+        formats: facts.formats,
+        names: facts.names,
+        valid,
+        host_matches,
+        problem,
+    }
 }
 
-/// Every offset as `usize`.
+/// Why the host bytes of a `#[repr(C)]` struct are not its gpu rows (see [`zero_copy_problem`]).
+const fn host_problem<const N: usize, const M: usize>(
+    layout: &ConstLayout<N>,
+    host: &HostFacts<M>,
+) -> Option<(usize, Msg)> {
+    let mut fields = host.fields;
+    // Fill in the gpu offsets: host fields name gpu fields by index.
+    let mut j = 0;
+    while j < M {
+        if let Some(k) = fields[j].gpu_index {
+            fields[j].gpu_offset = Some(layout.offsets[k]);
+        }
+        j += 1;
+    }
+    zero_copy_problem(&fields, host.size, layout.shape.byte_stride)
+}
+
+/// Whether a `#[repr(C)]` struct's host bytes are its gpu rows (`HOST_LAYOUT_MATCHES`): every gpu
+/// field at its gpu offset, the struct as long as the stride, and the fields' sizes (gpu fields'
+/// formats plus `padding_sizes`, the `#[gpu(padding)]` fields' sizes) adding up to the struct's
+/// size, so no byte is implicit padding.
 #[must_use]
-pub const fn offsets_usize<const N: usize>(offsets: &[u64; N]) -> [usize; N] {
-    let mut out = [0usize; N];
+pub const fn host_matches<const N: usize>(
+    analysis: &Analysis<N>,
+    host_offsets: &[usize],
+    host_size: usize,
+    padding_sizes: usize,
+) -> bool {
+    if !analysis.valid || analysis.problem.is_some() || host_offsets.len() != N {
+        return false;
+    }
+    if host_size as u64 != analysis.layout.shape.byte_stride {
+        return false;
+    }
+    let mut covered = padding_sizes as u64;
     let mut k = 0;
     while k < N {
-        out[k] = offsets[k] as usize;
+        if host_offsets[k] as u64 != analysis.layout.offsets[k] {
+            return false;
+        }
+        covered += analysis.formats[k].byte_length();
         k += 1;
     }
-    out
+    covered == host_size as u64
+}
+
+/// The vertex attributes, locations counted from `location`, and how many of them are valid:
+/// all, or none when a field has no wgpu vertex format (a `-webgl` format).
+#[must_use]
+pub const fn vertex_attributes<const N: usize>(
+    analysis: &Analysis<N>,
+    location: u32,
+) -> ([wgpu::VertexAttribute; N], usize) {
+    let mut attributes = [wgpu::VertexAttribute {
+        format: wgpu::VertexFormat::Float32,
+        offset: 0,
+        shader_location: 0,
+    }; N];
+    let mut k = 0;
+    while k < N {
+        let Some(format) = analysis.formats[k].to_wgpu() else {
+            return (attributes, 0);
+        };
+        attributes[k] = wgpu::VertexAttribute {
+            format,
+            offset: analysis.layout.offsets[k],
+            shader_location: location.saturating_add(k as u32),
+        };
+        k += 1;
+    }
+    (attributes, N)
 }
 
 /// The first `len` attributes, as a `'static` slice.
@@ -375,7 +454,7 @@ pub const fn attributes_prefix<const N: usize>(
     attributes.split_at(len).0
 }
 
-/// One host field of a `#[repr(C)]` struct, GPU or padding, in declaration order.
+/// One host field of a `#[repr(C)]` struct, gpu or padding, in declaration order.
 #[derive(Clone, Copy)]
 pub struct HostField {
     /// The Rust field name.
@@ -384,7 +463,9 @@ pub struct HostField {
     pub offset: usize,
     /// `size_of` its type.
     pub size: usize,
-    /// Its GPU offset; `None` for `#[gpu(padding)]` fields.
+    /// Its index among the gpu fields; `None` for `#[gpu(padding)]` fields.
+    pub gpu_index: Option<usize>,
+    /// Its gpu offset, filled in by [`analyze`].
     pub gpu_offset: Option<u64>,
 }
 
@@ -477,15 +558,6 @@ pub const fn zero_copy_problem(
     None
 }
 
-/// The problem of `zero_copy_problem` if it is at host field `j`.
-#[must_use]
-pub const fn zero_copy_problem_at(problem: &Option<(usize, Msg)>, j: usize) -> Option<&Msg> {
-    match problem {
-        Some((at, msg)) if *at == j => Some(msg),
-        _ => None,
-    }
-}
-
 /// The struct format of a derive that failed (the compile error is already reported).
 pub const FALLBACK_FORMAT: GpuDataStructFormat =
     GpuDataStructFormat::from_static(StructLayout::WgslStorage, &[], EMPTY_SHAPE);
@@ -501,60 +573,8 @@ pub trait PaddingField: bytemuck::Pod {}
 
 impl<T: bytemuck::Pod> PaddingField for T {}
 
-/// `dst` as one row of `N` bytes.
-///
-/// # Panics
-/// When `dst.len() != N`.
-#[inline]
-#[must_use]
-#[track_caller]
-pub fn row_mut<const N: usize>(dst: &mut [u8]) -> &mut [u8; N] {
-    let len = dst.len();
-    match dst.try_into() {
-        Ok(row) => row,
-        Err(_) => wrong_length("encode_row", "exactly", N, len),
-    }
-}
-
-/// The first `N` bytes of `src`.
-///
-/// # Panics
-/// When `src.len() < N`.
-#[inline]
-#[must_use]
-#[track_caller]
-pub fn row_ref<const N: usize>(src: &[u8]) -> &[u8; N] {
-    match src.first_chunk::<N>() {
-        Some(row) => row,
-        None => wrong_length("decode_row", "at least", N, src.len()),
-    }
-}
-
-#[cold]
-#[track_caller]
-fn wrong_length(what: &str, how: &str, expected: usize, found: usize) -> ! {
-    panic!("{what} needs {how} {expected} bytes (one gpu row), got {found}")
-}
-
-/// Writes `value`'s bytes at `offset`.
-#[inline(always)]
-pub fn write_field<const N: usize, T: GpuField>(dst: &mut [u8; N], offset: usize, value: &T) {
-    dst[offset..offset + size_of::<T>()].copy_from_slice(bytemuck::bytes_of(value));
-}
-
-/// Reads a `T` from the bytes at `offset`.
-#[inline(always)]
-#[must_use]
-pub fn read_field<const N: usize, T: GpuField>(src: &[u8; N], offset: usize) -> T {
-    bytemuck::pod_read_unaligned(&src[offset..offset + size_of::<T>()])
-}
-
-/// An all-zero value for a host-only `#[gpu(padding)]` field.
-#[inline(always)]
-#[must_use]
-pub fn zeroed<T: PaddingField>() -> T {
-    bytemuck::Zeroable::zeroed()
-}
+/// Requires a `#[gpu(padding)]` field type to be plain data.
+pub const fn assert_padding<T: PaddingField>() {}
 
 #[cfg(test)]
 mod tests {
@@ -577,12 +597,14 @@ mod tests {
         let fields = [
             HostField {
                 name: "a",
+                gpu_index: None,
                 offset: 0,
                 size: 4,
                 gpu_offset: Some(0),
             },
             HostField {
                 name: "b",
+                gpu_index: None,
                 offset: 4,
                 size: 12,
                 gpu_offset: Some(16),
@@ -598,12 +620,14 @@ mod tests {
             fields[0],
             HostField {
                 name: "_pad",
+                gpu_index: None,
                 offset: 4,
                 size: 12,
                 gpu_offset: None,
             },
             HostField {
                 name: "b",
+                gpu_index: None,
                 offset: 16,
                 size: 12,
                 gpu_offset: Some(16),
