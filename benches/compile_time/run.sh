@@ -7,8 +7,9 @@
 # For each derive it generates a library crate (same six fields per struct, `#[repr(C)]`, no
 # padding, `Clone + Copy`) plus a baseline crate with the same structs and no derive, builds all
 # dependencies once, then times a full (non-incremental, `CARGO_INCREMENTAL=0`) `cargo build` (dev
-# profile) of the crate itself `runs` times after touching its source, keeping the fastest run
-# (the minimum is the measurement least disturbed by other work on the machine). The derive's
+# profile) of each crate itself after touching its source, in `runs` rounds that visit the crates
+# in turn, keeping each crate's fastest build (the minimum is the measurement least disturbed by
+# other work on the machine). The derive's
 # cost is that time minus the baseline's. Crates and their shared target directory live in
 # target/compile_time/.
 set -euo pipefail
@@ -62,30 +63,36 @@ generate encase "$encase_dep" "Clone, Copy, encase::ShaderType" ""
 
 now() { date +%s.%N; }
 
-best() { # name -> fastest build time in seconds
-    local dir=$work/$1 best=""
-    cargo build -q --manifest-path "$dir/Cargo.toml" >/dev/null
-    for _ in $(seq 1 "$runs"); do
-        touch "$dir/src/lib.rs"
-        local start end t
-        start=$(now)
-        cargo build -q --manifest-path "$dir/Cargo.toml"
-        end=$(now)
-        t=$(echo "$end - $start" | bc -l)
-        if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then best=$t; fi
-    done
-    echo "$best"
+time_build() { # name -> build time in seconds
+    local dir=$work/$1 start end
+    touch "$dir/src/lib.rs"
+    start=$(now)
+    cargo build -q --manifest-path "$dir/Cargo.toml"
+    end=$(now)
+    echo "$end - $start" | bc -l
 }
 
-echo "structs: $structs, runs per crate: $runs (fastest kept), rustc: $(rustc --version)"
-base=$(best baseline)
+crates=(baseline bytemuck gpudata encase)
+declare -A best
+for name in "${crates[@]}"; do
+    cargo build -q --manifest-path "$work/$name/Cargo.toml" >/dev/null
+done
+# Rounds visit every crate in turn, so load from elsewhere on the machine hits all of them alike.
+for _ in $(seq 1 "$runs"); do
+    for name in "${crates[@]}"; do
+        t=$(time_build "$name")
+        if [ -z "${best[$name]:-}" ] || [ "$(echo "$t < ${best[$name]}" | bc -l)" = 1 ]; then
+            best[$name]=$t
+        fi
+    done
+done
+
+echo "structs: $structs, rounds: $runs (fastest build of each crate kept), rustc: $(rustc --version)"
+base=${best[baseline]}
 printf '%-10s %8.3f s\n' baseline "$base"
-declare -A total
 for name in bytemuck gpudata encase; do
-    t=$(best "$name")
-    total[$name]=$t
-    printf '%-10s %8.3f s   derive cost %8.3f s\n' "$name" "$t" "$(echo "$t - $base" | bc -l)"
+    printf '%-10s %8.3f s   derive cost %8.3f s\n' "$name" "${best[$name]}" "$(echo "${best[$name]} - $base" | bc -l)"
 done
 ratio() { echo "scale=2; ($1 - $base) / ($2 - $base)" | bc -l; }
-echo "gpudata / bytemuck (derive cost): $(ratio "${total[gpudata]}" "${total[bytemuck]}")x"
-echo "encase / gpudata (derive cost):   $(ratio "${total[encase]}" "${total[gpudata]}")x"
+echo "gpudata / bytemuck (derive cost): $(ratio "${best[gpudata]}" "${best[bytemuck]}")x"
+echo "encase / gpudata (derive cost):   $(ratio "${best[encase]}" "${best[gpudata]}")x"

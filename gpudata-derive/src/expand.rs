@@ -122,6 +122,17 @@ fn option_tokens(value: Option<TokenStream>) -> TokenStream {
     }
 }
 
+/// An array of options: `[None; N]` when every entry is `None` (the common case, and less to
+/// compile), else the entries.
+fn option_array(values: Vec<Option<TokenStream>>) -> TokenStream {
+    if values.iter().all(Option::is_none) {
+        let n = usize_lit(values.len());
+        return quote!([::core::option::Option::None; #n]);
+    }
+    let values = values.into_iter().map(option_tokens);
+    quote!([#(#values),*])
+}
+
 /// The marker module and its unit structs (also emitted by the fallback).
 pub(crate) fn marker_module(input: &Input<'_>) -> TokenStream {
     let vis = input.vis;
@@ -190,9 +201,11 @@ fn expand(input: &Input<'_>) -> TokenStream {
         let (first, _) = span_range(ty);
         quote_spanned!(first=> ::core::mem::size_of::<#ty>())
     });
-    let requested = gpu.iter().map(|f| {
-        option_tokens(f.attrs.format.as_ref().map(ToTokens::to_token_stream))
-    });
+    let requested = option_array(
+        gpu.iter()
+            .map(|f| f.attrs.format.as_ref().map(ToTokens::to_token_stream))
+            .collect(),
+    );
     let formats = gpu.iter().map(|f| {
         let ty = f.ty;
         let (first, _) = span_range(ty);
@@ -202,14 +215,16 @@ fn expand(input: &Input<'_>) -> TokenStream {
             None => from_type,
         }
     });
-    let declared_offsets = gpu.iter().map(|f| {
-        option_tokens(
-            f.attrs
-                .offset
-                .as_ref()
-                .map(|(n, _)| Literal::u64_suffixed(*n).into_token_stream()),
-        )
-    });
+    let declared_offsets = option_array(
+        gpu.iter()
+            .map(|f| {
+                f.attrs
+                    .offset
+                    .as_ref()
+                    .map(|(n, _)| Literal::u64_suffixed(*n).into_token_stream())
+            })
+            .collect(),
+    );
     let declared_stride = option_tokens(
         input
             .attrs
@@ -277,27 +292,28 @@ fn expand(input: &Input<'_>) -> TokenStream {
 
         #[doc(hidden)]
         const _: () = {
-            const __ANALYSIS: #p::Analysis<#n> = #p::analyze(&#p::Facts::<#n, #m> {
-                layout: #layout,
-                names: [#(#names),*],
-                types: [#(#type_names),*],
-                sizes: [#(#sizes),*],
-                requested: [#(#requested),*],
-                formats: [#(#formats),*],
-                declared_offsets: [#(#declared_offsets),*],
-                declared_stride: #declared_stride,
-                host: #host_for_analysis,
-                zero_copy: #zero_copy,
-            });
-            #checks
+            const __ANALYSIS: #p::Analysis<#n> = {
+                let __gpudata_analysis = #p::analyze(&#p::Facts::<#n, #m> {
+                    layout: #layout,
+                    names: [#(#names),*],
+                    types: [#(#type_names),*],
+                    sizes: [#(#sizes),*],
+                    requested: #requested,
+                    formats: [#(#formats),*],
+                    declared_offsets: #declared_offsets,
+                    declared_stride: #declared_stride,
+                    host: #host_for_analysis,
+                    zero_copy: #zero_copy,
+                });
+                #checks
+                __gpudata_analysis
+            };
             #padding_check
 
             #[automatically_derived]
             unsafe impl #p::GpuStruct for #ident {
                 const FORMAT: #p::GpuDataStructFormat = {
-                    const FIELDS: &[#p::GpuDataStructField] = &[
-                        #(#p::GpuDataStructField::from_static(#names, __ANALYSIS.formats[#indices], __ANALYSIS.layout.offsets[#indices])),*
-                    ];
+                    const FIELDS: &[#p::GpuDataStructField] = &#p::struct_fields(&__ANALYSIS);
                     #p::GpuDataStructFormat::from_static(#layout, FIELDS, __ANALYSIS.layout.shape)
                 };
                 const STEP_MODE: #p::StepMode = #step_mode;
@@ -339,8 +355,8 @@ fn padding_check(input: &Input<'_>, p: &TokenStream) -> TokenStream {
     quote!(const _: () = { #(#asserts)* };)
 }
 
-/// The one `const` that fails the build with the analysis's first problem, spanned at the token
-/// it is about: one match arm per place a problem can be reported.
+/// The check that fails the build with the analysis's first problem, spanned at the token it is
+/// about: one match arm per place a problem can be reported.
 fn problem_arms(input: &Input<'_>, gpu: &[&Field<'_>], p: &TokenStream) -> TokenStream {
     let msg = format_ident!("__gpudata_msg");
     let mut arms = Vec::new();
@@ -369,12 +385,12 @@ fn problem_arms(input: &Input<'_>, gpu: &[&Field<'_>], p: &TokenStream) -> Token
         arm(quote!(ZeroCopyEnd), span_range(zero_copy));
     }
     quote! {
-        const _: () = if let ::core::option::Option::Some((__gpudata_spot, #msg)) = &__ANALYSIS.problem {
+        if let ::core::option::Option::Some((__gpudata_spot, #msg)) = &__gpudata_analysis.problem {
             match __gpudata_spot {
                 #(#arms)*
                 _ => #p::fail(#msg),
             }
-        };
+        }
     }
 }
 

@@ -445,6 +445,25 @@ pub const fn vertex_attributes<const N: usize>(
     (attributes, N)
 }
 
+/// The struct format's field entries.
+#[must_use]
+pub const fn struct_fields<const N: usize>(analysis: &Analysis<N>) -> [GpuDataStructField; N] {
+    let mut fields =
+        [const { GpuDataStructField::from_static("", VertexFormat::Float32, 0) }; N];
+    let mut k = 0;
+    while k < N {
+        let field = GpuDataStructField::from_static(
+            analysis.names[k],
+            analysis.formats[k],
+            analysis.layout.offsets[k],
+        );
+        // The placeholder borrows a `'static` string: forgetting it frees nothing.
+        core::mem::forget(core::mem::replace(&mut fields[k], field));
+        k += 1;
+    }
+    fields
+}
+
 /// The first `len` attributes, as a `'static` slice.
 #[must_use]
 pub const fn attributes_prefix<const N: usize>(
