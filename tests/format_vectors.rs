@@ -1,8 +1,6 @@
 //! luma.gl's vertex format, shader type and GPUVectorFormat test vectors (spec §1–2, §11.1–11.2).
 
-use gpudata::{
-    DataType, FormatError, GpuVectorFormat, PrimitiveType, ShaderType, VertexFormat,
-};
+use gpudata::{DataType, FormatError, GpuVectorFormat, PrimitiveType, ShaderType, VertexFormat};
 
 fn vf(s: &str) -> VertexFormat {
     s.parse().unwrap_or_else(|e| panic!("{s}: {e}"))
@@ -28,7 +26,10 @@ fn decoder_vectors_1_to_8() {
     assert_eq!(info(vf("unorm8x2")), (Unorm8, 2, 2, false, false, true));
     assert_eq!(info(vf("snorm16x2")), (Snorm16, 2, 4, false, true, true));
     assert_eq!(info(vf("float16x2")), (Float16, 2, 4, false, false, false));
-    assert_eq!(info(vf("unorm10-10-10-2")), (Unorm8, 4, 4, false, false, true));
+    assert_eq!(
+        info(vf("unorm10-10-10-2")),
+        (Unorm8, 4, 4, false, false, true)
+    );
     assert_eq!(info(vf("uint8x3-webgl")), (Uint8, 3, 3, true, false, false));
     assert!(vf("uint8x3-webgl").is_webgl_only());
     assert_eq!(info(vf("unorm8x4-bgra")), info(vf("unorm8x4")));
@@ -56,7 +57,10 @@ fn unsupported_strings_9_10_name_the_string() {
                 format: s.to_owned()
             }
         );
-        assert!(err.to_string().starts_with(&format!("unsupported vertex format `{s}`")));
+        assert!(
+            err.to_string()
+                .starts_with(&format!("unsupported vertex format `{s}`"))
+        );
     }
 }
 
@@ -75,10 +79,7 @@ fn all_49_formats_round_trip_and_match_the_table() {
             assert_eq!(w.size(), f.byte_length(), "{f}");
             assert_eq!(VertexFormat::from_wgpu(w), Some(f));
         } else {
-            assert_eq!(
-                f.try_to_wgpu(),
-                Err(FormatError::WebglOnly { format: f })
-            );
+            assert_eq!(f.try_to_wgpu(), Err(FormatError::WebglOnly { format: f }));
         }
         // The GPUVector primitive type rule: any normalized format reads as f32.
         let expected = if f.is_normalized() {
@@ -94,8 +95,20 @@ fn all_49_formats_round_trip_and_match_the_table() {
         assert_eq!(f.primitive_type(), expected, "{f}");
     }
     // The table's webgl-only and 32-bit counts.
-    assert_eq!(VertexFormat::ALL.iter().filter(|f| f.is_webgl_only()).count(), 8);
-    assert_eq!(VertexFormat::ALL.iter().filter(|f| f.to_wgpu().is_some()).count(), 41);
+    assert_eq!(
+        VertexFormat::ALL
+            .iter()
+            .filter(|f| f.is_webgl_only())
+            .count(),
+        8
+    );
+    assert_eq!(
+        VertexFormat::ALL
+            .iter()
+            .filter(|f| f.to_wgpu().is_some())
+            .count(),
+        41
+    );
 }
 
 #[test]
@@ -118,7 +131,13 @@ fn make_vertex_format_vectors_11_to_14() {
     assert_eq!(make(Uint8, 3, true), Ok(vf("unorm8x3-webgl")));
     assert_eq!(make(Sint8, 2, true), Ok(vf("snorm8x2")));
     assert_eq!(make(Float32, 4, true), Ok(vf("float32x4")));
-    for (t, n) in [(Uint8, 3), (Sint8, 3), (Float16, 3), (Float32, 5), (Sint32, 0)] {
+    for (t, n) in [
+        (Uint8, 3),
+        (Sint8, 3),
+        (Float16, 3),
+        (Float32, 5),
+        (Sint32, 0),
+    ] {
         let err = make(t, n, false).unwrap_err();
         assert_eq!(
             err,
@@ -175,7 +194,15 @@ fn shader_types_parse_long_forms_and_aliases() {
     assert!(t.is_integer() && !t.is_signed());
     let t: ShaderType = "f32".parse().unwrap();
     assert!(!t.is_integer() && t.is_signed());
-    for bad in ["vec5<f32>", "vec3<f64>", "vec3", "vec3ff", "mat2x2<f32>", "vec1f", ""] {
+    for bad in [
+        "vec5<f32>",
+        "vec3<f64>",
+        "vec3",
+        "vec3ff",
+        "mat2x2<f32>",
+        "vec1f",
+        "",
+    ] {
         let err = bad.parse::<ShaderType>().unwrap_err();
         assert_eq!(
             err,
@@ -254,7 +281,13 @@ fn wgsl_carriers_follow_spec_3_3() {
     assert_eq!(carrier("float32"), "f32");
     assert_eq!(carrier("sint32x3"), "vec3<i32>");
     assert_eq!(carrier("uint32x4"), "vec4<u32>");
-    for s in ["uint8", "unorm8x4", "float16x2", "uint8x3-webgl", "unorm10-10-10-2"] {
+    for s in [
+        "uint8",
+        "unorm8x4",
+        "float16x2",
+        "uint8x3-webgl",
+        "unorm10-10-10-2",
+    ] {
         assert_eq!(carrier(s), "u32", "{s}");
     }
     for s in ["float16x4", "unorm16x4", "uint16x3-webgl"] {

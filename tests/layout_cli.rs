@@ -14,8 +14,15 @@ fn table_shows_offsets_lengths_padding_and_stride() {
         lines[0],
         "layout packed: 2 fields, 2 components, row byte length 8, byte stride 8"
     );
-    let cells = |line: &str| line.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
-    assert_eq!(cells(lines[1]), ["field", "format", "offset", "length", "padding"]);
+    let cells = |line: &str| {
+        line.split_whitespace()
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        cells(lines[1]),
+        ["field", "format", "offset", "length", "padding"]
+    );
     assert_eq!(cells(lines[2]), ["tag", "uint8", "0", "1", "3"]);
     assert_eq!(cells(lines[3]), ["value", "float32", "4", "4", "0"]);
 }
@@ -40,10 +47,34 @@ fn invalid_input_is_an_error_message() {
         "field `a` has unsupported vertex format `float32x5`"
     );
     assert!(cli(&[]).unwrap_err().starts_with("no fields given"));
-    assert!(cli(&["a"]).unwrap_err().starts_with("expected NAME:FORMAT, found `a`"));
-    assert!(cli(&["--layout"]).unwrap_err().contains("--layout needs a value"));
-    assert!(cli(&["--layout", "std140", "a:uint8"]).unwrap_err().contains("unknown struct layout `std140`"));
-    assert!(cli(&["--frobnicate", "a:uint8"]).unwrap_err().starts_with("unknown option `--frobnicate`"));
-    assert!(cli(&["--layout", "packed", "x:uint8x3-webgl"]).unwrap_err().contains("WebGL-only"));
-    assert!(cli(&["a:uint8", "a:uint8"]).unwrap_err().contains("duplicate field `a`"));
+    assert!(
+        cli(&["a"])
+            .unwrap_err()
+            .starts_with("expected NAME:FORMAT, found `a`")
+    );
+    assert!(
+        cli(&["--layout"])
+            .unwrap_err()
+            .contains("--layout needs a value")
+    );
+    assert!(
+        cli(&["--layout", "std140", "a:uint8"])
+            .unwrap_err()
+            .contains("unknown struct layout `std140`")
+    );
+    assert!(
+        cli(&["--frobnicate", "a:uint8"])
+            .unwrap_err()
+            .starts_with("unknown option `--frobnicate`")
+    );
+    assert!(
+        cli(&["--layout", "packed", "x:uint8x3-webgl"])
+            .unwrap_err()
+            .contains("WebGL-only")
+    );
+    assert!(
+        cli(&["a:uint8", "a:uint8"])
+            .unwrap_err()
+            .contains("duplicate field `a`")
+    );
 }

@@ -72,5 +72,8 @@ fn spec_vector_28_matches_naga() {
         VertexFormat::Float32x3,
         VertexFormat::Unorm8x4,
     ];
-    assert_eq!(naga_layout(&carrier_struct_wgsl(&formats)), (vec![0, 16, 28], 32, 16));
+    assert_eq!(
+        naga_layout(&carrier_struct_wgsl(&formats)),
+        (vec![0, 16, 28], 32, 16)
+    );
 }

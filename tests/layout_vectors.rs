@@ -39,7 +39,10 @@ fn packed_vectors_23_to_25_and_29_to_31() {
         ],
     );
     assert_eq!(summary(&f), (vec![0, 2, 4, 8], 10, 20, 20));
-    assert_eq!(summary(&layout(Packed, &[("tag", "uint8")])), (vec![0], 1, 1, 4));
+    assert_eq!(
+        summary(&layout(Packed, &[("tag", "uint8")])),
+        (vec![0], 1, 1, 4)
+    );
     assert_eq!(
         summary(&layout(Packed, &[("tag", "uint8"), ("value", "float32")])),
         (vec![0, 4], 2, 8, 8)
@@ -58,7 +61,12 @@ fn packed_vectors_23_to_25_and_29_to_31() {
     assert_eq!(
         summary(&layout(
             Packed,
-            &[("a", "uint8"), ("b", "uint16"), ("c", "uint8"), ("d", "float16x4")]
+            &[
+                ("a", "uint8"),
+                ("b", "uint16"),
+                ("c", "uint8"),
+                ("d", "float16x4")
+            ]
         )),
         (vec![0, 2, 4, 8], 7, 16, 16)
     );
@@ -68,16 +76,26 @@ fn packed_vectors_23_to_25_and_29_to_31() {
 fn wgsl_storage_vectors_28_and_32_to_36() {
     let f = layout(
         WgslStorage,
-        &[("tag", "uint8"), ("position", "float32x3"), ("color", "unorm8x4")],
+        &[
+            ("tag", "uint8"),
+            ("position", "float32x3"),
+            ("color", "unorm8x4"),
+        ],
     );
     assert_eq!(summary(&f), (vec![0, 16, 28], 8, 32, 32));
     assert_eq!(f.layout(), StructLayout::default());
     assert_eq!(
-        summary(&layout(WgslStorage, &[("a", "float32x2"), ("b", "float32")])),
+        summary(&layout(
+            WgslStorage,
+            &[("a", "float32x2"), ("b", "float32")]
+        )),
         (vec![0, 8], 3, 12, 16)
     );
     assert_eq!(
-        summary(&layout(WgslStorage, &[("a", "float32"), ("b", "float32x3")])),
+        summary(&layout(
+            WgslStorage,
+            &[("a", "float32"), ("b", "float32x3")]
+        )),
         (vec![0, 16], 4, 28, 32)
     );
     assert_eq!(
@@ -107,14 +125,23 @@ fn errors_name_the_field_and_format() {
             format: VertexFormat::Uint8x3Webgl
         }
     );
-    assert!(err.to_string().contains("WebGL-only format `uint8x3-webgl`"));
+    assert!(
+        err.to_string()
+            .contains("WebGL-only format `uint8x3-webgl`")
+    );
 
     let err = GpuDataStructFormat::parse(Packed, []).unwrap_err();
     assert_eq!(err, LayoutError::NoFields);
-    assert_eq!(err.to_string(), "a gpu struct format must declare at least one field");
+    assert_eq!(
+        err.to_string(),
+        "a gpu struct format must declare at least one field"
+    );
 
-    let err = GpuDataStructFormat::parse(WgslStorage, [("a", "uint8"), ("b", "uint8"), ("a", "float32")])
-        .unwrap_err();
+    let err = GpuDataStructFormat::parse(
+        WgslStorage,
+        [("a", "uint8"), ("b", "uint8"), ("a", "float32")],
+    )
+    .unwrap_err();
     assert_eq!(
         err,
         LayoutError::DuplicateField {
@@ -136,7 +163,10 @@ fn errors_name_the_field_and_format() {
             format: "float32x5".into()
         }
     );
-    assert_eq!(err.to_string(), "field `p` has unsupported vertex format `float32x5`");
+    assert_eq!(
+        err.to_string(),
+        "field `p` has unsupported vertex format `float32x5`"
+    );
 
     assert_eq!(
         "std140".parse::<StructLayout>(),
@@ -255,7 +285,10 @@ fn buffer_layout_lowering_errors() {
     };
     assert!(matches!(
         outside.to_wgpu(0),
-        Err(LayoutError::AttributeOutsideStride { byte_stride: 16, .. })
+        Err(LayoutError::AttributeOutsideStride {
+            byte_stride: 16,
+            ..
+        })
     ));
     let no_stride = BufferLayout {
         byte_stride: None,
@@ -302,7 +335,11 @@ const CONST_FORMAT: GpuDataStructFormat = {
 fn a_const_layout_equals_the_runtime_layout() {
     let runtime = layout(
         WgslStorage,
-        &[("tag", "uint8"), ("position", "float32x3"), ("color", "unorm8x4")],
+        &[
+            ("tag", "uint8"),
+            ("position", "float32x3"),
+            ("color", "unorm8x4"),
+        ],
     );
     assert_eq!(CONST_FORMAT, runtime);
     assert_eq!(offsets(&CONST_FORMAT), [0, 16, 28]);
@@ -312,7 +349,11 @@ fn a_const_layout_equals_the_runtime_layout() {
 fn padding_lists_the_uncovered_bytes() {
     let f = layout(
         WgslStorage,
-        &[("tag", "uint8"), ("position", "float32x3"), ("color", "unorm8x4")],
+        &[
+            ("tag", "uint8"),
+            ("position", "float32x3"),
+            ("color", "unorm8x4"),
+        ],
     );
     assert_eq!(f.padding(), [(1, 15)]);
     let f = layout(Packed, &[("tag", "uint8")]);
@@ -347,9 +388,10 @@ fn struct_format_json_is_lumas_shape() {
     assert_eq!(back.fields()[0].name(), "z");
 
     // Minimal declarations are laid out; the layout defaults to wgsl-storage.
-    let minimal: GpuDataStructFormat =
-        serde_json::from_value(json!({"fields": {"a": {"format": "sint32"}, "b": {"format": "float32"}}}))
-            .unwrap();
+    let minimal: GpuDataStructFormat = serde_json::from_value(
+        json!({"fields": {"a": {"format": "sint32"}, "b": {"format": "float32"}}}),
+    )
+    .unwrap();
     assert_eq!(minimal.layout(), WgslStorage);
     assert_eq!(offsets(&minimal), [0, 4]);
 }
@@ -370,7 +412,11 @@ fn struct_format_json_refuses_inconsistent_or_invalid_input() {
         "layout": "packed", "fields": {"tag": {"format": "uint8"}}, "byteStride": 1
     }))
     .unwrap_err();
-    assert!(err.to_string().contains("byteStride 1, but its fields give 4"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("byteStride 1, but its fields give 4"),
+        "{err}"
+    );
     let err = serde_json::from_value::<GpuDataStructFormat>(json!({
         "layout": "packed", "fields": {"x": {"format": "uint8x3-webgl"}}
     }))
@@ -380,12 +426,19 @@ fn struct_format_json_refuses_inconsistent_or_invalid_input() {
         "layout": "packed", "fields": {"x": {"format": "float32x5"}}
     }))
     .unwrap_err();
-    assert!(err.to_string().contains("unsupported vertex format `float32x5`"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("unsupported vertex format `float32x5`"),
+        "{err}"
+    );
     let err = serde_json::from_value::<GpuDataStructFormat>(json!({
         "type": "list", "fields": {"x": {"format": "float32"}}
     }))
     .unwrap_err();
-    assert!(err.to_string().contains("expected \"type\": \"struct\""), "{err}");
+    assert!(
+        err.to_string().contains("expected \"type\": \"struct\""),
+        "{err}"
+    );
     let err = serde_json::from_value::<GpuDataStructFormat>(json!({"fields": {}})).unwrap_err();
     assert!(err.to_string().contains("at least one field"), "{err}");
 }

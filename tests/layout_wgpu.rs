@@ -7,11 +7,12 @@ use proptest::prelude::*;
 
 fn device() -> wgpu::Device {
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
-    let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
-        .expect(
-            "no wgpu adapter found: install a Vulkan driver; on Debian without a GPU, \
+    let adapter =
+        pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
+            .expect(
+                "no wgpu adapter found: install a Vulkan driver; on Debian without a GPU, \
              `apt-get install mesa-vulkan-drivers` provides the software one (lavapipe)",
-        );
+            );
     let (device, _queue) =
         pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default()))
             .expect("the adapter refused a default device");
@@ -89,15 +90,21 @@ fn packed_layouts_are_valid_wgpu_pipelines() {
     // Up to 16 attributes: the WebGPU default limit on vertex attributes.
     let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(48));
     runner
-        .run(&prop::collection::vec(fetchable_format(), 1..=16), |formats| {
-            let format = GpuDataStructFormat::new(
-                StructLayout::Packed,
-                formats.iter().enumerate().map(|(i, f)| (format!("a{i}"), *f)),
-            )
-            .unwrap();
-            prop_assert_eq!(validate_pipeline(&device, &format), None, "{:?}", format);
-            Ok(())
-        })
+        .run(
+            &prop::collection::vec(fetchable_format(), 1..=16),
+            |formats| {
+                let format = GpuDataStructFormat::new(
+                    StructLayout::Packed,
+                    formats
+                        .iter()
+                        .enumerate()
+                        .map(|(i, f)| (format!("a{i}"), *f)),
+                )
+                .unwrap();
+                prop_assert_eq!(validate_pipeline(&device, &format), None, "{:?}", format);
+                Ok(())
+            },
+        )
         .unwrap();
 }
 

@@ -113,16 +113,16 @@ impl FromStr for ShaderType {
             _ => return Err(unknown()),
         };
         let tail = chars.as_str();
-        let primitive = if let Some(inner) = tail.strip_prefix('<').and_then(|t| t.strip_suffix('>'))
-        {
-            parse_primitive(inner)
-        } else {
-            let mut tail_chars = tail.chars();
-            match (tail_chars.next(), tail_chars.next()) {
-                (Some(c), None) => parse_alias(c),
-                _ => None,
-            }
-        };
+        let primitive =
+            if let Some(inner) = tail.strip_prefix('<').and_then(|t| t.strip_suffix('>')) {
+                parse_primitive(inner)
+            } else {
+                let mut tail_chars = tail.chars();
+                match (tail_chars.next(), tail_chars.next()) {
+                    (Some(c), None) => parse_alias(c),
+                    _ => None,
+                }
+            };
         primitive
             .map(|p| ShaderType::new(p, components))
             .ok_or_else(unknown)

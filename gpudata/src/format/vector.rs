@@ -110,7 +110,10 @@ impl fmt::Display for GpuVectorFormat {
 
 /// Splits `prefix<inner>` where `inner` is one or more characters that are not `<` or `>`.
 fn list_inner<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
-    let inner = s.strip_prefix(prefix)?.strip_prefix('<')?.strip_suffix('>')?;
+    let inner = s
+        .strip_prefix(prefix)?
+        .strip_prefix('<')?
+        .strip_suffix('>')?;
     (!inner.is_empty() && !inner.contains(['<', '>'])).then_some(inner)
 }
 

@@ -384,4 +384,3 @@ impl TryFrom<VertexFormat> for wgpu::VertexFormat {
         format.try_to_wgpu()
     }
 }
-

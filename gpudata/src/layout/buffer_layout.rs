@@ -248,7 +248,11 @@ impl GpuDataStructFormat {
     /// order with their formats and offsets, the struct's byte stride, and `step_mode` when
     /// given (luma.gl's `getBufferLayoutFromGPUDataStructFormat`).
     #[must_use]
-    pub fn buffer_layout(&self, name: impl Into<String>, step_mode: Option<StepMode>) -> BufferLayout {
+    pub fn buffer_layout(
+        &self,
+        name: impl Into<String>,
+        step_mode: Option<StepMode>,
+    ) -> BufferLayout {
         BufferLayout {
             name: name.into(),
             format: None,
@@ -276,6 +280,7 @@ impl GpuDataStructFormat {
         step_mode: StepMode,
         base_location: u32,
     ) -> Result<WgpuVertexLayout, LayoutError> {
-        self.buffer_layout("", Some(step_mode)).to_wgpu(base_location)
+        self.buffer_layout("", Some(step_mode))
+            .to_wgpu(base_location)
     }
 }

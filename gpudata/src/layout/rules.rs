@@ -315,9 +315,8 @@ mod tests {
         assert_eq!(cursor.place(VertexFormat::Uint8), Ok(0));
         cursor.next_offset = u64::MAX;
         assert_eq!(cursor.finish(), Err(LayoutRuleError::Overflow { index: 0 }));
-        let err = LayoutError::from_rule(LayoutRuleError::Overflow { index: 0 }, |_| {
-            "big".to_owned()
-        });
+        let err =
+            LayoutError::from_rule(LayoutRuleError::Overflow { index: 0 }, |_| "big".to_owned());
         assert_eq!(err.to_string(), "struct offsets overflow at field `big`");
     }
 

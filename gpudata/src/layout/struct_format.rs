@@ -6,7 +6,6 @@ use super::rules::{LayoutCursor, LayoutRuleError, RowShape, StructLayout, find_d
 use crate::error::LayoutError;
 use crate::format::VertexFormat;
 
-
 /// One field of a [`GpuDataStructFormat`]: name, format and byte offset in the row.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct GpuDataStructField {
@@ -197,7 +196,10 @@ impl GpuDataStructFormat {
     /// The field called `name`, with its index.
     #[must_use]
     pub fn field(&self, name: &str) -> Option<(usize, &GpuDataStructField)> {
-        self.fields.iter().enumerate().find(|(_, f)| f.name() == name)
+        self.fields
+            .iter()
+            .enumerate()
+            .find(|(_, f)| f.name() == name)
     }
 
     /// Scalar components in one row.
