@@ -292,22 +292,19 @@ fn expand(input: &Input<'_>) -> TokenStream {
 
         #[doc(hidden)]
         const _: () = {
-            const __ANALYSIS: #p::Analysis<#n> = {
-                let __gpudata_analysis = #p::analyze(&#p::Facts::<#n, #m> {
-                    layout: #layout,
-                    names: [#(#names),*],
-                    types: [#(#type_names),*],
-                    sizes: [#(#sizes),*],
-                    requested: #requested,
-                    formats: [#(#formats),*],
-                    declared_offsets: #declared_offsets,
-                    declared_stride: #declared_stride,
-                    host: #host_for_analysis,
-                    zero_copy: #zero_copy,
-                });
-                #checks
-                __gpudata_analysis
-            };
+            const __ANALYSIS: #p::Analysis<#n> = #p::analyze(&#p::Facts::<#n, #m> {
+                layout: #layout,
+                names: [#(#names),*],
+                types: [#(#type_names),*],
+                sizes: [#(#sizes),*],
+                requested: #requested,
+                formats: [#(#formats),*],
+                declared_offsets: #declared_offsets,
+                declared_stride: #declared_stride,
+                host: #host_for_analysis,
+                zero_copy: #zero_copy,
+            });
+            #checks
             #padding_check
 
             #[automatically_derived]
@@ -355,8 +352,9 @@ fn padding_check(input: &Input<'_>, p: &TokenStream) -> TokenStream {
     quote!(const _: () = { #(#asserts)* };)
 }
 
-/// The check that fails the build with the analysis's first problem, spanned at the token it is
-/// about: one match arm per place a problem can be reported.
+/// The one `const` that fails the build with the analysis's first problem, spanned at the token
+/// it is about: one match arm per place a problem can be reported. (`__ANALYSIS` itself never
+/// fails, so the items reading it add no notes to the error.)
 fn problem_arms(input: &Input<'_>, gpu: &[&Field<'_>], p: &TokenStream) -> TokenStream {
     let msg = format_ident!("__gpudata_msg");
     let mut arms = Vec::new();
@@ -385,12 +383,12 @@ fn problem_arms(input: &Input<'_>, gpu: &[&Field<'_>], p: &TokenStream) -> Token
         arm(quote!(ZeroCopyEnd), span_range(zero_copy));
     }
     quote! {
-        if let ::core::option::Option::Some((__gpudata_spot, #msg)) = &__gpudata_analysis.problem {
+        const _: () = if let ::core::option::Option::Some((__gpudata_spot, #msg)) = &__ANALYSIS.problem {
             match __gpudata_spot {
                 #(#arms)*
                 _ => #p::fail(#msg),
             }
-        }
+        };
     }
 }
 
