@@ -30,21 +30,29 @@ struct Vertex {
     weight: f32,
 }
 
-/// wgsl-storage: `velocity` and `color` move to 16-byte boundaries and rows pad to 64 bytes, so
-/// the derive's per-field encoder writes each field at its offset and zeroes the gaps.
+/// wgsl-storage: `position` moves to byte 16, `uv` to 40, and rows pad to 64 bytes, so the
+/// derive's per-field encoder writes each field at its offset and zeroes the gaps (bytes 4..16,
+/// 36..40 and 60..64).
 #[derive(Clone, Copy, GpuStruct)]
 struct Particle {
+    mass: f32,
     position: [f32; 3],
-    velocity: [f32; 3],
-    color: [f32; 4],
+    age: f32,
     id: u32,
+    flags: u32,
+    seed: u32,
+    life: f32,
+    uv: [f32; 2],
+    size: f32,
+    angle: f32,
+    spin: f32,
 }
 
 /// encase's vector types for the same WGSL struct.
 #[derive(Clone, Copy)]
-struct Vec3([f32; 3]);
+struct Vec2([f32; 2]);
 #[derive(Clone, Copy)]
-struct Vec4([f32; 4]);
+struct Vec3([f32; 3]);
 
 macro_rules! encase_vector {
     ($name:ident, $n:literal) => {
@@ -66,16 +74,24 @@ macro_rules! encase_vector {
         encase::impl_vector!($n, $name, f32; using AsRef AsMut From);
     };
 }
+encase_vector!(Vec2, 2);
 encase_vector!(Vec3, 3);
-encase_vector!(Vec4, 4);
 
-/// `struct Particle { position: vec3<f32>, velocity: vec3<f32>, color: vec4<f32>, id: u32 }`.
+/// The same WGSL struct for encase: `struct Particle { mass: f32, position: vec3<f32>, age: f32,
+/// id: u32, flags: u32, seed: u32, life: f32, uv: vec2<f32>, size: f32, angle: f32, spin: f32 }`.
 #[derive(Clone, Copy, ShaderType)]
 struct EncaseParticle {
+    mass: f32,
     position: Vec3,
-    velocity: Vec3,
-    color: Vec4,
+    age: f32,
     id: u32,
+    flags: u32,
+    seed: u32,
+    life: f32,
+    uv: Vec2,
+    size: f32,
+    angle: f32,
+    spin: f32,
 }
 
 #[allow(
@@ -103,10 +119,17 @@ fn vertices() -> Vec<Vertex> {
 fn particles() -> Vec<Particle> {
     (0..ROWS)
         .map(|i| Particle {
+            mass: 1.5,
             position: [i as f32, 1.0, 2.0],
-            velocity: [0.5, -0.5, i as f32],
-            color: [1.0, 0.5, 0.25, 1.0],
+            age: 0.25,
             id: i as u32,
+            flags: 7,
+            seed: (i as u32).wrapping_mul(2_654_435_761),
+            life: 3.0,
+            uv: [0.5, i as f32],
+            size: 2.0,
+            angle: 0.125,
+            spin: -1.0,
         })
         .collect()
 }
@@ -139,15 +162,22 @@ fn host_encoding(c: &mut Criterion) {
     let encase_rows: Vec<EncaseParticle> = rows
         .iter()
         .map(|p| EncaseParticle {
+            mass: p.mass,
             position: Vec3(p.position),
-            velocity: Vec3(p.velocity),
-            color: Vec4(p.color),
+            age: p.age,
             id: p.id,
+            flags: p.flags,
+            seed: p.seed,
+            life: p.life,
+            uv: Vec2(p.uv),
+            size: p.size,
+            angle: p.angle,
+            spin: p.spin,
         })
         .collect();
     let stride = usize::try_from(Particle::FORMAT.byte_stride()).unwrap();
     assert_eq!(stride as u64, EncaseParticle::min_size().get());
-    assert!(!Particle::HOST_LAYOUT_MATCHES);
+    const { assert!(!Particle::HOST_LAYOUT_MATCHES) };
     // encase leaves padding bytes as they were (gpudata zeroes them), so both start zeroed.
     let mut ours = vec![0u8; ROWS * stride];
     let mut theirs = vec![0u8; ROWS * stride];

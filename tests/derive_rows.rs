@@ -280,3 +280,36 @@ fn encode_row_refuses_a_wrong_length() {
 fn decode_row_refuses_a_short_row() {
     let _ = OverridesStorage::decode_row(&[0u8; 43]);
 }
+
+#[test]
+fn large_encodes_give_the_same_bytes_as_row_by_row() {
+    // Past 4 MiB with a stride that is a multiple of 16, x86_64 streams rows to the destination;
+    // every path must write the same bytes.
+    let rows: Vec<OverridesStorage> = (0..100_000u32)
+        .map(|i| OverridesStorage {
+            color: i.to_le_bytes(),
+            x: i as f32,
+            normal: [i as i16, (i as i16).wrapping_neg()],
+            packed: i.rotate_left(7),
+            bgra: [1, 2, 3, i as u8],
+            y: (i % 251) as u8,
+            half_pair: [i as u16, 7],
+            z: [0.5, i as f32, -1.0],
+        })
+        .collect();
+    let stride = 48;
+    let mut row_by_row = vec![0u8; rows.len() * stride];
+    for (row, out) in rows.iter().zip(row_by_row.chunks_exact_mut(stride)) {
+        row.encode_row(out);
+    }
+    assert!(encode_rows_to_vec(&rows) == row_by_row);
+    let mut aligned = vec![0xAAu8; rows.len() * stride];
+    encode_rows(&rows, &mut aligned).unwrap();
+    assert!(aligned == row_by_row);
+    // A destination that is not 16-byte aligned takes the plain path.
+    let mut backing = vec![0xAAu8; rows.len() * stride + 1];
+    let unaligned = &mut backing[1..];
+    encode_rows(&rows, unaligned).unwrap();
+    assert!(*unaligned == *row_by_row);
+    assert_eq!(decode_rows::<OverridesStorage>(&aligned).unwrap(), rows);
+}
