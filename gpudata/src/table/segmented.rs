@@ -9,7 +9,7 @@ use std::fmt;
 use std::fmt::Write as _;
 
 use crate::data::{BufferHandle, GpuData, GpuDataDescriptor, ReadbackMetadata};
-use crate::error::TableError;
+use crate::error::{GpuError, TableError};
 use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::gpu::Gpu;
 use crate::layout::{BufferLayout, GpuDataStructFormat, StepMode, StructLayout};
@@ -18,7 +18,7 @@ use super::constant::GpuConstant;
 use super::copy::{CopyRecorder, create_buffer};
 use super::fields::{FieldSource, copy_fields_packed, table_fields};
 use super::gpu_table::{ColumnsOptions, GpuColumn, GpuTable};
-use super::schema::RESERVED_INDEX_COLUMN;
+use super::schema::{Metadata, RESERVED_INDEX_COLUMN};
 use super::vector::GpuVector;
 
 /// Usage of the buffers the conversions create (plus `INDEX` when an `indices` column is there).
@@ -66,6 +66,10 @@ pub struct SegmentSpec {
     pub byte_stride: Option<u64>,
     /// The adapter's logical type (an Arrow `DataType`, say), kept untouched.
     pub data_type: Option<ReadbackMetadata>,
+    /// What the segment's [`GpuData`] carries as
+    /// [readback metadata](GpuData::readback_metadata) (the Arrow adapter's `ArrowReadback`,
+    /// say), kept untouched.
+    pub readback_metadata: Option<ReadbackMetadata>,
 }
 
 impl SegmentSpec {
@@ -79,6 +83,7 @@ impl SegmentSpec {
             value_length: None,
             byte_stride: None,
             data_type: None,
+            readback_metadata: None,
         }
     }
 }
@@ -92,6 +97,7 @@ impl fmt::Debug for SegmentSpec {
             .field("value_length", &self.value_length)
             .field("byte_stride", &self.byte_stride)
             .field("data_type", &self.data_type.is_some())
+            .field("readback_metadata", &self.readback_metadata.is_some())
             .finish()
     }
 }
@@ -108,6 +114,7 @@ pub struct Segment {
     byte_stride: u64,
     reserved: u64,
     data_type: Option<ReadbackMetadata>,
+    readback_metadata: Option<ReadbackMetadata>,
 }
 
 impl Segment {
@@ -166,6 +173,12 @@ impl Segment {
         self.data_type.as_ref()
     }
 
+    /// The readback metadata the segment's [`GpuData`] carries, when given.
+    #[must_use]
+    pub fn readback_metadata(&self) -> Option<&ReadbackMetadata> {
+        self.readback_metadata.as_ref()
+    }
+
     fn descriptor(&self) -> GpuDataDescriptor {
         GpuDataDescriptor {
             format: Some(self.format.into()),
@@ -175,7 +188,7 @@ impl Segment {
             byte_offset: self.byte_offset,
             byte_stride: Some(self.byte_stride),
             row_byte_length: None,
-            readback_metadata: None,
+            readback_metadata: self.readback_metadata.clone(),
         }
     }
 }
@@ -191,6 +204,7 @@ impl fmt::Debug for Segment {
             .field("byte_stride", &self.byte_stride)
             .field("reserved", &self.reserved)
             .field("data_type", &self.data_type.is_some())
+            .field("readback_metadata", &self.readback_metadata.is_some())
             .finish()
     }
 }
@@ -271,6 +285,7 @@ impl SegmentedLayout {
                 byte_stride,
                 reserved,
                 data_type: spec.data_type,
+                readback_metadata: spec.readback_metadata,
             });
         }
         Ok(SegmentedLayout {
@@ -344,6 +359,7 @@ pub struct SegmentedTable {
     layout: SegmentedLayout,
     buffer: wgpu::Buffer,
     table: GpuTable,
+    num_rows: u64,
 }
 
 /// A host column for [`SegmentedTableBuilder`].
@@ -352,7 +368,9 @@ struct HostColumn<'a> {
     bytes: &'a [u8],
 }
 
-/// Builds a [`SegmentedTable`] from host bytes: one staging write per segment.
+/// Builds a [`SegmentedTable`] from borrowed host bytes: the buffer is created mapped and each
+/// column's bytes are written straight into its segment (no intermediate host copy, spread to
+/// the segment's stride where it is wider than a value).
 ///
 /// ```
 /// use gpudata::VertexFormat;
@@ -379,6 +397,7 @@ pub struct SegmentedTableBuilder<'a> {
     stride: SegmentStride,
     usage: Option<wgpu::BufferUsages>,
     num_rows: Option<u64>,
+    metadata: Metadata,
 }
 
 impl<'a> SegmentedTableBuilder<'a> {
@@ -397,7 +416,9 @@ impl<'a> SegmentedTableBuilder<'a> {
 
     /// Adds a column described by `spec` (a list column gives its `value_length`), its packed
     /// values in `bytes`; the spec's `byte_stride` is ignored in favour of the builder's
-    /// [`stride`](Self::stride).
+    /// [`stride`](Self::stride). The spec's data type and readback metadata go to the segment
+    /// and its [`GpuData`]. A list column's buffer layout is one attribute of its element format
+    /// at the segment's stride (its flattened elements).
     #[must_use]
     pub fn column_spec(mut self, spec: SegmentSpec, bytes: &'a [u8]) -> Self {
         self.columns.push(HostColumn { spec, bytes });
@@ -429,6 +450,13 @@ impl<'a> SegmentedTableBuilder<'a> {
     #[must_use]
     pub fn num_rows(mut self, num_rows: u64) -> Self {
         self.num_rows = Some(num_rows);
+        self
+    }
+
+    /// The schema metadata of the table (and its batch).
+    #[must_use]
+    pub fn metadata(mut self, metadata: Metadata) -> Self {
+        self.metadata = metadata;
         self
     }
 
@@ -465,38 +493,93 @@ impl<'a> SegmentedTableBuilder<'a> {
             } else {
                 wgpu::BufferUsages::empty()
             };
-        let buffer = create_buffer(gpu, layout.byte_length(), usage, "gpudata segmented table")?;
-        for (segment, column) in layout.segments().iter().zip(&self.columns) {
-            let element = segment.row_byte_length() as usize;
-            let stride = segment.byte_stride() as usize;
-            let mut bytes = if stride == element {
-                column.bytes.to_vec()
-            } else {
-                let mut spread = vec![0u8; column.bytes.len() / element.max(1) * stride];
-                for (value, out) in column
-                    .bytes
-                    .chunks_exact(element)
-                    .zip(spread.chunks_exact_mut(stride))
-                {
-                    out[..element].copy_from_slice(value);
-                }
-                spread
-            };
-            bytes.resize(segment.reserved_byte_length() as usize, 0);
-            if !bytes.is_empty() {
-                gpu.queue()
-                    .write_buffer(&buffer, segment.byte_offset(), &bytes);
-            }
-        }
+        let buffer = create_mapped_buffer(gpu, layout.byte_length(), usage)?;
+        let written = write_segments(&buffer, &layout, &self.columns);
+        buffer.unmap();
+        written?;
+        // List segments hold flattened elements: their layout is one attribute of the element
+        // format at the segment's stride (a table cannot synthesize one for a list column).
+        let list_layouts = layout
+            .segments()
+            .iter()
+            .map(|s| {
+                s.format().is_list().then(|| {
+                    BufferLayout::single(s.name(), s.format().element_format(), s.byte_stride())
+                })
+            })
+            .collect();
         SegmentedTable::assemble(
             layout,
             buffer,
-            Vec::new(),
+            list_layouts,
             self.constants,
             self.num_rows,
-            ColumnsOptions::default(),
+            ColumnsOptions {
+                metadata: self.metadata,
+                ..ColumnsOptions::default()
+            },
         )
     }
+}
+
+/// A buffer of `size` bytes (at least 4, a multiple of 4) mapped at creation.
+fn create_mapped_buffer(
+    gpu: &Gpu,
+    size: u64,
+    usage: wgpu::BufferUsages,
+) -> Result<wgpu::Buffer, TableError> {
+    let max = gpu.limits().max_buffer_size;
+    let allocated = size
+        .max(4)
+        .checked_next_multiple_of(4)
+        .filter(|&s| s <= max)
+        .ok_or(GpuError::BufferTooLarge { size, max })?;
+    Ok(gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("gpudata segmented table"),
+        size: allocated,
+        usage,
+        mapped_at_creation: true,
+    }))
+}
+
+/// Writes each column's values into its segment of `buffer` (mapped at creation): packed
+/// columns in one copy, wider strides value by value. Padding stays zero (new buffers are
+/// zero-initialized).
+fn write_segments(
+    buffer: &wgpu::Buffer,
+    layout: &SegmentedLayout,
+    columns: &[HostColumn<'_>],
+) -> Result<(), TableError> {
+    if columns.iter().all(|c| c.bytes.is_empty()) {
+        return Ok(());
+    }
+    let mut view = buffer.get_mapped_range_mut(..).map_err(|e| GpuError::Map {
+        reason: format!("the new segmented buffer cannot be written: {e}"),
+    })?;
+    for (segment, column) in layout.segments().iter().zip(columns) {
+        if column.bytes.is_empty() {
+            continue;
+        }
+        let overflow = || TableError::Overflow {
+            what: format!("the segment of column `{}`", segment.name),
+        };
+        let start = usize::try_from(segment.byte_offset()).map_err(|_| overflow())?;
+        let element = usize::try_from(segment.row_byte_length()).map_err(|_| overflow())?;
+        let stride = usize::try_from(segment.byte_stride()).map_err(|_| overflow())?;
+        let end = start.checked_add(column.bytes.len()).ok_or_else(overflow)?;
+        if stride == element {
+            view.slice(start..end).copy_from_slice(column.bytes);
+        } else {
+            let reserved =
+                usize::try_from(segment.reserved_byte_length()).map_err(|_| overflow())?;
+            let mut out = view.slice(start..start + reserved);
+            for (i, value) in column.bytes.chunks_exact(element).enumerate() {
+                let at = i * stride;
+                out.slice(at..at + element).copy_from_slice(value);
+            }
+        }
+    }
+    Ok(())
 }
 
 impl SegmentedTable {
@@ -521,6 +604,7 @@ impl SegmentedTable {
             value_length: Some(f.values()),
             byte_stride: Some(options.stride.byte_stride(f.format.element_format())),
             data_type: f.data_type.clone(),
+            readback_metadata: None,
         });
         let layout = SegmentedLayout::new(SegmentedLayout::device_alignment(gpu), specs)?;
         let usage = SEGMENTED_USAGE
@@ -587,12 +671,23 @@ impl SegmentedTable {
         } else {
             None
         };
+        let given_rows = options.num_rows;
         let table = GpuTable::from_columns(columns, options)?;
+        // A table without columns has no batch to count rows in: keep the given count.
+        let num_rows = given_rows.unwrap_or_else(|| table.num_rows());
         Ok(SegmentedTable {
             layout,
             buffer,
             table,
+            num_rows,
         })
+    }
+
+    /// Rows: the segments' rows, or the row count given for a table without segments (which
+    /// [`table`](Self::table) cannot hold when it has no constants either).
+    #[must_use]
+    pub const fn num_rows(&self) -> u64 {
+        self.num_rows
     }
 
     /// The segment metadata.
