@@ -537,3 +537,31 @@ fn op_wrong_data_for_nulls() {
     );
     assert_eq!(gpudata::ops::cpu::fround_arrow(&values).unwrap_err(), error);
 }
+
+#[test]
+fn not_segmentable() {
+    // fround splits Float64 on the GPU into a buffer of its own: not a segment of a shared one.
+    let gpu = gpu();
+    let batch = batch_of("x", Arc::new(Float64Array::from(vec![0.1, 0.2])));
+    let options = BatchOptions::new().column(
+        "x",
+        ColumnOptions {
+            format: FormatChoice::Fround,
+            ..ColumnOptions::default()
+        },
+    );
+    let error = gpudata::arrow::record_batch_to_segmented(&gpu, &batch, &options).unwrap_err();
+    let reason = "fround splits float64 on the gpu into a buffer of its own; upload the column with record_batch_to_gpu, or choose an explicit uint32x2 / uint32x4 format";
+    assert_eq!(
+        error,
+        ArrowInteropError::NotSegmentable {
+            column: "x".into(),
+            data_type: ArrowType::Float64,
+            reason,
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        format!("column `x` (Float64) cannot be a segment of a segmented table: {reason}")
+    );
+}

@@ -1,6 +1,7 @@
 //! Record batches: per-batch column selection and format choice (per column, from vertex
-//! buffer layouts or from shader input types), upload of every column, segmented single-buffer
-//! uploads, and readback to an Arrow `RecordBatch` with the original schema.
+//! buffer layouts or from shader input types), upload of every column, and readback to an Arrow
+//! `RecordBatch` with the original schema. Segmented single-buffer uploads are in
+//! `segmented.rs`.
 
 use std::sync::Arc;
 
@@ -10,7 +11,7 @@ use arrow_schema::{Schema, SchemaRef};
 use super::gpu::{read_compact, upload_source};
 use super::source::{ArrowColumnSource, ArrowReadback, ColumnOptions};
 use super::{ArrowInteropError, FormatChoice, NullPolicy};
-use crate::data::{BufferHandle, DEFAULT_USAGE, GpuData, GpuDataDescriptor};
+use crate::data::{DEFAULT_USAGE, GpuData};
 use crate::format::{GpuVectorFormat, ShaderType};
 use crate::gpu::Gpu;
 use crate::layout::BufferLayout;
@@ -365,122 +366,4 @@ pub fn record_batch_from_gpu_columns<'a>(
         data_type: arrow_schema::DataType::Null,
         message: e.to_string(),
     })
-}
-
-/// One column of a [segmented](record_batch_to_segmented) upload: where it lies in the shared
-/// buffer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Segment {
-    /// Byte offset of the column's first value.
-    pub byte_offset: u64,
-    /// Bytes of the column's values.
-    pub byte_length: u64,
-}
-
-/// A record batch uploaded as one buffer holding each column as a contiguous segment
-/// (column-major), each column a [`GpuData`] sharing the buffer at its segment's offset.
-#[derive(Debug)]
-pub struct SegmentedBatch {
-    /// The shared buffer.
-    pub buffer: wgpu::Buffer,
-    /// `(name, data)` per column, in upload order; each shares [`buffer`](Self::buffer).
-    pub columns: Vec<(String, GpuData)>,
-    /// Each column's byte range, in the same order.
-    pub segments: Vec<Segment>,
-    /// Columns left out.
-    pub skipped: Vec<SkippedColumn>,
-}
-
-/// Uploads the chosen columns of `batch` into one buffer, each column a contiguous segment
-/// starting at a multiple of the device's `min_storage_buffer_offset_alignment` (so each can be
-/// bound as its own storage binding), written straight from the Arrow buffers.
-///
-/// # Errors
-/// As [`BatchSource::new`]; [`ArrowInteropError::DeviceLimit`] when the buffer would exceed
-/// `max_buffer_size`; [`ArrowInteropError::Gpu`].
-pub fn record_batch_to_segmented(
-    gpu: &Gpu,
-    batch: &RecordBatch,
-    options: &BatchOptions,
-) -> Result<SegmentedBatch, ArrowInteropError> {
-    let source = BatchSource::new(batch, options)?;
-    let alignment = u64::from(gpu.limits().min_storage_buffer_offset_alignment).max(4);
-    let mut segments = Vec::with_capacity(source.columns.len());
-    let mut end = 0_u64;
-    for column in &source.columns {
-        let name = column.readback().column();
-        let overflow = || ArrowInteropError::Overflow {
-            column: name.to_owned(),
-            what: "the segmented buffer size",
-        };
-        let byte_offset = end
-            .div_ceil(alignment)
-            .checked_mul(alignment)
-            .ok_or_else(overflow)?;
-        let byte_length = column.bytes().len() as u64;
-        end = byte_offset.checked_add(byte_length).ok_or_else(overflow)?;
-        segments.push(Segment {
-            byte_offset,
-            byte_length,
-        });
-    }
-    let size = end.div_ceil(4).saturating_mul(4).max(4);
-    let max = gpu.limits().max_buffer_size;
-    if size > max {
-        return Err(ArrowInteropError::DeviceLimit {
-            column: source
-                .columns
-                .iter()
-                .map(|c| c.readback().column())
-                .collect::<Vec<_>>()
-                .join(", "),
-            bytes: size,
-            limit: "max_buffer_size",
-            max,
-        });
-    }
-    let buffer = gpu.device().create_buffer(&wgpu::BufferDescriptor {
-        label: Some("gpudata arrow segments"),
-        size,
-        usage: options.buffer_usage() | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let mut columns = Vec::with_capacity(source.columns.len());
-    for (column, segment) in source.columns.iter().zip(&segments) {
-        write_padded(gpu, &buffer, segment.byte_offset, column.bytes());
-        let descriptor = GpuDataDescriptor {
-            byte_offset: segment.byte_offset,
-            ..super::gpu::descriptor(column)
-        };
-        let name = column.readback().column().to_owned();
-        let data = GpuData::new(BufferHandle::Shared(buffer.clone()), descriptor).map_err(|e| {
-            ArrowInteropError::Gpu {
-                column: name.clone(),
-                source: e.into(),
-            }
-        })?;
-        columns.push((name, data));
-    }
-    gpu.queue().submit([]);
-    Ok(SegmentedBatch {
-        buffer,
-        columns,
-        segments,
-        skipped: source.skipped,
-    })
-}
-
-/// Writes `bytes` at `offset` (a multiple of 4): whole words straight from the slice, the last
-/// partial word (at most 3 bytes) through a 4-byte scratch.
-fn write_padded(gpu: &Gpu, buffer: &wgpu::Buffer, offset: u64, bytes: &[u8]) {
-    let whole = bytes.len() - bytes.len() % 4;
-    if whole > 0 {
-        gpu.queue().write_buffer(buffer, offset, &bytes[..whole]);
-    }
-    if whole < bytes.len() {
-        let mut tail = [0_u8; 4];
-        tail[..bytes.len() - whole].copy_from_slice(&bytes[whole..]);
-        gpu.queue()
-            .write_buffer(buffer, offset + whole as u64, &tail);
-    }
 }

@@ -254,6 +254,16 @@ pub enum ArrowInteropError {
         #[from]
         source: crate::error::TableError,
     },
+    /// A column a segmented table cannot hold as one segment of its single buffer.
+    #[error("column `{column}` ({data_type}) cannot be a segment of a segmented table: {reason}")]
+    NotSegmentable {
+        /// The column.
+        column: String,
+        /// Its Arrow type.
+        data_type: ArrowType,
+        /// Why, and what to do instead.
+        reason: &'static str,
+    },
     /// GPU data that was not uploaded by the Arrow adapter (luma.gl's "Arrow GPUData requires
     /// adapter dataType metadata").
     #[error(

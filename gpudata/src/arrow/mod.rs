@@ -39,6 +39,15 @@
 //! assert_eq!(back.as_ref(), &lists as &dyn Array);
 //! # Ok::<(), gpudata::arrow::ArrowInteropError>(())
 //! ```
+//!
+//! # Record batches and tables
+//!
+//! [`record_batch_to_gpu`] uploads a batch as a [`GpuRecordBatch`](crate::table::GpuRecordBatch)
+//! of one buffer per column; [`record_batches_to_gpu_table`] a table of such batches.
+//! [`record_batch_to_segmented`] uploads it as a [`SegmentedTable`](crate::table::SegmentedTable)
+//! instead: one buffer, each column a contiguous segment at an offset aligned for storage
+//! bindings, written straight from the Arrow buffers. Each way has its readback restoring the
+//! original types ([`record_batch_from_gpu`], [`record_batch_from_segmented`]).
 
 mod batch;
 mod error;
@@ -47,12 +56,13 @@ mod gpu;
 mod metadata;
 pub mod nulls;
 mod readback;
+mod segmented;
 mod source;
 mod table;
 
 pub use batch::{
-    BatchOptions, BatchSource, GpuColumns, Segment, SegmentedBatch, SkippedColumn, check_schemas,
-    record_batch_from_gpu_columns, record_batch_to_gpu_columns, record_batch_to_segmented,
+    BatchOptions, BatchSource, GpuColumns, SkippedColumn, check_schemas,
+    record_batch_from_gpu_columns, record_batch_to_gpu_columns,
 };
 pub use error::ArrowInteropError;
 pub use format::{
@@ -63,6 +73,9 @@ pub use gpu::{array_from_gpu, array_to_gpu, upload_source};
 pub use metadata::{INTERLEAVED_ROWS_EXTENSION, interleaved_field, interleaved_layout};
 pub use nulls::NullPolicy;
 pub use readback::compact_rows;
+pub use segmented::{
+    record_batch_from_segmented, record_batch_to_segmented, record_batch_to_segmented_with,
+};
 pub use source::{ArrowColumnSource, ArrowReadback, ColumnOptions, SourceFormat, ValueOffsets};
 pub use table::{
     arrays_from_gpu_vector, record_batch_from_gpu, record_batch_to_gpu,

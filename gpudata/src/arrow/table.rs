@@ -26,7 +26,7 @@ fn table_error(source: TableError) -> ArrowInteropError {
     ArrowInteropError::Table { source }
 }
 
-fn metadata_map(metadata: &arrow_schema::Metadata) -> BTreeMap<String, String> {
+pub(super) fn metadata_map(metadata: &arrow_schema::Metadata) -> BTreeMap<String, String> {
     metadata
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
