@@ -24,7 +24,7 @@ fn env_u64(name: &str, default: u64) -> u64 {
 }
 
 fn random_format(rng: &mut Rng) -> GpuDataStructFormat {
-    let packed = rng.next_u32() % 2 == 0;
+    let packed = rng.next_u32().is_multiple_of(2);
     let layout = if packed {
         StructLayout::Packed
     } else {
