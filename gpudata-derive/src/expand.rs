@@ -252,7 +252,7 @@ fn expand(input: &Input<'_>) -> TokenStream {
         quote! {
             #p::host_matches(
                 &__ANALYSIS,
-                <Self as #p::GpuStruct>::HOST_FIELD_OFFSETS,
+                <Self as #p::GpuStruct>::FIELD_COPIES,
                 ::core::mem::size_of::<Self>(),
                 0 #(#pad_sizes)*,
             )
@@ -320,32 +320,10 @@ fn expand(input: &Input<'_>) -> TokenStream {
                 const FIELD_NAMES: &'static [&'static ::core::primitive::str] = &__ANALYSIS.names;
                 const FIELD_FORMATS: &'static [#p::VertexFormat] = &__ANALYSIS.formats;
                 const FIELD_OFFSETS: &'static [::core::primitive::u64] = &__ANALYSIS.layout.offsets;
-                const HOST_FIELD_OFFSETS: &'static [::core::primitive::usize] =
-                    &[#(::core::mem::offset_of!(#ident, #members)),*];
-
-                #[inline]
-                fn encode_row(&self, __gpudata_dst: &mut [::core::primitive::u8]) {
-                    const COPIES: [#p::RowCopy; #n] = #p::row_copies(
-                        &__ANALYSIS,
-                        <#ident as #p::GpuStruct>::HOST_FIELD_OFFSETS,
-                    );
-                    const STRIDE: ::core::primitive::usize = __ANALYSIS.layout.shape.byte_stride as ::core::primitive::usize;
-                    // SAFETY: `COPIES` comes from `offset_of!` and the field types, which the
-                    // analysis checked are plain data of their formats' sizes.
-                    unsafe { #p::encode_row_with(self, __gpudata_dst, &COPIES, STRIDE) }
-                }
-
-                #[inline]
-                fn decode_row(__gpudata_src: &[::core::primitive::u8]) -> Self {
-                    const COPIES: [#p::RowCopy; #n] = #p::row_copies(
-                        &__ANALYSIS,
-                        <#ident as #p::GpuStruct>::HOST_FIELD_OFFSETS,
-                    );
-                    const ROW: ::core::primitive::usize = __ANALYSIS.layout.shape.row_byte_length as ::core::primitive::usize;
-                    // SAFETY: as in `encode_row`; padding fields are plain data too (checked by
-                    // `assert_padding`), so the zeroed row is valid.
-                    unsafe { #p::decode_row_with(__gpudata_src, &COPIES, ROW) }
-                }
+                const FIELD_COPIES: &'static [#p::FieldCopy] = &#p::row_copies(
+                    &__ANALYSIS,
+                    [#(::core::mem::offset_of!(#ident, #members)),*],
+                );
             }
 
             #(#marker_impls)*

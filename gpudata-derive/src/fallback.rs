@@ -30,7 +30,7 @@ pub(crate) fn fallback(input: &Input<'_>) -> TokenStream {
                 const FIELD_NAMES: &'static [&'static ::core::primitive::str] = &[];
                 const FIELD_FORMATS: &'static [#p::VertexFormat] = &[];
                 const FIELD_OFFSETS: &'static [::core::primitive::u64] = &[];
-                const HOST_FIELD_OFFSETS: &'static [::core::primitive::usize] = &[];
+                const FIELD_COPIES: &'static [#p::FieldCopy] = &[];
             }
         };
     }

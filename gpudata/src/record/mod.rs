@@ -29,6 +29,18 @@ pub use newtypes::{
 };
 pub use rows::{RowBytesError, decode_rows, encode_rows, encode_rows_to_vec, rows_as_bytes};
 
+/// How one GPU field's bytes move between a host struct and its GPU row (see
+/// [`GpuStruct::FIELD_COPIES`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FieldCopy {
+    /// The field's offset inside the host struct.
+    pub host: usize,
+    /// The field's offset inside the GPU row.
+    pub gpu: usize,
+    /// The field's byte length (its format's).
+    pub len: usize,
+}
+
 use crate::format::VertexFormat;
 use crate::layout::{GpuDataStructField, GpuDataStructFormat, RowShape, StepMode};
 
@@ -76,8 +88,8 @@ pub trait GpuField: bytemuck::Pod {
 /// Implementing this trait by hand is unsafe. The implementor promises that every field of `Self`
 /// is plain data (`bytemuck::Pod`: initialized, valid for any bit pattern, so an all-zero `Self`
 /// is valid); that the field tables agree with [`FORMAT`](Self::FORMAT) (`FIELD_FORMATS[i]` and
-/// `FIELD_OFFSETS[i]` are field `i`'s format and offset) and that `HOST_FIELD_OFFSETS[i]` is the
-/// offset inside `Self` of a field whose type is `FIELD_FORMATS[i].byte_length()` bytes; and, when
+/// `FIELD_OFFSETS[i]` are field `i`'s format and offset), that `FIELD_COPIES[i]` moves field `i`: `host..host + len` is that field inside `Self`, of a type
+/// exactly `len == FIELD_FORMATS[i].byte_length()` bytes, and `gpu == FIELD_OFFSETS[i]`; and, when
 /// [`HOST_LAYOUT_MATCHES`](Self::HOST_LAYOUT_MATCHES) is `true`, that a `[Self]` slice's bytes are
 /// exactly its GPU rows: `size_of::<Self>() == FORMAT.byte_stride()`, no implicit padding, each
 /// field at its format offset.
@@ -109,10 +121,11 @@ pub unsafe trait GpuStruct: Copy + 'static {
         shape
     };
 
-    /// Where each GPU field lives inside `Self` (`offset_of!`), in format order. With
-    /// [`FIELD_OFFSETS`](Self::FIELD_OFFSETS) and the formats' byte lengths, this table drives
-    /// [`encode_row`](Self::encode_row) and [`decode_row`](Self::decode_row).
-    const HOST_FIELD_OFFSETS: &'static [usize];
+    /// How each GPU field's bytes move between `Self` and the GPU row, in format order: its
+    /// offset inside `Self` (`offset_of!`), its GPU offset and its byte length. This table drives
+    /// [`encode_row`](Self::encode_row) and [`decode_row`](Self::decode_row); because it is a
+    /// constant, the compiler turns their loops into plain stores at fixed offsets.
+    const FIELD_COPIES: &'static [FieldCopy];
 
     /// Writes one row's GPU bytes into `dst`: each field's bytes at its format offset, every
     /// padding byte zeroed.

@@ -15,7 +15,7 @@ pub use ::bytemuck;
 pub use ::core;
 pub use ::wgpu;
 
-pub use super::{GpuField, GpuFieldMarker, GpuFieldOf, GpuStruct};
+pub use super::{FieldCopy, GpuField, GpuFieldMarker, GpuFieldOf, GpuStruct};
 pub use crate::format::VertexFormat;
 pub use crate::layout::{
     ConstLayout, GpuDataStructField, GpuDataStructFormat, LayoutRuleError, RowShape, StepMode,
@@ -396,11 +396,11 @@ const fn host_problem<const N: usize, const M: usize>(
 #[must_use]
 pub const fn host_matches<const N: usize>(
     analysis: &Analysis<N>,
-    host_offsets: &[usize],
+    copies: &[FieldCopy],
     host_size: usize,
     padding_sizes: usize,
 ) -> bool {
-    if !analysis.valid || analysis.problem.is_some() || host_offsets.len() != N {
+    if !analysis.valid || analysis.problem.is_some() || copies.len() != N {
         return false;
     }
     if host_size as u64 != analysis.layout.shape.byte_stride {
@@ -409,7 +409,7 @@ pub const fn host_matches<const N: usize>(
     let mut covered = padding_sizes as u64;
     let mut k = 0;
     while k < N {
-        if host_offsets[k] as u64 != analysis.layout.offsets[k] {
+        if copies[k].host as u64 != analysis.layout.offsets[k] {
             return false;
         }
         covered += analysis.formats[k].byte_length();
@@ -463,32 +463,20 @@ pub const fn struct_fields<const N: usize>(analysis: &Analysis<N>) -> [GpuDataSt
     fields
 }
 
-/// One field's bytes in a row: where they are in the host struct, where they go in the gpu row,
-/// and how many there are.
-#[derive(Clone, Copy, Debug)]
-pub struct RowCopy {
-    /// Offset inside the host struct.
-    pub host: usize,
-    /// Offset inside the gpu row.
-    pub gpu: usize,
-    /// Bytes.
-    pub len: usize,
-}
-
 /// The copies that encode or decode one row, from the analysis and the host field offsets.
 #[must_use]
 pub const fn row_copies<const N: usize>(
     analysis: &Analysis<N>,
-    host_offsets: &[usize],
-) -> [RowCopy; N] {
-    let mut copies = [RowCopy {
+    host_offsets: [usize; N],
+) -> [FieldCopy; N] {
+    let mut copies = [FieldCopy {
         host: 0,
         gpu: 0,
         len: 0,
     }; N];
     let mut k = 0;
-    while k < N && k < host_offsets.len() {
-        copies[k] = RowCopy {
+    while k < N {
+        copies[k] = FieldCopy {
             host: host_offsets[k],
             gpu: analysis.layout.offsets[k] as usize,
             len: analysis.formats[k].byte_length() as usize,
@@ -496,63 +484,6 @@ pub const fn row_copies<const N: usize>(
         k += 1;
     }
     copies
-}
-
-/// `encode_row` for derived structs: the copies are a constant array, so the compiler turns the
-/// loop into straight stores at constant offsets.
-///
-/// # Safety
-/// Every copy's `host..host + len` is one plain-data field of `T` (the derive builds `copies`
-/// from `offset_of!` and the field types' sizes).
-#[inline]
-pub unsafe fn encode_row_with<T, const N: usize>(
-    row: &T,
-    dst: &mut [u8],
-    copies: &[RowCopy; N],
-    stride: usize,
-) {
-    assert!(
-        dst.len() == stride,
-        "encode_row needs exactly {stride} bytes (one gpu row), got {}",
-        dst.len()
-    );
-    dst.fill(0);
-    let host = core::ptr::from_ref(row).cast::<u8>();
-    for copy in copies {
-        let out = &mut dst[copy.gpu..copy.gpu + copy.len];
-        // SAFETY: the caller promises `host..host + len` is a plain-data field of `row`
-        // (initialized, inside `T`); `out` is exactly `len` bytes of a distinct buffer.
-        unsafe { core::ptr::copy_nonoverlapping(host.add(copy.host), out.as_mut_ptr(), copy.len) };
-    }
-}
-
-/// `decode_row` for derived structs (see [`encode_row_with`]).
-///
-/// # Safety
-/// As [`encode_row_with`], and every field of `T` is plain data, so an all-zero `T` with field
-/// bytes copied in is valid.
-#[inline]
-#[must_use]
-pub unsafe fn decode_row_with<T, const N: usize>(
-    src: &[u8],
-    copies: &[RowCopy; N],
-    row_len: usize,
-) -> T {
-    assert!(
-        src.len() >= row_len,
-        "decode_row needs at least {row_len} bytes (one gpu row), got {}",
-        src.len()
-    );
-    let mut out = core::mem::MaybeUninit::<T>::zeroed();
-    let host = out.as_mut_ptr().cast::<u8>();
-    for copy in copies {
-        let bytes = &src[copy.gpu..copy.gpu + copy.len];
-        // SAFETY: the caller promises `host..host + len` is a field inside `T`; `bytes` is
-        // exactly `len` bytes of a distinct buffer.
-        unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), host.add(copy.host), copy.len) };
-    }
-    // SAFETY: the caller promises every field of `T` is plain data, valid for any bit pattern.
-    unsafe { out.assume_init() }
 }
 
 /// The first `len` attributes, as a `'static` slice.

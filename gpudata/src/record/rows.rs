@@ -66,7 +66,7 @@ pub fn rows_as_bytes<T: GpuStruct>(rows: &[T]) -> Option<&[u8]> {
 }
 
 pub(super) fn stride_usize<T: GpuStruct>() -> usize {
-    usize::try_from(T::FORMAT.byte_stride()).unwrap_or(usize::MAX)
+    usize::try_from(T::SHAPE.byte_stride).unwrap_or(usize::MAX)
 }
 
 /// Writes `rows` as GPU rows into `dst`: one `memcpy` when the host layout is the GPU layout,
@@ -205,8 +205,8 @@ pub fn decode_rows<T: GpuStruct>(src: &[u8]) -> Result<Vec<T>, RowBytesError> {
     Ok(src.chunks_exact(stride).map(T::decode_row).collect())
 }
 
-/// [`GpuStruct::encode_row`]'s default: copies each field's bytes from the host row to its GPU
-/// offset and zeroes the rest, driven by the struct's field tables.
+/// [`GpuStruct::encode_row`]: copies each field's bytes from the host row to its GPU offset,
+/// following [`GpuStruct::FIELD_COPIES`], and zeroes the rest.
 #[inline]
 pub(super) fn encode_row_by_table<T: GpuStruct>(row: &T, dst: &mut [u8]) {
     let stride = stride_usize::<T>();
@@ -217,27 +217,22 @@ pub(super) fn encode_row_by_table<T: GpuStruct>(row: &T, dst: &mut [u8]) {
     );
     dst.fill(0);
     let host = core::ptr::from_ref(row).cast::<u8>();
-    let fields = T::HOST_FIELD_OFFSETS.len();
-    assert!(T::FIELD_OFFSETS.len() == fields && T::FIELD_FORMATS.len() == fields);
-    for k in 0..fields {
-        let len = T::FIELD_FORMATS[k].byte_length() as usize;
-        let host_offset = T::HOST_FIELD_OFFSETS[k];
-        let gpu_offset = T::FIELD_OFFSETS[k] as usize;
-        assert!(host_offset + len <= size_of::<T>());
-        let out = &mut dst[gpu_offset..gpu_offset + len];
+    for copy in T::FIELD_COPIES {
+        assert!(copy.host + copy.len <= size_of::<T>());
+        let out = &mut dst[copy.gpu..copy.gpu + copy.len];
         // SAFETY: by the `unsafe trait GpuStruct` contract (which the derive checks at compile
-        // time), `host_offset..host_offset + len` is one plain-data field of `row`, so the bytes
-        // are initialized; the range is inside `T` (asserted above) and `out` is exactly `len`
-        // bytes of a distinct buffer.
-        unsafe { core::ptr::copy_nonoverlapping(host.add(host_offset), out.as_mut_ptr(), len) };
+        // time), `copy.host..copy.host + copy.len` is one plain-data field of `row`, so the bytes
+        // are initialized; the range is inside `T` (asserted above) and `out` is exactly
+        // `copy.len` bytes of a distinct buffer.
+        unsafe { core::ptr::copy_nonoverlapping(host.add(copy.host), out.as_mut_ptr(), copy.len) };
     }
 }
 
-/// [`GpuStruct::decode_row`]'s default: starts from an all-zero row and copies each field's bytes
-/// from its GPU offset to its place in the host row.
+/// [`GpuStruct::decode_row`]: starts from an all-zero row and copies each field's bytes from its
+/// GPU offset to its place in the host row, following [`GpuStruct::FIELD_COPIES`].
 #[inline]
 pub(super) fn decode_row_by_table<T: GpuStruct>(src: &[u8]) -> T {
-    let row_len = usize::try_from(T::FORMAT.row_byte_length()).unwrap_or(usize::MAX);
+    let row_len = usize::try_from(T::SHAPE.row_byte_length).unwrap_or(usize::MAX);
     assert!(
         src.len() >= row_len,
         "decode_row needs at least {row_len} bytes (one gpu row), got {}",
@@ -245,17 +240,12 @@ pub(super) fn decode_row_by_table<T: GpuStruct>(src: &[u8]) -> T {
     );
     let mut out = core::mem::MaybeUninit::<T>::zeroed();
     let host = out.as_mut_ptr().cast::<u8>();
-    let fields = T::HOST_FIELD_OFFSETS.len();
-    assert!(T::FIELD_OFFSETS.len() == fields && T::FIELD_FORMATS.len() == fields);
-    for k in 0..fields {
-        let len = T::FIELD_FORMATS[k].byte_length() as usize;
-        let host_offset = T::HOST_FIELD_OFFSETS[k];
-        let gpu_offset = T::FIELD_OFFSETS[k] as usize;
-        assert!(host_offset + len <= size_of::<T>());
-        let bytes = &src[gpu_offset..gpu_offset + len];
+    for copy in T::FIELD_COPIES {
+        assert!(copy.host + copy.len <= size_of::<T>());
+        let bytes = &src[copy.gpu..copy.gpu + copy.len];
         // SAFETY: the destination range is inside `out` (asserted above) and `bytes` is exactly
-        // `len` bytes of a distinct buffer.
-        unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), host.add(host_offset), len) };
+        // `copy.len` bytes of a distinct buffer.
+        unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), host.add(copy.host), copy.len) };
     }
     // SAFETY: by the `unsafe trait GpuStruct` contract (checked at compile time by the derive),
     // every field of `T` is plain data, valid for any bit pattern, so the all-zero row with
