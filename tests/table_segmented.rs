@@ -195,7 +195,10 @@ fn builder_uploads_columns_into_one_allocation() {
         assert_eq!(segment.byte_offset() % alignment, 0);
         let binding = table.segment_binding(name).unwrap();
         assert_eq!(binding.offset, segment.byte_offset());
-        assert_eq!(binding.size.map(u64::from), Some(segment.reserved_byte_length()));
+        assert_eq!(
+            binding.size.map(u64::from),
+            Some(segment.reserved_byte_length())
+        );
         let data = table.segment_data(name).unwrap();
         assert_eq!(
             data.buffer(),
