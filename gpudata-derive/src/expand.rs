@@ -191,6 +191,7 @@ fn expand(input: &Input<'_>) -> TokenStream {
     };
     let location = Literal::u32_suffixed(input.attrs.location.as_ref().map_or(0, |(n, _)| *n));
     let zero_copy = input.attrs.zero_copy.is_some();
+    let analysis = quote!(<#ident as #p::Analyzed<#n>>::ANALYSIS);
 
     let indices: Vec<Literal> = (0..gpu.len()).map(usize_lit).collect();
     let names: Vec<String> = gpu.iter().map(|f| f.gpu_name()).collect();
@@ -243,7 +244,7 @@ fn expand(input: &Input<'_>) -> TokenStream {
     let host_matches = if !input.attrs.repr_c {
         quote!(false)
     } else if zero_copy {
-        quote!(__ANALYSIS.host_matches)
+        quote!(#analysis.host_matches)
     } else {
         let pad_sizes = input.fields.iter().filter(|f| !f.is_gpu()).map(|f| {
             let ty = f.ty;
@@ -251,7 +252,7 @@ fn expand(input: &Input<'_>) -> TokenStream {
         });
         quote! {
             #p::host_matches(
-                &__ANALYSIS,
+                &#analysis,
                 <Self as #p::GpuStruct>::FIELD_COPIES,
                 ::core::mem::size_of::<Self>(),
                 0 #(#pad_sizes)*,
@@ -259,7 +260,20 @@ fn expand(input: &Input<'_>) -> TokenStream {
         }
     };
 
-    let checks = problem_arms(input, &gpu, &p);
+    // The analysis lives in an associated const (evaluated on first use). A `const` that reads it
+    // for every struct, reporting problems at the user's tokens, is emitted unless every field is
+    // a plain scalar or array of scalars with nothing asserted: no problem can arise there
+    // (shadowed scalar names aside, which the analysis then reports where it is first used).
+    let eager = needs_eager_check(input);
+    let checks = if eager {
+        problem_arms(input, &gpu, &p, &analysis)
+    } else {
+        TokenStream::new()
+    };
+    let analyze = {
+        let span = input.ident.span();
+        respan(quote!(#p::analyze), span)
+    };
 
     let padding_check = padding_check(input, &p);
 
@@ -288,40 +302,41 @@ fn expand(input: &Input<'_>) -> TokenStream {
 
         #[doc(hidden)]
         const _: () = {
-            const __ANALYSIS: #p::Analysis<#n> = #p::analyze(&#p::Facts::<#n, #m> {
-                layout: #layout,
-                names: [#(#names),*],
-                types: [#(#type_names),*],
-                sizes: [#(#sizes),*],
-                requested: #requested,
-                formats: [#(#formats),*],
-                declared_offsets: #declared_offsets,
-                declared_stride: #declared_stride,
-                host: #host_for_analysis,
-                zero_copy: #zero_copy,
-            });
+            #[automatically_derived]
+            impl #p::Analyzed<#n> for #ident {
+                const ANALYSIS: #p::Analysis<#n> = #analyze(&#p::Facts::<#n, #m> {
+                    layout: #layout,
+                    names: [#(#names),*],
+                    types: [#(#type_names),*],
+                    sizes: [#(#sizes),*],
+                    requested: #requested,
+                    formats: [#(#formats),*],
+                    declared_offsets: #declared_offsets,
+                    declared_stride: #declared_stride,
+                    host: #host_for_analysis,
+                    zero_copy: #zero_copy,
+                    reported_by_caller: #eager,
+                });
+            }
             #checks
             #padding_check
 
             #[automatically_derived]
             unsafe impl #p::GpuStruct for #ident {
                 const FORMAT: #p::GpuDataStructFormat = {
-                    const FIELDS: &[#p::GpuDataStructField] = &#p::struct_fields(&__ANALYSIS);
-                    #p::GpuDataStructFormat::from_static(#layout, FIELDS, __ANALYSIS.layout.shape)
+                    const FIELDS: &[#p::GpuDataStructField] = &#p::struct_fields(&#analysis);
+                    #p::GpuDataStructFormat::from_static(#layout, FIELDS, #analysis.layout.shape)
                 };
                 const STEP_MODE: #p::StepMode = #step_mode;
-                const ATTRIBUTES: &'static [#p::wgpu::VertexAttribute] = {
-                    const ATTRIBUTES: ([#p::wgpu::VertexAttribute; #n], ::core::primitive::usize) =
-                        #p::vertex_attributes(&__ANALYSIS, #location);
-                    #p::attributes_prefix(&ATTRIBUTES.0, ATTRIBUTES.1)
-                };
+                const ATTRIBUTES: &'static [#p::wgpu::VertexAttribute] =
+                    (&#p::vertex_attributes(&#analysis, #location)).as_slice();
                 const HOST_LAYOUT_MATCHES: ::core::primitive::bool = #host_matches;
-                const SHAPE: #p::RowShape = __ANALYSIS.layout.shape;
-                const FIELD_NAMES: &'static [&'static ::core::primitive::str] = &__ANALYSIS.names;
-                const FIELD_FORMATS: &'static [#p::VertexFormat] = &__ANALYSIS.formats;
-                const FIELD_OFFSETS: &'static [::core::primitive::u64] = &__ANALYSIS.layout.offsets;
+                const SHAPE: #p::RowShape = #analysis.layout.shape;
+                const FIELD_NAMES: &'static [&'static ::core::primitive::str] = &#analysis.names;
+                const FIELD_FORMATS: &'static [#p::VertexFormat] = &#analysis.formats;
+                const FIELD_OFFSETS: &'static [::core::primitive::u64] = &#analysis.layout.offsets;
                 const FIELD_COPIES: &'static [#p::FieldCopy] = &#p::row_copies(
-                    &__ANALYSIS,
+                    &#analysis,
                     [#(::core::mem::offset_of!(#ident, #members)),*],
                 );
             }
@@ -350,10 +365,57 @@ fn padding_check(input: &Input<'_>, p: &TokenStream) -> TokenStream {
     quote!(const _: () = { #(#asserts)* };)
 }
 
+/// Whether problems must be looked for eagerly: anything asserted, any format string, any type
+/// other than a scalar (`f32`, `u32`, `i32`, `u16`, `i16`, `u8`, `i8`) or an array of 2 to 4 of
+/// them, or a three-element 8/16-bit array in the packed layout (a WebGL-only format).
+fn needs_eager_check(input: &Input<'_>) -> bool {
+    fn scalar(ty: &Type) -> Option<&'static str> {
+        let Type::Path(path) = ty else { return None };
+        if path.qself.is_some() || path.path.leading_colon.is_some() {
+            return None;
+        }
+        let ident = path.path.get_ident()?;
+        ["f32", "u32", "i32", "u16", "i16", "u8", "i8"]
+            .into_iter()
+            .find(|name| ident == name)
+    }
+    let packed = input.attrs.layout == LayoutKind::Packed;
+    let plain = |ty: &Type| match ty {
+        Type::Array(array) => {
+            let Some(elem) = scalar(&array.elem) else {
+                return false;
+            };
+            let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(len),
+                ..
+            }) = &array.len
+            else {
+                return false;
+            };
+            match len.base10_parse::<usize>() {
+                Ok(2 | 4) => true,
+                Ok(3) => !(packed && ["u8", "i8", "u16", "i16"].contains(&elem)),
+                _ => false,
+            }
+        }
+        other => scalar(other).is_some(),
+    };
+    input.attrs.zero_copy.is_some()
+        || input.attrs.stride.is_some()
+        || input
+            .gpu_fields()
+            .any(|f| f.attrs.format.is_some() || f.attrs.offset.is_some() || !plain(f.ty))
+}
+
 /// The one `const` that fails the build with the analysis's first problem, spanned at the token
-/// it is about: one match arm per place a problem can be reported. (`__ANALYSIS` itself never
-/// fails, so the items reading it add no notes to the error.)
-fn problem_arms(input: &Input<'_>, gpu: &[&Field<'_>], p: &TokenStream) -> TokenStream {
+/// it is about: one match arm per place a problem can be reported. (The analysis itself does not
+/// fail then, so the items reading it add no notes to the error.)
+fn problem_arms(
+    input: &Input<'_>,
+    gpu: &[&Field<'_>],
+    p: &TokenStream,
+    analysis: &TokenStream,
+) -> TokenStream {
     let msg = format_ident!("__gpudata_msg");
     let mut arms = Vec::new();
     let mut arm = |pattern: TokenStream, range: (Span, Span)| {
@@ -381,7 +443,7 @@ fn problem_arms(input: &Input<'_>, gpu: &[&Field<'_>], p: &TokenStream) -> Token
         arm(quote!(ZeroCopyEnd), span_range(zero_copy));
     }
     quote! {
-        const _: () = if let ::core::option::Option::Some((__gpudata_spot, #msg)) = &__ANALYSIS.problem {
+        const _: () = if let ::core::option::Option::Some((__gpudata_spot, #msg)) = &#analysis.problem {
             match __gpudata_spot {
                 #(#arms)*
                 _ => #p::fail(#msg),

@@ -145,6 +145,18 @@ pub struct Facts<const N: usize, const M: usize> {
     pub host: Option<HostFacts<M>>,
     /// Whether `#[gpu(zero_copy)]` makes a differing host layout an error.
     pub zero_copy: bool,
+    /// Whether the expansion reports problems itself, from a `const` evaluated for every struct
+    /// (spanned at the user's tokens). When `false` (fields of plain scalar types with nothing
+    /// asserted, where no problem is expected) the analysis is evaluated only when a `GpuStruct`
+    /// const is used, and fails there on any problem, so nothing unchecked is ever used.
+    pub reported_by_caller: bool,
+}
+
+/// Holds a struct's [`Analysis`] as an associated const, so it is evaluated on first use only
+/// (a free `const` is evaluated for every struct, used or not).
+pub trait Analyzed<const N: usize> {
+    /// The analysis.
+    const ANALYSIS: Analysis<N>;
 }
 
 /// What the checks need, computed once per struct from its [`Facts`]. Only this and the check
@@ -328,7 +340,11 @@ impl<const N: usize, const M: usize> Facts<N, M> {
 
 /// Lays out the struct through the runtime's engine and checks everything the expansion
 /// asserts, once.
+///
+/// # Panics
+/// On a problem, unless `facts.reported_by_caller`, at the caller.
 #[must_use]
+#[track_caller]
 pub const fn analyze<const N: usize, const M: usize>(facts: &Facts<N, M>) -> Analysis<N> {
     let result = layout_formats(facts.layout, &facts.formats);
     let mut problem = facts.field_problem(&result);
@@ -360,6 +376,12 @@ pub const fn analyze<const N: usize, const M: usize>(facts: &Facts<N, M>) -> Ana
             };
             problem = Some((spot, msg));
         }
+    }
+
+    if !facts.reported_by_caller
+        && let Some((_, msg)) = &problem
+    {
+        fail(msg);
     }
 
     Analysis {
@@ -418,14 +440,29 @@ pub const fn host_matches<const N: usize>(
     covered == host_size as u64
 }
 
-/// The vertex attributes, locations counted from `location`, and how many of them are valid:
-/// all, or none when a field has no wgpu vertex format (a `-webgl` format).
+/// The vertex attributes of a struct: all its fields', or none when a field has no wgpu vertex
+/// format (a `-webgl` format).
+#[derive(Clone, Copy)]
+pub struct VertexAttributes<const N: usize> {
+    list: [wgpu::VertexAttribute; N],
+    len: usize,
+}
+
+impl<const N: usize> VertexAttributes<N> {
+    /// The valid attributes.
+    #[must_use]
+    pub const fn as_slice(&'static self) -> &'static [wgpu::VertexAttribute] {
+        self.list.split_at(self.len).0
+    }
+}
+
+/// The vertex attributes, locations counted from `location`.
 #[must_use]
 pub const fn vertex_attributes<const N: usize>(
     analysis: &Analysis<N>,
     location: u32,
-) -> ([wgpu::VertexAttribute; N], usize) {
-    let mut attributes = [wgpu::VertexAttribute {
+) -> VertexAttributes<N> {
+    let mut list = [wgpu::VertexAttribute {
         format: wgpu::VertexFormat::Float32,
         offset: 0,
         shader_location: 0,
@@ -433,16 +470,16 @@ pub const fn vertex_attributes<const N: usize>(
     let mut k = 0;
     while k < N {
         let Some(format) = analysis.formats[k].to_wgpu() else {
-            return (attributes, 0);
+            return VertexAttributes { list, len: 0 };
         };
-        attributes[k] = wgpu::VertexAttribute {
+        list[k] = wgpu::VertexAttribute {
             format,
             offset: analysis.layout.offsets[k],
             shader_location: location.saturating_add(k as u32),
         };
         k += 1;
     }
-    (attributes, N)
+    VertexAttributes { list, len: N }
 }
 
 /// The struct format's field entries.
@@ -484,15 +521,6 @@ pub const fn row_copies<const N: usize>(
         k += 1;
     }
     copies
-}
-
-/// The first `len` attributes, as a `'static` slice.
-#[must_use]
-pub const fn attributes_prefix<const N: usize>(
-    attributes: &'static [wgpu::VertexAttribute; N],
-    len: usize,
-) -> &'static [wgpu::VertexAttribute] {
-    attributes.split_at(len).0
 }
 
 /// One host field of a `#[repr(C)]` struct, gpu or padding, in declaration order.
