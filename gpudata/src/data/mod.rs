@@ -22,4 +22,5 @@ pub use gpu_data::{GpuData, GpuDataDescriptor, GpuDataFormat, ReadbackMetadata, 
 pub use ownership::BufferHandle;
 pub use typed::{TypedGpuData, TypedGpuDataView};
 pub use upload::{DEFAULT_USAGE, STAGING_CHUNK_BYTES};
+pub(crate) use upload::create_buffer;
 pub use view::GpuDataView;

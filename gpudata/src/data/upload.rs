@@ -41,7 +41,7 @@ pub(super) const fn align4(value: u64) -> Option<u64> {
 }
 
 /// A buffer of at least `size` bytes (rounded up to 4, at least 4), with `COPY_DST` added.
-pub(super) fn create_buffer(
+pub(crate) fn create_buffer(
     gpu: &Gpu,
     size: u64,
     usage: wgpu::BufferUsages,

@@ -390,16 +390,5 @@ pub(crate) fn create_buffer(
     usage: wgpu::BufferUsages,
     label: &str,
 ) -> Result<wgpu::Buffer, TableError> {
-    let max = gpu.limits().max_buffer_size;
-    let allocated = size
-        .max(4)
-        .checked_next_multiple_of(4)
-        .filter(|&s| s <= max)
-        .ok_or(crate::error::GpuError::BufferTooLarge { size, max })?;
-    Ok(gpu.device().create_buffer(&wgpu::BufferDescriptor {
-        label: Some(label),
-        size: allocated,
-        usage,
-        mapped_at_creation: false,
-    }))
+    Ok(crate::data::create_buffer(gpu, size, usage, label)?)
 }
