@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{Rng, gpu, shader, validation_error};
+use common::{Rng, attribute_probe_shader, gpu, shader, validation_error};
 use gpudata::data::GpuDataDescriptor;
 use gpudata::{DataType, Gpu, GpuData, GpuDataStructFormat, StepMode, StructLayout, VertexFormat};
 
@@ -66,26 +66,12 @@ fn random_rows(rng: &mut Rng, format: &GpuDataStructFormat, rows: u64) -> Vec<u8
     bytes
 }
 
-fn vertex_shader(format: &GpuDataStructFormat) -> String {
-    let inputs: Vec<String> = format
-        .fields()
-        .iter()
-        .enumerate()
-        .map(|(i, f)| format!("@location({i}) a{i}: {}", f.format().vertex_input_type()))
-        .collect();
-    format!(
-        "@vertex fn vs({}) -> @builtin(position) vec4<f32> {{ return vec4<f32>(0.0, 0.0, 0.0, 1.0); }}\n\
-         @fragment fn fs() -> @location(0) vec4<f32> {{ return vec4<f32>(1.0); }}\n",
-        inputs.join(", ")
-    )
-}
-
 /// Draws the rows as points with the format's generated vertex layout.
 fn draw_as_vertices(gpu: &Gpu, data: &GpuData, format: &GpuDataStructFormat) -> Option<String> {
     let layout = format
         .wgpu_vertex_layout(StepMode::Vertex, 0)
         .expect("fetchable formats lower to wgpu");
-    let module = shader(gpu, "sweep vertex", &vertex_shader(format));
+    let module = shader(gpu, "sweep vertex", &attribute_probe_shader(format));
     let target = gpu.device().create_texture(&wgpu::TextureDescriptor {
         label: None,
         size: wgpu::Extent3d {

@@ -2,35 +2,14 @@
 //! real render pipeline whose vertex shader declares the matching `@location` inputs (lavapipe
 //! on machines without a GPU).
 
+mod common;
+
+use common::attribute_probe_shader;
 use gpudata::{GpuDataStructFormat, StepMode, StructLayout, VertexFormat};
 use proptest::prelude::*;
 
 fn device() -> wgpu::Device {
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
-    let adapter =
-        pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
-            .expect(
-                "no wgpu adapter found: install a Vulkan driver; on Debian without a GPU, \
-             `apt-get install mesa-vulkan-drivers` provides the software one (lavapipe)",
-            );
-    let (device, _queue) =
-        pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default()))
-            .expect("the adapter refused a default device");
-    device
-}
-
-fn vertex_shader(format: &GpuDataStructFormat) -> String {
-    let inputs: Vec<String> = format
-        .fields()
-        .iter()
-        .enumerate()
-        .map(|(i, f)| format!("@location({i}) a{i}: {}", f.format().vertex_input_type()))
-        .collect();
-    format!(
-        "@vertex fn vs({}) -> @builtin(position) vec4<f32> {{ return vec4<f32>(0.0, 0.0, 0.0, 1.0); }}\n\
-         @fragment fn fs() -> @location(0) vec4<f32> {{ return vec4<f32>(1.0); }}\n",
-        inputs.join(", ")
-    )
+    common::gpu().device().clone()
 }
 
 /// Creates a render pipeline reading `buffer`; returns wgpu's validation error, if any.
@@ -73,7 +52,7 @@ fn validate_pipeline(device: &wgpu::Device, format: &GpuDataStructFormat) -> Opt
     let layout = format
         .wgpu_vertex_layout(StepMode::Instance, 0)
         .expect("packed formats lower to wgpu");
-    pipeline_error(device, &vertex_shader(format), layout.as_wgpu())
+    pipeline_error(device, &attribute_probe_shader(format), layout.as_wgpu())
 }
 
 fn fetchable_format() -> impl Strategy<Value = VertexFormat> {
@@ -123,5 +102,5 @@ fn the_validator_catches_a_wrong_layout() {
         step_mode: wgpu::VertexStepMode::Vertex,
         attributes: &attributes,
     };
-    assert!(pipeline_error(&device, &vertex_shader(&format), wrong).is_some());
+    assert!(pipeline_error(&device, &attribute_probe_shader(&format), wrong).is_some());
 }

@@ -95,3 +95,20 @@ impl Rng {
         std::array::from_fn(|_| self.next_u32() as u8)
     }
 }
+
+/// A vertex + fragment shader (`vs`, `fs`) declaring one `@location(i)` input per field of
+/// `format`, typed as vertex fetch delivers it; it draws nothing useful, it only makes a pipeline
+/// validate the format's vertex layout against real shader inputs.
+pub fn attribute_probe_shader(format: &gpudata::GpuDataStructFormat) -> String {
+    let inputs: Vec<String> = format
+        .fields()
+        .iter()
+        .enumerate()
+        .map(|(i, f)| format!("@location({i}) a{i}: {}", f.format().vertex_input_type()))
+        .collect();
+    format!(
+        "@vertex fn vs({}) -> @builtin(position) vec4<f32> {{ return vec4<f32>(0.0, 0.0, 0.0, 1.0); }}\n\
+         @fragment fn fs() -> @location(0) vec4<f32> {{ return vec4<f32>(1.0); }}\n",
+        inputs.join(", ")
+    )
+}
