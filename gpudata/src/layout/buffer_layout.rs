@@ -2,6 +2,7 @@
 
 use core::fmt;
 use core::str::FromStr;
+use std::borrow::Cow;
 
 use super::GpuDataStructFormat;
 use crate::error::LayoutError;
@@ -135,13 +136,18 @@ impl BufferLayout {
     /// named after the buffer for a single-attribute layout.
     #[must_use]
     pub fn resolved_attributes(&self) -> Vec<BufferAttribute> {
+        self.attributes_view().into_owned()
+    }
+
+    /// [`resolved_attributes`](Self::resolved_attributes) without copying the interleaved list.
+    fn attributes_view(&self) -> Cow<'_, [BufferAttribute]> {
         match (self.attributes.is_empty(), self.format) {
-            (true, Some(format)) => vec![BufferAttribute {
+            (true, Some(format)) => Cow::Owned(vec![BufferAttribute {
                 attribute: self.name.clone(),
                 format,
                 byte_offset: 0,
-            }],
-            _ => self.attributes.clone(),
+            }]),
+            _ => Cow::Borrowed(&self.attributes),
         }
     }
 
@@ -153,7 +159,7 @@ impl BufferLayout {
     /// [`LayoutError::MisalignedAttribute`], [`LayoutError::AttributeOutsideStride`],
     /// [`LayoutError::LocationOverflow`].
     pub fn to_wgpu(&self, base_location: u32) -> Result<WgpuVertexLayout, LayoutError> {
-        let attributes = self.resolved_attributes();
+        let attributes = self.attributes_view();
         if attributes.is_empty() {
             return Err(LayoutError::NoAttributes {
                 layout: self.name.clone(),
