@@ -21,6 +21,6 @@ pub use decode::{HostValues, decode_values};
 pub use gpu_data::{GpuData, GpuDataDescriptor, GpuDataFormat, ReadbackMetadata, RowMetrics};
 pub use ownership::BufferHandle;
 pub use typed::{TypedGpuData, TypedGpuDataView};
-pub use upload::{DEFAULT_USAGE, STAGING_CHUNK_BYTES};
 pub(crate) use upload::create_buffer;
+pub use upload::{DEFAULT_USAGE, STAGING_CHUNK_BYTES};
 pub use view::GpuDataView;
