@@ -33,7 +33,7 @@ fn column<T: GpuStruct, M: GpuFieldOf<T>>(bytes: &[u8]) -> Vec<M::Value> {
     let len = size_of::<M::Value>();
     bytes
         .chunks_exact(stride)
-        .map(|row| bytemuck::pod_read_unaligned(&row[offset..offset + len]))
+        .map(|row| gpudata::record::read_field(&row[offset..offset + len]).expect("a whole value"))
         .collect()
 }
 

@@ -64,7 +64,15 @@ struct Storage {
 struct NotReprC {
     #[gpu(format = "unorm10-10-10-2")]
     packed: ::core::primitive::u32,
+    meters: Meters,
 }
+
+// `impl_gpu_field!` names everything by absolute path too.
+#[derive(::core::clone::Clone, ::core::marker::Copy, ::bytemuck::Pod, ::bytemuck::Zeroable)]
+#[repr(transparent)]
+struct Meters(::core::primitive::f32);
+
+::gpudata::impl_gpu_field!(Meters => Float32);
 
 #[test]
 fn derives_without_the_prelude() {
@@ -75,6 +83,10 @@ fn derives_without_the_prelude() {
         32
     );
     const { ::core::assert!(!<NotReprC as ::gpudata::GpuStruct>::HOST_LAYOUT_MATCHES) };
+    ::core::assert_eq!(
+        <NotReprC as ::gpudata::GpuStruct>::FIELD_FORMATS[1],
+        ::gpudata::VertexFormat::Float32
+    );
     ::core::assert_eq!(
         <packed_fields::Color as ::gpudata::GpuFieldMarker>::NAME,
         "tint"

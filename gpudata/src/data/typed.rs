@@ -298,10 +298,7 @@ impl<'a, V: GpuField> TypedGpuDataView<'a, V> {
 
     async fn read_inner(&self, gpu: &Gpu, mode: WaitMode) -> Result<Vec<V>, GpuError> {
         let packed = self.view.read_raw_inner(gpu, mode).await?;
-        Ok(packed
-            .chunks_exact(size_of::<V>())
-            .map(bytemuck::pod_read_unaligned)
-            .collect())
+        Ok(crate::record::read_fields(&packed))
     }
 }
 

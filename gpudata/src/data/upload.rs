@@ -15,7 +15,7 @@ use super::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat};
 use crate::error::{DataError, GpuError};
 use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::gpu::Gpu;
-use crate::record::{GpuField, GpuStruct, rows_as_bytes};
+use crate::record::{GpuField, GpuStruct, fields_as_bytes, rows_as_bytes};
 
 /// Bytes of wgpu staging memory one upload step fills before handing it to the queue.
 pub const STAGING_CHUNK_BYTES: u64 = 4 << 20;
@@ -335,7 +335,16 @@ impl GpuData {
         values: &[P],
         usage: wgpu::BufferUsages,
     ) -> Result<GpuData, GpuError> {
-        let bytes: &[u8] = bytemuck::cast_slice(values);
+        GpuData::from_packed_values(gpu, format, bytemuck::cast_slice(values), usage)
+    }
+
+    /// `bytes` as packed values of `format`, checked to be a whole number of values.
+    fn from_packed_values(
+        gpu: &Gpu,
+        format: VertexFormat,
+        bytes: &[u8],
+        usage: wgpu::BufferUsages,
+    ) -> Result<GpuData, GpuError> {
         let value_len = format.byte_length();
         let len = bytes.len() as u64;
         if !len.is_multiple_of(value_len) {
@@ -360,7 +369,7 @@ impl GpuData {
         values: &[V],
         usage: wgpu::BufferUsages,
     ) -> Result<GpuData, GpuError> {
-        GpuData::from_slice(gpu, V::FORMAT, values, usage)
+        GpuData::from_packed_values(gpu, V::FORMAT, fields_as_bytes(values), usage)
     }
 
     /// A new owned, zeroed buffer for `length` rows of `format`, packed at the format's stride.

@@ -1,18 +1,6 @@
 //! [`GpuField`] for Rust scalars and arrays.
 
-use super::GpuField;
-use crate::format::VertexFormat;
-
-/// Stamps out `GpuField` impls: `type => format`.
-macro_rules! gpu_fields {
-    ($($ty:ty => $format:ident),* $(,)?) => {$(
-        impl GpuField for $ty {
-            const FORMAT: VertexFormat = VertexFormat::$format;
-        }
-    )*};
-}
-
-gpu_fields! {
+crate::impl_gpu_field! {
     f32 => Float32,
     [f32; 2] => Float32x2,
     [f32; 3] => Float32x3,
@@ -45,7 +33,8 @@ gpu_fields! {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::super::GpuField;
+    use crate::format::VertexFormat;
 
     fn size_matches<T: GpuField>() -> bool {
         size_of::<T>() as u64 == T::FORMAT.byte_length()

@@ -11,6 +11,7 @@
 //! (feature `half`); glam vectors (feature `glam`); and the normalized newtypes of this module,
 //! such as [`Unorm8x4`] and [`Unorm10_10_10_2`].
 
+mod bytes;
 mod field;
 #[cfg(feature = "glam")]
 mod glam;
@@ -23,6 +24,8 @@ mod newtypes;
 pub mod private;
 mod rows;
 
+pub(crate) use bytes::read_fields;
+pub use bytes::{field_bytes, fields_as_bytes, read_field};
 pub use newtypes::{
     Snorm8, Snorm8x2, Snorm8x4, Snorm16, Snorm16x2, Snorm16x4, Unorm8, Unorm8x2, Unorm8x4,
     Unorm8x4Bgra, Unorm10_10_10_2, Unorm16, Unorm16x2, Unorm16x4,
@@ -46,14 +49,16 @@ use crate::layout::{GpuDataStructField, GpuDataStructFormat, RowShape, StepMode}
 
 /// A Rust type stored as one fixed-width GPU value of [`FORMAT`](Self::FORMAT).
 ///
-/// The host bytes of the value are its GPU bytes: implementors are [`bytemuck::Pod`] and their
-/// size equals `FORMAT.byte_length()` (checked at compile time by every derive that uses them).
+/// The host bytes of the value are its GPU bytes, and `size_of::<Self>()` must equal
+/// `FORMAT.byte_length()` (checked at compile time by every derive that uses the type, and by
+/// [`impl_gpu_field!`](crate::impl_gpu_field)).
 ///
-/// Implement it for your own plain-data types to use them as fields:
+/// Implemented for Rust scalars and arrays, `half::f16` (feature `half`), glam vectors (feature
+/// `glam`), mint vectors, points and quaternions (feature `mint`) and the normalized newtypes
+/// such as [`Unorm8x4`]. A `bytemuck::Pod` type of your own becomes a field type with the safe
+/// [`impl_gpu_field!`](crate::impl_gpu_field):
 ///
 /// ```
-/// use gpudata::{GpuField, VertexFormat};
-///
 /// #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 /// #[repr(C)]
 /// struct Rgba8 {
@@ -63,19 +68,66 @@ use crate::layout::{GpuDataStructField, GpuDataStructFormat, RowShape, StepMode}
 ///     a: u8,
 /// }
 ///
-/// impl GpuField for Rgba8 {
-///     const FORMAT: VertexFormat = VertexFormat::Unorm8x4;
-/// }
+/// gpudata::impl_gpu_field!(Rgba8 => Unorm8x4);
+///
+/// assert_eq!(<Rgba8 as gpudata::GpuField>::FORMAT, gpudata::VertexFormat::Unorm8x4);
 /// ```
+///
+/// # Safety
+/// `Self` is plain data, as [`bytemuck::Pod`] defines it (any `Pod` type qualifies): every byte
+/// of every value is initialized (no padding), any bit pattern of `size_of::<Self>()` bytes is a
+/// valid `Self` (GPU bytes decode into it unchecked), and it holds no pointers, references or
+/// interior mutability. gpudata copies values to and from bytes relying on this. The trait is
+/// `unsafe` rather than bounded by `Pod` so that types which are plain data but cannot be `Pod`
+/// (the orphan rule keeps other crates' types, such as mint's, out of `Pod`) can be fields.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a gpu field type",
     label = "this type has no gpu vertex format",
-    note = "gpu fields are `f32`, `u32`, `i32` and arrays of 2, 3 or 4 of them; `u16`, `i16`, `u8`, `i8` and arrays of 2 or 4; `half::f16` and arrays of 2 or 4; glam vectors (feature `glam`); and normalized newtypes such as `gpudata::Unorm8x4` or `gpudata::Snorm16x2`",
-    note = "a plain-data type of your own can `impl gpudata::GpuField` with the format its bytes are; `#[gpu(format = \"...\")]` reinterprets a supported type (e.g. `[u8; 4]` as `unorm8x4`); `#[gpu(padding)]` keeps a host-only field out of the gpu row"
+    note = "gpu fields are `f32`, `u32`, `i32` and arrays of 2, 3 or 4 of them; `u16`, `i16`, `u8`, `i8` and arrays of 2 or 4; `half::f16` and arrays of 2 or 4; glam vectors (feature `glam`); mint vectors, points and quaternions (feature `mint`); and normalized newtypes such as `gpudata::Unorm8x4` or `gpudata::Snorm16x2`",
+    note = "a `bytemuck::Pod` type of your own becomes one with `gpudata::impl_gpu_field!(MyType => Unorm8x4);`; `#[gpu(format = \"...\")]` reinterprets a supported type (e.g. `[u8; 4]` as `unorm8x4`); `#[gpu(padding)]` keeps a host-only field out of the gpu row"
 )]
-pub trait GpuField: bytemuck::Pod {
+pub unsafe trait GpuField: Copy + 'static {
     /// The format these bytes are.
     const FORMAT: VertexFormat;
+}
+
+/// Makes `bytemuck::Pod` types [`GpuField`]s, safely: `impl_gpu_field!(Type => Format, ...)`,
+/// where `Format` names a [`VertexFormat`](crate::VertexFormat) variant. A type that is not
+/// `Pod`, or whose size is not the format's byte length, is a compile error.
+///
+/// ```
+/// #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+/// #[repr(transparent)]
+/// struct Meters(f32);
+///
+/// #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+/// #[repr(transparent)]
+/// struct Rgb10A2(u32);
+///
+/// gpudata::impl_gpu_field!(Meters => Float32, Rgb10A2 => Unorm10_10_10_2);
+/// ```
+///
+/// ```compile_fail
+/// #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+/// #[repr(C)]
+/// struct Rgb([u8; 3]);
+///
+/// // 3 bytes are not a `unorm8x4` (4 bytes): a compile error naming both sizes.
+/// gpudata::impl_gpu_field!(Rgb => Unorm8x4);
+/// ```
+#[macro_export]
+macro_rules! impl_gpu_field {
+    ($($ty:ty => $format:ident),+ $(,)?) => {$(
+        const _: () = $crate::__private::check_plain_field::<$ty>(
+            ::core::stringify!($ty),
+            $crate::VertexFormat::$format,
+        );
+        // SAFETY: `check_plain_field` requires `$ty: bytemuck::Pod`, which is `GpuField`'s
+        // plain-data contract.
+        unsafe impl $crate::GpuField for $ty {
+            const FORMAT: $crate::VertexFormat = $crate::VertexFormat::$format;
+        }
+    )+};
 }
 
 /// A Rust struct whose values are rows of a [`GpuDataStructFormat`].
@@ -86,8 +138,8 @@ pub trait GpuField: bytemuck::Pod {
 ///
 /// # Safety
 /// Implementing this trait by hand is unsafe. The implementor promises that every field of `Self`
-/// is plain data (`bytemuck::Pod`: initialized, valid for any bit pattern, so an all-zero `Self`
-/// is valid); that the field tables agree with [`FORMAT`](Self::FORMAT) (`FIELD_FORMATS[i]` and
+/// is plain data (a [`GpuField`] or a `bytemuck::Pod` padding field: initialized, valid for any
+/// bit pattern, so an all-zero `Self` is valid); that the field tables agree with [`FORMAT`](Self::FORMAT) (`FIELD_FORMATS[i]` and
 /// `FIELD_OFFSETS[i]` are field `i`'s format and offset), that `FIELD_COPIES[i]` moves field `i`: `host..host + len` is that field inside `Self`, of a type
 /// exactly `len == FIELD_FORMATS[i].byte_length()` bytes, and `gpu == FIELD_OFFSETS[i]`; and, when
 /// [`HOST_LAYOUT_MATCHES`](Self::HOST_LAYOUT_MATCHES) is `true`, that a `[Self]` slice's bytes are
@@ -193,12 +245,29 @@ pub trait GpuFieldMarker: 'static {
     const BYTE_OFFSET: u64 = <Self::Struct as GpuStruct>::FIELD_OFFSETS[Self::INDEX];
 
     /// Reads the field's value from a host row (through the row's GPU bytes).
+    ///
+    /// # Panics
+    /// When a hand-written marker's `Value` does not fit at its offset in the row (a derived
+    /// marker always does: the derive checks it at compile time).
     #[must_use]
     fn get(row: &Self::Struct) -> Self::Value {
         let mut bytes = vec![0u8; rows::stride_usize::<Self::Struct>()];
         row.encode_row(&mut bytes);
         let start = usize::try_from(Self::BYTE_OFFSET).unwrap_or(usize::MAX);
-        bytemuck::pod_read_unaligned(&bytes[start..start + size_of::<Self::Value>()])
+        let value = bytes
+            .get(start..)
+            .and_then(|rest| rest.get(..size_of::<Self::Value>()));
+        match value.and_then(read_field) {
+            Some(value) => value,
+            // The derive checks at compile time that the field lies inside the row and is
+            // `size_of::<Value>()` bytes, so a generated marker never gets here.
+            None => panic!(
+                "field `{}` ({} bytes at offset {start}) lies outside its {}-byte row",
+                Self::NAME,
+                size_of::<Self::Value>(),
+                bytes.len()
+            ),
+        }
     }
 }
 

@@ -8,9 +8,6 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::GpuField;
-use crate::format::VertexFormat;
-
 // Float → integer conversions below clamp first, so the `as` casts never truncate or wrap.
 #[allow(
     clippy::cast_possible_truncation,
@@ -84,9 +81,7 @@ macro_rules! normalized_scalar {
             }
         }
 
-        impl GpuField for $name {
-            const FORMAT: VertexFormat = VertexFormat::$format;
-        }
+        crate::impl_gpu_field!($name => $format);
     )*};
 }
 
@@ -124,9 +119,7 @@ macro_rules! normalized_vector {
             }
         }
 
-        impl GpuField for $name {
-            const FORMAT: VertexFormat = VertexFormat::$format;
-        }
+        crate::impl_gpu_field!($name => $format);
     )*};
 }
 
@@ -213,9 +206,7 @@ impl Unorm8x4Bgra {
     }
 }
 
-impl GpuField for Unorm8x4Bgra {
-    const FORMAT: VertexFormat = VertexFormat::Unorm8x4Bgra;
-}
+crate::impl_gpu_field!(Unorm8x4Bgra => Unorm8x4Bgra);
 
 /// `unorm10-10-10-2`: one `u32` packing x, y, z in 10 bits each and w in 2 bits (x in the low
 /// bits), read as `vec4<f32>` in `[0, 1]`.
@@ -294,13 +285,12 @@ impl Unorm10_10_10_2 {
     }
 }
 
-impl GpuField for Unorm10_10_10_2 {
-    const FORMAT: VertexFormat = VertexFormat::Unorm10_10_10_2;
-}
+crate::impl_gpu_field!(Unorm10_10_10_2 => Unorm10_10_10_2);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::GpuField;
 
     #[test]
     fn unorm_and_snorm_follow_webgpu_conversion() {

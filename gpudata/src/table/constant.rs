@@ -151,7 +151,7 @@ impl GpuConstant {
     pub fn from_value<V: GpuField>(value: V) -> GpuConstant {
         GpuConstant {
             format: V::FORMAT,
-            bytes: bytemuck::bytes_of(&value).to_vec(),
+            bytes: crate::record::field_bytes(&value).to_vec(),
             upload: OnceLock::new(),
         }
     }

@@ -8,7 +8,10 @@ struct Rgb {
     b: u8,
 }
 
-impl GpuField for Rgb {
+// A hand-written impl (`impl_gpu_field!` would refuse this one) naming a format longer than the
+// type: the derive catches the mismatch where the type is used.
+// SAFETY: `Rgb` is `Pod`.
+unsafe impl GpuField for Rgb {
     const FORMAT: VertexFormat = VertexFormat::Unorm8x4;
 }
 

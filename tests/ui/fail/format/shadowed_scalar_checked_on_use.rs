@@ -7,7 +7,8 @@ use gpudata::{GpuField, GpuStruct, VertexFormat};
 #[repr(C)]
 struct f32(u16);
 
-impl GpuField for f32 {
+// SAFETY: this `f32` is `Pod`.
+unsafe impl GpuField for f32 {
     const FORMAT: VertexFormat = VertexFormat::Float32;
 }
 
