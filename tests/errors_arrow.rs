@@ -7,7 +7,9 @@ mod common;
 
 use std::sync::Arc;
 
-use arrow_array::{Array, Float32Array, Float64Array, RecordBatch, StringArray, UInt8Array};
+use arrow_array::{
+    Array, FixedSizeListArray, Float32Array, Float64Array, RecordBatch, StringArray, UInt8Array,
+};
 use arrow_buffer::Buffer;
 use arrow_schema::{DataType as ArrowType, Field, Schema};
 use gpudata::arrow::{
@@ -255,13 +257,47 @@ fn nulls() {
             column: "heights".into(),
             data_type: ArrowType::Float32,
             null_count: 1,
-            what: "rows",
+            what: "row",
             reason: "the null policy rejects nulls"
         }
     );
     assert_eq!(
         error.to_string(),
-        "column `heights` (Float32) has 1 null rows: the null policy rejects nulls"
+        "column `heights` (Float32) has 1 null row: the null policy rejects nulls"
+    );
+    // More than one null: the noun is plural.
+    let values = Float32Array::from(vec![None, Some(2.0), None]);
+    let error = ArrowColumnSource::new(&field, &values, &options).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "column `heights` (Float32) has 2 null rows: the null policy rejects nulls"
+    );
+    // Nulls inside a fixed-size list row, which no policy keeps.
+    let child = Float32Array::from(vec![Some(1.0), None, None, Some(4.0)]);
+    let points = FixedSizeListArray::new(
+        Arc::new(Field::new_list_field(ArrowType::Float32, true)),
+        2,
+        Arc::new(child),
+        None,
+    );
+    let field = Field::new("points", points.data_type().clone(), false);
+    let error = ArrowColumnSource::new(&field, &points, &ColumnOptions::default()).unwrap_err();
+    assert_eq!(
+        error,
+        ArrowInteropError::Nulls {
+            column: "points".into(),
+            data_type: points.data_type().clone(),
+            null_count: 2,
+            what: "nested value",
+            reason: "a fixed-width gpu row has no per-component validity"
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "column `points` ({}) has 2 null nested values: a fixed-width gpu row has no per-component validity",
+            points.data_type()
+        )
     );
 }
 
@@ -528,14 +564,19 @@ fn op_wrong_data_for_nulls() {
         OpError::WrongData {
             op: "fround",
             expected: "an Arrow Float64 array without nulls",
-            found: "1 null values".into()
+            found: "1 null value".into()
         }
     );
     assert_eq!(
         error.to_string(),
-        "fround: expected an Arrow Float64 array without nulls, found 1 null values"
+        "fround: expected an Arrow Float64 array without nulls, found 1 null value"
     );
     assert_eq!(gpudata::ops::cpu::fround_arrow(&values).unwrap_err(), error);
+    let values = Float64Array::from(vec![None, Some(1.5), None]);
+    assert_eq!(
+        ops.fround_arrow(&values).unwrap_err().to_string(),
+        "fround: expected an Arrow Float64 array without nulls, found 2 null values"
+    );
 }
 
 #[test]

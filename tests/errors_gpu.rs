@@ -9,7 +9,7 @@ use std::sync::Arc;
 use gpudata::data::DEFAULT_USAGE;
 use gpudata::{
     BufferHandle, DataError, Gpu, GpuData, GpuDataDescriptor, GpuDataView, GpuError, GpuStruct,
-    LayoutError, StepMode, TypedGpuData, VertexFormat,
+    StepMode, TypedGpuData, VertexFormat,
 };
 
 use common::{buffer, gpu};
@@ -112,7 +112,17 @@ fn missing_usage() {
     );
     assert_eq!(
         error.to_string(),
-        "cannot read back gpu data: the buffer needs usage BufferUsages(COPY_SRC) but was created with BufferUsages(COPY_DST | VERTEX)"
+        "cannot read back gpu data: the buffer needs usage COPY_SRC but was created with COPY_DST | VERTEX"
+    );
+    // Several flags are joined the same way; no flags at all are said in words.
+    let error = GpuError::MissingUsage {
+        operation: "map the buffer",
+        required: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        found: wgpu::BufferUsages::empty(),
+    };
+    assert_eq!(
+        error.to_string(),
+        "cannot map the buffer: the buffer needs usage MAP_READ | COPY_DST but was created with no usage flags"
     );
 }
 
@@ -398,17 +408,4 @@ fn data() {
         error.to_string(),
         "gpu data exceeds its backing buffer: it covers bytes 0..12 but the buffer holds 8 bytes"
     );
-}
-
-#[test]
-fn layout_message() {
-    // No gpudata function returns this variant today (layouts are lowered by functions that
-    // return `LayoutError` or `TableError::Layout`); it exists for `?` in application code.
-    // Transparent: the message is the LayoutError's.
-    let inner = LayoutError::NoAttributes {
-        layout: "rows".into(),
-    };
-    let error = GpuError::from(inner.clone());
-    assert_eq!(error, GpuError::Layout(inner.clone()));
-    assert_eq!(error.to_string(), inner.to_string());
 }

@@ -328,20 +328,6 @@ fn unknown_field() {
 }
 
 #[test]
-fn output_aliases_input_message() {
-    // No operation returns this variant: every operation writes into a buffer it creates, so an
-    // output can never alias an input. The message is pinned from the variant.
-    let error = OpError::OutputAliasesInput {
-        op: "add",
-        output: 0,
-    };
-    assert_eq!(
-        error.to_string(),
-        "add: output 0 is bound to the same buffer as an input"
-    );
-}
-
-#[test]
 fn too_many_bindings() {
     // Four storage buffers per stage: three distinct inputs and the output fit, four do not.
     let ops = ops_with_limits(

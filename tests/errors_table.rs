@@ -12,7 +12,7 @@ use gpudata::table::{
 };
 use gpudata::{
     BufferHandle, BufferLayout, DataError, Gpu, GpuData, GpuDataDescriptor, GpuError, GpuStruct,
-    GpuVectorFormat, LayoutError, StructLayout, TableError, TypedGpuData, VertexFormat,
+    GpuVectorFormat, LayoutError, StepMode, StructLayout, TableError, TypedGpuData, VertexFormat,
 };
 
 use common::gpu;
@@ -563,9 +563,9 @@ fn no_batches() {
     );
 }
 
-// The layouts as `BatchLayoutsDiffer` prints them (their `Debug` form).
-const POSITIONS: &str = "BufferLayout { name: \"positions\", format: Some(Float32x2), byte_stride: Some(8), step_mode: None, attributes: [] }";
-const COLORS: &str = "BufferLayout { name: \"colors\", format: Some(Unorm8x4), byte_stride: Some(4), step_mode: None, attributes: [] }";
+// The layouts as `BatchLayoutsDiffer` prints them: name, format and stride.
+const POSITIONS: &str = "`positions` (float32x2, stride 8)";
+const COLORS: &str = "`colors` (unorm8x4, stride 4)";
 
 #[test]
 fn batch_layouts_differ() {
@@ -585,6 +585,49 @@ fn batch_layouts_differ() {
         error.to_string(),
         format!(
             "gpu table from_batches requires matching buffer layouts: batch 1 has [{POSITIONS}], expected [{POSITIONS}, {COLORS}]"
+        )
+    );
+}
+
+#[test]
+fn batch_layouts_differ_interleaved() {
+    // Interleaved layouts print their attributes, and a stated step mode: here the batch added
+    // to the table differs from the first only by stepping per instance.
+    let gpu = gpu();
+    let rows = [Point {
+        position: [1.0, 2.0],
+        weight: 3.0,
+    }];
+    let points = || {
+        TypedGpuData::from_rows(&gpu, &rows, DEFAULT_USAGE)
+            .unwrap()
+            .into_data()
+    };
+    let mut table = GpuTable::from_batches(
+        vec![GpuRecordBatch::new([("points", points())]).unwrap()],
+        no_constants(),
+    )
+    .unwrap();
+    let mut layout = table.buffer_layouts()[0].clone();
+    layout.step_mode = Some(StepMode::Instance);
+    let instanced = with_layouts(vec![("points", points())], vec![layout]).unwrap();
+    let error = table.add_batch(instanced).unwrap_err();
+    let vertex = "`points` (position: float32x2 at 0, weight: float32 at 8, stride 12)";
+    let instance =
+        "`points` (position: float32x2 at 0, weight: float32 at 8, stride 12, step mode instance)";
+    assert_eq!(
+        error,
+        TableError::BatchLayoutsDiffer {
+            operation: "add_batch",
+            batch: 1,
+            expected: format!("[{vertex}]"),
+            found: format!("[{instance}]")
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "gpu table add_batch requires matching buffer layouts: batch 1 has [{instance}], expected [{vertex}]"
         )
     );
 }

@@ -317,7 +317,7 @@ fn arrow_float64_columns() {
     let err = ops.fround_arrow(&with_nulls).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "fround: expected an Arrow Float64 array without nulls, found 1 null values"
+        "fround: expected an Arrow Float64 array without nulls, found 1 null value"
     );
     assert!(matches!(err, OpError::WrongData { op: "fround", .. }));
 }

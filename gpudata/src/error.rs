@@ -417,9 +417,12 @@ pub enum GpuError {
         /// What wgpu said.
         reason: String,
     },
-    /// A buffer without a usage flag an operation needs.
+    /// A buffer without a usage flag an operation needs. The message names the flags as wgpu
+    /// spells them, joined by ` | ` (`COPY_DST | VERTEX`).
     #[error(
-        "cannot {operation}: the buffer needs usage {required:?} but was created with {found:?}"
+        "cannot {operation}: the buffer needs usage {required} but was created with {found}",
+        required = UsageNames(*required),
+        found = UsageNames(*found)
     )]
     MissingUsage {
         /// What was attempted (`"read back gpu data"`, `"write rows"`, ...).
@@ -554,9 +557,25 @@ pub enum GpuError {
     /// Invalid data metadata.
     #[error(transparent)]
     Data(#[from] DataError),
-    /// A layout that cannot be lowered.
-    #[error(transparent)]
-    Layout(#[from] LayoutError),
+}
+
+/// Buffer usage flags as wgpu names them, joined by ` | ` (`COPY_DST | VERTEX`), or
+/// `no usage flags` when empty.
+struct UsageNames(wgpu::BufferUsages);
+
+impl std::fmt::Display for UsageNames {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("no usage flags");
+        }
+        for (i, (name, _)) in self.0.iter_names().enumerate() {
+            if i > 0 {
+                f.write_str(" | ")?;
+            }
+            f.write_str(name)?;
+        }
+        Ok(())
+    }
 }
 
 /// A struct format that WGSL cannot declare as a storage struct.
@@ -764,14 +783,6 @@ pub enum OpError {
         op: &'static str,
         /// The name asked for.
         field: String,
-    },
-    /// The output buffer aliases an input buffer.
-    #[error("{op}: output {output} is bound to the same buffer as an input")]
-    OutputAliasesInput {
-        /// The operation.
-        op: &'static str,
-        /// The output's position.
-        output: usize,
     },
     /// More bindings than the device allows in one shader stage or bind group.
     #[error("{op}: needs {needed} {what}, exceeding the device limit {limit}")]
@@ -1063,9 +1074,11 @@ pub enum TableError {
         operation: &'static str,
         /// The batch's position.
         batch: usize,
-        /// The table's layouts.
+        /// The table's layouts, in order, each as its name and what it holds:
+        /// ``[`positions` (float32x2, stride 8), `points` (position: float32x3 at 0, color:
+        /// unorm8x4 at 12, stride 16, step mode instance)]``.
         expected: String,
-        /// The batch's.
+        /// The batch's, in the same form.
         found: String,
     },
     /// A batch whose schema differs (names and formats, in order) from the table's.

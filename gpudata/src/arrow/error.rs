@@ -132,7 +132,10 @@ pub enum ArrowInteropError {
         shader_type: ShaderType,
     },
     /// Nulls in a column whose policy refuses them.
-    #[error("column `{column}` ({data_type}) has {null_count} null {what}: {reason}")]
+    #[error(
+        "column `{column}` ({data_type}) has {null_count} null {what}{s}: {reason}",
+        s = if *null_count == 1 { "" } else { "s" }
+    )]
     Nulls {
         /// The column.
         column: String,
@@ -140,7 +143,8 @@ pub enum ArrowInteropError {
         data_type: ArrowType,
         /// How many nulls.
         null_count: usize,
-        /// `"rows"` or `"nested values"`.
+        /// What is null, singular: `"row"` or `"nested value"` (the message adds the plural
+        /// `s` unless `null_count` is 1).
         what: &'static str,
         /// Why they cannot be carried.
         reason: &'static str,

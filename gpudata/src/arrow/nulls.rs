@@ -42,14 +42,15 @@ pub(crate) fn row_validity(
                 column: column.to_owned(),
                 data_type: data_type.clone(),
                 null_count: nulls.null_count(),
-                what: "rows",
+                what: "row",
                 reason: "the null policy rejects nulls",
             }),
         },
     }
 }
 
-/// Refuses any null in `nulls` (list rows, list elements, fixed-size list components).
+/// Refuses any null in `nulls` (list rows, list elements, fixed-size list components); `what`
+/// names one of them, singular (`"row"`, `"nested value"`).
 pub(crate) fn refuse(
     column: &str,
     data_type: &ArrowType,

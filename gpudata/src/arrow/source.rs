@@ -446,7 +446,7 @@ impl ArrowColumnSource {
                     column,
                     data_type,
                     data.nulls(),
-                    "rows",
+                    "row",
                     "gpu vectors do not support nullable data",
                 )?;
                 let child = child_at(column, &data)?;
@@ -454,7 +454,7 @@ impl ArrowColumnSource {
                     column,
                     data_type,
                     child.nulls(),
-                    "nested values",
+                    "nested value",
                     "gpu vectors do not support nullable nested list data",
                 )?;
                 let (offsets, first) = if large {
@@ -488,7 +488,7 @@ impl ArrowColumnSource {
                         column,
                         data_type,
                         grandchild.nulls(),
-                        "nested values",
+                        "nested value",
                         "gpu vectors do not support nullable nested list data",
                     )?;
                     let first_value = child_first
@@ -625,7 +625,7 @@ fn fixed_values<'d>(
         column,
         data_type,
         child.nulls(),
-        "nested values",
+        "nested value",
         "a fixed-width gpu row has no per-component validity",
     )?;
     let first = (data.offset() as u64)

@@ -260,11 +260,13 @@ pub(crate) fn arrow_f64_bytes<'a>(
     array: &'a arrow_array::Float64Array,
 ) -> Result<&'a [u8], OpError> {
     use arrow_array::Array as _;
-    if array.null_count() > 0 {
+    let nulls = array.null_count();
+    if nulls > 0 {
+        let plural = if nulls == 1 { "" } else { "s" };
         return Err(OpError::WrongData {
             op,
             expected: "an Arrow Float64 array without nulls",
-            found: format!("{} null values", array.null_count()),
+            found: format!("{nulls} null value{plural}"),
         });
     }
     Ok(bytemuck::cast_slice::<f64, u8>(array.values()))

@@ -112,8 +112,36 @@ fn constant_field(name: &str, constant: &GpuConstant) -> GpuSchemaField {
     GpuSchemaField::new(name, Some(constant.format().into()))
 }
 
+/// `layouts` for a message, each as its name and what it holds:
+/// ``[`positions` (float32x2, stride 8), `points` (position: float32x3 at 0, color: unorm8x4 at
+/// 12, stride 16, step mode instance)]``.
 fn layouts_text(layouts: &[BufferLayout]) -> String {
-    format!("{layouts:?}")
+    let described: Vec<String> = layouts.iter().map(layout_text).collect();
+    format!("[{}]", described.join(", "))
+}
+
+/// One layout for a message: `` `name` (what it holds, stride, step mode) ``, leaving out what
+/// the layout does not state.
+fn layout_text(layout: &BufferLayout) -> String {
+    let mut parts: Vec<String> = if layout.attributes.is_empty() {
+        vec![match layout.format {
+            Some(format) => format.to_string(),
+            None => "no format".to_owned(),
+        }]
+    } else {
+        layout
+            .attributes
+            .iter()
+            .map(|a| format!("{}: {} at {}", a.attribute, a.format, a.byte_offset))
+            .collect()
+    };
+    if let Some(stride) = layout.byte_stride {
+        parts.push(format!("stride {stride}"));
+    }
+    if let Some(step_mode) = layout.step_mode {
+        parts.push(format!("step mode {step_mode}"));
+    }
+    format!("`{}` ({})", layout.name, parts.join(", "))
 }
 
 impl GpuTable {
