@@ -44,7 +44,9 @@
 //!
 //! **3. `#[derive(GpuStruct)]`.** A Rust struct becomes a row type whose [`GpuStruct::FORMAT`],
 //! vertex attributes and field markers are computed at compile time; see [`GpuStruct`](derive@GpuStruct)
-//! for the attributes and the compile errors it reports.
+//! for the attributes and the compile errors it reports. Field types implement [`GpuField`]:
+//! scalars and arrays, `half::f16`, glam and mint vectors, the normalized newtypes, and your own
+//! `bytemuck::Pod` types through [`impl_gpu_field!`].
 //!
 //! **4. Data on the GPU.** [`Gpu::headless`] opens the best adapter (or the software one);
 //! [`TypedGpuData::from_rows`] uploads rows (one memcpy when the host layout equals the GPU
