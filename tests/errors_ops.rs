@@ -358,14 +358,24 @@ fn too_many_bindings() {
 
 #[test]
 fn too_large() {
-    // A device that binds at most 1 KiB of storage: 1024 float32 rows (4 KiB) do not fit.
+    // A device that binds at most 1 KiB of storage. Columns larger than that are split into
+    // runs of rows, but one row whose values lie 2000 bytes apart (both fields of 2 KiB rows)
+    // cannot be.
     let ops = ops_with_limits(
         |l| l.max_storage_buffer_binding_size = 1024,
         OpsConfig::default(),
     );
-    let a = floats(&ops, &[1.0; 1024]);
-    let input = OpInput::new(&a, VertexFormat::Float32, 1024);
-    let error = ops.add(input, 1.0).unwrap_err();
+    let a = floats(&ops, &[1.0; 2048]);
+    let column = ops
+        .add(OpInput::new(&a, VertexFormat::Float32, 2048), 1.0)
+        .unwrap();
+    assert_eq!(column.read_bytes(&ops).unwrap(), [0, 0, 0, 64].repeat(2048));
+    let field = |offset| {
+        OpInput::new(&a, VertexFormat::Float32, 4)
+            .with_byte_offset(offset)
+            .with_byte_stride(2048)
+    };
+    let error = ops.add(field(0), field(2000)).unwrap_err();
     let OpError::TooLarge {
         op: "add",
         what: "storage binding",

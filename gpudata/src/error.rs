@@ -796,7 +796,12 @@ pub enum OpError {
         /// The device limit.
         limit: u64,
     },
-    /// A binding or buffer larger than the device allows.
+    /// Something an operation cannot split that is larger than the device allows: an output
+    /// buffer larger than `max_buffer_size`, or a storage binding larger than
+    /// `max_storage_buffer_binding_size` for the smallest run of rows a dispatch can take (one
+    /// row's values, or the few rows one invocation writes together, plus the bytes that align
+    /// the binding's start). Inputs and outputs longer than one binding are not an error: their
+    /// rows are split into several dispatches.
     #[error("{op}: needs a {what} of {size} bytes, exceeding the device limit {limit}")]
     TooLarge {
         /// The operation.

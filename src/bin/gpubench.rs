@@ -10,8 +10,10 @@
 //! `iters` times, each in its own compute pass; with `TIMESTAMP_QUERY` the time of a case is the
 //! median of the passes' GPU timestamps, otherwise the wall clock around one submission of all
 //! iterations divided by their count. Bytes moved count every input value read once and every
-//! output row written once. After timing, the first and last 4096 rows of each operation are
-//! read back and compared with the CPU reference (`--no-verify` skips that).
+//! output row written once. After timing, the first, middle and last 4096 rows of each
+//! operation are read back and compared with the CPU reference (`--no-verify` skips that). The
+//! last case, `add_f32_over_binding`, ignores `--size-mib`: its inputs are twice the device's
+//! largest storage binding, so the operation runs as several dispatches.
 
 #[path = "gpubench/cases.rs"]
 mod cases;
@@ -81,7 +83,7 @@ fn parse_args() -> Result<Args, String> {
                             [--wgsl-dir DIR]\n\
                             ops: copy_vec4_256 copy_u32_64 copy_buffer_to_buffer add_f32 \
                             add_u8 add_f16x4 add_strided_f32x4 interleave deinterleave fround \
-                            fround_all_classes"
+                            fround_all_classes add_f32_over_binding"
                     .to_owned());
             }
             other => return Err(format!("unknown argument `{other}` (try --help)")),

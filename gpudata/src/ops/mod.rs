@@ -47,6 +47,16 @@
 //! per-dimension limit. On an H200 every operation runs at 86–105% of the fastest WGSL copy
 //! kernel (BENCHMARKS.md, "GPU operations (H200)").
 //!
+//! # Inputs larger than one binding
+//!
+//! When an input's rows or an output are larger than the device's
+//! `max_storage_buffer_binding_size` (128 MiB by default; 2–4 GiB on large GPUs), the rows are
+//! split into runs, one dispatch each, every dispatch binding only its own rows' bytes at offsets
+//! the device accepts ([`OpPlan::dispatches`] counts them; all are recorded into one pass). When
+//! everything fits, the plan stays one dispatch. Only what cannot be split is refused with
+//! [`OpError::TooLarge`]: an output larger than `max_buffer_size`, or a single row whose values
+//! (with the bytes that align its binding) exceed a binding.
+//!
 //! # Example
 //!
 //! ```no_run

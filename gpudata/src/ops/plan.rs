@@ -1,6 +1,7 @@
 //! From validated inputs to a ready dispatch: grouping views into sources, choosing rows per
-//! invocation and load/store widths, bindings (checked against the device's limits), the
-//! generated kernel, its uniform and the output buffers. [`OpPlan`] is the result.
+//! invocation and load/store widths, bindings (checked against the device's limits, and split
+//! into several dispatches over runs of rows when one binding cannot hold them), the generated
+//! kernel, its uniform and the output buffers. [`OpPlan`] is the result.
 
 use std::sync::Arc;
 
@@ -116,6 +117,11 @@ struct OutputTarget<'b> {
 /// its buffer ends inside the last unit (buffers are padded to 4 bytes, not 16), the rows are
 /// split: the bulk is read in the wide units and a short tail dispatch reads the last rows in
 /// 32-bit words, so the fast path never reads past a buffer.
+///
+/// When a range's bindings would exceed the device's `max_storage_buffer_binding_size`, it is
+/// split further into runs of rows ([`RowGeometry::chunks`]), each dispatch binding only the
+/// bytes of its own rows, at storage-aligned offsets, with its own row count and source bases.
+/// Every run starts on a multiple of `step` rows, so the runs of a range share one pipeline.
 pub(crate) fn build<'a, B: Body>(
     ops: &GpuOps,
     request: KernelRequest<'a>,
@@ -286,20 +292,19 @@ pub(crate) fn build<'a, B: Body>(
             })
             .collect()
     };
-    let mut dispatches = Vec::new();
+    let rows = RowGeometry {
+        op,
+        groups: &groups,
+        output_strides: &request.output_strides,
+        length,
+        g64,
+        align,
+        step,
+        max_binding: max_binding_size(&limits),
+    };
+    let mut ranges = Vec::with_capacity(2);
     if bulk > 0 {
-        dispatches.push(dispatch(
-            ops,
-            op,
-            &groups,
-            &ideal,
-            0,
-            bulk,
-            g_rows,
-            &targets(0),
-            &request.constants,
-            &make_body(&refs),
-        )?);
+        ranges.push((0, bulk, ideal.clone()));
     }
     if bulk < length {
         let fitted: Vec<u64> = groups
@@ -312,105 +317,274 @@ pub(crate) fn build<'a, B: Body>(
                     .unwrap_or(4)
             })
             .collect();
-        dispatches.push(dispatch(
-            ops,
-            op,
-            &groups,
-            &fitted,
-            bulk,
-            length - bulk,
-            g_rows,
-            &targets(bulk),
-            &request.constants,
-            &make_body(&refs),
-        )?);
+        ranges.push((bulk, length, fitted));
+    }
+    let body = make_body(&refs);
+    let mut dispatches = Vec::new();
+    for (from, to, units) in &ranges {
+        for (first_row, count) in rows.chunks(units, *from, *to)? {
+            dispatches.push(dispatch(
+                ops,
+                &rows,
+                units,
+                first_row,
+                count,
+                &targets(first_row),
+                &request.constants,
+                &body,
+            )?);
+        }
     }
     built.dispatches = dispatches;
     Ok(built)
 }
 
+/// The largest storage binding a dispatch may use: the device's limit, capped below 4 GiB so
+/// that every byte and element index the kernels compute fits a `u32`.
+fn max_binding_size(limits: &wgpu::Limits) -> u64 {
+    limits
+        .max_storage_buffer_binding_size
+        .min(u64::from(u32::MAX))
+}
+
+/// A storage range one dispatch binds: a source buffer's `[start, end)`, read in `decl.unit`s.
+struct BindingRange<'a> {
+    decl: BindingDecl,
+    buffer: &'a wgpu::Buffer,
+    start: u64,
+    end: u64,
+}
+
+impl BindingRange<'_> {
+    fn size(&self) -> u64 {
+        self.end.saturating_sub(self.start)
+    }
+}
+
+/// The source side of one dispatch: its bindings, its sources and each source's base (in load
+/// units from the start of its binding).
+struct SourceBindings<'a> {
+    bindings: Vec<BindingRange<'a>>,
+    sources: Vec<SourceDecl>,
+    bases: Vec<u64>,
+}
+
+/// What every dispatch of one operation shares: where the sources' rows lie, the outputs' row
+/// sizes and the device's binding rules. Splits rows into dispatches whose bindings fit.
+struct RowGeometry<'g, 'a> {
+    op: &'static str,
+    groups: &'g [SourceGroup<'a>],
+    output_strides: &'g [u64],
+    /// Rows of the whole operation.
+    length: u64,
+    /// Rows per invocation.
+    g64: u64,
+    /// Storage offset alignment (at least 16).
+    align: u64,
+    /// Every dispatch but the last of a range covers a multiple of `step` rows, so that each
+    /// output binding starts at an aligned offset and on an invocation's first row.
+    step: u64,
+    /// The largest storage binding.
+    max_binding: u64,
+}
+
+impl<'a> RowGeometry<'_, 'a> {
+    fn overflow(&self, input: usize) -> OpError {
+        OpError::Overflow { op: self.op, input }
+    }
+
+    /// The source bindings of rows `first_row..first_row + rows`, each source read in
+    /// `units[s]` bytes. Each binding runs from the storage-aligned start of its first unit to
+    /// the end of the last unit its rows use (never past the buffer's last whole unit). Sources
+    /// in one buffer read in the same unit share a binding while the union fits the binding
+    /// limit.
+    fn source_bindings(
+        &self,
+        units: &[u64],
+        first_row: u64,
+        rows: u64,
+    ) -> Result<SourceBindings<'a>, OpError> {
+        // Rows of the operation after this dispatch's last.
+        let after = self
+            .length
+            .checked_sub(first_row)
+            .and_then(|r| r.checked_sub(rows))
+            .ok_or_else(|| self.overflow(0))?;
+        let mut bindings: Vec<BindingRange<'a>> = Vec::new();
+        let mut sources = Vec::with_capacity(self.groups.len());
+        let mut firsts = Vec::with_capacity(self.groups.len());
+        for (s, (group, &unit)) in self.groups.iter().zip(units).enumerate() {
+            let offset = first_row
+                .checked_mul(group.stride)
+                .and_then(|d| d.checked_add(group.offset))
+                .ok_or_else(|| self.overflow(s))?;
+            let phase = offset % unit;
+            let first = offset - phase;
+            let start = first / self.align * self.align;
+            let end = after
+                .checked_mul(group.stride)
+                .and_then(|d| group.end.checked_sub(d))
+                .and_then(|e| e.checked_next_multiple_of(unit))
+                .ok_or_else(|| self.overflow(s))?
+                .min(group.buffer.size() / unit * unit);
+            let shared = bindings.iter().position(|b| {
+                b.buffer == group.buffer
+                    && u64::from(b.decl.unit) == unit
+                    && b.end.max(end).saturating_sub(b.start.min(start)) <= self.max_binding
+            });
+            let binding = match shared {
+                Some(b) => {
+                    bindings[b].start = bindings[b].start.min(start);
+                    bindings[b].end = bindings[b].end.max(end);
+                    b
+                }
+                None => {
+                    bindings.push(BindingRange {
+                        decl: BindingDecl {
+                            // 4, 8 or 16.
+                            unit: unit as u32,
+                            read_only: true,
+                        },
+                        buffer: group.buffer,
+                        start,
+                        end,
+                    });
+                    bindings.len() - 1
+                }
+            };
+            sources.push(SourceDecl {
+                binding,
+                unit: unit as u32,
+                stride: group.stride,
+                phase,
+            });
+            firsts.push(first);
+        }
+        let bases = sources
+            .iter()
+            .zip(firsts)
+            .map(|(source, first)| {
+                (first - bindings[source.binding].start) / u64::from(source.unit)
+            })
+            .collect();
+        Ok(SourceBindings {
+            bindings,
+            sources,
+            bases,
+        })
+    }
+
+    /// Bytes output `o`'s binding needs for `rows` rows: whole invocations of `G` rows.
+    fn output_size(&self, o: usize, rows: u64) -> Result<u64, OpError> {
+        rows.div_ceil(self.g64)
+            .checked_mul(self.g64)
+            .and_then(|r| r.checked_mul(self.output_strides[o]))
+            .ok_or_else(|| self.overflow(o))
+    }
+
+    /// Whether one dispatch over rows `first_row..first_row + rows` binds nothing larger than
+    /// the limit.
+    fn fits(&self, units: &[u64], first_row: u64, rows: u64) -> Result<bool, OpError> {
+        let sources = self.source_bindings(units, first_row, rows)?;
+        if sources.bindings.iter().any(|b| b.size() > self.max_binding) {
+            return Ok(false);
+        }
+        for o in 0..self.output_strides.len() {
+            if self.output_size(o, rows)? > self.max_binding {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Rows per dispatch when rows must be split: the most, in whole `step`s, that keep every
+    /// binding within the limit whatever the first row (a source binding may begin up to
+    /// `align - unit` bytes before its first unit, start `unit - 1` bytes into it and end
+    /// `unit - 1` bytes past its last row). At least one `step`: when even that does not fit,
+    /// the dispatch reports [`OpError::TooLarge`].
+    fn chunk_rows(&self, units: &[u64]) -> u64 {
+        let mut rows = u64::MAX;
+        for &stride in self.output_strides {
+            if let Some(fit) = self.max_binding.checked_div(stride) {
+                rows = rows.min(fit);
+            }
+        }
+        for (group, &unit) in self.groups.iter().zip(units) {
+            // Bytes the views use of the last row, from the group's offset in it.
+            let extent = (self.length - 1)
+                .checked_mul(group.stride)
+                .and_then(|d| group.end.checked_sub(group.offset)?.checked_sub(d));
+            let room = extent
+                .and_then(|e| e.checked_add(self.align)?.checked_add(unit))
+                .and_then(|slack| self.max_binding.checked_sub(slack));
+            rows = rows.min(match room {
+                None => 0,
+                Some(_) if group.stride == 0 => u64::MAX,
+                Some(room) => room / group.stride + 1,
+            });
+        }
+        (rows / self.step * self.step).max(self.step)
+    }
+
+    /// Rows `from..to` as `(first row, rows)` dispatches: one when its bindings fit (the usual
+    /// case, unchanged by splitting), else consecutive runs of [`chunk_rows`](Self::chunk_rows).
+    /// `from` is a multiple of `step`.
+    fn chunks(&self, units: &[u64], from: u64, to: u64) -> Result<Vec<(u64, u64)>, OpError> {
+        if self.fits(units, from, to - from)? {
+            return Ok(vec![(from, to - from)]);
+        }
+        let per = self.chunk_rows(units);
+        let mut chunks =
+            Vec::with_capacity(usize::try_from((to - from).div_ceil(per)).unwrap_or(0));
+        let mut first = from;
+        while first < to {
+            let rows = per.min(to - first);
+            chunks.push((first, rows));
+            first += rows;
+        }
+        Ok(chunks)
+    }
+}
+
 /// One dispatch over rows `first_row..first_row + rows` of the sources, reading each source in
 /// `units[s]` bytes and writing the outputs' ranges in `targets`.
-#[allow(clippy::too_many_arguments)] // One private call site per kind of dispatch.
+#[allow(clippy::too_many_arguments)] // One private call site.
 fn dispatch(
     ops: &GpuOps,
-    op: &'static str,
-    groups: &[SourceGroup<'_>],
+    geometry: &RowGeometry<'_, '_>,
     units: &[u64],
     first_row: u64,
     rows: u64,
-    g_rows: u32,
     targets: &[OutputTarget<'_>],
     constants: &[[u32; 4]],
     body: &dyn Body,
 ) -> Result<Dispatch, OpError> {
+    let op = geometry.op;
     let device = ops.device();
     let limits = device.limits();
-    let g64 = u64::from(g_rows);
+    let g64 = geometry.g64;
+    // At most 16: see `rows_per_thread`.
+    let g_rows = g64 as u32;
     let threads = rows.div_ceil(g64);
     let overflow = |input: usize| OpError::Overflow { op, input };
 
-    // One binding per (buffer, unit).
-    let align = u64::from(limits.min_storage_buffer_offset_alignment).max(16);
-    let mut bindings: Vec<(BindingDecl, &wgpu::Buffer, u64, u64)> = Vec::new();
-    let mut sources = Vec::with_capacity(groups.len());
-    let mut firsts = Vec::with_capacity(groups.len());
-    for (s, (group, &unit)) in groups.iter().zip(units).enumerate() {
-        let offset = first_row
-            .checked_mul(group.stride)
-            .and_then(|d| d.checked_add(group.offset))
-            .ok_or_else(|| overflow(s))?;
-        let phase = offset % unit;
-        let first = offset - phase;
-        let start = first / align * align;
-        let end = group
-            .end
-            .checked_next_multiple_of(unit)
-            .ok_or_else(|| overflow(s))?
-            .min(group.buffer.size() / unit * unit);
-        let binding = match bindings
-            .iter()
-            .position(|(d, b, _, _)| *b == group.buffer && u64::from(d.unit) == unit)
-        {
-            Some(b) => {
-                bindings[b].2 = bindings[b].2.min(start);
-                bindings[b].3 = bindings[b].3.max(end);
-                b
-            }
-            None => {
-                bindings.push((
-                    BindingDecl {
-                        unit: unit as u32,
-                        read_only: true,
-                    },
-                    group.buffer,
-                    start,
-                    end,
-                ));
-                bindings.len() - 1
-            }
-        };
-        sources.push(SourceDecl {
-            binding,
-            unit: unit as u32,
-            stride: group.stride,
-            phase,
-        });
-        firsts.push(first);
-    }
-    let mut bases = Vec::with_capacity(sources.len());
-    for (s, source) in sources.iter().enumerate() {
-        let (_, _, start, _) = bindings[source.binding];
-        let base = (firsts[s] - start) / u64::from(source.unit);
-        bases.push(u32::try_from(base).map_err(|_| overflow(s))?);
-    }
-    let max_binding = limits.max_storage_buffer_binding_size;
-    for (_, _, start, end) in &bindings {
-        if end - start > max_binding {
+    let SourceBindings {
+        bindings,
+        sources,
+        bases,
+    } = geometry.source_bindings(units, first_row, rows)?;
+    let bases = bases
+        .into_iter()
+        .enumerate()
+        .map(|(s, base)| u32::try_from(base).map_err(|_| overflow(s)))
+        .collect::<Result<Vec<u32>, OpError>>()?;
+    let max_binding = geometry.max_binding;
+    for binding in &bindings {
+        if binding.size() > max_binding {
             return Err(OpError::TooLarge {
                 op,
                 what: "storage binding",
-                size: end - start,
+                size: binding.size(),
                 limit: max_binding,
             });
         }
@@ -422,9 +596,9 @@ fn dispatch(
         let chunk = g64 * target.stride;
         let unit = [16u64, 8, 4]
             .into_iter()
-            .find(|u| chunk % u == 0)
+            .find(|&u| chunk.is_multiple_of(u))
             .unwrap_or(4);
-        let size = threads.checked_mul(chunk).ok_or_else(|| overflow(o))?;
+        let size = geometry.output_size(o, rows)?;
         if size > max_binding {
             return Err(OpError::TooLarge {
                 op,
@@ -458,7 +632,8 @@ fn dispatch(
         });
     }
 
-    let (staged_sources, staged_outputs, stage_len) = staging(ops, groups, &sources, &outputs, g64);
+    let (staged_sources, staged_outputs, stage_len) =
+        staging(ops, geometry.groups, &sources, &outputs, g64);
 
     // Dispatch shape.
     let workgroup_size = ops.workgroup_size();
@@ -479,7 +654,7 @@ fn dispatch(
         rows_per_thread: g_rows,
         bindings: bindings
             .iter()
-            .map(|(d, _, _, _)| d.clone())
+            .map(|b| b.decl.clone())
             .chain(outputs.iter().map(|o| BindingDecl {
                 unit: o.unit,
                 read_only: false,
@@ -519,13 +694,13 @@ fn dispatch(
             binding: 0,
             resource: params.as_entire_binding(),
         }];
-        for (i, (_, buffer, start, end)) in bindings.iter().enumerate() {
+        for (i, b) in bindings.iter().enumerate() {
             entries.push(wgpu::BindGroupEntry {
                 binding: i as u32 + 1,
                 resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer,
-                    offset: *start,
-                    size: wgpu::BufferSize::new(end - start),
+                    buffer: b.buffer,
+                    offset: b.start,
+                    size: wgpu::BufferSize::new(b.size()),
                 }),
             });
         }
@@ -707,8 +882,10 @@ impl<T> OpPlan<T> {
         self.dispatches.first().map_or((0, 0), |d| d.workgroups)
     }
 
-    /// The number of dispatches: 0 for empty inputs, 2 when the last rows of a source read in
-    /// wide units run as a separate tail, else 1.
+    /// The number of dispatches: 0 for empty inputs, 1 usually, 2 when the last rows of a
+    /// source read in wide units run as a separate tail, and more when a source or output range
+    /// exceeds the device's `max_storage_buffer_binding_size`: the rows are then split into runs
+    /// that each bind only their own bytes.
     #[must_use]
     pub fn dispatches(&self) -> usize {
         self.dispatches.len()

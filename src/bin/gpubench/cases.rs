@@ -11,7 +11,7 @@ use crate::kernels::{self, Fill};
 use crate::timing::Work;
 
 /// Case groups in run order; `--ops` selects by prefix.
-pub const NAMES: [&str; 11] = [
+pub const NAMES: [&str; 12] = [
     "copy_vec4_256",
     "copy_u32_64",
     "copy_buffer_to_buffer",
@@ -23,6 +23,7 @@ pub const NAMES: [&str; 11] = [
     "deinterleave",
     "fround",
     "fround_all_classes",
+    "add_f32_over_binding",
 ];
 
 type Verify = Box<dyn Fn(&Gpu) -> Result<(), String>>;
@@ -99,8 +100,11 @@ fn verifier(
 ) -> Verify {
     Box::new(move |gpu: &Gpu| {
         let ops = GpuOps::from_gpu(gpu);
+        // The first, middle and last rows (the middle crosses the first split of an operation
+        // over twice the largest binding).
         let k = length.min(4096);
-        for rows in [0..k, length - k..length] {
+        let mid = (length / 2).saturating_sub(k / 2);
+        for rows in [0..k, mid..mid + k, length - k..length] {
             let samples = inputs
                 .iter()
                 .map(|c| c.sample(&ops, &rows))
@@ -521,6 +525,28 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                 );
                 cases.push(plan_case(format!("{name}{label}"), plan, Some(verify)));
             }
+        }
+        "add_f32_over_binding" => {
+            // Inputs and output twice the device's largest storage binding (whatever `size`):
+            // the operation splits into runs of rows, one dispatch each.
+            let limits = gpu.limits();
+            let bytes = limits
+                .max_storage_buffer_binding_size
+                .saturating_mul(2)
+                .min(limits.max_buffer_size)
+                / 16
+                * 16;
+            let n = bytes / 4;
+            let a = alloc(gpu, bytes, 40, Some(Fill::UnitF32))?;
+            let b = alloc(gpu, bytes, 41, Some(Fill::UnitF32))?;
+            cases.extend(add_cases(
+                gpu,
+                name,
+                Col::packed(&a, VertexFormat::Float32),
+                Col::packed(&b, VertexFormat::Float32),
+                n,
+                variants(false, &[]),
+            )?);
         }
         other => return Err(format!("unknown case `{other}`")),
     }

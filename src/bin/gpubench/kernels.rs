@@ -33,7 +33,7 @@ fn grid(device: &wgpu::Device, threads: u64, workgroup: u32) -> Result<(u32, u32
 fn build(
     device: &wgpu::Device,
     wgsl: &str,
-    buffers: &[&wgpu::Buffer],
+    buffers: &[wgpu::BufferBinding<'_>],
     params: [u32; 4],
     workgroups: (u32, u32),
 ) -> Kernel {
@@ -62,7 +62,7 @@ fn build(
         .enumerate()
         .map(|(i, b)| wgpu::BindGroupEntry {
             binding: i as u32,
-            resource: b.as_entire_binding(),
+            resource: wgpu::BindingResource::Buffer(b.clone()),
         })
         .collect();
     entries.push(wgpu::BindGroupEntry {
@@ -78,6 +78,15 @@ fn build(
         pipeline,
         bind_group,
         workgroups,
+    }
+}
+
+/// All of `buffer`.
+fn whole(buffer: &wgpu::Buffer) -> wgpu::BufferBinding<'_> {
+    wgpu::BufferBinding {
+        buffer,
+        offset: 0,
+        size: None,
     }
 }
 
@@ -115,7 +124,7 @@ pub fn copy(
     Ok(build(
         device,
         &wgsl,
-        &[src, dst],
+        &[whole(src), whole(dst)],
         [n32, 0, 0, 0],
         grid(device, n, workgroup)?,
     ))
@@ -140,7 +149,8 @@ pub enum Fill {
     F64Wide,
 }
 
-/// Fills `buffer` (a multiple of 4 bytes) with pseudo-random words from `seed`.
+/// Fills `buffer` (a multiple of 4 bytes) with pseudo-random words from `seed`, one dispatch
+/// per window of at most `max_storage_buffer_binding_size` bytes.
 pub fn fill(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
@@ -148,7 +158,6 @@ pub fn fill(
     seed: u32,
     kind: Fill,
 ) -> Result<(), String> {
-    let words = buffer.size() / 4;
     let value = match kind {
         Fill::Bits => "h",
         Fill::UnitF32 => "(h & 0x007fffffu) | 0x3f800000u",
@@ -166,7 +175,7 @@ pub fn fill(
          @compute @workgroup_size(WG) fn main({ARGS}) {{\n\
              {INDEX}\n\
              if (i >= p.x) {{ return; }}\n\
-             var h = (i + p.y) * 0x9e3779b9u;\n\
+             var h = (i + p.z + p.y) * 0x9e3779b9u;\n\
              h = (h ^ (h >> 16u)) * 0x7feb352du;\n\
              h = (h ^ (h >> 15u)) * 0x846ca68bu;\n\
              h = h ^ (h >> 16u);\n\
@@ -174,18 +183,36 @@ pub fn fill(
          }}\n"
     )
     .replace("WG", "256");
-    let n = u32::try_from(words).map_err(|_| format!("{words} words do not fit u32"))?;
-    let kernel = build(
-        device,
-        &wgsl,
-        &[buffer],
-        [n, seed, 0, 0],
-        grid(device, words, 256)?,
-    );
+    let limits = device.limits();
+    let align = u64::from(limits.min_storage_buffer_offset_alignment).max(4);
+    let window = (limits.max_storage_buffer_binding_size.min(1 << 31) / align * align).max(align);
+    let mut kernels = Vec::new();
+    let mut offset = 0;
+    while offset < buffer.size() {
+        let size = window.min(buffer.size() - offset);
+        let (n, base) = (size / 4, offset / 4);
+        let n32 = u32::try_from(n).map_err(|_| format!("{n} words do not fit u32"))?;
+        let base32 = u32::try_from(base).map_err(|_| format!("word {base} does not fit u32"))?;
+        let binding = wgpu::BufferBinding {
+            buffer,
+            offset,
+            size: wgpu::BufferSize::new(size),
+        };
+        kernels.push(build(
+            device,
+            &wgsl,
+            &[binding],
+            [n32, seed, base32, 0],
+            grid(device, n, 256)?,
+        ));
+        offset += size;
+    }
     let mut encoder = device.create_command_encoder(&Default::default());
     {
         let mut pass = encoder.begin_compute_pass(&Default::default());
-        kernel.encode(&mut pass);
+        for kernel in &kernels {
+            kernel.encode(&mut pass);
+        }
     }
     queue.submit([encoder.finish()]);
     Ok(())
