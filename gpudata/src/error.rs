@@ -1231,9 +1231,11 @@ pub enum TableError {
         /// The column.
         column: String,
     },
-    /// A GPU copy whose ranges leave their buffers or what one binding can address.
+    /// A GPU copy whose ranges leave their buffers, or one of whose rows (with the bytes that
+    /// align its binding) is larger than one storage binding. Copies longer than a binding are
+    /// not an error: the strided copy kernel runs over them in several dispatches.
     #[error(
-        "cannot copy {rows} rows of {row_bytes} bytes from byte {src_offset} to byte {dst_offset}: the ranges leave their buffers or exceed what one storage binding can address"
+        "cannot copy {rows} rows of {row_bytes} bytes from byte {src_offset} to byte {dst_offset}: the ranges leave their buffers, or one row exceeds what one storage binding can address"
     )]
     CopyRange {
         /// First source byte.

@@ -1,7 +1,7 @@
 //! [`Gpu`]: the device and queue that uploads, readbacks, bindings and operations take.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::error::GpuError;
 
@@ -26,6 +26,10 @@ struct GpuInner {
     queue: wgpu::Queue,
     adapter_info: wgpu::AdapterInfo,
     limits: wgpu::Limits,
+    /// The table copy kernel, compiled on first use. Kept here rather than in a cache keyed by
+    /// `wgpu::Device`: devices of different instances can compare equal (their ids are per
+    /// instance).
+    table_copy_kernel: OnceLock<crate::table::copy::Kernel>,
 }
 
 /// Which kind of adapter [`Gpu::headless`] chose.
@@ -197,6 +201,7 @@ impl Gpu {
                 queue,
                 adapter_info,
                 limits,
+                table_copy_kernel: OnceLock::new(),
             }),
         }
     }
@@ -236,6 +241,11 @@ impl Gpu {
     #[must_use]
     pub fn limits(&self) -> &wgpu::Limits {
         &self.inner.limits
+    }
+
+    /// The table copy kernel's slot.
+    pub(crate) fn table_copy_kernel(&self) -> &OnceLock<crate::table::copy::Kernel> {
+        &self.inner.table_copy_kernel
     }
 
     /// Blocks until every submitted command has finished and runs pending callbacks (buffer

@@ -3,10 +3,11 @@
 //! compute kernel that assembles each destination word from the source bytes.
 //!
 //! The kernel is written for correctness, not speed: one invocation per destination word, one
-//! dispatch per copy. The ops module owns the fast interleave / deinterleave kernels.
+//! dispatch per copy, or one per run of rows when the copy's source or destination range is
+//! larger than one storage binding (`max_storage_buffer_binding_size`). The ops module owns the
+//! fast interleave / deinterleave kernels.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::error::TableError;
 use crate::gpu::Gpu;
@@ -84,19 +85,18 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 }
 ";
 
-/// The copy kernel's pipeline, one per device.
-struct Kernel {
+/// The copy kernel's pipeline, one per [`Gpu`].
+pub(crate) struct Kernel {
     pipeline: wgpu::ComputePipeline,
     layout: wgpu::BindGroupLayout,
 }
 
-fn kernel(gpu: &Gpu) -> Arc<Kernel> {
-    static CACHE: Mutex<Vec<(wgpu::Device, Arc<Kernel>)>> = Mutex::new(Vec::new());
-    let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((_, k)) = cache.iter().find(|(d, _)| d == gpu.device()) {
-        return Arc::clone(k);
-    }
-    let device = gpu.device();
+fn kernel(gpu: &Gpu) -> &Kernel {
+    gpu.table_copy_kernel()
+        .get_or_init(|| build_kernel(gpu.device()))
+}
+
+fn build_kernel(device: &wgpu::Device) -> Kernel {
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("gpudata table copy"),
         source: wgpu::ShaderSource::Wgsl(KERNEL.into()),
@@ -141,13 +141,7 @@ fn kernel(gpu: &Gpu) -> Arc<Kernel> {
         compilation_options: wgpu::PipelineCompilationOptions::default(),
         cache: None,
     });
-    let k = Arc::new(Kernel { pipeline, layout });
-    // A few devices at most; the oldest is forgotten first.
-    if cache.len() >= 8 {
-        cache.remove(0);
-    }
-    cache.push((device.clone(), Arc::clone(&k)));
-    k
+    Kernel { pipeline, layout }
 }
 
 /// A binding window: `[start, start + size)` of a buffer, `start` aligned for storage binding.
@@ -165,6 +159,34 @@ fn window(from: u64, to: u64, buffer_size: u64, alignment: u64) -> Option<Window
         start,
         size: end - start,
     })
+}
+
+/// The copy's error when its ranges cannot be copied.
+fn copy_range(copy: &StridedCopy<'_>) -> TableError {
+    TableError::CopyRange {
+        src_offset: copy.src_offset,
+        dst_offset: copy.dst_offset,
+        rows: copy.rows,
+        row_bytes: copy.row_bytes,
+    }
+}
+
+/// Where the kernel reads a copy's source: the source buffer itself, or a storage copy of it.
+struct Source<'b> {
+    buffer: &'b wgpu::Buffer,
+    /// The first row's byte in `buffer`.
+    offset: u64,
+}
+
+/// One dispatch's rows: their windows, first source and destination bytes, and the destination
+/// words they touch.
+struct Run {
+    src: Window,
+    dst: Window,
+    src_offset: u64,
+    dst_offset: u64,
+    first_word: u64,
+    end_word: u64,
 }
 
 /// Records strided copies into one encoder and submits them together.
@@ -191,12 +213,7 @@ impl<'g> CopyRecorder<'g> {
         if copy.rows == 0 || copy.row_bytes == 0 {
             return Ok(());
         }
-        let too_large = || TableError::CopyRange {
-            src_offset: copy.src_offset,
-            dst_offset: copy.dst_offset,
-            rows: copy.rows,
-            row_bytes: copy.row_bytes,
-        };
+        let too_large = || copy_range(copy);
         let src_span = copy.span(copy.src_stride).ok_or_else(too_large)?;
         let dst_span = copy.span(copy.dst_stride).ok_or_else(too_large)?;
         let src_end = copy
@@ -238,24 +255,12 @@ impl<'g> CopyRecorder<'g> {
             );
             return Ok(());
         }
-        self.kernel_copy(copy, src_end, dst_end)
+        self.kernel_copy(copy, src_end)
     }
 
-    fn kernel_copy(
-        &mut self,
-        copy: &StridedCopy<'_>,
-        src_end: u64,
-        dst_end: u64,
-    ) -> Result<(), TableError> {
-        let limits = self.gpu.limits();
-        let alignment = u64::from(limits.min_storage_buffer_offset_alignment.max(4));
-        let max_binding = limits.max_storage_buffer_binding_size;
-        let too_large = || TableError::CopyRange {
-            src_offset: copy.src_offset,
-            dst_offset: copy.dst_offset,
-            rows: copy.rows,
-            row_bytes: copy.row_bytes,
-        };
+    /// Records `copy` through the kernel (`src_end`: one past its last source byte).
+    fn kernel_copy(&mut self, copy: &StridedCopy<'_>, src_end: u64) -> Result<(), TableError> {
+        let too_large = || copy_range(copy);
         if !copy.dst.usage().contains(wgpu::BufferUsages::STORAGE) {
             return Err(crate::error::GpuError::MissingUsage {
                 operation: "copy gpu data into strided rows",
@@ -265,37 +270,134 @@ impl<'g> CopyRecorder<'g> {
             .into());
         }
         // Sources without STORAGE usage are copied whole (word-aligned) into a staging buffer.
-        let (src_buffer, src_offset, src_end) =
-            if copy.src.usage().contains(wgpu::BufferUsages::STORAGE) {
-                (copy.src.clone(), copy.src_offset, src_end)
-            } else {
-                let start = copy.src_offset - copy.src_offset % 4;
-                let end = src_end
-                    .checked_next_multiple_of(4)
-                    .filter(|&e| e <= copy.src.size())
-                    .ok_or_else(too_large)?;
-                let staging = self.stage(copy.src, start, end - start);
-                (staging, copy.src_offset - start, src_end - start)
-            };
-        let src_window =
-            window(src_offset, src_end, src_buffer.size(), alignment).ok_or_else(too_large)?;
-        let first_word = copy.dst_offset / 4;
-        let end_word = dst_end.div_ceil(4);
-        let dst_window = window(first_word * 4, end_word * 4, copy.dst.size(), alignment)
-            .ok_or_else(too_large)?;
-        if src_window.size > max_binding || dst_window.size > max_binding {
-            return Err(too_large());
+        let (src_buffer, src_offset) = if copy.src.usage().contains(wgpu::BufferUsages::STORAGE) {
+            (copy.src.clone(), copy.src_offset)
+        } else {
+            let start = copy.src_offset - copy.src_offset % 4;
+            let end = src_end
+                .checked_next_multiple_of(4)
+                .filter(|&e| e <= copy.src.size())
+                .ok_or_else(too_large)?;
+            let staging = self.stage(copy.src, start, end - start);
+            (staging, copy.src_offset - start)
+        };
+        let source = Source {
+            buffer: &src_buffer,
+            offset: src_offset,
+        };
+        // One dispatch when both windows fit a binding (the usual case); else runs of rows,
+        // each binding only its own bytes. Dispatches run in order, so runs whose rows share a
+        // destination word each keep the other's bytes.
+        if self.windows(copy, &source, 0, copy.rows).is_some() {
+            return self.dispatch(copy, &source, 0, copy.rows);
         }
+        let per = self.rows_per_run(copy);
+        let mut first = 0;
+        while first < copy.rows {
+            let rows = per.min(copy.rows - first);
+            self.dispatch(copy, &source, first, rows)?;
+            first += rows;
+        }
+        Ok(())
+    }
+
+    /// The largest storage binding the copy kernel uses: the device's limit, capped below 4 GiB
+    /// so that the kernel's byte indices fit a `u32`.
+    fn max_binding(&self) -> u64 {
+        self.gpu
+            .limits()
+            .max_storage_buffer_binding_size
+            .min(u64::from(u32::MAX))
+    }
+
+    fn alignment(&self) -> u64 {
+        u64::from(self.gpu.limits().min_storage_buffer_offset_alignment.max(4))
+    }
+
+    /// Rows per run when a copy must be split: the most whose windows fit a binding whatever
+    /// the first row (a window starts up to `alignment - 1` bytes before its first byte and
+    /// ends up to 3 bytes after its last); at least 1.
+    fn rows_per_run(&self, copy: &StridedCopy<'_>) -> u64 {
+        let room = copy
+            .row_bytes
+            .checked_add(self.alignment())
+            .and_then(|slack| slack.checked_add(4))
+            .and_then(|slack| self.max_binding().checked_sub(slack));
+        let mut rows = u64::from(u32::MAX);
+        for stride in [copy.src_stride, copy.dst_stride] {
+            rows = rows.min(match room {
+                None => 1,
+                Some(_) if stride == 0 => u64::MAX,
+                Some(room) => room / stride + 1,
+            });
+        }
+        rows.max(1)
+    }
+
+    /// The source and destination windows of rows `first..first + rows`, and the destination's
+    /// first and end words; `None` when a window exceeds the binding limit or the arithmetic
+    /// overflows.
+    fn windows(
+        &self,
+        copy: &StridedCopy<'_>,
+        source: &Source<'_>,
+        first: u64,
+        rows: u64,
+    ) -> Option<Run> {
+        let alignment = self.alignment();
+        let max_binding = self.max_binding();
+        let last = rows.checked_sub(1)?;
+        let src_offset = first
+            .checked_mul(copy.src_stride)?
+            .checked_add(source.offset)?;
+        let src_end = last
+            .checked_mul(copy.src_stride)?
+            .checked_add(src_offset)?
+            .checked_add(copy.row_bytes)?;
+        let dst_offset = first
+            .checked_mul(copy.dst_stride)?
+            .checked_add(copy.dst_offset)?;
+        let dst_end = last
+            .checked_mul(copy.dst_stride)?
+            .checked_add(dst_offset)?
+            .checked_add(copy.row_bytes)?;
+        let src = window(src_offset, src_end, source.buffer.size(), alignment)?;
+        let first_word = dst_offset / 4;
+        let end_word = dst_end.div_ceil(4);
+        let dst = window(first_word * 4, end_word * 4, copy.dst.size(), alignment)?;
+        (src.size <= max_binding && dst.size <= max_binding).then_some(Run {
+            src,
+            dst,
+            src_offset,
+            dst_offset,
+            first_word,
+            end_word,
+        })
+    }
+
+    /// Records one dispatch of the kernel over rows `first..first + rows` of `copy`.
+    fn dispatch(
+        &mut self,
+        copy: &StridedCopy<'_>,
+        source: &Source<'_>,
+        first: u64,
+        rows: u64,
+    ) -> Result<(), TableError> {
+        let too_large = || copy_range(copy);
+        let run = self
+            .windows(copy, source, first, rows)
+            .ok_or_else(too_large)?;
+        let limits = self.gpu.limits();
         let rebase = |v: u64, base: u64| u32::try_from(v - base).map_err(|_| too_large());
-        let word_count = end_word - first_word;
+        let word_count = run.end_word - run.first_word;
         let params: [u32; 8] = [
-            rebase(src_offset, src_window.start)?,
+            rebase(run.src_offset, run.src.start)?,
             u32::try_from(copy.src_stride).map_err(|_| too_large())?,
-            rebase(copy.dst_offset, dst_window.start)?,
+            rebase(run.dst_offset, run.dst.start)?,
             u32::try_from(copy.dst_stride.max(1)).map_err(|_| too_large())?,
-            u32::try_from(copy.rows).map_err(|_| too_large())?,
+            u32::try_from(rows).map_err(|_| too_large())?,
             u32::try_from(copy.row_bytes).map_err(|_| too_large())?,
-            rebase(first_word * 4, dst_window.start)? / 4,
+            rebase(run.first_word * 4, run.dst.start)? / 4,
             u32::try_from(word_count).map_err(|_| too_large())?,
         ];
         let device = self.gpu.device();
@@ -323,8 +425,8 @@ impl<'g> CopyRecorder<'g> {
             label: Some("gpudata table copy"),
             layout: &k.layout,
             entries: &[
-                entry(0, &src_buffer, src_window),
-                entry(1, copy.dst, dst_window),
+                entry(0, source.buffer, run.src),
+                entry(1, copy.dst, run.dst),
                 wgpu::BindGroupEntry {
                     binding: 2,
                     resource: uniform.as_entire_binding(),

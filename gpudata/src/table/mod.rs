@@ -53,7 +53,7 @@
 mod batch;
 mod binding;
 mod constant;
-mod copy;
+pub(crate) mod copy;
 mod dynamic;
 mod fields;
 mod gpu_table;
