@@ -22,6 +22,10 @@ fn headless_reports_its_adapter() {
     assert!(clone.same_device(&gpu));
     let wrapped = Gpu::from_device_queue(gpu.device().clone(), gpu.queue().clone());
     assert!(wrapped.same_device(&gpu));
+    // A second headless device lives in a wgpu instance of its own, where its id can equal the
+    // first device's: it is still another device.
+    let other = Gpu::headless().unwrap();
+    assert!(!other.same_device(&gpu));
     assert_eq!(wrapped.adapter_info().name, info.name);
     gpu.wait_idle().unwrap();
 }

@@ -30,6 +30,9 @@ struct GpuInner {
     /// `wgpu::Device`: devices of different instances can compare equal (their ids are per
     /// instance).
     table_copy_kernel: OnceLock<crate::table::copy::Kernel>,
+    /// Whether [`Gpu::headless_on_async`] opened this device in an instance of its own (so no
+    /// other `GpuInner` wraps it), rather than [`Gpu::from_device_queue`] wrapping a device.
+    own_instance: bool,
 }
 
 /// Which kind of adapter [`Gpu::headless`] chose.
@@ -172,7 +175,9 @@ impl Gpu {
                 ..Default::default()
             });
             match request.await {
-                Ok((device, queue)) => return Ok(Gpu::with_info(device, queue, adapter_info)),
+                Ok((device, queue)) => {
+                    return Ok(Gpu::with_info(device, queue, adapter_info, true));
+                }
                 Err(e) => {
                     refusal = Some(GpuError::RequestDevice {
                         adapter: adapter_info.name.clone(),
@@ -190,10 +195,15 @@ impl Gpu {
     #[must_use]
     pub fn from_device_queue(device: wgpu::Device, queue: wgpu::Queue) -> Gpu {
         let adapter_info = device.adapter_info();
-        Gpu::with_info(device, queue, adapter_info)
+        Gpu::with_info(device, queue, adapter_info, false)
     }
 
-    fn with_info(device: wgpu::Device, queue: wgpu::Queue, adapter_info: wgpu::AdapterInfo) -> Gpu {
+    fn with_info(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        adapter_info: wgpu::AdapterInfo,
+        own_instance: bool,
+    ) -> Gpu {
         let limits = device.limits();
         Gpu {
             inner: Arc::new(GpuInner {
@@ -202,6 +212,7 @@ impl Gpu {
                 adapter_info,
                 limits,
                 table_copy_kernel: OnceLock::new(),
+                own_instance,
             }),
         }
     }
@@ -263,10 +274,22 @@ impl Gpu {
             })
     }
 
-    /// Whether two handles talk to the same device.
+    /// Whether two handles talk to the same device: clones of one `Gpu`, or `Gpu`s wrapping
+    /// clones of one `wgpu::Device` through [`from_device_queue`](Self::from_device_queue).
+    ///
+    /// Two [`headless`](Self::headless) devices are never the same (each opens its own wgpu
+    /// instance). Where `from_device_queue` is involved the answer is wgpu's `Device` equality,
+    /// which compares ids that are unique only within one `wgpu::Instance`: devices wrapped from
+    /// two different instances can compare equal.
     #[must_use]
     pub fn same_device(&self, other: &Gpu) -> bool {
-        Arc::ptr_eq(&self.inner, &other.inner) || self.inner.device == other.inner.device
+        if Arc::ptr_eq(&self.inner, &other.inner) {
+            return true;
+        }
+        if self.inner.own_instance && other.inner.own_instance {
+            return false;
+        }
+        self.inner.device == other.inner.device
     }
 }
 
