@@ -166,6 +166,18 @@ fn shader_components() {
     );
 }
 
+/// A count of 1 reads in the singular: `1 component`.
+#[test]
+fn shader_components_of_one_are_singular() {
+    let error =
+        vertex_format_for_shader("heights", DataType::Float32, 1, shader("vec3<f32>"), false)
+            .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "column `heights` has 1 component but shader attribute vec3<f32> expects 3"
+    );
+}
+
 #[test]
 fn no_normalized32() {
     let error =

@@ -304,7 +304,7 @@ fn partial_value() {
     );
     assert_eq!(
         error.to_string(),
-        "8 bytes are not a whole number of float32x3 values of 12 bytes"
+        "byte length 8 is not a whole number of float32x3 values of 12 bytes"
     );
 }
 
@@ -322,7 +322,50 @@ fn short_bytes() {
     );
     assert_eq!(
         error.to_string(),
-        "decoding 2 float32 values needs 8 bytes, found 6"
+        "decoding 2 values of float32 needs 8 bytes, found 6"
+    );
+}
+
+/// A count of 1 reads in the singular: `1 row`, `1 value`, `1 byte`.
+#[test]
+fn counts_of_one_are_singular() {
+    let descriptor = GpuDataDescriptor {
+        value_length: Some(2),
+        ..GpuDataDescriptor::new(VertexFormat::Float32, 1)
+    };
+    let error = descriptor.resolve(64).unwrap_err();
+    assert_eq!(
+        error,
+        DataError::ValueLengthMismatch {
+            format: "float32".into(),
+            length: 1,
+            value_length: 2
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "gpu data of fixed format float32 has 1 row but value length 2: fixed rows hold one value each"
+    );
+
+    let error = decode_values(VertexFormat::Float32, &[0u8; 3], 1, 4).unwrap_err();
+    assert_eq!(
+        error,
+        DataError::ShortBytes {
+            format: VertexFormat::Float32,
+            count: 1,
+            needed: 4,
+            found: 3
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "decoding 1 value of float32 needs 4 bytes, found 3"
+    );
+
+    let error = decode_values(VertexFormat::Uint8x2, &[0u8; 1], 1, 2).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "decoding 1 value of uint8x2 needs 2 bytes, found 1"
     );
 }
 

@@ -562,7 +562,7 @@ fn rows_destination_length() {
     );
     assert_eq!(
         error.to_string(),
-        "destination holds 31 bytes, but 2 rows of byte stride 16 need 32"
+        "destination holds 31 bytes, but encoding 2 rows of byte stride 16 needs 32"
     );
 }
 
@@ -579,5 +579,34 @@ fn rows_source_length() {
     assert_eq!(
         error.to_string(),
         "source holds 20 bytes, which is not a multiple of the byte stride 16"
+    );
+}
+
+/// A count of 1 reads in the singular: `1 byte`, `1 row`.
+#[test]
+fn rows_lengths_of_one_are_singular() {
+    let rows = [Vertex {
+        position: [1.0, 2.0, 3.0],
+        tag: 7,
+    }];
+    let error = encode_rows(&rows, &mut [0u8; 1]).unwrap_err();
+    assert_eq!(
+        error,
+        RowBytesError::DestinationLength {
+            rows: 1,
+            byte_stride: 16,
+            expected: 16,
+            found: 1
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "destination holds 1 byte, but encoding 1 row of byte stride 16 needs 16"
+    );
+
+    let error = decode_rows::<Vertex>(&[0u8; 1]).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "source holds 1 byte, which is not a multiple of the byte stride 16"
     );
 }

@@ -274,7 +274,7 @@ fn field_count_mismatch() {
     );
     assert_eq!(
         error.to_string(),
-        "interleave: struct format has 2 fields, but 1 inputs were given"
+        "interleave: struct format has 2 fields, found 1 input"
     );
 }
 

@@ -240,7 +240,7 @@ fn partial_rows() {
     );
     assert_eq!(
         error.to_string(),
-        "gpu vector `positions`: 5 bytes are not whole rows of 8-byte stride (the last row may omit padding after its 8 bytes)"
+        "gpu vector `positions`: byte length 5 is not a whole number of rows of 8-byte stride (the last row may omit padding after its 8 bytes)"
     );
 }
 
@@ -371,6 +371,24 @@ fn constant_byte_length() {
     assert_eq!(
         error.to_string(),
         "gpu constant format float32x2 requires exactly 8 bytes, received 4"
+    );
+}
+
+/// A count of 1 reads in the singular: `1 byte`.
+#[test]
+fn constant_byte_length_of_one_byte_is_singular() {
+    let error = GpuConstant::new(VertexFormat::Uint8, &[1u8, 2]).unwrap_err();
+    assert_eq!(
+        error,
+        TableError::ConstantByteLength {
+            format: VertexFormat::Uint8,
+            expected: 1,
+            found: 2
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "gpu constant format uint8 requires exactly 1 byte, received 2"
     );
 }
 
@@ -1197,6 +1215,20 @@ fn host_bytes() {
     );
 }
 
+/// A count of 1 reads in the singular: `1 value`, `1 byte`.
+#[test]
+fn host_bytes_of_one_value_are_singular() {
+    let gpu = gpu();
+    let error = gpudata::table::SegmentedTableBuilder::new()
+        .column_spec(SegmentSpec::new("a", VertexFormat::Float32, 1), &[0u8; 1])
+        .build(&gpu)
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "column `a` of float32 needs the bytes of 1 value, found 1 byte"
+    );
+}
+
 #[test]
 fn interleave_list() {
     let gpu = gpu();
@@ -1293,7 +1325,7 @@ fn too_many_rows() {
     assert_eq!(error, TableError::TooManyRows { rows });
     assert_eq!(
         error.to_string(),
-        "4294967296 rows exceed what one draw can count (u32)"
+        "cannot draw 4294967296 rows: more than one draw can count (u32)"
     );
 }
 

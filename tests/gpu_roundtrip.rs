@@ -336,7 +336,7 @@ fn typed_slices_become_packed_data() {
         GpuData::from_slice(&gpu, VertexFormat::Float32x3, &[1.0f32; 7], USAGE).unwrap_err();
     assert_eq!(
         error.to_string(),
-        "28 bytes are not a whole number of float32x3 values of 12 bytes"
+        "byte length 28 is not a whole number of float32x3 values of 12 bytes"
     );
     let colors =
         GpuData::from_slice(&gpu, VertexFormat::Unorm8x4, &[0u8, 51, 102, 255], USAGE).unwrap();

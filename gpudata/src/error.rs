@@ -4,6 +4,9 @@
 use crate::format::{DataType, VertexFormat};
 use crate::layout::LayoutRuleError;
 
+mod count;
+pub(crate) use count::Count;
+
 /// A format string or format combination that does not exist.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -41,7 +44,10 @@ pub enum FormatError {
         format: VertexFormat,
     },
     /// No format has this data type and component count.
-    #[error("no vertex format has {components} components of {data_type}")]
+    #[error(
+        "no vertex format has {components} of {data_type}",
+        components = Count(*.components, "component")
+    )]
     NoSuchFormat {
         /// The data type asked for.
         data_type: DataType,
@@ -127,7 +133,8 @@ pub enum LayoutError {
     },
     /// An attribute offset not aligned to `min(4, byte length)`.
     #[error(
-        "attribute `{attribute}` at byte offset {byte_offset}: vertex attributes must be aligned to {alignment} bytes"
+        "attribute `{attribute}` at byte offset {byte_offset}: vertex attributes must be aligned to {alignment_bytes}",
+        alignment_bytes = Count(*.alignment, "byte")
     )]
     MisalignedAttribute {
         /// The attribute.
@@ -219,7 +226,8 @@ pub enum DataError {
     },
     /// A struct-formatted data range whose byte stride is shorter than its rows.
     #[error(
-        "gpu data byte stride {byte_stride} is smaller than its struct row layout: expected at least {required} bytes"
+        "gpu data byte stride {byte_stride} is smaller than its struct row layout: expected at least {required_bytes}",
+        required_bytes = Count(*.required, "byte")
     )]
     ByteStrideBelowStruct {
         /// The byte stride given.
@@ -251,7 +259,8 @@ pub enum DataError {
     },
     /// A fixed-format data range whose value length differs from its length.
     #[error(
-        "gpu data of fixed format {format} has {length} rows but value length {value_length}: fixed rows hold one value each"
+        "gpu data of fixed format {format} has {rows} but value length {value_length}: fixed rows hold one value each",
+        rows = Count(*.length, "row")
     )]
     ValueLengthMismatch {
         /// The data's format.
@@ -263,7 +272,10 @@ pub enum DataError {
     },
     /// Offsets and lengths whose byte range does not fit in a `u64`.
     #[error(
-        "{what} byte range overflows u64: byte offset {byte_offset}, {count} values every {byte_stride} bytes of {value_byte_length} bytes"
+        "{what} byte range overflows u64: byte offset {byte_offset}, {values} every {stride_bytes} of {value_bytes}",
+        values = Count(*.count, "value"),
+        stride_bytes = Count(*.byte_stride, "byte"),
+        value_bytes = Count(*.value_byte_length, "byte")
     )]
     RangeOverflow {
         /// `"gpu data"` or `"gpu data view"`.
@@ -279,7 +291,8 @@ pub enum DataError {
     },
     /// A byte range that ends past its buffer.
     #[error(
-        "{what} exceeds its backing buffer: it covers bytes {byte_offset}..{byte_end} but the buffer holds {buffer_size} bytes"
+        "{what} exceeds its backing buffer: it covers bytes {byte_offset}..{byte_end} but the buffer holds {buffer_bytes}",
+        buffer_bytes = Count(*.buffer_size, "byte")
     )]
     OutOfBuffer {
         /// `"gpu data"` or `"gpu data view"`.
@@ -328,7 +341,10 @@ pub enum DataError {
         target_size: u64,
     },
     /// Rows written or read past the end of the data.
-    #[error("rows {row_offset}..{row_offset}+{rows} are outside the gpu data's {length} rows")]
+    #[error(
+        "rows {row_offset}..{row_offset}+{rows} are outside the gpu data's {data_rows}",
+        data_rows = Count(*.length, "row")
+    )]
     RowsOutOfRange {
         /// First row.
         row_offset: u64,
@@ -339,7 +355,8 @@ pub enum DataError {
     },
     /// Host bytes that are not a whole number of values.
     #[error(
-        "{byte_length} bytes are not a whole number of {format} values of {value_byte_length} bytes"
+        "byte length {byte_length} is not a whole number of {format} values of {value_bytes}",
+        value_bytes = Count(*.value_byte_length, "byte")
     )]
     PartialValue {
         /// The format.
@@ -350,7 +367,11 @@ pub enum DataError {
         value_byte_length: u64,
     },
     /// Host bytes too short for the values they should hold.
-    #[error("decoding {count} {format} values needs {needed} bytes, found {found}")]
+    #[error(
+        "decoding {values} of {format} needs {needed_bytes}, found {found}",
+        values = Count(*.count, "value"),
+        needed_bytes = Count(*.needed, "byte")
+    )]
     ShortBytes {
         /// The format.
         format: VertexFormat,
@@ -433,7 +454,10 @@ pub enum GpuError {
         found: wgpu::BufferUsages,
     },
     /// A buffer larger than the device allows.
-    #[error("a buffer of {size} bytes exceeds the device's max_buffer_size {max}")]
+    #[error(
+        "a buffer of {size_bytes} exceeds the device's max_buffer_size {max}",
+        size_bytes = Count(*.size, "byte")
+    )]
     BufferTooLarge {
         /// Bytes asked for.
         size: u64,
@@ -442,7 +466,8 @@ pub enum GpuError {
     },
     /// A storage binding at an offset the device cannot bind.
     #[error(
-        "storage binding at byte offset {byte_offset}: the device requires storage buffer offsets to be multiples of {alignment} bytes (limits.min_storage_buffer_offset_alignment); upload the data into its own buffer or place it at an aligned offset"
+        "storage binding at byte offset {byte_offset}: the device requires storage buffer offsets to be multiples of {alignment_bytes} (limits.min_storage_buffer_offset_alignment); upload the data into its own buffer or place it at an aligned offset",
+        alignment_bytes = Count(*.alignment, "byte")
     )]
     StorageOffsetAlignment {
         /// The data's byte offset.
@@ -452,7 +477,9 @@ pub enum GpuError {
     },
     /// A storage binding whose size the device cannot bind.
     #[error(
-        "storage binding of {size} bytes: storage bindings must be non-empty multiples of 4 bytes, at most {max} bytes (limits.max_storage_buffer_binding_size)"
+        "storage binding of {size_bytes}: storage bindings must be non-empty multiples of 4 bytes, at most {max_bytes} (limits.max_storage_buffer_binding_size)",
+        size_bytes = Count(*.size, "byte"),
+        max_bytes = Count(*.max, "byte")
     )]
     StorageBindingSize {
         /// Bytes of the binding.
@@ -462,7 +489,10 @@ pub enum GpuError {
     },
     /// A storage binding whose rows extend past the buffer.
     #[error(
-        "storage binding of {rows} rows every {byte_stride} bytes at byte offset {byte_offset} needs {needed} bytes, but the buffer holds {buffer_size}"
+        "storage binding of {rows} every {stride_bytes} at byte offset {byte_offset} needs {needed_bytes}, but the buffer holds {buffer_size}",
+        rows = Count(*.rows, "row"),
+        stride_bytes = Count(*.byte_stride, "byte"),
+        needed_bytes = Count(*.needed, "byte")
     )]
     StorageOutOfBuffer {
         /// Rows.
@@ -488,7 +518,9 @@ pub enum GpuError {
     },
     /// A vertex binding whose first value cannot be reached from a 4-byte aligned offset.
     #[error(
-        "vertex binding of {format} at byte offset {byte_offset}: vertex buffers bind at multiples of 4 bytes, and the {rebase} bytes before the value plus its {format_byte_length} bytes exceed the byte stride {byte_stride}"
+        "vertex binding of {format} at byte offset {byte_offset}: vertex buffers bind at multiples of 4 bytes, and the {rebase_bytes} before the value plus its {format_bytes} exceed the byte stride {byte_stride}",
+        rebase_bytes = Count(*.rebase, "byte"),
+        format_bytes = Count(*.format_byte_length, "byte")
     )]
     VertexOffset {
         /// The view's format.
@@ -518,7 +550,8 @@ pub enum GpuError {
     },
     /// wgpu could not provide staging memory for an upload.
     #[error(
-        "wgpu refused to stage {byte_length} bytes for byte offset {byte_offset} (out of memory, or a destroyed or mapped buffer)"
+        "wgpu refused to stage {bytes} for byte offset {byte_offset} (out of memory, or a destroyed or mapped buffer)",
+        bytes = Count(*.byte_length, "byte")
     )]
     Staging {
         /// First byte.
@@ -546,7 +579,8 @@ pub enum GpuError {
     },
     /// A queue write that does not start and end on 4-byte boundaries.
     #[error(
-        "cannot write {byte_length} bytes at byte offset {byte_offset}: queue writes start at multiples of 4 bytes and cover whole 4-byte words"
+        "cannot write {bytes} at byte offset {byte_offset}: queue writes start at multiples of 4 bytes and cover whole 4-byte words",
+        bytes = Count(*.byte_length, "byte")
     )]
     UnalignedWrite {
         /// First byte.
@@ -651,7 +685,10 @@ pub enum OpError {
         op: &'static str,
     },
     /// A constant operand with no lanes or more than four.
-    #[error("{op}: constant {input} has {lanes} lanes: expected 1 to 4")]
+    #[error(
+        "{op}: constant {input} has {lanes}: expected 1 to 4",
+        lanes = Count(*.lanes, "lane")
+    )]
     ConstantLanes {
         /// The operation.
         op: &'static str,
@@ -661,7 +698,10 @@ pub enum OpError {
         lanes: usize,
     },
     /// Inputs with different row counts.
-    #[error("{op}: input {input} has {found} rows, expected {expected} like input 0")]
+    #[error(
+        "{op}: input {input} has {found_rows}, expected {expected} like input 0",
+        found_rows = Count(*.found, "row")
+    )]
     LengthMismatch {
         /// The operation.
         op: &'static str,
@@ -704,7 +744,8 @@ pub enum OpError {
     },
     /// A byte stride smaller than one value.
     #[error(
-        "{op}: input {input} has byte stride {byte_stride}, smaller than the {byte_length} bytes of one `{format}` value"
+        "{op}: input {input} has byte stride {byte_stride}, smaller than the {value_bytes} of one `{format}` value",
+        value_bytes = Count(*.byte_length, "byte")
     )]
     StrideTooSmall {
         /// The operation.
@@ -720,7 +761,8 @@ pub enum OpError {
     },
     /// An input whose rows reach past the end of its buffer.
     #[error(
-        "{op}: input {input} needs bytes up to {needed}, but its buffer holds {available} bytes"
+        "{op}: input {input} needs bytes up to {needed}, but its buffer holds {available_bytes}",
+        available_bytes = Count(*.available, "byte")
     )]
     OutOfBounds {
         /// The operation.
@@ -741,7 +783,10 @@ pub enum OpError {
         input: usize,
     },
     /// More rows than one dispatch can index with 32-bit row numbers.
-    #[error("{op}: {length} rows, expected at most {max}")]
+    #[error(
+        "{op}: {rows}, expected at most {max}",
+        rows = Count(*.length, "row")
+    )]
     TooManyRows {
         /// The operation.
         op: &'static str,
@@ -751,7 +796,11 @@ pub enum OpError {
         max: u64,
     },
     /// A struct format whose field count differs from the input count.
-    #[error("{op}: struct format has {expected} fields, but {found} inputs were given")]
+    #[error(
+        "{op}: struct format has {expected_fields}, found {found_inputs}",
+        expected_fields = Count(*.expected, "field"),
+        found_inputs = Count(*.found, "input")
+    )]
     FieldCountMismatch {
         /// The operation.
         op: &'static str,
@@ -802,7 +851,10 @@ pub enum OpError {
     /// row's values, or the few rows one invocation writes together, plus the bytes that align
     /// the binding's start). Inputs and outputs longer than one binding are not an error: their
     /// rows are split into several dispatches.
-    #[error("{op}: needs a {what} of {size} bytes, exceeding the device limit {limit}")]
+    #[error(
+        "{op}: needs a {what} of {size_bytes}, exceeding the device limit {limit}",
+        size_bytes = Count(*.size, "byte")
+    )]
     TooLarge {
         /// The operation.
         op: &'static str,
@@ -815,7 +867,8 @@ pub enum OpError {
     },
     /// More workgroups than a two-dimensional dispatch can hold.
     #[error(
-        "{op}: needs {workgroups} workgroups, exceeding {limit} per dimension in two dimensions"
+        "{op}: needs {workgroups}, exceeding {limit} per dimension in two dimensions",
+        workgroups = Count(*.workgroups, "workgroup")
     )]
     DispatchTooLarge {
         /// The operation.
@@ -922,7 +975,8 @@ pub enum TableError {
     },
     /// Bytes that are not a whole number of rows.
     #[error(
-        "gpu vector `{vector}`: {byte_length} bytes are not whole rows of {byte_stride}-byte stride (the last row may omit padding after its {row_byte_length} bytes)"
+        "gpu vector `{vector}`: byte length {byte_length} is not a whole number of rows of {byte_stride}-byte stride (the last row may omit padding after its {row_bytes})",
+        row_bytes = Count(*.row_byte_length, "byte")
     )]
     PartialRows {
         /// The vector.
@@ -987,7 +1041,10 @@ pub enum TableError {
         found: &'static str,
     },
     /// Constant bytes that are not exactly one value.
-    #[error("gpu constant format {format} requires exactly {expected} bytes, received {found}")]
+    #[error(
+        "gpu constant format {format} requires exactly {expected_bytes}, received {found}",
+        expected_bytes = Count(*.expected, "byte")
+    )]
     ConstantByteLength {
         /// The format.
         format: VertexFormat,
@@ -1012,7 +1069,8 @@ pub enum TableError {
     },
     /// A batch column with another row count.
     #[error(
-        "gpu record batch requires matching gpu data row counts: expected {expected} rows, column `{column}` has {found}"
+        "gpu record batch requires matching gpu data row counts: expected {expected_rows}, column `{column}` has {found}",
+        expected_rows = Count(*.expected, "row")
     )]
     BatchRowCount {
         /// The column.
@@ -1200,7 +1258,8 @@ pub enum TableError {
     },
     /// A batch range that is not `first <= last <= batches`.
     #[error(
-        "gpu table detach_batches requires a valid half-open batch range: got {first}..{last} of {batches} batches"
+        "gpu table detach_batches requires a valid half-open batch range: got {first}..{last} of {batches}",
+        batches = Count(*.batches, "batch")
     )]
     BatchRange {
         /// The range start.
@@ -1235,7 +1294,9 @@ pub enum TableError {
     /// align its binding) is larger than one storage binding. Copies longer than a binding are
     /// not an error: the strided copy kernel runs over them in several dispatches.
     #[error(
-        "cannot copy {rows} rows of {row_bytes} bytes from byte {src_offset} to byte {dst_offset}: the ranges leave their buffers, or one row exceeds what one storage binding can address"
+        "cannot copy {rows} of {row_bytes} from byte {src_offset} to byte {dst_offset}: the ranges leave their buffers, or one row exceeds what one storage binding can address",
+        rows = Count(*.rows, "row"),
+        row_bytes = Count(*.row_bytes, "byte")
     )]
     CopyRange {
         /// First source byte.
@@ -1263,8 +1324,8 @@ pub enum TableError {
     },
     /// A segment stride shorter than one value.
     #[error(
-        "segment `{column}` has byte stride {byte_stride}, smaller than one {format} value ({} bytes)",
-        format.byte_length()
+        "segment `{column}` has byte stride {byte_stride}, smaller than one {format} value ({value_bytes})",
+        value_bytes = Count(.format.byte_length(), "byte")
     )]
     SegmentStride {
         /// The column.
@@ -1276,7 +1337,9 @@ pub enum TableError {
     },
     /// Host bytes that are not the column's values.
     #[error(
-        "column `{column}` of {format} needs the bytes of {values} values, found {found} bytes"
+        "column `{column}` of {format} needs the bytes of {values}, found {found_bytes}",
+        values = Count(*.values, "value"),
+        found_bytes = Count(*.found, "byte")
     )]
     HostBytes {
         /// The column.
@@ -1295,7 +1358,10 @@ pub enum TableError {
         column: String,
     },
     /// More rows or indices than one draw counts.
-    #[error("{rows} rows exceed what one draw can count (u32)")]
+    #[error(
+        "cannot draw {rows}: more than one draw can count (u32)",
+        rows = Count(*.rows, "row")
+    )]
     TooManyRows {
         /// Rows.
         rows: u64,
@@ -1322,7 +1388,8 @@ pub enum TableError {
     },
     /// Values whose components straddle 32-bit words, which storage accessors cannot read.
     #[error(
-        "column `{column}` field `{field}` at byte offset {byte_offset} with byte stride {byte_stride}: storage access needs both aligned to {alignment} bytes"
+        "column `{column}` field `{field}` at byte offset {byte_offset} with byte stride {byte_stride}: storage access needs both aligned to {alignment_bytes}",
+        alignment_bytes = Count(*.alignment, "byte")
     )]
     StorageMisaligned {
         /// The column.

@@ -2,6 +2,7 @@
 
 use arrow_schema::DataType as ArrowType;
 
+use crate::error::Count;
 use crate::format::{GpuVectorFormat, ShaderType};
 
 /// An Arrow column, record batch or table that cannot go to the GPU, or GPU data that cannot
@@ -71,7 +72,8 @@ pub enum ArrowInteropError {
     },
     /// A column whose component count differs from the shader input's.
     #[error(
-        "column `{column}` has {components} components but shader attribute {shader_type} expects {expected}"
+        "column `{column}` has {components} but shader attribute {shader_type} expects {expected}",
+        components = Count(*.components, "component")
     )]
     ShaderComponents {
         /// The column.
@@ -159,7 +161,8 @@ pub enum ArrowInteropError {
     },
     /// Arrow offsets or lengths that point outside the column's values.
     #[error(
-        "column `{column}`: {what} {found} is outside the {available} values the arrow buffers hold"
+        "column `{column}`: {what} {found} is outside the {available_values} the arrow buffers hold",
+        available_values = Count(*.available, "value")
     )]
     OutOfBounds {
         /// The column.
@@ -180,7 +183,10 @@ pub enum ArrowInteropError {
         reason: String,
     },
     /// Bytes read back that do not match the column's metadata.
-    #[error("column `{column}`: readback of {data_type} needs {expected} bytes, found {found}")]
+    #[error(
+        "column `{column}`: readback of {data_type} needs {expected_bytes}, found {found}",
+        expected_bytes = Count(*.expected, "byte")
+    )]
     ReadbackLength {
         /// The column.
         column: String,
@@ -192,7 +198,11 @@ pub enum ArrowInteropError {
         found: u64,
     },
     /// A column that is larger than the device can hold in one buffer or binding.
-    #[error("column `{column}` needs {bytes} bytes, beyond the device's {limit} of {max} bytes")]
+    #[error(
+        "column `{column}` needs {bytes}, beyond the device's {limit} of {max_bytes}",
+        bytes = Count(*.bytes, "byte"),
+        max_bytes = Count(*.max, "byte")
+    )]
     DeviceLimit {
         /// The column.
         column: String,

@@ -1,6 +1,7 @@
 //! Slices of [`GpuStruct`] rows to and from GPU bytes.
 
 use super::GpuStruct;
+use crate::error::Count;
 
 /// A byte buffer whose length does not hold a whole number of rows.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -8,7 +9,9 @@ use super::GpuStruct;
 pub enum RowBytesError {
     /// The destination of [`encode_rows`] is not `rows × byte stride` long.
     #[error(
-        "destination holds {found} bytes, but {rows} rows of byte stride {byte_stride} need {expected}"
+        "destination holds {found_bytes}, but encoding {rows} of byte stride {byte_stride} needs {expected}",
+        found_bytes = Count(*.found, "byte"),
+        rows = Count(*.rows, "row")
     )]
     DestinationLength {
         /// Rows to encode.
@@ -21,7 +24,10 @@ pub enum RowBytesError {
         found: u64,
     },
     /// The source of [`decode_rows`] is not a multiple of the byte stride.
-    #[error("source holds {found} bytes, which is not a multiple of the byte stride {byte_stride}")]
+    #[error(
+        "source holds {found_bytes}, which is not a multiple of the byte stride {byte_stride}",
+        found_bytes = Count(*.found, "byte")
+    )]
     SourceLength {
         /// The struct's byte stride.
         byte_stride: u64,
