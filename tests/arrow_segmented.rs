@@ -2,7 +2,9 @@
 //! type goes RecordBatch → SegmentedTable → RecordBatch unchanged (slices at non-zero offsets,
 //! empty batches, nulls kept or refused per the null policy, packed and vertex strides); every
 //! segment starts at a multiple of `min_storage_buffer_offset_alignment`, binds as a storage
-//! range of its own, and a compute shader reading it sees the column's values.
+//! range of its own, and a compute shader reading it sees the column's values. Float64 columns
+//! that ask for fround are segments of the GPU split (`float32x2` / `float32x4` `[hi.., lo..]`,
+//! bit for bit `ops::cpu::fround`), read back as `record_batch_to_gpu`'s fround columns are.
 
 mod common;
 
@@ -18,8 +20,9 @@ use arrow_array::{
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer};
 use arrow_schema::{DataType, Field, Schema};
 use gpudata::arrow::{
-    ArrowInteropError, ArrowReadback, BatchOptions, BatchSource, ColumnOptions, FormatChoice,
-    NullPolicy, interleaved_field, record_batch_from_segmented, record_batch_to_segmented,
+    ArrowColumnSource, ArrowInteropError, ArrowReadback, BatchOptions, BatchSource, ColumnOptions,
+    FormatChoice, NullPolicy, interleaved_field, record_batch_from_gpu,
+    record_batch_from_segmented, record_batch_to_gpu, record_batch_to_segmented,
     record_batch_to_segmented_with,
 };
 use gpudata::table::{SegmentOptions, SegmentStride, SegmentedTable, SegmentedTableBuilder};
@@ -364,8 +367,220 @@ fn nulls_follow_the_null_policy() {
     );
 }
 
+fn fround() -> ColumnOptions {
+    ColumnOptions {
+        format: FormatChoice::Fround,
+        ..ColumnOptions::default()
+    }
+}
+
+/// Doubles of every fround class: exact in `hi + lo` (f32 values, 48-bit significands) and not
+/// (π, 0.1, 2⁵³ − 1), beyond f32's range, infinite, NaN, tiny, negative zero.
+const DOUBLES: [f64; 13] = [
+    std::f64::consts::PI,
+    -0.1,
+    16_777_217.0,
+    -1.0 / 3.0,
+    9_007_199_254_740_991.0,
+    3.5e38,
+    f64::NEG_INFINITY,
+    f64::NAN,
+    1.0e-300,
+    -0.0,
+    1.5,
+    -122.418_945_312_5,
+    281_474_976_710_655.0,
+];
+
+/// A batch with two fround columns (Float64 and FixedSizeList<Float64, 2>) among others.
+fn fround_batch(doubles: &[f64]) -> RecordBatch {
+    let n = doubles.len();
+    let pairs: Vec<f64> = doubles.iter().flat_map(|x| [*x, -2.0 * x]).collect();
+    RecordBatch::try_from_iter([
+        (
+            "weights",
+            Arc::new(Float32Array::from_iter_values((0..n).map(|i| i as f32))) as ArrayRef,
+        ),
+        ("doubles", Arc::new(Float64Array::from(doubles.to_vec()))),
+        (
+            "labels",
+            Arc::new(StringArray::from_iter_values(
+                (0..n).map(|i| "x".repeat(i % 3)),
+            )),
+        ),
+        (
+            "pairs",
+            Arc::new(fixed_list(Arc::new(Float64Array::from(pairs)), 2, None)),
+        ),
+        (
+            "ids",
+            Arc::new(UInt8Array::from_iter_values((0..n).map(|i| i as u8))),
+        ),
+    ])
+    .unwrap()
+}
+
+fn fround_options() -> BatchOptions {
+    BatchOptions::new()
+        .column("doubles", fround())
+        .column("pairs", fround())
+}
+
+/// What the non-segmented fround path (`record_batch_to_gpu`, one buffer per column) reads
+/// back, and its GPU data.
+fn packed_fround(
+    gpu: &gpudata::Gpu,
+    batch: &RecordBatch,
+    options: &BatchOptions,
+) -> (RecordBatch, gpudata::table::GpuRecordBatch) {
+    let (packed, skipped) = record_batch_to_gpu(gpu, batch, options).unwrap();
+    assert!(skipped.is_empty());
+    (record_batch_from_gpu(gpu, &packed).unwrap(), packed)
+}
+
 #[test]
-fn fround_and_interleaved_columns_are_skipped_or_refused() {
+fn fround_columns_are_segments_of_the_split() {
+    let gpu = common::gpu();
+    // Sliced at a non-zero offset, as the zero-copy bytes must honour.
+    let whole = fround_batch(&[[0.25, 7.0].as_slice(), &DOUBLES].concat());
+    let batch = whole.slice(2, DOUBLES.len());
+    let options = fround_options();
+    let (expected, packed) = packed_fround(&gpu, &batch, &options);
+    for stride in [SegmentStride::Packed, SegmentStride::Vertex] {
+        let (table, skipped) =
+            record_batch_to_segmented_with(&gpu, &batch, &options, SegmentOptions { stride })
+                .unwrap();
+        assert!(skipped.is_empty(), "{skipped:?}");
+        check_placement(&gpu, &table, &batch);
+        for (name, format) in [
+            ("doubles", VertexFormat::Float32x2),
+            ("pairs", VertexFormat::Float32x4),
+        ] {
+            let segment = table.segment(name).unwrap();
+            assert_eq!(segment.format(), GpuVectorFormat::Fixed(format), "{name}");
+            assert_eq!(segment.byte_stride(), format.byte_length(), "{name}");
+            // The same description as the non-segmented fround path's data.
+            let data = table.segment_data(name).unwrap();
+            let packed_data = packed.column(name).unwrap();
+            assert_eq!(data.format(), packed_data.format(), "{name}");
+            assert_eq!(data.length(), packed_data.length(), "{name}");
+            assert_eq!(data.byte_stride(), packed_data.byte_stride(), "{name}");
+            assert_eq!(
+                data.row_byte_length(),
+                packed_data.row_byte_length(),
+                "{name}"
+            );
+            let readback = data.readback_metadata_as::<ArrowReadback>().unwrap();
+            assert!(readback.is_fround(), "{name}");
+            assert_eq!(
+                data.read_bytes(&gpu).unwrap(),
+                packed_data.read_bytes(&gpu).unwrap()
+            );
+        }
+        // The segments hold the CPU reference's split, bit for bit.
+        let doubles = batch
+            .column(1)
+            .as_any()
+            .downcast_ref::<Float64Array>()
+            .unwrap();
+        let reference = gpudata::ops::cpu::fround_arrow(doubles).unwrap();
+        let data = table.segment_data("doubles").unwrap();
+        assert_eq!(data.read_bytes(&gpu).unwrap(), reference.bytes());
+        let pairs =
+            ArrowColumnSource::from_array("pairs", batch.column(3).as_ref(), &fround()).unwrap();
+        let reference = gpudata::ops::cpu::fround(gpudata::ops::cpu::HostInput::new(
+            pairs.bytes(),
+            VertexFormat::Uint32x4,
+            pairs.length(),
+        ))
+        .unwrap();
+        let data = table.segment_data("pairs").unwrap();
+        assert_eq!(data.read_bytes(&gpu).unwrap(), reference.bytes());
+        // Read back as the non-segmented path reads it: Float64 hi + lo.
+        let back = record_batch_from_segmented(&gpu, &table).unwrap();
+        // (Arrow compares the values' bytes, so NaNs and signed zeros count.)
+        assert_eq!(back, expected);
+        // The other columns are untouched.
+        for name in ["weights", "labels", "ids"] {
+            assert_eq!(
+                back.column_by_name(name).unwrap(),
+                batch.column_by_name(name).unwrap()
+            );
+        }
+    }
+}
+
+#[test]
+fn fround_segments_restore_doubles_that_fit_in_two_f32() {
+    // hi + lo is exact for a 48-bit significand in f32's exponent range (spec §8.8): the
+    // batch comes back equal, as from record_batch_to_gpu. (Not −0: [−0, 0] joins to +0.)
+    let gpu = common::gpu();
+    let exact = [
+        16_777_217.0,
+        -122.418_945_312_5,
+        281_474_976_710_655.0,
+        1.5,
+        0.75,
+        -1.0 - 2f64.powi(-40),
+        f64::INFINITY,
+    ];
+    let batch = fround_batch(&exact);
+    let options = fround_options();
+    assert_eq!(packed_fround(&gpu, &batch, &options).0, batch);
+    for stride in [SegmentStride::Packed, SegmentStride::Vertex] {
+        let (table, _) =
+            record_batch_to_segmented_with(&gpu, &batch, &options, SegmentOptions { stride })
+                .unwrap();
+        assert_eq!(record_batch_from_segmented(&gpu, &table).unwrap(), batch);
+    }
+    // Empty columns too.
+    let empty = fround_batch(&[]);
+    let (table, _) = record_batch_to_segmented(&gpu, &empty, &options).unwrap();
+    check_placement(&gpu, &table, &empty);
+    assert_eq!(record_batch_from_segmented(&gpu, &table).unwrap(), empty);
+}
+
+#[test]
+fn fround_segments_follow_the_null_policy() {
+    let gpu = common::gpu();
+    let doubles = Float64Array::from(vec![Some(0.1), None, Some(-16_777_217.0), None, Some(2.5)]);
+    let batch = RecordBatch::try_from_iter([
+        (
+            "weights",
+            Arc::new(Float32Array::from(vec![1.0; 5])) as ArrayRef,
+        ),
+        ("doubles", Arc::new(doubles.clone())),
+    ])
+    .unwrap();
+    // Keep: the validity comes back, the valid rows as the non-segmented path gives them.
+    let options = BatchOptions::new().column("doubles", fround());
+    let (expected, _) = packed_fround(&gpu, &batch, &options);
+    let (table, _) = record_batch_to_segmented(&gpu, &batch, &options).unwrap();
+    let back = record_batch_from_segmented(&gpu, &table).unwrap();
+    assert_eq!(back, expected);
+    let values = back
+        .column(1)
+        .as_any()
+        .downcast_ref::<Float64Array>()
+        .unwrap();
+    assert_eq!(values.nulls(), doubles.nulls());
+    assert_eq!(values.value(2), -16_777_217.0);
+    assert_eq!(values.value(4), 2.5);
+    // Reject: refused, naming the column, as on the packed path.
+    let reject = options.null_policy(NullPolicy::Reject);
+    let error = record_batch_to_segmented(&gpu, &batch, &reject).unwrap_err();
+    assert!(
+        matches!(&error, ArrowInteropError::Nulls { column, null_count: 2, .. } if column == "doubles"),
+        "{error:?}"
+    );
+    assert_eq!(
+        error,
+        record_batch_to_gpu(&gpu, &batch, &reject).unwrap_err()
+    );
+}
+
+#[test]
+fn interleaved_columns_are_skipped_or_refused_fround_columns_are_not() {
     let gpu = common::gpu();
     let rows =
         GpuDataStructFormat::parse(StructLayout::Packed, [("a", "float32"), ("b", "unorm8x4")])
@@ -374,7 +589,7 @@ fn fround_and_interleaved_columns_are_skipped_or_refused() {
     let instances =
         FixedSizeBinaryArray::try_new(8, Buffer::from_vec(vec![7_u8; 24]), None).unwrap();
     let weights = Float32Array::from(vec![1.0, 2.0, 3.0]);
-    let doubles = Float64Array::from(vec![0.1, 0.2, 0.3]);
+    let doubles = Float64Array::from(vec![0.5, -0.25, 16_777_217.0]);
     let schema = Schema::new(vec![
         interleaved_field("instances", &layout, false).unwrap(),
         Field::new("weights", DataType::Float32, false),
@@ -385,27 +600,27 @@ fn fround_and_interleaved_columns_are_skipped_or_refused() {
         vec![
             Arc::new(instances),
             Arc::new(weights.clone()),
-            Arc::new(doubles),
+            Arc::new(doubles.clone()),
         ],
     )
     .unwrap();
-    let fround = ColumnOptions {
-        format: FormatChoice::Fround,
-        ..ColumnOptions::default()
-    };
-    let options = BatchOptions::new().column("doubles", fround);
+    let options = BatchOptions::new().column("doubles", fround());
     let error = record_batch_to_segmented(&gpu, &batch, &options).unwrap_err();
     assert!(
         matches!(&error, ArrowInteropError::NotSegmentable { column, .. } if column == "instances"),
         "{error:?}"
     );
+    // A usage without STORAGE still gets the split (the buffer gains STORAGE for it).
+    let mut options = options;
+    options.usage = Some(wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_SRC);
     let (table, skipped) =
         record_batch_to_segmented(&gpu, &batch, &options.skip_unsupported()).unwrap();
     let skipped: Vec<&str> = skipped.iter().map(|s| s.column.as_str()).collect();
-    assert_eq!(skipped, ["instances", "doubles"]);
+    assert_eq!(skipped, ["instances"]);
     let back = record_batch_from_segmented(&gpu, &table).unwrap();
-    assert_eq!(back.num_columns(), 1);
+    assert_eq!(back.num_columns(), 2);
     assert_eq!(back.column(0).as_ref(), &weights as &dyn Array);
+    assert_eq!(back.column(1).as_ref(), &doubles as &dyn Array);
 }
 
 #[test]

@@ -594,28 +594,40 @@ fn op_wrong_data_for_nulls() {
 
 #[test]
 fn not_segmentable() {
-    // fround splits Float64 on the GPU into a buffer of its own: not a segment of a shared one.
+    // Interleaved rows have no single vector format: not a segment of a shared buffer.
     let gpu = gpu();
-    let batch = batch_of("x", Arc::new(Float64Array::from(vec![0.1, 0.2])));
-    let options = BatchOptions::new().column(
-        "x",
-        ColumnOptions {
-            format: FormatChoice::Fround,
-            ..ColumnOptions::default()
-        },
-    );
-    let error = gpudata::arrow::record_batch_to_segmented(&gpu, &batch, &options).unwrap_err();
-    let reason = "fround splits float64 on the gpu into a buffer of its own; upload the column with record_batch_to_gpu, or choose an explicit uint32x2 / uint32x4 format";
+    let rows = gpudata::GpuDataStructFormat::parse(
+        gpudata::StructLayout::Packed,
+        [("a", "float32"), ("b", "unorm8x4")],
+    )
+    .unwrap();
+    let layout = rows.buffer_layout("instances", None);
+    let field = gpudata::arrow::interleaved_field("instances", &layout, false).unwrap();
+    let data_type = field.data_type().clone();
+    let instances =
+        arrow_array::FixedSizeBinaryArray::try_new(8, Buffer::from_vec(vec![7u8; 16]), None)
+            .unwrap();
+    let batch = RecordBatch::try_new(
+        Arc::new(Schema::new(vec![field])),
+        vec![Arc::new(instances)],
+    )
+    .unwrap();
+    let error =
+        gpudata::arrow::record_batch_to_segmented(&gpu, &batch, &BatchOptions::new()).unwrap_err();
+    let reason =
+        "interleaved rows have no single vector format; upload the column with record_batch_to_gpu";
     assert_eq!(
         error,
         ArrowInteropError::NotSegmentable {
-            column: "x".into(),
-            data_type: ArrowType::Float64,
+            column: "instances".into(),
+            data_type: data_type.clone(),
             reason,
         }
     );
     assert_eq!(
         error.to_string(),
-        format!("column `x` (Float64) cannot be a segment of a segmented table: {reason}")
+        format!(
+            "column `instances` ({data_type}) cannot be a segment of a segmented table: {reason}"
+        )
     );
 }

@@ -46,7 +46,8 @@
 //! of one buffer per column; [`record_batches_to_gpu_table`] a table of such batches.
 //! [`record_batch_to_segmented`] uploads it as a [`SegmentedTable`](crate::table::SegmentedTable)
 //! instead: one buffer, each column a contiguous segment at an offset aligned for storage
-//! bindings, written straight from the Arrow buffers. Each way has its readback restoring the
+//! bindings, written straight from the Arrow buffers (fround columns split on the GPU into their
+//! segments). Each way has its readback restoring the
 //! original types ([`record_batch_from_gpu`], [`record_batch_from_segmented`]).
 
 mod batch;
