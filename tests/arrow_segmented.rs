@@ -513,7 +513,7 @@ fn fround_columns_are_segments_of_the_split() {
 #[test]
 fn fround_segments_restore_doubles_that_fit_in_two_f32() {
     // hi + lo is exact for a 48-bit significand in f32's exponent range (spec §8.8): the
-    // batch comes back equal, as from record_batch_to_gpu. (Not −0: [−0, 0] joins to +0.)
+    // batch comes back equal, as from record_batch_to_gpu, −0 with its sign.
     let gpu = common::gpu();
     let exact = [
         16_777_217.0,
@@ -523,15 +523,31 @@ fn fround_segments_restore_doubles_that_fit_in_two_f32() {
         0.75,
         -1.0 - 2f64.powi(-40),
         f64::INFINITY,
+        -0.0,
+        0.0,
     ];
     let batch = fround_batch(&exact);
     let options = fround_options();
-    assert_eq!(packed_fround(&gpu, &batch, &options).0, batch);
+    let bits = |batch: &RecordBatch| -> Vec<u64> {
+        batch
+            .column_by_name("doubles")
+            .and_then(|c| c.as_any().downcast_ref::<Float64Array>())
+            .expect("a float64 column")
+            .values()
+            .iter()
+            .map(|v| v.to_bits())
+            .collect()
+    };
+    let packed = packed_fround(&gpu, &batch, &options).0;
+    assert_eq!(packed, batch);
+    assert_eq!(bits(&packed), bits(&batch), "bit for bit, −0 included");
     for stride in [SegmentStride::Packed, SegmentStride::Vertex] {
         let (table, _) =
             record_batch_to_segmented_with(&gpu, &batch, &options, SegmentOptions { stride })
                 .unwrap();
-        assert_eq!(record_batch_from_segmented(&gpu, &table).unwrap(), batch);
+        let back = record_batch_from_segmented(&gpu, &table).unwrap();
+        assert_eq!(back, batch);
+        assert_eq!(bits(&back), bits(&batch), "bit for bit, −0 included");
     }
     // Empty columns too.
     let empty = fround_batch(&[]);

@@ -188,8 +188,9 @@ fn fround_join(bytes: &Buffer, components: usize) -> Vec<f64> {
     for chunk in words.chunks_exact(row) {
         let (hi, lo) = chunk.split_at(components);
         for (h, l) in hi.iter().zip(lo) {
-            // Infinite high parts (overflow, ±Inf) carry a NaN or opposite-infinity low part.
-            let value = if h.is_infinite() {
+            // Infinite high parts (overflow, ±Inf) carry a NaN or opposite-infinity low part;
+            // a zero low part adds nothing, and adding it would turn −0 (split [−0, 0]) into +0.
+            let value = if h.is_infinite() || *l == 0.0 {
                 f64::from(*h)
             } else {
                 f64::from(*h) + f64::from(*l)
