@@ -527,13 +527,21 @@ impl<'a> RowGeometry<'_, 'a> {
     }
 
     /// Rows `from..to` as `(first row, rows)` dispatches: one when its bindings fit (the usual
-    /// case, unchanged by splitting), else consecutive runs of [`chunk_rows`](Self::chunk_rows).
-    /// `from` is a multiple of `step`.
+    /// case, unchanged by splitting), else as few consecutive runs as
+    /// [`chunk_rows`](Self::chunk_rows) allows, of about equal size (whole `step`s each, the
+    /// last one the rest) so no dispatch is a sliver. `from` is a multiple of `step`.
     fn chunks(&self, units: &[u64], from: u64, to: u64) -> Result<Vec<(u64, u64)>, OpError> {
         if self.fits(units, from, to - from)? {
             return Ok(vec![(from, to - from)]);
         }
-        let per = self.chunk_rows(units);
+        let most = self.chunk_rows(units);
+        let runs = (to - from).div_ceil(most).max(1);
+        // A multiple of `step` no larger than `most` (itself a multiple of `step`).
+        let per = (to - from)
+            .div_ceil(runs)
+            .div_ceil(self.step)
+            .saturating_mul(self.step)
+            .min(most);
         let mut chunks =
             Vec::with_capacity(usize::try_from((to - from).div_ceil(per)).unwrap_or(0));
         let mut first = from;
