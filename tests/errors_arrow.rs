@@ -15,7 +15,7 @@ use arrow_schema::{DataType as ArrowType, Field, Schema};
 use gpudata::arrow::{
     ArrowColumnSource, ArrowInteropError, BatchOptions, BatchSource, ColumnOptions, FormatChoice,
     NullPolicy, array_from_gpu, array_to_gpu, check_format, check_schemas, compact_rows,
-    default_format, upload_source, vertex_format_for_shader,
+    default_format, record_batch_to_segmented, upload_source, vertex_format_for_shader,
 };
 use gpudata::data::DEFAULT_USAGE;
 use gpudata::{
@@ -517,6 +517,39 @@ fn op() {
         ..ColumnOptions::default()
     };
     let error = array_to_gpu(&small, &field, &values, &options).unwrap_err();
+    let ArrowInteropError::Op { column, source } = &error else {
+        panic!("expected Op, found {error:?}");
+    };
+    assert_eq!(column, "xs");
+    assert!(
+        matches!(
+            source,
+            OpError::TooLarge {
+                op: "fround",
+                limit: 8,
+                ..
+            }
+        ),
+        "{source:?}"
+    );
+    assert_eq!(error.to_string(), format!("column `xs`: {source}"));
+}
+
+#[test]
+fn op_in_segmented() {
+    // The same refusal when the fround column is a segment of a segmented table.
+    let small = small_device(|l| l.max_storage_buffer_binding_size = 8);
+    let batch =
+        RecordBatch::try_from_iter([("xs", Arc::new(Float64Array::from(vec![0.5; 1024])) as _)])
+            .unwrap();
+    let options = BatchOptions::new().column(
+        "xs",
+        ColumnOptions {
+            format: FormatChoice::Fround,
+            ..ColumnOptions::default()
+        },
+    );
+    let error = record_batch_to_segmented(&small, &batch, &options).unwrap_err();
     let ArrowInteropError::Op { column, source } = &error else {
         panic!("expected Op, found {error:?}");
     };
