@@ -645,8 +645,7 @@ fn not_segmentable() {
         vec![Arc::new(instances)],
     )
     .unwrap();
-    let error =
-        gpudata::arrow::record_batch_to_segmented(&gpu, &batch, &BatchOptions::new()).unwrap_err();
+    let error = record_batch_to_segmented(&gpu, &batch, &BatchOptions::new()).unwrap_err();
     let reason =
         "interleaved rows have no single vector format; upload the column with record_batch_to_gpu";
     assert_eq!(
