@@ -291,7 +291,9 @@ impl<'g> CopyRecorder<'g> {
         if self.windows(copy, &source, 0, copy.rows).is_some() {
             return self.dispatch(copy, &source, 0, copy.rows);
         }
-        let per = self.rows_per_run(copy);
+        // As few runs as the binding allows, of about equal size (no sliver at the end).
+        let most = self.rows_per_run(copy);
+        let per = copy.rows.div_ceil(copy.rows.div_ceil(most).max(1)).max(1);
         let mut first = 0;
         while first < copy.rows {
             let rows = per.min(copy.rows - first);
