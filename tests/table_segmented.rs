@@ -7,24 +7,18 @@
 mod table_common;
 
 use gpudata::table::{
-    ColumnsOptions, GpuConstant, GpuRecordBatch, GpuTable, GpuVector, PackOptions, RenderOptions,
-    SegmentOptions, SegmentSpec, SegmentStride, SegmentedLayout, SegmentedTableBuilder,
+    GpuConstant, GpuTable, PackOptions, RenderOptions, SegmentOptions, SegmentSpec, SegmentStride,
+    SegmentedLayout, SegmentedTableBuilder,
 };
 use gpudata::{
     BufferHandle, DataError, GpuData, GpuDataDescriptor, GpuError, GpuStruct, GpuVectorFormat,
     LayoutError, StructLayout, TableError, VertexFormat,
 };
-use table_common::{alive, bytes, compute_capture, gpu};
-
-#[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
-#[repr(C)]
-#[gpu(layout = "packed")]
-struct Small {
-    pair: [u8; 2],
-    half: u16,
-    tag: u8,
-    value: f32,
-}
+use table_common::{
+    Small, alive, assert_error_contains, build_floats, bytes, column, compute_capture, field_bytes,
+    gpu, misaligned_floats, narrow_segment_layout, paths_table, vector_table, vertex_only_data,
+    with_layouts,
+};
 
 fn small_rows(n: usize, seed: u8) -> Vec<Small> {
     (0..n)
@@ -43,19 +37,6 @@ fn small_rows(n: usize, seed: u8) -> Vec<Small> {
 fn pairs(n: usize, seed: u8) -> Vec<[u8; 2]> {
     (0..n)
         .map(|i| [seed.wrapping_add(i as u8 * 3), seed ^ i as u8])
-        .collect()
-}
-
-/// Host bytes of one field of `rows`.
-fn field_bytes(rows: &[Small], field: &str) -> Vec<u8> {
-    let encoded = gpudata::record::encode_rows_to_vec(rows);
-    let format = Small::FORMAT;
-    let (_, f) = format.field(field).unwrap();
-    let stride = format.byte_stride() as usize;
-    let (offset, len) = (f.byte_offset() as usize, f.byte_length() as usize);
-    encoded
-        .chunks_exact(stride)
-        .flat_map(|row| row[offset..offset + len].to_vec())
         .collect()
 }
 
@@ -126,26 +107,15 @@ fn layout_places_segments_at_aligned_offsets() {
     )
     .unwrap_err();
     assert_eq!(error, TableError::DuplicateColumn { column: "a".into() });
-    let error = SegmentedLayout::new(
-        4,
-        [SegmentSpec {
-            byte_stride: Some(8),
-            ..SegmentSpec::new("a", VertexFormat::Float32x3, 1)
-        }],
-    )
-    .unwrap_err();
-    assert_eq!(
-        error,
+    let error = narrow_segment_layout().unwrap_err();
+    assert_error_contains(
+        &error,
         TableError::SegmentStride {
             column: "a".into(),
             byte_stride: 8,
-            format: VertexFormat::Float32x3
-        }
-    );
-    assert!(
-        error
-            .to_string()
-            .contains("smaller than one float32x3 value (12 bytes)")
+            format: VertexFormat::Float32x3,
+        },
+        "smaller than one float32x3 value (12 bytes)",
     );
     let error = SegmentedLayout::new(
         4,
@@ -237,10 +207,7 @@ fn builder_uploads_columns_into_one_allocation() {
     assert_eq!(values, bytemuck::cast_slice::<[u8; 2], u8>(&a));
 
     // Host bytes must be whole values, and columns must agree on rows.
-    let error = SegmentedTableBuilder::new()
-        .column_spec(SegmentSpec::new("a", VertexFormat::Float32, 2), &[0u8; 7])
-        .build(&gpu)
-        .unwrap_err();
+    let error = build_floats(&gpu, 2, &[0; 7]).unwrap_err();
     assert_eq!(
         error,
         TableError::HostBytes {
@@ -283,21 +250,15 @@ fn odd_table(gpu: &gpudata::Gpu) -> (GpuTable, Vec<Small>, Vec<[u8; 2]>) {
         .map(|i| {
             let small =
                 gpudata::TypedGpuData::from_rows(gpu, &rows[i], table_common::USAGE).unwrap();
-            GpuRecordBatch::with_options(
+            with_layouts(
                 [
-                    (
-                        "pairs",
-                        table_common::column(gpu, VertexFormat::Unorm8x2, &p[i]),
-                    ),
+                    ("pairs", column(gpu, VertexFormat::Unorm8x2, &p[i])),
                     ("small", small.into_data()),
                 ],
-                gpudata::table::RecordBatchOptions {
-                    buffer_layouts: Some(vec![
-                        gpudata::BufferLayout::single("pairs", VertexFormat::Unorm8x2, 2),
-                        Small::FORMAT.buffer_layout("small", None),
-                    ]),
-                    ..Default::default()
-                },
+                vec![
+                    gpudata::BufferLayout::single("pairs", VertexFormat::Unorm8x2, 2),
+                    Small::FORMAT.buffer_layout("small", None),
+                ],
             )
             .unwrap()
         })
@@ -389,40 +350,7 @@ fn conversions_move_every_byte_on_the_gpu() {
     );
 
     // Lists cannot become fixed rows.
-    let list = bytes(
-        &gpu,
-        &[0; 12],
-        GpuDataDescriptor {
-            format: Some(GpuVectorFormat::VertexList(VertexFormat::Uint32).into()),
-            length: 2,
-            value_length: Some(3),
-            ..Default::default()
-        },
-    );
-    let lists = GpuTable::from_columns(
-        [(
-            "paths",
-            gpudata::table::GpuColumn::from(
-                GpuVector::from_data_with(
-                    "paths",
-                    vec![list],
-                    gpudata::table::DataVectorOptions {
-                        buffer_layout: Some(gpudata::BufferLayout {
-                            name: "paths".into(),
-                            format: None,
-                            byte_stride: Some(4),
-                            step_mode: None,
-                            attributes: Vec::new(),
-                        }),
-                        ..Default::default()
-                    },
-                )
-                .unwrap(),
-            ),
-        )],
-        ColumnsOptions::default(),
-    )
-    .unwrap();
+    let lists = paths_table(&gpu);
     let error = lists
         .to_interleaved(&gpu, "rows", StructLayout::Packed, None)
         .unwrap_err();
@@ -490,11 +418,7 @@ fn copies_read_unaligned_sources_without_storage_usage() {
         GpuDataDescriptor::new(VertexFormat::Uint16, 7).with_byte_offset(2),
     )
     .unwrap();
-    let table = GpuTable::from_vectors(
-        [GpuVector::from_data("v", vec![data]).unwrap()],
-        ColumnsOptions::default(),
-    )
-    .unwrap();
+    let table = vector_table("v", data);
     let segmented = table.to_segmented(&gpu, SegmentOptions::default()).unwrap();
     assert_eq!(
         segmented
@@ -519,22 +443,7 @@ fn copies_read_unaligned_sources_without_storage_usage() {
         bytemuck::cast_slice::<u16, u8>(&values)
     );
     // A source without COPY_SRC cannot be copied.
-    let locked = gpu.device().create_buffer(&wgpu::BufferDescriptor {
-        label: Some("no copy"),
-        size: 16,
-        usage: wgpu::BufferUsages::VERTEX,
-        mapped_at_creation: false,
-    });
-    let data = GpuData::new(
-        BufferHandle::Owned(locked),
-        GpuDataDescriptor::new(VertexFormat::Float32, 4),
-    )
-    .unwrap();
-    let table = GpuTable::from_vectors(
-        [GpuVector::from_data("v", vec![data]).unwrap()],
-        ColumnsOptions::default(),
-    )
-    .unwrap();
+    let table = vector_table("v", vertex_only_data(&gpu));
     let error = table
         .to_segmented(&gpu, SegmentOptions::default())
         .unwrap_err();
@@ -555,11 +464,7 @@ fn storage_bindings_of_unaligned_columns_rebase_their_rows() {
         &raw,
         GpuDataDescriptor::new(VertexFormat::Float32, 5).with_byte_offset(8),
     );
-    let table = GpuTable::from_vectors(
-        [GpuVector::from_data("v", vec![data]).unwrap()],
-        ColumnsOptions::default(),
-    )
-    .unwrap();
+    let table = vector_table("v", data);
     let storage = table.storage_bindings(&gpu).unwrap();
     let column = &storage.batches()[0].columns()[0];
     let alignment = SegmentedLayout::device_alignment(&gpu);
@@ -591,16 +496,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {{
     assert_eq!(got, values);
 
     // A float32 column at byte offset 2 straddles words: storage access refuses it.
-    let data = bytes(
-        &gpu,
-        &[0u8; 10],
-        GpuDataDescriptor::new(VertexFormat::Float32, 2).with_byte_offset(2),
-    );
-    let table = GpuTable::from_vectors(
-        [GpuVector::from_data("w", vec![data]).unwrap()],
-        ColumnsOptions::default(),
-    )
-    .unwrap();
+    let table = vector_table("w", misaligned_floats(&gpu));
     let error = table.storage_bindings(&gpu).unwrap_err();
     assert_eq!(
         error,

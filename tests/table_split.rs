@@ -16,7 +16,7 @@ use gpudata::{
     BufferHandle, BufferLayout, Gpu, GpuData, GpuDataDescriptor, GpuStruct, StructLayout,
     VertexFormat,
 };
-use table_common::{USAGE, gpu};
+use table_common::{Small, USAGE, field_bytes, gpu, limited_gpu};
 
 /// The binding limit of the small device.
 const BINDING: u64 = 1 << 20;
@@ -26,36 +26,13 @@ const BINDING: u64 = 1 << 20;
 fn small() -> Gpu {
     static GPU: OnceLock<Gpu> = OnceLock::new();
     GPU.get_or_init(|| {
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-            force_fallback_adapter: false,
-            ..Default::default()
-        }))
-        .unwrap_or_else(|e| panic!("no adapter (install `mesa-vulkan-drivers`): {e}"));
-        let mut limits = adapter.limits();
-        limits.max_storage_buffer_binding_size = BINDING;
-        limits.min_storage_buffer_offset_alignment =
-            limits.min_storage_buffer_offset_alignment.max(256);
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("table_split"),
-            required_limits: limits,
-            ..Default::default()
-        }))
-        .unwrap_or_else(|e| panic!("the adapter refused a device: {e}"));
-        Gpu::from_device_queue(device, queue)
+        limited_gpu("table_split", |limits| {
+            limits.max_storage_buffer_binding_size = BINDING;
+            limits.min_storage_buffer_offset_alignment =
+                limits.min_storage_buffer_offset_alignment.max(256);
+        })
     })
     .clone()
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
-#[repr(C)]
-#[gpu(layout = "packed")]
-struct Small {
-    pair: [u8; 2],
-    half: u16,
-    tag: u8,
-    value: f32,
 }
 
 /// Rows of batch `batch`: values that differ from row to row in every byte.
@@ -77,19 +54,6 @@ fn small_rows(n: usize, batch: u32) -> Vec<Small> {
 fn pairs(n: usize, batch: u8) -> Vec<[u8; 2]> {
     (0..n)
         .map(|i| [(i as u8).wrapping_mul(7) ^ batch, (i >> 8) as u8])
-        .collect()
-}
-
-/// Host bytes of one field of `rows`.
-fn field_bytes(rows: &[Small], field: &str) -> Vec<u8> {
-    let encoded = gpudata::record::encode_rows_to_vec(rows);
-    let format = Small::FORMAT;
-    let (_, f) = format.field(field).unwrap();
-    let stride = format.byte_stride() as usize;
-    let (offset, len) = (f.byte_offset() as usize, f.byte_length() as usize);
-    encoded
-        .chunks_exact(stride)
-        .flat_map(|row| row[offset..offset + len].to_vec())
         .collect()
 }
 

@@ -5,37 +5,20 @@
 mod table_common;
 
 use gpudata::table::{
-    AppendableOptions, ColumnsOptions, DataVectorOptions, GpuColumn, GpuColumnRef, GpuConstant,
-    GpuRecordBatch, GpuSchema, GpuSchemaField, GpuTable, GpuVector, InterleavedDescriptor,
-    PackOptions, RecordBatchOptions, SourceInfo, VectorDescriptor,
+    ColumnsOptions, DataVectorOptions, GpuColumn, GpuColumnRef, GpuConstant, GpuRecordBatch,
+    GpuSchema, GpuSchemaField, GpuTable, GpuVector, InterleavedDescriptor, PackOptions,
+    RecordBatchOptions, SourceInfo, VectorDescriptor,
 };
 use gpudata::{
     BufferAttribute, BufferHandle, BufferLayout, GpuData, GpuDataDescriptor, GpuDataFormat,
     GpuVectorFormat, TableError, VertexFormat,
 };
-use table_common::{alive, bytes, column, f32_bytes, gpu, zeroed};
-
-fn positions(gpu: &gpudata::Gpu, rows: u64, start: f32) -> GpuData {
-    let values: Vec<[f32; 2]> = (0..rows)
-        .map(|i| [start + i as f32, start + i as f32 + 0.5])
-        .collect();
-    column(gpu, VertexFormat::Float32x2, &values)
-}
-
-fn colors(gpu: &gpudata::Gpu, rows: u64, seed: u8) -> GpuData {
-    let values: Vec<[u8; 4]> = (0..rows as u8)
-        .map(|i| [seed, i, seed.wrapping_add(i), 255])
-        .collect();
-    column(gpu, VertexFormat::Unorm8x4, &values)
-}
-
-fn batch(gpu: &gpudata::Gpu, rows: u64, start: f32) -> GpuRecordBatch {
-    GpuRecordBatch::new([
-        ("positions", positions(gpu, rows, start)),
-        ("colors", colors(gpu, rows, start as u8)),
-    ])
-    .unwrap()
-}
+use table_common::{
+    alive, appendable_positions, assert_error_contains, batch, batches_table, buffer_vector, bytes,
+    colors, column, f32_bytes, float_vector, gpu, instance_attributes, list_descriptor,
+    no_constants, positions, positions_vector, strided_positions, texts_batch, untyped,
+    with_fields, with_layouts, zeroed, zeroed_list,
+};
 
 fn fixed(format: VertexFormat) -> Option<GpuDataFormat> {
     Some(format.into())
@@ -50,19 +33,15 @@ fn v60_data_chunks_must_share_the_declared_format() {
     let unorm = column(&gpu, VertexFormat::Unorm8x4, &[[1u8, 2, 3, 4]]);
     let uint = column(&gpu, VertexFormat::Uint8x4, &[[1u8, 2, 3, 4]]);
     let error = GpuVector::from_data("colors", vec![unorm, uint]).unwrap_err();
-    assert_eq!(
-        error,
+    assert_error_contains(
+        &error,
         TableError::ChunkFormat {
             vector: "colors".into(),
             chunk: 1,
             expected: "unorm8x4".into(),
             found: "uint8x4".into(),
-        }
-    );
-    assert!(
-        error
-            .to_string()
-            .contains("data chunks must share the declared format")
+        },
+        "data chunks must share the declared format",
     );
 
     // A chunk without a format differs too.
@@ -214,17 +193,13 @@ fn v62_single_chunk_requires_exactly_one() {
     )
     .unwrap();
     let error = vector.single_chunk().unwrap_err();
-    assert_eq!(
-        error,
+    assert_error_contains(
+        &error,
         TableError::ExactlyOneChunk {
             vector: "chunkedPositions".into(),
-            found: 2
-        }
-    );
-    assert!(
-        error
-            .to_string()
-            .contains("gpu vector `chunkedPositions` requires exactly one gpu data chunk")
+            found: 2,
+        },
+        "gpu vector `chunkedPositions` requires exactly one gpu data chunk",
     );
     let one = GpuVector::from_data("p", vec![positions(&gpu, 1, 0.0)]).unwrap();
     assert_eq!(one.single_chunk().unwrap().length(), 1);
@@ -234,18 +209,7 @@ fn v62_single_chunk_requires_exactly_one() {
 fn v63_interleaved_vector_metadata() {
     let gpu = gpu();
     let buffer = zeroed(&gpu, VertexFormat::Uint32x4, 2).into_buffer_handle();
-    let attributes = vec![
-        BufferAttribute {
-            attribute: "positions".into(),
-            format: VertexFormat::Float32x3,
-            byte_offset: 0,
-        },
-        BufferAttribute {
-            attribute: "colors".into(),
-            format: VertexFormat::Uint8x4,
-            byte_offset: 12,
-        },
-    ];
+    let attributes = instance_attributes();
     let vector = GpuVector::interleaved(
         "instances",
         buffer,
@@ -281,39 +245,25 @@ fn v63_interleaved_vector_metadata() {
 #[test]
 fn v64_buffer_vector_requires_format_or_row_byte_length() {
     let gpu = gpu();
-    let buffer = zeroed(&gpu, VertexFormat::Float32, 4).into_buffer_handle();
-    let error = GpuVector::from_buffer(
-        "raw",
-        buffer,
-        VectorDescriptor {
-            length: 4,
-            ..Default::default()
-        },
-    )
-    .unwrap_err();
-    assert_eq!(
-        error,
+    let descriptor = VectorDescriptor {
+        length: 4,
+        ..Default::default()
+    };
+    let error = buffer_vector(&gpu, "raw", 16, descriptor).unwrap_err();
+    assert_error_contains(
+        &error,
         TableError::VectorRequiresRowByteLength {
-            vector: "raw".into()
-        }
-    );
-    assert!(
-        error
-            .to_string()
-            .contains("requires a format or an explicit row byte length")
+            vector: "raw".into(),
+        },
+        "requires a format or an explicit row byte length",
     );
 }
 
 #[test]
 fn v47_buffer_vector_byte_stride_sets_row_byte_length() {
     let gpu = gpu();
-    let buffer = BufferHandle::Owned(zeroed(&gpu, VertexFormat::Float32x3, 2).buffer().clone());
-    let vector = GpuVector::from_buffer(
-        "p",
-        buffer,
-        VectorDescriptor::new(VertexFormat::Float32x2, 2).with_byte_stride(12),
-    )
-    .unwrap();
+    let descriptor = VectorDescriptor::new(VertexFormat::Float32x2, 2).with_byte_stride(12);
+    let vector = buffer_vector(&gpu, "p", 24, descriptor).unwrap();
     // GpuData would derive 8 from the format; the vector resolver takes the byte stride.
     assert_eq!(
         (
@@ -325,13 +275,8 @@ fn v47_buffer_vector_byte_stride_sets_row_byte_length() {
     );
     assert_eq!(vector.chunks()[0].row_byte_length(), 12);
     // Rows that do not fit the buffer are refused by the chunk.
-    let small = BufferHandle::Owned(zeroed(&gpu, VertexFormat::Float32, 1).buffer().clone());
-    let error = GpuVector::from_buffer(
-        "p",
-        small,
-        VectorDescriptor::new(VertexFormat::Float32x2, 2),
-    )
-    .unwrap_err();
+    let descriptor = VectorDescriptor::new(VertexFormat::Float32x2, 2);
+    let error = buffer_vector(&gpu, "p", 4, descriptor).unwrap_err();
     assert!(matches!(error, TableError::Data(_)), "{error:?}");
 }
 
@@ -368,12 +313,7 @@ fn vertex_list_vectors_count_rows_and_elements() {
         bytes(
             &gpu,
             bytemuck::cast_slice(&data),
-            GpuDataDescriptor {
-                format: Some(list.into()),
-                length: rows,
-                value_length: Some(elements),
-                ..Default::default()
-            },
+            list_descriptor(list, rows, elements),
         )
     };
     let vector = GpuVector::from_data("paths", vec![chunk(2, 6), chunk(1, 3)]).unwrap();
@@ -385,13 +325,7 @@ fn vertex_list_vectors_count_rows_and_elements() {
 #[test]
 fn appendable_vectors_grow_by_chunks_and_reset() {
     let gpu = gpu();
-    let mut vector = GpuVector::appendable(
-        "positions",
-        &gpu,
-        VertexFormat::Float32x2,
-        AppendableOptions::default(),
-    )
-    .unwrap();
+    let mut vector = appendable_positions(&gpu);
     assert!(vector.is_appendable());
     assert_eq!(vector.capacity_rows(), Some(0));
     assert_eq!(vector.appended_byte_length(), Some(0));
@@ -426,12 +360,7 @@ fn appendable_vectors_grow_by_chunks_and_reset() {
         ),
         "{error:?}"
     );
-    let strided = bytes(
-        &gpu,
-        &[0; 20],
-        GpuDataDescriptor::new(VertexFormat::Float32x2, 2).with_byte_stride(12),
-    );
-    let error = vector.append_chunk(strided).unwrap_err();
+    let error = vector.append_chunk(strided_positions(&gpu)).unwrap_err();
     assert!(
         matches!(
             error,
@@ -464,17 +393,13 @@ fn appendable_vectors_grow_by_chunks_and_reset() {
     // Only appendable vectors append or reset.
     let mut plain = GpuVector::from_data("p", vec![positions(&gpu, 1, 0.0)]).unwrap();
     let error = plain.append_chunk(positions(&gpu, 1, 0.0)).unwrap_err();
-    assert_eq!(
-        error,
+    assert_error_contains(
+        &error,
         TableError::NotAppendable {
             vector: "p".into(),
-            operation: "append_chunk"
-        }
-    );
-    assert!(
-        error
-            .to_string()
-            .contains("requires appendable vector storage")
+            operation: "append_chunk",
+        },
+        "requires appendable vector storage",
     );
     assert!(matches!(
         plain.reset_appended(),
@@ -503,17 +428,13 @@ fn vector_ownership_transfer_needs_the_same_buffer() {
 
     let mut c = GpuVector::from_data("c", vec![positions(&gpu, 2, 0.0)]).unwrap();
     let error = b.transfer_ownership_to(&mut c).unwrap_err();
-    assert_eq!(
-        error,
+    assert_error_contains(
+        &error,
         TableError::VectorDifferentBuffer {
             from_vector: "b".into(),
-            to_vector: "c".into()
-        }
-    );
-    assert!(
-        error
-            .to_string()
-            .contains("can only be transferred to the same buffer")
+            to_vector: "c".into(),
+        },
+        "can only be transferred to the same buffer",
     );
 }
 
@@ -536,32 +457,24 @@ fn v65_constant_copies_its_value() {
 #[test]
 fn v66_constant_requires_the_format_scalar_type_and_byte_length() {
     let error = GpuConstant::new(VertexFormat::Float32, &[1u32]).unwrap_err();
-    assert_eq!(
-        error,
+    assert_error_contains(
+        &error,
         TableError::ConstantScalarType {
             format: VertexFormat::Float32,
             expected: "f32",
-            found: "u32"
-        }
-    );
-    assert!(
-        error
-            .to_string()
-            .contains("requires f32 components, received u32")
+            found: "u32",
+        },
+        "requires f32 components, received u32",
     );
     let error = GpuConstant::new(VertexFormat::Float32x2, &[1.0f32]).unwrap_err();
-    assert_eq!(
-        error,
+    assert_error_contains(
+        &error,
         TableError::ConstantByteLength {
             format: VertexFormat::Float32x2,
             expected: 8,
-            found: 4
-        }
-    );
-    assert!(
-        error
-            .to_string()
-            .contains("requires exactly 8 bytes, received 4")
+            found: 4,
+        },
+        "requires exactly 8 bytes, received 4",
     );
     // i8 components are not u8 components.
     assert!(matches!(
@@ -630,15 +543,15 @@ fn v68_batch_rows_and_fields() {
         ("colors", colors(&gpu, 1, 0)),
     ])
     .unwrap_err();
-    assert_eq!(
-        error,
+    assert_error_contains(
+        &error,
         TableError::BatchRowCount {
             column: "colors".into(),
             expected: 2,
-            found: 1
-        }
+            found: 1,
+        },
+        "matching gpu data row counts",
     );
-    assert!(error.to_string().contains("matching gpu data row counts"));
 
     // An explicit row count binds every column too.
     let error = GpuRecordBatch::with_options(
@@ -677,17 +590,6 @@ fn v69_batch_without_columns() {
 #[test]
 fn batch_layout_and_schema_rules() {
     let gpu = gpu();
-    let untyped = |gpu: &gpudata::Gpu| {
-        bytes(
-            gpu,
-            &[0; 32],
-            GpuDataDescriptor {
-                length: 2,
-                byte_stride: Some(16),
-                ..Default::default()
-            },
-        )
-    };
     // Duplicate names.
     let error = GpuRecordBatch::new([
         ("positions", positions(&gpu, 2, 0.0)),
@@ -701,28 +603,21 @@ fn batch_layout_and_schema_rules() {
         }
     );
     // Explicit layouts: not `indices`, not missing.
-    let with_layouts = |layouts: Vec<BufferLayout>| {
-        GpuRecordBatch::with_options(
-            [("positions", positions(&gpu, 2, 0.0))],
-            RecordBatchOptions {
-                buffer_layouts: Some(layouts),
-                ..Default::default()
-            },
-        )
+    let positions_with = |layouts: Vec<BufferLayout>| {
+        with_layouts([("positions", positions(&gpu, 2, 0.0))], layouts)
     };
-    let error = with_layouts(vec![BufferLayout::single(
+    let error = positions_with(vec![BufferLayout::single(
         "indices",
         VertexFormat::Uint32,
         4,
     )])
     .unwrap_err();
-    assert_eq!(error, TableError::BatchLayoutReservedIndices);
-    assert!(
-        error
-            .to_string()
-            .contains("reserved index column `indices`")
+    assert_error_contains(
+        &error,
+        TableError::BatchLayoutReservedIndices,
+        "reserved index column `indices`",
     );
-    let error = with_layouts(vec![BufferLayout::single(
+    let error = positions_with(vec![BufferLayout::single(
         "normals",
         VertexFormat::Float32x3,
         12,
@@ -736,30 +631,15 @@ fn batch_layout_and_schema_rules() {
     );
     // Synthesized layouts need a fixed format.
     let error = GpuRecordBatch::new([("raw", untyped(&gpu))]).unwrap_err();
-    assert_eq!(
-        error,
+    assert_error_contains(
+        &error,
         TableError::NoLayoutFormat {
             owner: "gpu record batch",
-            column: "raw".into()
-        }
+            column: "raw".into(),
+        },
+        "cannot synthesize a buffer layout for `raw` without a format",
     );
-    assert!(
-        error
-            .to_string()
-            .contains("cannot synthesize a buffer layout for `raw` without a format")
-    );
-    let list = |format: GpuVectorFormat| {
-        bytes(
-            &gpu,
-            &[0; 8],
-            GpuDataDescriptor {
-                format: Some(format.into()),
-                length: 1,
-                value_length: Some(2),
-                ..Default::default()
-            },
-        )
-    };
+    let list = |format: GpuVectorFormat| zeroed_list(&gpu, format, 1, 2);
     let error = GpuRecordBatch::new([(
         "paths",
         list(GpuVectorFormat::VertexList(VertexFormat::Uint32)),
@@ -797,24 +677,10 @@ fn batch_layout_and_schema_rules() {
             byte_offset: 0,
         }],
     };
-    let batch = GpuRecordBatch::with_options(
-        [("raw", untyped(&gpu))],
-        RecordBatchOptions {
-            buffer_layouts: Some(vec![interleaved]),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let batch = with_layouts([("raw", untyped(&gpu))], vec![interleaved]).unwrap();
     assert_eq!(batch.schema().fields[0].format, None);
     // ...but without a layout of its name it has no field.
-    let error = GpuRecordBatch::with_options(
-        [("raw", untyped(&gpu))],
-        RecordBatchOptions {
-            buffer_layouts: Some(Vec::new()),
-            ..Default::default()
-        },
-    )
-    .unwrap_err();
+    let error = with_layouts([("raw", untyped(&gpu))], Vec::new()).unwrap_err();
     assert_eq!(
         error,
         TableError::NoFieldFormat {
@@ -823,15 +689,9 @@ fn batch_layout_and_schema_rules() {
         }
     );
     // Explicit fields must name columns.
-    let error = GpuRecordBatch::with_options(
+    let error = with_fields(
         [("positions", positions(&gpu, 2, 0.0))],
-        RecordBatchOptions {
-            fields: Some(vec![GpuSchemaField::new(
-                "weights",
-                fixed(VertexFormat::Float32),
-            )]),
-            ..Default::default()
-        },
+        vec![GpuSchemaField::new("weights", fixed(VertexFormat::Float32))],
     )
     .unwrap_err();
     assert_eq!(
@@ -844,12 +704,7 @@ fn batch_layout_and_schema_rules() {
     let indices = bytes(
         &gpu,
         bytemuck::cast_slice(&[0u32, 1]),
-        GpuDataDescriptor {
-            format: Some(GpuVectorFormat::VertexList(VertexFormat::Uint32).into()),
-            length: 2,
-            value_length: Some(2),
-            ..Default::default()
-        },
+        list_descriptor(GpuVectorFormat::VertexList(VertexFormat::Uint32), 2, 2),
     );
     let batch = GpuRecordBatch::new([("positions", positions(&gpu, 2, 0.0)), ("indices", indices)])
         .unwrap();
@@ -866,7 +721,7 @@ fn v70_table_from_packed_vectors() {
     let gpu = gpu();
     let table = GpuTable::from_vectors(
         [
-            GpuVector::from_data("positions", vec![positions(&gpu, 2, 0.0)]).unwrap(),
+            positions_vector(&gpu, "positions", &[2]),
             GpuVector::from_data(
                 "weights",
                 vec![column(&gpu, VertexFormat::Float32, &[1.0f32, 2.0])],
@@ -891,18 +746,7 @@ fn v70_table_from_packed_vectors() {
 #[test]
 fn v71_table_from_an_interleaved_vector() {
     let gpu = gpu();
-    let attributes = vec![
-        BufferAttribute {
-            attribute: "positions".into(),
-            format: VertexFormat::Float32x3,
-            byte_offset: 0,
-        },
-        BufferAttribute {
-            attribute: "colors".into(),
-            format: VertexFormat::Uint8x4,
-            byte_offset: 12,
-        },
-    ];
+    let attributes = instance_attributes();
     let vector = GpuVector::interleaved(
         "instances",
         zeroed(&gpu, VertexFormat::Uint32x4, 3).into_buffer_handle(),
@@ -937,30 +781,17 @@ fn v71_table_from_an_interleaved_vector() {
 fn v72_list_vectors_with_data_have_no_generic_layout() {
     let gpu = gpu();
     let format = GpuVectorFormat::VertexList(VertexFormat::Unorm8x4);
-    let data = bytes(
-        &gpu,
-        &[0; 12],
-        GpuDataDescriptor {
-            format: Some(format.into()),
-            length: 1,
-            value_length: Some(3),
-            ..Default::default()
-        },
-    );
+    let data = zeroed_list(&gpu, format, 1, 3);
     let vector = GpuVector::from_data("colors", vec![data]).unwrap();
     let error = GpuTable::from_vectors([vector], ColumnsOptions::default()).unwrap_err();
-    assert_eq!(
-        error,
+    assert_error_contains(
+        &error,
         TableError::ListLayout {
             owner: "gpu table",
             list: "vertex-list",
-            column: "colors".into()
-        }
-    );
-    assert!(
-        error
-            .to_string()
-            .contains("cannot synthesize a generic buffer layout for vertex-list")
+            column: "colors".into(),
+        },
+        "cannot synthesize a generic buffer layout for vertex-list",
     );
 
     // Without data anywhere, list vectors are skipped silently.
@@ -985,9 +816,7 @@ fn v73_constants_and_select() {
         [
             (
                 "positions",
-                GpuVector::from_data("positions", vec![positions(&gpu, 3, 0.0)])
-                    .unwrap()
-                    .into(),
+                positions_vector(&gpu, "positions", &[3]).into(),
             ),
             (
                 "color",
@@ -1049,16 +878,12 @@ fn select_orders_dedupes_and_refuses_unknown_columns() {
     )
     .unwrap();
     let error = table.select(&["colors", "nope"]).unwrap_err();
-    assert_eq!(
-        error,
+    assert_error_contains(
+        &error,
         TableError::UnknownColumn {
-            column: "nope".into()
-        }
-    );
-    assert!(
-        error
-            .to_string()
-            .contains("gpu table column `nope` does not exist")
+            column: "nope".into(),
+        },
+        "gpu table column `nope` does not exist",
     );
     assert_eq!(table.num_cols(), 3, "a refused select changes nothing");
     table
@@ -1084,11 +909,10 @@ fn v74_all_constant_tables_need_a_row_count() {
         ColumnsOptions::default(),
     )
     .unwrap_err();
-    assert_eq!(error, TableError::NumRowsRequired);
-    assert!(
-        error
-            .to_string()
-            .contains("requires num_rows for an all-constant table")
+    assert_error_contains(
+        &error,
+        TableError::NumRowsRequired,
+        "requires num_rows for an all-constant table",
     );
     let table = GpuTable::from_columns(
         [("radius", GpuColumn::from(radius()))],
@@ -1159,23 +983,22 @@ fn v76_constant_names_cannot_clash() {
         [("positions", GpuConstant::from_value(1.0f32))],
     )
     .unwrap_err();
-    assert_eq!(
-        error,
+    assert_error_contains(
+        &error,
         TableError::ConstantConflicts {
-            column: "positions".into()
-        }
+            column: "positions".into(),
+        },
+        "conflicts with batch gpu data",
     );
-    assert!(error.to_string().contains("conflicts with batch gpu data"));
     let error = GpuTable::from_batches(
         vec![batch(&gpu, 2, 0.0)],
         [("indices", GpuConstant::from_value(1u32))],
     )
     .unwrap_err();
-    assert_eq!(error, TableError::ReservedIndicesConstant);
-    assert!(
-        error
-            .to_string()
-            .contains("reserved index column `indices` cannot be constant")
+    assert_error_contains(
+        &error,
+        TableError::ReservedIndicesConstant,
+        "reserved index column `indices` cannot be constant",
     );
     let error = GpuTable::from_columns(
         [("indices", GpuColumn::from(GpuConstant::from_value(1u32)))],
@@ -1191,15 +1014,7 @@ fn v76_constant_names_cannot_clash() {
 #[test]
 fn v77_pack_batches_with_a_minimum_size() {
     let gpu = gpu();
-    let mut table = GpuTable::from_batches(
-        vec![
-            batch(&gpu, 2, 0.0),
-            batch(&gpu, 2, 10.0),
-            batch(&gpu, 2, 20.0),
-        ],
-        Vec::<(String, GpuConstant)>::new(),
-    )
-    .unwrap();
+    let mut table = batches_table(&gpu, &[0.0, 10.0, 20.0]);
     let expected = table
         .vector("positions")
         .unwrap()
@@ -1236,11 +1051,7 @@ fn v77_pack_batches_with_a_minimum_size() {
 #[test]
 fn v78_pack_batches_minimum_must_be_positive() {
     let gpu = gpu();
-    let mut table = GpuTable::from_batches(
-        vec![batch(&gpu, 2, 0.0), batch(&gpu, 2, 1.0)],
-        Vec::<(String, GpuConstant)>::new(),
-    )
-    .unwrap();
+    let mut table = batches_table(&gpu, &[0.0, 1.0]);
     let error = table
         .pack_batches(
             &gpu,
@@ -1249,19 +1060,14 @@ fn v78_pack_batches_minimum_must_be_positive() {
             },
         )
         .unwrap_err();
-    assert_eq!(error, TableError::MinBatchSize { found: 0 });
-    assert!(
-        error
-            .to_string()
-            .contains("min_batch_size must be a positive number")
+    assert_error_contains(
+        &error,
+        TableError::MinBatchSize { found: 0 },
+        "min_batch_size must be a positive number",
     );
     assert_eq!(table.batches().len(), 2);
     // One batch: any options are a no-op.
-    let mut single = GpuTable::from_batches(
-        vec![batch(&gpu, 2, 0.0)],
-        Vec::<(String, GpuConstant)>::new(),
-    )
-    .unwrap();
+    let mut single = batches_table(&gpu, &[0.0]);
     single
         .pack_batches(
             &gpu,
@@ -1276,15 +1082,7 @@ fn v78_pack_batches_minimum_must_be_positive() {
 #[test]
 fn v79_detach_batches_hands_over_ownership() {
     let gpu = gpu();
-    let mut table = GpuTable::from_batches(
-        vec![
-            batch(&gpu, 2, 0.0),
-            batch(&gpu, 2, 10.0),
-            batch(&gpu, 2, 20.0),
-        ],
-        Vec::<(String, GpuConstant)>::new(),
-    )
-    .unwrap();
+    let mut table = batches_table(&gpu, &[0.0, 10.0, 20.0]);
     let detached = table.detach_batches(1..2).unwrap();
     assert_eq!(detached.len(), 1);
     assert_eq!(table.batches().len(), 2);
@@ -1306,29 +1104,21 @@ fn v79_detach_batches_hands_over_ownership() {
 #[test]
 fn v80_detach_batches_needs_a_half_open_range() {
     let gpu = gpu();
-    let mut table = GpuTable::from_batches(
-        vec![
-            batch(&gpu, 2, 0.0),
-            batch(&gpu, 2, 10.0),
-            batch(&gpu, 2, 20.0),
-        ],
-        Vec::<(String, GpuConstant)>::new(),
-    )
-    .unwrap();
+    let mut table = batches_table(&gpu, &[0.0, 10.0, 20.0]);
     #[allow(
         clippy::reversed_empty_ranges,
         reason = "the invalid range is the test"
     )]
     let error = table.detach_batches(2..1).unwrap_err();
-    assert_eq!(
-        error,
+    assert_error_contains(
+        &error,
         TableError::BatchRange {
             first: 2,
             last: 1,
-            batches: 3
-        }
+            batches: 3,
+        },
+        "valid half-open batch range",
     );
-    assert!(error.to_string().contains("valid half-open batch range"));
     assert!(matches!(
         table.detach_batches(0..4),
         Err(TableError::BatchRange { .. })
@@ -1353,13 +1143,13 @@ fn v81_detach_vector_moves_the_column_out() {
         }
     );
     let error = table.detach_vector("size").unwrap_err();
-    assert_eq!(
-        error,
+    assert_error_contains(
+        &error,
         TableError::DetachNoData {
-            column: "size".into()
-        }
+            column: "size".into(),
+        },
+        "column `size` has no gpu data",
     );
-    assert!(error.to_string().contains("column `size` has no gpu data"));
 
     let detached = table.detach_vector("colors").unwrap();
     let varying = table.varying_schema();
@@ -1396,8 +1186,7 @@ fn v82_add_batch_extends_the_aggregates() {
         },
     )
     .unwrap();
-    let mut table =
-        GpuTable::from_batches(vec![first], Vec::<(String, GpuConstant)>::new()).unwrap();
+    let mut table = GpuTable::from_batches(vec![first], no_constants()).unwrap();
     let second = GpuRecordBatch::with_options(
         [("positions", positions(&gpu, 2, 5.0))],
         RecordBatchOptions {
@@ -1429,24 +1218,17 @@ fn v82_add_batch_extends_the_aggregates() {
 #[test]
 fn add_batch_checks_layouts_then_schema() {
     let gpu = gpu();
-    let mut table = GpuTable::from_batches(
-        vec![batch(&gpu, 2, 0.0)],
-        Vec::<(String, GpuConstant)>::new(),
-    )
-    .unwrap();
-    let other_layout = GpuRecordBatch::with_options(
+    let mut table = batches_table(&gpu, &[0.0]);
+    let other_layout = with_layouts(
         [
             ("positions", positions(&gpu, 2, 0.0)),
             ("colors", colors(&gpu, 2, 0)),
         ],
-        RecordBatchOptions {
-            buffer_layouts: Some(vec![BufferLayout::single(
-                "positions",
-                VertexFormat::Float32x2,
-                8,
-            )]),
-            ..Default::default()
-        },
+        vec![BufferLayout::single(
+            "positions",
+            VertexFormat::Float32x2,
+            8,
+        )],
     )
     .unwrap();
     let error = table.add_batch(other_layout).unwrap_err();
@@ -1466,18 +1248,15 @@ fn add_batch_checks_layouts_then_schema() {
             .to_string()
             .contains("requires matching buffer layouts")
     );
-    let other_schema = GpuRecordBatch::with_options(
+    let other_schema = with_fields(
         [
             ("positions", positions(&gpu, 2, 0.0)),
             ("colors", colors(&gpu, 2, 0)),
         ],
-        RecordBatchOptions {
-            fields: Some(vec![
-                GpuSchemaField::new("colors", fixed(VertexFormat::Unorm8x4)),
-                GpuSchemaField::new("positions", fixed(VertexFormat::Float32x2)),
-            ]),
-            ..Default::default()
-        },
+        vec![
+            GpuSchemaField::new("colors", fixed(VertexFormat::Unorm8x4)),
+            GpuSchemaField::new("positions", fixed(VertexFormat::Float32x2)),
+        ],
     )
     .unwrap();
     let error = table.add_batch(other_schema).unwrap_err();
@@ -1518,50 +1297,20 @@ fn add_batch_checks_layouts_then_schema() {
 #[test]
 fn v83_pack_batches_refuses_variable_length_columns() {
     let gpu = gpu();
-    let texts = |gpu: &gpudata::Gpu| {
-        bytes(
-            gpu,
-            b"hello",
-            GpuDataDescriptor {
-                format: Some(GpuVectorFormat::ValueList(VertexFormat::Uint8).into()),
-                length: 2,
-                value_length: Some(5),
-                ..Default::default()
-            },
-        )
-    };
     let batch = |gpu: &gpudata::Gpu| {
-        GpuRecordBatch::with_options(
-            [("positions", positions(gpu, 2, 0.0)), ("texts", texts(gpu))],
-            RecordBatchOptions {
-                buffer_layouts: Some(vec![BufferLayout::single(
-                    "positions",
-                    VertexFormat::Float32x2,
-                    8,
-                )]),
-                ..Default::default()
-            },
-        )
-        .unwrap()
+        let format = GpuVectorFormat::ValueList(VertexFormat::Uint8);
+        texts_batch(gpu, bytes(gpu, b"hello", list_descriptor(format, 2, 5)))
     };
-    let mut table = GpuTable::from_batches(
-        vec![batch(&gpu), batch(&gpu)],
-        Vec::<(String, GpuConstant)>::new(),
-    )
-    .unwrap();
+    let mut table = GpuTable::from_batches(vec![batch(&gpu), batch(&gpu)], no_constants()).unwrap();
     let error = table
         .pack_batches(&gpu, PackOptions::default())
         .unwrap_err();
-    assert_eq!(
-        error,
+    assert_error_contains(
+        &error,
         TableError::PackVariableLength {
-            column: "texts".into()
-        }
-    );
-    assert!(
-        error
-            .to_string()
-            .contains("does not support variable-length gpu data `texts`")
+            column: "texts".into(),
+        },
+        "does not support variable-length gpu data `texts`",
     );
 }
 
@@ -1572,20 +1321,12 @@ fn pack_batches_refuses_indexed_and_empty_batches() {
         let indices = bytes(
             gpu,
             bytemuck::cast_slice(&[0u32, 1]),
-            GpuDataDescriptor {
-                format: Some(GpuVectorFormat::VertexList(VertexFormat::Uint32).into()),
-                length: 2,
-                value_length: Some(2),
-                ..Default::default()
-            },
+            list_descriptor(GpuVectorFormat::VertexList(VertexFormat::Uint32), 2, 2),
         );
         GpuRecordBatch::new([("positions", positions(gpu, 2, 0.0)), ("indices", indices)]).unwrap()
     };
-    let mut table = GpuTable::from_batches(
-        vec![indexed(&gpu), indexed(&gpu)],
-        Vec::<(String, GpuConstant)>::new(),
-    )
-    .unwrap();
+    let mut table =
+        GpuTable::from_batches(vec![indexed(&gpu), indexed(&gpu)], no_constants()).unwrap();
     assert!(table.indices().is_some());
     assert_eq!(table.buffer_layouts().len(), 1, "indices get no layout");
     let error = table
@@ -1608,20 +1349,15 @@ fn pack_batches_refuses_indexed_and_empty_batches() {
 #[test]
 fn from_batches_requires_batches_with_one_layout_and_schema() {
     let gpu = gpu();
-    let error =
-        GpuTable::from_batches(Vec::new(), Vec::<(String, GpuConstant)>::new()).unwrap_err();
-    assert_eq!(error, TableError::NoBatches);
-    assert!(
-        error
-            .to_string()
-            .contains("requires at least one gpu record batch")
+    let error = GpuTable::from_batches(Vec::new(), no_constants()).unwrap_err();
+    assert_error_contains(
+        &error,
+        TableError::NoBatches,
+        "requires at least one gpu record batch",
     );
     let narrow = GpuRecordBatch::new([("positions", positions(&gpu, 2, 0.0))]).unwrap();
-    let error = GpuTable::from_batches(
-        vec![batch(&gpu, 2, 0.0), narrow],
-        Vec::<(String, GpuConstant)>::new(),
-    )
-    .unwrap_err();
+    let error =
+        GpuTable::from_batches(vec![batch(&gpu, 2, 0.0), narrow], no_constants()).unwrap_err();
     assert!(
         matches!(
             error,
@@ -1633,25 +1369,19 @@ fn from_batches_requires_batches_with_one_layout_and_schema() {
         ),
         "{error:?}"
     );
-    let reordered = GpuRecordBatch::with_options(
+    let reordered = with_fields(
         [
             ("positions", positions(&gpu, 2, 0.0)),
             ("colors", colors(&gpu, 2, 0)),
         ],
-        RecordBatchOptions {
-            fields: Some(vec![
-                GpuSchemaField::new("positions", fixed(VertexFormat::Float32x2)),
-                GpuSchemaField::new("colors", fixed(VertexFormat::Uint8x4)),
-            ]),
-            ..Default::default()
-        },
+        vec![
+            GpuSchemaField::new("positions", fixed(VertexFormat::Float32x2)),
+            GpuSchemaField::new("colors", fixed(VertexFormat::Uint8x4)),
+        ],
     )
     .unwrap();
-    let error = GpuTable::from_batches(
-        vec![batch(&gpu, 2, 0.0), reordered],
-        Vec::<(String, GpuConstant)>::new(),
-    )
-    .unwrap_err();
+    let error =
+        GpuTable::from_batches(vec![batch(&gpu, 2, 0.0), reordered], no_constants()).unwrap_err();
     assert!(
         matches!(error, TableError::BatchSchemaDiffers { batch: 1, .. }),
         "{error:?}"
@@ -1661,37 +1391,22 @@ fn from_batches_requires_batches_with_one_layout_and_schema() {
 #[test]
 fn from_columns_rules() {
     let gpu = gpu();
-    let p = |gpu: &gpudata::Gpu, chunks: &[u64]| {
-        GpuVector::from_data(
-            "positions",
-            chunks.iter().map(|&r| positions(gpu, r, 0.0)).collect(),
-        )
-        .unwrap()
-    };
-    let w = |gpu: &gpudata::Gpu, chunks: &[u64]| {
-        GpuVector::from_data(
-            "weights",
-            chunks
-                .iter()
-                .map(|&r| column(gpu, VertexFormat::Float32, &vec![1.0f32; r as usize]))
-                .collect(),
-        )
-        .unwrap()
-    };
+    let p = |gpu: &gpudata::Gpu, chunks: &[u64]| positions_vector(gpu, "positions", chunks);
+    let w = |gpu: &gpudata::Gpu, chunks: &[u64]| float_vector(gpu, "weights", chunks);
     // Keys must be the vectors' names.
     let error = GpuTable::from_columns(
         [("pos", GpuColumn::from(p(&gpu, &[2])))],
         ColumnsOptions::default(),
     )
     .unwrap_err();
-    assert_eq!(
-        error,
+    assert_error_contains(
+        &error,
         TableError::ColumnNameMismatch {
             key: "pos".into(),
-            name: "positions".into()
-        }
+            name: "positions".into(),
+        },
+        "does not match gpu vector name",
     );
-    assert!(error.to_string().contains("does not match gpu vector name"));
     // Chunk counts and per-batch rows must agree.
     let error =
         GpuTable::from_vectors([p(&gpu, &[2, 2]), w(&gpu, &[4])], ColumnsOptions::default())
@@ -1720,12 +1435,7 @@ fn from_columns_rules() {
     );
     // Chunks must match their vector's byte layout.
     let mut mixed = p(&gpu, &[2]);
-    let strided = bytes(
-        &gpu,
-        &[0; 20],
-        GpuDataDescriptor::new(VertexFormat::Float32x2, 2).with_byte_stride(12),
-    );
-    let tail = GpuVector::from_data("positions", vec![strided]).unwrap();
+    let tail = GpuVector::from_data("positions", vec![strided_positions(&gpu)]).unwrap();
     let mut chunks = mixed
         .chunks()
         .iter()
@@ -1762,17 +1472,13 @@ fn from_columns_rules() {
         },
     )
     .unwrap_err();
-    assert_eq!(
-        error,
+    assert_error_contains(
+        &error,
         TableError::NumRowsMismatch {
             expected: 3,
-            found: 4
-        }
-    );
-    assert!(
-        error
-            .to_string()
-            .contains("num_rows must match varying columns")
+            found: 4,
+        },
+        "num_rows must match varying columns",
     );
     // Duplicate keys.
     let error = GpuTable::from_vectors([p(&gpu, &[1]), p(&gpu, &[1])], ColumnsOptions::default())
@@ -1783,17 +1489,13 @@ fn from_columns_rules() {
             column: "positions".into()
         }
     );
+    let two_words = || VectorDescriptor {
+        length: 2,
+        byte_stride: Some(4),
+        ..Default::default()
+    };
     // A layout-less, format-less vector (here `indices`, which never gets a layout) has no field.
-    let raw = GpuVector::from_buffer(
-        "indices",
-        zeroed(&gpu, VertexFormat::Uint32, 2).into_buffer_handle(),
-        VectorDescriptor {
-            length: 2,
-            byte_stride: Some(4),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let raw = buffer_vector(&gpu, "indices", 8, two_words()).unwrap();
     let error = GpuTable::from_vectors([raw], ColumnsOptions::default()).unwrap_err();
     assert_eq!(
         error,
@@ -1803,16 +1505,7 @@ fn from_columns_rules() {
         }
     );
     // Any other format-less vector fails at its layout first.
-    let raw = GpuVector::from_buffer(
-        "raw",
-        zeroed(&gpu, VertexFormat::Uint32, 2).into_buffer_handle(),
-        VectorDescriptor {
-            length: 2,
-            byte_stride: Some(4),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let raw = buffer_vector(&gpu, "raw", 8, two_words()).unwrap();
     let error = GpuTable::from_vectors([raw], ColumnsOptions::default()).unwrap_err();
     assert_eq!(
         error,
