@@ -244,28 +244,23 @@ pub trait GpuFieldMarker: 'static {
     /// The field's byte offset in the row.
     const BYTE_OFFSET: u64 = <Self::Struct as GpuStruct>::FIELD_OFFSETS[Self::INDEX];
 
-    /// Reads the field's value from a host row (through the row's GPU bytes).
+    /// Reads the field's value from a host row: the field's bytes, found through
+    /// [`GpuStruct::FIELD_COPIES`] (no row is encoded).
     ///
     /// # Panics
-    /// When a hand-written marker's `Value` does not fit at its offset in the row (a derived
-    /// marker always does: the derive checks it at compile time).
+    /// When a hand-written marker's `INDEX` names no field, or its `Value` is not as long as
+    /// the field (a derived marker always fits: the derive checks it at compile time).
     #[must_use]
     fn get(row: &Self::Struct) -> Self::Value {
-        let mut bytes = vec![0u8; rows::stride_usize::<Self::Struct>()];
-        row.encode_row(&mut bytes);
-        let start = usize::try_from(Self::BYTE_OFFSET).unwrap_or(usize::MAX);
-        let value = bytes
-            .get(start..)
-            .and_then(|rest| rest.get(..size_of::<Self::Value>()));
-        match value.and_then(read_field) {
+        let bytes = rows::host_field_bytes(row, Self::INDEX);
+        match bytes.and_then(read_field) {
             Some(value) => value,
-            // The derive checks at compile time that the field lies inside the row and is
-            // `size_of::<Value>()` bytes, so a generated marker never gets here.
             None => panic!(
-                "field `{}` ({} bytes at offset {start}) lies outside its {}-byte row",
+                "field `{}` ({} bytes) does not match field {} of its row ({:?} bytes)",
                 Self::NAME,
                 size_of::<Self::Value>(),
-                bytes.len()
+                Self::INDEX,
+                bytes.map(<[u8]>::len)
             ),
         }
     }

@@ -71,7 +71,7 @@ pub fn rows_as_bytes<T: GpuStruct>(rows: &[T]) -> Option<&[u8]> {
     Some(bytes)
 }
 
-pub(super) fn stride_usize<T: GpuStruct>() -> usize {
+fn stride_usize<T: GpuStruct>() -> usize {
     usize::try_from(T::SHAPE.byte_stride).unwrap_or(usize::MAX)
 }
 
@@ -209,6 +209,25 @@ pub fn decode_rows<T: GpuStruct>(src: &[u8]) -> Result<Vec<T>, RowBytesError> {
         return Ok(rows);
     }
     Ok(src.chunks_exact(stride).map(T::decode_row).collect())
+}
+
+/// The bytes of GPU field `index` inside the host row (`FIELD_COPIES[index]`'s host range),
+/// which are its GPU bytes; `None` when there is no such field.
+pub(super) fn host_field_bytes<T: GpuStruct>(row: &T, index: usize) -> Option<&[u8]> {
+    let copy = T::FIELD_COPIES.get(index)?;
+    if copy.host.checked_add(copy.len)? > size_of::<T>() {
+        return None;
+    }
+    // SAFETY: by the `unsafe trait GpuStruct` contract (checked at compile time by the derive),
+    // `copy.host..copy.host + copy.len` is one plain-data field of `row`, so its bytes are
+    // initialized; the range lies inside `T` (checked above) and the slice borrows `row`.
+    let bytes = unsafe {
+        core::slice::from_raw_parts(
+            core::ptr::from_ref(row).cast::<u8>().add(copy.host),
+            copy.len,
+        )
+    };
+    Some(bytes)
 }
 
 /// [`GpuStruct::encode_row`]: copies each field's bytes from the host row to its GPU offset,
