@@ -468,35 +468,48 @@ impl GpuTable {
         };
         let mut vectors = Vec::with_capacity(first.columns().len());
         for (name, template) in first.columns() {
-            let mut chunks = Vec::with_capacity(self.batches.len());
-            for (i, batch) in self.batches.iter().enumerate() {
-                let data = batch
-                    .column(name)
-                    .ok_or_else(|| TableError::MissingBatchData {
-                        column: name.to_owned(),
-                        batch: i,
-                    })?;
-                chunks.push(data.share());
-            }
-            let layout = self
-                .buffer_layouts()
-                .iter()
-                .find(|l| l.name == name && !l.attributes.is_empty())
-                .cloned();
-            let data_type = self
-                .data_types
-                .iter()
-                .find(|(n, _)| n == name)
-                .map(|(_, d)| d.clone());
             vectors.push(GpuVector::from_parts(
                 name.to_owned(),
                 template,
-                chunks,
-                layout,
-                data_type,
+                self.shared_chunks(name)?,
+                self.column_layout(name),
+                self.column_data_type(name),
             )?);
         }
         Ok(vectors)
+    }
+
+    /// Shared handles of column `name`'s chunk in every batch, in order.
+    fn shared_chunks(&self, name: &str) -> Result<Vec<GpuData>, TableError> {
+        self.batches
+            .iter()
+            .enumerate()
+            .map(|(i, batch)| {
+                batch
+                    .column(name)
+                    .map(GpuData::share)
+                    .ok_or_else(|| TableError::MissingBatchData {
+                        column: name.to_owned(),
+                        batch: i,
+                    })
+            })
+            .collect()
+    }
+
+    /// Column `name`'s interleaved layout, when it has one with attributes.
+    fn column_layout(&self, name: &str) -> Option<BufferLayout> {
+        self.buffer_layouts()
+            .iter()
+            .find(|l| l.name == name && !l.attributes.is_empty())
+            .cloned()
+    }
+
+    /// Column `name`'s adapter data type, when one was stored.
+    fn column_data_type(&self, name: &str) -> Option<ReadbackMetadata> {
+        self.data_types
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, d)| d.clone())
     }
 
     /// The schema: varying columns, then constants (columns order for column-built tables).
@@ -721,27 +734,10 @@ impl GpuTable {
                 column: name.to_owned(),
             });
         }
-        let layout = self
-            .buffer_layouts()
-            .iter()
-            .find(|l| l.name == name && !l.attributes.is_empty())
-            .cloned();
-        let data_type = self
-            .data_types
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, d)| d.clone());
+        let layout = self.column_layout(name);
+        let data_type = self.column_data_type(name);
         // Check on shared handles first, so a failure changes nothing.
-        let mut shares = Vec::with_capacity(self.batches.len());
-        for (i, batch) in self.batches.iter().enumerate() {
-            let data = batch
-                .column(name)
-                .ok_or_else(|| TableError::MissingBatchData {
-                    column: name.to_owned(),
-                    batch: i,
-                })?;
-            shares.push(data.share());
-        }
+        let shares = self.shared_chunks(name)?;
         let options = |layout, data_type| DataVectorOptions {
             buffer_layout: layout,
             data_type,
