@@ -916,18 +916,14 @@ impl GpuVector {
             from_vector: self.name.clone(),
             to_vector: target.name.clone(),
         };
-        let (Some(source_chunk), Some(target_chunk)) = (self.chunks.first(), target.chunks.first())
+        let (Some(source_chunk), Some(target_chunk)) =
+            (self.chunks.first_mut(), target.chunks.first_mut())
         else {
             return Err(error());
         };
         if source_chunk.buffer() != target_chunk.buffer() {
             return Err(error());
         }
-        let (Some(source_chunk), Some(target_chunk)) =
-            (self.chunks.first_mut(), target.chunks.first_mut())
-        else {
-            return Err(error());
-        };
         source_chunk.transfer_ownership_to(target_chunk)?;
         Ok(())
     }
