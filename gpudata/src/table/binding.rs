@@ -643,8 +643,7 @@ fn storage_column(
         }
         .into());
     }
-    let limits = gpu.limits();
-    let alignment = u64::from(limits.min_storage_buffer_offset_alignment).max(4);
+    let alignment = super::SegmentedLayout::device_alignment(gpu);
     let offset = data.byte_offset() - data.byte_offset() % alignment;
     let base = data.byte_offset() - offset;
     let accessors = column_accessors(name, data, layout);
@@ -667,7 +666,7 @@ fn storage_column(
         .and_then(|e| e.checked_next_multiple_of(4))
         .map(|e| e.max(offset + 4));
     let size = end.map(|e| e - offset);
-    let max = limits.max_storage_buffer_binding_size;
+    let max = gpu.limits().max_storage_buffer_binding_size;
     match (end, size) {
         (Some(end), Some(size)) if end <= buffer.size() && size <= max => Ok(StorageColumn {
             name: name.to_owned(),

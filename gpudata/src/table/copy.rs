@@ -313,7 +313,7 @@ impl<'g> CopyRecorder<'g> {
     }
 
     fn alignment(&self) -> u64 {
-        u64::from(self.gpu.limits().min_storage_buffer_offset_alignment.max(4))
+        super::SegmentedLayout::device_alignment(self.gpu)
     }
 
     /// Rows per run when a copy must be split: the most whose windows fit a binding whatever
