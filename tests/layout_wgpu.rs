@@ -4,55 +4,26 @@
 
 mod common;
 
-use common::attribute_probe_shader;
-use gpudata::{GpuDataStructFormat, StepMode, StructLayout, VertexFormat};
+use common::{attribute_probe_shader, validation_error};
+use gpudata::{Gpu, GpuDataStructFormat, StepMode, StructLayout, VertexFormat};
+use gpudata_suite::render;
 use proptest::prelude::*;
 
-fn device() -> wgpu::Device {
-    common::gpu().device().clone()
-}
-
 /// Creates a render pipeline reading `buffer`; returns wgpu's validation error, if any.
-fn pipeline_error(
-    device: &wgpu::Device,
-    wgsl: &str,
-    buffer: wgpu::VertexBufferLayout<'_>,
-) -> Option<String> {
-    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: None,
-        source: wgpu::ShaderSource::Wgsl(wgsl.into()),
-    });
-    let _pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: None,
-        layout: None,
-        vertex: wgpu::VertexState {
-            module: &module,
-            entry_point: Some("vs"),
-            compilation_options: Default::default(),
-            buffers: &[Some(buffer)],
-        },
-        primitive: wgpu::PrimitiveState::default(),
-        depth_stencil: None,
-        multisample: wgpu::MultisampleState::default(),
-        fragment: Some(wgpu::FragmentState {
-            module: &module,
-            entry_point: Some("fs"),
-            compilation_options: Default::default(),
-            targets: &[Some(wgpu::TextureFormat::Rgba8Unorm.into())],
-        }),
-        multiview_mask: None,
-        cache: None,
-    });
-    pollster::block_on(scope.pop()).map(|e| e.to_string())
+fn pipeline_error(gpu: &Gpu, wgsl: &str, buffer: wgpu::VertexBufferLayout<'_>) -> Option<String> {
+    let topology = wgpu::PrimitiveTopology::TriangleList;
+    validation_error(gpu, || {
+        render::pipeline(gpu, wgsl, &[Some(buffer)], topology)
+    })
+    .1
 }
 
 /// Creates a pipeline with the format's generated vertex layout.
-fn validate_pipeline(device: &wgpu::Device, format: &GpuDataStructFormat) -> Option<String> {
+fn validate_pipeline(gpu: &Gpu, format: &GpuDataStructFormat) -> Option<String> {
     let layout = format
         .wgpu_vertex_layout(StepMode::Instance, 0)
         .expect("packed formats lower to wgpu");
-    pipeline_error(device, &attribute_probe_shader(format), layout.as_wgpu())
+    pipeline_error(gpu, &attribute_probe_shader(format), layout.as_wgpu())
 }
 
 fn fetchable_format() -> impl Strategy<Value = VertexFormat> {
@@ -65,7 +36,7 @@ fn fetchable_format() -> impl Strategy<Value = VertexFormat> {
 
 #[test]
 fn packed_layouts_are_valid_wgpu_pipelines() {
-    let device = device();
+    let gpu = common::gpu();
     // Up to 16 attributes: the WebGPU default limit on vertex attributes.
     let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(48));
     runner
@@ -80,7 +51,7 @@ fn packed_layouts_are_valid_wgpu_pipelines() {
                         .map(|(i, f)| (format!("a{i}"), *f)),
                 )
                 .unwrap();
-                prop_assert_eq!(validate_pipeline(&device, &format), None, "{:?}", format);
+                prop_assert_eq!(validate_pipeline(&gpu, &format), None, "{:?}", format);
                 Ok(())
             },
         )
@@ -90,7 +61,7 @@ fn packed_layouts_are_valid_wgpu_pipelines() {
 #[test]
 fn the_validator_catches_a_wrong_layout() {
     // The oracle can fail: a stride that is not a multiple of 4 is rejected by wgpu itself.
-    let device = device();
+    let gpu = common::gpu();
     let format = GpuDataStructFormat::parse(StructLayout::Packed, [("a", "float32")]).unwrap();
     let attributes = [wgpu::VertexAttribute {
         format: wgpu::VertexFormat::Float32,
@@ -102,5 +73,5 @@ fn the_validator_catches_a_wrong_layout() {
         step_mode: wgpu::VertexStepMode::Vertex,
         attributes: &attributes,
     };
-    assert!(pipeline_error(&device, &attribute_probe_shader(&format), wrong).is_some());
+    assert!(pipeline_error(&gpu, &attribute_probe_shader(&format), wrong).is_some());
 }
