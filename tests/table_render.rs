@@ -398,15 +398,16 @@ fn indexed_tables_draw_through_their_index_buffer() {
     let gpu = gpu();
     let rows = 6;
     let indices: Vec<u32> = vec![4, 1, 5];
+    let index_descriptor = GpuDataDescriptor {
+        format: Some(GpuVectorFormat::VertexList(VertexFormat::Uint32).into()),
+        length: rows,
+        value_length: Some(indices.len() as u64),
+        ..Default::default()
+    };
     let index_data = bytes(
         &gpu,
         bytemuck::cast_slice(&indices),
-        GpuDataDescriptor {
-            format: Some(GpuVectorFormat::VertexList(VertexFormat::Uint32).into()),
-            length: rows,
-            value_length: Some(indices.len() as u64),
-            ..Default::default()
-        },
+        index_descriptor.clone(),
     );
     // The index buffer needs INDEX usage: copy the indices into such a buffer.
     let index_buffer = gpu.device().create_buffer(&wgpu::BufferDescriptor {
@@ -419,53 +420,35 @@ fn indexed_tables_draw_through_their_index_buffer() {
     });
     gpu.queue()
         .write_buffer(&index_buffer, 0, bytemuck::cast_slice(&indices));
-    let no_index_usage = GpuTable::from_vectors(
-        [
-            GpuVector::from_data(
-                "offset",
-                vec![column(
-                    &gpu,
-                    VertexFormat::Float32x2,
-                    &offsets(rows as usize),
-                )],
-            )
-            .unwrap(),
-            GpuVector::from_data("indices", vec![index_data]).unwrap(),
-        ],
-        ColumnsOptions::default(),
-    )
-    .unwrap();
+    // Offsets and the indices `index_data`.
+    let offsets_and_indices = |index_data: gpudata::GpuData| {
+        GpuTable::from_vectors(
+            [
+                GpuVector::from_data(
+                    "offset",
+                    vec![column(
+                        &gpu,
+                        VertexFormat::Float32x2,
+                        &offsets(rows as usize),
+                    )],
+                )
+                .unwrap(),
+                GpuVector::from_data("indices", vec![index_data]).unwrap(),
+            ],
+            ColumnsOptions::default(),
+        )
+        .unwrap()
+    };
+    let no_index_usage = offsets_and_indices(index_data);
     let error = no_index_usage
         .render_bindings(&gpu, RenderOptions::default())
         .unwrap_err();
     assert!(error.to_string().contains("INDEX"), "{error}");
 
-    let index_data = gpudata::GpuData::new(
-        gpudata::BufferHandle::Owned(index_buffer),
-        GpuDataDescriptor {
-            format: Some(GpuVectorFormat::VertexList(VertexFormat::Uint32).into()),
-            length: rows,
-            value_length: Some(indices.len() as u64),
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    let table = GpuTable::from_vectors(
-        [
-            GpuVector::from_data(
-                "offset",
-                vec![column(
-                    &gpu,
-                    VertexFormat::Float32x2,
-                    &offsets(rows as usize),
-                )],
-            )
-            .unwrap(),
-            GpuVector::from_data("indices", vec![index_data]).unwrap(),
-        ],
-        ColumnsOptions::default(),
-    )
-    .unwrap();
+    let index_data =
+        gpudata::GpuData::new(gpudata::BufferHandle::Owned(index_buffer), index_descriptor)
+            .unwrap();
+    let table = offsets_and_indices(index_data);
     let bindings = table
         .render_bindings(&gpu, RenderOptions::default())
         .unwrap();
