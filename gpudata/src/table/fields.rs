@@ -180,7 +180,7 @@ pub(crate) fn table_fields(table: &GpuTable) -> Result<Vec<FieldSource<'_>>, Tab
     Ok(out)
 }
 
-/// Copies each field into its own new packed buffer and returns `(field, buffer)` pairs.
+/// Copies `field` into a new packed buffer of `byte_stride` bytes per value and returns it.
 pub(crate) fn copy_fields_packed(
     gpu: &Gpu,
     recorder: &mut CopyRecorder<'_>,
