@@ -235,17 +235,22 @@ impl GpuOps {
     /// As [`plan_fround`](Self::plan_fround).
     pub fn fround_f64(&self, values: &[f64]) -> Result<OpColumn, OpError> {
         let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        self.fround_uploaded(&bytes)
+    }
+
+    /// Uploads `bytes` (little-endian float64 values) and splits them as one `uint32x2` column.
+    fn fround_uploaded(&self, bytes: &[u8]) -> Result<OpColumn, OpError> {
         let buffer = self
             .device()
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("gpudata fround input"),
-                contents: &bytes,
+                contents: bytes,
                 usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             });
         self.fround(OpInput::new(
             &buffer,
             VertexFormat::Uint32x2,
-            values.len() as u64,
+            (bytes.len() / 8) as u64,
         ))
     }
 }
@@ -281,19 +286,7 @@ impl GpuOps {
     /// [`OpError::WrongData`] for an array with nulls, then as [`plan_fround`](Self::plan_fround).
     pub fn fround_arrow(&self, array: &arrow_array::Float64Array) -> Result<OpColumn, OpError> {
         const OP: &str = "fround";
-        let bytes = arrow_f64_bytes(OP, array)?;
-        let buffer = self
-            .device()
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("gpudata fround input"),
-                contents: bytes,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            });
-        self.fround(OpInput::new(
-            &buffer,
-            VertexFormat::Uint32x2,
-            (bytes.len() / 8) as u64,
-        ))
+        self.fround_uploaded(arrow_f64_bytes(OP, array)?)
     }
 }
 
