@@ -104,6 +104,15 @@ fn rows_per_thread(
     g as u32
 }
 
+/// The widest load or store unit (16, 8 or 4 bytes) that `bytes`, the bytes of one invocation's
+/// rows, is a whole number of.
+fn widest_unit(bytes: u64) -> u64 {
+    [16u64, 8, 4]
+        .into_iter()
+        .find(|&u| bytes.is_multiple_of(u))
+        .unwrap_or(4)
+}
+
 /// One output buffer range a dispatch writes.
 struct OutputTarget<'b> {
     buffer: &'b wgpu::Buffer,
@@ -248,16 +257,7 @@ pub(crate) fn build<'a, B: Body>(
     }
 
     // The widest unit each source's stride allows, and whether its buffer ends inside one.
-    let ideal: Vec<u64> = groups
-        .iter()
-        .map(|g| {
-            let span = g64 * g.stride;
-            [16u64, 8, 4]
-                .into_iter()
-                .find(|u| span % u == 0)
-                .unwrap_or(4)
-        })
-        .collect();
+    let ideal: Vec<u64> = groups.iter().map(|g| widest_unit(g64 * g.stride)).collect();
     let fits = |g: &SourceGroup<'_>, u: u64| {
         g.end
             .checked_next_multiple_of(u)
@@ -601,11 +601,7 @@ fn dispatch(
     let mut outputs = Vec::with_capacity(targets.len());
     let mut output_ranges = Vec::with_capacity(targets.len());
     for (o, target) in targets.iter().enumerate() {
-        let chunk = g64 * target.stride;
-        let unit = [16u64, 8, 4]
-            .into_iter()
-            .find(|&u| chunk.is_multiple_of(u))
-            .unwrap_or(4);
+        let unit = widest_unit(g64 * target.stride);
         let size = geometry.output_size(o, rows)?;
         if size > max_binding {
             return Err(OpError::TooLarge {
