@@ -10,25 +10,6 @@ use gpudata::{
 };
 use ops_common::*;
 
-fn random_format(rng: &mut Rng, layout: StructLayout) -> GpuDataStructFormat {
-    let candidates: Vec<VertexFormat> = VertexFormat::ALL
-        .iter()
-        .copied()
-        .filter(|f| layout == StructLayout::WgslStorage || !f.is_webgl_only())
-        .collect();
-    let n = 1 + rng.below(7) as usize;
-    GpuDataStructFormat::new(
-        layout,
-        (0..n).map(|i| {
-            (
-                format!("f{i}"),
-                candidates[rng.below(candidates.len() as u64) as usize],
-            )
-        }),
-    )
-    .unwrap()
-}
-
 /// Deinterleaves `length` rows of `format`, `offset` bytes into a buffer, `stride` apart, and
 /// compares each selected field with the CPU.
 fn check(
@@ -96,7 +77,7 @@ fn random_rows_match_the_cpu() {
         } else {
             StructLayout::WgslStorage
         };
-        let format = random_format(&mut rng, layout);
+        let format = random_format(&mut rng, layout, 7);
         let length = [0, 1, 2, 15, 16, 100, 777][(case % 7) as usize];
         // Rows at an offset aligned to the row, some with extra stride.
         let offset = format.alignment().max(4) * rng.below(5);
@@ -284,22 +265,14 @@ fn every_tuning_agrees_with_the_cpu() {
         (32, Some(2), true),
         (128, Some(16), false),
     ] {
-        let ops = ops_with(
-            |_| {},
-            gpudata::ops::OpsConfig {
-                workgroup_size: wg,
-                rows_per_thread: rows,
-                stage_outputs: staging,
-                stage_sources: staging,
-            },
-        );
+        let ops = ops_tuned(wg, rows, staging);
         for case in 0..12u64 {
             let layout = if case % 2 == 0 {
                 StructLayout::Packed
             } else {
                 StructLayout::WgslStorage
             };
-            let format = random_format(&mut rng, layout);
+            let format = random_format(&mut rng, layout, 7);
             let length = [1, 7, 100, 333, 1500][(case % 5) as usize];
             let offset = 4 * rng.below(9);
             check(

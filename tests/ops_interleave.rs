@@ -114,23 +114,6 @@ fn columns(
     (out, buffers)
 }
 
-/// A random struct format of 1 to 6 fields.
-fn random_format(rng: &mut Rng, layout: StructLayout) -> GpuDataStructFormat {
-    let candidates: Vec<VertexFormat> = VertexFormat::ALL
-        .iter()
-        .copied()
-        .filter(|f| layout == StructLayout::WgslStorage || !f.is_webgl_only())
-        .collect();
-    let n = 1 + rng.below(6) as usize;
-    let fields: Vec<(String, VertexFormat)> = (0..n)
-        .map(|i| {
-            let f = candidates[rng.below(candidates.len() as u64) as usize];
-            (format!("f{i}"), f)
-        })
-        .collect();
-    GpuDataStructFormat::new(layout, fields).unwrap()
-}
-
 fn run(ops: &GpuOps, rng: &mut Rng, format: &GpuDataStructFormat, length: u64, layout: u32) {
     let (cols, buffers) = columns(rng, format, length, layout);
     let uploaded: Vec<wgpu::Buffer> = buffers.iter().map(|b| upload(ops, b)).collect();
@@ -219,7 +202,7 @@ fn random_formats_and_layouts_match_the_cpu_and_round_trip() {
         } else {
             StructLayout::WgslStorage
         };
-        let format = random_format(&mut rng, layout);
+        let format = random_format(&mut rng, layout, 6);
         let length = [0, 1, 3, 17, 64, 255, 1000][(case % 7) as usize] + rng.below(2);
         run(&ops, &mut rng, &format, length, case % 4);
     }
@@ -646,22 +629,14 @@ fn every_tuning_agrees_with_the_cpu() {
         (64, Some(8), true),
         (32, Some(2), true),
     ] {
-        let ops = ops_with(
-            |_| {},
-            gpudata::ops::OpsConfig {
-                workgroup_size: wg,
-                rows_per_thread: rows,
-                stage_outputs: staging,
-                stage_sources: staging,
-            },
-        );
+        let ops = ops_tuned(wg, rows, staging);
         for case in 0..12u32 {
             let layout = if case % 2 == 0 {
                 StructLayout::Packed
             } else {
                 StructLayout::WgslStorage
             };
-            let format = random_format(&mut rng, layout);
+            let format = random_format(&mut rng, layout, 6);
             let length = [1, 9, 100, 777][(case % 4) as usize];
             run(&ops, &mut rng, &format, length, case % 4);
         }

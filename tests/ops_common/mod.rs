@@ -2,8 +2,8 @@
 //! the package to install), uploads, random values of every format, and GPU-vs-CPU comparison.
 #![allow(dead_code)] // Each test file uses a different subset.
 
-use gpudata::VertexFormat;
 use gpudata::ops::GpuOps;
+use gpudata::{GpuDataStructFormat, StructLayout, VertexFormat};
 use wgpu::util::DeviceExt as _;
 
 /// A device with the adapter's own limits, adjusted by `adjust`.
@@ -49,6 +49,20 @@ pub fn ops_with(adjust: impl FnOnce(&mut wgpu::Limits), config: gpudata::ops::Op
     }))
     .unwrap_or_else(|e| panic!("the adapter refused a device: {e}"));
     GpuOps::with_config(&device, &queue, config)
+}
+
+/// Operations on a device with the adapter's own limits, `workgroup_size` invocations per
+/// workgroup, `rows_per_thread` and staging of sources and outputs both on or both off.
+pub fn ops_tuned(workgroup_size: u32, rows_per_thread: Option<u32>, staging: bool) -> GpuOps {
+    ops_with(
+        |_| {},
+        gpudata::ops::OpsConfig {
+            workgroup_size,
+            rows_per_thread,
+            stage_outputs: staging,
+            stage_sources: staging,
+        },
+    )
 }
 
 /// A storage buffer holding `bytes` (padded with zeros to a whole word).
@@ -127,6 +141,24 @@ pub fn random_value(rng: &mut Rng, format: VertexFormat) -> Vec<u8> {
         }
     }
     out
+}
+
+/// A random struct format of 1 to `max_fields` fields (`f0`, `f1`, …) of any format `layout`
+/// takes.
+pub fn random_format(rng: &mut Rng, layout: StructLayout, max_fields: u64) -> GpuDataStructFormat {
+    let candidates: Vec<VertexFormat> = VertexFormat::ALL
+        .iter()
+        .copied()
+        .filter(|f| layout == StructLayout::WgslStorage || !f.is_webgl_only())
+        .collect();
+    let n = 1 + rng.below(max_fields) as usize;
+    let fields: Vec<(String, VertexFormat)> = (0..n)
+        .map(|i| {
+            let f = candidates[rng.below(candidates.len() as u64) as usize];
+            (format!("f{i}"), f)
+        })
+        .collect();
+    GpuDataStructFormat::new(layout, fields).unwrap()
 }
 
 /// `length` rows of `stride` bytes after `offset` bytes of random filler, with a random value of
