@@ -42,12 +42,7 @@ impl<'a> HostInput<'a> {
     pub fn new(bytes: &'a [u8], format: VertexFormat, length: u64) -> HostInput<'a> {
         HostInput {
             bytes,
-            shape: ViewShape {
-                format,
-                length,
-                byte_offset: 0,
-                byte_stride: format.byte_length(),
-            },
+            shape: ViewShape::packed(format, length),
         }
     }
 

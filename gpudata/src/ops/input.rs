@@ -30,6 +30,16 @@ pub(crate) struct ViewShape {
 }
 
 impl ViewShape {
+    /// `length` values of `format` packed from byte 0.
+    pub(crate) const fn packed(format: VertexFormat, length: u64) -> ViewShape {
+        ViewShape {
+            format,
+            length,
+            byte_offset: 0,
+            byte_stride: format.byte_length(),
+        }
+    }
+
     /// One past the last byte the rows use (`byte_offset` when there are no rows).
     pub(crate) fn end(&self, op: &'static str, input: usize) -> Result<u64, OpError> {
         if self.length == 0 {
@@ -132,12 +142,7 @@ impl<'a> OpInput<'a> {
     pub fn new(buffer: &'a wgpu::Buffer, format: VertexFormat, length: u64) -> OpInput<'a> {
         OpInput {
             buffer,
-            shape: ViewShape {
-                format,
-                length,
-                byte_offset: 0,
-                byte_stride: format.byte_length(),
-            },
+            shape: ViewShape::packed(format, length),
         }
     }
 
