@@ -69,6 +69,15 @@ pub(crate) enum OperandKind {
     Constant(usize),
 }
 
+impl From<&Operand<'_>> for OperandKind {
+    fn from(operand: &Operand<'_>) -> Self {
+        match operand {
+            Operand::Data(input) => OperandKind::Data(input.format()),
+            Operand::Constant(c) => OperandKind::Constant(c.lanes().len()),
+        }
+    }
+}
+
 impl OperandKind {
     fn lanes(self) -> u32 {
         match self {
@@ -413,13 +422,7 @@ impl GpuOps {
         op: ArithmeticOp,
         operands: &[Operand<'_>],
     ) -> Result<OpPlan<OpColumn>, OpError> {
-        let kinds: Vec<OperandKind> = operands
-            .iter()
-            .map(|o| match o {
-                Operand::Data(input) => OperandKind::Data(input.format()),
-                Operand::Constant(c) => OperandKind::Constant(c.lanes().len()),
-            })
-            .collect();
+        let kinds: Vec<OperandKind> = operands.iter().map(OperandKind::from).collect();
         let semantics = plan_semantics(op, &kinds)?;
         let mut views = Vec::new();
         let mut constants = Vec::new();

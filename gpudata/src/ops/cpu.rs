@@ -113,6 +113,15 @@ impl From<f32> for HostOperand<'_> {
     }
 }
 
+impl From<&HostOperand<'_>> for OperandKind {
+    fn from(operand: &HostOperand<'_>) -> Self {
+        match operand {
+            HostOperand::Data(input) => OperandKind::Data(input.format()),
+            HostOperand::Constant(c) => OperandKind::Constant(c.lanes().len()),
+        }
+    }
+}
+
 /// A packed column the CPU reference wrote.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostColumn {
@@ -300,13 +309,7 @@ fn put_unit(out: &mut Vec<u8>, bits: u32, size: u64) {
 /// [`OpError::OutOfBounds`].
 pub fn arithmetic(op: ArithmeticOp, operands: &[HostOperand<'_>]) -> Result<HostColumn, OpError> {
     let name = op.as_str();
-    let kinds: Vec<OperandKind> = operands
-        .iter()
-        .map(|o| match o {
-            HostOperand::Data(input) => OperandKind::Data(input.format()),
-            HostOperand::Constant(c) => OperandKind::Constant(c.lanes().len()),
-        })
-        .collect();
+    let kinds: Vec<OperandKind> = operands.iter().map(OperandKind::from).collect();
     let plan = arithmetic::plan_semantics(op, &kinds)?;
     let mut length = None;
     for (i, operand) in operands.iter().enumerate() {
