@@ -217,6 +217,20 @@ pub(super) async fn read_range(
     Ok(out)
 }
 
+/// The first `row_len` bytes of each of `rows` rows spaced `stride` apart in `bytes`, packed one
+/// after another; `bytes` itself when the rows are already packed. `bytes` must hold the rows
+/// (`(rows - 1) * stride + row_len` bytes).
+fn pack_rows(bytes: Vec<u8>, rows: usize, stride: usize, row_len: usize) -> Vec<u8> {
+    if stride == row_len {
+        return bytes;
+    }
+    let mut packed = Vec::with_capacity(rows * row_len);
+    for i in 0..rows {
+        packed.extend_from_slice(&bytes[i * stride..i * stride + row_len]);
+    }
+    packed
+}
+
 impl GpuData {
     /// The bytes of the data's rows as they lie in the buffer: from
     /// [`byte_offset`](Self::byte_offset), [`byte_length`](Self::byte_length) bytes, strides and
@@ -303,15 +317,12 @@ impl GpuData {
         let span = (rows - 1) * stride + row_len;
         let bytes =
             read_range(gpu, self.buffer(), offset, span, "read back gpu data", mode).await?;
-        if stride == row_len {
-            return Ok(bytes);
-        }
-        let (stride, row_len) = (stride as usize, row_len as usize);
-        let mut packed = Vec::with_capacity(rows as usize * row_len);
-        for i in 0..rows as usize {
-            packed.extend_from_slice(&bytes[i * stride..i * stride + row_len]);
-        }
-        Ok(packed)
+        Ok(pack_rows(
+            bytes,
+            rows as usize,
+            stride as usize,
+            row_len as usize,
+        ))
     }
 }
 
@@ -368,18 +379,12 @@ impl GpuDataView<'_> {
         mode: WaitMode,
     ) -> Result<Vec<u8>, GpuError> {
         let bytes = self.read_span(gpu, mode).await?;
-        let (stride, element) = (
+        Ok(pack_rows(
+            bytes,
+            self.length() as usize,
             self.byte_stride() as usize,
             self.element_byte_length() as usize,
-        );
-        if stride == element {
-            return Ok(bytes);
-        }
-        let mut packed = Vec::with_capacity(self.length() as usize * element);
-        for i in 0..self.length() as usize {
-            packed.extend_from_slice(&bytes[i * stride..i * stride + element]);
-        }
-        Ok(packed)
+        ))
     }
 
     async fn read_span(&self, gpu: &Gpu, mode: WaitMode) -> Result<Vec<u8>, GpuError> {
