@@ -8,8 +8,8 @@ use std::sync::Arc;
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_schema::{Schema, SchemaRef};
 
-use super::gpu::{read_compact, upload_source};
-use super::source::{ArrowColumnSource, ArrowReadback, ColumnOptions};
+use super::gpu::{read_array, upload_source};
+use super::source::{ArrowColumnSource, ColumnOptions};
 use super::{ArrowInteropError, FormatChoice, NullPolicy};
 use crate::data::{DEFAULT_USAGE, GpuData};
 use crate::format::{GpuVectorFormat, ShaderType};
@@ -211,6 +211,24 @@ fn names(schema: &Schema) -> String {
         .join(", ")
 }
 
+/// A schema's fields as `name: type`, for [`ArrowInteropError::SchemaMismatch`].
+pub(super) fn describe_schema(schema: &Schema) -> String {
+    schema
+        .fields()
+        .iter()
+        .map(|f| format!("{}: {}", f.name(), f.data_type()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A GPU row count as Arrow's `usize`.
+pub(super) fn row_count(rows: u64) -> Result<usize, ArrowInteropError> {
+    usize::try_from(rows).map_err(|_| ArrowInteropError::Overflow {
+        column: "(record batch)".to_owned(),
+        what: "the row count",
+    })
+}
+
 impl BatchSource {
     /// Picks and prepares the columns of `batch`.
     ///
@@ -275,14 +293,6 @@ pub fn check_schemas(batches: &[RecordBatch]) -> Result<(), ArrowInteropError> {
     let Some(first) = batches.first() else {
         return Ok(());
     };
-    let describe = |schema: &Schema| {
-        schema
-            .fields()
-            .iter()
-            .map(|f| format!("{}: {}", f.name(), f.data_type()))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     let expected = first.schema();
     for (i, batch) in batches.iter().enumerate().skip(1) {
         let found = batch.schema();
@@ -295,8 +305,8 @@ pub fn check_schemas(batches: &[RecordBatch]) -> Result<(), ArrowInteropError> {
         if !same {
             return Err(ArrowInteropError::SchemaMismatch {
                 batch: i,
-                expected: describe(&expected),
-                found: describe(&found),
+                expected: describe_schema(&expected),
+                found: describe_schema(&found),
             });
         }
     }
@@ -345,14 +355,8 @@ pub fn record_batch_from_gpu_columns<'a>(
     let mut fields = Vec::new();
     let mut arrays: Vec<ArrayRef> = Vec::new();
     for (_, data) in columns {
-        let readback = data
-            .readback_metadata_as::<ArrowReadback>()
-            .ok_or(ArrowInteropError::MissingMetadata)?;
-        let bytes = read_compact(gpu, data).map_err(|e| ArrowInteropError::Gpu {
-            column: readback.column().to_owned(),
-            source: e,
-        })?;
-        arrays.push(readback.to_array(bytes)?);
+        let (readback, array) = read_array(gpu, data)?;
+        arrays.push(array);
         fields.push(readback.field().clone());
     }
     let schema = Arc::new(Schema::new(fields).with_metadata(schema_metadata));

@@ -98,17 +98,18 @@ pub fn upload_source(
 ) -> Result<GpuData, ArrowInteropError> {
     let column = source.readback().column();
     check_device_limits(gpu, source)?;
-    if !source.needs_fround() {
-        return GpuData::from_bytes(gpu, source.bytes(), descriptor(source), usage)
-            .map_err(|e| gpu_error(column, e));
+    let fround = source.needs_fround();
+    // fround reads the uploaded words as a storage binding.
+    let usage = if fround {
+        usage | wgpu::BufferUsages::STORAGE
+    } else {
+        usage
+    };
+    let words = GpuData::from_bytes(gpu, source.bytes(), descriptor(source), usage)
+        .map_err(|e| gpu_error(column, e))?;
+    if !fround {
+        return Ok(words);
     }
-    let words = GpuData::from_bytes(
-        gpu,
-        source.bytes(),
-        descriptor(source),
-        usage | wgpu::BufferUsages::STORAGE,
-    )
-    .map_err(|e| gpu_error(column, e))?;
     let input_format = source
         .vector_format()
         .map(|f| f.element_format())
@@ -172,15 +173,23 @@ pub fn array_to_gpu(
 /// [`ArrowInteropError::MissingMetadata`] for data without Arrow readback metadata;
 /// [`ArrowInteropError::Gpu`] when the readback fails; then as [`ArrowReadback::to_array`].
 pub fn array_from_gpu(gpu: &Gpu, data: &GpuData) -> Result<ArrayRef, ArrowInteropError> {
+    read_array(gpu, data).map(|(_, array)| array)
+}
+
+/// [`array_from_gpu`], with the data's [`ArrowReadback`] (its field, for record batches).
+pub(crate) fn read_array<'d>(
+    gpu: &Gpu,
+    data: &'d GpuData,
+) -> Result<(&'d ArrowReadback, ArrayRef), ArrowInteropError> {
     let readback = data
         .readback_metadata_as::<ArrowReadback>()
         .ok_or(ArrowInteropError::MissingMetadata)?;
     let bytes = read_compact(gpu, data).map_err(|e| gpu_error(readback.column(), e))?;
-    readback.to_array(bytes)
+    Ok((readback, readback.to_array(bytes)?))
 }
 
 /// The data's values, packed one after another.
-pub(crate) fn read_compact(gpu: &Gpu, data: &GpuData) -> Result<Vec<u8>, GpuError> {
+fn read_compact(gpu: &Gpu, data: &GpuData) -> Result<Vec<u8>, GpuError> {
     if data.value_length() == 0 {
         Ok(Vec::new())
     } else if data.byte_stride() == data.row_byte_length() {

@@ -8,7 +8,9 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 
 use super::ArrowInteropError;
-use super::batch::{BatchOptions, BatchSource, SkippedColumn, record_batch_from_gpu_columns};
+use super::batch::{
+    BatchOptions, BatchSource, SkippedColumn, record_batch_from_gpu_columns, row_count,
+};
 use super::source::{ArrowColumnSource, ArrowReadback, SourceFormat};
 use super::table::metadata_map;
 use crate::data::{GpuData, ReadbackMetadata};
@@ -262,10 +264,7 @@ pub fn record_batch_from_segmented(
     gpu: &Gpu,
     table: &SegmentedTable,
 ) -> Result<RecordBatch, ArrowInteropError> {
-    let rows = usize::try_from(table.num_rows()).map_err(|_| ArrowInteropError::Overflow {
-        column: "(record batch)".to_owned(),
-        what: "the row count",
-    })?;
+    let rows = row_count(table.num_rows())?;
     let columns = table
         .layout()
         .segments()

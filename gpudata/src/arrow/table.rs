@@ -8,11 +8,12 @@ use arrow_schema::Schema;
 
 use super::ArrowInteropError;
 use super::batch::{
-    BatchOptions, BatchSource, SkippedColumn, check_schemas, record_batch_from_gpu_columns,
+    BatchOptions, BatchSource, SkippedColumn, check_schemas, describe_schema,
+    record_batch_from_gpu_columns, row_count,
 };
 use super::format::{FormatChoice, resolve_format};
-use super::gpu::{read_compact, upload_source};
-use super::source::{ArrowColumnSource, ArrowReadback, SourceFormat};
+use super::gpu::{array_from_gpu, upload_source};
+use super::source::{ArrowColumnSource, SourceFormat};
 use crate::data::{GpuData, GpuDataFormat};
 use crate::error::TableError;
 use crate::format::GpuVectorFormat;
@@ -159,21 +160,13 @@ pub fn record_batches_to_gpu_table(
     options: &BatchOptions,
 ) -> Result<(GpuTable, Vec<SkippedColumn>), ArrowInteropError> {
     check_schemas(batches)?;
-    let describe = |schema: &Schema| {
-        schema
-            .fields()
-            .iter()
-            .map(|f| format!("{}: {}", f.name(), f.data_type()))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     if let Some(first) = batches.first()
         && first.schema().fields() != schema.fields()
     {
         return Err(ArrowInteropError::SchemaMismatch {
             batch: 0,
-            expected: describe(schema),
-            found: describe(&first.schema()),
+            expected: describe_schema(schema),
+            found: describe_schema(&first.schema()),
         });
     }
     let mut sources = batches
@@ -229,12 +222,8 @@ pub fn record_batch_from_gpu(
     gpu: &Gpu,
     batch: &GpuRecordBatch,
 ) -> Result<RecordBatch, ArrowInteropError> {
-    let rows = usize::try_from(batch.num_rows()).map_err(|_| ArrowInteropError::Overflow {
-        column: "(record batch)".to_owned(),
-        what: "the row count",
-    })?;
     let metadata: arrow_schema::Metadata = batch.schema().metadata.clone().into();
-    record_batch_from_gpu_columns(gpu, batch.columns(), rows, metadata)
+    record_batch_from_gpu_columns(gpu, batch.columns(), row_count(batch.num_rows())?, metadata)
 }
 
 /// Reads every batch of a [`GpuTable`] uploaded from Arrow back as Arrow record batches, one
@@ -257,7 +246,7 @@ pub fn record_batches_from_gpu_table(
 /// `readArrowGPUVectorAsync`).
 ///
 /// # Errors
-/// As [`array_from_gpu`](super::array_from_gpu).
+/// As [`array_from_gpu`].
 pub fn arrays_from_gpu_vector(
     gpu: &Gpu,
     vector: &GpuVector,
@@ -265,15 +254,6 @@ pub fn arrays_from_gpu_vector(
     vector
         .chunks()
         .iter()
-        .map(|data| {
-            let readback = data
-                .readback_metadata_as::<ArrowReadback>()
-                .ok_or(ArrowInteropError::MissingMetadata)?;
-            let bytes = read_compact(gpu, data).map_err(|e| ArrowInteropError::Gpu {
-                column: readback.column().to_owned(),
-                source: e,
-            })?;
-            readback.to_array(bytes)
-        })
+        .map(|data| array_from_gpu(gpu, data))
         .collect()
 }
