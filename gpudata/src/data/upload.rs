@@ -40,7 +40,8 @@ pub(super) const fn align4(value: u64) -> Option<u64> {
     }
 }
 
-/// A buffer of at least `size` bytes (rounded up to 4, at least 4), with `COPY_DST` added.
+/// A buffer of at least `size` bytes (rounded up to 4, at least 4), of exactly `usage` (callers
+/// that write it add `COPY_DST`).
 pub(crate) fn create_buffer(
     gpu: &Gpu,
     size: u64,
@@ -382,20 +383,32 @@ impl GpuData {
         length: u64,
         usage: wgpu::BufferUsages,
     ) -> Result<GpuData, GpuError> {
-        let descriptor = GpuDataDescriptor::new(format, length);
-        let metrics = descriptor.resolve(u64::MAX)?;
-        let size = length
-            .checked_mul(metrics.byte_stride)
-            .ok_or(DataError::RangeOverflow {
-                what: "gpu data",
-                byte_offset: 0,
-                count: length,
-                byte_stride: metrics.byte_stride,
-                value_byte_length: metrics.row_byte_length,
-            })?;
-        let buffer = create_buffer(gpu, size, usage | wgpu::BufferUsages::COPY_DST, "gpudata")?;
-        Ok(GpuData::new(BufferHandle::Owned(buffer), descriptor)?)
+        allocate(gpu, format.into(), length, usage, "gpudata")
     }
+}
+
+/// A new owned buffer labelled `label` for `length` rows of `format` at the format's stride,
+/// with `COPY_DST` added to `usage`.
+fn allocate(
+    gpu: &Gpu,
+    format: GpuDataFormat,
+    length: u64,
+    usage: wgpu::BufferUsages,
+    label: &str,
+) -> Result<GpuData, GpuError> {
+    let descriptor = GpuDataDescriptor::new(format, length);
+    let metrics = descriptor.resolve(u64::MAX)?;
+    let size = length
+        .checked_mul(metrics.byte_stride)
+        .ok_or(DataError::RangeOverflow {
+            what: "gpu data",
+            byte_offset: 0,
+            count: length,
+            byte_stride: metrics.byte_stride,
+            value_byte_length: metrics.row_byte_length,
+        })?;
+    let buffer = create_buffer(gpu, size, usage | wgpu::BufferUsages::COPY_DST, label)?;
+    Ok(GpuData::new(BufferHandle::Owned(buffer), descriptor)?)
 }
 
 pub(super) async fn upload_rows<T: GpuStruct>(
@@ -404,24 +417,13 @@ pub(super) async fn upload_rows<T: GpuStruct>(
     usage: wgpu::BufferUsages,
     mode: WaitMode,
 ) -> Result<GpuData, GpuError> {
-    let descriptor = GpuDataDescriptor::new(T::FORMAT, rows.len() as u64);
-    let stride = T::FORMAT.byte_stride();
-    let size = (rows.len() as u64)
-        .checked_mul(stride)
-        .ok_or(DataError::RangeOverflow {
-            what: "gpu data",
-            byte_offset: 0,
-            count: rows.len() as u64,
-            byte_stride: stride,
-            value_byte_length: T::FORMAT.row_byte_length(),
-        })?;
-    let buffer = create_buffer(
+    let data = allocate(
         gpu,
-        size,
-        usage | wgpu::BufferUsages::COPY_DST,
+        T::FORMAT.into(),
+        rows.len() as u64,
+        usage,
         "gpudata rows",
     )?;
-    let data = GpuData::new(BufferHandle::Owned(buffer), descriptor)?;
     write_rows_into(gpu, &data, 0, rows, mode).await?;
     Ok(data)
 }
