@@ -152,26 +152,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &bindings.vertex_layouts(),
         wgpu::PrimitiveTopology::TriangleList,
     );
-    let mut encoder = gpu
-        .device()
-        .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-    {
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("scatter"),
-            color_attachments: &[Some(target.attachment(wgpu::Color {
-                r: 0.97,
-                g: 0.97,
-                b: 0.95,
-                a: 1.0,
-            }))],
-            ..Default::default()
-        });
+    let clear = wgpu::Color {
+        r: 0.97,
+        g: 0.97,
+        b: 0.95,
+        a: 1.0,
+    };
+    target.render(&gpu, "scatter", clear, |pass| {
         pass.set_pipeline(&render);
         for batch in bindings.batches() {
-            batch.draw_instances(&mut pass, 0..6)?;
+            batch.draw_instances(pass, 0..6)?;
         }
-    }
-    gpu.queue().submit([encoder.finish()]);
+        Ok::<_, gpudata::TableError>(())
+    })?;
     target.save_png(&gpu, "arrow_table.png")?;
     println!("wrote arrow_table.png");
     Ok(())

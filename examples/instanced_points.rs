@@ -103,25 +103,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &[Some(Point::vertex_buffer_layout())],
         wgpu::PrimitiveTopology::TriangleList,
     );
-    let mut encoder = gpu
-        .device()
-        .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-    {
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("points"),
-            color_attachments: &[Some(target.attachment(wgpu::Color {
-                r: 0.01,
-                g: 0.01,
-                b: 0.03,
-                a: 1.0,
-            }))],
-            ..Default::default()
-        });
+    let clear = wgpu::Color {
+        r: 0.01,
+        g: 0.01,
+        b: 0.03,
+        a: 1.0,
+    };
+    target.render(&gpu, "points", clear, |pass| {
         pass.set_pipeline(&pipeline);
         pass.set_vertex_buffer(0, instances.as_data().vertex_buffer_slice(&gpu)?);
         pass.draw(0..6, 0..COUNT);
-    }
-    gpu.queue().submit([encoder.finish()]);
+        Ok::<_, gpudata::GpuError>(())
+    })?;
     let rgba = target.save_png(&gpu, "instanced_points.png")?;
     let lit = rgba.chunks(4).filter(|p| p[0] > 40 || p[1] > 40).count();
     println!(

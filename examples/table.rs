@@ -121,21 +121,13 @@ fn fs(in: Out) -> @location(0) vec4<f32> {{
         &bindings.vertex_layouts(),
         wgpu::PrimitiveTopology::TriangleList,
     );
-    let mut encoder = gpu
-        .device()
-        .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-    {
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("table"),
-            color_attachments: &[Some(target.attachment(wgpu::Color::BLACK))],
-            ..Default::default()
-        });
+    target.render(&gpu, "table", wgpu::Color::BLACK, |pass| {
         pass.set_pipeline(&render);
         for batch in bindings.batches() {
-            batch.draw_instances(&mut pass, 0..6)?;
+            batch.draw_instances(pass, 0..6)?;
         }
-    }
-    gpu.queue().submit([encoder.finish()]);
+        Ok::<_, gpudata::TableError>(())
+    })?;
     let rgba = target.save_png(&gpu, "table.png")?;
     let lit = rgba.chunks(4).filter(|p| p[0] > 0 || p[2] > 0).count();
     println!("drew {rows} squares; {lit} pixels lit; wrote table.png");

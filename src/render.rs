@@ -62,6 +62,32 @@ impl Offscreen {
         }
     }
 
+    /// Records one render pass into the target, cleared to `clear` first, and submits it.
+    ///
+    /// # Errors
+    /// The error `record` returns; nothing is submitted then.
+    pub fn render<E>(
+        &self,
+        gpu: &Gpu,
+        label: &str,
+        clear: wgpu::Color,
+        record: impl FnOnce(&mut wgpu::RenderPass<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut encoder = gpu
+            .device()
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some(label),
+                color_attachments: &[Some(self.attachment(clear))],
+                ..Default::default()
+            });
+            record(&mut pass)?;
+        }
+        gpu.queue().submit([encoder.finish()]);
+        Ok(())
+    }
+
     /// Copies the target to the host as tightly packed RGBA8 rows.
     ///
     /// # Errors
