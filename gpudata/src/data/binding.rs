@@ -136,24 +136,19 @@ impl GpuData {
         let buffer_size = self.buffer().size();
         let size = self.length().checked_mul(self.byte_stride());
         let end = size.and_then(|s| s.checked_add(offset));
-        let (Some(size), Some(end)) = (size, end) else {
-            return Err(GpuError::StorageOutOfBuffer {
-                rows: self.length(),
-                byte_stride: self.byte_stride(),
-                byte_offset: offset,
-                needed: u64::MAX,
-                buffer_size,
-            });
+        let size = match (size, end) {
+            (Some(size), Some(end)) if end <= buffer_size => size,
+            _ => {
+                return Err(GpuError::StorageOutOfBuffer {
+                    rows: self.length(),
+                    byte_stride: self.byte_stride(),
+                    byte_offset: offset,
+                    // An overflowing end needs more than any buffer holds.
+                    needed: end.unwrap_or(u64::MAX),
+                    buffer_size,
+                });
+            }
         };
-        if end > buffer_size {
-            return Err(GpuError::StorageOutOfBuffer {
-                rows: self.length(),
-                byte_stride: self.byte_stride(),
-                byte_offset: offset,
-                needed: end,
-                buffer_size,
-            });
-        }
         let max = limits.max_storage_buffer_binding_size;
         let bindable = NonZeroU64::new(size).filter(|s| s.get() % 4 == 0 && s.get() <= max);
         let Some(size) = bindable else {

@@ -4,6 +4,7 @@ use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
+use super::view::strided_byte_length;
 use super::{BufferHandle, GpuDataView};
 use crate::error::DataError;
 use crate::format::{GpuVectorFormat, VertexFormat};
@@ -328,13 +329,7 @@ impl RowMetrics {
     /// `(value_length - 1) * byte_stride + row_byte_length`; `None` on overflow.
     #[must_use]
     pub const fn checked_byte_length(&self) -> Option<u64> {
-        if self.value_length == 0 {
-            return Some(0);
-        }
-        match (self.value_length - 1).checked_mul(self.byte_stride) {
-            Some(v) => v.checked_add(self.row_byte_length),
-            None => None,
-        }
+        strided_byte_length(self.value_length, self.byte_stride, self.row_byte_length)
     }
 }
 

@@ -148,7 +148,7 @@ impl<'a> GpuDataView<'a> {
     /// length` (checked at construction).
     #[must_use]
     pub const fn byte_length(&self) -> u64 {
-        match view_byte_length(self.length, self.byte_stride, self.format.byte_length()) {
+        match strided_byte_length(self.length, self.byte_stride, self.format.byte_length()) {
             Some(length) => length,
             None => 0,
         }
@@ -178,7 +178,13 @@ impl<'a> GpuDataView<'a> {
     }
 }
 
-const fn view_byte_length(length: u64, byte_stride: u64, element: u64) -> Option<u64> {
+/// Bytes from the first of `length` rows `byte_stride` apart to the end of the last row's
+/// `element` bytes: 0 for no rows; `None` on overflow.
+pub(super) const fn strided_byte_length(
+    length: u64,
+    byte_stride: u64,
+    element: u64,
+) -> Option<u64> {
     if length == 0 {
         return Some(0);
     }
@@ -211,7 +217,7 @@ pub(super) fn check_view(
         byte_stride,
         value_byte_length: element,
     };
-    let byte_length = view_byte_length(length, byte_stride, element).ok_or(overflow.clone())?;
+    let byte_length = strided_byte_length(length, byte_stride, element).ok_or(overflow.clone())?;
     let byte_end = byte_offset.checked_add(byte_length).ok_or(overflow)?;
     if byte_end > buffer_size {
         return Err(DataError::OutOfBuffer {
