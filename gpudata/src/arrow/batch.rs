@@ -344,8 +344,9 @@ pub fn record_batch_to_gpu_columns(
 ///
 /// # Errors
 /// [`ArrowInteropError::MissingMetadata`] for a column not uploaded from Arrow;
-/// [`ArrowInteropError::Gpu`]; the errors of [`ArrowReadback::to_array`];
-/// [`ArrowInteropError::Arrow`] when the columns' lengths differ.
+/// [`ArrowInteropError::Gpu`]; the errors of
+/// [`ArrowReadback::to_array`](super::ArrowReadback::to_array); [`ArrowInteropError::Arrow`]
+/// when the columns' lengths differ.
 pub fn record_batch_from_gpu_columns<'a>(
     gpu: &Gpu,
     columns: impl IntoIterator<Item = (&'a str, &'a GpuData)>,
