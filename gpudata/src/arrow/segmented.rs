@@ -16,7 +16,7 @@ use super::table::metadata_map;
 use crate::data::{GpuData, ReadbackMetadata};
 use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::gpu::Gpu;
-use crate::ops::{GpuOps, OpInput};
+use crate::ops::{GpuOps, OpInput, fround_output};
 use crate::table::{SegmentOptions, SegmentSpec, SegmentedTable, SegmentedTableBuilder};
 
 /// The segment a column source becomes: its vector format, rows and values, with its Arrow
@@ -31,21 +31,17 @@ fn segment_spec(
     let readback = column.readback();
     let (format, metadata, fround) = match column.format() {
         SourceFormat::Vector(format) if column.needs_fround() => {
-            let (words, split) = match format {
-                GpuVectorFormat::Fixed(VertexFormat::Uint32x2) => {
-                    (VertexFormat::Uint32x2, VertexFormat::Float32x2)
-                }
-                GpuVectorFormat::Fixed(VertexFormat::Uint32x4) => {
-                    (VertexFormat::Uint32x4, VertexFormat::Float32x4)
-                }
-                // resolve_format gives fround only these two formats.
-                _ => {
-                    return Err(ArrowInteropError::UnsupportedType {
-                        column: readback.column().to_owned(),
-                        data_type: readback.data_type().clone(),
-                    });
-                }
+            // resolve_format gives fround only `uint32x2` / `uint32x4`, which fround_output maps.
+            let fixed = match format {
+                GpuVectorFormat::Fixed(words) => Some(*words),
+                _ => None,
             };
+            let (words, split) = fixed
+                .and_then(|words| Some((words, fround_output("fround", words).ok()?)))
+                .ok_or_else(|| ArrowInteropError::UnsupportedType {
+                    column: readback.column().to_owned(),
+                    data_type: readback.data_type().clone(),
+                })?;
             let metadata: ReadbackMetadata = Arc::new(readback.clone().after_fround());
             (GpuVectorFormat::Fixed(split), metadata, Some(words))
         }

@@ -79,6 +79,8 @@ mod arithmetic;
 pub mod cpu;
 mod deinterleave;
 mod fround;
+#[cfg(feature = "arrow")]
+pub(crate) use fround::fround_output;
 mod input;
 mod interleave;
 mod pipeline_cache;
