@@ -314,93 +314,17 @@ fn draw_and_fetch(
             .vertex_binding(gpu, 1, gpudata::StepMode::Vertex)
             .unwrap(),
     ];
-    let buffers: Vec<Option<wgpu::VertexBufferLayout<'_>>> =
-        layouts.iter().map(|b| Some(b.layout())).collect();
-    let format = wgpu::TextureFormat::Rgba8Unorm;
-    let (pipeline, error) = common::validation_error(gpu, || {
-        gpu.device()
-            .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some("arrow draw"),
-                layout: None,
-                vertex: wgpu::VertexState {
-                    module: &module,
-                    entry_point: Some("vs"),
-                    compilation_options: Default::default(),
-                    buffers: &buffers,
-                },
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::PointList,
-                    ..Default::default()
-                },
-                depth_stencil: None,
-                multisample: wgpu::MultisampleState::default(),
-                fragment: Some(wgpu::FragmentState {
-                    module: &module,
-                    entry_point: Some("fs"),
-                    compilation_options: Default::default(),
-                    targets: &[Some(format.into())],
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
-    });
-    assert_eq!(
-        error, None,
-        "wgpu refused the pipeline for the Arrow-chosen formats"
-    );
+    let buffers: Vec<_> = layouts.iter().map(|b| (b.slice(), b.layout())).collect();
     let out = common::buffer(
         gpu,
         u64::from(rows) * 24,
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
     );
-    let bind_group = gpu.device().create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: out.as_entire_binding(),
-        }],
-    });
-    let target = gpu.device().create_texture(&wgpu::TextureDescriptor {
-        label: None,
-        size: wgpu::Extent3d {
-            width: rows,
-            height: 1,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-        view_formats: &[],
-    });
-    let view = target.create_view(&wgpu::TextureViewDescriptor::default());
-    let mut encoder = gpu
-        .device()
-        .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-    {
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: None,
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: &view,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations::default(),
-            })],
-            depth_stencil_attachment: None,
-            timestamp_writes: None,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind_group, &[]);
-        for (slot, binding) in layouts.iter().enumerate() {
-            pass.set_vertex_buffer(slot as u32, binding.slice());
-        }
-        pass.draw(0..rows, 0..1);
-    }
-    gpu.queue().submit([encoder.finish()]);
+    let error = common::draw_points(gpu, &module, &buffers, &out, rows);
+    assert_eq!(
+        error, None,
+        "wgpu refused the pipeline for the Arrow-chosen formats"
+    );
     let data = GpuData::new(
         gpudata::BufferHandle::Shared(out),
         gpudata::GpuDataDescriptor::new(VertexFormat::Float32, u64::from(rows) * 6),

@@ -112,3 +112,98 @@ pub fn attribute_probe_shader(format: &gpudata::GpuDataStructFormat) -> String {
         inputs.join(", ")
     )
 }
+
+/// Draws `vertices` points with `module`'s `vs`/`fs` into a one-pixel-high `rgba8unorm`
+/// target, the vertex buffers `buffers` bound at slots 0.. and `out` at group 0, binding 0 (where
+/// the shader writes what it fetched). Returns wgpu's validation error for the pipeline, if any
+/// (nothing is drawn then).
+pub fn draw_points(
+    gpu: &Gpu,
+    module: &wgpu::ShaderModule,
+    buffers: &[(wgpu::BufferSlice<'_>, wgpu::VertexBufferLayout<'_>)],
+    out: &wgpu::Buffer,
+    vertices: u32,
+) -> Option<String> {
+    let format = wgpu::TextureFormat::Rgba8Unorm;
+    let layouts: Vec<Option<wgpu::VertexBufferLayout<'_>>> =
+        buffers.iter().map(|(_, l)| Some(l.clone())).collect();
+    let (pipeline, error) = validation_error(gpu, || {
+        gpu.device()
+            .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some("draw points"),
+                layout: None,
+                vertex: wgpu::VertexState {
+                    module,
+                    entry_point: Some("vs"),
+                    compilation_options: Default::default(),
+                    buffers: &layouts,
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::PointList,
+                    ..Default::default()
+                },
+                depth_stencil: None,
+                multisample: wgpu::MultisampleState::default(),
+                fragment: Some(wgpu::FragmentState {
+                    module,
+                    entry_point: Some("fs"),
+                    compilation_options: Default::default(),
+                    targets: &[Some(format.into())],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+    });
+    if error.is_some() {
+        return error;
+    }
+    let bind_group = gpu.device().create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: out.as_entire_binding(),
+        }],
+    });
+    let target = gpu.device().create_texture(&wgpu::TextureDescriptor {
+        label: None,
+        size: wgpu::Extent3d {
+            width: vertices,
+            height: 1,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+        view_formats: &[],
+    });
+    let view = target.create_view(&wgpu::TextureViewDescriptor::default());
+    let mut encoder = gpu
+        .device()
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+    {
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: None,
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: &view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations::default(),
+            })],
+            depth_stencil_attachment: None,
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        for (slot, (slice, _)) in (0u32..).zip(buffers) {
+            pass.set_vertex_buffer(slot, *slice);
+        }
+        pass.draw(0..vertices, 0..1);
+    }
+    gpu.queue().submit([encoder.finish()]);
+    None
+}
