@@ -14,8 +14,33 @@ const CATALOGUE: &str = include_str!("../docs/ERRORS.md");
 /// (path, text, enums to read: `None` for every `pub enum` of the file).
 const SOURCES: &[(&str, &str, Option<&[&str]>)] = &[
     (
-        "gpudata/src/error.rs",
-        include_str!("../gpudata/src/error.rs"),
+        "gpudata/src/format/error.rs",
+        include_str!("../gpudata/src/format/error.rs"),
+        None,
+    ),
+    (
+        "gpudata/src/layout/error.rs",
+        include_str!("../gpudata/src/layout/error.rs"),
+        None,
+    ),
+    (
+        "gpudata/src/data/error.rs",
+        include_str!("../gpudata/src/data/error.rs"),
+        None,
+    ),
+    (
+        "gpudata/src/device/error.rs",
+        include_str!("../gpudata/src/device/error.rs"),
+        None,
+    ),
+    (
+        "gpudata/src/ops/error.rs",
+        include_str!("../gpudata/src/ops/error.rs"),
+        None,
+    ),
+    (
+        "gpudata/src/table/error.rs",
+        include_str!("../gpudata/src/table/error.rs"),
         None,
     ),
     (

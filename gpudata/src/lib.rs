@@ -83,10 +83,11 @@
 
 #[cfg(feature = "arrow")]
 pub mod arrow;
+mod count;
 pub mod data;
+pub mod device;
 pub mod error;
 pub mod format;
-pub mod gpu;
 pub mod layout;
 pub mod ops;
 pub mod record;
@@ -98,12 +99,12 @@ pub use data::{
     BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat, GpuDataView, HostValues, RowMetrics,
     TypedGpuData, TypedGpuDataView, VertexBinding,
 };
+pub use device::{AdapterKind, Gpu};
 pub use error::{DataError, FormatError, GpuError, LayoutError, OpError, TableError, WgslError};
 pub use format::{
     DataType, GpuVectorFormat, GpuVectorFormatInfo, PrimitiveType, ShaderType, VertexFormat,
     WgslCarrier,
 };
-pub use gpu::{AdapterKind, Gpu};
 #[cfg(feature = "derive")]
 #[doc = include_str!("record/derive.md")]
 pub use gpudata_derive::GpuStruct;

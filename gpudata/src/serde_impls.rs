@@ -15,8 +15,8 @@ use serde::de::{self, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::error::LayoutError;
 use crate::format::{GpuVectorFormat, ShaderType, VertexFormat};
+use crate::layout::LayoutError;
 use crate::layout::{GpuDataStructFormat, StepMode, StructLayout};
 
 /// Serializes as `Display`, deserializes through `FromStr`.

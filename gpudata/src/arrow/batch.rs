@@ -12,8 +12,8 @@ use super::gpu::{read_array, upload_source};
 use super::source::{ArrowColumnSource, ColumnOptions};
 use super::{ArrowInteropError, FormatChoice, NullPolicy};
 use crate::data::{DEFAULT_USAGE, GpuData};
+use crate::device::Gpu;
 use crate::format::{GpuVectorFormat, ShaderType};
-use crate::gpu::Gpu;
 use crate::layout::BufferLayout;
 
 /// How a column of a record batch is picked and formatted.

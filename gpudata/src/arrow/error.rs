@@ -2,7 +2,7 @@
 
 use arrow_schema::DataType as ArrowType;
 
-use crate::error::Count;
+use crate::count::Count;
 use crate::format::{GpuVectorFormat, ShaderType};
 
 /// An Arrow column, record batch or table that cannot go to the GPU, or GPU data that cannot
@@ -250,7 +250,7 @@ pub enum ArrowInteropError {
         column: String,
         /// What the GPU layer said.
         #[source]
-        source: crate::error::GpuError,
+        source: crate::device::GpuError,
     },
     /// A GPU operation (fround) failed.
     #[error("column `{column}`: {source}")]
@@ -259,14 +259,14 @@ pub enum ArrowInteropError {
         column: String,
         /// What the operation said.
         #[source]
-        source: crate::error::OpError,
+        source: crate::ops::OpError,
     },
     /// The table layer refused a batch or table.
     #[error(transparent)]
     Table {
         /// What the table layer said.
         #[from]
-        source: crate::error::TableError,
+        source: crate::table::TableError,
     },
     /// A column a segmented table cannot hold as one segment of its single buffer.
     #[error("column `{column}` ({data_type}) cannot be a segment of a segmented table: {reason}")]

@@ -10,8 +10,8 @@ use arrow_schema::Field;
 use super::ArrowInteropError;
 use super::source::{ArrowColumnSource, ArrowReadback, ColumnOptions, SourceFormat};
 use crate::data::{BufferHandle, DEFAULT_USAGE, GpuData, GpuDataDescriptor, GpuDataFormat};
-use crate::error::GpuError;
-use crate::gpu::Gpu;
+use crate::device::Gpu;
+use crate::device::GpuError;
 use crate::layout::{BufferLayout, GpuDataStructFormat, StructLayout};
 use crate::ops::{GpuOps, OpInput};
 

@@ -14,8 +14,8 @@ use super::batch::{
 use super::source::{ArrowColumnSource, ArrowReadback, SourceFormat};
 use super::table::metadata_map;
 use crate::data::{GpuData, ReadbackMetadata};
+use crate::device::Gpu;
 use crate::format::{GpuVectorFormat, VertexFormat};
-use crate::gpu::Gpu;
 use crate::ops::{GpuOps, OpInput, fround_output};
 use crate::table::{SegmentOptions, SegmentSpec, SegmentedTable, SegmentedTableBuilder};
 

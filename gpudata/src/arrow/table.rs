@@ -15,10 +15,10 @@ use super::format::{FormatChoice, resolve_format};
 use super::gpu::{array_from_gpu, upload_source};
 use super::source::{ArrowColumnSource, SourceFormat};
 use crate::data::{GpuData, GpuDataFormat};
-use crate::error::TableError;
+use crate::device::Gpu;
 use crate::format::GpuVectorFormat;
-use crate::gpu::Gpu;
 use crate::layout::BufferLayout;
+use crate::table::TableError;
 use crate::table::{
     GpuRecordBatch, GpuSchema, GpuSchemaField, GpuTable, GpuVector, RecordBatchOptions, SourceInfo,
 };

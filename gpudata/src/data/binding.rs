@@ -5,8 +5,8 @@ use std::num::NonZeroU64;
 
 use super::upload::require_usage;
 use super::{GpuData, GpuDataView};
-use crate::error::GpuError;
-use crate::gpu::Gpu;
+use crate::device::Gpu;
+use crate::device::GpuError;
 use crate::layout::{StepMode, WgpuVertexLayout};
 
 /// Vertex buffers bind at offsets that are multiples of this (WebGPU's rule).

@@ -1,6 +1,6 @@
 //! Host decoding: GPU bytes of any [`VertexFormat`] to the values a vertex shader receives.
 
-use crate::error::DataError;
+use crate::data::DataError;
 use crate::format::{DataType, PrimitiveType, VertexFormat};
 
 /// Decoded values, flattened (components of value 0, then value 1, ...), as the scalar type a

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::view::strided_byte_length;
 use super::{BufferHandle, GpuDataView};
-use crate::error::DataError;
+use crate::data::DataError;
 use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::layout::GpuDataStructFormat;
 

@@ -9,6 +9,7 @@
 
 mod binding;
 mod decode;
+mod error;
 mod gpu_data;
 mod ownership;
 mod readback;
@@ -18,6 +19,7 @@ mod view;
 
 pub use binding::VertexBinding;
 pub use decode::{HostValues, decode_values};
+pub use error::DataError;
 pub use gpu_data::{GpuData, GpuDataDescriptor, GpuDataFormat, ReadbackMetadata, RowMetrics};
 pub use ownership::BufferHandle;
 pub use typed::{TypedGpuData, TypedGpuDataView};

@@ -1,7 +1,7 @@
 //! Owned and shared buffer handles, eager destruction and luma.gl's ownership transfer.
 
 use super::GpuData;
-use crate::error::DataError;
+use crate::data::DataError;
 
 /// A wgpu buffer held by a [`GpuData`], with whether that data owns it.
 ///

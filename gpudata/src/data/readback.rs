@@ -9,8 +9,9 @@ use std::task::{Context, Poll, Waker};
 use super::decode::{HostValues, decode_values};
 use super::upload::{align4, create_buffer, require_usage};
 use super::{GpuData, GpuDataView};
-use crate::error::{DataError, GpuError};
-use crate::gpu::Gpu;
+use crate::data::DataError;
+use crate::device::Gpu;
+use crate::device::GpuError;
 
 /// How a GPU operation waits for the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

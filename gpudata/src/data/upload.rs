@@ -12,9 +12,10 @@ use std::collections::VecDeque;
 
 use super::readback::{WaitMode, wait_for_submission};
 use super::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat};
-use crate::error::{DataError, GpuError};
+use crate::data::DataError;
+use crate::device::Gpu;
+use crate::device::GpuError;
 use crate::format::{GpuVectorFormat, VertexFormat};
-use crate::gpu::Gpu;
 use crate::record::{GpuField, GpuStruct, fields_as_bytes, rows_as_bytes};
 
 /// Bytes of wgpu staging memory one upload step fills before handing it to the queue.

@@ -1,6 +1,6 @@
 //! [`GpuDataView`]: a borrowed, strided view of one fixed-width format over a buffer.
 
-use crate::error::DataError;
+use crate::data::DataError;
 use crate::format::VertexFormat;
 use crate::layout::BufferLayout;
 

@@ -5,11 +5,13 @@
 //! can run in `const` items, and the strings are exactly the WebGPU / luma.gl names.
 
 mod data_type;
+mod error;
 mod shader_type;
 mod vector;
 mod vertex;
 
 pub use data_type::{DataType, PrimitiveType};
+pub use error::FormatError;
 pub use shader_type::{ShaderType, WgslCarrier};
 pub use vector::{GpuVectorFormat, GpuVectorFormatInfo};
 pub use vertex::VertexFormat;

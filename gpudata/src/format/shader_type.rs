@@ -4,7 +4,7 @@ use core::fmt;
 use core::str::FromStr;
 
 use super::PrimitiveType;
-use crate::error::FormatError;
+use crate::format::FormatError;
 
 /// A shader attribute type: a scalar or a 2-, 3- or 4-component vector of `f32`, `f16`, `i32` or
 /// `u32`.

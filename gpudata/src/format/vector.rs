@@ -4,7 +4,7 @@ use core::fmt;
 use core::str::FromStr;
 
 use super::{DataType, PrimitiveType, ShaderType, VertexFormat};
-use crate::error::FormatError;
+use crate::format::FormatError;
 
 /// The format of one logical column: a fixed-width [`VertexFormat`], or variable-length rows of
 /// one (`vertex-list<F>` for vertex-aligned elements, `value-list<F>` for plain values such as

@@ -4,7 +4,7 @@ use core::fmt;
 use core::str::FromStr;
 
 use super::{DataType, PrimitiveType, ShaderType, WgslCarrier};
-use crate::error::FormatError;
+use crate::format::FormatError;
 
 macro_rules! vertex_formats {
     ($(

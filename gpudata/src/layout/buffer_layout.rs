@@ -5,8 +5,8 @@ use core::str::FromStr;
 use std::borrow::Cow;
 
 use super::GpuDataStructFormat;
-use crate::error::LayoutError;
 use crate::format::VertexFormat;
+use crate::layout::LayoutError;
 
 /// Whether a vertex buffer advances per vertex or per instance.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -2,11 +2,13 @@
 //! [`GpuDataStructFormat`], vertex [`BufferLayout`]s and their lowering to wgpu.
 
 mod buffer_layout;
+mod error;
 mod rules;
 mod struct_format;
 mod wgsl;
 
 pub use buffer_layout::{BufferAttribute, BufferLayout, StepMode, WgpuVertexLayout};
+pub use error::{LayoutError, WgslError};
 pub use rules::{
     ConstLayout, LayoutCursor, LayoutRuleError, RowShape, StructLayout, find_duplicate_name,
     layout_formats,

@@ -8,8 +8,8 @@
 use core::fmt;
 use core::str::FromStr;
 
-use crate::error::LayoutError;
 use crate::format::VertexFormat;
+use crate::layout::LayoutError;
 
 /// The rules that place a struct format's fields.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

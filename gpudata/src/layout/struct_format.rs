@@ -3,8 +3,8 @@
 use std::borrow::Cow;
 
 use super::rules::{LayoutCursor, LayoutRuleError, RowShape, StructLayout, find_duplicate_name};
-use crate::error::LayoutError;
 use crate::format::VertexFormat;
+use crate::layout::LayoutError;
 
 /// One field of a [`GpuDataStructFormat`]: name, format and byte offset in the row.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

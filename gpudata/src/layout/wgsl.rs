@@ -3,8 +3,8 @@
 use std::fmt::Write as _;
 
 use super::GpuDataStructFormat;
-use crate::error::WgslError;
 use crate::format::VertexFormat;
+use crate::layout::WgslError;
 
 /// WGSL keywords and reserved words (WGSL §15.1, §15.2): none can name a struct or a member.
 const RESERVED: &[&str] = &[

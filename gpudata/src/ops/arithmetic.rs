@@ -8,8 +8,8 @@ use super::input::{Operand, unit_size};
 use super::plan::{self, KernelRequest};
 use super::wgsl_gen::{Body, RowCtx, ValueRef};
 use super::{GpuOps, OpColumn, OpPlan};
-use crate::error::OpError;
 use crate::format::{DataType, VertexFormat};
+use crate::ops::OpError;
 
 /// An elementwise arithmetic operation, folded left over two or more operands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -25,9 +25,9 @@ use super::deinterleave::select_fields;
 use super::fround::{fround_bits, fround_output};
 use super::input::{Constant, ViewShape, unit_count, unit_size};
 use super::interleave::check_interleave;
-use crate::error::OpError;
 use crate::format::{DataType, VertexFormat};
 use crate::layout::GpuDataStructFormat;
+use crate::ops::OpError;
 
 /// One fixed-width column in host memory: the CPU twin of [`OpInput`](super::OpInput).
 #[derive(Clone, Copy, Debug)]

@@ -5,8 +5,8 @@ use super::input::{OpInput, RowsInput};
 use super::interleave::{CopyBody, Move};
 use super::plan::{self, KernelRequest};
 use super::{GpuOps, OpColumn, OpPlan};
-use crate::error::OpError;
 use crate::layout::GpuDataStructFormat;
+use crate::ops::OpError;
 
 /// The field indices `fields` names (every field for `None`).
 pub(crate) fn select_fields(

@@ -7,8 +7,8 @@ use super::input::OpInput;
 use super::plan::{self, KernelRequest};
 use super::wgsl_gen::{Body, RowCtx, ValueRef};
 use super::{GpuOps, OpColumn, OpPlan};
-use crate::error::OpError;
 use crate::format::VertexFormat;
+use crate::ops::OpError;
 
 /// The NaN `fround` writes, on the GPU and in the CPU reference.
 pub(crate) const NAN_BITS: u32 = 0x7fc0_0000;

@@ -2,9 +2,9 @@
 //! [`RowsInput`] (struct rows on the GPU), [`Operand`] / [`Constant`] for arithmetic, and the
 //! checks every input goes through.
 
-use crate::error::OpError;
 use crate::format::VertexFormat;
 use crate::layout::GpuDataStructFormat;
+use crate::ops::OpError;
 
 /// The size of the pieces a format's bytes are moved and decoded in: the component size, except
 /// `unorm10-10-10-2`, whose bit fields share one 32-bit word.

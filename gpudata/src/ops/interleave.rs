@@ -5,9 +5,9 @@ use super::input::{OpInput, unit_size};
 use super::plan::{self, KernelRequest};
 use super::wgsl_gen::{Body, RowCtx, ValueRef};
 use super::{GpuOps, OpPlan, OpRows};
-use crate::error::OpError;
 use crate::format::VertexFormat;
 use crate::layout::GpuDataStructFormat;
+use crate::ops::OpError;
 
 /// Whether values of `input` can be moved byte for byte into a field of `field`: the same
 /// component count and component (unit) size, and both or neither bit-packed.

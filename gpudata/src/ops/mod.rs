@@ -78,6 +78,7 @@
 mod arithmetic;
 pub mod cpu;
 mod deinterleave;
+mod error;
 mod fround;
 #[cfg(feature = "arrow")]
 pub(crate) use fround::fround_output;
@@ -90,13 +91,15 @@ mod wgsl_gen;
 use std::sync::Arc;
 
 pub use arithmetic::ArithmeticOp;
+pub use error::OpError;
 pub use input::{Constant, OpInput, Operand, RowsInput};
 pub use plan::OpPlan;
 
+use crate::data::DataError;
 use crate::data::{BufferHandle, GpuData, GpuDataDescriptor};
-use crate::error::{DataError, OpError};
+
+use crate::device::Gpu;
 use crate::format::VertexFormat;
-use crate::gpu::Gpu;
 use crate::layout::GpuDataStructFormat;
 use pipeline_cache::PipelineCache;
 

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::error::OpError;
+use crate::ops::OpError;
 
 /// Pipelines by WGSL text.
 #[derive(Default)]

@@ -14,7 +14,7 @@ use super::wgsl_gen::{
     self, BindingDecl, Body, KernelLayout, OutputDecl, SourceDecl, StagedOutput, StagedSource,
     ValueRef, pitch,
 };
-use crate::error::OpError;
+use crate::ops::OpError;
 
 /// What a kernel reads and writes, before it is laid out.
 pub(crate) struct KernelRequest<'a> {

@@ -1,7 +1,7 @@
 //! Slices of [`GpuStruct`] rows to and from GPU bytes.
 
 use super::GpuStruct;
-use crate::error::Count;
+use crate::count::Count;
 
 /// A byte buffer whose length does not hold a whole number of rows.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

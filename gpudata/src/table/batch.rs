@@ -4,9 +4,9 @@
 use std::fmt;
 
 use crate::data::{GpuData, GpuDataFormat};
-use crate::error::TableError;
 use crate::format::GpuVectorFormat;
 use crate::layout::BufferLayout;
+use crate::table::TableError;
 
 use super::schema::{GpuSchema, GpuSchemaField, Metadata, RESERVED_INDEX_COLUMN};
 

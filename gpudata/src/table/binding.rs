@@ -6,10 +6,11 @@ use std::fmt::Write as _;
 use std::ops::Range;
 
 use crate::data::{GpuData, GpuDataFormat};
-use crate::error::{GpuError, TableError};
+use crate::device::Gpu;
+use crate::device::GpuError;
 use crate::format::{GpuVectorFormat, VertexFormat};
-use crate::gpu::Gpu;
 use crate::layout::{StepMode, WgpuVertexLayout};
+use crate::table::TableError;
 
 use super::batch::GpuRecordBatch;
 use super::constant::GpuConstant;

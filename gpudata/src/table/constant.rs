@@ -5,11 +5,11 @@ use std::fmt::Write as _;
 use std::sync::OnceLock;
 
 use crate::data::{HostValues, decode_values};
-use crate::error::TableError;
+use crate::device::Gpu;
 use crate::format::{DataType, VertexFormat};
-use crate::gpu::Gpu;
 use crate::layout::{BufferLayout, StepMode, WgpuVertexLayout};
 use crate::record::GpuField;
+use crate::table::TableError;
 
 use super::wgsl::{accessor_fn, check_wgsl_name};
 

@@ -9,8 +9,8 @@
 
 use std::collections::HashMap;
 
-use crate::error::TableError;
-use crate::gpu::Gpu;
+use crate::device::Gpu;
+use crate::table::TableError;
 
 /// One strided byte copy: `rows` rows of `row_bytes` bytes, read every `src_stride` bytes from
 /// `src_offset` of `src` and written every `dst_stride` bytes from `dst_offset` of `dst`. Bytes
@@ -232,7 +232,7 @@ impl<'g> CopyRecorder<'g> {
             (copy.dst, wgpu::BufferUsages::COPY_DST, "copy gpu data in"),
         ] {
             if !buffer.usage().contains(needed) {
-                return Err(crate::error::GpuError::MissingUsage {
+                return Err(crate::device::GpuError::MissingUsage {
                     operation: what,
                     required: needed,
                     found: buffer.usage(),
@@ -262,7 +262,7 @@ impl<'g> CopyRecorder<'g> {
     fn kernel_copy(&mut self, copy: &StridedCopy<'_>, src_end: u64) -> Result<(), TableError> {
         let too_large = || copy_range(copy);
         if !copy.dst.usage().contains(wgpu::BufferUsages::STORAGE) {
-            return Err(crate::error::GpuError::MissingUsage {
+            return Err(crate::device::GpuError::MissingUsage {
                 operation: "copy gpu data into strided rows",
                 required: wgpu::BufferUsages::STORAGE,
                 found: copy.dst.usage(),

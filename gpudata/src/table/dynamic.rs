@@ -4,9 +4,9 @@
 use std::fmt;
 
 use crate::data::{BufferHandle, DEFAULT_USAGE, GpuData, GpuDataDescriptor, GpuDataFormat};
-use crate::error::TableError;
-use crate::gpu::Gpu;
+use crate::device::Gpu;
 use crate::record::{GpuStruct, encode_rows_to_vec};
+use crate::table::TableError;
 
 use super::copy::create_buffer;
 use super::vector::{GpuVector, rows_in};

@@ -2,10 +2,10 @@
 //! conversions between packed columns, interleaved rows and segmented tables.
 
 use crate::data::{GpuDataFormat, ReadbackMetadata};
-use crate::error::TableError;
+use crate::device::Gpu;
 use crate::format::{GpuVectorFormat, VertexFormat};
-use crate::gpu::Gpu;
 use crate::layout::BufferLayout;
+use crate::table::TableError;
 
 use super::copy::{CopyRecorder, StridedCopy};
 use super::gpu_table::GpuTable;

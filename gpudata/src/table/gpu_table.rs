@@ -5,8 +5,8 @@ use std::fmt;
 use std::ops::Range;
 
 use crate::data::{GpuData, ReadbackMetadata};
-use crate::error::TableError;
 use crate::layout::BufferLayout;
+use crate::table::TableError;
 
 use super::batch::{GpuRecordBatch, Owner, RecordBatchOptions, SourceInfo, synthesize_layout};
 use super::constant::GpuConstant;

@@ -55,6 +55,7 @@ mod binding;
 mod constant;
 pub(crate) mod copy;
 mod dynamic;
+mod error;
 mod fields;
 mod gpu_table;
 mod pack;
@@ -70,6 +71,7 @@ pub use binding::{
 };
 pub use constant::{CONSTANT_BUFFER_BYTES, CONSTANT_USAGE, ConstantScalar, GpuConstant};
 pub use dynamic::{DynamicOptions, GpuDynamicVector};
+pub use error::TableError;
 pub use gpu_table::{ColumnsOptions, GpuColumn, GpuColumnRef, GpuTable};
 pub use pack::{PACKED_USAGE, PackOptions};
 pub use schema::{GpuSchema, GpuSchemaField, Metadata, RESERVED_INDEX_COLUMN};

@@ -1,8 +1,8 @@
 //! [`GpuTable::pack_batches`]: several batches merged into one with GPU copies.
 
 use crate::data::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat};
-use crate::error::TableError;
-use crate::gpu::Gpu;
+use crate::device::Gpu;
+use crate::table::TableError;
 
 use super::batch::{GpuRecordBatch, RecordBatchOptions, SourceInfo};
 use super::copy::{CopyRecorder, StridedCopy, create_buffer};

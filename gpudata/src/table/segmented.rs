@@ -9,10 +9,11 @@ use std::fmt;
 use std::fmt::Write as _;
 
 use crate::data::{BufferHandle, GpuData, GpuDataDescriptor, ReadbackMetadata};
-use crate::error::{GpuError, TableError};
+use crate::device::Gpu;
+use crate::device::GpuError;
 use crate::format::{GpuVectorFormat, VertexFormat};
-use crate::gpu::Gpu;
 use crate::layout::{BufferLayout, GpuDataStructFormat, StepMode, StructLayout};
+use crate::table::TableError;
 
 use super::constant::GpuConstant;
 use super::copy::{CopyRecorder, create_buffer};
@@ -258,7 +259,7 @@ impl SegmentedLayout {
             }
             let value_length = spec.value_length.unwrap_or(spec.length);
             if !spec.format.is_list() && value_length != spec.length {
-                return Err(crate::error::DataError::ValueLengthMismatch {
+                return Err(crate::data::DataError::ValueLengthMismatch {
                     format: spec.format.to_string(),
                     length: spec.length,
                     value_length,

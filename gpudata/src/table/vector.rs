@@ -3,11 +3,11 @@
 use std::fmt;
 
 use crate::data::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat, ReadbackMetadata};
-use crate::error::TableError;
+use crate::device::Gpu;
 use crate::format::{GpuVectorFormat, VertexFormat};
-use crate::gpu::Gpu;
 use crate::layout::{BufferAttribute, BufferLayout, StepMode};
 use crate::record::GpuStruct;
+use crate::table::TableError;
 
 /// Text for a format in error messages.
 pub(crate) fn format_text(format: Option<&GpuDataFormat>) -> String {

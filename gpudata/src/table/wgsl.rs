@@ -4,8 +4,8 @@
 
 use std::fmt::Write as _;
 
-use crate::error::TableError;
 use crate::format::{DataType, VertexFormat};
+use crate::table::TableError;
 
 /// Whether `name` can prefix generated WGSL identifiers: an ASCII letter, then ASCII letters,
 /// digits and `_`. Generated names append a suffix (`_at`, `_words`), so they are never

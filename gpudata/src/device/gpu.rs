@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use crate::error::GpuError;
+use crate::device::GpuError;
 
 /// A wgpu device and its queue, with the facts about the adapter they came from.
 ///

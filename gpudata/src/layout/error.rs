@@ -1,0 +1,211 @@
+//! The layout area's errors: [`LayoutError`] (struct formats and buffer layouts that cannot be
+//! built) and [`WgslError`] (struct formats WGSL cannot declare).
+
+use crate::count::Count;
+use crate::format::VertexFormat;
+use crate::layout::LayoutRuleError;
+
+/// A struct format or buffer layout that cannot be built.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LayoutError {
+    /// The layout string is not `wgsl-storage` or `packed`.
+    #[error("unknown struct layout `{layout}`: expected `wgsl-storage` or `packed`")]
+    UnknownLayout {
+        /// The string given.
+        layout: String,
+    },
+    /// The step mode string is not `vertex` or `instance`.
+    #[error("unknown step mode `{step_mode}`: expected `vertex` or `instance`")]
+    UnknownStepMode {
+        /// The string given.
+        step_mode: String,
+    },
+    /// A field's format string names no vertex format.
+    #[error("field `{field}` has unsupported vertex format `{format}`")]
+    UnknownFormat {
+        /// The field.
+        field: String,
+        /// The string given.
+        format: String,
+    },
+    /// The struct declares no field.
+    #[error("a gpu struct format must declare at least one field")]
+    NoFields,
+    /// Two fields share a name.
+    #[error("duplicate field `{field}`: fields {first} and {second} share the name")]
+    DuplicateField {
+        /// The name.
+        field: String,
+        /// Position of the first.
+        first: usize,
+        /// Position of the second.
+        second: usize,
+    },
+    /// A packed struct holds a `-webgl` format.
+    #[error(
+        "packed struct field `{field}` uses WebGL-only format `{format}`: the packed layout follows WebGPU vertex rules; use a 4-component format or the wgsl-storage layout"
+    )]
+    WebglOnlyInPacked {
+        /// The field.
+        field: String,
+        /// Its format.
+        format: VertexFormat,
+    },
+    /// Offsets overflow `u64`.
+    #[error("struct offsets overflow at field `{field}`")]
+    Overflow {
+        /// The field being placed.
+        field: String,
+    },
+    /// A buffer layout has neither attributes nor a format.
+    #[error("buffer layout `{layout}` has no attributes and no format")]
+    NoAttributes {
+        /// The layout name.
+        layout: String,
+    },
+    /// An interleaved buffer layout has no byte stride.
+    #[error("buffer layout `{layout}` requires a byte stride for interleaved attributes")]
+    NoByteStride {
+        /// The layout name.
+        layout: String,
+    },
+    /// A vertex buffer stride that is not a multiple of 4.
+    #[error(
+        "buffer layout `{layout}` has byte stride {byte_stride}: wgpu vertex strides must be a multiple of 4"
+    )]
+    MisalignedStride {
+        /// The layout name.
+        layout: String,
+        /// The stride.
+        byte_stride: u64,
+    },
+    /// An attribute offset not aligned to `min(4, byte length)`.
+    #[error(
+        "attribute `{attribute}` at byte offset {byte_offset}: vertex attributes must be aligned to {alignment_bytes}",
+        alignment_bytes = Count(*.alignment, "byte")
+    )]
+    MisalignedAttribute {
+        /// The attribute.
+        attribute: String,
+        /// Its offset.
+        byte_offset: u64,
+        /// The required alignment.
+        alignment: u64,
+    },
+    /// An attribute that ends past the stride.
+    #[error(
+        "attribute `{attribute}` spans bytes {byte_offset}..{byte_offset}+{byte_length}, past the byte stride {byte_stride}"
+    )]
+    AttributeOutsideStride {
+        /// The attribute.
+        attribute: String,
+        /// Its offset.
+        byte_offset: u64,
+        /// Its length.
+        byte_length: u64,
+        /// The stride.
+        byte_stride: u64,
+    },
+    /// A `-webgl` format in a wgpu vertex layout.
+    #[error(
+        "attribute `{attribute}` uses WebGL-only format `{format}`, which wgpu cannot fetch as a vertex attribute"
+    )]
+    WebglOnlyVertexAttribute {
+        /// The attribute.
+        attribute: String,
+        /// Its format.
+        format: VertexFormat,
+    },
+    /// Shader locations past `u32::MAX`.
+    #[error("shader locations starting at {base_location} overflow u32")]
+    LocationOverflow {
+        /// The first location.
+        base_location: u32,
+    },
+    /// A serialized struct format whose stated numbers disagree with its fields.
+    #[error("serialized struct format states {what} {found}, but its fields give {expected}")]
+    Inconsistent {
+        /// Which number (`byteOffset of field "a"`, `byteStride`, ...).
+        what: String,
+        /// What the fields give.
+        expected: u64,
+        /// What was stated.
+        found: u64,
+    },
+}
+
+impl LayoutError {
+    /// Names the fields of a [`LayoutRuleError`] found by the `const fn` engine.
+    pub(crate) fn from_rule(error: LayoutRuleError, name_of: impl Fn(usize) -> String) -> Self {
+        match error {
+            LayoutRuleError::NoFields => LayoutError::NoFields,
+            LayoutRuleError::WebglOnlyInPacked { index, format } => {
+                LayoutError::WebglOnlyInPacked {
+                    field: name_of(index),
+                    format,
+                }
+            }
+            LayoutRuleError::Overflow { index } => LayoutError::Overflow {
+                field: name_of(index),
+            },
+            LayoutRuleError::DuplicateName { first, second } => LayoutError::DuplicateField {
+                field: name_of(second),
+                first,
+                second,
+            },
+        }
+    }
+}
+
+/// A struct format that WGSL cannot declare as a storage struct.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WgslError {
+    /// A struct or field name that is not a WGSL identifier.
+    #[error(
+        "`{name}` is not a valid WGSL identifier: expected ASCII letters, digits and `_`, not starting with a digit or `__`, and not a WGSL keyword"
+    )]
+    InvalidName {
+        /// The name.
+        name: String,
+    },
+    /// A field whose offset is not a multiple of its carrier's alignment.
+    #[error(
+        "field `{field}` at byte offset {byte_offset} cannot be a WGSL storage member: its carrier `{carrier}` needs {alignment}-byte alignment"
+    )]
+    Misaligned {
+        /// The field.
+        field: String,
+        /// Its offset.
+        byte_offset: u64,
+        /// Its WGSL carrier type.
+        carrier: String,
+        /// The carrier's alignment.
+        alignment: u64,
+    },
+    /// A field at an offset WGSL's member placement cannot give it.
+    #[error(
+        "field `{field}` at byte offset {byte_offset} cannot be a WGSL storage member: WGSL places it at byte {wgsl_offset} or later, after the previous member's carrier"
+    )]
+    Unreachable {
+        /// The field.
+        field: String,
+        /// Its offset.
+        byte_offset: u64,
+        /// The first offset WGSL can give it.
+        wgsl_offset: u64,
+    },
+    /// A byte stride WGSL cannot give the struct.
+    #[error(
+        "byte stride {byte_stride} cannot be a WGSL struct size: expected a multiple of the struct alignment {alignment} of at least {minimum}"
+    )]
+    Stride {
+        /// The format's byte stride.
+        byte_stride: u64,
+        /// The struct's WGSL alignment.
+        alignment: u64,
+        /// The smallest size its members allow.
+        minimum: u64,
+    },
+}

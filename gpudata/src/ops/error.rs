@@ -1,0 +1,240 @@
+//! [`OpError`]: operations that cannot run on their inputs.
+
+use crate::count::Count;
+use crate::format::VertexFormat;
+
+/// An operation (`add`, `interleave`, `deinterleave`, `fround`, ...) that cannot run on its
+/// inputs, or a device that refused it.
+///
+/// Every variant names the operation (`op`) and, where one is involved, the input's position,
+/// its format and the numbers that disagree, expected before found.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum OpError {
+    /// The operation was given no input.
+    #[error("{op}: expected at least one input, found none")]
+    NoInputs {
+        /// The operation.
+        op: &'static str,
+    },
+    /// Arithmetic over constants only: there is nothing to run on the GPU.
+    #[error("{op}: expected at least one GPU input, found only constants")]
+    NoGpuInput {
+        /// The operation.
+        op: &'static str,
+    },
+    /// A constant operand with no lanes or more than four.
+    #[error(
+        "{op}: constant {input} has {lanes}: expected 1 to 4",
+        lanes = Count(*.lanes, "lane")
+    )]
+    ConstantLanes {
+        /// The operation.
+        op: &'static str,
+        /// The operand's position.
+        input: usize,
+        /// Its lane count.
+        lanes: usize,
+    },
+    /// Inputs with different row counts.
+    #[error(
+        "{op}: input {input} has {found_rows}, expected {expected} like input 0",
+        found_rows = Count(*.found, "row")
+    )]
+    LengthMismatch {
+        /// The operation.
+        op: &'static str,
+        /// The input's position.
+        input: usize,
+        /// The row count of the first input.
+        expected: u64,
+        /// The row count found.
+        found: u64,
+    },
+    /// A format the operation cannot take.
+    #[error("{op}: input {input} has format `{format}`, expected {expected}")]
+    UnsupportedFormat {
+        /// The operation.
+        op: &'static str,
+        /// The input's position.
+        input: usize,
+        /// The format found.
+        format: VertexFormat,
+        /// What the operation takes.
+        expected: &'static str,
+    },
+    /// A byte offset or stride that is not a multiple of the format's component size.
+    #[error(
+        "{op}: input {input} (`{format}`) has byte offset {byte_offset} and byte stride {byte_stride}: both must be multiples of {alignment}"
+    )]
+    Misaligned {
+        /// The operation.
+        op: &'static str,
+        /// The input's position.
+        input: usize,
+        /// Its format.
+        format: VertexFormat,
+        /// Its byte offset.
+        byte_offset: u64,
+        /// Its byte stride.
+        byte_stride: u64,
+        /// The required alignment.
+        alignment: u64,
+    },
+    /// A byte stride smaller than one value.
+    #[error(
+        "{op}: input {input} has byte stride {byte_stride}, smaller than the {value_bytes} of one `{format}` value",
+        value_bytes = Count(*.byte_length, "byte")
+    )]
+    StrideTooSmall {
+        /// The operation.
+        op: &'static str,
+        /// The input's position.
+        input: usize,
+        /// Its format.
+        format: VertexFormat,
+        /// Its byte stride.
+        byte_stride: u64,
+        /// The format's byte length.
+        byte_length: u64,
+    },
+    /// An input whose rows reach past the end of its buffer.
+    #[error(
+        "{op}: input {input} needs bytes up to {needed}, but its buffer holds {available_bytes}",
+        available_bytes = Count(*.available, "byte")
+    )]
+    OutOfBounds {
+        /// The operation.
+        op: &'static str,
+        /// The input's position.
+        input: usize,
+        /// One past the last byte the rows need (rounded up to a whole 32-bit word on the GPU).
+        needed: u64,
+        /// The buffer's size.
+        available: u64,
+    },
+    /// Offset and length arithmetic that does not fit in `u64`.
+    #[error("{op}: byte range of input {input} overflows u64")]
+    Overflow {
+        /// The operation.
+        op: &'static str,
+        /// The input's position.
+        input: usize,
+    },
+    /// More rows than one dispatch can index with 32-bit row numbers.
+    #[error(
+        "{op}: {rows}, expected at most {max}",
+        rows = Count(*.length, "row")
+    )]
+    TooManyRows {
+        /// The operation.
+        op: &'static str,
+        /// The row count.
+        length: u64,
+        /// The largest supported row count.
+        max: u64,
+    },
+    /// A struct format whose field count differs from the input count.
+    #[error(
+        "{op}: struct format has {expected_fields}, found {found_inputs}",
+        expected_fields = Count(*.expected, "field"),
+        found_inputs = Count(*.found, "input")
+    )]
+    FieldCountMismatch {
+        /// The operation.
+        op: &'static str,
+        /// The struct's field count.
+        expected: usize,
+        /// The input count.
+        found: usize,
+    },
+    /// An input whose bytes cannot be moved into (or out of) a struct field as they are.
+    #[error(
+        "{op}: field `{field}` has format `{expected}`, but input {input} has `{found}`: interleave and deinterleave move bytes, so formats need the same components and component size"
+    )]
+    FieldFormatMismatch {
+        /// The operation.
+        op: &'static str,
+        /// The field.
+        field: String,
+        /// The input's position.
+        input: usize,
+        /// The field's format.
+        expected: VertexFormat,
+        /// The input's format.
+        found: VertexFormat,
+    },
+    /// A field name the struct format does not have.
+    #[error("{op}: the struct format has no field `{field}`")]
+    UnknownField {
+        /// The operation.
+        op: &'static str,
+        /// The name asked for.
+        field: String,
+    },
+    /// More bindings than the device allows in one shader stage or bind group.
+    #[error("{op}: needs {needed} {what}, exceeding the device limit {limit}")]
+    TooManyBindings {
+        /// The operation.
+        op: &'static str,
+        /// What is counted (`storage buffers per shader stage`, `bindings per bind group`).
+        what: &'static str,
+        /// How many the operation needs.
+        needed: u64,
+        /// The device limit.
+        limit: u64,
+    },
+    /// Something an operation cannot split that is larger than the device allows: an output
+    /// buffer larger than `max_buffer_size`, or a storage binding larger than
+    /// `max_storage_buffer_binding_size` for the smallest run of rows a dispatch can take (one
+    /// row's values, or the few rows one invocation writes together, plus the bytes that align
+    /// the binding's start). Inputs and outputs longer than one binding are not an error: their
+    /// rows are split into several dispatches.
+    #[error(
+        "{op}: needs a {what} of {size_bytes}, exceeding the device limit {limit}",
+        size_bytes = Count(*.size, "byte")
+    )]
+    TooLarge {
+        /// The operation.
+        op: &'static str,
+        /// What is too large (`storage binding`, `output buffer`).
+        what: &'static str,
+        /// The size needed.
+        size: u64,
+        /// The device limit.
+        limit: u64,
+    },
+    /// More workgroups than a two-dimensional dispatch can hold.
+    #[error(
+        "{op}: needs {workgroups}, exceeding {limit} per dimension in two dimensions",
+        workgroups = Count(*.workgroups, "workgroup")
+    )]
+    DispatchTooLarge {
+        /// The operation.
+        op: &'static str,
+        /// The workgroup count.
+        workgroups: u64,
+        /// The device's per-dimension limit.
+        limit: u32,
+    },
+    /// Data that is not what the operation reads: a `GpuData` without one fixed vertex format
+    /// where a column is expected, without a struct format where rows are expected, or an Arrow
+    /// array with nulls (whose null slots hold no defined value).
+    #[error("{op}: expected {expected}, found {found}")]
+    WrongData {
+        /// The operation (or `input` for a conversion).
+        op: &'static str,
+        /// What was expected.
+        expected: &'static str,
+        /// What the data has.
+        found: String,
+    },
+    /// The device reported an error (validation, out of memory, lost device, failed mapping).
+    #[error("{op}: the device reported an error: {message}")]
+    Device {
+        /// The operation.
+        op: &'static str,
+        /// The device's message.
+        message: String,
+    },
+}
