@@ -50,35 +50,30 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod batch;
-mod binding;
-mod constant;
-pub(crate) mod copy;
-mod dynamic;
+mod bind;
+mod column;
 mod error;
-mod fields;
-mod gpu_table;
-mod pack;
-mod schema;
-mod segmented;
-mod vector;
-mod wgsl;
+mod relayout;
 
-pub use batch::{GpuRecordBatch, RecordBatchOptions, SourceInfo};
-pub use binding::{
+// The device's table-copy kernel slot names the copy engine by this path until the shared
+// kernels planner replaces it.
+pub(crate) use relayout::copy;
+
+pub use bind::binding::{
     BatchDraw, BatchStorage, IndexBufferRange, RenderOptions, StorageColumn, TableBindings,
     TableRenderBindings, TableStorageBindings, UniformConstant, VertexBufferRange,
 };
-pub use constant::{CONSTANT_BUFFER_BYTES, CONSTANT_USAGE, ConstantScalar, GpuConstant};
-pub use dynamic::{DynamicOptions, GpuDynamicVector};
+pub use column::batch::{GpuRecordBatch, RecordBatchOptions, SourceInfo};
+pub use column::constant::{CONSTANT_BUFFER_BYTES, CONSTANT_USAGE, ConstantScalar, GpuConstant};
+pub use column::dynamic::{DynamicOptions, GpuDynamicVector};
+pub use column::schema::{GpuSchema, GpuSchemaField, Metadata, RESERVED_INDEX_COLUMN};
+pub use column::table::{ColumnsOptions, GpuColumn, GpuColumnRef, GpuTable};
+pub use column::vector::{
+    AppendableOptions, DataVectorOptions, GpuVector, InterleavedDescriptor, VectorDescriptor,
+};
 pub use error::TableError;
-pub use gpu_table::{ColumnsOptions, GpuColumn, GpuColumnRef, GpuTable};
-pub use pack::{PACKED_USAGE, PackOptions};
-pub use schema::{GpuSchema, GpuSchemaField, Metadata, RESERVED_INDEX_COLUMN};
-pub use segmented::{
+pub use relayout::pack::{PACKED_USAGE, PackOptions};
+pub use relayout::segmented::{
     SEGMENTED_USAGE, Segment, SegmentOptions, SegmentSpec, SegmentStride, SegmentedLayout,
     SegmentedTable, SegmentedTableBuilder,
-};
-pub use vector::{
-    AppendableOptions, DataVectorOptions, GpuVector, InterleavedDescriptor, VectorDescriptor,
 };

@@ -498,7 +498,7 @@ impl GpuVector {
     /// [`append_chunk`](Self::append_chunk), or are uploaded on `gpu` by
     /// [`append_bytes`](Self::append_bytes) and [`append_rows`](Self::append_rows), and
     /// [`reset_appended`](Self::reset_appended) drops them all. For a single buffer that
-    /// reallocates as rows are appended, see [`GpuDynamicVector`](super::GpuDynamicVector).
+    /// reallocates as rows are appended, see [`GpuDynamicVector`](crate::table::GpuDynamicVector).
     ///
     /// # Errors
     /// None today; the signature leaves room for the resolver's checks.

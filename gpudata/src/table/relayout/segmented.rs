@@ -15,12 +15,12 @@ use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::layout::{BufferLayout, GpuDataStructFormat, StepMode, StructLayout};
 use crate::table::TableError;
 
-use super::constant::GpuConstant;
 use super::copy::{CopyRecorder, create_buffer};
 use super::fields::{FieldSource, copy_fields_packed, table_fields};
-use super::gpu_table::{ColumnsOptions, GpuColumn, GpuTable};
-use super::schema::{Metadata, RESERVED_INDEX_COLUMN};
-use super::vector::GpuVector;
+use crate::table::column::constant::GpuConstant;
+use crate::table::column::schema::{Metadata, RESERVED_INDEX_COLUMN};
+use crate::table::column::table::{ColumnsOptions, GpuColumn, GpuTable};
+use crate::table::column::vector::GpuVector;
 
 /// Usage of the buffers the conversions create (plus `INDEX` when an `indices` column is there).
 pub const SEGMENTED_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::VERTEX

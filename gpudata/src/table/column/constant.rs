@@ -11,7 +11,7 @@ use crate::layout::{BufferLayout, StepMode, WgpuVertexLayout};
 use crate::record::GpuField;
 use crate::table::TableError;
 
-use super::wgsl::{accessor_fn, check_wgsl_name};
+use crate::table::bind::wgsl::{accessor_fn, check_wgsl_name};
 
 /// Bytes of the buffer a constant is uploaded into: the largest vertex format (16 bytes), so the
 /// same buffer binds as a `vec4<u32>` uniform whatever the format.

@@ -8,8 +8,8 @@ use crate::layout::BufferLayout;
 use crate::table::TableError;
 
 use super::copy::{CopyRecorder, StridedCopy};
-use super::gpu_table::GpuTable;
-use super::vector::GpuVector;
+use crate::table::column::table::GpuTable;
+use crate::table::column::vector::GpuVector;
 
 /// Where one field's values lie in one chunk.
 #[derive(Clone, Debug)]

@@ -4,11 +4,11 @@ use crate::data::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat};
 use crate::device::Gpu;
 use crate::table::TableError;
 
-use super::batch::{GpuRecordBatch, RecordBatchOptions, SourceInfo};
 use super::copy::{CopyRecorder, StridedCopy, create_buffer};
-use super::gpu_table::GpuTable;
-use super::schema::RESERVED_INDEX_COLUMN;
-use super::vector::checked_sum;
+use crate::table::column::batch::{GpuRecordBatch, RecordBatchOptions, SourceInfo};
+use crate::table::column::schema::RESERVED_INDEX_COLUMN;
+use crate::table::column::table::GpuTable;
+use crate::table::column::vector::checked_sum;
 
 /// Usage of the buffers [`GpuTable::pack_batches`] creates.
 pub const PACKED_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::VERTEX

@@ -12,11 +12,11 @@ use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::layout::{StepMode, WgpuVertexLayout};
 use crate::table::TableError;
 
-use super::batch::GpuRecordBatch;
-use super::constant::GpuConstant;
-use super::gpu_table::GpuTable;
-use super::schema::RESERVED_INDEX_COLUMN;
 use super::wgsl::{accessor_fn, check_wgsl_name};
+use crate::table::column::batch::GpuRecordBatch;
+use crate::table::column::constant::GpuConstant;
+use crate::table::column::schema::RESERVED_INDEX_COLUMN;
+use crate::table::column::table::GpuTable;
 
 /// Options of [`GpuTable::render_bindings`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -210,7 +210,7 @@ fn index_range(gpu: &Gpu, data: &GpuData) -> Result<IndexBufferRange, TableError
         Some(GpuDataFormat::Vector(v)) => v.element_format(),
         _ => {
             return Err(TableError::IndexFormat {
-                found: super::vector::format_text(data.format()),
+                found: crate::table::column::vector::format_text(data.format()),
             });
         }
     };
@@ -219,7 +219,7 @@ fn index_range(gpu: &Gpu, data: &GpuData) -> Result<IndexBufferRange, TableError
         VertexFormat::Uint16 => (wgpu::IndexFormat::Uint16, 2),
         _ => {
             return Err(TableError::IndexFormat {
-                found: super::vector::format_text(data.format()),
+                found: crate::table::column::vector::format_text(data.format()),
             });
         }
     };
@@ -301,7 +301,7 @@ impl GpuTable {
             constant_ranges.push(VertexBufferRange {
                 buffer: constant.buffer(gpu),
                 offset: 0,
-                size: super::constant::CONSTANT_BUFFER_BYTES,
+                size: crate::table::column::constant::CONSTANT_BUFFER_BYTES,
             });
         }
         let mut batches = Vec::with_capacity(self.batches().len());
@@ -644,7 +644,7 @@ fn storage_column(
         }
         .into());
     }
-    let alignment = super::SegmentedLayout::device_alignment(gpu);
+    let alignment = crate::table::SegmentedLayout::device_alignment(gpu);
     let offset = data.byte_offset() - data.byte_offset() % alignment;
     let base = data.byte_offset() - offset;
     let accessors = column_accessors(name, data, layout);

@@ -7,7 +7,7 @@ use crate::data::GpuDataFormat;
 
 /// The reserved name of a table's index column: a `vertex-list<uint32>` (or `uint16`) column
 /// bound as the index buffer of indexed draws. It never appears in synthesized buffer layouts,
-/// cannot be a constant and blocks [`GpuTable::pack_batches`](super::GpuTable::pack_batches).
+/// cannot be a constant and blocks [`GpuTable::pack_batches`](crate::table::GpuTable::pack_batches).
 /// Exact and case-sensitive.
 pub const RESERVED_INDEX_COLUMN: &str = "indices";
 

@@ -75,14 +75,14 @@ pub struct ColumnsOptions {
 /// | `{columns, numRows, ...}` | [`from_columns`](Self::from_columns) |
 /// | `{vectors, ...}` | [`from_vectors`](Self::from_vectors) |
 pub struct GpuTable {
-    pub(super) schema: GpuSchema,
-    pub(super) buffer_layouts: Option<Vec<BufferLayout>>,
-    pub(super) batches: Vec<GpuRecordBatch>,
-    pub(super) constants: Vec<(String, GpuConstant)>,
-    pub(super) vectors: Vec<GpuVector>,
-    pub(super) data_types: Vec<(String, ReadbackMetadata)>,
-    pub(super) num_rows: u64,
-    pub(super) null_count: u64,
+    pub(in crate::table) schema: GpuSchema,
+    pub(in crate::table) buffer_layouts: Option<Vec<BufferLayout>>,
+    pub(in crate::table) batches: Vec<GpuRecordBatch>,
+    pub(in crate::table) constants: Vec<(String, GpuConstant)>,
+    pub(in crate::table) vectors: Vec<GpuVector>,
+    pub(in crate::table) data_types: Vec<(String, ReadbackMetadata)>,
+    pub(in crate::table) num_rows: u64,
+    pub(in crate::table) null_count: u64,
 }
 
 /// Checks constant names against the first batch's columns and the reserved name.
@@ -447,7 +447,7 @@ impl GpuTable {
     }
 
     /// Recomputes the row and null counts and rebuilds the aggregate vectors.
-    pub(super) fn refresh(&mut self) -> Result<(), TableError> {
+    pub(in crate::table) fn refresh(&mut self) -> Result<(), TableError> {
         let overflow = |what: &str| TableError::Overflow {
             what: format!("the {what} of the table's batches"),
         };

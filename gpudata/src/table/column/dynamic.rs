@@ -8,8 +8,8 @@ use crate::device::Gpu;
 use crate::record::{GpuStruct, encode_rows_to_vec};
 use crate::table::TableError;
 
-use super::copy::create_buffer;
 use super::vector::{GpuVector, rows_in};
+use crate::table::relayout::copy::create_buffer;
 
 /// Options of [`GpuDynamicVector::new`].
 #[derive(Clone, Copy, Debug, PartialEq)]
