@@ -1,9 +1,17 @@
-//! Compile-time behaviour of `#[derive(GpuStruct)]`: `pass/` compiles, and every `fail/<category>/`
-//! case fails with the message pinned in its `.stderr` (Rust 1.95).
+//! Compile-time behaviour, one trybuild run over every case under `tests/ui` (Rust 1.95 pins the
+//! `.stderr` files):
+//! - `pass/` compiles;
+//! - every `fail/<category>/` case fails with the message pinned in its `.stderr`; among them
+//!   `fail/borrow/`, the proofs of decision 4 (ownership by the borrow checker): views and
+//!   children borrow their data or buffer, so they cannot outlive it, survive its `destroy`, or
+//!   watch an ownership transfer; typed children take only their own struct's markers;
+//! - `errors/`: the `#[derive(GpuStruct)]` compile errors of the error catalogue
+//!   (`docs/ERRORS.md`) that `fail/` does not pin.
 
 #[test]
 fn ui() {
     let t = trybuild::TestCases::new();
     t.pass("tests/ui/pass/*.rs");
     t.compile_fail("tests/ui/fail/*/*.rs");
+    t.compile_fail("tests/ui/errors/*.rs");
 }

@@ -1,0 +1,409 @@
+//! The error catalogue (`docs/ERRORS.md`): every [`GpuError`] variant triggered through the
+//! public API on lavapipe, pinned by variant and by its whole rendered message. Tests that
+//! destroy a buffer or the device open their own device, so the shared one stays usable.
+
+use std::sync::Arc;
+
+use gpudata::data::DEFAULT_USAGE;
+use gpudata::{
+    BufferHandle, DataError, Gpu, GpuData, GpuDataDescriptor, GpuDataView, GpuError, GpuStruct,
+    StepMode, TypedGpuData, VertexFormat,
+};
+
+use crate::support::{buffer, gpu};
+
+#[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+#[repr(C)]
+#[gpu(layout = "packed")]
+struct Row {
+    value: f32,
+}
+
+/// A device of its own whose validation errors are printed instead of panicking (wgpu's
+/// default), for tests that break the device or its buffers on purpose.
+fn own_device() -> Gpu {
+    let gpu = Gpu::headless().unwrap_or_else(|e| panic!("{e}"));
+    gpu.device()
+        .on_uncaptured_error(Arc::new(|e| eprintln!("wgpu (expected): {e}")));
+    gpu
+}
+
+fn floats(gpu: &Gpu, values: &[f32], usage: wgpu::BufferUsages) -> GpuData {
+    GpuData::from_slice(gpu, VertexFormat::Float32, values, usage).unwrap()
+}
+
+#[test]
+fn no_adapter() {
+    let error = Gpu::headless_on(wgpu::Backends::empty()).unwrap_err();
+    let GpuError::NoAdapter { reason } = &error else {
+        panic!("expected NoAdapter, found {error:?}");
+    };
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "no gpu adapter found ({reason}); to run without a GPU install a software Vulkan driver: `sudo apt-get install mesa-vulkan-drivers` on Debian or Ubuntu (lavapipe), `mesa-vulkan-drivers` on Fedora"
+        )
+    );
+}
+
+#[test]
+fn request_device_message() {
+    // Every adapter `Gpu::headless` finds opens a device with its own limits and no features,
+    // so a refusal comes only from a broken driver; the message is pinned from the variant.
+    let error = GpuError::RequestDevice {
+        adapter: "llvmpipe".into(),
+        reason: "out of memory".into(),
+    };
+    assert_eq!(
+        error.to_string(),
+        "adapter `llvmpipe` refused to create a device: out of memory"
+    );
+}
+
+#[test]
+fn poll() {
+    // Reading through a shared handle after the owner destroyed the buffer: wgpu refuses the
+    // copy's submission, and waiting for it fails.
+    let gpu = own_device();
+    let data = floats(&gpu, &[1.0, 2.0], DEFAULT_USAGE);
+    let shared = data.share();
+    data.destroy();
+    let error = shared.read_bytes(&gpu).unwrap_err();
+    let GpuError::Poll { reason } = &error else {
+        panic!("expected Poll, found {error:?}");
+    };
+    assert!(reason.contains("submission"), "{reason}");
+    assert_eq!(
+        error.to_string(),
+        format!("waiting for the gpu failed: {reason}")
+    );
+}
+
+#[test]
+fn map() {
+    // The device is gone before the readback maps its staging buffer.
+    let gpu = own_device();
+    let data = floats(&gpu, &[1.0, 2.0], DEFAULT_USAGE);
+    gpu.device().destroy();
+    let error = pollster::block_on(data.read_bytes_async(&gpu)).unwrap_err();
+    let GpuError::Map { reason } = &error else {
+        panic!("expected Map, found {error:?}");
+    };
+    assert_eq!(
+        error.to_string(),
+        format!("mapping the readback buffer failed: {reason}")
+    );
+}
+
+#[test]
+fn missing_usage() {
+    let gpu = gpu();
+    let data = floats(&gpu, &[1.0, 2.0], wgpu::BufferUsages::VERTEX);
+    let error = data.read_bytes(&gpu).unwrap_err();
+    assert_eq!(
+        error,
+        GpuError::MissingUsage {
+            operation: "read back gpu data",
+            required: wgpu::BufferUsages::COPY_SRC,
+            found: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "cannot read back gpu data: the buffer needs usage COPY_SRC but was created with COPY_DST | VERTEX"
+    );
+    // Several flags are joined the same way; no flags at all are said in words.
+    let error = GpuError::MissingUsage {
+        operation: "map the buffer",
+        required: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        found: wgpu::BufferUsages::empty(),
+    };
+    assert_eq!(
+        error.to_string(),
+        "cannot map the buffer: the buffer needs usage MAP_READ | COPY_DST but was created with no usage flags"
+    );
+}
+
+#[test]
+fn buffer_too_large() {
+    let gpu = gpu();
+    let max = gpu.limits().max_buffer_size;
+    let rows = max / 4 + 1;
+    let error = GpuData::zeroed(&gpu, VertexFormat::Float32, rows, DEFAULT_USAGE).unwrap_err();
+    assert_eq!(
+        error,
+        GpuError::BufferTooLarge {
+            size: rows * 4,
+            max
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "a buffer of {} bytes exceeds the device's max_buffer_size {max}",
+            rows * 4
+        )
+    );
+}
+
+#[test]
+fn storage_offset_alignment() {
+    let gpu = gpu();
+    let alignment = gpu.limits().min_storage_buffer_offset_alignment;
+    let buffer = buffer(&gpu, 64, DEFAULT_USAGE);
+    let data = GpuData::new(
+        BufferHandle::Shared(buffer),
+        GpuDataDescriptor::new(VertexFormat::Uint16, 4).with_byte_offset(2),
+    )
+    .unwrap();
+    let error = data.storage_binding(&gpu).unwrap_err();
+    assert_eq!(
+        error,
+        GpuError::StorageOffsetAlignment {
+            byte_offset: 2,
+            alignment
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "storage binding at byte offset 2: the device requires storage buffer offsets to be multiples of {alignment} bytes (limits.min_storage_buffer_offset_alignment); upload the data into its own buffer or place it at an aligned offset"
+        )
+    );
+}
+
+#[test]
+fn storage_binding_size() {
+    let gpu = gpu();
+    let max = gpu.limits().max_storage_buffer_binding_size;
+    let data =
+        GpuData::from_slice(&gpu, VertexFormat::Uint16, &[1u16, 2, 3], DEFAULT_USAGE).unwrap();
+    let error = data.storage_binding(&gpu).unwrap_err();
+    assert_eq!(error, GpuError::StorageBindingSize { size: 6, max });
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "storage binding of 6 bytes: storage bindings must be non-empty multiples of 4 bytes, at most {max} bytes (limits.max_storage_buffer_binding_size)"
+        )
+    );
+}
+
+#[test]
+fn storage_out_of_buffer() {
+    // Two float32 rows every 8 bytes end at byte 12, but a storage binding covers whole rows
+    // (16 bytes), past the 12-byte buffer.
+    let gpu = gpu();
+    let data = GpuData::from_bytes(
+        &gpu,
+        &[0u8; 12],
+        GpuDataDescriptor::new(VertexFormat::Float32, 2).with_byte_stride(8),
+        DEFAULT_USAGE,
+    )
+    .unwrap();
+    let error = data.storage_binding(&gpu).unwrap_err();
+    assert_eq!(
+        error,
+        GpuError::StorageOutOfBuffer {
+            rows: 2,
+            byte_stride: 8,
+            byte_offset: 0,
+            needed: 16,
+            buffer_size: 12
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "storage binding of 2 rows every 8 bytes at byte offset 0 needs 16 bytes, but the buffer holds 12"
+    );
+}
+
+#[test]
+fn vertex_stride() {
+    let gpu = gpu();
+    let max = gpu.limits().max_vertex_buffer_array_stride;
+    let buffer = buffer(&gpu, 64, DEFAULT_USAGE);
+    let view = GpuDataView::new(&buffer, VertexFormat::Float32, 4, 0, Some(6)).unwrap();
+    let error = view.vertex_binding(&gpu, 0, StepMode::Vertex).unwrap_err();
+    assert_eq!(
+        error,
+        GpuError::VertexStride {
+            byte_stride: 6,
+            max
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "vertex binding with byte stride 6: vertex strides must be multiples of 4 bytes, at most {max} (limits.max_vertex_buffer_array_stride)"
+        )
+    );
+}
+
+#[test]
+fn vertex_offset() {
+    let gpu = gpu();
+    let buffer = buffer(&gpu, 64, DEFAULT_USAGE);
+    let view = GpuDataView::new(&buffer, VertexFormat::Float32, 4, 2, Some(4)).unwrap();
+    let error = view.vertex_binding(&gpu, 0, StepMode::Vertex).unwrap_err();
+    assert_eq!(
+        error,
+        GpuError::VertexOffset {
+            format: VertexFormat::Float32,
+            byte_offset: 2,
+            rebase: 2,
+            format_byte_length: 4,
+            byte_stride: 4
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "vertex binding of float32 at byte offset 2: vertex buffers bind at multiples of 4 bytes, and the 2 bytes before the value plus its 4 bytes exceed the byte stride 4"
+    );
+}
+
+#[test]
+fn vertex_data_offset() {
+    let gpu = gpu();
+    let buffer = buffer(&gpu, 64, DEFAULT_USAGE);
+    let data = GpuData::new(
+        BufferHandle::Shared(buffer),
+        GpuDataDescriptor::new(VertexFormat::Float32, 4).with_byte_offset(2),
+    )
+    .unwrap();
+    let error = data.vertex_buffer_slice(&gpu).unwrap_err();
+    assert_eq!(error, GpuError::VertexDataOffset { byte_offset: 2 });
+    assert_eq!(
+        error.to_string(),
+        "gpu data at byte offset 2 cannot be bound as a vertex buffer: vertex buffers bind at multiples of 4 bytes; bind its child views, which rebase their attributes, or move the rows"
+    );
+}
+
+#[test]
+fn empty_binding() {
+    let gpu = gpu();
+    let data = floats(&gpu, &[], DEFAULT_USAGE);
+    let error = data.vertex_buffer_slice(&gpu).unwrap_err();
+    assert_eq!(
+        error,
+        GpuError::EmptyBinding {
+            binding: "vertex buffer"
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "cannot bind an empty range as a vertex buffer: the data has no rows"
+    );
+}
+
+#[test]
+fn staging() {
+    // wgpu hands out no staging memory once the device is destroyed.
+    let gpu = own_device();
+    gpu.device().destroy();
+    let error =
+        GpuData::from_slice(&gpu, VertexFormat::Float32, &[1.0f32; 4], DEFAULT_USAGE).unwrap_err();
+    assert_eq!(
+        error,
+        GpuError::Staging {
+            byte_offset: 0,
+            byte_length: 16
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "wgpu refused to stage 16 bytes for byte offset 0 (out of memory, or a destroyed or mapped buffer)"
+    );
+}
+
+#[test]
+fn vertex_format() {
+    let gpu = gpu();
+    let buffer = buffer(&gpu, 64, DEFAULT_USAGE);
+    let view = GpuDataView::new(&buffer, VertexFormat::Uint8x3Webgl, 4, 0, Some(4)).unwrap();
+    let error = view.vertex_binding(&gpu, 0, StepMode::Vertex).unwrap_err();
+    assert_eq!(
+        error,
+        GpuError::VertexFormat {
+            format: VertexFormat::Uint8x3Webgl
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "vertex binding of uint8x3-webgl: WebGL-only formats cannot be fetched by wgpu"
+    );
+}
+
+#[test]
+fn unaligned_copy() {
+    // A 6-byte buffer made by the application: the readback would copy the partial last word.
+    let gpu = gpu();
+    let buffer = buffer(&gpu, 6, DEFAULT_USAGE);
+    let data = GpuData::new(
+        BufferHandle::Shared(buffer),
+        GpuDataDescriptor::new(VertexFormat::Uint16, 3),
+    )
+    .unwrap();
+    let error = data.read_bytes(&gpu).unwrap_err();
+    assert_eq!(
+        error,
+        GpuError::UnalignedCopy {
+            byte_offset: 0,
+            byte_end: 6,
+            buffer_size: 6
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "cannot copy bytes 0..6 of a 6-byte buffer: copies move whole 4-byte words and the buffer size is not a multiple of 4"
+    );
+}
+
+#[test]
+fn unaligned_write() {
+    // Rows placed 2 bytes into the buffer cannot be written by whole 4-byte words.
+    let gpu = gpu();
+    let buffer = buffer(&gpu, 64, DEFAULT_USAGE);
+    let data = GpuData::new(
+        BufferHandle::Shared(buffer),
+        GpuDataDescriptor::new(Row::FORMAT, 4).with_byte_offset(2),
+    )
+    .unwrap();
+    let rows = TypedGpuData::<Row>::try_from_data(data).unwrap();
+    let error = rows.write_rows(&gpu, 1, &[Row { value: 1.0 }]).unwrap_err();
+    assert_eq!(
+        error,
+        GpuError::UnalignedWrite {
+            byte_offset: 6,
+            byte_length: 4
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "cannot write 4 bytes at byte offset 6: queue writes start at multiples of 4 bytes and cover whole 4-byte words"
+    );
+}
+
+#[test]
+fn data() {
+    // Transparent: the message is the DataError's.
+    let gpu = gpu();
+    let error = GpuData::from_bytes(
+        &gpu,
+        &[0u8; 8],
+        GpuDataDescriptor::new(VertexFormat::Float32, 3),
+        DEFAULT_USAGE,
+    )
+    .unwrap_err();
+    let inner = DataError::OutOfBuffer {
+        what: "gpu data",
+        byte_offset: 0,
+        byte_end: 12,
+        buffer_size: 8,
+    };
+    assert_eq!(error, GpuError::Data(inner.clone()));
+    assert_eq!(error.to_string(), inner.to_string());
+    assert_eq!(
+        error.to_string(),
+        "gpu data exceeds its backing buffer: it covers bytes 0..12 but the buffer holds 8 bytes"
+    );
+}

@@ -1,0 +1,16 @@
+//! GPU data on a real device (lavapipe without a GPU): uploads and readback, views, vertex fetch,
+//! storage layouts, WGSL structs, the device sweep, and the `DataError`/`GpuError` catalogue.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod allocation;
+mod device_sweep;
+mod errors;
+mod gpu_errors;
+mod roundtrip;
+mod smoke;
+mod storage;
+mod validation;
+mod vertex_fetch;
+mod wgsl;

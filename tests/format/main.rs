@@ -1,0 +1,21 @@
+//! Formats, struct layouts and `#[derive(GpuStruct)]` on the host (and the few checks that only
+//! need wgpu's or naga's validation): one test binary, one module per subject.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod derive_layout;
+mod derive_markers;
+mod derive_rows;
+#[cfg(all(feature = "glam", feature = "mint"))]
+mod derive_vectors;
+mod error_catalogue;
+mod errors;
+mod fixtures;
+mod hygiene;
+mod layout_cli;
+mod layout_naga;
+mod layout_vectors;
+mod layout_wgpu;
+pub mod lints;
+mod vectors;

@@ -1,0 +1,496 @@
+//! `add` and the other elementwise arithmetic on the GPU, against the CPU reference and the
+//! spec's vectors (§11.7).
+
+use crate::fixtures::*;
+use gpudata::ops::cpu::{self, HostInput, HostOperand};
+use gpudata::ops::{ArithmeticOp, Constant, GpuOps, OpInput, Operand};
+use gpudata::{DataType, OpError, VertexFormat};
+
+/// A GPU input and its CPU twin over the same bytes.
+struct Pair {
+    bytes: Vec<u8>,
+    buffer: wgpu::Buffer,
+    format: VertexFormat,
+    length: u64,
+    offset: u64,
+    stride: u64,
+}
+
+impl Pair {
+    fn new(ops: &GpuOps, rng: &mut Rng, format: VertexFormat, length: u64, layout: u32) -> Pair {
+        let unit = if format.is_packed_bits() {
+            4
+        } else {
+            format.data_type().byte_length()
+        };
+        // 0: packed at 0; 1: packed at an offset (a segment); 2: strided child of wider rows.
+        let (offset, stride) = match layout {
+            0 => (0, format.byte_length()),
+            1 => (unit * (1 + rng.below(40)), format.byte_length()),
+            _ => {
+                let extra = unit * (1 + rng.below(6));
+                (unit * rng.below(8), format.byte_length() + extra)
+            }
+        };
+        let bytes = random_rows(rng, format, length, offset, stride, 0);
+        let buffer = upload(ops, &bytes);
+        Pair {
+            bytes,
+            buffer,
+            format,
+            length,
+            offset,
+            stride,
+        }
+    }
+
+    fn gpu(&self) -> OpInput<'_> {
+        OpInput::new(&self.buffer, self.format, self.length)
+            .with_byte_offset(self.offset)
+            .with_byte_stride(self.stride)
+    }
+
+    fn cpu(&self) -> HostInput<'_> {
+        HostInput::new(&self.bytes, self.format, self.length)
+            .with_byte_offset(self.offset)
+            .with_byte_stride(self.stride)
+    }
+}
+
+fn exact_expected(op: ArithmeticOp, formats: &[VertexFormat]) -> bool {
+    op != ArithmeticOp::Divide && !formats.iter().any(|f| f.is_normalized())
+}
+
+/// Runs `op` over `pairs` (plus `constants`) on both sides and compares: bit for bit unless a
+/// normalized input or a float division makes the GPU's rounding differ in the last bit.
+fn check(ops: &GpuOps, op: ArithmeticOp, pairs: &[&Pair], constants: &[Constant]) {
+    let mut gpu_operands: Vec<Operand<'_>> = pairs.iter().map(|p| p.gpu().into()).collect();
+    let mut cpu_operands: Vec<HostOperand<'_>> = pairs.iter().map(|p| p.cpu().into()).collect();
+    gpu_operands.extend(constants.iter().map(|c| Operand::from(*c)));
+    cpu_operands.extend(constants.iter().map(|c| HostOperand::from(*c)));
+    let expected = cpu::arithmetic(op, &cpu_operands).unwrap();
+    let plan = ops.plan_arithmetic(op, &gpu_operands).unwrap();
+    let column = plan.run(ops);
+    assert_eq!(column.format(), expected.format());
+    assert_eq!(column.length(), expected.length());
+    let found = column.read_bytes(ops).unwrap();
+    let formats: Vec<VertexFormat> = pairs.iter().map(|p| p.format).collect();
+    let what = format!(
+        "{op} {formats:?} + {} constants, {} rows, layouts {:?}",
+        constants.len(),
+        column.length(),
+        pairs
+            .iter()
+            .map(|p| (p.offset, p.stride))
+            .collect::<Vec<_>>()
+    );
+    if expected.format().data_type() == DataType::Float32 && !exact_expected(op, &formats) {
+        assert_f32_close(&found, expected.bytes(), 2e-6, &what);
+    } else {
+        assert_eq!(found, expected.bytes(), "{what}");
+    }
+}
+
+#[test]
+fn spec_vectors_on_the_gpu() {
+    let ops = ops();
+    let a = upload(
+        &ops,
+        &f32_bytes(&(0..12).map(|v| v as f32).collect::<Vec<_>>()),
+    );
+    let b = upload(
+        &ops,
+        &f32_bytes(&[0., 0., 1., 1., 2., 2., 3., 3., 4., 4., 5., 5.]),
+    );
+    // 85
+    let sum = ops
+        .add(
+            OpInput::new(&a, VertexFormat::Float32x2, 6),
+            OpInput::new(&b, VertexFormat::Float32x2, 6),
+        )
+        .unwrap();
+    assert_eq!(
+        f32s(&sum.read_bytes(&ops).unwrap()),
+        [0., 1., 3., 4., 6., 7., 9., 10., 12., 13., 15., 16.]
+    );
+    // 86
+    let ua = upload(&ops, &u32_bytes(&(0..12).collect::<Vec<_>>()));
+    let ub = upload(&ops, &[0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]);
+    let sum = ops
+        .add(
+            OpInput::new(&ua, VertexFormat::Uint32x2, 6),
+            OpInput::new(&ub, VertexFormat::Uint8x2, 6),
+        )
+        .unwrap();
+    assert_eq!(sum.format(), VertexFormat::Uint32x2);
+    assert_eq!(
+        u32s(&sum.read_bytes(&ops).unwrap()),
+        [0, 1, 3, 4, 6, 7, 9, 10, 12, 13, 15, 16]
+    );
+    // 87
+    let c = upload(&ops, &f32_bytes(&[1., -1., 1., -1.]));
+    let sum = ops
+        .add(
+            OpInput::new(&a, VertexFormat::Float32x3, 4),
+            OpInput::new(&c, VertexFormat::Float32, 4),
+        )
+        .unwrap();
+    assert_eq!(
+        f32s(&sum.read_bytes(&ops).unwrap()),
+        [1., 2., 3., 2., 3., 4., 7., 8., 9., 8., 9., 10.]
+    );
+    // 88
+    let sum = ops
+        .add(OpInput::new(&a, VertexFormat::Float32x3, 4), 1.0)
+        .unwrap();
+    assert_eq!(
+        f32s(&sum.read_bytes(&ops).unwrap()),
+        (1..=12).map(|v| v as f32).collect::<Vec<_>>()
+    );
+    // 90
+    let s = upload(&ops, &[1, 255, 1, 255, 1, 255]);
+    let sum = ops
+        .arithmetic(
+            ArithmeticOp::Add,
+            &[
+                OpInput::new(&a, VertexFormat::Float32x2, 6).into(),
+                OpInput::new(&b, VertexFormat::Float32x2, 6).into(),
+                OpInput::new(&s, VertexFormat::Sint8, 6).into(),
+            ],
+        )
+        .unwrap();
+    assert_eq!(
+        f32s(&sum.read_bytes(&ops).unwrap()),
+        [1., 2., 2., 3., 7., 8., 8., 9., 13., 14., 14., 15.]
+    );
+    // 93: missing lanes are 0.
+    let m = upload(&ops, &f32_bytes(&[2., 2., -1., -1., 0.5, 0.5, -2., -2.]));
+    let product = ops
+        .multiply(
+            OpInput::new(&a, VertexFormat::Float32x3, 4),
+            OpInput::new(&m, VertexFormat::Float32x2, 4),
+        )
+        .unwrap();
+    assert_eq!(
+        f32s(&product.read_bytes(&ops).unwrap()),
+        [0., 2., 0., -3., -4., 0., 3., 3.5, 0., -18., -20., 0.]
+    );
+    // 96: integer division.
+    let n = upload(
+        &ops,
+        &u32_bytes(&[8, 27, 64, 125, 216, 343, 512, 729, 1000, 1331, 1728, 2197]),
+    );
+    let d = upload(&ops, &(2u8..14).collect::<Vec<_>>());
+    let quotient = ops
+        .divide(
+            OpInput::new(&n, VertexFormat::Uint32x2, 6),
+            OpInput::new(&d, VertexFormat::Uint8x2, 6),
+        )
+        .unwrap();
+    assert_eq!(
+        u32s(&quotient.read_bytes(&ops).unwrap()),
+        [4, 9, 16, 25, 36, 49, 64, 81, 100, 121, 144, 169]
+    );
+    // 127: two strided children of one interleaved buffer.
+    let rows = upload(
+        &ops,
+        &f32_bytes(&[1., 2., 10., 20., 3., 4., 30., 40., 5., 6., 50., 60.]),
+    );
+    let sum = ops
+        .add(
+            OpInput::new(&rows, VertexFormat::Float32x2, 3).with_byte_stride(16),
+            OpInput::new(&rows, VertexFormat::Float32x2, 3)
+                .with_byte_offset(8)
+                .with_byte_stride(16),
+        )
+        .unwrap();
+    assert_eq!(
+        f32s(&sum.read_bytes(&ops).unwrap()),
+        [11., 22., 33., 44., 55., 66.]
+    );
+}
+
+#[test]
+fn every_format_against_itself_and_float32_in_every_layout() {
+    let ops = ops();
+    let mut rng = Rng::new(1);
+    for (i, &format) in VertexFormat::ALL.iter().enumerate() {
+        let length = [0, 1, 7, 300, 1025][i % 5] + rng.below(3);
+        let layout = (i % 3) as u32;
+        let a = Pair::new(&ops, &mut rng, format, length, layout);
+        let b = Pair::new(&ops, &mut rng, format, length, (layout + 1) % 3);
+        check(&ops, ArithmeticOp::Add, &[&a, &b], &[]);
+        let f = Pair::new(&ops, &mut rng, VertexFormat::Float32x3, length, 2);
+        check(&ops, ArithmeticOp::Add, &[&a, &f], &[]);
+    }
+}
+
+#[test]
+fn mixed_types_follow_the_join_and_every_op_agrees() {
+    let ops = ops();
+    let mut rng = Rng::new(2);
+    let formats = [
+        VertexFormat::Uint8x4,
+        VertexFormat::Sint8x2,
+        VertexFormat::Uint16,
+        VertexFormat::Sint16x4,
+        VertexFormat::Sint32x3,
+        VertexFormat::Uint32x2,
+        VertexFormat::Float16x4,
+        VertexFormat::Unorm8x4,
+        VertexFormat::Snorm16x2,
+        VertexFormat::Unorm10_10_10_2,
+        VertexFormat::Float32,
+    ];
+    let ops_list = [
+        ArithmeticOp::Add,
+        ArithmeticOp::Subtract,
+        ArithmeticOp::Multiply,
+        ArithmeticOp::Divide,
+    ];
+    for (i, &fa) in formats.iter().enumerate() {
+        for (j, &fb) in formats.iter().enumerate() {
+            let length = 50 + rng.below(200);
+            let a = Pair::new(&ops, &mut rng, fa, length, ((i + j) % 3) as u32);
+            let b = Pair::new(&ops, &mut rng, fb, length, (i % 3) as u32);
+            check(&ops, ops_list[(i + j) % 4], &[&a, &b], &[]);
+        }
+    }
+}
+
+#[test]
+fn three_operands_and_constants() {
+    let ops = ops();
+    let mut rng = Rng::new(3);
+    let a = Pair::new(&ops, &mut rng, VertexFormat::Float32x3, 333, 2);
+    let b = Pair::new(&ops, &mut rng, VertexFormat::Sint16x2, 333, 1);
+    let c = Pair::new(&ops, &mut rng, VertexFormat::Uint8, 333, 0);
+    check(&ops, ArithmeticOp::Add, &[&a, &b, &c], &[]);
+    check(
+        &ops,
+        ArithmeticOp::Multiply,
+        &[&a, &b],
+        &[
+            Constant::vector(&[0.5, -2.0]).unwrap(),
+            Constant::scalar(3.0),
+        ],
+    );
+    check(
+        &ops,
+        ArithmeticOp::Subtract,
+        &[&c],
+        &[Constant::vector(&[1.0, 2.0, 3.0, 4.0]).unwrap()],
+    );
+}
+
+#[test]
+fn eight_and_sixteen_bit_outputs_pack_whole_words() {
+    let ops = ops();
+    let mut rng = Rng::new(4);
+    // uint8 + uint8 -> uint8 (16 rows per invocation), uint8x3-webgl output, sint16 outputs,
+    // lengths that are not a multiple of the rows per invocation.
+    for (fa, fb, expected) in [
+        (
+            VertexFormat::Uint8,
+            VertexFormat::Uint8,
+            VertexFormat::Uint8,
+        ),
+        (
+            VertexFormat::Uint8x3Webgl,
+            VertexFormat::Uint8,
+            VertexFormat::Uint8x3Webgl,
+        ),
+        (
+            VertexFormat::Uint8x2,
+            VertexFormat::Sint8x2,
+            VertexFormat::Sint16x2,
+        ),
+        (
+            VertexFormat::Uint16x3Webgl,
+            VertexFormat::Uint16,
+            VertexFormat::Uint16x3Webgl,
+        ),
+        (
+            VertexFormat::Sint8x4,
+            VertexFormat::Sint8,
+            VertexFormat::Sint8x4,
+        ),
+    ] {
+        for length in [1, 15, 17, 1000] {
+            let a = Pair::new(&ops, &mut rng, fa, length, 0);
+            let b = Pair::new(&ops, &mut rng, fb, length, 2);
+            check(&ops, ArithmeticOp::Add, &[&a, &b], &[]);
+            let out = ops.add(a.gpu(), b.gpu()).unwrap();
+            assert_eq!(out.format(), expected);
+        }
+    }
+}
+
+#[test]
+fn more_workgroups_than_one_dimension_holds() {
+    // A device limited to 16 workgroups per dimension and one invocation per workgroup: 1000 rows
+    // of float32 need 250 workgroups, dispatched as 16 x 16.
+    let ops = ops_with(
+        |l| l.max_compute_workgroups_per_dimension = 16,
+        gpudata::ops::OpsConfig {
+            workgroup_size: 1,
+            rows_per_thread: None,
+            ..Default::default()
+        },
+    );
+    let mut rng = Rng::new(5);
+    let a = Pair::new(&ops, &mut rng, VertexFormat::Float32, 1000, 0);
+    let b = Pair::new(&ops, &mut rng, VertexFormat::Float32, 1000, 1);
+    let plan = ops
+        .plan_arithmetic(ArithmeticOp::Add, &[a.gpu().into(), b.gpu().into()])
+        .unwrap();
+    assert_eq!(plan.workgroups(), (16, 16));
+    drop(plan);
+    check(&ops, ArithmeticOp::Add, &[&a, &b], &[]);
+    // 5000 rows need 1250 workgroups: more than 16 x 16.
+    let big = Pair::new(&ops, &mut rng, VertexFormat::Float32, 5000, 0);
+    let err = ops.add(big.gpu(), big.gpu()).unwrap_err();
+    assert_eq!(
+        err,
+        OpError::DispatchTooLarge {
+            op: "add",
+            workgroups: 1250,
+            limit: 16
+        }
+    );
+}
+
+#[test]
+fn fast_path_reads_and_writes_vec4() {
+    let ops = ops();
+    let mut rng = Rng::new(6);
+    let a = Pair::new(&ops, &mut rng, VertexFormat::Float32, 4096, 0);
+    let b = Pair::new(&ops, &mut rng, VertexFormat::Float32, 4096, 0);
+    let plan = ops
+        .plan_arithmetic(ArithmeticOp::Add, &[a.gpu().into(), b.gpu().into()])
+        .unwrap();
+    assert_eq!(plan.rows_per_invocation(), 4);
+    let wgsl = plan.wgsl().unwrap();
+    assert_eq!(wgsl.matches("array<vec4<u32>>").count(), 3, "{wgsl}");
+    assert_eq!(plan.bytes_moved(), 3 * 4096 * 4);
+    // Pipelines are cached by what shapes them, not by length or offset.
+    let before = ops.cached_pipelines();
+    let c = Pair::new(&ops, &mut rng, VertexFormat::Float32, 1000, 0);
+    let d = Pair::new(&ops, &mut rng, VertexFormat::Float32, 1000, 0);
+    ops.add(c.gpu(), d.gpu()).unwrap();
+    assert_eq!(ops.cached_pipelines(), before);
+    // 77 values end 4 bytes into a 16-byte unit of buffers padded to 4 bytes: the bulk still
+    // reads vec4s and a tail dispatch reads the last rows as words.
+    for length in [77, 2, 300 + 1] {
+        let c = Pair::new(&ops, &mut rng, VertexFormat::Float32, length, 0);
+        let d = Pair::new(&ops, &mut rng, VertexFormat::Float32, length, 1);
+        let plan = ops
+            .plan_arithmetic(ArithmeticOp::Add, &[c.gpu().into(), d.gpu().into()])
+            .unwrap();
+        assert_eq!(
+            plan.dispatches(),
+            if length > 64 { 2 } else { 1 },
+            "{length}"
+        );
+        drop(plan);
+        check(&ops, ArithmeticOp::Add, &[&c, &d], &[]);
+    }
+}
+
+#[test]
+fn errors_name_the_problem() {
+    let ops = ops();
+    let mut rng = Rng::new(7);
+    let a = Pair::new(&ops, &mut rng, VertexFormat::Float32x2, 10, 0);
+    let b = Pair::new(&ops, &mut rng, VertexFormat::Float32x2, 11, 0);
+    let err = ops.add(a.gpu(), b.gpu()).unwrap_err();
+    assert_eq!(
+        err,
+        OpError::LengthMismatch {
+            op: "add",
+            input: 1,
+            expected: 10,
+            found: 11
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "add: input 1 has 11 rows, expected 10 like input 0"
+    );
+    assert_eq!(cpu::add(a.cpu(), b.cpu()).unwrap_err(), err);
+
+    let misaligned = OpInput::new(&a.buffer, VertexFormat::Float32, 4).with_byte_offset(2);
+    assert!(matches!(
+        ops.add(misaligned, misaligned).unwrap_err(),
+        OpError::Misaligned {
+            op: "add",
+            input: 0,
+            alignment: 4,
+            ..
+        }
+    ));
+    let past_end = OpInput::new(&a.buffer, VertexFormat::Float32x2, 11);
+    assert_eq!(
+        ops.add(past_end, past_end).unwrap_err(),
+        OpError::OutOfBounds {
+            op: "add",
+            input: 0,
+            needed: 88,
+            available: 80
+        }
+    );
+    let narrow = OpInput::new(&a.buffer, VertexFormat::Float32x2, 4).with_byte_stride(4);
+    assert!(matches!(
+        ops.add(narrow, narrow).unwrap_err(),
+        OpError::StrideTooSmall {
+            byte_stride: 4,
+            byte_length: 8,
+            ..
+        }
+    ));
+    assert_eq!(
+        ops.arithmetic(ArithmeticOp::Add, &[1.0.into(), 2.0.into()])
+            .unwrap_err(),
+        OpError::NoGpuInput { op: "add" }
+    );
+    assert!(matches!(
+        Constant::vector(&[1.0; 5]).unwrap_err(),
+        OpError::ConstantLanes { lanes: 5, .. }
+    ));
+}
+
+#[test]
+fn binding_limits_are_checked_against_the_device() {
+    // Eight storage buffers per stage: seven distinct inputs and the output fit, eight do not.
+    let ops = ops_with_limits(|l| l.max_storage_buffers_per_shader_stage = 8);
+    let mut rng = Rng::new(8);
+    let pairs: Vec<Pair> = (0..8)
+        .map(|_| Pair::new(&ops, &mut rng, VertexFormat::Float32, 100, 0))
+        .collect();
+    let operands: Vec<Operand<'_>> = pairs.iter().map(|p| p.gpu().into()).collect();
+    ops.arithmetic(ArithmeticOp::Add, &operands[..7]).unwrap();
+    let err = ops.arithmetic(ArithmeticOp::Add, &operands).unwrap_err();
+    assert_eq!(
+        err,
+        OpError::TooManyBindings {
+            op: "add",
+            what: "storage buffers per shader stage",
+            needed: 9,
+            limit: 8
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "add: needs 9 storage buffers per shader stage, exceeding the device limit 8"
+    );
+    // Views of one buffer bind once: eight segments of one buffer need two bindings.
+    let segmented = upload(&ops, &rng.bytes(8 * 400));
+    let segments: Vec<Operand<'_>> = (0..8)
+        .map(|s| {
+            OpInput::new(&segmented, VertexFormat::Float32, 100)
+                .with_byte_offset(s * 400)
+                .into()
+        })
+        .collect();
+    ops.arithmetic(ArithmeticOp::Add, &segments).unwrap();
+}

@@ -1,0 +1,13 @@
+//! Operations on the GPU against the CPU reference: arithmetic, `fround`, interleave and
+//! deinterleave, inputs split over several bindings, and the `OpError` catalogue.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod add;
+mod deinterleave;
+mod errors;
+mod fixtures;
+mod fround;
+mod interleave;
+mod split;

@@ -1,0 +1,11 @@
+//! Tables, vectors, segmented layouts and their conversions on the device, rendering and storage
+//! bindings, and the `TableError` catalogue.
+
+mod dynamic;
+mod errors;
+mod fixtures;
+mod formats;
+mod render;
+mod segmented;
+mod split;
+mod vectors;
