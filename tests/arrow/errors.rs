@@ -16,11 +16,9 @@ use gpudata::arrow::{
     default_format, record_batch_to_segmented, upload_source, vertex_format_for_shader,
 };
 use gpudata::data::DEFAULT_USAGE;
-use gpudata::{
-    DataType, Gpu, GpuData, GpuError, GpuVectorFormat, OpError, ShaderType, VertexFormat,
-};
+use gpudata::{DataType, GpuData, GpuError, GpuVectorFormat, OpError, ShaderType, VertexFormat};
 
-use crate::support::gpu;
+use crate::support::{gpu, limited_gpu};
 
 fn fsl(child: ArrowType, size: i32) -> ArrowType {
     ArrowType::FixedSizeList(Arc::new(Field::new_list_field(child, false)), size)
@@ -28,24 +26,6 @@ fn fsl(child: ArrowType, size: i32) -> ArrowType {
 
 fn shader(s: &str) -> ShaderType {
     s.parse().unwrap()
-}
-
-/// A device of the lavapipe adapter with some limits lowered.
-fn small_device(adjust: impl FnOnce(&mut wgpu::Limits)) -> Gpu {
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    let adapter =
-        pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
-            .unwrap_or_else(|e| panic!("no adapter (install `mesa-vulkan-drivers`): {e}"));
-    let mut limits = adapter.limits();
-    adjust(&mut limits);
-    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        label: Some("errors_arrow"),
-        required_limits: limits,
-        ..Default::default()
-    }))
-    .unwrap_or_else(|e| panic!("the adapter refused a device: {e}"));
-    Gpu::from_device_queue(device, queue)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -394,7 +374,7 @@ fn readback_length() {
 
 #[test]
 fn device_limit() {
-    let small = small_device(|l| l.max_buffer_size = 1024);
+    let small = limited_gpu("errors_arrow", |l| l.max_buffer_size = 1024);
     let big = Float32Array::from(vec![0.0; 300]);
     let field = Field::new("heights", ArrowType::Float32, false);
     let error = array_to_gpu(&small, &field, &big, &ColumnOptions::default()).unwrap_err();
@@ -507,7 +487,7 @@ fn gpu_readback() {
 fn op() {
     // fround on a device that binds at most 8 bytes of storage: long columns are split into
     // runs of rows, but one invocation writes two float32x2 rows (16 bytes) at once.
-    let small = small_device(|l| l.max_storage_buffer_binding_size = 8);
+    let small = limited_gpu("errors_arrow", |l| l.max_storage_buffer_binding_size = 8);
     let field = Field::new("xs", ArrowType::Float64, false);
     let values = Float64Array::from(vec![0.5; 1024]);
     let options = ColumnOptions {
@@ -536,7 +516,7 @@ fn op() {
 #[test]
 fn op_in_segmented() {
     // The same refusal when the fround column is a segment of a segmented table.
-    let small = small_device(|l| l.max_storage_buffer_binding_size = 8);
+    let small = limited_gpu("errors_arrow", |l| l.max_storage_buffer_binding_size = 8);
     let batch =
         RecordBatch::try_from_iter([("xs", Arc::new(Float64Array::from(vec![0.5; 1024])) as _)])
             .unwrap();

@@ -412,23 +412,7 @@ fn record_batch_drawn_with_formats_from_shader_inputs() {
 
 #[test]
 fn columns_beyond_the_device_limit_are_refused_by_name() {
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    let adapter =
-        pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
-            .unwrap_or_else(|e| {
-                panic!("no adapter ({e}); install mesa-vulkan-drivers for lavapipe")
-            });
-    let limits = wgpu::Limits {
-        max_buffer_size: 1024,
-        ..adapter.limits()
-    };
-    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        required_limits: limits,
-        ..Default::default()
-    }))
-    .unwrap();
-    let small = gpudata::Gpu::from_device_queue(device, queue);
+    let small = support::limited_gpu("arrow gpu", |l| l.max_buffer_size = 1024);
     assert_eq!(small.limits().max_buffer_size, 1024);
     let big = Float32Array::from(vec![0.0; 300]);
     let e = array_to_gpu(

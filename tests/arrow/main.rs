@@ -2,7 +2,7 @@
 //! segmented tables, the `arrow_roundtrip` example, and the `ArrowError` catalogue.
 
 #[path = "../support/mod.rs"]
-mod support;
+pub mod support;
 
 mod errors;
 mod gpu;

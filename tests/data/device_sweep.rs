@@ -5,14 +5,9 @@
 //! `GPUDATA_SWEEP_CASES` sets the number of layouts (default 1000, sized for CI on lavapipe; the
 //! H200 run in RELIABILITY.md used more) and `GPUDATA_SWEEP_SEED` the first seed.
 
-use crate::support::{Rng, attribute_probe_shader, gpu, shader, validation_error};
+use crate::support::{Rng, USAGE, attribute_probe_shader, gpu, shader, validation_error};
 use gpudata::data::GpuDataDescriptor;
 use gpudata::{DataType, Gpu, GpuData, GpuDataStructFormat, StepMode, StructLayout, VertexFormat};
-
-const USAGE: wgpu::BufferUsages = wgpu::BufferUsages::VERTEX
-    .union(wgpu::BufferUsages::STORAGE)
-    .union(wgpu::BufferUsages::COPY_SRC)
-    .union(wgpu::BufferUsages::COPY_DST);
 
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name)

@@ -2,7 +2,7 @@
 //! storage layouts, WGSL structs, the device sweep, and the `DataError`/`GpuError` catalogue.
 
 #[path = "../support/mod.rs"]
-mod support;
+pub mod support;
 
 mod allocation;
 mod device_sweep;

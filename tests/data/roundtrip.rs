@@ -5,14 +5,12 @@
 
 use crate::support;
 
-use crate::support::Rng;
+use crate::support::{Rng, USAGE};
 use gpudata::{
     BufferHandle, DataError, GpuData, GpuDataDescriptor, GpuDataStructFormat, GpuError, GpuStruct,
     HostValues, StructLayout, TypedGpuData, Unorm8x4, VertexFormat,
 };
 use half::f16;
-
-const USAGE: wgpu::BufferUsages = gpudata::data::DEFAULT_USAGE;
 
 /// Host layout = GPU layout: uploads are one memcpy per staging chunk.
 #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
@@ -46,7 +44,7 @@ struct Storage {
 fn vertex(rng: &mut Rng) -> Vertex {
     Vertex {
         position: [rng.f32(), rng.f32(), rng.f32()],
-        color: Unorm8x4(rng.bytes()),
+        color: Unorm8x4(rng.array()),
         uv: [rng.next_u32() as u16, rng.next_u32() as u16],
     }
 }
@@ -63,7 +61,7 @@ fn storage(rng: &mut Rng) -> Storage {
     Storage {
         id: rng.next_u32(),
         position: [rng.f32(), rng.f32(), rng.f32()],
-        color: Unorm8x4(rng.bytes()),
+        color: Unorm8x4(rng.array()),
         half2: [f16::from_f32(rng.f32()), f16::from_f32(rng.f32())],
     }
 }

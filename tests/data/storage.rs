@@ -33,7 +33,7 @@ fn particle(rng: &mut Rng) -> Particle {
         mass: rng.f32(),
         velocity: [rng.f32(), rng.f32()],
         id: rng.next_u32(),
-        color: Unorm8x4(rng.bytes()),
+        color: Unorm8x4(rng.array()),
         half4: std::array::from_fn(|_| f16::from_f32(rng.f32())),
         flags: [rng.next_u32() as u16, rng.next_u32() as u16],
         tint: Unorm10_10_10_2(rng.next_u32()),

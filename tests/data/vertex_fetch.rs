@@ -45,10 +45,10 @@ fn random_row(rng: &mut Rng) -> Every {
     Every {
         tag: rng.next_u32() as u8,
         unorm8: Unorm8(rng.next_u32() as u8),
-        sint8x2: rng.bytes::<2>().map(|b| b as i8),
-        unorm8x2: Unorm8x2(rng.bytes()),
-        uint8x4: rng.bytes(),
-        snorm8x4: Snorm8x4(rng.bytes::<4>().map(|b| b as i8)),
+        sint8x2: rng.array::<2>().map(|b| b as i8),
+        unorm8x2: Unorm8x2(rng.array()),
+        uint8x4: rng.array(),
+        snorm8x4: Snorm8x4(rng.array::<4>().map(|b| b as i8)),
         uint16x2: [rng.next_u32() as u16, rng.next_u32() as u16],
         sint16x4: std::array::from_fn(|_| rng.next_u32() as i16),
         unorm16x4: Unorm16x4(std::array::from_fn(|_| rng.next_u32() as u16)),
@@ -60,7 +60,7 @@ fn random_row(rng: &mut Rng) -> Every {
         uint32x2: [rng.next_u32(), rng.next_u32()],
         sint32: rng.next_u32() as i32,
         rgb10a2: Unorm10_10_10_2(rng.next_u32()),
-        bgra: Unorm8x4Bgra(rng.bytes()),
+        bgra: Unorm8x4Bgra(rng.array()),
     }
 }
 

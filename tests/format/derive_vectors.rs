@@ -3,13 +3,11 @@
 //! arrays, encode then decode returns the rows, and typed children read the vectors back from a
 //! device.
 
-use crate::support;
+use crate::support::{self, USAGE};
 
 use gpudata::record::{decode_rows, encode_rows_to_vec, fields_as_bytes, rows_as_bytes};
 use gpudata::{GpuConstant, GpuData, GpuField, GpuStruct, TypedGpuData, VertexFormat};
 use half::f16;
-
-const USAGE: wgpu::BufferUsages = gpudata::data::DEFAULT_USAGE;
 
 /// mint fields, host layout = GPU layout.
 #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]

@@ -8,29 +8,31 @@
     reason = "local items shadow primitives and prelude names on purpose"
 )]
 
-// Shadows of primitive types and prelude items the expansion might otherwise pick up.
-struct u8;
-struct u32;
+// Shadows of the names the expansion (`gpudata-derive/src/expand.rs`, `fallback.rs`) reaches by
+// absolute path: primitive types still resolve without the prelude, so a bare `usize` or `bool`
+// in the output would pick these up; the prelude items and traits would be found here.
 struct u64;
 struct usize;
-struct f32;
 struct bool;
 struct str;
 struct Option;
 struct Some;
 struct None;
-struct Result;
 trait Copy {}
-trait Clone {}
 trait GpuStruct {}
 trait GpuField {}
-// A local module named like the crates the expansion reaches through `::`.
+trait GpuFieldMarker {}
+trait GpuFieldOf {}
+// Local modules named like the crates and modules the expansion reaches through `::`
+// (`::core::…`, `::gpudata::__private::…`, `…::__private::wgpu::…`).
 mod core {}
 mod gpudata {}
-// Names the expansion declares inside its `const _` block.
-const __FACTS: () = ();
-const __LAYOUT: () = ();
-fn __private() {}
+mod __private {}
+mod wgpu {}
+// Not shadowed: `__gpudata_spot` and `__gpudata_msg`, the names the expansion binds in the
+// pattern of its problem `const`. A constant of either name in scope turns the binding into a
+// constant pattern and breaks the derive (mixed-site spans do not prevent it), so the
+// `__gpudata` prefix is reserved; the expansion would need a pattern without bindings to lift it.
 
 #[derive(::core::clone::Clone, ::core::marker::Copy, ::gpudata::GpuStruct)]
 #[repr(C)]

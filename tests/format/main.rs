@@ -2,7 +2,7 @@
 //! need wgpu's or naga's validation): one test binary, one module per subject.
 
 #[path = "../support/mod.rs"]
-mod support;
+pub mod support;
 
 mod derive_layout;
 mod derive_markers;

@@ -8,52 +8,17 @@ use gpudata::data::DEFAULT_USAGE;
 use gpudata::ops::{ArithmeticOp, Constant, GpuOps, OpInput, OpsConfig, RowsInput};
 use gpudata::{GpuData, GpuDataStructFormat, OpError, StructLayout, VertexFormat};
 
+use crate::fixtures::{f32_bytes, ops_with, upload};
 use crate::support::{buffer, gpu};
 
-/// Operations on the test binary's device.
+/// Operations on the test binary's device (the tests make buffers on it with `gpu()`).
 fn ops() -> GpuOps {
     static OPS: OnceLock<GpuOps> = OnceLock::new();
     OPS.get_or_init(|| GpuOps::from_gpu(&gpu())).clone()
 }
 
-/// Operations on a device of the same adapter with some limits lowered.
-fn ops_with_limits(adjust: impl FnOnce(&mut wgpu::Limits), config: OpsConfig) -> GpuOps {
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-        force_fallback_adapter: false,
-        ..Default::default()
-    }))
-    .unwrap_or_else(|e| panic!("no adapter (install `mesa-vulkan-drivers`): {e}"));
-    let mut limits = adapter.limits();
-    adjust(&mut limits);
-    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        label: Some("errors_ops"),
-        required_features: wgpu::Features::empty(),
-        required_limits: limits,
-        ..Default::default()
-    }))
-    .unwrap_or_else(|e| panic!("the adapter refused a device: {e}"));
-    GpuOps::with_config(&device, &queue, config)
-}
-
 fn floats(ops: &GpuOps, values: &[f32]) -> wgpu::Buffer {
-    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    storage(ops, &bytes)
-}
-
-fn storage(ops: &GpuOps, bytes: &[u8]) -> wgpu::Buffer {
-    use wgpu::util::DeviceExt as _;
-    let mut padded = bytes.to_vec();
-    padded.resize(bytes.len().next_multiple_of(4).max(4), 0);
-    ops.device()
-        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("errors_ops input"),
-            contents: &padded,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST,
-        })
+    upload(ops, &f32_bytes(values))
 }
 
 fn pair_format() -> GpuDataStructFormat {
@@ -309,7 +274,7 @@ fn field_format_mismatch() {
 fn unknown_field() {
     let ops = ops();
     let format = pair_format();
-    let rows = storage(&ops, &[0u8; 64]);
+    let rows = upload(&ops, &[0u8; 64]);
     let input = RowsInput::new(&rows, &format, 4);
     let error = ops.deinterleave(&input, Some(&["velocity"])).unwrap_err();
     assert_eq!(
@@ -328,7 +293,7 @@ fn unknown_field() {
 #[test]
 fn too_many_bindings() {
     // Four storage buffers per stage: three distinct inputs and the output fit, four do not.
-    let ops = ops_with_limits(
+    let ops = ops_with(
         |l| l.max_storage_buffers_per_shader_stage = 4,
         OpsConfig::default(),
     );
@@ -359,7 +324,7 @@ fn too_large() {
     // A device that binds at most 1 KiB of storage. Columns larger than that are split into
     // runs of rows, but one row whose values lie 2000 bytes apart (both fields of 2 KiB rows)
     // cannot be.
-    let ops = ops_with_limits(
+    let ops = ops_with(
         |l| l.max_storage_buffer_binding_size = 1024,
         OpsConfig::default(),
     );
@@ -393,7 +358,7 @@ fn too_large() {
 #[test]
 fn dispatch_too_large() {
     // 16 workgroups per dimension of one invocation each: 5000 rows need 1250 > 16 x 16.
-    let ops = ops_with_limits(
+    let ops = ops_with(
         |l| l.max_compute_workgroups_per_dimension = 16,
         OpsConfig {
             workgroup_size: 1,

@@ -1,54 +1,31 @@
-//! Shared helpers of the `ops_*` tests: a device (lavapipe in CI; a missing adapter fails, with
-//! the package to install), uploads, random values of every format, and GPU-vs-CPU comparison.
-#![allow(dead_code)] // Each test file uses a different subset.
+//! Helpers of the operation tests: operations on the shared device or on one with lowered
+//! limits or other tuning, uploads, random values of every format, and GPU-vs-CPU comparison.
+//! The byte helpers and the generator come from `support`, re-exported for the tests' `use
+//! crate::fixtures::*`.
 
 use gpudata::ops::GpuOps;
 use gpudata::{GpuDataStructFormat, StructLayout, VertexFormat};
 use wgpu::util::DeviceExt as _;
+
+pub use crate::support::{Rng, f32_bytes, f32s, u32_bytes, u32s};
 
 /// A device with the adapter's own limits, adjusted by `adjust`.
 pub fn ops_with_limits(adjust: impl FnOnce(&mut wgpu::Limits)) -> GpuOps {
     ops_with(adjust, gpudata::ops::OpsConfig::default())
 }
 
-/// Operations on [`gpudata::Gpu::headless`] (the adapter's own limits, default tuning).
+/// Operations on a new [`gpudata::Gpu::headless`] device (the adapter's own limits, default
+/// tuning). Each test gets its own device and queue: lavapipe runs one queue's work in order, so
+/// the operation tests, run in parallel, would wait on one another on the shared device.
 pub fn ops() -> GpuOps {
-    let gpu = gpudata::Gpu::headless().unwrap_or_else(|e| {
-        panic!("GPU tests need an adapter (install `mesa-vulkan-drivers` for lavapipe): {e}")
-    });
+    let gpu = gpudata::Gpu::headless().unwrap_or_else(|e| panic!("{e}"));
     GpuOps::from_gpu(&gpu)
 }
 
-/// A device with adjusted limits and a given tuning.
+/// Operations on a new device with the limits `adjust` sets, and the tuning `config`.
 pub fn ops_with(adjust: impl FnOnce(&mut wgpu::Limits), config: gpudata::ops::OpsConfig) -> GpuOps {
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-        power_preference: wgpu::PowerPreference::HighPerformance,
-        ..Default::default()
-    }))
-    .or_else(|_| {
-        pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-            force_fallback_adapter: true,
-            ..Default::default()
-        }))
-    })
-    .unwrap_or_else(|e| {
-        panic!(
-            "no wgpu adapter ({e}): GPU tests need one; on Debian/Ubuntu install the software \
-             Vulkan driver with `apt-get install mesa-vulkan-drivers` (lavapipe)"
-        )
-    });
-    let mut limits = adapter.limits();
-    adjust(&mut limits);
-    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        label: Some("ops tests"),
-        required_features: wgpu::Features::empty(),
-        required_limits: limits,
-        ..Default::default()
-    }))
-    .unwrap_or_else(|e| panic!("the adapter refused a device: {e}"));
-    GpuOps::with_config(&device, &queue, config)
+    let gpu = crate::support::limited_gpu("ops tests", adjust);
+    GpuOps::with_config(gpu.device(), gpu.queue(), config)
 }
 
 /// Operations on a device with the adapter's own limits, `workgroup_size` invocations per
@@ -77,39 +54,6 @@ pub fn upload(ops: &GpuOps, bytes: &[u8]) -> wgpu::Buffer {
                 | wgpu::BufferUsages::COPY_SRC
                 | wgpu::BufferUsages::COPY_DST,
         })
-}
-
-/// A small deterministic generator (xorshift64*), so failures reproduce.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    pub fn next_u32(&mut self) -> u32 {
-        (self.next_u64() >> 32) as u32
-    }
-
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n.max(1)
-    }
-
-    /// A float in `[-range, range)` with random low mantissa bits.
-    pub fn f32_in(&mut self, range: f32) -> f32 {
-        ((self.next_u32() >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0) * range
-    }
-
-    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next_u32() as u8).collect()
-    }
 }
 
 /// Random bytes of one value of `format`: floats finite and moderate (no subnormals, so GPUs
@@ -198,30 +142,4 @@ pub fn assert_f32_close(gpu: &[u8], cpu: &[u8], tolerance: f32, what: &str) {
             c.to_bits()
         );
     }
-}
-
-/// Little-endian `f32` bytes.
-pub fn f32_bytes(values: &[f32]) -> Vec<u8> {
-    values.iter().flat_map(|v| v.to_le_bytes()).collect()
-}
-
-/// Little-endian `u32` bytes.
-pub fn u32_bytes(values: &[u32]) -> Vec<u8> {
-    values.iter().flat_map(|v| v.to_le_bytes()).collect()
-}
-
-/// `f32`s of little-endian bytes.
-pub fn f32s(bytes: &[u8]) -> Vec<f32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
-}
-
-/// `u32`s of little-endian bytes.
-pub fn u32s(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
 }

@@ -2,7 +2,7 @@
 //! deinterleave, inputs split over several bindings, and the `OpError` catalogue.
 
 #[path = "../support/mod.rs"]
-mod support;
+pub mod support;
 
 mod add;
 mod deinterleave;

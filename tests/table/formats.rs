@@ -4,21 +4,11 @@
 //! cannot fetch, are checked through storage alone.
 
 use crate::fixtures::{bytes, compute_capture, gpu, render_capture};
+use crate::support::Rng;
 use gpudata::table::{ColumnsOptions, GpuColumn, GpuConstant, GpuTable, GpuVector, RenderOptions};
 use gpudata::{GpuDataDescriptor, HostValues, PrimitiveType, VertexFormat};
 
 const ROWS: usize = 16;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
 
 /// Packed values of `format`: random bits for integer formats, finite values for floats.
 fn values(format: VertexFormat, rng: &mut Rng) -> Vec<u8> {
@@ -28,19 +18,19 @@ fn values(format: VertexFormat, rng: &mut Rng) -> Vec<u8> {
         match format.data_type() {
             gpudata::DataType::Float32 => {
                 for _ in 0..components {
-                    let v = (rng.next() % 20_001) as f32 / 100.0 - 100.0;
+                    let v = (rng.next_u64() % 20_001) as f32 / 100.0 - 100.0;
                     out.extend_from_slice(&v.to_le_bytes());
                 }
             }
             gpudata::DataType::Float16 => {
                 for _ in 0..components {
-                    let v = (rng.next() % 2001) as f32 / 10.0 - 100.0;
+                    let v = (rng.next_u64() % 2001) as f32 / 10.0 - 100.0;
                     out.extend_from_slice(&half::f16::from_f32(v).to_le_bytes());
                 }
             }
             _ => {
                 for _ in 0..format.byte_length() {
-                    out.push(rng.next() as u8);
+                    out.push(rng.next_u64() as u8);
                 }
             }
         }
@@ -242,7 +232,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {{
 #[test]
 fn every_format_agrees_through_host_vertex_fetch_and_storage() {
     let gpu = gpu();
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     for format in VertexFormat::ALL {
         let packed = values(format, &mut rng);
         let expected = host_words(format, &packed);

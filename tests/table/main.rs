@@ -1,6 +1,9 @@
 //! Tables, vectors, segmented layouts and their conversions on the device, rendering and storage
 //! bindings, and the `TableError` catalogue.
 
+#[path = "../support/mod.rs"]
+pub mod support;
+
 mod dynamic;
 mod errors;
 mod fixtures;

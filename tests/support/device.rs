@@ -1,0 +1,86 @@
+//! The test devices: one shared device per test binary, new devices with lowered limits, buffers,
+//! and wgpu's validation errors.
+
+use std::sync::OnceLock;
+
+use gpudata::Gpu;
+
+/// The usage of the tests' data: vertex, storage, copy source and destination (the library's
+/// default).
+pub const USAGE: wgpu::BufferUsages = wgpu::BufferUsages::VERTEX
+    .union(wgpu::BufferUsages::STORAGE)
+    .union(wgpu::BufferUsages::COPY_SRC)
+    .union(wgpu::BufferUsages::COPY_DST);
+
+/// The test binary's device. Tests never skip: without an adapter this panics with
+/// [`Gpu::headless`]'s error, which says how to install the software adapter
+/// (`mesa-vulkan-drivers`).
+pub fn gpu() -> Gpu {
+    static GPU: OnceLock<Gpu> = OnceLock::new();
+    GPU.get_or_init(|| Gpu::headless().unwrap_or_else(|e| panic!("{e}")))
+        .clone()
+}
+
+/// A new device labelled `label` on the adapter [`Gpu::headless`] picks (high performance
+/// first, then the fallback), with the adapter's limits as `adjust` leaves them and no features:
+/// for tests where a lowered limit is the point, or that destroy their device.
+pub fn limited_gpu(label: &str, adjust: impl FnOnce(&mut wgpu::Limits)) -> Gpu {
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+        power_preference: wgpu::PowerPreference::HighPerformance,
+        ..Default::default()
+    }))
+    .or_else(|_| {
+        pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            force_fallback_adapter: true,
+            ..Default::default()
+        }))
+    })
+    .unwrap_or_else(|e| {
+        panic!(
+            "no wgpu adapter ({e}): GPU tests need one; on Debian/Ubuntu install the software \
+             Vulkan driver with `apt-get install mesa-vulkan-drivers` (lavapipe)"
+        )
+    });
+    let mut limits = adapter.limits();
+    adjust(&mut limits);
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some(label),
+        required_features: wgpu::Features::empty(),
+        required_limits: limits,
+        ..Default::default()
+    }))
+    .unwrap_or_else(|e| panic!("the adapter refused a device: {e}"));
+    Gpu::from_device_queue(device, queue)
+}
+
+/// Runs `f` inside a validation error scope and returns wgpu's error message, if any.
+pub fn validation_error<R>(gpu: &Gpu, f: impl FnOnce() -> R) -> (R, Option<String>) {
+    let scope = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
+    let out = f();
+    let error = pollster::block_on(scope.pop()).map(|e| e.to_string());
+    (out, error)
+}
+
+/// A zeroed buffer of `size` bytes.
+pub fn buffer(gpu: &Gpu, size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("test buffer"),
+        size,
+        usage,
+        mapped_at_creation: false,
+    })
+}
+
+/// A buffer holding `bytes` (padded with zeros to a multiple of 4, at least 4 bytes), with
+/// `usage` and `COPY_DST`.
+pub fn buffer_with(gpu: &Gpu, bytes: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    let size = (bytes.len() as u64).div_ceil(4) * 4;
+    let buffer = buffer(gpu, size.max(4), usage | wgpu::BufferUsages::COPY_DST);
+    let mut padded = bytes.to_vec();
+    padded.resize(size as usize, 0);
+    gpu.queue().write_buffer(&buffer, 0, &padded);
+    gpu.queue().submit([]);
+    buffer
+}
