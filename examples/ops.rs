@@ -7,7 +7,7 @@
 //! ```
 
 use gpudata::ops::cpu::{self, HostInput};
-use gpudata::ops::{GpuOps, OpInput};
+use gpudata::ops::{self, ArithmeticOp};
 use gpudata::{Gpu, GpuData, GpuDataDescriptor, GpuDataStructFormat, StructLayout, VertexFormat};
 
 fn f32s(bytes: &[u8]) -> Vec<f32> {
@@ -15,6 +15,12 @@ fn f32s(bytes: &[u8]) -> Vec<f32> {
         .chunks_exact(4)
         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect()
+}
+
+/// The format of `data`, for printing.
+fn format_name(data: &GpuData) -> String {
+    data.format()
+        .map_or_else(|| "no format".to_owned(), ToString::to_string)
 }
 
 fn upload(gpu: &Gpu, bytes: &[u8], format: VertexFormat, length: u64) -> GpuData {
@@ -30,7 +36,6 @@ fn upload(gpu: &Gpu, bytes: &[u8], format: VertexFormat, length: u64) -> GpuData
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let gpu = Gpu::headless()?;
     println!("device: {}", gpu.adapter_summary());
-    let ops = GpuOps::from_gpu(&gpu);
 
     // add: float32x2 + uint8x2 -> float32x2; a one-lane sint8 column broadcasts to both lanes.
     let positions: Vec<f32> = (0..8).map(|v| v as f32 * 0.5).collect();
@@ -40,24 +45,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let a = upload(&gpu, &position_bytes, VertexFormat::Float32x2, 4);
     let b = upload(&gpu, &offsets, VertexFormat::Uint8x2, 4);
     let c = upload(&gpu, &bias, VertexFormat::Sint8, 4);
-    let sum = ops.arithmetic(
-        gpudata::ops::ArithmeticOp::Add,
-        &[
-            OpInput::try_from(&a)?.into(),
-            OpInput::try_from(&b)?.into(),
-            OpInput::try_from(&c)?.into(),
-        ],
+    let sum = ops::arithmetic(
+        &gpu,
+        ArithmeticOp::Add,
+        &[(&a).try_into()?, (&b).try_into()?, (&c).try_into()?],
     )?;
-    let gpu_sum = sum.read_bytes(&ops)?;
+    let gpu_sum = sum.read_bytes(&gpu)?;
     let cpu_sum = cpu::arithmetic(
-        gpudata::ops::ArithmeticOp::Add,
+        ArithmeticOp::Add,
         &[
             HostInput::new(&position_bytes, VertexFormat::Float32x2, 4).into(),
             HostInput::new(&offsets, VertexFormat::Uint8x2, 4).into(),
             HostInput::new(&bias, VertexFormat::Sint8, 4).into(),
         ],
     )?;
-    println!("add -> {}: {:?}", sum.format(), f32s(&gpu_sum));
+    println!("add -> {}: {:?}", format_name(&sum), f32s(&gpu_sum));
     assert_eq!(gpu_sum, cpu_sum.bytes());
 
     // interleave: the sum and a color column into packed 12-byte vertex rows.
@@ -67,8 +69,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     )?;
     let colors: Vec<u8> = (0..16).map(|v| v * 16).collect();
     let color = upload(&gpu, &colors, VertexFormat::Unorm8x4, 4);
-    let rows = ops.interleave(&[sum.as_input(), OpInput::try_from(&color)?], &format)?;
-    let row_bytes = rows.read_bytes(&ops)?;
+    let (Some(sum_view), Some(color_view)) = (sum.as_view(), color.as_view()) else {
+        return Err("the sum and the colors are columns of one format".into());
+    };
+    let rows = ops::interleave(&gpu, &[sum_view, color_view], &format)?;
+    let row_bytes = rows.read_bytes(&gpu)?;
     println!(
         "interleave -> {} rows of {} bytes: {:02x?}",
         rows.length(),
@@ -85,20 +90,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(row_bytes, expected.bytes());
 
     // deinterleave: the rows back into packed columns, byte for byte.
-    let columns = ops.deinterleave(&rows.as_rows(), None)?;
-    assert_eq!(columns[0].read_bytes(&ops)?, gpu_sum);
-    assert_eq!(columns[1].read_bytes(&ops)?, colors);
+    let columns = ops::deinterleave(&gpu, &rows, None)?;
+    assert_eq!(columns[0].read_bytes(&gpu)?, gpu_sum);
+    assert_eq!(columns[1].read_bytes(&gpu)?, colors);
     println!(
         "deinterleave -> {} columns ({}, {}), equal to the inputs",
         columns.len(),
-        columns[0].format(),
-        columns[1].format()
+        format_name(&columns[0]),
+        format_name(&columns[1])
     );
 
     // fround: float64 values to [hi, lo] f32 pairs, with integer operations on the GPU.
     let doubles = [core::f64::consts::PI, 0.1, 16_777_217.0, 3.5e38, f64::NAN];
-    let split = ops.fround_f64(&doubles)?;
-    let parts = f32s(&split.read_bytes(&ops)?);
+    let split = ops::fround_f64(&gpu, &doubles)?;
+    let parts = f32s(&split.read_bytes(&gpu)?);
     for (x, pair) in doubles.iter().zip(parts.chunks_exact(2)) {
         println!(
             "fround({x:e}) = hi {:e}, lo {:e}; hi + lo = {:e}",
@@ -107,7 +112,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             f64::from(pair[0]) + f64::from(pair[1])
         );
     }
-    assert_eq!(split.read_bytes(&ops)?, cpu::fround_f64(&doubles).bytes());
+    assert_eq!(split.read_bytes(&gpu)?, cpu::fround_f64(&doubles).bytes());
     println!("all GPU results equal the CPU reference");
+    println!(
+        "{} kernels compiled on this device (each once, in the Gpu's pipeline cache)",
+        gpu.compiled_pipelines()
+    );
     Ok(())
 }

@@ -580,9 +580,9 @@ fn table() {
 fn op_wrong_data_for_nulls() {
     // `OpError::WrongData` (an `OpError`, not an `ArrowInteropError`) from the ops' Arrow entry:
     // null slots of a Float64Array hold no defined value to split.
-    let ops = gpudata::ops::GpuOps::from_gpu(&gpu());
+    let gpu = gpu();
     let values = Float64Array::from(vec![Some(1.5), None]);
-    let error = ops.fround_arrow(&values).unwrap_err();
+    let error = gpudata::ops::fround_arrow(&gpu, &values).unwrap_err();
     assert_eq!(
         error,
         OpError::WrongData {
@@ -598,7 +598,9 @@ fn op_wrong_data_for_nulls() {
     assert_eq!(gpudata::ops::cpu::fround_arrow(&values).unwrap_err(), error);
     let values = Float64Array::from(vec![None, Some(1.5), None]);
     assert_eq!(
-        ops.fround_arrow(&values).unwrap_err().to_string(),
+        gpudata::ops::fround_arrow(&gpu, &values)
+            .unwrap_err()
+            .to_string(),
         "fround: expected an Arrow Float64 array without nulls, found 2 null values"
     );
 }

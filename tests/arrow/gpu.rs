@@ -275,6 +275,64 @@ fn fround_splits_float64_on_the_gpu() {
     }
 }
 
+#[test]
+fn float64_columns_compile_fround_once_per_gpu() {
+    // A device of its own, so the count is this test's: every Float64 column of every upload
+    // (one column at a time, a batch of columns, a segmented table) runs fround's kernel from the
+    // device's pipeline cache. Columns whose words end inside the last 16-byte load unit (an odd
+    // row count) also run its tail variant, which reads the last rows in 8-byte units; each
+    // variant compiles once, on the first column that needs it.
+    let gpu = gpudata::Gpu::headless().unwrap();
+    assert_eq!(gpu.compiled_pipelines(), 0);
+    let field = Field::new("x", DataType::Float64, false);
+    let options = ColumnOptions {
+        format: FormatChoice::Fround,
+        ..ColumnOptions::default()
+    };
+    let upload = |gpu: &gpudata::Gpu, n: u32| {
+        let values: Vec<f64> = (0..n).map(|i| f64::from(i) * 0.1).collect();
+        let data = array_to_gpu(gpu, &field, &Float64Array::from(values), &options).unwrap();
+        assert_eq!(data.length(), u64::from(n));
+    };
+    for n in [4, 1000, 78, 4096, 2, 10, 64, 512, 30, 6] {
+        upload(&gpu, n);
+        assert_eq!(gpu.compiled_pipelines(), 1, "after a column of {n} rows");
+    }
+    for n in [3, 1001, 77, 4095, 5, 8, 1] {
+        upload(&gpu, n);
+        assert_eq!(gpu.compiled_pipelines(), 2, "after a column of {n} rows");
+    }
+    let columns: Vec<(String, ArrayRef)> = (0..6)
+        .map(|i| {
+            let values: Vec<f64> = (0..101).map(|v| f64::from(v + i) / 3.0).collect();
+            (
+                format!("c{i}"),
+                Arc::new(Float64Array::from(values)) as ArrayRef,
+            )
+        })
+        .collect();
+    let batch = RecordBatch::try_from_iter(
+        columns
+            .iter()
+            .map(|(name, array)| (name.as_str(), Arc::clone(array)))
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    let fround_all = || {
+        columns
+            .iter()
+            .fold(BatchOptions::new(), |b, (name, _)| b.column(name, options))
+    };
+    record_batch_to_gpu_columns(&gpu, &batch, &fround_all()).unwrap();
+    record_batch_to_segmented(&gpu, &batch, &fround_all()).unwrap();
+    assert_eq!(gpu.compiled_pipelines(), 2);
+    // Clones share the cache; another device compiles its own.
+    assert_eq!(gpu.clone().compiled_pipelines(), 2);
+    let other = gpudata::Gpu::headless().unwrap();
+    upload(&other, 2);
+    assert_eq!(other.compiled_pipelines(), 1);
+}
+
 /// Draws one point per row with `positions` (vec2<f32>) and `colors` (vec4<f32>) bound from the
 /// uploaded columns; the fragment stage writes what the vertex stage fetched to a storage
 /// buffer.

@@ -34,8 +34,8 @@ const SOURCES: &[(&str, &str, Option<&[&str]>)] = &[
         None,
     ),
     (
-        "gpudata/src/ops/error.rs",
-        include_str!("../../gpudata/src/ops/error.rs"),
+        "gpudata/src/kernels/error.rs",
+        include_str!("../../gpudata/src/kernels/error.rs"),
         None,
     ),
     (

@@ -3,8 +3,8 @@
 
 use crate::fixtures::*;
 use gpudata::ops::cpu::{self, HostInput, HostOperand};
-use gpudata::ops::{ArithmeticOp, Constant, GpuOps, OpInput, Operand};
-use gpudata::{DataType, OpError, VertexFormat};
+use gpudata::ops::{self, ArithmeticOp, Constant, Operand, OpsConfig};
+use gpudata::{DataType, Gpu, GpuDataView, OpError, VertexFormat};
 
 /// A GPU input and its CPU twin over the same bytes.
 struct Pair {
@@ -17,7 +17,7 @@ struct Pair {
 }
 
 impl Pair {
-    fn new(ops: &GpuOps, rng: &mut Rng, format: VertexFormat, length: u64, layout: u32) -> Pair {
+    fn new(gpu: &Gpu, rng: &mut Rng, format: VertexFormat, length: u64, layout: u32) -> Pair {
         let unit = if format.is_packed_bits() {
             4
         } else {
@@ -33,7 +33,7 @@ impl Pair {
             }
         };
         let bytes = random_rows(rng, format, length, offset, stride, 0);
-        let buffer = upload(ops, &bytes);
+        let buffer = upload(gpu, &bytes);
         Pair {
             bytes,
             buffer,
@@ -44,10 +44,14 @@ impl Pair {
         }
     }
 
-    fn gpu(&self) -> OpInput<'_> {
-        OpInput::new(&self.buffer, self.format, self.length)
-            .with_byte_offset(self.offset)
-            .with_byte_stride(self.stride)
+    fn gpu(&self) -> GpuDataView<'_> {
+        view_at(
+            &self.buffer,
+            self.format,
+            self.length,
+            self.offset,
+            Some(self.stride),
+        )
     }
 
     fn cpu(&self) -> HostInput<'_> {
@@ -63,17 +67,17 @@ fn exact_expected(op: ArithmeticOp, formats: &[VertexFormat]) -> bool {
 
 /// Runs `op` over `pairs` (plus `constants`) on both sides and compares: bit for bit unless a
 /// normalized input or a float division makes the GPU's rounding differ in the last bit.
-fn check(ops: &GpuOps, op: ArithmeticOp, pairs: &[&Pair], constants: &[Constant]) {
+fn check(gpu: &Gpu, config: &OpsConfig, op: ArithmeticOp, pairs: &[&Pair], constants: &[Constant]) {
     let mut gpu_operands: Vec<Operand<'_>> = pairs.iter().map(|p| p.gpu().into()).collect();
     let mut cpu_operands: Vec<HostOperand<'_>> = pairs.iter().map(|p| p.cpu().into()).collect();
     gpu_operands.extend(constants.iter().map(|c| Operand::from(*c)));
     cpu_operands.extend(constants.iter().map(|c| HostOperand::from(*c)));
     let expected = cpu::arithmetic(op, &cpu_operands).unwrap();
-    let plan = ops.plan_arithmetic(op, &gpu_operands).unwrap();
-    let column = plan.run(ops);
-    assert_eq!(column.format(), expected.format());
+    let plan = ops::plan_arithmetic(gpu, config, op, &gpu_operands).unwrap();
+    let column = plan.run(gpu).unwrap();
+    assert_eq!(format_of(&column), expected.format());
     assert_eq!(column.length(), expected.length());
-    let found = column.read_bytes(ops).unwrap();
+    let found = column.read_bytes(gpu).unwrap();
     let formats: Vec<VertexFormat> = pairs.iter().map(|p| p.format).collect();
     let what = format!(
         "{op} {formats:?} + {} constants, {} rows, layouts {:?}",
@@ -93,141 +97,149 @@ fn check(ops: &GpuOps, op: ArithmeticOp, pairs: &[&Pair], constants: &[Constant]
 
 #[test]
 fn spec_vectors_on_the_gpu() {
-    let ops = ops();
+    let gpu = gpu();
     let a = upload(
-        &ops,
+        &gpu,
         &f32_bytes(&(0..12).map(|v| v as f32).collect::<Vec<_>>()),
     );
     let b = upload(
-        &ops,
+        &gpu,
         &f32_bytes(&[0., 0., 1., 1., 2., 2., 3., 3., 4., 4., 5., 5.]),
     );
     // 85
-    let sum = ops
-        .add(
-            OpInput::new(&a, VertexFormat::Float32x2, 6),
-            OpInput::new(&b, VertexFormat::Float32x2, 6),
-        )
-        .unwrap();
+    let sum = ops::add(
+        &gpu,
+        view(&a, VertexFormat::Float32x2, 6),
+        view(&b, VertexFormat::Float32x2, 6),
+    )
+    .unwrap();
     assert_eq!(
-        f32s(&sum.read_bytes(&ops).unwrap()),
+        f32s(&sum.read_bytes(&gpu).unwrap()),
         [0., 1., 3., 4., 6., 7., 9., 10., 12., 13., 15., 16.]
     );
     // 86
-    let ua = upload(&ops, &u32_bytes(&(0..12).collect::<Vec<_>>()));
-    let ub = upload(&ops, &[0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]);
-    let sum = ops
-        .add(
-            OpInput::new(&ua, VertexFormat::Uint32x2, 6),
-            OpInput::new(&ub, VertexFormat::Uint8x2, 6),
-        )
-        .unwrap();
-    assert_eq!(sum.format(), VertexFormat::Uint32x2);
+    let ua = upload(&gpu, &u32_bytes(&(0..12).collect::<Vec<_>>()));
+    let ub = upload(&gpu, &[0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]);
+    let sum = ops::add(
+        &gpu,
+        view(&ua, VertexFormat::Uint32x2, 6),
+        view(&ub, VertexFormat::Uint8x2, 6),
+    )
+    .unwrap();
+    assert_eq!(format_of(&sum), VertexFormat::Uint32x2);
     assert_eq!(
-        u32s(&sum.read_bytes(&ops).unwrap()),
+        u32s(&sum.read_bytes(&gpu).unwrap()),
         [0, 1, 3, 4, 6, 7, 9, 10, 12, 13, 15, 16]
     );
     // 87
-    let c = upload(&ops, &f32_bytes(&[1., -1., 1., -1.]));
-    let sum = ops
-        .add(
-            OpInput::new(&a, VertexFormat::Float32x3, 4),
-            OpInput::new(&c, VertexFormat::Float32, 4),
-        )
-        .unwrap();
+    let c = upload(&gpu, &f32_bytes(&[1., -1., 1., -1.]));
+    let sum = ops::add(
+        &gpu,
+        view(&a, VertexFormat::Float32x3, 4),
+        view(&c, VertexFormat::Float32, 4),
+    )
+    .unwrap();
     assert_eq!(
-        f32s(&sum.read_bytes(&ops).unwrap()),
+        f32s(&sum.read_bytes(&gpu).unwrap()),
         [1., 2., 3., 2., 3., 4., 7., 8., 9., 8., 9., 10.]
     );
     // 88
-    let sum = ops
-        .add(OpInput::new(&a, VertexFormat::Float32x3, 4), 1.0)
-        .unwrap();
+    let sum = ops::add(&gpu, view(&a, VertexFormat::Float32x3, 4), 1.0).unwrap();
     assert_eq!(
-        f32s(&sum.read_bytes(&ops).unwrap()),
+        f32s(&sum.read_bytes(&gpu).unwrap()),
         (1..=12).map(|v| v as f32).collect::<Vec<_>>()
     );
     // 90
-    let s = upload(&ops, &[1, 255, 1, 255, 1, 255]);
-    let sum = ops
-        .arithmetic(
-            ArithmeticOp::Add,
-            &[
-                OpInput::new(&a, VertexFormat::Float32x2, 6).into(),
-                OpInput::new(&b, VertexFormat::Float32x2, 6).into(),
-                OpInput::new(&s, VertexFormat::Sint8, 6).into(),
-            ],
-        )
-        .unwrap();
+    let s = upload(&gpu, &[1, 255, 1, 255, 1, 255]);
+    let sum = ops::arithmetic(
+        &gpu,
+        ArithmeticOp::Add,
+        &[
+            view(&a, VertexFormat::Float32x2, 6).into(),
+            view(&b, VertexFormat::Float32x2, 6).into(),
+            view(&s, VertexFormat::Sint8, 6).into(),
+        ],
+    )
+    .unwrap();
     assert_eq!(
-        f32s(&sum.read_bytes(&ops).unwrap()),
+        f32s(&sum.read_bytes(&gpu).unwrap()),
         [1., 2., 2., 3., 7., 8., 8., 9., 13., 14., 14., 15.]
     );
     // 93: missing lanes are 0.
-    let m = upload(&ops, &f32_bytes(&[2., 2., -1., -1., 0.5, 0.5, -2., -2.]));
-    let product = ops
-        .multiply(
-            OpInput::new(&a, VertexFormat::Float32x3, 4),
-            OpInput::new(&m, VertexFormat::Float32x2, 4),
-        )
-        .unwrap();
+    let m = upload(&gpu, &f32_bytes(&[2., 2., -1., -1., 0.5, 0.5, -2., -2.]));
+    let product = ops::multiply(
+        &gpu,
+        view(&a, VertexFormat::Float32x3, 4),
+        view(&m, VertexFormat::Float32x2, 4),
+    )
+    .unwrap();
     assert_eq!(
-        f32s(&product.read_bytes(&ops).unwrap()),
+        f32s(&product.read_bytes(&gpu).unwrap()),
         [0., 2., 0., -3., -4., 0., 3., 3.5, 0., -18., -20., 0.]
     );
     // 96: integer division.
     let n = upload(
-        &ops,
+        &gpu,
         &u32_bytes(&[8, 27, 64, 125, 216, 343, 512, 729, 1000, 1331, 1728, 2197]),
     );
-    let d = upload(&ops, &(2u8..14).collect::<Vec<_>>());
-    let quotient = ops
-        .divide(
-            OpInput::new(&n, VertexFormat::Uint32x2, 6),
-            OpInput::new(&d, VertexFormat::Uint8x2, 6),
-        )
-        .unwrap();
+    let d = upload(&gpu, &(2u8..14).collect::<Vec<_>>());
+    let quotient = ops::divide(
+        &gpu,
+        view(&n, VertexFormat::Uint32x2, 6),
+        view(&d, VertexFormat::Uint8x2, 6),
+    )
+    .unwrap();
     assert_eq!(
-        u32s(&quotient.read_bytes(&ops).unwrap()),
+        u32s(&quotient.read_bytes(&gpu).unwrap()),
         [4, 9, 16, 25, 36, 49, 64, 81, 100, 121, 144, 169]
     );
     // 127: two strided children of one interleaved buffer.
     let rows = upload(
-        &ops,
+        &gpu,
         &f32_bytes(&[1., 2., 10., 20., 3., 4., 30., 40., 5., 6., 50., 60.]),
     );
-    let sum = ops
-        .add(
-            OpInput::new(&rows, VertexFormat::Float32x2, 3).with_byte_stride(16),
-            OpInput::new(&rows, VertexFormat::Float32x2, 3)
-                .with_byte_offset(8)
-                .with_byte_stride(16),
-        )
-        .unwrap();
+    let sum = ops::add(
+        &gpu,
+        view_at(&rows, VertexFormat::Float32x2, 3, 0, Some(16)),
+        view_at(&rows, VertexFormat::Float32x2, 3, 8, Some(16)),
+    )
+    .unwrap();
     assert_eq!(
-        f32s(&sum.read_bytes(&ops).unwrap()),
+        f32s(&sum.read_bytes(&gpu).unwrap()),
         [11., 22., 33., 44., 55., 66.]
     );
 }
 
 #[test]
 fn every_format_against_itself_and_float32_in_every_layout() {
-    let ops = ops();
+    let gpu = gpu();
     let mut rng = Rng::new(1);
     for (i, &format) in VertexFormat::ALL.iter().enumerate() {
         let length = [0, 1, 7, 300, 1025][i % 5] + rng.below(3);
         let layout = (i % 3) as u32;
-        let a = Pair::new(&ops, &mut rng, format, length, layout);
-        let b = Pair::new(&ops, &mut rng, format, length, (layout + 1) % 3);
-        check(&ops, ArithmeticOp::Add, &[&a, &b], &[]);
-        let f = Pair::new(&ops, &mut rng, VertexFormat::Float32x3, length, 2);
-        check(&ops, ArithmeticOp::Add, &[&a, &f], &[]);
+        let a = Pair::new(&gpu, &mut rng, format, length, layout);
+        let b = Pair::new(&gpu, &mut rng, format, length, (layout + 1) % 3);
+        check(
+            &gpu,
+            &OpsConfig::default(),
+            ArithmeticOp::Add,
+            &[&a, &b],
+            &[],
+        );
+        let f = Pair::new(&gpu, &mut rng, VertexFormat::Float32x3, length, 2);
+        check(
+            &gpu,
+            &OpsConfig::default(),
+            ArithmeticOp::Add,
+            &[&a, &f],
+            &[],
+        );
     }
 }
 
 #[test]
 fn mixed_types_follow_the_join_and_every_op_agrees() {
-    let ops = ops();
+    let gpu = gpu();
     let mut rng = Rng::new(2);
     let formats = [
         VertexFormat::Uint8x4,
@@ -251,23 +263,36 @@ fn mixed_types_follow_the_join_and_every_op_agrees() {
     for (i, &fa) in formats.iter().enumerate() {
         for (j, &fb) in formats.iter().enumerate() {
             let length = 50 + rng.below(200);
-            let a = Pair::new(&ops, &mut rng, fa, length, ((i + j) % 3) as u32);
-            let b = Pair::new(&ops, &mut rng, fb, length, (i % 3) as u32);
-            check(&ops, ops_list[(i + j) % 4], &[&a, &b], &[]);
+            let a = Pair::new(&gpu, &mut rng, fa, length, ((i + j) % 3) as u32);
+            let b = Pair::new(&gpu, &mut rng, fb, length, (i % 3) as u32);
+            check(
+                &gpu,
+                &OpsConfig::default(),
+                ops_list[(i + j) % 4],
+                &[&a, &b],
+                &[],
+            );
         }
     }
 }
 
 #[test]
 fn three_operands_and_constants() {
-    let ops = ops();
+    let gpu = gpu();
     let mut rng = Rng::new(3);
-    let a = Pair::new(&ops, &mut rng, VertexFormat::Float32x3, 333, 2);
-    let b = Pair::new(&ops, &mut rng, VertexFormat::Sint16x2, 333, 1);
-    let c = Pair::new(&ops, &mut rng, VertexFormat::Uint8, 333, 0);
-    check(&ops, ArithmeticOp::Add, &[&a, &b, &c], &[]);
+    let a = Pair::new(&gpu, &mut rng, VertexFormat::Float32x3, 333, 2);
+    let b = Pair::new(&gpu, &mut rng, VertexFormat::Sint16x2, 333, 1);
+    let c = Pair::new(&gpu, &mut rng, VertexFormat::Uint8, 333, 0);
     check(
-        &ops,
+        &gpu,
+        &OpsConfig::default(),
+        ArithmeticOp::Add,
+        &[&a, &b, &c],
+        &[],
+    );
+    check(
+        &gpu,
+        &OpsConfig::default(),
         ArithmeticOp::Multiply,
         &[&a, &b],
         &[
@@ -276,7 +301,8 @@ fn three_operands_and_constants() {
         ],
     );
     check(
-        &ops,
+        &gpu,
+        &OpsConfig::default(),
         ArithmeticOp::Subtract,
         &[&c],
         &[Constant::vector(&[1.0, 2.0, 3.0, 4.0]).unwrap()],
@@ -285,7 +311,7 @@ fn three_operands_and_constants() {
 
 #[test]
 fn eight_and_sixteen_bit_outputs_pack_whole_words() {
-    let ops = ops();
+    let gpu = gpu();
     let mut rng = Rng::new(4);
     // uint8 + uint8 -> uint8 (16 rows per invocation), uint8x3-webgl output, sint16 outputs,
     // lengths that are not a multiple of the rows per invocation.
@@ -317,11 +343,17 @@ fn eight_and_sixteen_bit_outputs_pack_whole_words() {
         ),
     ] {
         for length in [1, 15, 17, 1000] {
-            let a = Pair::new(&ops, &mut rng, fa, length, 0);
-            let b = Pair::new(&ops, &mut rng, fb, length, 2);
-            check(&ops, ArithmeticOp::Add, &[&a, &b], &[]);
-            let out = ops.add(a.gpu(), b.gpu()).unwrap();
-            assert_eq!(out.format(), expected);
+            let a = Pair::new(&gpu, &mut rng, fa, length, 0);
+            let b = Pair::new(&gpu, &mut rng, fb, length, 2);
+            check(
+                &gpu,
+                &OpsConfig::default(),
+                ArithmeticOp::Add,
+                &[&a, &b],
+                &[],
+            );
+            let out = ops::add(&gpu, a.gpu(), b.gpu()).unwrap();
+            assert_eq!(format_of(&out), expected);
         }
     }
 }
@@ -330,26 +362,36 @@ fn eight_and_sixteen_bit_outputs_pack_whole_words() {
 fn more_workgroups_than_one_dimension_holds() {
     // A device limited to 16 workgroups per dimension and one invocation per workgroup: 1000 rows
     // of float32 need 250 workgroups, dispatched as 16 x 16.
-    let ops = ops_with(
+    let (gpu, config) = ops_with(
         |l| l.max_compute_workgroups_per_dimension = 16,
-        gpudata::ops::OpsConfig {
+        OpsConfig {
             workgroup_size: 1,
             rows_per_thread: None,
             ..Default::default()
         },
     );
     let mut rng = Rng::new(5);
-    let a = Pair::new(&ops, &mut rng, VertexFormat::Float32, 1000, 0);
-    let b = Pair::new(&ops, &mut rng, VertexFormat::Float32, 1000, 1);
-    let plan = ops
-        .plan_arithmetic(ArithmeticOp::Add, &[a.gpu().into(), b.gpu().into()])
-        .unwrap();
+    let a = Pair::new(&gpu, &mut rng, VertexFormat::Float32, 1000, 0);
+    let b = Pair::new(&gpu, &mut rng, VertexFormat::Float32, 1000, 1);
+    let plan = ops::plan_arithmetic(
+        &gpu,
+        &config,
+        ArithmeticOp::Add,
+        &[a.gpu().into(), b.gpu().into()],
+    )
+    .unwrap();
     assert_eq!(plan.workgroups(), (16, 16));
     drop(plan);
-    check(&ops, ArithmeticOp::Add, &[&a, &b], &[]);
+    check(&gpu, &config, ArithmeticOp::Add, &[&a, &b], &[]);
     // 5000 rows need 1250 workgroups: more than 16 x 16.
-    let big = Pair::new(&ops, &mut rng, VertexFormat::Float32, 5000, 0);
-    let err = ops.add(big.gpu(), big.gpu()).unwrap_err();
+    let big = Pair::new(&gpu, &mut rng, VertexFormat::Float32, 5000, 0);
+    let err = ops::plan_arithmetic(
+        &gpu,
+        &config,
+        ArithmeticOp::Add,
+        &[big.gpu().into(), big.gpu().into()],
+    )
+    .unwrap_err();
     assert_eq!(
         err,
         OpError::DispatchTooLarge {
@@ -362,48 +404,62 @@ fn more_workgroups_than_one_dimension_holds() {
 
 #[test]
 fn fast_path_reads_and_writes_vec4() {
-    let ops = ops();
+    let gpu = gpu();
     let mut rng = Rng::new(6);
-    let a = Pair::new(&ops, &mut rng, VertexFormat::Float32, 4096, 0);
-    let b = Pair::new(&ops, &mut rng, VertexFormat::Float32, 4096, 0);
-    let plan = ops
-        .plan_arithmetic(ArithmeticOp::Add, &[a.gpu().into(), b.gpu().into()])
-        .unwrap();
+    let a = Pair::new(&gpu, &mut rng, VertexFormat::Float32, 4096, 0);
+    let b = Pair::new(&gpu, &mut rng, VertexFormat::Float32, 4096, 0);
+    let plan = ops::plan_arithmetic(
+        &gpu,
+        &OpsConfig::default(),
+        ArithmeticOp::Add,
+        &[a.gpu().into(), b.gpu().into()],
+    )
+    .unwrap();
     assert_eq!(plan.rows_per_invocation(), 4);
     let wgsl = plan.wgsl().unwrap();
     assert_eq!(wgsl.matches("array<vec4<u32>>").count(), 3, "{wgsl}");
     assert_eq!(plan.bytes_moved(), 3 * 4096 * 4);
     // Pipelines are cached by what shapes them, not by length or offset.
-    let before = ops.cached_pipelines();
-    let c = Pair::new(&ops, &mut rng, VertexFormat::Float32, 1000, 0);
-    let d = Pair::new(&ops, &mut rng, VertexFormat::Float32, 1000, 0);
-    ops.add(c.gpu(), d.gpu()).unwrap();
-    assert_eq!(ops.cached_pipelines(), before);
+    let before = gpu.compiled_pipelines();
+    let c = Pair::new(&gpu, &mut rng, VertexFormat::Float32, 1000, 0);
+    let d = Pair::new(&gpu, &mut rng, VertexFormat::Float32, 1000, 0);
+    ops::add(&gpu, c.gpu(), d.gpu()).unwrap();
+    assert_eq!(gpu.compiled_pipelines(), before);
     // 77 values end 4 bytes into a 16-byte unit of buffers padded to 4 bytes: the bulk still
     // reads vec4s and a tail dispatch reads the last rows as words.
     for length in [77, 2, 300 + 1] {
-        let c = Pair::new(&ops, &mut rng, VertexFormat::Float32, length, 0);
-        let d = Pair::new(&ops, &mut rng, VertexFormat::Float32, length, 1);
-        let plan = ops
-            .plan_arithmetic(ArithmeticOp::Add, &[c.gpu().into(), d.gpu().into()])
-            .unwrap();
+        let c = Pair::new(&gpu, &mut rng, VertexFormat::Float32, length, 0);
+        let d = Pair::new(&gpu, &mut rng, VertexFormat::Float32, length, 1);
+        let plan = ops::plan_arithmetic(
+            &gpu,
+            &OpsConfig::default(),
+            ArithmeticOp::Add,
+            &[c.gpu().into(), d.gpu().into()],
+        )
+        .unwrap();
         assert_eq!(
             plan.dispatches(),
             if length > 64 { 2 } else { 1 },
             "{length}"
         );
         drop(plan);
-        check(&ops, ArithmeticOp::Add, &[&c, &d], &[]);
+        check(
+            &gpu,
+            &OpsConfig::default(),
+            ArithmeticOp::Add,
+            &[&c, &d],
+            &[],
+        );
     }
 }
 
 #[test]
 fn errors_name_the_problem() {
-    let ops = ops();
+    let gpu = gpu();
     let mut rng = Rng::new(7);
-    let a = Pair::new(&ops, &mut rng, VertexFormat::Float32x2, 10, 0);
-    let b = Pair::new(&ops, &mut rng, VertexFormat::Float32x2, 11, 0);
-    let err = ops.add(a.gpu(), b.gpu()).unwrap_err();
+    let a = Pair::new(&gpu, &mut rng, VertexFormat::Float32x2, 10, 0);
+    let b = Pair::new(&gpu, &mut rng, VertexFormat::Float32x2, 11, 0);
+    let err = ops::add(&gpu, a.gpu(), b.gpu()).unwrap_err();
     assert_eq!(
         err,
         OpError::LengthMismatch {
@@ -419,9 +475,9 @@ fn errors_name_the_problem() {
     );
     assert_eq!(cpu::add(a.cpu(), b.cpu()).unwrap_err(), err);
 
-    let misaligned = OpInput::new(&a.buffer, VertexFormat::Float32, 4).with_byte_offset(2);
+    let misaligned = view_at(&a.buffer, VertexFormat::Float32, 4, 2, None);
     assert!(matches!(
-        ops.add(misaligned, misaligned).unwrap_err(),
+        ops::add(&gpu, misaligned, misaligned).unwrap_err(),
         OpError::Misaligned {
             op: "add",
             input: 0,
@@ -429,9 +485,12 @@ fn errors_name_the_problem() {
             ..
         }
     ));
-    let past_end = OpInput::new(&a.buffer, VertexFormat::Float32x2, 11);
+    // Views past their buffer or narrower than a value are refused when the view is made
+    // (`DataError`); the CPU reference, which reads host bytes, checks the same rules itself.
+    assert!(GpuDataView::new(&a.buffer, VertexFormat::Float32x2, 11, 0, None).is_err());
+    let past_end = HostInput::new(&a.bytes, VertexFormat::Float32x2, 11);
     assert_eq!(
-        ops.add(past_end, past_end).unwrap_err(),
+        cpu::add(past_end, past_end).unwrap_err(),
         OpError::OutOfBounds {
             op: "add",
             input: 0,
@@ -439,9 +498,10 @@ fn errors_name_the_problem() {
             available: 80
         }
     );
-    let narrow = OpInput::new(&a.buffer, VertexFormat::Float32x2, 4).with_byte_stride(4);
+    assert!(GpuDataView::new(&a.buffer, VertexFormat::Float32x2, 4, 0, Some(4)).is_err());
+    let narrow = HostInput::new(&a.bytes, VertexFormat::Float32x2, 4).with_byte_stride(4);
     assert!(matches!(
-        ops.add(narrow, narrow).unwrap_err(),
+        cpu::add(narrow, narrow).unwrap_err(),
         OpError::StrideTooSmall {
             byte_stride: 4,
             byte_length: 8,
@@ -449,8 +509,7 @@ fn errors_name_the_problem() {
         }
     ));
     assert_eq!(
-        ops.arithmetic(ArithmeticOp::Add, &[1.0.into(), 2.0.into()])
-            .unwrap_err(),
+        ops::arithmetic(&gpu, ArithmeticOp::Add, &[1.0.into(), 2.0.into()]).unwrap_err(),
         OpError::NoGpuInput { op: "add" }
     );
     assert!(matches!(
@@ -462,14 +521,14 @@ fn errors_name_the_problem() {
 #[test]
 fn binding_limits_are_checked_against_the_device() {
     // Eight storage buffers per stage: seven distinct inputs and the output fit, eight do not.
-    let ops = ops_with_limits(|l| l.max_storage_buffers_per_shader_stage = 8);
+    let gpu = ops_with_limits(|l| l.max_storage_buffers_per_shader_stage = 8);
     let mut rng = Rng::new(8);
     let pairs: Vec<Pair> = (0..8)
-        .map(|_| Pair::new(&ops, &mut rng, VertexFormat::Float32, 100, 0))
+        .map(|_| Pair::new(&gpu, &mut rng, VertexFormat::Float32, 100, 0))
         .collect();
     let operands: Vec<Operand<'_>> = pairs.iter().map(|p| p.gpu().into()).collect();
-    ops.arithmetic(ArithmeticOp::Add, &operands[..7]).unwrap();
-    let err = ops.arithmetic(ArithmeticOp::Add, &operands).unwrap_err();
+    ops::arithmetic(&gpu, ArithmeticOp::Add, &operands[..7]).unwrap();
+    let err = ops::arithmetic(&gpu, ArithmeticOp::Add, &operands).unwrap_err();
     assert_eq!(
         err,
         OpError::TooManyBindings {
@@ -484,13 +543,9 @@ fn binding_limits_are_checked_against_the_device() {
         "add: needs 9 storage buffers per shader stage, exceeding the device limit 8"
     );
     // Views of one buffer bind once: eight segments of one buffer need two bindings.
-    let segmented = upload(&ops, &rng.bytes(8 * 400));
+    let segmented = upload(&gpu, &rng.bytes(8 * 400));
     let segments: Vec<Operand<'_>> = (0..8)
-        .map(|s| {
-            OpInput::new(&segmented, VertexFormat::Float32, 100)
-                .with_byte_offset(s * 400)
-                .into()
-        })
+        .map(|s| view_at(&segmented, VertexFormat::Float32, 100, s * 400, None).into())
         .collect();
-    ops.arithmetic(ArithmeticOp::Add, &segments).unwrap();
+    ops::arithmetic(&gpu, ArithmeticOp::Add, &segments).unwrap();
 }

@@ -3,15 +3,15 @@
 
 use crate::fixtures::*;
 use gpudata::ops::cpu::{self, HostInput, HostRows};
-use gpudata::ops::{GpuOps, OpInput, RowsInput};
+use gpudata::ops::{self, OpsConfig};
 use gpudata::{
-    GpuData, GpuDataDescriptor, GpuDataStructFormat, OpError, StructLayout, VertexFormat,
+    Gpu, GpuData, GpuDataDescriptor, GpuDataStructFormat, OpError, StructLayout, VertexFormat,
 };
 
 /// Deinterleaves `length` rows of `format`, `offset` bytes into a buffer, `stride` apart, and
 /// compares each selected field with the CPU.
 fn check(
-    ops: &GpuOps,
+    (gpu, config): (&Gpu, &OpsConfig),
     rng: &mut Rng,
     format: &GpuDataStructFormat,
     length: u64,
@@ -20,13 +20,11 @@ fn check(
     fields: Option<&[&str]>,
 ) {
     let bytes = rng.bytes((offset + length * stride) as usize);
-    let buffer = upload(ops, &bytes);
-    let rows = RowsInput::new(&buffer, format, length)
-        .with_byte_offset(offset)
-        .with_byte_stride(stride);
-    let plan = ops.plan_deinterleave(&rows, fields).unwrap();
+    let buffer = upload(gpu, &bytes);
+    let rows = rows_at(&buffer, format, length, offset, Some(stride));
+    let plan = ops::plan_deinterleave(gpu, config, &rows, fields).unwrap();
     let bytes_moved = plan.bytes_moved();
-    let columns = plan.run(ops);
+    let columns = plan.run(gpu).unwrap();
     let selected: Vec<usize> = match fields {
         None => (0..format.fields().len()).collect(),
         Some(names) => names.iter().map(|n| format.field(n).unwrap().0).collect(),
@@ -48,10 +46,10 @@ fn check(
         .collect();
     let expected = cpu::deinterleave_views(&views).unwrap();
     for (k, (column, want)) in columns.iter().zip(&expected).enumerate() {
-        assert_eq!(column.format(), want.format());
+        assert_eq!(format_of(column), want.format());
         assert_eq!(column.length(), length);
         assert_eq!(
-            column.read_bytes(ops).unwrap(),
+            column.read_bytes(gpu).unwrap(),
             want.bytes(),
             "field {} ({}) of {:?}, {length} rows at {offset} every {stride}",
             selected[k],
@@ -67,7 +65,7 @@ fn check(
 
 #[test]
 fn random_rows_match_the_cpu() {
-    let ops = ops();
+    let gpu = gpu();
     let mut rng = Rng::new(21);
     for case in 0..60u64 {
         let layout = if case % 2 == 0 {
@@ -80,13 +78,21 @@ fn random_rows_match_the_cpu() {
         // Rows at an offset aligned to the row, some with extra stride.
         let offset = format.alignment().max(4) * rng.below(5);
         let stride = format.byte_stride() + 4 * rng.below(3) * (case % 3);
-        check(&ops, &mut rng, &format, length, offset, stride, None);
+        check(
+            (&gpu, &OpsConfig::default()),
+            &mut rng,
+            &format,
+            length,
+            offset,
+            stride,
+            None,
+        );
     }
 }
 
 #[test]
 fn selected_fields_in_any_order() {
-    let ops = ops();
+    let gpu = gpu();
     let mut rng = Rng::new(22);
     let format = GpuDataStructFormat::parse(
         StructLayout::Packed,
@@ -100,9 +106,17 @@ fn selected_fields_in_any_order() {
     )
     .unwrap();
     for length in [3, 64, 1001] {
-        check(&ops, &mut rng, &format, length, 0, 28, Some(&["position"]));
         check(
-            &ops,
+            (&gpu, &OpsConfig::default()),
+            &mut rng,
+            &format,
+            length,
+            0,
+            28,
+            Some(&["position"]),
+        );
+        check(
+            (&gpu, &OpsConfig::default()),
             &mut rng,
             &format,
             length,
@@ -111,7 +125,7 @@ fn selected_fields_in_any_order() {
             Some(&["h", "tag", "h"]),
         );
         check(
-            &ops,
+            (&gpu, &OpsConfig::default()),
             &mut rng,
             &format,
             length,
@@ -120,10 +134,14 @@ fn selected_fields_in_any_order() {
             Some(&["pair", "color"]),
         );
     }
-    let buffer = upload(&ops, &[0; 64]);
+    let buffer = upload(&gpu, &[0; 64]);
     assert_eq!(
-        ops.deinterleave(&RowsInput::new(&buffer, &format, 2), Some(&["missing"]))
-            .unwrap_err(),
+        ops::deinterleave(
+            &gpu,
+            &rows_at(&buffer, &format, 2, 0, None),
+            Some(&["missing"])
+        )
+        .unwrap_err(),
         OpError::UnknownField {
             op: "deinterleave",
             field: "missing".to_owned()
@@ -141,7 +159,7 @@ fn selected_fields_in_any_order() {
 
 #[test]
 fn byte_exact_wide_fields_use_vec4_copies() {
-    let ops = ops();
+    let gpu = gpu();
     let mut rng = Rng::new(23);
     let format = GpuDataStructFormat::parse(
         StructLayout::Packed,
@@ -149,31 +167,41 @@ fn byte_exact_wide_fields_use_vec4_copies() {
     )
     .unwrap();
     let bytes = rng.bytes(32 * 1024);
-    let buffer = upload(&ops, &bytes);
-    let plan = ops
-        .plan_deinterleave(&RowsInput::new(&buffer, &format, 1024), None)
-        .unwrap();
+    let buffer = upload(&gpu, &bytes);
+    let plan = ops::plan_deinterleave(
+        &gpu,
+        &OpsConfig::default(),
+        &rows_at(&buffer, &format, 1024, 0, None),
+        None,
+    )
+    .unwrap();
     assert_eq!(plan.rows_per_invocation(), 1);
     assert_eq!(plan.wgsl().unwrap().matches("array<vec4<u32>>").count(), 3);
-    check(&ops, &mut rng, &format, 1024, 0, 32, None);
+    check(
+        (&gpu, &OpsConfig::default()),
+        &mut rng,
+        &format,
+        1024,
+        0,
+        32,
+        None,
+    );
 }
 
 #[test]
 fn segments_and_strided_views() {
-    let ops = ops();
+    let gpu = gpu();
     let mut rng = Rng::new(24);
     // A segmented table: three packed columns in one buffer, plus a strided view of another.
     let n = 500u64;
     let seg = rng.bytes((n * (12 + 2 + 1)) as usize + 8);
     let other = rng.bytes((n * 20) as usize);
-    let (s, o) = (upload(&ops, &seg), upload(&ops, &other));
+    let (s, o) = (upload(&gpu, &seg), upload(&gpu, &other));
     let gpu_views = [
-        OpInput::new(&s, VertexFormat::Float32x3, n),
-        OpInput::new(&s, VertexFormat::Uint16, n).with_byte_offset(n * 12),
-        OpInput::new(&s, VertexFormat::Uint8, n).with_byte_offset(n * 14 + 1),
-        OpInput::new(&o, VertexFormat::Snorm16x2, n)
-            .with_byte_offset(6)
-            .with_byte_stride(20),
+        view(&s, VertexFormat::Float32x3, n),
+        view_at(&s, VertexFormat::Uint16, n, n * 12, None),
+        view_at(&s, VertexFormat::Uint8, n, n * 14 + 1, None),
+        view_at(&o, VertexFormat::Snorm16x2, n, 6, Some(20)),
     ];
     let cpu_views = [
         HostInput::new(&seg, VertexFormat::Float32x3, n),
@@ -183,17 +211,16 @@ fn segments_and_strided_views() {
             .with_byte_offset(6)
             .with_byte_stride(20),
     ];
-    let columns = ops.deinterleave_views(&gpu_views).unwrap();
+    let columns = ops::deinterleave_views(&gpu, &gpu_views).unwrap();
     let expected = cpu::deinterleave_views(&cpu_views).unwrap();
     for (c, e) in columns.iter().zip(&expected) {
-        assert_eq!(c.read_bytes(&ops).unwrap(), e.bytes(), "{}", e.format());
+        assert_eq!(c.read_bytes(&gpu).unwrap(), e.bytes(), "{}", e.format());
     }
 }
 
 #[test]
 fn struct_gpu_data_converts_to_rows() {
-    let gpu = gpudata::Gpu::headless().unwrap();
-    let ops = GpuOps::from(&gpu);
+    let gpu = gpu();
     let format = GpuDataStructFormat::parse(
         StructLayout::Packed,
         [("id", "sint32"), ("weight", "float32")],
@@ -210,29 +237,27 @@ fn struct_gpu_data_converts_to_rows() {
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
     )
     .unwrap();
-    let columns = ops
-        .deinterleave(&RowsInput::try_from(&data).unwrap(), Some(&["weight"]))
-        .unwrap();
-    assert_eq!(f32s(&columns[0].read_bytes(&ops).unwrap()), [0.5, 2.0]);
-    let gpu_data = columns.into_iter().next().unwrap().into_gpu_data().unwrap();
+    let columns = ops::deinterleave(&gpu, &data, Some(&["weight"])).unwrap();
+    assert_eq!(f32s(&columns[0].read_bytes(&gpu).unwrap()), [0.5, 2.0]);
+    let gpu_data = columns.into_iter().next().unwrap();
     assert_eq!(gpu_data.length(), 2);
     assert_eq!(gpu_data.byte_stride(), 4);
 }
 
 #[test]
 fn outputs_count_against_the_binding_limit() {
-    let ops = ops_with_limits(|l| l.max_storage_buffers_per_shader_stage = 4);
+    let gpu = ops_with_limits(|l| l.max_storage_buffers_per_shader_stage = 4);
     let format = GpuDataStructFormat::new(
         StructLayout::Packed,
         (0..4).map(|i| (format!("c{i}"), VertexFormat::Uint32)),
     )
     .unwrap();
-    let buffer = upload(&ops, &[1; 160]);
-    let rows = RowsInput::new(&buffer, &format, 10);
+    let buffer = upload(&gpu, &[1; 160]);
+    let rows = rows_at(&buffer, &format, 10, 0, None);
     // Three outputs and the rows: four storage buffers.
-    ops.deinterleave(&rows, Some(&["c0", "c1", "c2"])).unwrap();
+    ops::deinterleave(&gpu, &rows, Some(&["c0", "c1", "c2"])).unwrap();
     assert_eq!(
-        ops.deinterleave(&rows, None).unwrap_err(),
+        ops::deinterleave(&gpu, &rows, None).unwrap_err(),
         OpError::TooManyBindings {
             op: "deinterleave",
             what: "storage buffers per shader stage",
@@ -240,9 +265,9 @@ fn outputs_count_against_the_binding_limit() {
             limit: 4
         }
     );
-    let misaligned = RowsInput::new(&buffer, &format, 2).with_byte_offset(2);
+    let misaligned = rows_at(&buffer, &format, 2, 2, None);
     assert!(matches!(
-        ops.deinterleave(&misaligned, None).unwrap_err(),
+        ops::deinterleave(&gpu, &misaligned, None).unwrap_err(),
         OpError::Misaligned {
             op: "deinterleave",
             alignment: 4,
@@ -263,7 +288,7 @@ fn every_tuning_agrees_with_the_cpu() {
         (32, Some(2), true),
         (128, Some(16), false),
     ] {
-        let ops = ops_tuned(wg, rows, staging);
+        let (gpu, config) = ops_tuned(wg, rows, staging);
         for case in 0..12u64 {
             let layout = if case % 2 == 0 {
                 StructLayout::Packed
@@ -274,7 +299,7 @@ fn every_tuning_agrees_with_the_cpu() {
             let length = [1, 7, 100, 333, 1500][(case % 5) as usize];
             let offset = 4 * rng.below(9);
             check(
-                &ops,
+                (&gpu, &config),
                 &mut rng,
                 &format,
                 length,

@@ -2,23 +2,18 @@
 //! public API on lavapipe (devices with lowered limits where a limit is the point), pinned by
 //! variant and by its whole rendered message.
 
-use std::sync::OnceLock;
-
 use gpudata::data::DEFAULT_USAGE;
-use gpudata::ops::{ArithmeticOp, Constant, GpuOps, OpInput, OpsConfig, RowsInput};
-use gpudata::{GpuData, GpuDataStructFormat, OpError, StructLayout, VertexFormat};
+use gpudata::ops::cpu::{self, HostInput};
+use gpudata::ops::{self, ArithmeticOp, Constant, Operand, OpsConfig};
+use gpudata::{
+    Gpu, GpuData, GpuDataStructFormat, GpuDataView, GpuError, OpError, StructLayout, VertexFormat,
+};
 
-use crate::fixtures::{f32_bytes, ops_with, upload};
-use crate::support::{buffer, gpu};
+use crate::fixtures::{f32_bytes, ops_with, rows_at, upload, view, view_at};
+use crate::support::gpu;
 
-/// Operations on the test binary's device (the tests make buffers on it with `gpu()`).
-fn ops() -> GpuOps {
-    static OPS: OnceLock<GpuOps> = OnceLock::new();
-    OPS.get_or_init(|| GpuOps::from_gpu(&gpu())).clone()
-}
-
-fn floats(ops: &GpuOps, values: &[f32]) -> wgpu::Buffer {
-    upload(ops, &f32_bytes(values))
+fn floats(gpu: &Gpu, values: &[f32]) -> wgpu::Buffer {
+    upload(gpu, &f32_bytes(values))
 }
 
 fn pair_format() -> GpuDataStructFormat {
@@ -31,7 +26,7 @@ fn pair_format() -> GpuDataStructFormat {
 
 #[test]
 fn no_inputs() {
-    let error = ops().interleave(&[], &pair_format()).unwrap_err();
+    let error = ops::interleave(&gpu(), &[], &pair_format()).unwrap_err();
     assert_eq!(error, OpError::NoInputs { op: "interleave" });
     assert_eq!(
         error.to_string(),
@@ -41,9 +36,7 @@ fn no_inputs() {
 
 #[test]
 fn no_gpu_input() {
-    let error = ops()
-        .arithmetic(ArithmeticOp::Add, &[1.0.into(), 2.0.into()])
-        .unwrap_err();
+    let error = ops::arithmetic(&gpu(), ArithmeticOp::Add, &[1.0.into(), 2.0.into()]).unwrap_err();
     assert_eq!(error, OpError::NoGpuInput { op: "add" });
     assert_eq!(
         error.to_string(),
@@ -70,15 +63,15 @@ fn constant_lanes() {
 
 #[test]
 fn length_mismatch() {
-    let ops = ops();
-    let a = floats(&ops, &[1.0; 10]);
-    let b = floats(&ops, &[2.0; 11]);
-    let error = ops
-        .add(
-            OpInput::new(&a, VertexFormat::Float32, 10),
-            OpInput::new(&b, VertexFormat::Float32, 11),
-        )
-        .unwrap_err();
+    let gpu = gpu();
+    let a = floats(&gpu, &[1.0; 10]);
+    let b = floats(&gpu, &[2.0; 11]);
+    let error = ops::add(
+        &gpu,
+        view(&a, VertexFormat::Float32, 10),
+        view(&b, VertexFormat::Float32, 11),
+    )
+    .unwrap_err();
     assert_eq!(
         error,
         OpError::LengthMismatch {
@@ -96,11 +89,9 @@ fn length_mismatch() {
 
 #[test]
 fn unsupported_format() {
-    let ops = ops();
-    let a = floats(&ops, &[1.0; 4]);
-    let error = ops
-        .fround(OpInput::new(&a, VertexFormat::Float32, 4))
-        .unwrap_err();
+    let gpu = gpu();
+    let a = floats(&gpu, &[1.0; 4]);
+    let error = ops::fround(&gpu, view(&a, VertexFormat::Float32, 4)).unwrap_err();
     assert_eq!(
         error,
         OpError::UnsupportedFormat {
@@ -118,10 +109,10 @@ fn unsupported_format() {
 
 #[test]
 fn misaligned() {
-    let ops = ops();
-    let a = floats(&ops, &[1.0; 8]);
-    let input = OpInput::new(&a, VertexFormat::Float32, 4).with_byte_offset(2);
-    let error = ops.add(input, input).unwrap_err();
+    let gpu = gpu();
+    let a = floats(&gpu, &[1.0; 8]);
+    let input = view_at(&a, VertexFormat::Float32, 4, 2, None);
+    let error = ops::add(&gpu, input, input).unwrap_err();
     assert_eq!(
         error,
         OpError::Misaligned {
@@ -141,10 +132,14 @@ fn misaligned() {
 
 #[test]
 fn stride_too_small() {
-    let ops = ops();
-    let a = floats(&ops, &[1.0; 8]);
-    let input = OpInput::new(&a, VertexFormat::Float32x2, 4).with_byte_stride(4);
-    let error = ops.add(input, input).unwrap_err();
+    // A `GpuDataView` narrower than its format is refused when it is made (a `DataError`); the
+    // CPU reference, which reads host bytes, checks the rule itself.
+    let gpu = gpu();
+    let a = floats(&gpu, &[1.0; 8]);
+    assert!(GpuDataView::new(&a, VertexFormat::Float32x2, 4, 0, Some(4)).is_err());
+    let bytes = [0u8; 32];
+    let input = HostInput::new(&bytes, VertexFormat::Float32x2, 4).with_byte_stride(4);
+    let error = cpu::add(input, input).unwrap_err();
     assert_eq!(
         error,
         OpError::StrideTooSmall {
@@ -163,10 +158,25 @@ fn stride_too_small() {
 
 #[test]
 fn out_of_bounds() {
-    let ops = ops();
-    let a = floats(&ops, &[1.0; 20]);
-    let input = OpInput::new(&a, VertexFormat::Float32x2, 11);
-    let error = ops.add(input, input).unwrap_err();
+    // On the GPU, a view past its buffer is refused when it is made (a `DataError`); a view whose
+    // last value ends inside the buffer's last partial word is this error (storage bindings read
+    // whole words). The CPU reference checks the rows against its host bytes.
+    let gpu = gpu();
+    let a = floats(&gpu, &[1.0; 20]);
+    assert!(GpuDataView::new(&a, VertexFormat::Float32x2, 11, 0, None).is_err());
+    let odd = crate::support::buffer(&gpu, 6, wgpu::BufferUsages::STORAGE);
+    assert_eq!(
+        ops::add(&gpu, view(&odd, VertexFormat::Uint8, 6), 1.0).unwrap_err(),
+        OpError::OutOfBounds {
+            op: "add",
+            input: 0,
+            needed: 8,
+            available: 6
+        }
+    );
+    let bytes = [0u8; 80];
+    let input = HostInput::new(&bytes, VertexFormat::Float32x2, 11);
+    let error = cpu::add(input, input).unwrap_err();
     assert_eq!(
         error,
         OpError::OutOfBounds {
@@ -184,10 +194,14 @@ fn out_of_bounds() {
 
 #[test]
 fn overflow() {
-    let ops = ops();
-    let a = floats(&ops, &[1.0; 4]);
-    let input = OpInput::new(&a, VertexFormat::Float32, 2).with_byte_offset(u64::MAX - 3);
-    let error = ops.add(input, input).unwrap_err();
+    // A `GpuDataView` whose range overflows is refused when it is made (a `DataError`); the CPU
+    // reference checks its host inputs' arithmetic itself.
+    let gpu = gpu();
+    let a = floats(&gpu, &[1.0; 4]);
+    assert!(GpuDataView::new(&a, VertexFormat::Float32, 2, u64::MAX - 3, None).is_err());
+    let bytes = [0u8; 16];
+    let input = HostInput::new(&bytes, VertexFormat::Float32, 2).with_byte_offset(u64::MAX - 3);
+    let error = cpu::add(input, input).unwrap_err();
     assert_eq!(
         error,
         OpError::Overflow {
@@ -218,15 +232,31 @@ fn too_many_rows_message() {
 }
 
 #[test]
+fn out_of_memory_message() {
+    // Running a device out of memory is not something a test should do; the device layer's
+    // variant, as an operation wraps it, is pinned from the variant.
+    let error = OpError::Gpu {
+        op: "add",
+        source: GpuError::OutOfMemory {
+            operation: "create the output buffers",
+        },
+    };
+    assert_eq!(
+        error.to_string(),
+        "add: the device ran out of memory to create the output buffers"
+    );
+}
+
+#[test]
 fn field_count_mismatch() {
-    let ops = ops();
-    let a = floats(&ops, &[1.0; 8]);
-    let error = ops
-        .interleave(
-            &[OpInput::new(&a, VertexFormat::Float32x2, 4)],
-            &pair_format(),
-        )
-        .unwrap_err();
+    let gpu = gpu();
+    let a = floats(&gpu, &[1.0; 8]);
+    let error = ops::interleave(
+        &gpu,
+        &[view(&a, VertexFormat::Float32x2, 4)],
+        &pair_format(),
+    )
+    .unwrap_err();
     assert_eq!(
         error,
         OpError::FieldCountMismatch {
@@ -243,17 +273,17 @@ fn field_count_mismatch() {
 
 #[test]
 fn field_format_mismatch() {
-    let ops = ops();
-    let a = floats(&ops, &[1.0; 8]);
-    let error = ops
-        .interleave(
-            &[
-                OpInput::new(&a, VertexFormat::Float32x2, 4),
-                OpInput::new(&a, VertexFormat::Uint8x4, 4),
-            ],
-            &pair_format(),
-        )
-        .unwrap_err();
+    let gpu = gpu();
+    let a = floats(&gpu, &[1.0; 8]);
+    let error = ops::interleave(
+        &gpu,
+        &[
+            view(&a, VertexFormat::Float32x2, 4),
+            view(&a, VertexFormat::Uint8x4, 4),
+        ],
+        &pair_format(),
+    )
+    .unwrap_err();
     assert_eq!(
         error,
         OpError::FieldFormatMismatch {
@@ -272,11 +302,11 @@ fn field_format_mismatch() {
 
 #[test]
 fn unknown_field() {
-    let ops = ops();
+    let gpu = gpu();
     let format = pair_format();
-    let rows = upload(&ops, &[0u8; 64]);
-    let input = RowsInput::new(&rows, &format, 4);
-    let error = ops.deinterleave(&input, Some(&["velocity"])).unwrap_err();
+    let rows = upload(&gpu, &[0u8; 64]);
+    let input = rows_at(&rows, &format, 4, 0, None);
+    let error = ops::deinterleave(&gpu, &input, Some(&["velocity"])).unwrap_err();
     assert_eq!(
         error,
         OpError::UnknownField {
@@ -293,17 +323,17 @@ fn unknown_field() {
 #[test]
 fn too_many_bindings() {
     // Four storage buffers per stage: three distinct inputs and the output fit, four do not.
-    let ops = ops_with(
+    let (gpu, _) = ops_with(
         |l| l.max_storage_buffers_per_shader_stage = 4,
         OpsConfig::default(),
     );
-    let buffers: Vec<wgpu::Buffer> = (0..4).map(|_| floats(&ops, &[1.0; 16])).collect();
-    let operands: Vec<gpudata::ops::Operand<'_>> = buffers
+    let buffers: Vec<wgpu::Buffer> = (0..4).map(|_| floats(&gpu, &[1.0; 16])).collect();
+    let operands: Vec<Operand<'_>> = buffers
         .iter()
-        .map(|b| OpInput::new(b, VertexFormat::Float32, 16).into())
+        .map(|b| view(b, VertexFormat::Float32, 16).into())
         .collect();
-    ops.arithmetic(ArithmeticOp::Add, &operands[..3]).unwrap();
-    let error = ops.arithmetic(ArithmeticOp::Add, &operands).unwrap_err();
+    ops::arithmetic(&gpu, ArithmeticOp::Add, &operands[..3]).unwrap();
+    let error = ops::arithmetic(&gpu, ArithmeticOp::Add, &operands).unwrap_err();
     assert_eq!(
         error,
         OpError::TooManyBindings {
@@ -324,21 +354,15 @@ fn too_large() {
     // A device that binds at most 1 KiB of storage. Columns larger than that are split into
     // runs of rows, but one row whose values lie 2000 bytes apart (both fields of 2 KiB rows)
     // cannot be.
-    let ops = ops_with(
+    let (gpu, _) = ops_with(
         |l| l.max_storage_buffer_binding_size = 1024,
         OpsConfig::default(),
     );
-    let a = floats(&ops, &[1.0; 2048]);
-    let column = ops
-        .add(OpInput::new(&a, VertexFormat::Float32, 2048), 1.0)
-        .unwrap();
-    assert_eq!(column.read_bytes(&ops).unwrap(), [0, 0, 0, 64].repeat(2048));
-    let field = |offset| {
-        OpInput::new(&a, VertexFormat::Float32, 4)
-            .with_byte_offset(offset)
-            .with_byte_stride(2048)
-    };
-    let error = ops.add(field(0), field(2000)).unwrap_err();
+    let a = floats(&gpu, &[1.0; 2048]);
+    let column = ops::add(&gpu, view(&a, VertexFormat::Float32, 2048), 1.0).unwrap();
+    assert_eq!(column.read_bytes(&gpu).unwrap(), [0, 0, 0, 64].repeat(2048));
+    let field = |offset| view_at(&a, VertexFormat::Float32, 4, offset, Some(2048));
+    let error = ops::add(&gpu, field(0), field(2000)).unwrap_err();
     let OpError::TooLarge {
         op: "add",
         what: "storage binding",
@@ -358,7 +382,7 @@ fn too_large() {
 #[test]
 fn dispatch_too_large() {
     // 16 workgroups per dimension of one invocation each: 5000 rows need 1250 > 16 x 16.
-    let ops = ops_with(
+    let (gpu, config) = ops_with(
         |l| l.max_compute_workgroups_per_dimension = 16,
         OpsConfig {
             workgroup_size: 1,
@@ -366,9 +390,15 @@ fn dispatch_too_large() {
             ..OpsConfig::default()
         },
     );
-    let a = floats(&ops, &[1.0; 5000]);
-    let input = OpInput::new(&a, VertexFormat::Float32, 5000);
-    let error = ops.add(input, input).unwrap_err();
+    let a = floats(&gpu, &[1.0; 5000]);
+    let input = view(&a, VertexFormat::Float32, 5000);
+    let error = ops::plan_arithmetic(
+        &gpu,
+        &config,
+        ArithmeticOp::Add,
+        &[input.into(), input.into()],
+    )
+    .unwrap_err();
     assert_eq!(
         error,
         OpError::DispatchTooLarge {
@@ -387,7 +417,7 @@ fn dispatch_too_large() {
 fn wrong_data() {
     let gpu = gpu();
     let rows = GpuData::zeroed(&gpu, pair_format(), 4, DEFAULT_USAGE).unwrap();
-    let error = OpInput::try_from(&rows).unwrap_err();
+    let error = Operand::try_from(&rows).unwrap_err();
     assert_eq!(
         error,
         OpError::WrongData {
@@ -404,21 +434,32 @@ fn wrong_data() {
 
 #[test]
 fn device() {
-    // The device refuses the readback copy: the buffer was created without COPY_SRC.
+    // The device refuses the submission: the input's buffer was destroyed after planning.
     let gpu = gpu();
-    let ops = ops();
-    let no_copy_src = buffer(&gpu, 16, wgpu::BufferUsages::STORAGE);
-    let error = ops.read_buffer(&no_copy_src, 0, 16).unwrap_err();
-    let OpError::Device {
-        op: "read",
-        message,
+    let a = floats(&gpu, &[1.0; 64]);
+    let plan = ops::plan_arithmetic(
+        &gpu,
+        &OpsConfig::default(),
+        ArithmeticOp::Add,
+        &[view(&a, VertexFormat::Float32, 64).into(), 1.0.into()],
+    )
+    .unwrap();
+    a.destroy();
+    let error = plan.run(&gpu).unwrap_err();
+    let OpError::Gpu {
+        op: "add",
+        source:
+            GpuError::Validation {
+                operation: "submit the kernels",
+                reason,
+            },
     } = &error
     else {
-        panic!("expected Device, found {error:?}");
+        panic!("expected Gpu, found {error:?}");
     };
-    assert!(message.contains("COPY_SRC"), "{message}");
+    assert!(reason.contains("destroyed"), "{reason}");
     assert_eq!(
         error.to_string(),
-        format!("read: the device reported an error: {message}")
+        format!("add: wgpu refused to submit the kernels: {reason}")
     );
 }

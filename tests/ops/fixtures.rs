@@ -3,37 +3,39 @@
 //! The byte helpers and the generator come from `support`, re-exported for the tests' `use
 //! crate::fixtures::*`.
 
-use gpudata::ops::GpuOps;
-use gpudata::{GpuDataStructFormat, StructLayout, VertexFormat};
+use gpudata::ops::OpsConfig;
+use gpudata::{Gpu, GpuData, GpuDataStructFormat, GpuDataView, StructLayout, VertexFormat};
 use wgpu::util::DeviceExt as _;
 
 pub use crate::support::{Rng, f32_bytes, f32s, u32_bytes, u32s};
 
 /// A device with the adapter's own limits, adjusted by `adjust`.
-pub fn ops_with_limits(adjust: impl FnOnce(&mut wgpu::Limits)) -> GpuOps {
-    ops_with(adjust, gpudata::ops::OpsConfig::default())
+pub fn ops_with_limits(adjust: impl FnOnce(&mut wgpu::Limits)) -> Gpu {
+    ops_with(adjust, OpsConfig::default()).0
 }
 
-/// Operations on a new [`gpudata::Gpu::headless`] device (the adapter's own limits, default
-/// tuning). Each test gets its own device and queue: lavapipe runs one queue's work in order, so
-/// the operation tests, run in parallel, would wait on one another on the shared device.
-pub fn ops() -> GpuOps {
-    let gpu = gpudata::Gpu::headless().unwrap_or_else(|e| panic!("{e}"));
-    GpuOps::from_gpu(&gpu)
+/// A new [`Gpu::headless`] device (the adapter's own limits). Each test gets its own device and
+/// queue: lavapipe runs one queue's work in order, so the operation tests, run in parallel, would
+/// wait on one another on the shared device.
+pub fn gpu() -> Gpu {
+    Gpu::headless().unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Operations on a new device with the limits `adjust` sets, and the tuning `config`.
-pub fn ops_with(adjust: impl FnOnce(&mut wgpu::Limits), config: gpudata::ops::OpsConfig) -> GpuOps {
-    let gpu = crate::support::limited_gpu("ops tests", adjust);
-    GpuOps::with_config(gpu.device(), gpu.queue(), config)
+/// A new device with the limits `adjust` sets, and the tuning `config` to plan with.
+pub fn ops_with(adjust: impl FnOnce(&mut wgpu::Limits), config: OpsConfig) -> (Gpu, OpsConfig) {
+    (crate::support::limited_gpu("ops tests", adjust), config)
 }
 
-/// Operations on a device with the adapter's own limits, `workgroup_size` invocations per
+/// A device with the adapter's own limits, and a tuning of `workgroup_size` invocations per
 /// workgroup, `rows_per_thread` and staging of sources and outputs both on or both off.
-pub fn ops_tuned(workgroup_size: u32, rows_per_thread: Option<u32>, staging: bool) -> GpuOps {
+pub fn ops_tuned(
+    workgroup_size: u32,
+    rows_per_thread: Option<u32>,
+    staging: bool,
+) -> (Gpu, OpsConfig) {
     ops_with(
         |_| {},
-        gpudata::ops::OpsConfig {
+        OpsConfig {
             workgroup_size,
             rows_per_thread,
             stage_outputs: staging,
@@ -43,10 +45,10 @@ pub fn ops_tuned(workgroup_size: u32, rows_per_thread: Option<u32>, staging: boo
 }
 
 /// A storage buffer holding `bytes` (padded with zeros to a whole word).
-pub fn upload(ops: &GpuOps, bytes: &[u8]) -> wgpu::Buffer {
+pub fn upload(gpu: &Gpu, bytes: &[u8]) -> wgpu::Buffer {
     let mut padded = bytes.to_vec();
     padded.resize(bytes.len().next_multiple_of(4).max(4), 0);
-    ops.device()
+    gpu.device()
         .create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("ops test input"),
             contents: &padded,
@@ -54,6 +56,56 @@ pub fn upload(ops: &GpuOps, bytes: &[u8]) -> wgpu::Buffer {
                 | wgpu::BufferUsages::COPY_SRC
                 | wgpu::BufferUsages::COPY_DST,
         })
+}
+
+/// `length` packed values of `format` at the start of `buffer`.
+pub fn view(buffer: &wgpu::Buffer, format: VertexFormat, length: u64) -> GpuDataView<'_> {
+    view_at(buffer, format, length, 0, None)
+}
+
+/// `length` values of `format` in `buffer`, the first at `byte_offset`, every `byte_stride`
+/// bytes (packed for `None`). A view of no values starts at most at the buffer's end (views
+/// never start past it; the random layouts of the tests put empty columns anywhere).
+pub fn view_at(
+    buffer: &wgpu::Buffer,
+    format: VertexFormat,
+    length: u64,
+    byte_offset: u64,
+    byte_stride: Option<u64>,
+) -> GpuDataView<'_> {
+    let byte_offset = if length == 0 {
+        byte_offset.min(buffer.size())
+    } else {
+        byte_offset
+    };
+    GpuDataView::new(buffer, format, length, byte_offset, byte_stride)
+        .unwrap_or_else(|e| panic!("a test view must be valid: {e}"))
+}
+
+/// `length` rows of `format` in `buffer` (shared), the first at `byte_offset`, every
+/// `byte_stride` bytes (the format's stride for `None`).
+pub fn rows_at(
+    buffer: &wgpu::Buffer,
+    format: &GpuDataStructFormat,
+    length: u64,
+    byte_offset: u64,
+    byte_stride: Option<u64>,
+) -> GpuData {
+    let descriptor = gpudata::data::GpuDataDescriptor::new(format.clone(), length)
+        .with_byte_offset(byte_offset)
+        .with_byte_stride(byte_stride.unwrap_or(format.byte_stride()));
+    GpuData::new(
+        gpudata::data::BufferHandle::Shared(buffer.clone()),
+        descriptor,
+    )
+    .unwrap_or_else(|e| panic!("test rows must be valid: {e}"))
+}
+
+/// The one vertex format of an operation's output column.
+pub fn format_of(data: &GpuData) -> VertexFormat {
+    data.as_view()
+        .unwrap_or_else(|| panic!("expected a column, found {:?}", data.format()))
+        .format()
 }
 
 /// Random bytes of one value of `format`: floats finite and moderate (no subnormals, so GPUs

@@ -3,8 +3,8 @@
 
 use crate::fixtures::*;
 use gpudata::ops::cpu::{self, HostInput};
-use gpudata::ops::{GpuOps, OpInput, OpsConfig};
-use gpudata::{OpError, VertexFormat};
+use gpudata::ops::{self, OpsConfig};
+use gpudata::{Gpu, OpError, VertexFormat};
 
 fn doubles_bytes(values: &[f64]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_le_bytes()).collect()
@@ -67,23 +67,32 @@ fn interesting(rng: &mut Rng, n: usize) -> Vec<f64> {
     v
 }
 
-fn check(ops: &GpuOps, bytes: &[u8], format: VertexFormat, length: u64, offset: u64, stride: u64) {
-    let buffer = upload(ops, bytes);
-    let gpu = ops
-        .fround(
-            OpInput::new(&buffer, format, length)
-                .with_byte_offset(offset)
-                .with_byte_stride(stride),
-        )
-        .unwrap();
+fn check(
+    gpu: &Gpu,
+    config: &OpsConfig,
+    bytes: &[u8],
+    format: VertexFormat,
+    length: u64,
+    offset: u64,
+    stride: u64,
+) {
+    let buffer = upload(gpu, bytes);
+    let out = ops::plan_fround(
+        gpu,
+        config,
+        view_at(&buffer, format, length, offset, Some(stride)),
+    )
+    .unwrap()
+    .run(gpu)
+    .unwrap();
     let expected = cpu::fround(
         HostInput::new(bytes, format, length)
             .with_byte_offset(offset)
             .with_byte_stride(stride),
     )
     .unwrap();
-    assert_eq!(gpu.format(), expected.format());
-    let found = u32s(&gpu.read_bytes(ops).unwrap());
+    assert_eq!(format_of(&out), expected.format());
+    let found = u32s(&out.read_bytes(gpu).unwrap());
     let want = u32s(expected.bytes());
     let per_row = format.components() as usize;
     for (i, (g, c)) in found.iter().zip(&want).enumerate() {
@@ -105,7 +114,7 @@ fn check(ops: &GpuOps, bytes: &[u8], format: VertexFormat, length: u64, offset: 
 
 #[test]
 fn spec_vectors_135_to_145_bit_for_bit() {
-    let ops = ops();
+    let gpu = gpu();
     let cases: &[(f64, u32, u32)] = &[
         (1.0, 0x3f80_0000, 0),
         (-2.0, 0xc000_0000, 0),
@@ -131,9 +140,9 @@ fn spec_vectors_135_to_145_bit_for_bit() {
         (-0.0, 0x8000_0000, 0),
     ];
     let values: Vec<f64> = cases.iter().map(|c| c.0).collect();
-    let out = ops.fround_f64(&values).unwrap();
-    assert_eq!(out.format(), VertexFormat::Float32x2);
-    let words = u32s(&out.read_bytes(&ops).unwrap());
+    let out = ops::fround_f64(&gpu, &values).unwrap();
+    assert_eq!(format_of(&out), VertexFormat::Float32x2);
+    let words = u32s(&out.read_bytes(&gpu).unwrap());
     for (i, (x, hi, lo)) in cases.iter().enumerate() {
         assert_eq!(
             (words[2 * i], words[2 * i + 1]),
@@ -152,13 +161,11 @@ fn spec_vectors_135_to_145_bit_for_bit() {
         0.1,
         -1.0 / 3.0,
     ]);
-    let buffer = upload(&ops, &two);
-    let out = ops
-        .fround(OpInput::new(&buffer, VertexFormat::Uint32x4, 2))
-        .unwrap();
-    assert_eq!(out.format(), VertexFormat::Float32x4);
+    let buffer = upload(&gpu, &two);
+    let out = ops::fround(&gpu, view(&buffer, VertexFormat::Uint32x4, 2)).unwrap();
+    assert_eq!(format_of(&out), VertexFormat::Float32x4);
     assert_eq!(
-        u32s(&out.read_bytes(&ops).unwrap()),
+        u32s(&out.read_bytes(&gpu).unwrap()),
         [
             0x4049_0fdb,
             0xc02d_f854,
@@ -174,7 +181,7 @@ fn spec_vectors_135_to_145_bit_for_bit() {
 
 #[test]
 fn random_doubles_of_every_class_bit_for_bit() {
-    let ops = ops();
+    let gpu = gpu();
     let mut rng = Rng::new(31);
     for (n, format) in [
         (20_000usize, VertexFormat::Uint32x2),
@@ -186,7 +193,8 @@ fn random_doubles_of_every_class_bit_for_bit() {
         let values = interesting(&mut rng, n * per_row);
         let values = &values[..n * per_row];
         check(
-            &ops,
+            &gpu,
+            &OpsConfig::default(),
             &doubles_bytes(values),
             format,
             n as u64,
@@ -198,7 +206,7 @@ fn random_doubles_of_every_class_bit_for_bit() {
 
 #[test]
 fn strided_and_offset_double_columns() {
-    let ops = ops();
+    let gpu = gpu();
     let mut rng = Rng::new(32);
     // Doubles inside 24-byte rows, starting 4 bytes in (only 4-byte aligned), and a segment of a
     // shared buffer.
@@ -209,17 +217,33 @@ fn strided_and_offset_double_columns() {
         let at = 4 + i * 24 + 8;
         bytes[at..at + 8].copy_from_slice(&v.to_le_bytes());
     }
-    check(&ops, &bytes, VertexFormat::Uint32x2, n, 12, 24);
+    check(
+        &gpu,
+        &OpsConfig::default(),
+        &bytes,
+        VertexFormat::Uint32x2,
+        n,
+        12,
+        24,
+    );
     let mut segmented = rng.bytes(100);
     segmented.extend_from_slice(&doubles_bytes(&values));
-    check(&ops, &segmented, VertexFormat::Uint32x2, n, 100, 8);
+    check(
+        &gpu,
+        &OpsConfig::default(),
+        &segmented,
+        VertexFormat::Uint32x2,
+        n,
+        100,
+        8,
+    );
 }
 
 #[test]
 fn more_workgroups_than_one_dimension_holds() {
     // One invocation per workgroup and at most 64 per dimension: 5000 rows (2500 invocations of
     // two rows) dispatch as 64 x 40.
-    let ops = ops_with(
+    let (gpu, config) = ops_with(
         |l| l.max_compute_workgroups_per_dimension = 64,
         OpsConfig {
             workgroup_size: 1,
@@ -230,26 +254,25 @@ fn more_workgroups_than_one_dimension_holds() {
     let mut rng = Rng::new(33);
     let values = interesting(&mut rng, 5000);
     let bytes = doubles_bytes(&values);
-    let buffer = upload(&ops, &bytes);
-    let plan = ops
-        .plan_fround(OpInput::new(&buffer, VertexFormat::Uint32x2, 5000))
-        .unwrap();
+    let buffer = upload(&gpu, &bytes);
+    let plan =
+        ops::plan_fround(&gpu, &config, view(&buffer, VertexFormat::Uint32x2, 5000)).unwrap();
     assert_eq!(plan.workgroups(), (64, 40));
     drop(plan);
-    check(&ops, &bytes, VertexFormat::Uint32x2, 5000, 0, 8);
+    check(&gpu, &config, &bytes, VertexFormat::Uint32x2, 5000, 0, 8);
 }
 
 #[test]
 fn formats_other_than_word_pairs_are_refused() {
-    let ops = ops();
-    let buffer = upload(&ops, &[0; 64]);
+    let gpu = gpu();
+    let buffer = upload(&gpu, &[0; 64]);
     for format in [
         VertexFormat::Float32x2,
         VertexFormat::Uint32x3,
         VertexFormat::Uint32,
         VertexFormat::Sint32x2,
     ] {
-        let err = ops.fround(OpInput::new(&buffer, format, 2)).unwrap_err();
+        let err = ops::fround(&gpu, view(&buffer, format, 2)).unwrap_err();
         assert_eq!(
             err,
             OpError::UnsupportedFormat {
@@ -271,7 +294,7 @@ fn every_exponent_with_random_significands() {
     // Each double exponent from f32's subnormal range to past its overflow, 64 random
     // significands each, both signs: the integer fast path (exponents -74..127), the general
     // path and the boundary between them.
-    let ops = ops();
+    let gpu = gpu();
     let mut rng = Rng::new(34);
     let mut values = Vec::new();
     for ex in 850u64..1200 {
@@ -281,7 +304,8 @@ fn every_exponent_with_random_significands() {
         }
     }
     check(
-        &ops,
+        &gpu,
+        &OpsConfig::default(),
         &doubles_bytes(&values),
         VertexFormat::Uint32x2,
         values.len() as u64,
@@ -294,16 +318,16 @@ fn every_exponent_with_random_significands() {
 #[test]
 fn arrow_float64_columns() {
     use arrow_array::{Array as _, Float64Array};
-    let ops = ops();
+    let gpu = gpu();
     let mut rng = Rng::new(35);
     let values = interesting(&mut rng, 1000);
     let array = Float64Array::from(values.clone());
     // A slice: the array's offset is honored.
     let sliced = array.slice(3, 900);
-    let gpu = ops.fround_arrow(&sliced).unwrap();
-    assert_eq!(gpu.length(), 900);
+    let out = ops::fround_arrow(&gpu, &sliced).unwrap();
+    assert_eq!(out.length(), 900);
     assert_eq!(
-        gpu.read_bytes(&ops).unwrap(),
+        out.read_bytes(&gpu).unwrap(),
         cpu::fround_f64(&values[3..903]).bytes()
     );
     assert_eq!(
@@ -312,7 +336,7 @@ fn arrow_float64_columns() {
     );
     let with_nulls = Float64Array::from(vec![Some(1.0), None, Some(3.0)]);
     assert_eq!(with_nulls.null_count(), 1);
-    let err = ops.fround_arrow(&with_nulls).unwrap_err();
+    let err = ops::fround_arrow(&gpu, &with_nulls).unwrap_err();
     assert_eq!(
         err.to_string(),
         "fround: expected an Arrow Float64 array without nulls, found 1 null value"

@@ -4,10 +4,10 @@
 
 use crate::fixtures::*;
 use gpudata::ops::cpu::{self, HostInput};
-use gpudata::ops::{GpuOps, OpInput, OpRows};
+use gpudata::ops::{self, Operand, OpsConfig};
 use gpudata::{
-    BufferHandle, GpuData, GpuDataDescriptor, GpuDataStructFormat, OpError, StepMode, StructLayout,
-    VertexFormat,
+    BufferHandle, Gpu, GpuData, GpuDataDescriptor, GpuDataStructFormat, GpuDataView, OpError,
+    StepMode, StructLayout, VertexFormat,
 };
 
 /// A column in one of three layouts, with its bytes kept for the CPU side.
@@ -112,15 +112,26 @@ fn columns(
     (out, buffers)
 }
 
-fn run(ops: &GpuOps, rng: &mut Rng, format: &GpuDataStructFormat, length: u64, layout: u32) {
+fn run(
+    gpu: &Gpu,
+    config: &OpsConfig,
+    rng: &mut Rng,
+    format: &GpuDataStructFormat,
+    length: u64,
+    layout: u32,
+) {
     let (cols, buffers) = columns(rng, format, length, layout);
-    let uploaded: Vec<wgpu::Buffer> = buffers.iter().map(|b| upload(ops, b)).collect();
-    let gpu_inputs: Vec<OpInput<'_>> = cols
+    let uploaded: Vec<wgpu::Buffer> = buffers.iter().map(|b| upload(gpu, b)).collect();
+    let gpu_inputs: Vec<GpuDataView<'_>> = cols
         .iter()
         .map(|c| {
-            OpInput::new(&uploaded[c.buffer_index], c.format, length)
-                .with_byte_offset(c.offset)
-                .with_byte_stride(c.stride)
+            view_at(
+                &uploaded[c.buffer_index],
+                c.format,
+                length,
+                c.offset,
+                Some(c.stride),
+            )
         })
         .collect();
     let cpu_inputs: Vec<HostInput<'_>> = cols
@@ -143,17 +154,23 @@ fn run(ops: &GpuOps, rng: &mut Rng, format: &GpuDataStructFormat, length: u64, l
             .collect::<Vec<_>>()
     );
     let expected = cpu::interleave(&cpu_inputs, format).unwrap();
-    let rows = ops.interleave(&gpu_inputs, format).unwrap();
+    let rows = ops::plan_interleave(gpu, config, &gpu_inputs, format)
+        .unwrap()
+        .run(gpu)
+        .unwrap();
     assert_eq!(rows.length(), length);
-    assert_eq!(rows.read_bytes(ops).unwrap(), expected.bytes(), "{what}");
+    assert_eq!(rows.read_bytes(gpu).unwrap(), expected.bytes(), "{what}");
 
     // The inverse gives every column back, packed, byte for byte.
-    let columns = ops.deinterleave(&rows.as_rows(), None).unwrap();
+    let columns = ops::plan_deinterleave(gpu, config, &rows, None)
+        .unwrap()
+        .run(gpu)
+        .unwrap();
     let originals = cpu::deinterleave_views(&cpu_inputs).unwrap();
     for (i, (column, original)) in columns.iter().zip(&originals).enumerate() {
-        assert_eq!(column.format(), format.fields()[i].format());
+        assert_eq!(format_of(column), format.fields()[i].format());
         assert_eq!(
-            column.read_bytes(ops).unwrap(),
+            column.read_bytes(gpu).unwrap(),
             original.bytes(),
             "{what}: field {i} after deinterleave"
         );
@@ -162,28 +179,28 @@ fn run(ops: &GpuOps, rng: &mut Rng, format: &GpuDataStructFormat, length: u64, l
 
 #[test]
 fn spec_vector_103_as_a_struct() {
-    let ops = ops();
+    let gpu = gpu();
     let a = upload(
-        &ops,
+        &gpu,
         &f32_bytes(&(0..10).map(|v| v as f32).collect::<Vec<_>>()),
     );
-    let b = upload(&ops, &f32_bytes(&[0., 0., 1., 1., 2., 2., 3., 3., 4., 4.]));
+    let b = upload(&gpu, &f32_bytes(&[0., 0., 1., 1., 2., 2., 3., 3., 4., 4.]));
     let format = GpuDataStructFormat::parse(
         StructLayout::Packed,
         [("a", "float32x2"), ("b", "float32x2")],
     )
     .unwrap();
-    let rows = ops
-        .interleave(
-            &[
-                OpInput::new(&a, VertexFormat::Float32x2, 5),
-                OpInput::new(&b, VertexFormat::Float32x2, 5),
-            ],
-            &format,
-        )
-        .unwrap();
+    let rows = ops::interleave(
+        &gpu,
+        &[
+            view(&a, VertexFormat::Float32x2, 5),
+            view(&b, VertexFormat::Float32x2, 5),
+        ],
+        &format,
+    )
+    .unwrap();
     assert_eq!(
-        f32s(&rows.read_bytes(&ops).unwrap()),
+        f32s(&rows.read_bytes(&gpu).unwrap()),
         [
             0., 1., 0., 0., 2., 3., 1., 1., 4., 5., 2., 2., 6., 7., 3., 3., 8., 9., 4., 4.
         ]
@@ -192,7 +209,7 @@ fn spec_vector_103_as_a_struct() {
 
 #[test]
 fn random_formats_and_layouts_match_the_cpu_and_round_trip() {
-    let ops = ops();
+    let gpu = gpu();
     let mut rng = Rng::new(11);
     for case in 0..60u32 {
         let layout = if case % 2 == 0 {
@@ -202,13 +219,20 @@ fn random_formats_and_layouts_match_the_cpu_and_round_trip() {
         };
         let format = random_format(&mut rng, layout, 6);
         let length = [0, 1, 3, 17, 64, 255, 1000][(case % 7) as usize] + rng.below(2);
-        run(&ops, &mut rng, &format, length, case % 4);
+        run(
+            &gpu,
+            &OpsConfig::default(),
+            &mut rng,
+            &format,
+            length,
+            case % 4,
+        );
     }
 }
 
 #[test]
 fn eight_and_sixteen_bit_fields_in_packed_rows() {
-    let ops = ops();
+    let gpu = gpu();
     let mut rng = Rng::new(12);
     // Spec vector 23's struct, luma.gl's mesh layout (vector 160) and one of 2-byte fields.
     for fields in [
@@ -234,14 +258,21 @@ fn eight_and_sixteen_bit_fields_in_packed_rows() {
         let format =
             GpuDataStructFormat::parse(StructLayout::Packed, fields.iter().copied()).unwrap();
         for length in [1, 2, 5, 31, 333] {
-            run(&ops, &mut rng, &format, length, (length % 4) as u32);
+            run(
+                &gpu,
+                &OpsConfig::default(),
+                &mut rng,
+                &format,
+                length,
+                (length % 4) as u32,
+            );
         }
     }
 }
 
 #[test]
 fn rows_bind_as_a_storage_array_of_the_wgsl_struct() {
-    let ops = ops();
+    let gpu = gpu();
     let format = GpuDataStructFormat::parse(
         StructLayout::WgslStorage,
         [
@@ -256,20 +287,20 @@ fn rows_bind_as_a_storage_array_of_the_wgsl_struct() {
     let positions: Vec<f32> = (0..3 * n).map(|v| v as f32 * 0.5).collect();
     let colors: Vec<u8> = (0..4 * n).map(|v| v as u8).collect();
     let (t, p, c) = (
-        upload(&ops, &tags),
-        upload(&ops, &f32_bytes(&positions)),
-        upload(&ops, &colors),
+        upload(&gpu, &tags),
+        upload(&gpu, &f32_bytes(&positions)),
+        upload(&gpu, &colors),
     );
-    let rows = ops
-        .interleave(
-            &[
-                OpInput::new(&t, VertexFormat::Uint8, n),
-                OpInput::new(&p, VertexFormat::Float32x3, n),
-                OpInput::new(&c, VertexFormat::Uint8x4, n),
-            ],
-            &format,
-        )
-        .unwrap();
+    let rows = ops::interleave(
+        &gpu,
+        &[
+            view(&t, VertexFormat::Uint8, n),
+            view(&p, VertexFormat::Float32x3, n),
+            view(&c, VertexFormat::Uint8x4, n),
+        ],
+        &format,
+    )
+    .unwrap();
     let wgsl = format!(
         "{}\n@group(0) @binding(0) var<storage, read> rows: array<Row>;\n\
          @group(0) @binding(1) var<storage, read_write> out: array<f32>;\n\
@@ -283,7 +314,7 @@ fn rows_bind_as_a_storage_array_of_the_wgsl_struct() {
          }}\n",
         format.wgsl_struct("Row").unwrap()
     );
-    let values = run_compute(&ops, &wgsl, rows.buffer(), n, 5);
+    let values = run_compute(&gpu, &wgsl, rows.buffer(), n, 5);
     for i in 0..n as usize {
         assert_eq!(values[i * 5], tags[i] as f32);
         assert_eq!(&values[i * 5 + 1..i * 5 + 4], &positions[i * 3..i * 3 + 3]);
@@ -292,8 +323,8 @@ fn rows_bind_as_a_storage_array_of_the_wgsl_struct() {
 }
 
 /// Runs `wgsl` (`rows` at binding 0, an `f32` output at binding 1) over `n` invocations.
-fn run_compute(ops: &GpuOps, wgsl: &str, rows: &wgpu::Buffer, n: u64, per_row: u64) -> Vec<f32> {
-    let device = ops.device();
+fn run_compute(gpu: &Gpu, wgsl: &str, rows: &wgpu::Buffer, n: u64, per_row: u64) -> Vec<f32> {
+    let device = gpu.device();
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: None,
         source: wgpu::ShaderSource::Wgsl(wgsl.into()),
@@ -333,13 +364,18 @@ fn run_compute(ops: &GpuOps, wgsl: &str, rows: &wgpu::Buffer, n: u64, per_row: u
         pass.set_bind_group(0, &bind_group, &[]);
         pass.dispatch_workgroups(n as u32, 1, 1);
     }
-    ops.queue().submit([encoder.finish()]);
-    f32s(&ops.read_buffer(&out, 0, n * per_row * 4).unwrap())
+    gpu.queue().submit([encoder.finish()]);
+    let out = GpuData::new(
+        BufferHandle::Shared(out),
+        GpuDataDescriptor::new(VertexFormat::Float32, n * per_row),
+    )
+    .unwrap();
+    f32s(&out.read_bytes(gpu).unwrap())
 }
 
 #[test]
 fn packed_rows_bind_as_a_vertex_buffer() {
-    let ops = ops();
+    let gpu = gpu();
     let format = GpuDataStructFormat::parse(
         StructLayout::Packed,
         [
@@ -354,20 +390,20 @@ fn packed_rows_bind_as_a_vertex_buffer() {
     let values: Vec<f32> = (0..2 * n).map(|v| v as f32 - 7.5).collect();
     let colors: Vec<u8> = (0..4 * n).map(|v| (v * 5) as u8).collect();
     let (t, v, c) = (
-        upload(&ops, &tags),
-        upload(&ops, &f32_bytes(&values)),
-        upload(&ops, &colors),
+        upload(&gpu, &tags),
+        upload(&gpu, &f32_bytes(&values)),
+        upload(&gpu, &colors),
     );
-    let rows: OpRows = ops
-        .interleave(
-            &[
-                OpInput::new(&t, VertexFormat::Uint8, n.into()),
-                OpInput::new(&v, VertexFormat::Float32x2, n.into()),
-                OpInput::new(&c, VertexFormat::Unorm8x4, n.into()),
-            ],
-            &format,
-        )
-        .unwrap();
+    let rows: GpuData = ops::interleave(
+        &gpu,
+        &[
+            view(&t, VertexFormat::Uint8, n.into()),
+            view(&v, VertexFormat::Float32x2, n.into()),
+            view(&c, VertexFormat::Unorm8x4, n.into()),
+        ],
+        &format,
+    )
+    .unwrap();
     let layout = format
         .buffer_layout("rows", Some(StepMode::Vertex))
         .to_wgpu(0)
@@ -387,7 +423,7 @@ fn packed_rows_bind_as_a_vertex_buffer() {
              return vec4<f32>(1.0);\n\
          }}\n"
     );
-    let device = ops.device();
+    let device = gpu.device();
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: None,
         source: wgpu::ShaderSource::Wgsl(wgsl.into()),
@@ -466,8 +502,13 @@ fn packed_rows_bind_as_a_vertex_buffer() {
         pass.set_vertex_buffer(0, rows.buffer().slice(..rows.byte_length()));
         pass.draw(0..n, 0..1);
     }
-    ops.queue().submit([encoder.finish()]);
-    let fetched = f32s(&ops.read_buffer(&out, 0, u64::from(n) * 16).unwrap());
+    gpu.queue().submit([encoder.finish()]);
+    let out = GpuData::new(
+        BufferHandle::Shared(out),
+        GpuDataDescriptor::new(VertexFormat::Float32x4, n.into()),
+    )
+    .unwrap();
+    let fetched = f32s(&out.read_bytes(&gpu).unwrap());
     for i in 0..n as usize {
         assert_eq!(fetched[i * 4], tags[i] as f32, "vertex {i}");
         assert_eq!(
@@ -481,8 +522,7 @@ fn packed_rows_bind_as_a_vertex_buffer() {
 
 #[test]
 fn gpu_data_in_and_out() {
-    let gpu = gpudata::Gpu::headless().unwrap();
-    let ops = GpuOps::from_gpu(&gpu);
+    let gpu = gpu();
     let a = GpuData::from_bytes(
         &gpu,
         &f32_bytes(&[1., 2., 3., 4., 5., 6.]),
@@ -500,25 +540,18 @@ fn gpu_data_in_and_out() {
     let format =
         GpuDataStructFormat::parse(StructLayout::Packed, [("xy", "float32x2"), ("id", "uint8")])
             .unwrap();
-    let rows = ops
-        .interleave(
-            &[
-                OpInput::try_from(&a).unwrap(),
-                OpInput::try_from(&b).unwrap(),
-            ],
-            &format,
-        )
-        .unwrap();
-    let data = rows.into_gpu_data().unwrap();
+    let rows =
+        ops::interleave(&gpu, &[a.as_view().unwrap(), b.as_view().unwrap()], &format).unwrap();
+    let data = rows;
     let id = data.get_child("id").unwrap();
     assert_eq!(id.byte_offset(), 8);
     assert_eq!(id.byte_stride(), 12);
     // A child view feeds the next operation directly.
-    let column = ops.deinterleave_views(&[id.into()]).unwrap().remove(0);
-    assert_eq!(column.read_bytes(&ops).unwrap(), [9, 8, 7]);
+    let column = ops::deinterleave_views(&gpu, &[id]).unwrap().remove(0);
+    assert_eq!(column.read_bytes(&gpu).unwrap(), [9, 8, 7]);
     // Struct data is rows, not a column.
     assert!(matches!(
-        OpInput::try_from(&data).unwrap_err(),
+        Operand::try_from(&data).unwrap_err(),
         OpError::WrongData { op: "input", .. }
     ));
     let plain = GpuData::new(
@@ -527,37 +560,37 @@ fn gpu_data_in_and_out() {
     )
     .unwrap();
     assert!(matches!(
-        gpudata::ops::RowsInput::try_from(&plain).unwrap_err(),
+        ops::deinterleave(&gpu, &plain, None).unwrap_err(),
         OpError::WrongData { .. }
     ));
 }
 
 #[test]
 fn errors_name_the_field_and_the_limit() {
-    let ops = ops_with_limits(|l| l.max_storage_buffers_per_shader_stage = 8);
+    let gpu = ops_with_limits(|l| l.max_storage_buffers_per_shader_stage = 8);
     let mut rng = Rng::new(13);
     let format = GpuDataStructFormat::parse(
         StructLayout::Packed,
         [("position", "float32x3"), ("color", "unorm8x4")],
     )
     .unwrap();
-    let p = upload(&ops, &rng.bytes(120));
-    let c = upload(&ops, &rng.bytes(40));
-    let position = OpInput::new(&p, VertexFormat::Float32x3, 10);
+    let p = upload(&gpu, &rng.bytes(120));
+    let c = upload(&gpu, &rng.bytes(40));
+    let position = view(&p, VertexFormat::Float32x3, 10);
     assert_eq!(
-        ops.interleave(&[position], &format).unwrap_err(),
+        ops::interleave(&gpu, &[position], &format).unwrap_err(),
         OpError::FieldCountMismatch {
             op: "interleave",
             expected: 2,
             found: 1
         }
     );
-    let err = ops
-        .interleave(
-            &[position, OpInput::new(&c, VertexFormat::Uint16x2, 10)],
-            &format,
-        )
-        .unwrap_err();
+    let err = ops::interleave(
+        &gpu,
+        &[position, view(&c, VertexFormat::Uint16x2, 10)],
+        &format,
+    )
+    .unwrap_err();
     assert_eq!(
         err,
         OpError::FieldFormatMismatch {
@@ -573,8 +606,9 @@ fn errors_name_the_field_and_the_limit() {
         "interleave: field `color` has format `unorm8x4`, but input 1 has `uint16x2`: interleave and deinterleave move bytes, so formats need the same components and component size"
     );
     assert_eq!(
-        ops.interleave(
-            &[position, OpInput::new(&c, VertexFormat::Uint8x4, 9)],
+        ops::interleave(
+            &gpu,
+            &[position, view(&c, VertexFormat::Uint8x4, 9)],
             &format
         )
         .unwrap_err(),
@@ -586,7 +620,7 @@ fn errors_name_the_field_and_the_limit() {
         }
     );
     assert_eq!(
-        ops.interleave(&[], &format).unwrap_err(),
+        ops::interleave(&gpu, &[], &format).unwrap_err(),
         OpError::NoInputs { op: "interleave" }
     );
 
@@ -596,13 +630,13 @@ fn errors_name_the_field_and_the_limit() {
         (0..8).map(|i| (format!("c{i}"), VertexFormat::Float32)),
     )
     .unwrap();
-    let buffers: Vec<wgpu::Buffer> = (0..8).map(|_| upload(&ops, &rng.bytes(40))).collect();
-    let inputs: Vec<OpInput<'_>> = buffers
+    let buffers: Vec<wgpu::Buffer> = (0..8).map(|_| upload(&gpu, &rng.bytes(40))).collect();
+    let inputs: Vec<GpuDataView<'_>> = buffers
         .iter()
-        .map(|b| OpInput::new(b, VertexFormat::Float32, 10))
+        .map(|b| view(b, VertexFormat::Float32, 10))
         .collect();
     assert_eq!(
-        ops.interleave(&inputs, &wide).unwrap_err(),
+        ops::interleave(&gpu, &inputs, &wide).unwrap_err(),
         OpError::TooManyBindings {
             op: "interleave",
             what: "storage buffers per shader stage",
@@ -611,11 +645,11 @@ fn errors_name_the_field_and_the_limit() {
         }
     );
     // The same eight columns as segments of one buffer bind once.
-    let segmented = upload(&ops, &rng.bytes(320));
-    let segments: Vec<OpInput<'_>> = (0..8)
-        .map(|i| OpInput::new(&segmented, VertexFormat::Float32, 10).with_byte_offset(i * 40))
+    let segmented = upload(&gpu, &rng.bytes(320));
+    let segments: Vec<GpuDataView<'_>> = (0..8)
+        .map(|i| view_at(&segmented, VertexFormat::Float32, 10, i * 40, None))
         .collect();
-    ops.interleave(&segments, &wide).unwrap();
+    ops::interleave(&gpu, &segments, &wide).unwrap();
 }
 
 #[test]
@@ -627,7 +661,7 @@ fn every_tuning_agrees_with_the_cpu() {
         (64, Some(8), true),
         (32, Some(2), true),
     ] {
-        let ops = ops_tuned(wg, rows, staging);
+        let (gpu, config) = ops_tuned(wg, rows, staging);
         for case in 0..12u32 {
             let layout = if case % 2 == 0 {
                 StructLayout::Packed
@@ -636,7 +670,7 @@ fn every_tuning_agrees_with_the_cpu() {
             };
             let format = random_format(&mut rng, layout, 6);
             let length = [1, 9, 100, 777][(case % 4) as usize];
-            run(&ops, &mut rng, &format, length, case % 4);
+            run(&gpu, &config, &mut rng, &format, length, case % 4);
         }
     }
 }

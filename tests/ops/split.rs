@@ -8,16 +8,16 @@ use std::sync::OnceLock;
 
 use crate::fixtures::*;
 use gpudata::ops::cpu::{self, HostInput, HostOperand};
-use gpudata::ops::{ArithmeticOp, GpuOps, OpInput, OpPlan, Operand, RowsInput};
-use gpudata::{GpuDataStructFormat, StructLayout, VertexFormat};
+use gpudata::ops::{self, ArithmeticOp, OpPlan, Operand, OpsConfig};
+use gpudata::{Gpu, GpuData, GpuDataStructFormat, GpuDataView, StructLayout, VertexFormat};
 
 /// The binding limit of the small device.
 const BINDING: u64 = 1 << 20;
 
 /// Operations on a device that binds at most [`BINDING`] bytes of storage, at offsets that are
 /// multiples of 256 bytes (as many GPUs require; more slack before each binding's first row).
-fn small() -> GpuOps {
-    static OPS: OnceLock<GpuOps> = OnceLock::new();
+fn small() -> Gpu {
+    static OPS: OnceLock<Gpu> = OnceLock::new();
     OPS.get_or_init(|| {
         ops_with_limits(|l| {
             l.max_storage_buffer_binding_size = BINDING;
@@ -28,9 +28,9 @@ fn small() -> GpuOps {
 }
 
 /// Operations on a device with the adapter's own limits.
-fn large() -> GpuOps {
-    static OPS: OnceLock<GpuOps> = OnceLock::new();
-    OPS.get_or_init(ops).clone()
+fn large() -> Gpu {
+    static OPS: OnceLock<Gpu> = OnceLock::new();
+    OPS.get_or_init(gpu).clone()
 }
 
 /// Random bytes of `length` rows of `stride` bytes after `offset` bytes, a value of `format` at
@@ -70,18 +70,23 @@ impl View {
             .with_byte_stride(self.stride)
     }
 
-    fn gpu<'b>(&self, buffer: &'b wgpu::Buffer) -> OpInput<'b> {
-        OpInput::new(buffer, self.format, self.length)
-            .with_byte_offset(self.offset)
-            .with_byte_stride(self.stride)
+    fn gpu<'b>(&self, buffer: &'b wgpu::Buffer) -> GpuDataView<'b> {
+        view_at(
+            buffer,
+            self.format,
+            self.length,
+            self.offset,
+            Some(self.stride),
+        )
     }
 }
 
 /// Runs `plan` and reads its output columns back.
-fn columns(ops: &GpuOps, plan: OpPlan<Vec<gpudata::ops::OpColumn>>) -> Vec<Vec<u8>> {
-    plan.run(ops)
+fn columns(gpu: &Gpu, plan: OpPlan<Vec<GpuData>>) -> Vec<Vec<u8>> {
+    plan.run(gpu)
+        .unwrap()
         .iter()
-        .map(|c| c.read_bytes(ops).unwrap())
+        .map(|c| c.read_bytes(gpu).unwrap())
         .collect()
 }
 
@@ -107,23 +112,24 @@ fn check_add(views: &[View], shared: bool, what: &str) {
     let expected = cpu::arithmetic(ArithmeticOp::Add, &operands).unwrap();
     let mut results = Vec::new();
     let mut plans_dispatches = Vec::new();
-    for ops in [&small, &large] {
+    for gpu in [&small, &large] {
         let buffers: Vec<wgpu::Buffer> = if shared {
-            let buffer = upload(ops, &views[0].bytes);
+            let buffer = upload(gpu, &views[0].bytes);
             views.iter().map(|_| buffer.clone()).collect()
         } else {
-            views.iter().map(|v| upload(ops, &v.bytes)).collect()
+            views.iter().map(|v| upload(gpu, &v.bytes)).collect()
         };
         let inputs: Vec<Operand<'_>> = views
             .iter()
             .zip(&buffers)
             .map(|(v, b)| v.gpu(b).into())
             .collect();
-        let plan = ops.plan_arithmetic(ArithmeticOp::Add, &inputs).unwrap();
+        let plan =
+            ops::plan_arithmetic(gpu, &OpsConfig::default(), ArithmeticOp::Add, &inputs).unwrap();
         plans_dispatches.push(plan.dispatches());
-        let column = plan.run(ops);
-        assert_eq!(column.format(), expected.format(), "{what}");
-        results.push(column.read_bytes(ops).unwrap());
+        let column = plan.run(gpu).unwrap();
+        assert_eq!(format_of(&column), expected.format(), "{what}");
+        results.push(column.read_bytes(gpu).unwrap());
     }
     assert!(
         plans_dispatches[0] > 2 && plans_dispatches[1] <= 2,
@@ -277,13 +283,14 @@ fn interleave_and_deinterleave_many_mib() {
     assert!(expected.bytes().len() as u64 > 4 * BINDING);
     let (small, large) = (small(), large());
     let mut rows_bytes = Vec::new();
-    for ops in [&small, &large] {
-        let buffers: Vec<wgpu::Buffer> = views.iter().map(|v| upload(ops, &v.bytes)).collect();
-        let inputs: Vec<OpInput<'_>> = views.iter().zip(&buffers).map(|(v, b)| v.gpu(b)).collect();
-        let plan = ops.plan_interleave(&inputs, &format).unwrap();
+    for gpu in [&small, &large] {
+        let buffers: Vec<wgpu::Buffer> = views.iter().map(|v| upload(gpu, &v.bytes)).collect();
+        let inputs: Vec<GpuDataView<'_>> =
+            views.iter().zip(&buffers).map(|(v, b)| v.gpu(b)).collect();
+        let plan = ops::plan_interleave(gpu, &OpsConfig::default(), &inputs, &format).unwrap();
         let dispatches = plan.dispatches();
-        let rows = plan.run(ops);
-        let bytes = rows.read_bytes(ops).unwrap();
+        let rows = plan.run(gpu).unwrap();
+        let bytes = rows.read_bytes(gpu).unwrap();
         assert!(
             bytes == expected.bytes(),
             "interleave ({dispatches} dispatches): first difference at byte {:?}",
@@ -312,12 +319,12 @@ fn interleave_and_deinterleave_many_mib() {
         .collect();
     let mut plans = Vec::new();
     let mut found = Vec::new();
-    for ops in [&small, &large] {
-        let buffer = upload(ops, &shifted);
-        let input = RowsInput::new(&buffer, &format, n).with_byte_offset(20);
-        let plan = ops.plan_deinterleave(&input, None).unwrap();
+    for gpu in [&small, &large] {
+        let buffer = upload(gpu, &shifted);
+        let input = rows_at(&buffer, &format, n, 20, None);
+        let plan = ops::plan_deinterleave(gpu, &OpsConfig::default(), &input, None).unwrap();
         plans.push(plan.dispatches());
-        found.push(columns(ops, plan));
+        found.push(columns(gpu, plan));
     }
     assert!(plans[0] > 2 && plans[1] <= 2, "dispatches {plans:?}");
     for (side, columns) in found.iter().enumerate() {
@@ -371,12 +378,12 @@ fn fround_packed_and_strided() {
     for view in [&packed, &strided] {
         let expected = cpu::fround(view.cpu()).unwrap();
         let mut results = Vec::new();
-        for ops in [&small, &large] {
-            let buffer = upload(ops, &view.bytes);
-            let plan = ops.plan_fround(view.gpu(&buffer)).unwrap();
+        for gpu in [&small, &large] {
+            let buffer = upload(gpu, &view.bytes);
+            let plan = ops::plan_fround(gpu, &OpsConfig::default(), view.gpu(&buffer)).unwrap();
             let dispatches = plan.dispatches();
-            let column = plan.run(ops);
-            results.push((dispatches, column.read_bytes(ops).unwrap()));
+            let column = plan.run(gpu).unwrap();
+            results.push((dispatches, column.read_bytes(gpu).unwrap()));
         }
         assert!(
             results[0].0 > 2 && results[1].0 <= 2,
@@ -403,19 +410,26 @@ fn one_plan_encodes_every_chunk() {
     let mut rng = Rng::new(8);
     let n = 700_000;
     let a = View::new(&mut rng, VertexFormat::Float32, n, 8, 4, 0);
-    let ops = small();
-    let buffer = upload(&ops, &a.bytes);
-    let plan = ops
-        .plan_arithmetic(ArithmeticOp::Add, &[a.gpu(&buffer).into(), 1.5f32.into()])
-        .unwrap();
-    let reference = large()
-        .plan_arithmetic(
-            ArithmeticOp::Add,
-            &[a.gpu(&upload(&large(), &a.bytes)).into(), 1.5f32.into()],
-        )
-        .unwrap();
+    let gpu = small();
+    let buffer = upload(&gpu, &a.bytes);
+    let plan = ops::plan_arithmetic(
+        &gpu,
+        &OpsConfig::default(),
+        ArithmeticOp::Add,
+        &[a.gpu(&buffer).into(), 1.5f32.into()],
+    )
+    .unwrap();
+    let large = large();
+    let large_buffer = upload(&large, &a.bytes);
+    let reference = ops::plan_arithmetic(
+        &large,
+        &OpsConfig::default(),
+        ArithmeticOp::Add,
+        &[a.gpu(&large_buffer).into(), 1.5f32.into()],
+    )
+    .unwrap();
     assert_split(&plan, &reference, "float32 + 1.5");
-    let mut encoder = ops
+    let mut encoder = gpu
         .device()
         .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
     {
@@ -423,8 +437,8 @@ fn one_plan_encodes_every_chunk() {
         plan.encode(&mut pass);
         plan.encode(&mut pass);
     }
-    ops.queue().submit([encoder.finish()]);
-    let found = plan.output().read_bytes(&ops).unwrap();
+    gpu.queue().submit([encoder.finish()]);
+    let found = plan.output().read_bytes(&gpu).unwrap();
     let expected = cpu::arithmetic(ArithmeticOp::Add, &[a.cpu().into(), 1.5f32.into()]).unwrap();
     assert!(
         found == expected.bytes(),

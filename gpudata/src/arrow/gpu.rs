@@ -9,11 +9,11 @@ use arrow_schema::Field;
 
 use super::ArrowInteropError;
 use super::source::{ArrowColumnSource, ArrowReadback, ColumnOptions, SourceFormat};
-use crate::data::{BufferHandle, DEFAULT_USAGE, GpuData, GpuDataDescriptor, GpuDataFormat};
+use crate::data::{DEFAULT_USAGE, GpuData, GpuDataDescriptor, GpuDataFormat, GpuDataView};
 use crate::device::Gpu;
 use crate::device::GpuError;
 use crate::layout::{BufferLayout, GpuDataStructFormat, StructLayout};
-use crate::ops::{GpuOps, OpInput};
+use crate::ops;
 
 fn gpu_error(column: &str, source: GpuError) -> ArrowInteropError {
     ArrowInteropError::Gpu {
@@ -117,23 +117,17 @@ pub fn upload_source(
             column: column.to_owned(),
             data_type: source.readback().data_type().clone(),
         })?;
-    let ops = GpuOps::new(gpu.device(), gpu.queue());
-    let split = ops
-        .fround(OpInput::new(words.buffer(), input_format, source.length()))
-        .map_err(|e| ArrowInteropError::Op {
-            column: column.to_owned(),
-            source: e,
-        })?;
+    let input = GpuDataView::new(words.buffer(), input_format, source.length(), 0, None)
+        .map_err(|e| gpu_error(column, e.into()))?;
+    let mut split = ops::fround(gpu, input).map_err(|e| ArrowInteropError::Op {
+        column: column.to_owned(),
+        source: e,
+    })?;
     words.destroy();
-    let (format, length) = (split.format(), split.length());
     let metadata: crate::data::ReadbackMetadata =
         Arc::new(source.readback().clone().after_fround());
-    let descriptor = GpuDataDescriptor {
-        readback_metadata: Some(metadata),
-        ..GpuDataDescriptor::new(format, length)
-    };
-    GpuData::new(BufferHandle::Owned(split.into_buffer()), descriptor)
-        .map_err(|e| gpu_error(column, e.into()))
+    split.set_readback_metadata(Some(metadata));
+    Ok(split)
 }
 
 /// Uploads one Arrow column (`field` names it and, for interleaved rows, carries their layout).

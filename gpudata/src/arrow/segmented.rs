@@ -13,10 +13,10 @@ use super::batch::{
 };
 use super::source::{ArrowColumnSource, ArrowReadback, SourceFormat};
 use super::table::metadata_map;
-use crate::data::{GpuData, ReadbackMetadata};
+use crate::data::{GpuData, GpuDataView, ReadbackMetadata};
 use crate::device::Gpu;
 use crate::format::{GpuVectorFormat, VertexFormat};
-use crate::ops::{GpuOps, OpInput, fround_output};
+use crate::ops::{self, OpsConfig, fround_output};
 use crate::table::{SegmentOptions, SegmentSpec, SegmentedTable, SegmentedTableBuilder};
 
 /// The segment a column source becomes: its vector format, rows and values, with its Arrow
@@ -80,18 +80,25 @@ fn fround_segments(
     table: &SegmentedTable,
     splits: &[(String, VertexFormat)],
 ) -> Result<(), ArrowInteropError> {
-    let ops = GpuOps::from_gpu(gpu);
+    let config = OpsConfig::default();
     let mut plans = Vec::with_capacity(splits.len());
     for (column, words) in splits {
         let Some(segment) = table.segment(column) else {
             continue;
         };
-        let input = OpInput::new(table.buffer(), *words, segment.length())
-            .with_byte_offset(segment.byte_offset())
-            .with_byte_stride(segment.byte_stride());
-        let plan = ops
-            .plan_fround(input)
-            .map_err(|source| ArrowInteropError::Op {
+        let input = GpuDataView::new(
+            table.buffer(),
+            *words,
+            segment.length(),
+            segment.byte_offset(),
+            Some(segment.byte_stride()),
+        )
+        .map_err(|e| ArrowInteropError::Gpu {
+            column: column.clone(),
+            source: e.into(),
+        })?;
+        let plan =
+            ops::plan_fround(gpu, &config, input).map_err(|source| ArrowInteropError::Op {
                 column: column.clone(),
                 source,
             })?;
@@ -138,7 +145,7 @@ fn fround_segments(
 /// [`FormatChoice::Fround`](super::FormatChoice::Fround) is a segment of fround's output, as
 /// [`record_batch_to_gpu`](super::record_batch_to_gpu) gives it: `float32x2` / `float32x4` rows
 /// `[hi.., lo..]`. Its float64 words are written into the segment, split on the GPU (the
-/// [`ops::fround`](crate::ops::GpuOps::fround) kernel reads the segment's range) and the split
+/// [`ops::fround`](crate::ops::fround()) kernel reads the segment's range) and the split
 /// copied back over them; the buffer gets `STORAGE` usage for that read. Readback gives the
 /// column back as Float64 `hi + lo`: the original values wherever they fit in two `f32` (a
 /// 48-bit significand in `f32`'s exponent range), else within about 2⁻⁴⁸ relative.

@@ -186,6 +186,21 @@ pub enum GpuError {
         /// Bytes to write.
         byte_length: u64,
     },
+    /// wgpu refused work gpudata recorded (a shader module or pipeline it cannot compile, a
+    /// binding or submission it rejects, such as one that uses a destroyed buffer).
+    #[error("wgpu refused to {operation}: {reason}")]
+    Validation {
+        /// What gpudata was doing (`"compile a compute pipeline"`, `"submit the kernels"`, ...).
+        operation: &'static str,
+        /// wgpu's message.
+        reason: String,
+    },
+    /// The device ran out of memory for work gpudata recorded.
+    #[error("the device ran out of memory to {operation}")]
+    OutOfMemory {
+        /// What gpudata was doing.
+        operation: &'static str,
+    },
     /// Invalid data metadata.
     #[error(transparent)]
     Data(#[from] DataError),

@@ -1,9 +1,10 @@
 //! [`Gpu`]: the device and queue that uploads, readbacks, bindings and operations take.
 
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use crate::device::GpuError;
+use crate::device::pipelines::PipelineCache;
 
 /// A wgpu device and its queue, with the facts about the adapter they came from.
 ///
@@ -26,10 +27,10 @@ struct GpuInner {
     queue: wgpu::Queue,
     adapter_info: wgpu::AdapterInfo,
     limits: wgpu::Limits,
-    /// The table copy kernel, compiled on first use. Kept here rather than in a cache keyed by
-    /// `wgpu::Device`: devices of different instances can compare equal (their ids are per
-    /// instance).
-    table_copy_kernel: OnceLock<crate::table::copy::Kernel>,
+    /// Every compute pipeline compiled on this device (operations, table re-layouts, Arrow's
+    /// `fround`). Kept here rather than in a cache keyed by `wgpu::Device`: devices of different
+    /// instances can compare equal (their ids are per instance).
+    pipelines: PipelineCache,
     /// Whether [`Gpu::headless_on_async`] opened this device in an instance of its own (so no
     /// other `GpuInner` wraps it), rather than [`Gpu::from_device_queue`] wrapping a device.
     own_instance: bool,
@@ -211,7 +212,7 @@ impl Gpu {
                 queue,
                 adapter_info,
                 limits,
-                table_copy_kernel: OnceLock::new(),
+                pipelines: PipelineCache::default(),
                 own_instance,
             }),
         }
@@ -254,9 +255,16 @@ impl Gpu {
         &self.inner.limits
     }
 
-    /// The table copy kernel's slot.
-    pub(crate) fn table_copy_kernel(&self) -> &OnceLock<crate::table::copy::Kernel> {
-        &self.inner.table_copy_kernel
+    /// The device's compute pipeline cache.
+    pub(crate) fn pipelines(&self) -> &PipelineCache {
+        &self.inner.pipelines
+    }
+
+    /// How many compute pipelines this device has compiled so far (each distinct kernel once,
+    /// shared by every clone of this `Gpu`).
+    #[must_use]
+    pub fn compiled_pipelines(&self) -> usize {
+        self.inner.pipelines.len()
     }
 
     /// Blocks until every submitted command has finished and runs pending callbacks (buffer

@@ -3,6 +3,8 @@
 
 mod error;
 mod gpu;
+mod pipelines;
 
 pub use error::GpuError;
 pub use gpu::{AdapterKind, Gpu};
+pub(crate) use pipelines::error_scope;

@@ -1,16 +1,44 @@
-//! GPU byte copies between strided row ranges, recorded into one command encoder: a
-//! `copy_buffer_to_buffer` when the bytes move as one 4-byte aligned block, else a small
-//! compute kernel that assembles each destination word from the source bytes.
+//! The strided byte copy of table re-layouts (pack, segment, interleave), recorded into one
+//! command encoder: a `copy_buffer_to_buffer` when the bytes move as one 4-byte aligned block,
+//! else a compute kernel that assembles each destination word from the source bytes, keeping the
+//! destination's other bytes (the other fields of interleaved rows, neighbouring segments).
 //!
-//! The kernel is written for correctness, not speed: one invocation per destination word, one
-//! dispatch per copy, or one per run of rows when the copy's source or destination range is
-//! larger than one storage binding (`max_storage_buffer_binding_size`). The ops module owns the
-//! fast interleave / deinterleave kernels.
+//! The kernel compiles through the device's pipeline cache and is split by the planner's rules
+//! ([`split`](super::split)): one dispatch per copy, or one per run of rows of about equal size
+//! when the copy's source or destination range is larger than one storage binding
+//! (`max_storage_buffer_binding_size`), each binding only its own rows at storage-aligned
+//! offsets, dispatched in two dimensions past the per-dimension limit. It is written for
+//! correctness, not speed (one invocation per destination word); the operations' interleave and
+//! deinterleave kernels are the fast path.
 
 use std::collections::HashMap;
 
-use crate::device::Gpu;
-use crate::table::TableError;
+use super::split::{binding_start, dispatch_shape, even_runs, max_binding_size};
+use crate::device::{Gpu, GpuError, error_scope};
+
+/// Why a copy cannot be recorded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum CopyError {
+    /// The rows leave a buffer, or their byte arithmetic overflows, or a run of them cannot be
+    /// bound or dispatched; the fields are the copy's.
+    Range {
+        src_offset: u64,
+        dst_offset: u64,
+        rows: u64,
+        row_bytes: u64,
+    },
+    /// A buffer without a usage the copy needs, or the device refused the work.
+    Gpu(GpuError),
+}
+
+impl From<GpuError> for CopyError {
+    fn from(error: GpuError) -> Self {
+        CopyError::Gpu(error)
+    }
+}
+
+/// The label of the copy's pipeline.
+const LABEL: &str = "gpudata table copy";
 
 /// One strided byte copy: `rows` rows of `row_bytes` bytes, read every `src_stride` bytes from
 /// `src_offset` of `src` and written every `dst_stride` bytes from `dst_offset` of `dst`. Bytes
@@ -85,65 +113,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 }
 ";
 
-/// The copy kernel's pipeline, one per [`Gpu`].
-pub(crate) struct Kernel {
-    pipeline: wgpu::ComputePipeline,
-    layout: wgpu::BindGroupLayout,
-}
-
-fn kernel(gpu: &Gpu) -> &Kernel {
-    gpu.table_copy_kernel()
-        .get_or_init(|| build_kernel(gpu.device()))
-}
-
-fn build_kernel(device: &wgpu::Device) -> Kernel {
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("gpudata table copy"),
-        source: wgpu::ShaderSource::Wgsl(KERNEL.into()),
-    });
-    let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    };
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("gpudata table copy"),
-        entries: &[
-            storage(0, true),
-            storage(1, false),
-            wgpu::BindGroupLayoutEntry {
-                binding: 2,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            },
-        ],
-    });
-    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("gpudata table copy"),
-        bind_group_layouts: &[Some(&layout)],
-        immediate_size: 0,
-    });
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("gpudata table copy"),
-        layout: Some(&pipeline_layout),
-        module: &module,
-        entry_point: Some("main"),
-        compilation_options: wgpu::PipelineCompilationOptions::default(),
-        cache: None,
-    });
-    Kernel { pipeline, layout }
-}
-
 /// A binding window: `[start, start + size)` of a buffer, `start` aligned for storage binding.
 #[derive(Clone, Copy, Debug)]
 struct Window {
@@ -153,7 +122,7 @@ struct Window {
 
 /// The storage window covering bytes `[from, to)` of a buffer of `buffer_size` bytes.
 fn window(from: u64, to: u64, buffer_size: u64, alignment: u64) -> Option<Window> {
-    let start = from - from % alignment;
+    let start = binding_start(from, alignment);
     let end = to.checked_next_multiple_of(4)?.min(buffer_size);
     (end > start && (end - start).is_multiple_of(4)).then_some(Window {
         start,
@@ -162,8 +131,8 @@ fn window(from: u64, to: u64, buffer_size: u64, alignment: u64) -> Option<Window
 }
 
 /// The copy's error when its ranges cannot be copied.
-fn copy_range(copy: &StridedCopy<'_>) -> TableError {
-    TableError::CopyRange {
+fn copy_range(copy: &StridedCopy<'_>) -> CopyError {
+    CopyError::Range {
         src_offset: copy.src_offset,
         dst_offset: copy.dst_offset,
         rows: copy.rows,
@@ -209,7 +178,7 @@ impl<'g> CopyRecorder<'g> {
     }
 
     /// Records `copy`.
-    pub(crate) fn copy(&mut self, copy: &StridedCopy<'_>) -> Result<(), TableError> {
+    pub(crate) fn copy(&mut self, copy: &StridedCopy<'_>) -> Result<(), CopyError> {
         if copy.rows == 0 || copy.row_bytes == 0 {
             return Ok(());
         }
@@ -232,7 +201,7 @@ impl<'g> CopyRecorder<'g> {
             (copy.dst, wgpu::BufferUsages::COPY_DST, "copy gpu data in"),
         ] {
             if !buffer.usage().contains(needed) {
-                return Err(crate::device::GpuError::MissingUsage {
+                return Err(GpuError::MissingUsage {
                     operation: what,
                     required: needed,
                     found: buffer.usage(),
@@ -259,10 +228,10 @@ impl<'g> CopyRecorder<'g> {
     }
 
     /// Records `copy` through the kernel (`src_end`: one past its last source byte).
-    fn kernel_copy(&mut self, copy: &StridedCopy<'_>, src_end: u64) -> Result<(), TableError> {
+    fn kernel_copy(&mut self, copy: &StridedCopy<'_>, src_end: u64) -> Result<(), CopyError> {
         let too_large = || copy_range(copy);
         if !copy.dst.usage().contains(wgpu::BufferUsages::STORAGE) {
-            return Err(crate::device::GpuError::MissingUsage {
+            return Err(GpuError::MissingUsage {
                 operation: "copy gpu data into strided rows",
                 required: wgpu::BufferUsages::STORAGE,
                 found: copy.dst.usage(),
@@ -292,28 +261,20 @@ impl<'g> CopyRecorder<'g> {
             return self.dispatch(copy, &source, 0, copy.rows);
         }
         // As few runs as the binding allows, of about equal size (no sliver at the end).
-        let most = self.rows_per_run(copy);
-        let per = copy.rows.div_ceil(copy.rows.div_ceil(most).max(1)).max(1);
-        let mut first = 0;
-        while first < copy.rows {
-            let rows = per.min(copy.rows - first);
+        for (first, rows) in even_runs(0, copy.rows, self.rows_per_run(copy), 1) {
             self.dispatch(copy, &source, first, rows)?;
-            first += rows;
         }
         Ok(())
     }
 
-    /// The largest storage binding the copy kernel uses: the device's limit, capped below 4 GiB
-    /// so that the kernel's byte indices fit a `u32`.
+    /// The largest storage binding the copy kernel uses.
     fn max_binding(&self) -> u64 {
-        self.gpu
-            .limits()
-            .max_storage_buffer_binding_size
-            .min(u64::from(u32::MAX))
+        max_binding_size(self.gpu.limits())
     }
 
+    /// Storage offset alignment of the device (at least 4).
     fn alignment(&self) -> u64 {
-        super::SegmentedLayout::device_alignment(self.gpu)
+        u64::from(self.gpu.limits().min_storage_buffer_offset_alignment).max(4)
     }
 
     /// Rows per run when a copy must be split: the most whose windows fit a binding whatever
@@ -384,7 +345,7 @@ impl<'g> CopyRecorder<'g> {
         source: &Source<'_>,
         first: u64,
         rows: u64,
-    ) -> Result<(), TableError> {
+    ) -> Result<(), CopyError> {
         let too_large = || copy_range(copy);
         let run = self
             .windows(copy, source, first, rows)
@@ -403,16 +364,10 @@ impl<'g> CopyRecorder<'g> {
             u32::try_from(word_count).map_err(|_| too_large())?,
         ];
         let device = self.gpu.device();
-        let uniform = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("gpudata table copy params"),
-            size: 32,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        self.gpu
-            .queue()
-            .write_buffer(&uniform, 0, bytemuck::cast_slice(&params));
-        let k = kernel(self.gpu);
+        let pipeline = self
+            .gpu
+            .pipelines()
+            .compute(device, LABEL, KERNEL, "main")?;
         fn entry(binding: u32, buffer: &wgpu::Buffer, w: Window) -> wgpu::BindGroupEntry<'_> {
             wgpu::BindGroupEntry {
                 binding,
@@ -423,38 +378,41 @@ impl<'g> CopyRecorder<'g> {
                 }),
             }
         }
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("gpudata table copy"),
-            layout: &k.layout,
-            entries: &[
-                entry(0, source.buffer, run.src),
-                entry(1, copy.dst, run.dst),
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: uniform.as_entire_binding(),
-                },
-            ],
-        });
+        let bind_group = error_scope(device, "bind a table copy", || {
+            let uniform = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("gpudata table copy params"),
+                size: 32,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            self.gpu
+                .queue()
+                .write_buffer(&uniform, 0, bytemuck::cast_slice(&params));
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("gpudata table copy"),
+                layout: &pipeline.get_bind_group_layout(0),
+                entries: &[
+                    entry(0, source.buffer, run.src),
+                    entry(1, copy.dst, run.dst),
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: uniform.as_entire_binding(),
+                    },
+                ],
+            })
+        })?;
         let groups = word_count.div_ceil(64);
-        let max_dim = u64::from(limits.max_compute_workgroups_per_dimension.max(1));
-        let (x, y) = if groups <= max_dim {
-            (groups, 1)
-        } else {
-            (max_dim, groups.div_ceil(max_dim))
-        };
-        if y > max_dim {
-            return Err(too_large());
-        }
+        let (x, y) = dispatch_shape(groups, limits.max_compute_workgroups_per_dimension.max(1))
+            .ok_or_else(too_large)?;
         let mut pass = self
             .encoder
             .begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("gpudata table copy"),
                 timestamp_writes: None,
             });
-        pass.set_pipeline(&k.pipeline);
+        pass.set_pipeline(&pipeline);
         pass.set_bind_group(0, &bind_group, &[]);
-        // In range: both fit `max_dim`, a u32.
-        pass.dispatch_workgroups(x as u32, y as u32, 1);
+        pass.dispatch_workgroups(x, y, 1);
         drop(pass);
         Ok(())
     }
@@ -485,14 +443,4 @@ impl<'g> CopyRecorder<'g> {
     pub(crate) fn submit(self) -> wgpu::SubmissionIndex {
         self.gpu.queue().submit([self.encoder.finish()])
     }
-}
-
-/// A new zeroed buffer of at least `size` bytes (rounded up to 4, at least 4).
-pub(crate) fn create_buffer(
-    gpu: &Gpu,
-    size: u64,
-    usage: wgpu::BufferUsages,
-    label: &str,
-) -> Result<wgpu::Buffer, TableError> {
-    Ok(crate::data::create_buffer(gpu, size, usage, label)?)
 }

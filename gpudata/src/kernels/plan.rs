@@ -7,21 +7,23 @@ use std::sync::Arc;
 
 use wgpu::util::DeviceExt as _;
 
-use super::GpuOps;
-use super::input::OpInput;
-use super::pipeline_cache::device_scope;
+use super::config::Planner;
+use super::shape::ViewShape;
+use super::split::{binding_start, dispatch_shape, even_runs, max_binding_size};
 use super::wgsl_gen::{
     self, BindingDecl, Body, KernelLayout, OutputDecl, SourceDecl, StagedOutput, StagedSource,
     ValueRef, pitch,
 };
-use crate::ops::OpError;
+use crate::data::GpuDataView;
+use crate::device::Gpu;
+use crate::kernels::OpError;
 
 /// What a kernel reads and writes, before it is laid out.
 pub(crate) struct KernelRequest<'a> {
     /// The operation, for errors and labels.
     pub op: &'static str,
     /// Every value the rows read, each with the same length.
-    pub views: Vec<OpInput<'a>>,
+    pub views: Vec<GpuDataView<'a>>,
     /// The row count.
     pub length: u64,
     /// Bytes per row of each output.
@@ -132,7 +134,7 @@ struct OutputTarget<'b> {
 /// bytes of its own rows, at storage-aligned offsets, with its own row count and source bases.
 /// Every run starts on a multiple of `step` rows, so the runs of a range share one pipeline.
 pub(crate) fn build<'a, B: Body>(
-    ops: &GpuOps,
+    ops: &Planner<'_>,
     request: KernelRequest<'a>,
     make_body: impl Fn(&[ValueRef]) -> B,
 ) -> Result<Built, OpError> {
@@ -148,7 +150,7 @@ pub(crate) fn build<'a, B: Body>(
                 found: view.length(),
             });
         }
-        view.shape().check(op, i, view.buffer().size(), true)?;
+        ViewShape::of(view).check(op, i, view.buffer().size(), true)?;
     }
     if request.length > u64::from(u32::MAX) {
         return Err(OpError::TooManyRows {
@@ -169,7 +171,7 @@ pub(crate) fn build<'a, B: Body>(
     let mut refs = vec![ValueRef { source: 0, rel: 0 }; request.views.len()];
     for &i in &order {
         let view = request.views[i];
-        let end = view.shape().end(op, i)?;
+        let end = ViewShape::of(&view).end(op, i)?;
         let found = groups.iter().position(|g| {
             g.buffer == view.buffer()
                 && g.stride == view.byte_stride()
@@ -231,7 +233,7 @@ pub(crate) fn build<'a, B: Body>(
         .map(|v| v.length() * v.format().byte_length())
         .sum();
     let bytes_written: u64 = request.output_strides.iter().map(|s| s * length).sum();
-    let output_buffers = device_scope(device, op, || {
+    let output_buffers = ops.scope(op, "create the output buffers", || {
         output_sizes
             .iter()
             .map(|&size| {
@@ -339,14 +341,6 @@ pub(crate) fn build<'a, B: Body>(
     Ok(built)
 }
 
-/// The largest storage binding a dispatch may use: the device's limit, capped below 4 GiB so
-/// that every byte and element index the kernels compute fits a `u32`.
-fn max_binding_size(limits: &wgpu::Limits) -> u64 {
-    limits
-        .max_storage_buffer_binding_size
-        .min(u64::from(u32::MAX))
-}
-
 /// A storage range one dispatch binds: a source buffer's `[start, end)`, read in `decl.unit`s.
 struct BindingRange<'a> {
     decl: BindingDecl,
@@ -420,7 +414,7 @@ impl<'a> RowGeometry<'_, 'a> {
                 .ok_or_else(|| self.overflow(s))?;
             let phase = offset % unit;
             let first = offset - phase;
-            let start = first / self.align * self.align;
+            let start = binding_start(first, self.align);
             let end = after
                 .checked_mul(group.stride)
                 .and_then(|d| group.end.checked_sub(d))
@@ -534,23 +528,7 @@ impl<'a> RowGeometry<'_, 'a> {
         if self.fits(units, from, to - from)? {
             return Ok(vec![(from, to - from)]);
         }
-        let most = self.chunk_rows(units);
-        let runs = (to - from).div_ceil(most).max(1);
-        // A multiple of `step` no larger than `most` (itself a multiple of `step`).
-        let per = (to - from)
-            .div_ceil(runs)
-            .div_ceil(self.step)
-            .saturating_mul(self.step)
-            .min(most);
-        let mut chunks =
-            Vec::with_capacity(usize::try_from((to - from).div_ceil(per)).unwrap_or(0));
-        let mut first = from;
-        while first < to {
-            let rows = per.min(to - first);
-            chunks.push((first, rows));
-            first += rows;
-        }
-        Ok(chunks)
+        Ok(even_runs(from, to, self.chunk_rows(units), self.step))
     }
 }
 
@@ -558,7 +536,7 @@ impl<'a> RowGeometry<'_, 'a> {
 /// `units[s]` bytes and writing the outputs' ranges in `targets`.
 #[allow(clippy::too_many_arguments)] // One private call site.
 fn dispatch(
-    ops: &GpuOps,
+    ops: &Planner<'_>,
     geometry: &RowGeometry<'_, '_>,
     units: &[u64],
     first_row: u64,
@@ -643,14 +621,14 @@ fn dispatch(
     let workgroup_size = ops.workgroup_size();
     let workgroups = threads.div_ceil(u64::from(workgroup_size));
     let max_dim = limits.max_compute_workgroups_per_dimension;
-    let x = workgroups.min(u64::from(max_dim));
-    let y = workgroups.div_ceil(x.max(1));
-    if y > u64::from(max_dim) || x * y * u64::from(workgroup_size) > u64::from(u32::MAX) {
-        return Err(OpError::DispatchTooLarge {
-            op,
-            workgroups,
-            limit: max_dim,
-        });
+    let too_large = OpError::DispatchTooLarge {
+        op,
+        workgroups,
+        limit: max_dim,
+    };
+    let (x, y) = dispatch_shape(workgroups, max_dim).ok_or(too_large.clone())?;
+    if u64::from(x) * u64::from(y) * u64::from(workgroup_size) > u64::from(u32::MAX) {
+        return Err(too_large);
     }
 
     let layout = KernelLayout {
@@ -672,7 +650,7 @@ fn dispatch(
         stage_len,
     };
     let wgsl: Arc<str> = Arc::from(wgsl_gen::generate(&layout, body));
-    let pipeline = ops.cache().get(device, op, &wgsl)?;
+    let pipeline = ops.pipeline(op, &wgsl)?;
 
     let mut params = vec![[0u32; 4]; layout.param_len()];
     // `rows` and `threads` fit in u32: the caller checked the length.
@@ -688,7 +666,7 @@ fn dispatch(
         .flat_map(|v| v.iter().flat_map(|w| w.to_le_bytes()))
         .collect();
 
-    let bind_group = device_scope(device, op, || {
+    let bind_group = ops.scope(op, "bind the kernel's buffers", || {
         let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some(op),
             contents: &param_bytes,
@@ -728,7 +706,7 @@ fn dispatch(
     Ok(Dispatch {
         pipeline,
         bind_group,
-        workgroups: (x as u32, y as u32),
+        workgroups: (x, y),
         rows_per_thread: g_rows,
         wgsl,
     })
@@ -746,7 +724,7 @@ fn dispatch(
 /// device's workgroup storage stays direct, smallest staged first.
 #[allow(clippy::type_complexity)] // Three results of one decision.
 fn staging(
-    ops: &GpuOps,
+    ops: &Planner<'_>,
     groups: &[SourceGroup<'_>],
     sources: &[SourceDecl],
     outputs: &[OutputDecl],
@@ -846,25 +824,31 @@ impl<T> OpPlan<T> {
         }
     }
 
-    /// Records, submits and returns the output. The GPU finishes the work in the background;
-    /// reading the output back waits for it.
-    pub fn run(self, ops: &GpuOps) -> T {
+    /// Records and submits the dispatches (inside an error scope) and returns the output. The
+    /// GPU finishes the work in the background; reading the output back waits for it.
+    ///
+    /// # Errors
+    /// [`OpError::Gpu`] when wgpu refuses the submission, for example because an input's buffer
+    /// was destroyed after planning.
+    pub fn run(self, gpu: &Gpu) -> Result<T, OpError> {
         if !self.dispatches.is_empty() {
-            let mut encoder =
-                ops.device()
-                    .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                        label: Some(self.op),
+            let op = self.op;
+            crate::device::error_scope(gpu.device(), "submit the kernels", || {
+                let mut encoder = gpu
+                    .device()
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(op) });
+                {
+                    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some(op),
+                        timestamp_writes: None,
                     });
-            {
-                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some(self.op),
-                    timestamp_writes: None,
-                });
-                self.encode(&mut pass);
-            }
-            ops.queue().submit([encoder.finish()]);
+                    self.encode(&mut pass);
+                }
+                gpu.queue().submit([encoder.finish()]);
+            })
+            .map_err(|source| OpError::Gpu { op, source })?;
         }
-        self.output
+        Ok(self.output)
     }
 
     /// The output the dispatch writes.

@@ -4,12 +4,15 @@
 
 use core::fmt;
 
-use super::input::{Operand, unit_size};
-use super::plan::{self, KernelRequest};
-use super::wgsl_gen::{Body, RowCtx, ValueRef};
-use super::{GpuOps, OpColumn, OpPlan};
+use super::input::{IntoOperand, Operand};
+use super::output::output_data;
+use crate::data::GpuData;
+use crate::device::Gpu;
 use crate::format::{DataType, VertexFormat};
-use crate::ops::OpError;
+use crate::kernels::plan::{self, KernelRequest};
+use crate::kernels::shape::unit_size;
+use crate::kernels::wgsl_gen::{Body, RowCtx, ValueRef};
+use crate::kernels::{OpError, OpPlan, OpsConfig, Planner};
 
 /// An elementwise arithmetic operation, folded left over two or more operands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -408,129 +411,135 @@ impl Body for ArithmeticBody {
     }
 }
 
-impl GpuOps {
-    /// Plans `op` folded left over `operands`, without running it.
-    ///
-    /// # Errors
-    /// [`OpError::NoInputs`], [`OpError::NoGpuInput`], [`OpError::ConstantLanes`],
-    /// [`OpError::LengthMismatch`] (data operands of different lengths), the input checks
-    /// ([`OpError::Misaligned`], [`OpError::StrideTooSmall`], [`OpError::OutOfBounds`]), the
-    /// device limits ([`OpError::TooManyBindings`], [`OpError::TooLarge`],
-    /// [`OpError::DispatchTooLarge`]) and [`OpError::Device`].
-    pub fn plan_arithmetic(
-        &self,
-        op: ArithmeticOp,
-        operands: &[Operand<'_>],
-    ) -> Result<OpPlan<OpColumn>, OpError> {
-        let kinds: Vec<OperandKind> = operands.iter().map(OperandKind::from).collect();
-        let semantics = plan_semantics(op, &kinds)?;
-        let mut views = Vec::new();
-        let mut constants = Vec::new();
-        let mut places = Vec::with_capacity(operands.len());
-        for operand in operands {
-            match operand {
-                Operand::Data(input) => {
-                    places.push(Place::Data(ValueRef { source: 0, rel: 0 }));
-                    views.push(*input);
-                }
-                Operand::Constant(c) => {
-                    places.push(Place::Constant(constants.len()));
-                    constants.push(c.bits());
-                }
+/// Plans `op` folded left over `operands` on `gpu` with the kernels' tuning `config`, without
+/// running it.
+///
+/// # Errors
+/// [`OpError::NoInputs`], [`OpError::NoGpuInput`], [`OpError::ConstantLanes`],
+/// [`OpError::LengthMismatch`] (data operands of different lengths), the input checks
+/// ([`OpError::Misaligned`], [`OpError::OutOfBounds`]), the device limits
+/// ([`OpError::TooManyBindings`], [`OpError::TooLarge`], [`OpError::DispatchTooLarge`]) and
+/// [`OpError::Gpu`].
+pub fn plan_arithmetic(
+    gpu: &Gpu,
+    config: &OpsConfig,
+    op: ArithmeticOp,
+    operands: &[Operand<'_>],
+) -> Result<OpPlan<GpuData>, OpError> {
+    let kinds: Vec<OperandKind> = operands.iter().map(OperandKind::from).collect();
+    let semantics = plan_semantics(op, &kinds)?;
+    let mut views = Vec::new();
+    let mut constants = Vec::new();
+    let mut places = Vec::with_capacity(operands.len());
+    for operand in operands {
+        match operand {
+            Operand::Data(input) => {
+                places.push(Place::Data(ValueRef { source: 0, rel: 0 }));
+                views.push(*input);
+            }
+            Operand::Constant(c) => {
+                places.push(Place::Constant(constants.len()));
+                constants.push(c.bits());
             }
         }
-        let length = views.first().map_or(0, |v| v.length());
-        let output = semantics.output;
-        let request = KernelRequest {
-            op: op.as_str(),
-            views,
-            length,
-            output_strides: vec![output.byte_length()],
-            constants,
-        };
-        let built = plan::build(self, request, |refs| {
-            let mut next = refs.iter();
-            let mut places = places.clone();
-            for place in &mut places {
-                if let Place::Data(at) = place
-                    && let Some(r) = next.next()
-                {
-                    *at = *r;
-                }
+    }
+    let length = views.first().map_or(0, |v| v.length());
+    let output = semantics.output;
+    let request = KernelRequest {
+        op: op.as_str(),
+        views,
+        length,
+        output_strides: vec![output.byte_length()],
+        constants,
+    };
+    let built = plan::build(&Planner::new(gpu, config), request, |refs| {
+        let mut next = refs.iter();
+        let mut places = places.clone();
+        for place in &mut places {
+            if let Place::Data(at) = place
+                && let Some(r) = next.next()
+            {
+                *at = *r;
             }
-            ArithmeticBody {
-                plan: semantics.clone(),
-                places,
-            }
-        })?;
-        let buffer = built.outputs[0].clone();
-        Ok(OpPlan::new(
-            op.as_str(),
-            built,
-            OpColumn::new(buffer, output, length),
-        ))
-    }
+        }
+        ArithmeticBody {
+            plan: semantics.clone(),
+            places,
+        }
+    })?;
+    let data = output_data(op.as_str(), &built.outputs[0], output, length)?;
+    Ok(OpPlan::new(op.as_str(), built, data))
+}
 
-    /// Runs `op` folded left over `operands` (`((a op b) op c) …`) and returns the packed
-    /// result.
-    ///
-    /// # Errors
-    /// As [`plan_arithmetic`](Self::plan_arithmetic).
-    pub fn arithmetic(
-        &self,
-        op: ArithmeticOp,
-        operands: &[Operand<'_>],
-    ) -> Result<OpColumn, OpError> {
-        Ok(self.plan_arithmetic(op, operands)?.run(self))
-    }
+/// Runs `op` folded left over `operands` (`((a op b) op c) …`) on `gpu` and returns the packed
+/// result.
+///
+/// # Errors
+/// As [`plan_arithmetic`].
+pub fn arithmetic(
+    gpu: &Gpu,
+    op: ArithmeticOp,
+    operands: &[Operand<'_>],
+) -> Result<GpuData, OpError> {
+    plan_arithmetic(gpu, &OpsConfig::default(), op, operands)?.run(gpu)
+}
 
-    /// `a + b`, elementwise, with luma.gl's type join and lane broadcasting.
-    ///
-    /// # Errors
-    /// As [`plan_arithmetic`](Self::plan_arithmetic).
-    pub fn add<'a>(
-        &self,
-        a: impl Into<Operand<'a>>,
-        b: impl Into<Operand<'a>>,
-    ) -> Result<OpColumn, OpError> {
-        self.arithmetic(ArithmeticOp::Add, &[a.into(), b.into()])
-    }
+/// `op` over two operands.
+fn binary<'a>(
+    gpu: &Gpu,
+    op: ArithmeticOp,
+    a: impl IntoOperand<'a>,
+    b: impl IntoOperand<'a>,
+) -> Result<GpuData, OpError> {
+    arithmetic(gpu, op, &[a.into_operand()?, b.into_operand()?])
+}
 
-    /// `a - b`, elementwise.
-    ///
-    /// # Errors
-    /// As [`plan_arithmetic`](Self::plan_arithmetic).
-    pub fn subtract<'a>(
-        &self,
-        a: impl Into<Operand<'a>>,
-        b: impl Into<Operand<'a>>,
-    ) -> Result<OpColumn, OpError> {
-        self.arithmetic(ArithmeticOp::Subtract, &[a.into(), b.into()])
-    }
+/// `a + b`, elementwise, with luma.gl's type join and lane broadcasting.
+///
+/// # Errors
+/// [`OpError::WrongData`] for an operand that is not one column, then as [`plan_arithmetic`].
+pub fn add<'a>(
+    gpu: &Gpu,
+    a: impl IntoOperand<'a>,
+    b: impl IntoOperand<'a>,
+) -> Result<GpuData, OpError> {
+    binary(gpu, ArithmeticOp::Add, a, b)
+}
 
-    /// `a * b`, elementwise.
-    ///
-    /// # Errors
-    /// As [`plan_arithmetic`](Self::plan_arithmetic).
-    pub fn multiply<'a>(
-        &self,
-        a: impl Into<Operand<'a>>,
-        b: impl Into<Operand<'a>>,
-    ) -> Result<OpColumn, OpError> {
-        self.arithmetic(ArithmeticOp::Multiply, &[a.into(), b.into()])
-    }
+/// `a - b`, elementwise.
+///
+/// # Errors
+/// As [`add`].
+pub fn subtract<'a>(
+    gpu: &Gpu,
+    a: impl IntoOperand<'a>,
+    b: impl IntoOperand<'a>,
+) -> Result<GpuData, OpError> {
+    binary(gpu, ArithmeticOp::Subtract, a, b)
+}
 
-    /// `a / b`, elementwise (integer division truncates; by zero gives 0).
-    ///
-    /// # Errors
-    /// As [`plan_arithmetic`](Self::plan_arithmetic).
-    pub fn divide<'a>(
-        &self,
-        a: impl Into<Operand<'a>>,
-        b: impl Into<Operand<'a>>,
-    ) -> Result<OpColumn, OpError> {
-        self.arithmetic(ArithmeticOp::Divide, &[a.into(), b.into()])
-    }
+/// `a * b`, elementwise.
+///
+/// # Errors
+/// As [`add`].
+pub fn multiply<'a>(
+    gpu: &Gpu,
+    a: impl IntoOperand<'a>,
+    b: impl IntoOperand<'a>,
+) -> Result<GpuData, OpError> {
+    binary(gpu, ArithmeticOp::Multiply, a, b)
+}
+
+/// `a / b`, elementwise (integer division truncates; by zero gives 0).
+///
+/// # Errors
+/// As [`add`].
+pub fn divide<'a>(
+    gpu: &Gpu,
+    a: impl IntoOperand<'a>,
+    b: impl IntoOperand<'a>,
+) -> Result<GpuData, OpError> {
+    binary(gpu, ArithmeticOp::Divide, a, b)
 }
 
 #[cfg(test)]

@@ -23,13 +23,14 @@ use super::arithmetic::{
 };
 use super::deinterleave::select_fields;
 use super::fround::{fround_bits, fround_output};
-use super::input::{Constant, ViewShape, unit_count, unit_size};
+use super::input::Constant;
 use super::interleave::check_interleave;
 use crate::format::{DataType, VertexFormat};
+use crate::kernels::OpError;
+use crate::kernels::shape::{ViewShape, unit_count, unit_size};
 use crate::layout::GpuDataStructFormat;
-use crate::ops::OpError;
 
-/// One fixed-width column in host memory: the CPU twin of [`OpInput`](super::OpInput).
+/// One fixed-width column in host memory: the CPU twin of a [`GpuDataView`](crate::GpuDataView).
 #[derive(Clone, Copy, Debug)]
 pub struct HostInput<'a> {
     bytes: &'a [u8],
@@ -301,7 +302,7 @@ fn put_unit(out: &mut Vec<u8>, bits: u32, size: u64) {
 }
 
 /// `op` folded left over `operands`: the reference of
-/// [`GpuOps::arithmetic`](super::GpuOps::arithmetic).
+/// [`ops::arithmetic`](super::arithmetic()).
 ///
 /// # Errors
 /// [`OpError::NoInputs`], [`OpError::NoGpuInput`] (constants only), [`OpError::ConstantLanes`],
@@ -365,7 +366,7 @@ pub fn arithmetic(op: ArithmeticOp, operands: &[HostOperand<'_>]) -> Result<Host
     })
 }
 
-/// `a + b`: the reference of [`GpuOps::add`](super::GpuOps::add).
+/// `a + b`: the reference of [`ops::add`](super::add).
 ///
 /// # Errors
 /// As [`arithmetic`].
@@ -377,7 +378,7 @@ pub fn add<'a>(
 }
 
 /// Rows of `format`, field `i` from input `i`, padding zero: the reference of
-/// [`GpuOps::interleave`](super::GpuOps::interleave).
+/// [`ops::interleave`](super::interleave()).
 ///
 /// # Errors
 /// [`OpError::NoInputs`], [`OpError::FieldCountMismatch`], [`OpError::FieldFormatMismatch`],
@@ -426,7 +427,7 @@ fn check_views(op: &'static str, views: &[HostInput<'_>], length: u64) -> Result
 }
 
 /// Each view copied into a packed column: the reference of
-/// [`GpuOps::deinterleave_views`](super::GpuOps::deinterleave_views).
+/// [`ops::deinterleave_views`](super::deinterleave_views).
 ///
 /// # Errors
 /// [`OpError::NoInputs`], [`OpError::LengthMismatch`] and the input checks.
@@ -458,7 +459,7 @@ pub fn deinterleave_views(views: &[HostInput<'_>]) -> Result<Vec<HostColumn>, Op
 }
 
 /// One packed column per field (or per field named in `fields`): the reference of
-/// [`GpuOps::deinterleave`](super::GpuOps::deinterleave).
+/// [`ops::deinterleave`](super::deinterleave()).
 ///
 /// # Errors
 /// [`OpError::UnknownField`], then as [`deinterleave_views`].
@@ -469,7 +470,7 @@ pub fn deinterleave(rows: &HostRows, fields: Option<&[&str]>) -> Result<Vec<Host
 }
 
 /// `hi = x as f32; lo = (x − hi) as f32` per double of a `uint32x2`/`uint32x4` column (NaNs as
-/// `0x7fc00000`): the reference of [`GpuOps::fround`](super::GpuOps::fround).
+/// `0x7fc00000`): the reference of [`ops::fround`](super::fround()).
 ///
 /// # Errors
 /// [`OpError::UnsupportedFormat`] and the input checks.
@@ -518,7 +519,7 @@ pub fn fround_f64(values: &[f64]) -> HostColumn {
 }
 
 /// [`fround`] of the values of an Arrow `Float64Array`: the reference of
-/// [`GpuOps::fround_arrow`](super::GpuOps::fround_arrow).
+/// [`ops::fround_arrow`](super::fround_arrow).
 ///
 /// # Errors
 /// [`OpError::WrongData`] for an array with nulls.

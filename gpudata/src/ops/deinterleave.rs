@@ -1,12 +1,14 @@
 //! `deinterleave`: rows (or any strided views) into one packed column per field, the inverse of
 //! `interleave`, moving bytes as they are.
 
-use super::input::{OpInput, RowsInput};
+use super::input::describe;
 use super::interleave::{CopyBody, Move};
-use super::plan::{self, KernelRequest};
-use super::{GpuOps, OpColumn, OpPlan};
+use super::output::output_data;
+use crate::data::{GpuData, GpuDataView};
+use crate::device::Gpu;
+use crate::kernels::plan::{self, KernelRequest};
+use crate::kernels::{OpError, OpPlan, OpsConfig, Planner};
 use crate::layout::GpuDataStructFormat;
-use crate::ops::OpError;
 
 /// The field indices `fields` names (every field for `None`).
 pub(crate) fn select_fields(
@@ -31,95 +33,97 @@ pub(crate) fn select_fields(
     }
 }
 
-impl GpuOps {
-    /// Plans [`deinterleave_views`](Self::deinterleave_views) without running it.
-    ///
-    /// # Errors
-    /// [`OpError::NoInputs`], [`OpError::LengthMismatch`], the input checks, the device limits
-    /// (one storage binding per output, plus one per distinct input buffer) and
-    /// [`OpError::Device`].
-    pub fn plan_deinterleave_views(
-        &self,
-        views: &[OpInput<'_>],
-    ) -> Result<OpPlan<Vec<OpColumn>>, OpError> {
-        const OP: &str = "deinterleave";
-        if views.is_empty() {
-            return Err(OpError::NoInputs { op: OP });
-        }
-        let length = views[0].length();
-        let request = KernelRequest {
-            op: OP,
-            views: views.to_vec(),
-            length,
-            output_strides: views.iter().map(|v| v.format().byte_length()).collect(),
-            constants: Vec::new(),
-        };
-        let built = plan::build(self, request, |refs| CopyBody {
-            moves: refs
-                .iter()
-                .zip(views)
-                .enumerate()
-                .map(|(o, (r, v))| Move {
-                    from: *r,
-                    output: o,
-                    byte: 0,
-                    format: v.format(),
-                })
-                .collect(),
-        })?;
-        let columns = built
-            .outputs
+/// Plans [`deinterleave_views`] on `gpu` with the kernels' tuning `config`, without running it.
+///
+/// # Errors
+/// [`OpError::NoInputs`], [`OpError::LengthMismatch`], the input checks, the device limits (one
+/// storage binding per output, plus one per distinct input buffer) and [`OpError::Gpu`].
+pub fn plan_deinterleave_views(
+    gpu: &Gpu,
+    config: &OpsConfig,
+    views: &[GpuDataView<'_>],
+) -> Result<OpPlan<Vec<GpuData>>, OpError> {
+    const OP: &str = "deinterleave";
+    if views.is_empty() {
+        return Err(OpError::NoInputs { op: OP });
+    }
+    let length = views[0].length();
+    let request = KernelRequest {
+        op: OP,
+        views: views.to_vec(),
+        length,
+        output_strides: views.iter().map(|v| v.format().byte_length()).collect(),
+        constants: Vec::new(),
+    };
+    let built = plan::build(&Planner::new(gpu, config), request, |refs| CopyBody {
+        moves: refs
             .iter()
             .zip(views)
-            .map(|(b, v)| OpColumn::new(b.clone(), v.format(), length))
-            .collect();
-        Ok(OpPlan::new(OP, built, columns))
-    }
-
-    /// Copies each view (a strided child, a segment, any column) into a packed column of its
-    /// own, all in one dispatch. Views that share a buffer and a stride are read together, row by
-    /// row.
-    ///
-    /// # Errors
-    /// As [`plan_deinterleave_views`](Self::plan_deinterleave_views).
-    pub fn deinterleave_views(&self, views: &[OpInput<'_>]) -> Result<Vec<OpColumn>, OpError> {
-        Ok(self.plan_deinterleave_views(views)?.run(self))
-    }
-
-    /// Plans [`deinterleave`](Self::deinterleave) without running it.
-    ///
-    /// # Errors
-    /// [`OpError::UnknownField`], [`OpError::NoInputs`] (an empty selection), then as
-    /// [`plan_deinterleave_views`](Self::plan_deinterleave_views).
-    pub fn plan_deinterleave(
-        &self,
-        rows: &RowsInput<'_>,
-        fields: Option<&[&str]>,
-    ) -> Result<OpPlan<Vec<OpColumn>>, OpError> {
-        let selected = select_fields("deinterleave", rows.format(), fields)?;
-        let views = selected
-            .iter()
-            .map(|&i| {
-                rows.field_at(i).ok_or(OpError::Overflow {
-                    op: "deinterleave",
-                    input: i,
-                })
+            .enumerate()
+            .map(|(o, (r, v))| Move {
+                from: *r,
+                output: o,
+                byte: 0,
+                format: v.format(),
             })
-            .collect::<Result<Vec<_>, _>>()?;
-        self.plan_deinterleave_views(&views)
-    }
+            .collect(),
+    })?;
+    let columns = built
+        .outputs
+        .iter()
+        .zip(views)
+        .map(|(b, v)| output_data(OP, b, v.format(), length))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(OpPlan::new(OP, built, columns))
+}
 
-    /// One packed column per field of `rows` (or per field named in `fields`, in that order),
-    /// each a byte-exact copy of the field's values; the inverse of
-    /// [`interleave`](Self::interleave).
-    ///
-    /// # Errors
-    /// As [`plan_deinterleave`](Self::plan_deinterleave).
-    pub fn deinterleave(
-        &self,
-        rows: &RowsInput<'_>,
-        fields: Option<&[&str]>,
-    ) -> Result<Vec<OpColumn>, OpError> {
-        Ok(self.plan_deinterleave(rows, fields)?.run(self))
-    }
+/// Copies each view (a strided child, a segment, any column) into a packed column of its own,
+/// all in one dispatch. Views that share a buffer and a stride are read together, row by row.
+///
+/// # Errors
+/// As [`plan_deinterleave_views`].
+pub fn deinterleave_views(gpu: &Gpu, views: &[GpuDataView<'_>]) -> Result<Vec<GpuData>, OpError> {
+    plan_deinterleave_views(gpu, &OpsConfig::default(), views)?.run(gpu)
+}
+
+/// Plans [`deinterleave`] on `gpu` with the kernels' tuning `config`, without running it.
+///
+/// # Errors
+/// [`OpError::WrongData`] for data without a struct format, [`OpError::UnknownField`],
+/// [`OpError::NoInputs`] (an empty selection), then as [`plan_deinterleave_views`].
+pub fn plan_deinterleave(
+    gpu: &Gpu,
+    config: &OpsConfig,
+    rows: &GpuData,
+    fields: Option<&[&str]>,
+) -> Result<OpPlan<Vec<GpuData>>, OpError> {
+    const OP: &str = "deinterleave";
+    let format = rows.struct_format().ok_or_else(|| OpError::WrongData {
+        op: OP,
+        expected: "gpu data of a struct format",
+        found: describe(rows),
+    })?;
+    let selected = select_fields(OP, format, fields)?;
+    let views = selected
+        .iter()
+        .map(|&i| {
+            rows.get_child_at(i)
+                .ok_or(OpError::Overflow { op: OP, input: i })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    plan_deinterleave_views(gpu, config, &views)
+}
+
+/// One packed column per field of `rows` (struct-formatted data; or per field named in
+/// `fields`, in that order), each a byte-exact copy of the field's values; the inverse of
+/// [`interleave`](super::interleave()).
+///
+/// # Errors
+/// As [`plan_deinterleave`].
+pub fn deinterleave(
+    gpu: &Gpu,
+    rows: &GpuData,
+    fields: Option<&[&str]>,
+) -> Result<Vec<GpuData>, OpError> {
+    plan_deinterleave(gpu, &OpsConfig::default(), rows, fields)?.run(gpu)
 }

@@ -1,14 +1,13 @@
 //! `fround`: float64 values to `f32` high and low parts (spec §8.8), on the GPU with 32-bit
 //! integer operations only.
 
-use wgpu::util::DeviceExt as _;
-
-use super::input::OpInput;
-use super::plan::{self, KernelRequest};
-use super::wgsl_gen::{Body, RowCtx, ValueRef};
-use super::{GpuOps, OpColumn, OpPlan};
+use super::output::output_data;
+use crate::data::{GpuData, GpuDataDescriptor, GpuDataView};
+use crate::device::Gpu;
 use crate::format::VertexFormat;
-use crate::ops::OpError;
+use crate::kernels::plan::{self, KernelRequest};
+use crate::kernels::wgsl_gen::{Body, RowCtx, ValueRef};
+use crate::kernels::{OpError, OpPlan, OpsConfig, Planner};
 
 /// The NaN `fround` writes, on the GPU and in the CPU reference.
 pub(crate) const NAN_BITS: u32 = 0x7fc0_0000;
@@ -187,72 +186,67 @@ impl Body for FroundBody {
     }
 }
 
-impl GpuOps {
-    /// Plans [`fround`](Self::fround) without running it.
-    ///
-    /// # Errors
-    /// [`OpError::UnsupportedFormat`] for inputs other than `uint32x2`/`uint32x4`, the input
-    /// checks, the device limits and [`OpError::Device`].
-    pub fn plan_fround(&self, input: OpInput<'_>) -> Result<OpPlan<OpColumn>, OpError> {
-        const OP: &str = "fround";
-        let output = fround_output(OP, input.format())?;
-        let doubles = u64::from(input.format().components() / 2);
-        let length = input.length();
-        let request = KernelRequest {
-            op: OP,
-            views: vec![input],
-            length,
-            output_strides: vec![output.byte_length()],
-            constants: Vec::new(),
-        };
-        let built = plan::build(self, request, |refs| FroundBody {
-            from: refs[0],
-            doubles,
-        })?;
-        let buffer = built.outputs[0].clone();
-        Ok(OpPlan::new(
-            OP,
-            built,
-            OpColumn::new(buffer, output, length),
-        ))
-    }
+/// Plans [`fround`] on `gpu` with the kernels' tuning `config`, without running it.
+///
+/// # Errors
+/// [`OpError::UnsupportedFormat`] for inputs other than `uint32x2`/`uint32x4`, the input checks,
+/// the device limits and [`OpError::Gpu`].
+pub fn plan_fround(
+    gpu: &Gpu,
+    config: &OpsConfig,
+    input: GpuDataView<'_>,
+) -> Result<OpPlan<GpuData>, OpError> {
+    const OP: &str = "fround";
+    let output = fround_output(OP, input.format())?;
+    let doubles = u64::from(input.format().components() / 2);
+    let length = input.length();
+    let request = KernelRequest {
+        op: OP,
+        views: vec![input],
+        length,
+        output_strides: vec![output.byte_length()],
+        constants: Vec::new(),
+    };
+    let built = plan::build(&Planner::new(gpu, config), request, |refs| FroundBody {
+        from: refs[0],
+        doubles,
+    })?;
+    let data = output_data(OP, &built.outputs[0], output, length)?;
+    Ok(OpPlan::new(OP, built, data))
+}
 
-    /// Splits float64 values, read as little-endian word pairs (`uint32x2`: one per row, or
-    /// `uint32x4`: two per row), into `f32` parts: `float32x2` rows `[hi, lo]` or `float32x4`
-    /// rows `[hi0, hi1, lo0, lo1]`, with `hi` the nearest `f32` and `lo` the nearest `f32` to
-    /// `x − hi`. Bit for bit equal to [`cpu::fround`](super::cpu::fround).
-    ///
-    /// # Errors
-    /// As [`plan_fround`](Self::plan_fround).
-    pub fn fround(&self, input: OpInput<'_>) -> Result<OpColumn, OpError> {
-        Ok(self.plan_fround(input)?.run(self))
-    }
+/// Splits float64 values, read as little-endian word pairs (`uint32x2`: one per row, or
+/// `uint32x4`: two per row), into `f32` parts: `float32x2` rows `[hi, lo]` or `float32x4` rows
+/// `[hi0, hi1, lo0, lo1]`, with `hi` the nearest `f32` and `lo` the nearest `f32` to `x − hi`.
+/// Bit for bit equal to [`cpu::fround`](super::cpu::fround).
+///
+/// # Errors
+/// As [`plan_fround`].
+pub fn fround(gpu: &Gpu, input: GpuDataView<'_>) -> Result<GpuData, OpError> {
+    plan_fround(gpu, &OpsConfig::default(), input)?.run(gpu)
+}
 
-    /// Uploads `values` (for example the values of an Arrow `Float64Array`) and splits them:
-    /// a `float32x2` column of `[hi, lo]` rows.
-    ///
-    /// # Errors
-    /// As [`plan_fround`](Self::plan_fround).
-    pub fn fround_f64(&self, values: &[f64]) -> Result<OpColumn, OpError> {
-        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-        self.fround_uploaded(&bytes)
-    }
+/// Uploads `values` (for example the values of an Arrow `Float64Array`) and splits them: a
+/// `float32x2` column of `[hi, lo]` rows.
+///
+/// # Errors
+/// [`OpError::Gpu`] when the upload fails, then as [`plan_fround`].
+pub fn fround_f64(gpu: &Gpu, values: &[f64]) -> Result<GpuData, OpError> {
+    fround_uploaded(gpu, bytemuck::cast_slice(values))
+}
 
-    /// Uploads `bytes` (little-endian float64 values) and splits them as one `uint32x2` column.
-    fn fround_uploaded(&self, bytes: &[u8]) -> Result<OpColumn, OpError> {
-        let buffer = self
-            .device()
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("gpudata fround input"),
-                contents: bytes,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            });
-        self.fround(OpInput::new(
-            &buffer,
-            VertexFormat::Uint32x2,
-            (bytes.len() / 8) as u64,
-        ))
-    }
+/// Uploads `bytes` (little-endian float64 values) and splits them as one `uint32x2` column.
+fn fround_uploaded(gpu: &Gpu, bytes: &[u8]) -> Result<GpuData, OpError> {
+    const OP: &str = "fround";
+    let words = GpuData::from_bytes(
+        gpu,
+        bytes,
+        GpuDataDescriptor::new(VertexFormat::Uint32x2, (bytes.len() / 8) as u64),
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+    )
+    .map_err(|source| OpError::Gpu { op: OP, source })?;
+    let view = super::input::column(OP, &words)?;
+    fround(gpu, view)
 }
 
 /// The values of an Arrow `Float64Array` as little-endian bytes, borrowed.
@@ -277,17 +271,15 @@ pub(crate) fn arrow_f64_bytes<'a>(
     Ok(bytemuck::cast_slice::<f64, u8>(array.values()))
 }
 
+/// Uploads the values of an Arrow `Float64Array` (its bytes as they are, honoring the array's
+/// offset) and splits them: a `float32x2` column of `[hi, lo]` rows.
+///
+/// # Errors
+/// [`OpError::WrongData`] for an array with nulls, then as [`fround_f64`].
 #[cfg(feature = "arrow")]
-impl GpuOps {
-    /// Uploads the values of an Arrow `Float64Array` (its bytes as they are, honoring the
-    /// array's offset) and splits them: a `float32x2` column of `[hi, lo]` rows.
-    ///
-    /// # Errors
-    /// [`OpError::WrongData`] for an array with nulls, then as [`plan_fround`](Self::plan_fround).
-    pub fn fround_arrow(&self, array: &arrow_array::Float64Array) -> Result<OpColumn, OpError> {
-        const OP: &str = "fround";
-        self.fround_uploaded(arrow_f64_bytes(OP, array)?)
-    }
+pub fn fround_arrow(gpu: &Gpu, array: &arrow_array::Float64Array) -> Result<GpuData, OpError> {
+    const OP: &str = "fround";
+    fround_uploaded(gpu, arrow_f64_bytes(OP, array)?)
 }
 
 #[cfg(test)]

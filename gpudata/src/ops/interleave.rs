@@ -1,13 +1,15 @@
 //! `interleave`: packed columns (or any views) into rows of a [`GpuDataStructFormat`], and the
 //! byte-moving row code it shares with `deinterleave`.
 
-use super::input::{OpInput, unit_size};
-use super::plan::{self, KernelRequest};
-use super::wgsl_gen::{Body, RowCtx, ValueRef};
-use super::{GpuOps, OpPlan, OpRows};
+use super::output::output_data;
+use crate::data::{GpuData, GpuDataView};
+use crate::device::Gpu;
 use crate::format::VertexFormat;
+use crate::kernels::plan::{self, KernelRequest};
+use crate::kernels::shape::unit_size;
+use crate::kernels::wgsl_gen::{Body, RowCtx, ValueRef};
+use crate::kernels::{OpError, OpPlan, OpsConfig, Planner};
 use crate::layout::GpuDataStructFormat;
-use crate::ops::OpError;
 
 /// Whether values of `input` can be moved byte for byte into a field of `field`: the same
 /// component count and component (unit) size, and both or neither bit-packed.
@@ -60,67 +62,58 @@ impl Body for CopyBody {
     }
 }
 
-impl GpuOps {
-    /// Plans [`interleave`](Self::interleave) without running it.
-    ///
-    /// # Errors
-    /// [`OpError::NoInputs`], [`OpError::FieldCountMismatch`], [`OpError::FieldFormatMismatch`],
-    /// [`OpError::LengthMismatch`], the input checks, the device limits (every distinct input
-    /// buffer is one storage binding, so inputs that share a buffer, such as the segments of a
-    /// segmented table, count once) and [`OpError::Device`].
-    pub fn plan_interleave(
-        &self,
-        inputs: &[OpInput<'_>],
-        format: &GpuDataStructFormat,
-    ) -> Result<OpPlan<OpRows>, OpError> {
-        const OP: &str = "interleave";
-        check_interleave(OP, inputs.iter().map(OpInput::format), format)?;
-        let length = inputs[0].length();
-        let request = KernelRequest {
-            op: OP,
-            views: inputs.to_vec(),
-            length,
-            output_strides: vec![format.byte_stride()],
-            constants: Vec::new(),
-        };
-        let built = plan::build(self, request, |refs| CopyBody {
-            moves: refs
-                .iter()
-                .zip(format.fields())
-                .map(|(r, field)| Move {
-                    from: *r,
-                    output: 0,
-                    byte: field.byte_offset(),
-                    format: field.format(),
-                })
-                .collect(),
-        })?;
-        let buffer = built.outputs[0].clone();
-        Ok(OpPlan::new(
-            OP,
-            built,
-            OpRows {
-                buffer,
-                format: format.clone(),
-                length,
-            },
-        ))
-    }
+/// Plans [`interleave`] on `gpu` with the kernels' tuning `config`, without running it.
+///
+/// # Errors
+/// [`OpError::NoInputs`], [`OpError::FieldCountMismatch`], [`OpError::FieldFormatMismatch`],
+/// [`OpError::LengthMismatch`], the input checks, the device limits (every distinct input buffer
+/// is one storage binding, so inputs that share a buffer, such as the segments of a segmented
+/// table, count once) and [`OpError::Gpu`].
+pub fn plan_interleave(
+    gpu: &Gpu,
+    config: &OpsConfig,
+    inputs: &[GpuDataView<'_>],
+    format: &GpuDataStructFormat,
+) -> Result<OpPlan<GpuData>, OpError> {
+    const OP: &str = "interleave";
+    check_interleave(OP, inputs.iter().map(GpuDataView::format), format)?;
+    let length = inputs[0].length();
+    let request = KernelRequest {
+        op: OP,
+        views: inputs.to_vec(),
+        length,
+        output_strides: vec![format.byte_stride()],
+        constants: Vec::new(),
+    };
+    let built = plan::build(&Planner::new(gpu, config), request, |refs| CopyBody {
+        moves: refs
+            .iter()
+            .zip(format.fields())
+            .map(|(r, field)| Move {
+                from: *r,
+                output: 0,
+                byte: field.byte_offset(),
+                format: field.format(),
+            })
+            .collect(),
+    })?;
+    let data = output_data(OP, &built.outputs[0], format.clone(), length)?;
+    Ok(OpPlan::new(OP, built, data))
+}
 
-    /// Writes one row of `format` per input row: field `i` holds input `i`'s value (bytes moved
-    /// as they are), padding is zero. The output binds as a vertex buffer
-    /// ([`GpuDataStructFormat::buffer_layout`]) or, for a wgsl-storage format, as a storage array
-    /// of its WGSL struct.
-    ///
-    /// # Errors
-    /// As [`plan_interleave`](Self::plan_interleave).
-    pub fn interleave(
-        &self,
-        inputs: &[OpInput<'_>],
-        format: &GpuDataStructFormat,
-    ) -> Result<OpRows, OpError> {
-        Ok(self.plan_interleave(inputs, format)?.run(self))
-    }
+/// Writes one row of `format` per input row: field `i` holds input `i`'s value (bytes moved as
+/// they are), padding is zero. The output is struct-formatted data with a child view per field;
+/// it binds as a vertex buffer ([`GpuDataStructFormat::buffer_layout`]) or, for a wgsl-storage
+/// format, as a storage array of its WGSL struct.
+///
+/// # Errors
+/// As [`plan_interleave`].
+pub fn interleave(
+    gpu: &Gpu,
+    inputs: &[GpuDataView<'_>],
+    format: &GpuDataStructFormat,
+) -> Result<GpuData, OpError> {
+    plan_interleave(gpu, &OpsConfig::default(), inputs, format)?.run(gpu)
 }
 
 /// The shared checks of `interleave` (GPU and CPU): inputs present, one per field, formats whose

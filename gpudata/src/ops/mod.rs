@@ -3,13 +3,20 @@
 //!
 //! | operation | reads | writes |
 //! |---|---|---|
-//! | [`GpuOps::add`], [`subtract`](GpuOps::subtract), [`multiply`](GpuOps::multiply), [`divide`](GpuOps::divide), [`arithmetic`](GpuOps::arithmetic) | columns of any format, constants | one packed column of the joined type |
-//! | [`GpuOps::interleave`] | one column per field | rows of a [`GpuDataStructFormat`] (packed or wgsl-storage) |
-//! | [`GpuOps::deinterleave`], [`deinterleave_views`](GpuOps::deinterleave_views) | rows (or any views) | one packed column per field |
-//! | [`GpuOps::fround`], [`fround_f64`](GpuOps::fround_f64) | float64 values as `uint32x2`/`uint32x4` word pairs | `float32x2`/`float32x4` high and low parts |
+//! | [`add`], [`subtract`], [`multiply`], [`divide`], [`arithmetic()`] | columns of any format, constants | one packed column of the joined type |
+//! | [`interleave`] | one column per field | rows of a [`GpuDataStructFormat`](crate::GpuDataStructFormat) (packed or wgsl-storage) |
+//! | [`deinterleave`], [`deinterleave_views`] | rows (or any views) | one packed column per field |
+//! | [`fround`], [`fround_f64`] | float64 values as `uint32x2`/`uint32x4` word pairs | `float32x2`/`float32x4` high and low parts |
 //!
-//! Inputs are [`OpInput`]s: packed columns, strided children of interleaved rows and segments of
-//! a segmented table alike. Unlike luma.gl's WebGPU backend, 8- and 16-bit formats are read (as
+//! Every operation takes the [`Gpu`](crate::Gpu) its data lives on and returns
+//! [`GpuData`](crate::GpuData) that owns a new buffer (usages `STORAGE | VERTEX | COPY_SRC |
+//! COPY_DST`) and reads back like any other data (`read_bytes`, `read_values`, `get_child`).
+//! Columns are [`GpuDataView`](crate::GpuDataView)s: packed columns, strided children of
+//! interleaved rows and segments of a segmented table alike; rows are struct-formatted
+//! [`GpuData`](crate::GpuData). Kernels compile once per device, in the `Gpu`'s pipeline cache
+//! ([`Gpu::compiled_pipelines`](crate::Gpu::compiled_pipelines)). The `plan_*` forms take an
+//! [`OpsConfig`] (the kernels' tuning) and return an [`OpPlan`] to run or to record into a
+//! compute pass of yours. Unlike luma.gl's WebGPU backend, 8- and 16-bit formats are read (as
 //! 32-bit words, unpacked in WGSL) and written (whole words assembled from several rows), and
 //! normalized, `float16` and `unorm10-10-10-2` values are decoded.
 //!
@@ -60,17 +67,12 @@
 //! # Example
 //!
 //! ```no_run
-//! use gpudata::VertexFormat;
-//! use gpudata::ops::{GpuOps, OpInput};
-//! # fn f(device: &wgpu::Device, queue: &wgpu::Queue, a: &wgpu::Buffer, b: &wgpu::Buffer)
-//! # -> Result<(), gpudata::OpError> {
-//! let ops = GpuOps::new(device, queue);
-//! let sum = ops.add(
-//!     OpInput::new(a, VertexFormat::Float32x2, 1000),
-//!     OpInput::new(b, VertexFormat::Uint8x2, 1000),
-//! )?;
-//! assert_eq!(sum.format(), VertexFormat::Float32x2);
-//! let bytes = sum.read_bytes(&ops)?;
+//! use gpudata::{GpuData, Gpu, VertexFormat, ops};
+//! # fn f(gpu: &Gpu, a: &GpuData, b: &GpuData) -> Result<(), Box<dyn std::error::Error>> {
+//! // `a`: 1000 `float32x2` values, `b`: 1000 `uint8x2` values.
+//! let sum = ops::add(gpu, a, b)?;
+//! assert_eq!(sum.as_view().map(|v| v.format()), Some(VertexFormat::Float32x2));
+//! let bytes = sum.read_bytes(gpu)?;
 //! assert_eq!(bytes.len(), 8000);
 //! # Ok(()) }
 //! ```
@@ -78,405 +80,21 @@
 mod arithmetic;
 pub mod cpu;
 mod deinterleave;
-mod error;
 mod fround;
 #[cfg(feature = "arrow")]
 pub(crate) use fround::fround_output;
 mod input;
 mod interleave;
-mod pipeline_cache;
-mod plan;
-mod wgsl_gen;
+mod output;
 
-use std::sync::Arc;
+pub use arithmetic::{ArithmeticOp, add, arithmetic, divide, multiply, plan_arithmetic, subtract};
+pub use deinterleave::{
+    deinterleave, deinterleave_views, plan_deinterleave, plan_deinterleave_views,
+};
+#[cfg(feature = "arrow")]
+pub use fround::fround_arrow;
+pub use fround::{fround, fround_f64, plan_fround};
+pub use input::{Constant, IntoOperand, Operand};
+pub use interleave::{interleave, plan_interleave};
 
-pub use arithmetic::ArithmeticOp;
-pub use error::OpError;
-pub use input::{Constant, OpInput, Operand, RowsInput};
-pub use plan::OpPlan;
-
-use crate::data::DataError;
-use crate::data::{BufferHandle, GpuData, GpuDataDescriptor};
-
-use crate::device::Gpu;
-use crate::format::VertexFormat;
-use crate::layout::GpuDataStructFormat;
-use pipeline_cache::PipelineCache;
-
-/// Tuning of the generated kernels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct OpsConfig {
-    /// Invocations per workgroup (default 256; lowered to the device's limit).
-    pub workgroup_size: u32,
-    /// Rows per invocation to aim for (a power of two up to 16), or `None` to let each operation
-    /// choose. Never fewer than alignment needs.
-    pub rows_per_thread: Option<u32>,
-    /// Whether invocations that write several `vec4<u32>`s of an output hand them to the
-    /// workgroup, which stores them in consecutive elements (default `true`; limited by the
-    /// device's workgroup storage). Without it such stores are strided and, measured on an H200,
-    /// interleave into 32-byte rows ran at 64% of a copy instead of 93%.
-    pub stage_outputs: bool,
-    /// The same for sources: the workgroup loads their rows in consecutive elements first
-    /// (default `false`: on an H200 the L1 cache already coalesces strided loads, and staging
-    /// them was slower).
-    pub stage_sources: bool,
-}
-
-impl Default for OpsConfig {
-    fn default() -> Self {
-        OpsConfig {
-            workgroup_size: 256,
-            rows_per_thread: None,
-            stage_outputs: true,
-            stage_sources: false,
-        }
-    }
-}
-
-/// Runs operations on one device and caches their pipelines.
-///
-/// Each distinct combination of formats, strides and offset phases compiles one pipeline, on
-/// first use; later calls with any length or offset reuse it. Cloning shares the cache.
-#[derive(Clone)]
-pub struct GpuOps {
-    inner: Arc<OpsInner>,
-}
-
-struct OpsInner {
-    device: wgpu::Device,
-    queue: wgpu::Queue,
-    cache: PipelineCache,
-    config: OpsConfig,
-    workgroup_size: u32,
-}
-
-impl GpuOps {
-    /// Operations on `device`, submitted to `queue`, with the default [`OpsConfig`].
-    #[must_use]
-    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> GpuOps {
-        GpuOps::with_config(device, queue, OpsConfig::default())
-    }
-
-    /// Operations on a [`Gpu`]'s device and queue.
-    #[must_use]
-    pub fn from_gpu(gpu: &Gpu) -> GpuOps {
-        GpuOps::new(gpu.device(), gpu.queue())
-    }
-
-    /// Operations with a given [`OpsConfig`].
-    #[must_use]
-    pub fn with_config(device: &wgpu::Device, queue: &wgpu::Queue, config: OpsConfig) -> GpuOps {
-        let limits = device.limits();
-        let workgroup_size = config
-            .workgroup_size
-            .min(limits.max_compute_invocations_per_workgroup)
-            .min(limits.max_compute_workgroup_size_x)
-            .max(1);
-        GpuOps {
-            inner: Arc::new(OpsInner {
-                device: device.clone(),
-                queue: queue.clone(),
-                cache: PipelineCache::default(),
-                config,
-                workgroup_size,
-            }),
-        }
-    }
-
-    /// The device.
-    #[must_use]
-    pub fn device(&self) -> &wgpu::Device {
-        &self.inner.device
-    }
-
-    /// The queue.
-    #[must_use]
-    pub fn queue(&self) -> &wgpu::Queue {
-        &self.inner.queue
-    }
-
-    /// The tuning in use.
-    #[must_use]
-    pub fn config(&self) -> OpsConfig {
-        self.inner.config
-    }
-
-    /// Invocations per workgroup actually used.
-    #[must_use]
-    pub fn workgroup_size(&self) -> u32 {
-        self.inner.workgroup_size
-    }
-
-    /// How many pipelines have been compiled so far.
-    #[must_use]
-    pub fn cached_pipelines(&self) -> usize {
-        self.inner.cache.len()
-    }
-
-    pub(crate) fn cache(&self) -> &PipelineCache {
-        &self.inner.cache
-    }
-
-    /// Reads `size` bytes at `offset` of `buffer` (which needs `COPY_SRC`) back to the host,
-    /// waiting for the GPU.
-    ///
-    /// # Errors
-    /// [`OpError::OutOfBounds`] when the range, widened to whole 32-bit words, leaves the buffer;
-    /// [`OpError::Device`] when the copy or the mapping fails.
-    pub fn read_buffer(
-        &self,
-        buffer: &wgpu::Buffer,
-        offset: u64,
-        size: u64,
-    ) -> Result<Vec<u8>, OpError> {
-        const OP: &str = "read";
-        let overflow = OpError::Overflow { op: OP, input: 0 };
-        let start = offset / 4 * 4;
-        let end = offset
-            .checked_add(size)
-            .and_then(|e| e.checked_next_multiple_of(4))
-            .ok_or(overflow)?;
-        if end > buffer.size() {
-            return Err(OpError::OutOfBounds {
-                op: OP,
-                input: 0,
-                needed: end,
-                available: buffer.size(),
-            });
-        }
-        if size == 0 {
-            return Ok(Vec::new());
-        }
-        let device = self.device();
-        let staging = pipeline_cache::device_scope(device, OP, || {
-            let staging = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("gpudata readback"),
-                size: end - start,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("gpudata readback"),
-            });
-            encoder.copy_buffer_to_buffer(buffer, start, &staging, 0, end - start);
-            self.queue().submit([encoder.finish()]);
-            staging
-        })?;
-        let (sender, receiver) = std::sync::mpsc::channel();
-        staging.map_async(wgpu::MapMode::Read, .., move |result| {
-            let _ = sender.send(result);
-        });
-        device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| OpError::Device {
-                op: OP,
-                message: e.to_string(),
-            })?;
-        match receiver.recv() {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => {
-                return Err(OpError::Device {
-                    op: OP,
-                    message: e.to_string(),
-                });
-            }
-            Err(_) => {
-                return Err(OpError::Device {
-                    op: OP,
-                    message: "the mapping callback never ran".to_owned(),
-                });
-            }
-        }
-        let bytes = {
-            let view = staging.get_mapped_range(..).map_err(|e| OpError::Device {
-                op: OP,
-                message: e.to_string(),
-            })?;
-            let from = (offset - start) as usize;
-            view[from..from + size as usize].to_vec()
-        };
-        staging.unmap();
-        Ok(bytes)
-    }
-}
-
-impl From<&Gpu> for GpuOps {
-    fn from(gpu: &Gpu) -> Self {
-        GpuOps::from_gpu(gpu)
-    }
-}
-
-impl std::fmt::Debug for GpuOps {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GpuOps")
-            .field("config", &self.inner.config)
-            .field("workgroup_size", &self.inner.workgroup_size)
-            .field("cached_pipelines", &self.cached_pipelines())
-            .finish_non_exhaustive()
-    }
-}
-
-/// A packed column an operation wrote: `length` values of `format` from byte 0 of its own
-/// buffer (which may be a little longer than the values).
-#[derive(Clone, Debug)]
-pub struct OpColumn {
-    buffer: wgpu::Buffer,
-    format: VertexFormat,
-    length: u64,
-}
-
-impl OpColumn {
-    pub(crate) fn new(buffer: wgpu::Buffer, format: VertexFormat, length: u64) -> OpColumn {
-        OpColumn {
-            buffer,
-            format,
-            length,
-        }
-    }
-
-    /// The buffer (usages `STORAGE | VERTEX | COPY_SRC | COPY_DST`).
-    #[must_use]
-    pub fn buffer(&self) -> &wgpu::Buffer {
-        &self.buffer
-    }
-
-    /// Gives the buffer away.
-    #[must_use]
-    pub fn into_buffer(self) -> wgpu::Buffer {
-        self.buffer
-    }
-
-    /// The format of each value.
-    #[must_use]
-    pub fn format(&self) -> VertexFormat {
-        self.format
-    }
-
-    /// The number of values.
-    #[must_use]
-    pub fn length(&self) -> u64 {
-        self.length
-    }
-
-    /// Always 0.
-    #[must_use]
-    pub fn byte_offset(&self) -> u64 {
-        0
-    }
-
-    /// The format's byte length: the column is packed.
-    #[must_use]
-    pub fn byte_stride(&self) -> u64 {
-        self.format.byte_length()
-    }
-
-    /// Bytes of the values: `length × byte length`.
-    #[must_use]
-    pub fn byte_length(&self) -> u64 {
-        self.length * self.format.byte_length()
-    }
-
-    /// The column as an input of another operation.
-    #[must_use]
-    pub fn as_input(&self) -> OpInput<'_> {
-        OpInput::new(&self.buffer, self.format, self.length)
-    }
-
-    /// Reads the values back, packed (waits for the GPU).
-    ///
-    /// # Errors
-    /// As [`GpuOps::read_buffer`].
-    pub fn read_bytes(&self, ops: &GpuOps) -> Result<Vec<u8>, OpError> {
-        ops.read_buffer(&self.buffer, 0, self.byte_length())
-    }
-
-    /// The column as [`GpuData`] that owns the buffer.
-    ///
-    /// # Errors
-    /// As [`GpuData::new`] (never, for a column an operation wrote).
-    pub fn into_gpu_data(self) -> Result<GpuData, DataError> {
-        GpuData::new(
-            BufferHandle::Owned(self.buffer),
-            GpuDataDescriptor::new(self.format, self.length),
-        )
-    }
-}
-
-/// Rows an operation wrote: `length` rows of `format` from byte 0 of their own buffer, one
-/// stride apart, padding zeroed. Binds as a vertex buffer with
-/// [`GpuDataStructFormat::buffer_layout`] or as a storage array of the format's WGSL struct.
-#[derive(Clone, Debug)]
-pub struct OpRows {
-    buffer: wgpu::Buffer,
-    format: GpuDataStructFormat,
-    length: u64,
-}
-
-impl OpRows {
-    /// The buffer (usages `STORAGE | VERTEX | COPY_SRC | COPY_DST`).
-    #[must_use]
-    pub fn buffer(&self) -> &wgpu::Buffer {
-        &self.buffer
-    }
-
-    /// Gives the buffer away.
-    #[must_use]
-    pub fn into_buffer(self) -> wgpu::Buffer {
-        self.buffer
-    }
-
-    /// The row format.
-    #[must_use]
-    pub fn format(&self) -> &GpuDataStructFormat {
-        &self.format
-    }
-
-    /// The number of rows.
-    #[must_use]
-    pub fn length(&self) -> u64 {
-        self.length
-    }
-
-    /// The format's byte stride.
-    #[must_use]
-    pub fn byte_stride(&self) -> u64 {
-        self.format.byte_stride()
-    }
-
-    /// Bytes of the rows: `length × byte stride`.
-    #[must_use]
-    pub fn byte_length(&self) -> u64 {
-        self.length * self.format.byte_stride()
-    }
-
-    /// The rows as an input of [`GpuOps::deinterleave`].
-    #[must_use]
-    pub fn as_rows(&self) -> RowsInput<'_> {
-        RowsInput::new(&self.buffer, &self.format, self.length)
-    }
-
-    /// The strided view of the field called `name`.
-    #[must_use]
-    pub fn field(&self, name: &str) -> Option<OpInput<'_>> {
-        self.as_rows().field(name)
-    }
-
-    /// Reads the rows back (waits for the GPU).
-    ///
-    /// # Errors
-    /// As [`GpuOps::read_buffer`].
-    pub fn read_bytes(&self, ops: &GpuOps) -> Result<Vec<u8>, OpError> {
-        ops.read_buffer(&self.buffer, 0, self.byte_length())
-    }
-
-    /// The rows as struct-formatted [`GpuData`] that owns the buffer, with child views per field.
-    ///
-    /// # Errors
-    /// As [`GpuData::new`] (never, for rows an operation wrote).
-    pub fn into_gpu_data(self) -> Result<GpuData, DataError> {
-        GpuData::new(
-            BufferHandle::Owned(self.buffer),
-            GpuDataDescriptor::new(self.format, self.length),
-        )
-    }
-}
+pub use crate::kernels::{OpError, OpPlan, OpsConfig};

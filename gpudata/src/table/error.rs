@@ -527,3 +527,24 @@ pub enum TableError {
     #[error(transparent)]
     Layout(#[from] LayoutError),
 }
+
+impl From<crate::kernels::copy::CopyError> for TableError {
+    /// A re-layout copy's failure: its rows as a [`TableError::CopyRange`], or the device's error.
+    fn from(error: crate::kernels::copy::CopyError) -> Self {
+        use crate::kernels::copy::CopyError;
+        match error {
+            CopyError::Range {
+                src_offset,
+                dst_offset,
+                rows,
+                row_bytes,
+            } => TableError::CopyRange {
+                src_offset,
+                dst_offset,
+                rows,
+                row_bytes,
+            },
+            CopyError::Gpu(error) => TableError::Gpu(error),
+        }
+    }
+}

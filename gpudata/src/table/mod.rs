@@ -55,10 +55,6 @@ mod column;
 mod error;
 mod relayout;
 
-// The device's table-copy kernel slot names the copy engine by this path until the shared
-// kernels planner replaces it.
-pub(crate) use relayout::copy;
-
 pub use bind::binding::{
     BatchDraw, BatchStorage, IndexBufferRange, RenderOptions, StorageColumn, TableBindings,
     TableRenderBindings, TableStorageBindings, UniformConstant, VertexBufferRange,

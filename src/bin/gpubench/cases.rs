@@ -3,9 +3,12 @@
 
 use std::ops::Range;
 
+use gpudata::data::{BufferHandle, GpuDataDescriptor};
 use gpudata::ops::cpu::{self, HostInput, HostOperand};
-use gpudata::ops::{ArithmeticOp, GpuOps, OpInput, OpPlan, OpsConfig, RowsInput};
-use gpudata::{Gpu, GpuDataStructFormat, OpError, StructLayout, VertexFormat};
+use gpudata::ops::{self, ArithmeticOp, OpPlan, OpsConfig};
+use gpudata::{
+    Gpu, GpuData, GpuDataStructFormat, GpuDataView, OpError, StructLayout, VertexFormat,
+};
 
 use crate::kernels::{self, Fill};
 use crate::timing::Work;
@@ -69,23 +72,41 @@ impl Col {
         }
     }
 
-    fn input(&self, length: u64) -> OpInput<'_> {
-        OpInput::new(&self.buffer, self.format, length)
-            .with_byte_offset(self.offset)
-            .with_byte_stride(self.stride)
+    fn input(&self, length: u64) -> Result<GpuDataView<'_>, String> {
+        GpuDataView::new(
+            &self.buffer,
+            self.format,
+            length,
+            self.offset,
+            Some(self.stride),
+        )
+        .map_err(|e| e.to_string())
     }
 
     /// The bytes of rows `rows` (from the first row's offset).
-    fn sample(&self, ops: &GpuOps, rows: &Range<u64>) -> Result<Vec<u8>, String> {
+    fn sample(&self, gpu: &Gpu, rows: &Range<u64>) -> Result<Vec<u8>, String> {
         let count = rows.end - rows.start;
         if count == 0 {
             return Ok(Vec::new());
         }
         let start = self.offset + rows.start * self.stride;
         let len = (count - 1) * self.stride + self.format.byte_length();
-        ops.read_buffer(&self.buffer, start, len)
-            .map_err(|e| e.to_string())
+        read_range(gpu, &self.buffer, start, len)
     }
+}
+
+/// Bytes `start..start + len` of `buffer` (which needs `COPY_SRC`), read back.
+pub fn read_range(
+    gpu: &Gpu,
+    buffer: &wgpu::Buffer,
+    start: u64,
+    len: u64,
+) -> Result<Vec<u8>, String> {
+    let descriptor = GpuDataDescriptor::new(VertexFormat::Uint8, len).with_byte_offset(start);
+    GpuData::new(BufferHandle::Shared(buffer.clone()), descriptor)
+        .map_err(|e| e.to_string())?
+        .read_bytes(gpu)
+        .map_err(|e| e.to_string())
 }
 
 type Reference = Box<dyn Fn(&[HostInput<'_>]) -> Result<Vec<Vec<u8>>, OpError>>;
@@ -99,7 +120,6 @@ fn verifier(
     reference: Reference,
 ) -> Verify {
     Box::new(move |gpu: &Gpu| {
-        let ops = GpuOps::from_gpu(gpu);
         // The first, middle and last rows (the middle crosses the first split of an operation
         // over twice the largest binding).
         let k = length.min(4096);
@@ -107,7 +127,7 @@ fn verifier(
         for rows in [0..k, mid..mid + k, length - k..length] {
             let samples = inputs
                 .iter()
-                .map(|c| c.sample(&ops, &rows))
+                .map(|c| c.sample(gpu, &rows))
                 .collect::<Result<Vec<_>, _>>()?;
             let count = rows.end - rows.start;
             let hosts: Vec<HostInput<'_>> = inputs
@@ -117,9 +137,7 @@ fn verifier(
                 .collect();
             let expected = reference(&hosts).map_err(|e| e.to_string())?;
             for (o, ((buffer, row_bytes), want)) in outputs.iter().zip(&expected).enumerate() {
-                let found = ops
-                    .read_buffer(buffer, rows.start * row_bytes, count * row_bytes)
-                    .map_err(|e| e.to_string())?;
+                let found = read_range(gpu, buffer, rows.start * row_bytes, count * row_bytes)?;
                 if let Some(at) = found.iter().zip(want).position(|(a, b)| a != b) {
                     return Err(format!(
                         "output {o}, rows {rows:?}: first difference at byte {at} (row {})",
@@ -217,14 +235,14 @@ fn add_cases(
 ) -> Result<Vec<Case>, String> {
     let mut cases = Vec::new();
     for (label, cfg) in tuning {
-        let ops = GpuOps::with_config(gpu.device(), gpu.queue(), cfg);
-        let plan = ops
-            .plan_arithmetic(
-                ArithmeticOp::Add,
-                &[a.input(length).into(), b.input(length).into()],
-            )
-            .map_err(|e| e.to_string())?;
-        let out = plan.output().clone();
+        let plan = ops::plan_arithmetic(
+            gpu,
+            &cfg,
+            ArithmeticOp::Add,
+            &[a.input(length)?.into(), b.input(length)?.into()],
+        )
+        .map_err(|e| e.to_string())?;
+        let out = plan.output();
         let verify = verifier(
             vec![a.clone(), b.clone()],
             length,
@@ -437,12 +455,13 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                     (128, None, true, false),
                 ],
             ) {
-                let ops = GpuOps::with_config(device, gpu.queue(), cfg);
-                let inputs: Vec<OpInput<'_>> = columns.iter().map(|c| c.input(n)).collect();
-                let plan = ops
-                    .plan_interleave(&inputs, &format)
-                    .map_err(|e| e.to_string())?;
-                let out = plan.output().clone();
+                let inputs: Vec<GpuDataView<'_>> = columns
+                    .iter()
+                    .map(|c| c.input(n))
+                    .collect::<Result<_, _>>()?;
+                let plan =
+                    ops::plan_interleave(gpu, &cfg, &inputs, &format).map_err(|e| e.to_string())?;
+                let out = plan.output();
                 let fmt = format.clone();
                 let verify = verifier(
                     columns.clone(),
@@ -466,10 +485,13 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                     (128, None, true, false),
                 ],
             ) {
-                let ops = GpuOps::with_config(device, gpu.queue(), cfg);
-                let plan = ops
-                    .plan_deinterleave(&RowsInput::new(&rows, &format, n), None)
-                    .map_err(|e| e.to_string())?;
+                let data = GpuData::new(
+                    BufferHandle::Shared(rows.clone()),
+                    GpuDataDescriptor::new(format.clone(), n),
+                )
+                .map_err(|e| e.to_string())?;
+                let plan =
+                    ops::plan_deinterleave(gpu, &cfg, &data, None).map_err(|e| e.to_string())?;
                 let outputs: Vec<(wgpu::Buffer, u64)> = plan
                     .output()
                     .iter()
@@ -514,9 +536,8 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                 &[]
             };
             for (label, cfg) in variants(all, tunings) {
-                let ops = GpuOps::with_config(device, gpu.queue(), cfg);
-                let plan = ops.plan_fround(col.input(n)).map_err(|e| e.to_string())?;
-                let out = plan.output().clone();
+                let plan = ops::plan_fround(gpu, &cfg, col.input(n)?).map_err(|e| e.to_string())?;
+                let out = plan.output();
                 let verify = verifier(
                     vec![col.clone()],
                     n,

@@ -153,10 +153,7 @@ pub fn time(timer: &Timer, work: &Work, warmup: u32, iters: u32) -> Result<Times
         }
         encoder.resolve_query_set(&set, 0..count, &resolved, 0);
         submit_and_wait(gpu, encoder)?;
-        let ops = gpudata::ops::GpuOps::from_gpu(gpu);
-        let bytes = ops
-            .read_buffer(&resolved, 0, u64::from(count) * 8)
-            .map_err(|e| e.to_string())?;
+        let bytes = crate::cases::read_range(gpu, &resolved, 0, u64::from(count) * 8)?;
         let period = f64::from(gpu.queue().get_timestamp_period());
         let ticks: Vec<u64> = bytes
             .chunks_exact(8)

@@ -9,7 +9,7 @@ use crate::record::{GpuStruct, encode_rows_to_vec};
 use crate::table::TableError;
 
 use super::vector::{GpuVector, rows_in};
-use crate::table::relayout::copy::create_buffer;
+use crate::data::create_buffer;
 
 /// Options of [`GpuDynamicVector::new`].
 #[derive(Clone, Copy, Debug, PartialEq)]

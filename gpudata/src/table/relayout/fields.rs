@@ -7,7 +7,7 @@ use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::layout::BufferLayout;
 use crate::table::TableError;
 
-use super::copy::{CopyRecorder, StridedCopy};
+use crate::kernels::copy::{CopyRecorder, StridedCopy};
 use crate::table::column::table::GpuTable;
 use crate::table::column::vector::GpuVector;
 
@@ -194,7 +194,7 @@ pub(crate) fn copy_fields_packed(
         .ok_or_else(|| TableError::Overflow {
             what: format!("the packed size of field `{}`", field.name),
         })?;
-    let buffer = super::copy::create_buffer(gpu, size, usage, "gpudata packed column")?;
+    let buffer = crate::data::create_buffer(gpu, size, usage, "gpudata packed column")?;
     field.write_to(recorder, &buffer, 0, byte_stride, true)?;
     Ok(buffer)
 }

@@ -1,9 +1,6 @@
-//! Physical re-layout on the GPU: packed columns, segmented tables, interleaved rows, and the
-//! copy engine they record their copies with.
+//! Physical re-layout on the GPU: packed columns, segmented tables, interleaved rows. Their
+//! copies are recorded with the kernels' copy engine (`crate::kernels::copy`).
 
-pub(crate) mod copy;
 pub(crate) mod fields;
 pub(crate) mod pack;
 pub(crate) mod segmented;
-
-use segmented::SegmentedLayout;

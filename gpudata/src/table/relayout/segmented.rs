@@ -15,8 +15,9 @@ use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::layout::{BufferLayout, GpuDataStructFormat, StepMode, StructLayout};
 use crate::table::TableError;
 
-use super::copy::{CopyRecorder, create_buffer};
 use super::fields::{FieldSource, copy_fields_packed, table_fields};
+use crate::data::create_buffer;
+use crate::kernels::copy::CopyRecorder;
 use crate::table::column::constant::GpuConstant;
 use crate::table::column::schema::{Metadata, RESERVED_INDEX_COLUMN};
 use crate::table::column::table::{ColumnsOptions, GpuColumn, GpuTable};

@@ -1,6 +1,9 @@
-//! [`OpError`]: operations that cannot run on their inputs.
+//! [`OpError`]: operations that cannot run on their inputs. It lives beside the kernel planner,
+//! which raises most of its variants (input checks, device limits, the device's refusals); the
+//! operations in `ops/` add theirs (formats, fields, constants) and re-export it.
 
 use crate::count::Count;
+use crate::device::GpuError;
 use crate::format::VertexFormat;
 
 /// An operation (`add`, `interleave`, `deinterleave`, `fround`, ...) that cannot run on its
@@ -229,12 +232,13 @@ pub enum OpError {
         /// What the data has.
         found: String,
     },
-    /// The device reported an error (validation, out of memory, lost device, failed mapping).
-    #[error("{op}: the device reported an error: {message}")]
-    Device {
+    /// The device refused the operation's work: a kernel it cannot compile, buffers or
+    /// bindings it rejects, a submission that uses a destroyed buffer, or no memory left.
+    #[error("{op}: {source}")]
+    Gpu {
         /// The operation.
         op: &'static str,
-        /// The device's message.
-        message: String,
+        /// What the device layer reported.
+        source: GpuError,
     },
 }

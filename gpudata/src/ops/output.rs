@@ -1,0 +1,31 @@
+//! The data an operation writes: its output buffers described as packed columns or rows.
+
+use crate::data::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat};
+use crate::device::GpuError;
+use crate::kernels::OpError;
+
+/// `length` rows of `format` from byte 0 of `buffer` (one the planner sized for them), as data
+/// that owns the buffer. Struct rows include their padding (the kernels write it as zeros), so
+/// they read back whole, one stride each.
+///
+/// # Errors
+/// [`OpError::Gpu`] wrapping the data's own check (never, for a buffer the planner sized).
+pub(crate) fn output_data(
+    op: &'static str,
+    buffer: &wgpu::Buffer,
+    format: impl Into<GpuDataFormat>,
+    length: u64,
+) -> Result<GpuData, OpError> {
+    let format = format.into();
+    let descriptor = match &format {
+        GpuDataFormat::Struct(rows) => {
+            let stride = rows.byte_stride();
+            GpuDataDescriptor::new(format, length).with_row_byte_length(stride)
+        }
+        _ => GpuDataDescriptor::new(format, length),
+    };
+    GpuData::new(BufferHandle::Owned(buffer.clone()), descriptor).map_err(|e| OpError::Gpu {
+        op,
+        source: GpuError::Data(e),
+    })
+}
