@@ -6,21 +6,18 @@
 //! ```
 //!
 //! Prints a table by default and luma.gl's `GPUDataStructFormat` JSON with `--json`. Invalid input
-//! exits with status 1 and the error on stderr.
+//! exits with status 1 and the error on stderr, as does output that cannot be written (a full
+//! disk); a closed pipe (`| head -c0`) ends it quietly with status 0.
 
 use std::process::ExitCode;
 
-use gpudata_suite::layout_cli::{parse_args, run};
+use gpudata_suite::layout_cli::main_with;
 
 fn main() -> ExitCode {
-    match parse_args(std::env::args().skip(1)).and_then(run) {
-        Ok(text) => {
-            println!("{}", text.trim_end());
-            ExitCode::SUCCESS
-        }
-        Err(message) => {
-            eprintln!("error: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    let code = main_with(
+        std::env::args().skip(1),
+        &mut std::io::stdout().lock(),
+        &mut std::io::stderr().lock(),
+    );
+    ExitCode::from(code)
 }

@@ -108,3 +108,30 @@ pub fn run(args: Args) -> Result<String, String> {
         Ok(table(&format))
     }
 }
+
+/// The whole command: parses `args`, writes the table or JSON to `stdout` and errors to
+/// `stderr`, and returns the process's exit status: 0 on success, and also when `stdout` is a
+/// closed pipe (`layout ... | head -c0`: the reader wanted no more, as with other command-line
+/// tools), 1 for invalid input or output that cannot be written (a full disk).
+pub fn main_with(
+    args: impl IntoIterator<Item = String>,
+    stdout: &mut dyn std::io::Write,
+    stderr: &mut dyn std::io::Write,
+) -> u8 {
+    let text = match parse_args(args).and_then(run) {
+        Ok(text) => text,
+        Err(message) => {
+            // Nothing more can be done when stderr is gone too.
+            let _ = writeln!(stderr, "error: {message}");
+            return 1;
+        }
+    };
+    match writeln!(stdout, "{}", text.trim_end()).and_then(|()| stdout.flush()) {
+        Ok(()) => 0,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+        Err(e) => {
+            let _ = writeln!(stderr, "error: cannot write the layout: {e}");
+            1
+        }
+    }
+}

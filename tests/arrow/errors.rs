@@ -292,6 +292,13 @@ fn nulls() {
 }
 
 #[test]
+fn compact_rows_of_no_bytes_is_empty_whatever_the_count() {
+    // Zero-byte rows at stride 0: once a loop of u64::MAX empty copies.
+    assert_eq!(compact_rows("c", &[], u64::MAX, 0, 0), Ok(Vec::new()));
+    assert_eq!(compact_rows("c", &[1, 2, 3, 4], 2, 2, 1), Ok(vec![1, 3]));
+}
+
+#[test]
 fn overflow() {
     let error = compact_rows("rows", &[], u64::MAX, u64::MAX, 4).unwrap_err();
     assert_eq!(
@@ -322,6 +329,38 @@ fn out_of_bounds_message() {
     assert_eq!(
         error.to_string(),
         "column `rows`: values end at byte 32 is outside the 8 values the arrow buffers hold"
+    );
+}
+
+#[test]
+fn negative_offset() {
+    // Offsets that start below zero cannot come from arrow-rs's safe constructors or its IPC
+    // reader (both validate); an array assembled without validation is refused by name.
+    let offsets = Buffer::from_vec(vec![-4_i32, 0, 2]);
+    let values = Buffer::from_vec(vec![0_u8; 8]);
+    // SAFETY: the array is invalid on purpose (a negative first offset); gpudata reads only
+    // the offsets before refusing it, and every offset indexes into `values`' 8 bytes or is
+    // negative.
+    let data = unsafe {
+        arrow_data::ArrayData::builder(ArrowType::Binary)
+            .len(2)
+            .add_buffer(offsets)
+            .add_buffer(values)
+            .build_unchecked()
+    };
+    let array = arrow_array::BinaryArray::from(data);
+    let error =
+        ArrowColumnSource::from_array("names", &array, &ColumnOptions::default()).unwrap_err();
+    assert_eq!(
+        error,
+        ArrowInteropError::NegativeOffset {
+            column: "names".into(),
+            offset: -4
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "column `names`: arrow offsets start at -4: expected a first offset of 0 or more"
     );
 }
 

@@ -517,6 +517,67 @@ fn reject_policy_and_nested_nulls() {
 }
 
 #[test]
+fn fixed_size_list_null_rows_may_have_null_child_slots() {
+    // arrow-rs's builders, like pyarrow, mark the child slots under a null row null too: such
+    // columns upload, and the null row comes back null.
+    let array = FixedSizeListArray::from_iter_primitive::<Float32Type, _, _>(
+        [
+            Some(vec![Some(1.0), Some(2.0)]),
+            None,
+            Some(vec![Some(5.0), Some(6.0)]),
+        ],
+        2,
+    );
+    assert_eq!(
+        array.values().null_count(),
+        2,
+        "the builder nulls the null row's slots"
+    );
+    assert_round_trip(&array, &ColumnOptions::default());
+    assert_round_trip(&array.slice(1, 2), &ColumnOptions::default());
+    // A null inside a valid row has no GPU meaning: refused, counting only that slot.
+    let mixed = FixedSizeListArray::from_iter_primitive::<Float32Type, _, _>(
+        [None, Some(vec![Some(1.0), None])],
+        2,
+    );
+    let e = ArrowColumnSource::from_array("p", &mixed, &ColumnOptions::default()).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ArrowInteropError::Nulls {
+                null_count: 1,
+                what: "nested value",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // The valid rows of a slice are what counts: the bad row sliced away uploads.
+    let tail = FixedSizeListArray::from_iter_primitive::<Float32Type, _, _>(
+        [
+            Some(vec![Some(1.0), None]),
+            Some(vec![Some(3.0), Some(4.0)]),
+        ],
+        2,
+    );
+    assert_round_trip(&tail.slice(1, 1), &ColumnOptions::default());
+}
+
+#[test]
+fn list_slices_ignore_nulls_outside_the_slice() {
+    let array = ListArray::from_iter_primitive::<Int32Type, _, _>([
+        Some(vec![Some(1), None]),
+        Some(vec![Some(3), Some(4), Some(5)]),
+    ]);
+    let e = ArrowColumnSource::from_array("l", &array, &ColumnOptions::default()).unwrap_err();
+    assert!(
+        matches!(e, ArrowInteropError::Nulls { null_count: 1, .. }),
+        "{e}"
+    );
+    assert_round_trip(&array.slice(1, 1), &ColumnOptions::default());
+}
+
+#[test]
 fn readback_checks_its_byte_count() {
     let array = Float32Array::from(vec![1.0, 2.0]);
     let source = ArrowColumnSource::from_array("x", &array, &ColumnOptions::default()).unwrap();

@@ -179,6 +179,44 @@ fn layout_duplicate_field() {
 }
 
 #[test]
+fn layout_duplicate_field_check_scales_linearly() {
+    // The duplicate-name check once compared every pair: 40,000 fields took 11 s. Time two
+    // sizes ten times apart (the fastest of three runs each) and compare loosely: a linear check
+    // takes about 10 times as long, a quadratic one about 100 times.
+    fn declare(n: usize) -> std::time::Duration {
+        let fields: Vec<(String, VertexFormat)> = (0..n)
+            .map(|i| (format!("f{i}"), VertexFormat::Float32))
+            .chain([("f1".to_owned(), VertexFormat::Float32)])
+            .collect();
+        (0..3)
+            .map(|_| {
+                let fields = fields.clone();
+                let start = std::time::Instant::now();
+                let error = GpuDataStructFormat::new(StructLayout::Packed, fields).unwrap_err();
+                let elapsed = start.elapsed();
+                assert_eq!(
+                    error,
+                    LayoutError::DuplicateField {
+                        field: "f1".into(),
+                        first: 1,
+                        second: n
+                    }
+                );
+                elapsed
+            })
+            .min()
+            .unwrap()
+    }
+    let small = declare(40_000);
+    let large = declare(400_000);
+    let ratio = large.as_secs_f64() / small.as_secs_f64().max(1e-9);
+    assert!(
+        ratio < 40.0,
+        "400k fields took {large:?}, 40k took {small:?}: ratio {ratio:.1}, expected about 10"
+    );
+}
+
+#[test]
 fn layout_webgl_only_in_packed() {
     let error = GpuDataStructFormat::parse(
         StructLayout::Packed,
@@ -307,6 +345,58 @@ fn layout_attribute_outside_stride() {
     assert_eq!(
         error.to_string(),
         "attribute `position` spans bytes 8..8+12, past the byte stride 16"
+    );
+}
+
+#[test]
+fn layout_attribute_beyond_stride_limit() {
+    // Stride 0: every vertex reads row 0, and WebGPU bounds such reads by its default
+    // maxVertexBufferArrayStride (2048). 2048 bytes exactly is still fine.
+    let fits = interleaved("rows", Some(0), &[("v", "float32", 2044)]).to_wgpu(0);
+    assert!(fits.is_ok(), "{fits:?}");
+    let error = interleaved("rows", Some(0), &[("v", "float32", 1 << 40)])
+        .to_wgpu(0)
+        .unwrap_err();
+    assert_eq!(
+        error,
+        LayoutError::AttributeBeyondStrideLimit {
+            attribute: "v".into(),
+            byte_offset: 1 << 40,
+            byte_length: 4,
+            max_stride: 2048
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "attribute `v` ends at byte 1099511627780 (offset 1099511627776 plus 4 bytes), past 2048 bytes, the most a layout with byte stride 0 may read"
+    );
+}
+
+#[test]
+fn layout_duplicate_attribute() {
+    let error = interleaved(
+        "rows",
+        Some(16),
+        &[
+            ("a", "float32", 0),
+            ("b", "float32", 4),
+            ("a", "float32", 8),
+        ],
+    )
+    .to_wgpu(0)
+    .unwrap_err();
+    assert_eq!(
+        error,
+        LayoutError::DuplicateAttribute {
+            layout: "rows".into(),
+            attribute: "a".into(),
+            first: 0,
+            second: 2
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "buffer layout `rows` names attribute `a` twice (attributes 0 and 2): attribute names must be unique"
     );
 }
 

@@ -1,6 +1,6 @@
 //! The layout CLI contract (`examples/layout.rs`): table, JSON, and errors for invalid input.
 
-use gpudata_suite::layout_cli::{parse_args, run};
+use gpudata_suite::layout_cli::{main_with, parse_args, run};
 
 fn cli(args: &[&str]) -> Result<String, String> {
     parse_args(args.iter().map(|s| (*s).to_owned())).and_then(run)
@@ -77,4 +77,58 @@ fn invalid_input_is_an_error_message() {
             .unwrap_err()
             .contains("duplicate field `a`")
     );
+}
+
+/// A writer that fails every write with `kind`.
+struct Failing(std::io::ErrorKind);
+
+impl std::io::Write for Failing {
+    fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+        Err(self.0.into())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Err(self.0.into())
+    }
+}
+
+#[test]
+fn closed_pipes_end_quietly_and_full_disks_are_errors() {
+    let args = || ["a:float32".to_owned()];
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    assert_eq!(main_with(args(), &mut out, &mut err), 0);
+    assert!(
+        String::from_utf8(out)
+            .unwrap()
+            .starts_with("layout wgsl-storage")
+    );
+    assert!(err.is_empty());
+    // `layout ... | head -c0`: the reader is gone; nothing to report.
+    let mut err = Vec::new();
+    let code = main_with(
+        args(),
+        &mut Failing(std::io::ErrorKind::BrokenPipe),
+        &mut err,
+    );
+    assert_eq!((code, err.as_slice()), (0, &b""[..]));
+    // `layout ... > /dev/full`.
+    let mut err = Vec::new();
+    let code = main_with(
+        args(),
+        &mut Failing(std::io::ErrorKind::StorageFull),
+        &mut err,
+    );
+    assert_eq!(code, 1);
+    let message = String::from_utf8(err).unwrap();
+    assert!(
+        message.starts_with("error: cannot write the layout: "),
+        "{message}"
+    );
+    // Invalid input, with stderr gone as well: still status 1, no panic.
+    let code = main_with(
+        ["a:float32x5".to_owned()],
+        &mut Vec::new(),
+        &mut Failing(std::io::ErrorKind::BrokenPipe),
+    );
+    assert_eq!(code, 1);
 }

@@ -174,6 +174,16 @@ pub enum ArrowInteropError {
         /// What the buffers hold.
         available: u64,
     },
+    /// Arrow offsets that start below zero (a corrupt or hand-built array).
+    #[error(
+        "column `{column}`: arrow offsets start at {offset}: expected a first offset of 0 or more"
+    )]
+    NegativeOffset {
+        /// The column.
+        column: String,
+        /// The first offset.
+        offset: i64,
+    },
     /// A FixedSizeBinary column without (or with invalid) buffer-layout metadata.
     #[error("column `{column}`: interleaved rows metadata is invalid: {reason}")]
     InterleavedMetadata {

@@ -235,6 +235,11 @@ pub fn compact_rows(
             found: bytes.len() as u64,
         });
     }
+    if row_byte_length == 0 {
+        // Rows of no bytes compact to nothing, whatever their count (and a loop over them would
+        // run for ever on a huge `length`).
+        return Ok(Vec::new());
+    }
     let stride = usize::try_from(byte_stride).map_err(|_| overflow())?;
     let row = usize::try_from(row_byte_length).map_err(|_| overflow())?;
     let rows = usize::try_from(length).map_err(|_| overflow())?;

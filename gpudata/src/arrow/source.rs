@@ -12,7 +12,7 @@ use arrow_schema::{DataType as ArrowType, Field, FieldRef};
 use super::ArrowInteropError;
 use super::format::{ArrowScalar, ArrowShape, FormatChoice, resolve_format};
 use super::metadata::interleaved_layout;
-use super::nulls::{NullPolicy, refuse, row_validity};
+use super::nulls::{NullPolicy, refuse, refuse_in_valid_rows, refuse_range, row_validity};
 use crate::format::GpuVectorFormat;
 use crate::layout::BufferLayout;
 
@@ -302,11 +302,9 @@ where
     }
     let first_u64 = first
         .try_into()
-        .map_err(|_| ArrowInteropError::OutOfBounds {
+        .map_err(|_| ArrowInteropError::NegativeOffset {
             column: column.to_owned(),
-            what: "negative first offset",
-            found: 0,
-            available: 0,
+            offset: first.to_i64().unwrap_or(i64::MIN),
         })?;
     // Non-negative (first ≥ 0 checked above) and monotonic, as OffsetBuffer requires.
     Ok((OffsetBuffer::new(ScalarBuffer::from(rebased)), first_u64))
@@ -450,13 +448,6 @@ impl ArrowColumnSource {
                     "gpu vectors do not support nullable data",
                 )?;
                 let child = child_at(column, &data)?;
-                refuse(
-                    column,
-                    data_type,
-                    child.nulls(),
-                    "nested value",
-                    "gpu vectors do not support nullable nested list data",
-                )?;
                 let (offsets, first) = if large {
                     let (o, first) = rebased_offsets::<i64>(
                         column,
@@ -475,6 +466,17 @@ impl ArrowColumnSource {
                     (ValueOffsets::Small(o), first)
                 };
                 let elements = offsets.last();
+                // Only the elements of this slice's rows: nulls elsewhere in the child belong to
+                // other slices.
+                refuse_range(
+                    column,
+                    data_type,
+                    child.nulls(),
+                    first,
+                    elements,
+                    "nested value",
+                    "gpu vectors do not support nullable nested list data",
+                )?;
                 let overflow = || ArrowInteropError::Overflow {
                     column: column.to_owned(),
                     what: "the list element range",
@@ -484,10 +486,19 @@ impl ArrowColumnSource {
                     .ok_or_else(overflow)?;
                 let (values_data, first_value) = if fixed_size_elements {
                     let grandchild = child_at(column, child)?;
-                    refuse(
+                    let grandchild_first = (child.offset() as u64)
+                        .checked_add(first)
+                        .and_then(|v| v.checked_mul(u64::from(components)))
+                        .ok_or_else(overflow)?;
+                    let grandchild_len = elements
+                        .checked_mul(u64::from(components))
+                        .ok_or_else(overflow)?;
+                    refuse_range(
                         column,
                         data_type,
                         grandchild.nulls(),
+                        grandchild_first,
+                        grandchild_len,
                         "nested value",
                         "gpu vectors do not support nullable nested list data",
                     )?;
@@ -610,7 +621,7 @@ impl ArrowColumnSource {
 }
 
 /// The values data and first value index of a fixed column: the array itself for primitives,
-/// the (null-free) child for fixed-size lists.
+/// the child for fixed-size lists (whose slots must be valid under every valid row).
 fn fixed_values<'d>(
     column: &str,
     data_type: &ArrowType,
@@ -621,12 +632,14 @@ fn fixed_values<'d>(
         return Ok((data, data.offset() as u64));
     }
     let child = child_at(column, data)?;
-    refuse(
+    refuse_in_valid_rows(
         column,
         data_type,
+        data.nulls(),
+        data.len() as u64,
         child.nulls(),
-        "nested value",
-        "a fixed-width gpu row has no per-component validity",
+        data.offset() as u64,
+        components,
     )?;
     let first = (data.offset() as u64)
         .checked_mul(u64::from(components))

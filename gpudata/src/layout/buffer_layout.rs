@@ -58,6 +58,11 @@ impl FromStr for StepMode {
     }
 }
 
+/// How far into a row an attribute of a layout with byte stride 0 may reach: WebGPU's default
+/// `maxVertexBufferArrayStride`, which every device supports (WebGPU bounds stride-0 attributes
+/// by that limit; a device with a higher one accepts more, but a layout checked here works on all).
+const STRIDE_ZERO_LIMIT: u64 = 2048;
+
 /// One attribute of an interleaved [`BufferLayout`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(
@@ -157,6 +162,7 @@ impl BufferLayout {
     /// [`LayoutError::NoByteStride`], [`LayoutError::NoAttributes`],
     /// [`LayoutError::WebglOnlyVertexAttribute`], [`LayoutError::MisalignedStride`],
     /// [`LayoutError::MisalignedAttribute`], [`LayoutError::AttributeOutsideStride`],
+    /// [`LayoutError::AttributeBeyondStrideLimit`], [`LayoutError::DuplicateAttribute`],
     /// [`LayoutError::LocationOverflow`].
     pub fn to_wgpu(&self, base_location: u32) -> Result<WgpuVertexLayout, LayoutError> {
         let attributes = self.attributes_view();
@@ -180,6 +186,17 @@ impl BufferLayout {
                 byte_stride: stride,
             });
         }
+        let mut names = std::collections::HashMap::with_capacity(attributes.len());
+        for (second, attribute) in attributes.iter().enumerate() {
+            if let Some(first) = names.insert(attribute.attribute.as_str(), second) {
+                return Err(LayoutError::DuplicateAttribute {
+                    layout: self.name.clone(),
+                    attribute: attribute.attribute.clone(),
+                    first,
+                    second,
+                });
+            }
+        }
         let mut out = Vec::with_capacity(attributes.len());
         for (i, attribute) in attributes.iter().enumerate() {
             let format = attribute.format.to_wgpu().ok_or_else(|| {
@@ -199,6 +216,14 @@ impl BufferLayout {
             let end = attribute
                 .byte_offset
                 .checked_add(attribute.format.byte_length());
+            if stride == 0 && end.is_none_or(|end| end > STRIDE_ZERO_LIMIT) {
+                return Err(LayoutError::AttributeBeyondStrideLimit {
+                    attribute: attribute.attribute.clone(),
+                    byte_offset: attribute.byte_offset,
+                    byte_length: attribute.format.byte_length(),
+                    max_stride: STRIDE_ZERO_LIMIT,
+                });
+            }
             if stride != 0 && end.is_none_or(|end| end > stride) {
                 return Err(LayoutError::AttributeOutsideStride {
                     attribute: attribute.attribute.clone(),

@@ -107,6 +107,38 @@ pub enum LayoutError {
         /// The stride.
         byte_stride: u64,
     },
+    /// An attribute of a layout with byte stride 0 (every vertex reads the same row) that ends
+    /// past the largest stride every WebGPU device accepts, the bound WebGPU puts on such reads.
+    #[error(
+        "attribute `{attribute}` ends at byte {end} (offset {byte_offset} plus {length_bytes}), past {max_bytes}, the most a layout with byte stride 0 may read",
+        end = byte_offset.saturating_add(*byte_length),
+        length_bytes = Count(*.byte_length, "byte"),
+        max_bytes = Count(*.max_stride, "byte")
+    )]
+    AttributeBeyondStrideLimit {
+        /// The attribute.
+        attribute: String,
+        /// Its offset.
+        byte_offset: u64,
+        /// Its length.
+        byte_length: u64,
+        /// WebGPU's default `maxVertexBufferArrayStride`.
+        max_stride: u64,
+    },
+    /// Two attributes of one buffer layout with the same name.
+    #[error(
+        "buffer layout `{layout}` names attribute `{attribute}` twice (attributes {first} and {second}): attribute names must be unique"
+    )]
+    DuplicateAttribute {
+        /// The layout.
+        layout: String,
+        /// The repeated name.
+        attribute: String,
+        /// Position of the first.
+        first: usize,
+        /// Position of the second.
+        second: usize,
+    },
     /// A `-webgl` format in a wgpu vertex layout.
     #[error(
         "attribute `{attribute}` uses WebGL-only format `{format}`, which wgpu cannot fetch as a vertex attribute"

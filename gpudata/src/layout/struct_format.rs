@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::rules::{LayoutCursor, LayoutRuleError, RowShape, StructLayout, find_duplicate_name};
+use super::rules::{LayoutCursor, LayoutRuleError, RowShape, StructLayout};
 use crate::format::VertexFormat;
 use crate::layout::LayoutError;
 
@@ -108,7 +108,7 @@ impl GpuDataStructFormat {
             .collect();
         let names: Vec<&str> = declared.iter().map(|(name, _)| name.as_ref()).collect();
         let name_of = |index: usize| names[index].to_owned();
-        if let Some((first, second)) = find_duplicate_name(&names) {
+        if let Some((first, second)) = first_duplicate(&names) {
             return Err(LayoutError::from_rule(
                 LayoutRuleError::DuplicateName { first, second },
                 name_of,
@@ -255,4 +255,16 @@ impl GpuDataStructFormat {
         }
         gaps
     }
+}
+
+/// The first repeated name: `(first, second)` where `second` is the lowest index whose name an
+/// earlier index `first` already has (the pair [`find_duplicate_name`](super::find_duplicate_name)
+/// finds), in one pass over a hash map instead of that `const fn`'s pairwise scan, so that run-time
+/// declarations of any size are checked in linear time.
+fn first_duplicate(names: &[&str]) -> Option<(usize, usize)> {
+    let mut seen = std::collections::HashMap::with_capacity(names.len());
+    names
+        .iter()
+        .enumerate()
+        .find_map(|(second, name)| seen.insert(*name, second).map(|first| (first, second)))
 }
