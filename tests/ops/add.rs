@@ -549,3 +549,20 @@ fn binding_limits_are_checked_against_the_device() {
         .collect();
     ops::arithmetic(&gpu, ArithmeticOp::Add, &segments).unwrap();
 }
+
+#[test]
+fn data_typed_views_and_constants_are_operands() {
+    let gpu = gpu();
+    let data = gpudata::GpuData::from_bytes(
+        &gpu,
+        &f32_bytes(&[1.0, 2.0, 3.0]),
+        gpudata::GpuDataDescriptor::new(VertexFormat::Float32, 3),
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+    )
+    .unwrap();
+    let typed = gpudata::data::TypedGpuDataView::<f32>::new(data.as_view().unwrap()).unwrap();
+    let sum = ops::add(&gpu, typed, &data).unwrap();
+    assert_eq!(f32s(&sum.read_bytes(&gpu).unwrap()), [2.0, 4.0, 6.0]);
+    let scaled = ops::multiply(&gpu, &sum, Constant::scalar(0.5)).unwrap();
+    assert_eq!(f32s(&scaled.read_bytes(&gpu).unwrap()), [1.0, 2.0, 3.0]);
+}

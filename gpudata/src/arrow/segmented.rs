@@ -105,34 +105,45 @@ fn fround_segments(
         debug_assert_eq!(plan.output().byte_stride(), segment.byte_stride());
         plans.push((segment, plan));
     }
-    let mut encoder = gpu
-        .device()
-        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("gpudata fround segments"),
-        });
-    {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("gpudata fround segments"),
-            timestamp_writes: None,
-        });
-        for (_, plan) in &plans {
-            plan.encode(&mut pass);
+    // Recorded and submitted in an error scope: a refusal (a segment's buffer destroyed
+    // meanwhile) is an error of the split columns, not wgpu's panic.
+    crate::device::error_scope(gpu.device(), "submit the fround kernels", || {
+        let mut encoder = gpu
+            .device()
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("gpudata fround segments"),
+            });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("gpudata fround segments"),
+                timestamp_writes: None,
+            });
+            for (_, plan) in &plans {
+                plan.encode(&mut pass);
+            }
         }
-    }
-    for (segment, plan) in &plans {
-        let bytes = plan.output().byte_length();
-        if bytes > 0 {
-            encoder.copy_buffer_to_buffer(
-                plan.output().buffer(),
-                0,
-                table.buffer(),
-                segment.byte_offset(),
-                Some(bytes),
-            );
+        for (segment, plan) in &plans {
+            let bytes = plan.output().byte_length();
+            if bytes > 0 {
+                encoder.copy_buffer_to_buffer(
+                    plan.output().buffer(),
+                    0,
+                    table.buffer(),
+                    segment.byte_offset(),
+                    Some(bytes),
+                );
+            }
         }
-    }
-    gpu.queue().submit([encoder.finish()]);
-    Ok(())
+        gpu.queue().submit([encoder.finish()]);
+    })
+    .map_err(|source| ArrowInteropError::Gpu {
+        column: splits
+            .iter()
+            .map(|(column, _)| column.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        source,
+    })
 }
 
 /// Uploads the chosen columns of `batch` (per [`BatchOptions`]) as a [`SegmentedTable`]: one

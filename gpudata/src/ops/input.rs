@@ -1,7 +1,8 @@
 //! What arithmetic reads: [`Operand`]s, each a [`GpuDataView`] or a [`Constant`].
 
-use crate::data::{GpuData, GpuDataView};
+use crate::data::{GpuData, GpuDataView, TypedGpuDataView};
 use crate::kernels::OpError;
+use crate::record::GpuField;
 
 /// A constant operand of arithmetic: one to four `f32` lanes, the same for every row
 /// (luma.gl's `fromConstant`, type `float32`).
@@ -118,8 +119,8 @@ pub(crate) fn describe(data: &GpuData) -> String {
 }
 
 /// What the two-operand arithmetic functions ([`add`](super::add), ...) take: a
-/// [`GpuDataView`], [`GpuData`] of one fixed vertex format, a [`Constant`], an `f32` scalar or an
-/// [`Operand`].
+/// [`GpuDataView`] or [`TypedGpuDataView`], [`GpuData`] of one fixed vertex format, a
+/// [`Constant`], an `f32` scalar or an [`Operand`].
 pub trait IntoOperand<'a> {
     /// The operand.
     ///
@@ -143,6 +144,18 @@ impl<'a> IntoOperand<'a> for GpuDataView<'a> {
 impl<'a> IntoOperand<'a> for &GpuDataView<'a> {
     fn into_operand(self) -> Result<Operand<'a>, OpError> {
         Ok(Operand::Data(*self))
+    }
+}
+
+impl<'a, V: GpuField> IntoOperand<'a> for TypedGpuDataView<'a, V> {
+    fn into_operand(self) -> Result<Operand<'a>, OpError> {
+        Ok(Operand::Data(self.view()))
+    }
+}
+
+impl<'a, V: GpuField> IntoOperand<'a> for &TypedGpuDataView<'a, V> {
+    fn into_operand(self) -> Result<Operand<'a>, OpError> {
+        Ok(Operand::Data(self.view()))
     }
 }
 
