@@ -285,10 +285,8 @@ fn wgsl_name() {
         .unwrap_err();
     assert_error(
         &error,
-        TableError::WgslName {
-            column: "2d".into(),
-        },
-        "column `2d` cannot name WGSL bindings: expected an ASCII letter followed by ASCII letters, digits and `_`",
+        TableError::Wgsl(gpudata::WgslError::InvalidName { name: "2d".into() }),
+        "`2d` is not a valid WGSL identifier: expected ASCII letters, digits and `_`, not starting with a digit or `__`, and not a WGSL keyword",
     );
 }
 

@@ -275,8 +275,6 @@ fn constant_wgsl_validates_with_naga_for_every_format() {
         .unwrap_err();
     assert_eq!(
         error,
-        gpudata::TableError::WgslName {
-            column: "2d".into()
-        }
+        gpudata::TableError::Wgsl(gpudata::WgslError::InvalidName { name: "2d".into() })
     );
 }

@@ -9,6 +9,7 @@ use arrow_schema::DataType as ArrowType;
 use super::ArrowInteropError;
 use super::format::ArrowShape;
 use super::source::ArrowReadback;
+use crate::layout::strided_byte_length;
 
 impl ArrowReadback {
     /// Bytes of one fixed row, list element, string byte, dictionary key or interleaved row, as
@@ -218,13 +219,7 @@ pub fn compact_rows(
         column: column.to_owned(),
         what: "the strided byte range",
     };
-    let needed = match length {
-        0 => 0,
-        n => (n - 1)
-            .checked_mul(byte_stride)
-            .and_then(|v| v.checked_add(row_byte_length))
-            .ok_or_else(overflow)?,
-    };
+    let needed = strided_byte_length(length, byte_stride, row_byte_length).ok_or_else(overflow)?;
     if row_byte_length > byte_stride || (bytes.len() as u64) < needed {
         return Err(ArrowInteropError::ReadbackLength {
             column: column.to_owned(),

@@ -4,11 +4,11 @@ use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
-use super::view::strided_byte_length;
 use super::{BufferHandle, GpuDataView};
 use crate::data::DataError;
 use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::layout::GpuDataStructFormat;
+use crate::layout::strided_byte_length;
 
 /// What the bytes of one row are: a vector format (a fixed vertex format or a list of one) or a
 /// struct of named fixed-width fields (luma.gl's `GPUDataFormat`).

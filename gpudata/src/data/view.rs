@@ -2,7 +2,7 @@
 
 use crate::data::DataError;
 use crate::format::VertexFormat;
-use crate::layout::BufferLayout;
+use crate::layout::{BufferLayout, strided_byte_length};
 
 /// One fixed-width [`VertexFormat`], `length` values, starting at `byte_offset` and repeating
 /// every `byte_stride` bytes, over a borrowed buffer: luma.gl's `GPUDataView`.
@@ -175,22 +175,6 @@ impl<'a> GpuDataView<'a> {
             byte_offset,
             self.byte_stride,
         ))
-    }
-}
-
-/// Bytes from the first of `length` rows `byte_stride` apart to the end of the last row's
-/// `element` bytes: 0 for no rows; `None` on overflow.
-pub(super) const fn strided_byte_length(
-    length: u64,
-    byte_stride: u64,
-    element: u64,
-) -> Option<u64> {
-    if length == 0 {
-        return Some(0);
-    }
-    match (length - 1).checked_mul(byte_stride) {
-        Some(v) => v.checked_add(element),
-        None => None,
     }
 }
 

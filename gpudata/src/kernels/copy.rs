@@ -15,6 +15,7 @@ use std::collections::HashMap;
 
 use super::split::{binding_start, dispatch_shape, even_runs, max_binding_size};
 use crate::device::{Gpu, GpuError, error_scope};
+use crate::layout::strided_byte_length;
 
 /// Why a copy cannot be recorded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,12 +61,7 @@ pub(crate) struct StridedCopy<'a> {
 impl StridedCopy<'_> {
     /// Bytes from the first row's start to the last row's end, or `None` on overflow.
     fn span(&self, stride: u64) -> Option<u64> {
-        if self.rows == 0 {
-            return Some(0);
-        }
-        (self.rows - 1)
-            .checked_mul(stride)
-            .and_then(|v| v.checked_add(self.row_bytes))
+        strided_byte_length(self.rows, stride, self.row_bytes)
     }
 }
 

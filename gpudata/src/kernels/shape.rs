@@ -2,14 +2,15 @@
 //! through, on the GPU and in the CPU reference alike.
 
 use crate::data::GpuDataView;
-use crate::format::VertexFormat;
+use crate::format::{VertexFormat, codec};
 use crate::kernels::OpError;
+use crate::layout::strided_byte_length;
 
 /// The size of the pieces a format's bytes are moved and decoded in: the component size, except
 /// `unorm10-10-10-2`, whose bit fields share one 32-bit word.
 #[must_use]
 pub(crate) const fn unit_size(format: VertexFormat) -> u64 {
-    format.signed_data_type().byte_length()
+    codec::unit_byte_length(format)
 }
 
 /// How many units one value of `format` has.
@@ -51,13 +52,8 @@ impl ViewShape {
 
     /// One past the last byte the rows use (`byte_offset` when there are no rows).
     pub(crate) fn end(&self, op: &'static str, input: usize) -> Result<u64, OpError> {
-        if self.length == 0 {
-            return Ok(self.byte_offset);
-        }
-        (self.length - 1)
-            .checked_mul(self.byte_stride)
-            .and_then(|v| v.checked_add(self.byte_offset))
-            .and_then(|v| v.checked_add(self.format.byte_length()))
+        strided_byte_length(self.length, self.byte_stride, self.format.byte_length())
+            .and_then(|span| span.checked_add(self.byte_offset))
             .ok_or(OpError::Overflow { op, input })
     }
 

@@ -4,6 +4,7 @@
 mod buffer_layout;
 mod error;
 mod rules;
+mod span;
 mod struct_format;
 mod wgsl;
 
@@ -13,4 +14,6 @@ pub use rules::{
     ConstLayout, LayoutCursor, LayoutRuleError, RowShape, StructLayout, find_duplicate_name,
     layout_formats,
 };
+pub(crate) use span::strided_byte_length;
 pub use struct_format::{GpuDataStructField, GpuDataStructFormat};
+pub(crate) use wgsl::check_name as check_wgsl_name;

@@ -199,7 +199,10 @@ pub(crate) fn is_wgsl_identifier(name: &str) -> bool {
         && !RESERVED.contains(&name)
 }
 
-fn check_name(name: &str) -> Result<(), WgslError> {
+/// The one WGSL identifier rule with its one error: [`is_wgsl_identifier`], or
+/// [`WgslError::InvalidName`] naming `name`. Struct and member names and the prefixes of the
+/// table's generated bindings and accessors all go through it.
+pub(crate) fn check_name(name: &str) -> Result<(), WgslError> {
     if is_wgsl_identifier(name) {
         Ok(())
     } else {

@@ -8,7 +8,8 @@ use super::input::{IntoOperand, Operand};
 use super::output::output_data;
 use crate::data::GpuData;
 use crate::device::Gpu;
-use crate::format::{DataType, VertexFormat};
+use crate::format::codec::unit_of_lane;
+use crate::format::{DataType, PrimitiveType, VertexFormat, wgsl_codec};
 use crate::kernels::plan::{self, KernelRequest};
 use crate::kernels::shape::unit_size;
 use crate::kernels::wgsl_gen::{Body, RowCtx, ValueRef};
@@ -61,6 +62,17 @@ pub(crate) enum Compute {
     F32,
     U32,
     I32,
+}
+
+impl Compute {
+    /// The WGSL scalar type of the computation.
+    pub(crate) const fn primitive(self) -> PrimitiveType {
+        match self {
+            Compute::F32 => PrimitiveType::F32,
+            Compute::U32 => PrimitiveType::U32,
+            Compute::I32 => PrimitiveType::I32,
+        }
+    }
 }
 
 /// One operand as the semantics see it.
@@ -217,103 +229,6 @@ pub(crate) const fn source_lane(size: u32, lane: u32) -> Option<u32> {
     }
 }
 
-/// The `f32` factor normalized values of `data_type` are multiplied by: `1 / max` rounded.
-pub(crate) fn norm_scale(data_type: DataType) -> f32 {
-    let max: f64 = match data_type {
-        DataType::Unorm8 => 255.0,
-        DataType::Snorm8 => 127.0,
-        DataType::Unorm16 => 65535.0,
-        DataType::Snorm16 => 32767.0,
-        _ => 1.0,
-    };
-    (1.0 / max) as f32
-}
-
-/// The scale of the 10-bit (`lane < 3`) and 2-bit fields of `unorm10-10-10-2`.
-pub(crate) fn packed_scale(lane: u32) -> f32 {
-    if lane < 3 {
-        (1.0f64 / 1023.0) as f32
-    } else {
-        (1.0f64 / 3.0) as f32
-    }
-}
-
-/// Which unit of a value holds lane `lane`: the lane itself, or unit 0 for the bit fields of
-/// `unorm10-10-10-2`.
-pub(crate) const fn unit_of_lane(format: VertexFormat, lane: u32) -> u32 {
-    if format.is_packed_bits() { 0 } else { lane }
-}
-
-/// `binary16` bits to an `f32`, exactly (the same steps as the WGSL helper).
-pub(crate) fn f16_to_f32(h: u32) -> f32 {
-    let sign = (h & 0x8000) << 16;
-    let exponent = (h >> 10) & 0x1f;
-    let mantissa = h & 0x3ff;
-    if exponent == 0x1f {
-        f32::from_bits(sign | 0x7f80_0000 | (mantissa << 13))
-    } else if exponent == 0 {
-        let v = mantissa as f32 * f32::from_bits(0x3380_0000);
-        if sign != 0 { -v } else { v }
-    } else {
-        f32::from_bits(sign | ((exponent + 112) << 23) | (mantissa << 13))
-    }
-}
-
-/// Branch-free, so that a warp whose halves mix subnormals, normals and infinities does not
-/// diverge: all three results are formed and one selected.
-const F16_TO_F32_WGSL: &str = "fn f16_to_f32(h: u32) -> f32 {
-    let s = (h & 0x8000u) << 16u;
-    let e = (h >> 10u) & 0x1fu;
-    let m = h & 0x3ffu;
-    let normal = s | ((e + 112u) << 23u) | (m << 13u);
-    let special = s | 0x7f800000u | (m << 13u);
-    let subnormal = s | bitcast<u32>(f32(m) * bitcast<f32>(0x33800000u));
-    return bitcast<f32>(select(select(normal, special, e == 0x1fu), subnormal, e == 0u));
-}
-";
-
-fn f32_literal(v: f32) -> String {
-    format!("bitcast<f32>({:#010x}u)", v.to_bits())
-}
-
-/// WGSL of lane `lane` of a value of `format` whose unit holding the lane is `raw`, in `compute`.
-fn decode_wgsl(compute: Compute, format: VertexFormat, lane: u32, raw: &str) -> String {
-    let sext = |bits: u32| format!("(bitcast<i32>({raw} << {s}u) >> {s}u)", s = 32 - bits);
-    let t = format.data_type();
-    match compute {
-        Compute::F32 => match t {
-            DataType::Float32 => format!("bitcast<f32>({raw})"),
-            DataType::Float16 => format!("f16_to_f32({raw})"),
-            DataType::Uint8 | DataType::Uint16 | DataType::Uint32 => format!("f32({raw})"),
-            DataType::Sint8 => format!("f32({})", sext(8)),
-            DataType::Sint16 => format!("f32({})", sext(16)),
-            DataType::Sint32 => format!("f32(bitcast<i32>({raw}))"),
-            DataType::Unorm8 if format.is_packed_bits() => {
-                let field = if lane < 3 {
-                    format!("(({raw} >> {}u) & 0x3ffu)", lane * 10)
-                } else {
-                    format!("({raw} >> 30u)")
-                };
-                format!("(f32({field}) * {})", f32_literal(packed_scale(lane)))
-            }
-            DataType::Unorm8 | DataType::Unorm16 => {
-                format!("(f32({raw}) * {})", f32_literal(norm_scale(t)))
-            }
-            DataType::Snorm8 | DataType::Snorm16 => {
-                let v = sext(if t == DataType::Snorm8 { 8 } else { 16 });
-                format!("max(f32({v}) * {}, -1.0)", f32_literal(norm_scale(t)))
-            }
-        },
-        Compute::U32 => raw.to_owned(),
-        Compute::I32 => match t {
-            DataType::Sint8 => sext(8),
-            DataType::Sint16 => sext(16),
-            DataType::Sint32 => format!("bitcast<i32>({raw})"),
-            _ => format!("i32({raw})"),
-        },
-    }
-}
-
 /// Zero in `compute`, read from the uniform (`P[0].z` is always 0) rather than written as a
 /// literal: a literal would let the shader compiler fold `x * 0.0` to `+0.0` (dropping the sign
 /// of zero the CPU keeps) and make naga reject an integer division by a constant zero.
@@ -330,23 +245,6 @@ fn binary_wgsl(compute: Compute, op: ArithmeticOp, a: &str, b: &str) -> String {
         (Compute::U32, ArithmeticOp::Divide) => format!("select(0u, {a} / {b}, {b} != 0u)"),
         (Compute::I32, ArithmeticOp::Divide) => format!("select(0i, {a} / {b}, {b} != 0i)"),
         _ => format!("{a} {} {b}", op.wgsl()),
-    }
-}
-
-fn encode_wgsl(compute: Compute, output: VertexFormat, v: &str) -> String {
-    let mask = match output.data_type().byte_length() {
-        1 => Some("0xffu"),
-        2 => Some("0xffffu"),
-        _ => None,
-    };
-    let word = match compute {
-        Compute::F32 => format!("bitcast<u32>({v})"),
-        Compute::U32 => v.to_owned(),
-        Compute::I32 => format!("bitcast<u32>({v})"),
-    };
-    match mask {
-        Some(m) => format!("({word} & {m})"),
-        None => word,
     }
 }
 
@@ -376,7 +274,8 @@ impl Body for ArithmeticBody {
                         let us = unit_size(*format);
                         let unit = u64::from(unit_of_lane(*format, l));
                         let raw = ctx.unit(*at, unit * us, us as u32);
-                        decode_wgsl(plan.compute, *format, l, &raw)
+                        let raw = ctx.bind(&raw);
+                        wgsl_codec::decode_unit_as(*format, l, &raw, plan.compute.primitive())
                     }
                     (Some(l), _, Place::Constant(j)) => {
                         format!("bitcast<f32>({})", ctx.constant(*j, l))
@@ -392,21 +291,9 @@ impl Body for ArithmeticBody {
                 });
             }
             let result = acc.unwrap_or_else(|| zero_wgsl(plan.compute).to_owned());
-            let bits = encode_wgsl(plan.compute, plan.output, &result);
+            let bits =
+                wgsl_codec::encode_unit(plan.output, lane, &result, plan.compute.primitive());
             ctx.emit(0, u64::from(lane) * out_unit, out_unit as u32, bits);
-        }
-    }
-
-    fn helpers(&self) -> String {
-        let uses_f16 =
-            self.plan.compute == Compute::F32
-                && self.plan.operands.iter().any(
-                    |o| matches!(o, OperandKind::Data(f) if f.data_type() == DataType::Float16),
-                );
-        if uses_f16 {
-            F16_TO_F32_WGSL.to_owned()
-        } else {
-            String::new()
         }
     }
 }
@@ -567,17 +454,6 @@ mod tests {
         assert_eq!(source_lane(3, 2), Some(2));
         assert_eq!(source_lane(1, 2), Some(0));
         assert_eq!(source_lane(2, 2), None);
-    }
-
-    #[test]
-    fn f16_decode_is_exact() {
-        assert_eq!(f16_to_f32(0x3c00), 1.0);
-        assert_eq!(f16_to_f32(0xc000), -2.0);
-        assert_eq!(f16_to_f32(0x0001), 2f32.powi(-24));
-        assert_eq!(f16_to_f32(0x8000).to_bits(), 0x8000_0000);
-        assert_eq!(f16_to_f32(0x7c00), f32::INFINITY);
-        assert!(f16_to_f32(0x7e00).is_nan());
-        assert_eq!(f16_to_f32(0x7bff), 65504.0);
     }
 
     #[test]

@@ -17,15 +17,13 @@
 //! # Ok::<(), gpudata::OpError>(())
 //! ```
 
-use super::arithmetic::{
-    self, ArithmeticOp, Compute, OperandKind, f16_to_f32, norm_scale, packed_scale, source_lane,
-    unit_of_lane,
-};
+use super::arithmetic::{self, ArithmeticOp, Compute, OperandKind, source_lane};
 use super::deinterleave::select_fields;
 use super::fround::{fround_bits, fround_output};
 use super::input::Constant;
 use super::interleave::check_interleave;
-use crate::format::{DataType, VertexFormat};
+use crate::format::VertexFormat;
+use crate::format::codec::{self, Scalar, unit_of_lane};
 use crate::kernels::OpError;
 use crate::kernels::shape::{ViewShape, unit_count, unit_size};
 use crate::layout::GpuDataStructFormat;
@@ -212,72 +210,40 @@ impl HostRows {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
-enum Num {
-    F(f32),
-    U(u32),
-    I(i32),
-}
-
-fn sext(raw: u32, bits: u32) -> i32 {
-    ((raw << (32 - bits)) as i32) >> (32 - bits)
-}
-
-fn decode(compute: Compute, format: VertexFormat, lane: u32, raw: u32) -> Num {
-    let t = format.data_type();
+/// Lane `lane` of a value of `format` whose unit holding it is `raw`, decoded by the host codec
+/// and converted to `compute` (the steps of the kernel's WGSL codec snippet).
+fn decode(compute: Compute, format: VertexFormat, lane: u32, raw: u32) -> Scalar {
+    let value = codec::decode_unit(format, lane, raw);
     match compute {
-        Compute::F32 => Num::F(match t {
-            DataType::Float32 => f32::from_bits(raw),
-            DataType::Float16 => f16_to_f32(raw),
-            DataType::Uint8 | DataType::Uint16 | DataType::Uint32 => raw as f32,
-            DataType::Sint8 => sext(raw, 8) as f32,
-            DataType::Sint16 => sext(raw, 16) as f32,
-            DataType::Sint32 => raw as i32 as f32,
-            DataType::Unorm8 if format.is_packed_bits() => {
-                let field = if lane < 3 {
-                    (raw >> (lane * 10)) & 0x3ff
-                } else {
-                    raw >> 30
-                };
-                field as f32 * packed_scale(lane)
-            }
-            DataType::Unorm8 | DataType::Unorm16 => raw as f32 * norm_scale(t),
-            DataType::Snorm8 => (sext(raw, 8) as f32 * norm_scale(t)).max(-1.0),
-            DataType::Snorm16 => (sext(raw, 16) as f32 * norm_scale(t)).max(-1.0),
-        }),
-        Compute::U32 => Num::U(raw),
-        Compute::I32 => Num::I(match t {
-            DataType::Sint8 => sext(raw, 8),
-            DataType::Sint16 => sext(raw, 16),
-            DataType::Sint32 => raw as i32,
-            _ => raw as i32,
-        }),
+        Compute::F32 => Scalar::F32(value.to_f32()),
+        Compute::U32 => Scalar::U32(value.to_u32()),
+        Compute::I32 => Scalar::I32(value.to_i32()),
     }
 }
 
-fn zero(compute: Compute) -> Num {
+fn zero(compute: Compute) -> Scalar {
     match compute {
-        Compute::F32 => Num::F(0.0),
-        Compute::U32 => Num::U(0),
-        Compute::I32 => Num::I(0),
+        Compute::F32 => Scalar::F32(0.0),
+        Compute::U32 => Scalar::U32(0),
+        Compute::I32 => Scalar::I32(0),
     }
 }
 
-fn apply(op: ArithmeticOp, a: Num, b: Num) -> Num {
+fn apply(op: ArithmeticOp, a: Scalar, b: Scalar) -> Scalar {
     match (a, b) {
-        (Num::F(a), Num::F(b)) => Num::F(match op {
+        (Scalar::F32(a), Scalar::F32(b)) => Scalar::F32(match op {
             ArithmeticOp::Add => a + b,
             ArithmeticOp::Subtract => a - b,
             ArithmeticOp::Multiply => a * b,
             ArithmeticOp::Divide => a / b,
         }),
-        (Num::U(a), Num::U(b)) => Num::U(match op {
+        (Scalar::U32(a), Scalar::U32(b)) => Scalar::U32(match op {
             ArithmeticOp::Add => a.wrapping_add(b),
             ArithmeticOp::Subtract => a.wrapping_sub(b),
             ArithmeticOp::Multiply => a.wrapping_mul(b),
             ArithmeticOp::Divide => a.checked_div(b).unwrap_or(0),
         }),
-        (Num::I(a), Num::I(b)) => Num::I(match op {
+        (Scalar::I32(a), Scalar::I32(b)) => Scalar::I32(match op {
             ArithmeticOp::Add => a.wrapping_add(b),
             ArithmeticOp::Subtract => a.wrapping_sub(b),
             ArithmeticOp::Multiply => a.wrapping_mul(b),
@@ -286,14 +252,6 @@ fn apply(op: ArithmeticOp, a: Num, b: Num) -> Num {
         }),
         // Operands are decoded into one computation type.
         _ => a,
-    }
-}
-
-fn encode(n: Num) -> u32 {
-    match n {
-        Num::F(v) => v.to_bits(),
-        Num::U(v) => v,
-        Num::I(v) => v as u32,
     }
 }
 
@@ -347,7 +305,7 @@ pub fn arithmetic(op: ArithmeticOp, operands: &[HostOperand<'_>]) -> Result<Host
                     }
                     HostOperand::Constant(c) => match source_lane(c.lanes().len() as u32, lane) {
                         None => zero(plan.compute),
-                        Some(l) => Num::F(c.lanes()[l as usize]),
+                        Some(l) => Scalar::F32(c.lanes()[l as usize]),
                     },
                 };
                 acc = Some(match acc {
@@ -355,7 +313,8 @@ pub fn arithmetic(op: ArithmeticOp, operands: &[HostOperand<'_>]) -> Result<Host
                     Some(a) => apply(op, a, value),
                 });
             }
-            let bits = encode(acc.unwrap_or_else(|| zero(plan.compute)));
+            let value = acc.unwrap_or_else(|| zero(plan.compute));
+            let bits = codec::encode_unit(plan.output, lane, value);
             put_unit(&mut bytes, bits, out_unit);
         }
     }

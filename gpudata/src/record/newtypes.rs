@@ -8,42 +8,40 @@
 
 use bytemuck::{Pod, Zeroable};
 
-// Float → integer conversions below clamp first, so the `as` casts never truncate or wrap.
+use crate::format::VertexFormat;
+use crate::format::codec::{self, Scalar};
+
+/// The normalized conversions of [`codec`], typed for each stored integer.
 #[allow(
     clippy::cast_possible_truncation,
-    clippy::cast_sign_loss,
-    reason = "the value is clamped to the target range and rounded before the cast"
+    reason = "the codec clamps to the format's range, so every value fits its integer"
 )]
 mod convert {
+    use crate::format::codec::{f32_to_snorm, f32_to_unorm, snorm_to_f32, unorm_to_f32};
+
     pub(super) fn unorm8(x: f32) -> u8 {
-        (x.clamp(0.0, 1.0) * 255.0).round() as u8
+        f32_to_unorm(x, 0xff) as u8
     }
     pub(super) fn unorm16(x: f32) -> u16 {
-        (x.clamp(0.0, 1.0) * 65535.0).round() as u16
+        f32_to_unorm(x, 0xffff) as u16
     }
     pub(super) fn snorm8(x: f32) -> i8 {
-        (x.clamp(-1.0, 1.0) * 127.0).round() as i8
+        f32_to_snorm(x, 0x7f) as i8
     }
     pub(super) fn snorm16(x: f32) -> i16 {
-        (x.clamp(-1.0, 1.0) * 32767.0).round() as i16
-    }
-    pub(super) fn unorm_bits(x: f32, max: u32) -> u32 {
-        (x.clamp(0.0, 1.0) * max as f32).round() as u32
+        f32_to_snorm(x, 0x7fff) as i16
     }
     pub(super) fn from_unorm8(v: u8) -> f32 {
-        f32::from(v) / 255.0
+        unorm_to_f32(u32::from(v), 0xff)
     }
     pub(super) fn from_unorm16(v: u16) -> f32 {
-        f32::from(v) / 65535.0
+        unorm_to_f32(u32::from(v), 0xffff)
     }
     pub(super) fn from_snorm8(v: i8) -> f32 {
-        (f32::from(v) / 127.0).max(-1.0)
+        snorm_to_f32(i32::from(v), 0x7f)
     }
     pub(super) fn from_snorm16(v: i16) -> f32 {
-        (f32::from(v) / 32767.0).max(-1.0)
-    }
-    pub(super) fn from_unorm_bits(v: u32, max: u32) -> f32 {
-        v as f32 / max as f32
+        snorm_to_f32(i32::from(v), 0x7fff)
     }
 }
 
@@ -251,25 +249,21 @@ impl Unorm10_10_10_2 {
 
     /// Packs floats: clamps each to `[0, 1]` and rounds to 10 bits (x, y, z) or 2 bits (w).
     #[must_use]
-    pub fn pack([x, y, z, w]: [f32; 4]) -> Self {
-        Unorm10_10_10_2::from_bits([
-            convert::unorm_bits(x, Self::MAX_XYZ),
-            convert::unorm_bits(y, Self::MAX_XYZ),
-            convert::unorm_bits(z, Self::MAX_XYZ),
-            convert::unorm_bits(w, Self::MAX_W),
-        ])
+    pub fn pack(values: [f32; 4]) -> Self {
+        let mut bytes = [0u8; 4];
+        codec::encode_value(
+            VertexFormat::Unorm10_10_10_2,
+            &values.map(Scalar::F32),
+            &mut bytes,
+        );
+        Unorm10_10_10_2(u32::from_le_bytes(bytes))
     }
 
     /// The floats a shader reads.
     #[must_use]
     pub fn unpack(self) -> [f32; 4] {
-        let [x, y, z, w] = self.to_bits();
-        [
-            convert::from_unorm_bits(x, Self::MAX_XYZ),
-            convert::from_unorm_bits(y, Self::MAX_XYZ),
-            convert::from_unorm_bits(z, Self::MAX_XYZ),
-            convert::from_unorm_bits(w, Self::MAX_W),
-        ]
+        [0, 1, 2, 3]
+            .map(|lane| codec::decode_unit(VertexFormat::Unorm10_10_10_2, lane, self.0).to_f32())
     }
 
     /// Same as [`pack`](Self::pack), named like the other normalized newtypes.

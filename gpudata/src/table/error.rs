@@ -4,7 +4,7 @@ use crate::count::Count;
 use crate::data::DataError;
 use crate::device::GpuError;
 use crate::format::VertexFormat;
-use crate::layout::LayoutError;
+use crate::layout::{LayoutError, WgslError};
 
 /// A column, record batch, table or segmented layout that cannot be built or changed (luma.gl's
 /// `GPUVector`, `GPUConstant`, `GPURecordBatch` and `GPUTable` checks, plus the segmented
@@ -158,14 +158,6 @@ pub enum TableError {
         expected: u64,
         /// Bytes given.
         found: u64,
-    },
-    /// A column name that cannot prefix generated WGSL identifiers.
-    #[error(
-        "column `{column}` cannot name WGSL bindings: expected an ASCII letter followed by ASCII letters, digits and `_`"
-    )]
-    WgslName {
-        /// The column (or field).
-        column: String,
     },
     /// Two columns (or segments, or split fields) with one name.
     #[error("column `{column}` appears twice")]
@@ -526,6 +518,9 @@ pub enum TableError {
     /// A layout that cannot be built or lowered.
     #[error(transparent)]
     Layout(#[from] LayoutError),
+    /// A column or field name that cannot prefix the generated WGSL bindings and accessors.
+    #[error(transparent)]
+    Wgsl(#[from] WgslError),
 }
 
 impl From<crate::kernels::copy::CopyError> for TableError {

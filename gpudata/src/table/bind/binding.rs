@@ -536,7 +536,7 @@ impl BatchStorage {
     /// are `var<storage, read> {column}_words: array<u32>`.
     ///
     /// # Errors
-    /// [`TableError::WgslName`] for names that cannot prefix WGSL identifiers.
+    /// [`TableError::Wgsl`] for names that cannot prefix WGSL identifiers.
     pub fn wgsl(&self, group: u32, first_binding: u32) -> Result<String, TableError> {
         let mut out = String::new();
         let mut binding = first_binding;

@@ -246,7 +246,7 @@ impl GpuConstant {
     /// Bind [`buffer`](Self::buffer) there.
     ///
     /// # Errors
-    /// [`TableError::WgslName`] when `name` cannot prefix WGSL identifiers.
+    /// [`TableError::Wgsl`] when `name` cannot prefix WGSL identifiers.
     pub fn wgsl(&self, name: &str, group: u32, binding: u32) -> Result<String, TableError> {
         check_wgsl_name(name)?;
         let words = format!("{name}_words");
