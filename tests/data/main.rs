@@ -1,10 +1,12 @@
 //! GPU data on a real device (lavapipe without a GPU): uploads and readback, views, vertex fetch,
-//! storage layouts, WGSL structs, the device sweep, and the `DataError`/`GpuError` catalogue.
+//! the codec of every format against vertex fetch and WGSL (every 8/16-bit pattern), storage
+//! layouts, WGSL structs, the device sweep, and the `DataError`/`GpuError` catalogue.
 
 #[path = "../support/mod.rs"]
 pub mod support;
 
 mod allocation;
+mod codec;
 mod device_sweep;
 mod errors;
 mod gpu_errors;
