@@ -87,8 +87,9 @@ fn read_words(gpu: &Gpu, buffer: &wgpu::Buffer, size: u64) -> Vec<u32> {
     words
 }
 
-/// Vertex fetch of `count` values of `format` stored `stride` bytes apart: per value, the four
-/// lanes' bits (zero past the format's components).
+/// Vertex fetch of `count` values of `format` (each padded to a 4-byte stride, as vertex
+/// buffers need): per value, the four lanes' bits (zero past the format's components). Drawn with
+/// [`support::draw_points`] in runs as wide as the device's widest render target.
 fn fetch(gpu: &Gpu, format: VertexFormat, bytes: &[u8], count: usize) -> Vec<u32> {
     let size = format.byte_length() as usize;
     let stride = size.div_ceil(4) * 4;
@@ -97,8 +98,7 @@ fn fetch(gpu: &Gpu, format: VertexFormat, bytes: &[u8], count: usize) -> Vec<u32
         strided[i * stride..i * stride + size].copy_from_slice(&bytes[i * size..(i + 1) * size]);
     }
     let vertices = support::buffer_with(gpu, &strided, wgpu::BufferUsages::VERTEX);
-    let width = 256u32;
-    let height = (count as u32).div_ceil(width);
+    let run = (gpu.limits().max_texture_dimension_2d as usize).min(count);
     let ty = format.vertex_input_type();
     let lanes: Vec<String> = (0..4)
         .map(|k| match (ty.components(), k) {
@@ -112,9 +112,7 @@ fn fetch(gpu: &Gpu, format: VertexFormat, bytes: &[u8], count: usize) -> Vec<u32
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
 @vertex fn vs(@builtin(vertex_index) vi: u32, @location(0) a: {ty}) -> V {{
     var o: V;
-    let x = (f32(vi % {width}u) + 0.5) / {width}.0 * 2.0 - 1.0;
-    let y = (f32(vi / {width}u) + 0.5) / {height}.0 * 2.0 - 1.0;
-    o.pos = vec4<f32>(x, y, 0.0, 1.0);
+    o.pos = vec4<f32>((f32(vi) + 0.5) / {run}.0 * 2.0 - 1.0, 0.0, 0.0, 1.0);
     o.i = vi;
     o.bits = vec4<u32>({});
     return o;
@@ -127,97 +125,31 @@ fn fetch(gpu: &Gpu, format: VertexFormat, bytes: &[u8], count: usize) -> Vec<u32
         lanes.join(", ")
     );
     let module = support::shader(gpu, "vertex fetch of every pattern", &wgsl);
-    let out_size = (count * 16) as u64;
-    let out = support::buffer(
-        gpu,
-        out_size,
-        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-    );
-    let target_format = wgpu::TextureFormat::Rgba8Unorm;
+    let attributes = [wgpu::VertexAttribute {
+        format: format.try_to_wgpu().expect("a fetchable format"),
+        offset: 0,
+        shader_location: 0,
+    }];
     let layout = wgpu::VertexBufferLayout {
         array_stride: stride as u64,
         step_mode: wgpu::VertexStepMode::Vertex,
-        attributes: &[wgpu::VertexAttribute {
-            format: format.try_to_wgpu().expect("a fetchable format"),
-            offset: 0,
-            shader_location: 0,
-        }],
+        attributes: &attributes,
     };
-    let (pipeline, error) = support::validation_error(gpu, || {
-        gpu.device()
-            .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some("vertex fetch of every pattern"),
-                layout: None,
-                vertex: wgpu::VertexState {
-                    module: &module,
-                    entry_point: Some("vs"),
-                    compilation_options: Default::default(),
-                    buffers: &[Some(layout)],
-                },
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::PointList,
-                    ..Default::default()
-                },
-                depth_stencil: None,
-                multisample: wgpu::MultisampleState::default(),
-                fragment: Some(wgpu::FragmentState {
-                    module: &module,
-                    entry_point: Some("fs"),
-                    compilation_options: Default::default(),
-                    targets: &[Some(target_format.into())],
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
-    });
-    assert_eq!(error, None, "{format}: the fetch pipeline");
-    let bind_group = gpu.device().create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: out.as_entire_binding(),
-        }],
-    });
-    let target = gpu.device().create_texture(&wgpu::TextureDescriptor {
-        label: None,
-        size: wgpu::Extent3d {
-            width,
-            height,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: target_format,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-        view_formats: &[],
-    });
-    let view = target.create_view(&wgpu::TextureViewDescriptor::default());
-    let mut encoder = gpu
-        .device()
-        .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-    {
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: None,
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: &view,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations::default(),
-            })],
-            depth_stencil_attachment: None,
-            timestamp_writes: None,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind_group, &[]);
-        pass.set_vertex_buffer(0, vertices.slice(..));
-        pass.draw(0..count as u32, 0..1);
+    let out_size = (run * 16) as u64;
+    let mut words = Vec::with_capacity(count * 4);
+    for start in (0..count).step_by(run) {
+        let out = support::buffer(
+            gpu,
+            out_size,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        );
+        let slice = vertices.slice((start * stride) as u64..((start + run) * stride) as u64);
+        let error =
+            support::draw_points(gpu, &module, &[(slice, layout.clone())], &out, run as u32);
+        assert_eq!(error, None, "{format}: the fetch pipeline");
+        words.extend(read_words(gpu, &out, out_size));
     }
-    gpu.queue().submit([encoder.finish()]);
-    read_words(gpu, &out, out_size)
+    words
 }
 
 /// The WGSL snippets in a compute shader over `count` packed values of `format`: per value, four

@@ -139,24 +139,12 @@ pub const fn lane_bits(format: VertexFormat, lane: u32) -> (u32, u32) {
 /// not normalized.
 #[must_use]
 pub const fn normalized_max(format: VertexFormat, lane: u32) -> Option<u32> {
-    if format.is_packed_bits() {
-        let (_, width) = lane_bits(format, lane);
-        return Some((1 << width) - 1);
+    if !format.is_normalized() {
+        return None;
     }
-    match format.data_type() {
-        DataType::Unorm8 => Some(0xff),
-        DataType::Snorm8 => Some(0x7f),
-        DataType::Unorm16 => Some(0xffff),
-        DataType::Snorm16 => Some(0x7fff),
-        DataType::Uint8
-        | DataType::Sint8
-        | DataType::Uint16
-        | DataType::Sint16
-        | DataType::Uint32
-        | DataType::Sint32
-        | DataType::Float16
-        | DataType::Float32 => None,
-    }
+    let (_, width) = lane_bits(format, lane);
+    let magnitude = if format.is_signed() { width - 1 } else { width };
+    Some((1 << magnitude) - 1)
 }
 
 /// `v / max` in `f32`, correctly rounded: an unsigned normalized component.
