@@ -61,32 +61,6 @@ fn host_bits(format: VertexFormat, bytes: &[u8], i: usize, lane: u32) -> u32 {
         .to_bits()
 }
 
-/// Reads `size` bytes of `buffer` back as `u32` words.
-fn read_words(gpu: &Gpu, buffer: &wgpu::Buffer, size: u64) -> Vec<u32> {
-    let staging = support::buffer(
-        gpu,
-        size,
-        wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-    );
-    let mut encoder = gpu
-        .device()
-        .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
-    gpu.queue().submit([encoder.finish()]);
-    staging
-        .slice(..)
-        .map_async(wgpu::MapMode::Read, |r| r.expect("map"));
-    gpu.device()
-        .poll(wgpu::PollType::wait_indefinitely())
-        .expect("poll");
-    let words = {
-        let view = staging.slice(..).get_mapped_range().expect("mapped range");
-        bytemuck::cast_slice::<u8, u32>(&view).to_vec()
-    };
-    staging.unmap();
-    words
-}
-
 /// Vertex fetch of `count` values of `format` (each padded to a 4-byte stride, as vertex
 /// buffers need): per value, the four lanes' bits (zero past the format's components). Drawn with
 /// [`support::draw_points`] in runs as wide as the device's widest render target.
@@ -147,7 +121,7 @@ fn fetch(gpu: &Gpu, format: VertexFormat, bytes: &[u8], count: usize) -> Vec<u32
         let error =
             support::draw_points(gpu, &module, &[(slice, layout.clone())], &out, run as u32);
         assert_eq!(error, None, "{format}: the fetch pipeline");
-        words.extend(read_words(gpu, &out, out_size));
+        words.extend(support::u32s(&support::read_buffer(gpu, &out, 0, out_size)));
     }
     words
 }
@@ -190,49 +164,30 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {{
 {body}}}
 "
     );
-    let module = support::shader(gpu, "wgsl codec of every pattern", &wgsl);
     let input = support::buffer_with(gpu, bytes, wgpu::BufferUsages::STORAGE);
-    let out_size = (count * 32) as u64;
-    let out = support::buffer(
+    let read_only = wgpu::BindGroupLayoutEntry {
+        binding: 0,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: true },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    };
+    let words = wgpu::BindGroupEntry {
+        binding: 0,
+        resource: input.as_entire_binding(),
+    };
+    support::compute_capture(
         gpu,
-        out_size,
-        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-    );
-    let pipeline = gpu
-        .device()
-        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("wgsl codec of every pattern"),
-            layout: None,
-            module: &module,
-            entry_point: Some("main"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
-    let bind_group = gpu.device().create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: input.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: out.as_entire_binding(),
-            },
-        ],
-    });
-    let mut encoder = gpu
-        .device()
-        .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind_group, &[]);
-        pass.dispatch_workgroups((count as u32).div_ceil(64), 1, 1);
-    }
-    gpu.queue().submit([encoder.finish()]);
-    read_words(gpu, &out, out_size)
+        &wgsl,
+        vec![read_only],
+        vec![words],
+        1,
+        (count * 8) as u64,
+        count as u32,
+    )
 }
 
 /// What one format's comparison found.
