@@ -121,6 +121,4 @@ pub use record::{
     GpuFieldOf, Snorm8, Snorm8x2, Snorm8x4, Snorm16, Snorm16x2, Snorm16x4, Unorm8, Unorm8x2,
     Unorm8x4, Unorm8x4Bgra, Unorm10_10_10_2, Unorm16, Unorm16x2, Unorm16x4,
 };
-pub use table::{
-    GpuConstant, GpuDynamicVector, GpuRecordBatch, GpuSchema, GpuTable, GpuVector, SegmentedTable,
-};
+pub use table::{GpuConstant, GpuRecordBatch, GpuSchema, GpuTable, GpuVector, SegmentedTable};

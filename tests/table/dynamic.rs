@@ -3,8 +3,8 @@
 //! handover to a table.
 
 use crate::fixtures::{alive, gpu};
-use gpudata::table::{ColumnsOptions, DynamicOptions, GpuDynamicVector, GpuTable};
-use gpudata::{GpuStruct, GpuVectorFormat, TableError, Unorm8x4, VertexFormat};
+use gpudata::table::{AppendableOptions, ColumnsOptions, GpuTable, GpuVector, Growth};
+use gpudata::{Gpu, GpuDataFormat, GpuStruct, GpuVectorFormat, TableError, Unorm8x4, VertexFormat};
 
 #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
 #[repr(C)]
@@ -14,20 +14,29 @@ struct Point {
     color: Unorm8x4,
 }
 
+/// An empty vector of `format` growing in one buffer of `initial_capacity_rows` rows at first,
+/// doubling.
+fn reallocating(
+    gpu: &Gpu,
+    name: &str,
+    format: impl Into<GpuDataFormat>,
+    initial_capacity_rows: u64,
+) -> GpuVector {
+    let growth = Growth::Reallocate {
+        initial_capacity_rows,
+        growth_factor: 2.0,
+    };
+    let options = AppendableOptions {
+        growth,
+        ..Default::default()
+    };
+    GpuVector::appendable(name, gpu, format, options).unwrap()
+}
+
 #[test]
 fn appends_grow_the_buffer_with_gpu_copies() {
     let gpu = gpu();
-    let mut vector = GpuDynamicVector::new(
-        &gpu,
-        "pairs",
-        VertexFormat::Uint8x2,
-        DynamicOptions {
-            initial_capacity_rows: 2,
-            growth_factor: 2.0,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let mut vector = reallocating(&gpu, "pairs", VertexFormat::Uint8x2, 2);
     let mut expected: Vec<[u8; 2]> = Vec::new();
     let mut first_buffer = None;
     for step in 0..7u8 {
@@ -36,12 +45,12 @@ fn appends_grow_the_buffer_with_gpu_copies() {
         vector.append_values(&rows).unwrap();
         expected.extend_from_slice(&rows);
         if first_buffer.is_none() {
-            first_buffer = Some(vector.data().share());
+            first_buffer = Some(vector.single_chunk().unwrap().share());
         }
         assert_eq!(vector.length(), expected.len() as u64);
-        assert!(vector.capacity_rows() >= vector.length());
+        assert!(vector.capacity_rows().unwrap() >= vector.length());
         assert_eq!(
-            vector.data().read_bytes(&gpu).unwrap(),
+            vector.single_chunk().unwrap().read_bytes(&gpu).unwrap(),
             bytemuck::cast_slice::<[u8; 2], u8>(&expected),
             "after append {step}"
         );
@@ -65,9 +74,9 @@ fn appends_grow_the_buffer_with_gpu_copies() {
     vector.append_bytes(&[]).unwrap();
 
     // The rows become a vector (and a table) over the same buffer.
-    let buffer = vector.data().buffer().clone();
+    let buffer = vector.single_chunk().unwrap().buffer().clone();
     let length = vector.length();
-    let column = vector.into_vector().unwrap();
+    let column = vector;
     assert_eq!(column.length(), length);
     assert_eq!(column.chunks()[0].buffer(), &buffer);
     assert!(column.owns_buffer());
@@ -76,16 +85,7 @@ fn appends_grow_the_buffer_with_gpu_copies() {
 #[test]
 fn struct_rows_append_and_read_back() {
     let gpu = gpu();
-    let mut vector = GpuDynamicVector::new(
-        &gpu,
-        "points",
-        Point::FORMAT,
-        DynamicOptions {
-            initial_capacity_rows: 1,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let mut vector = reallocating(&gpu, "points", Point::FORMAT, 1);
     let rows: Vec<Point> = (0..9)
         .map(|i| Point {
             position: [i as f32, -(i as f32)],
@@ -94,28 +94,57 @@ fn struct_rows_append_and_read_back() {
         .collect();
     vector.append_rows(&rows[..4]).unwrap();
     vector.append_rows(&rows[4..]).unwrap();
-    let typed = gpudata::TypedGpuData::<Point>::try_from_data(vector.data().share()).unwrap();
+    let typed =
+        gpudata::TypedGpuData::<Point>::try_from_data(vector.single_chunk().unwrap().share())
+            .unwrap();
     assert_eq!(typed.read_rows(&gpu).unwrap(), rows);
 
-    let mut floats =
-        GpuDynamicVector::new(&gpu, "f", VertexFormat::Float32, DynamicOptions::default()).unwrap();
+    let mut floats = GpuVector::appendable(
+        "f",
+        &gpu,
+        VertexFormat::Float32,
+        AppendableOptions::reallocating(),
+    )
+    .unwrap();
     let error = floats.append_rows(&rows).unwrap_err();
     assert!(
         matches!(error, TableError::FormatMismatch { .. }),
         "{error:?}"
     );
 
-    let table =
-        GpuTable::from_vectors([vector.into_vector().unwrap()], ColumnsOptions::default()).unwrap();
+    let table = GpuTable::from_vectors([vector], ColumnsOptions::default()).unwrap();
     assert_eq!(table.num_rows(), 9);
     assert_eq!(table.buffer_layouts()[0].attributes.len(), 2);
 
-    let error = GpuDynamicVector::new(
-        &gpu,
+    let error = GpuVector::appendable(
         "lists",
+        &gpu,
         GpuVectorFormat::VertexList(VertexFormat::Uint32),
-        DynamicOptions::default(),
+        AppendableOptions::reallocating(),
     )
     .unwrap_err();
     assert!(matches!(error, TableError::ListAppend { .. }), "{error:?}");
+}
+
+#[test]
+fn reset_keeps_the_buffer_and_its_capacity() {
+    let gpu = gpu();
+    let mut vector = reallocating(&gpu, "floats", VertexFormat::Float32, 2);
+    assert!(vector.is_appendable());
+    assert_eq!(vector.capacity_rows(), Some(2));
+    vector.append_values(&[1.0f32, 2.0, 3.0]).unwrap();
+    assert_eq!(vector.capacity_rows(), Some(4));
+    assert_eq!(vector.appended_byte_length(), Some(12));
+    let buffer = vector.single_chunk().unwrap().buffer().clone();
+    vector.reset_appended().unwrap();
+    assert_eq!((vector.length(), vector.value_length()), (0, 0));
+    assert_eq!(vector.appended_byte_length(), Some(0));
+    assert_eq!(vector.capacity_rows(), Some(4));
+    assert_eq!(vector.single_chunk().unwrap().buffer(), &buffer);
+    vector.append_values(&[7.0f32]).unwrap();
+    assert_eq!(
+        vector.single_chunk().unwrap().read_bytes(&gpu).unwrap(),
+        7.0f32.to_le_bytes()
+    );
+    assert_eq!(vector.reallocations(), 1);
 }

@@ -1,11 +1,11 @@
 //! The error catalogue (`docs/ERRORS.md`): every [`TableError`] variant triggered through the
 //! public API on lavapipe, pinned by variant and by its whole rendered message.
 
-use gpudata::data::DEFAULT_USAGE;
+use gpudata::data::{DEFAULT_USAGE, MetricsPolicy};
 use gpudata::table::{
-    ColumnsOptions, DynamicOptions, GpuColumn, GpuConstant, GpuDynamicVector, GpuRecordBatch,
-    GpuSchemaField, GpuTable, GpuVector, PackOptions, RecordBatchOptions, RenderOptions,
-    SegmentOptions, SegmentSpec, SegmentedLayout, VectorDescriptor,
+    AppendableOptions, ColumnsOptions, GpuColumn, GpuConstant, GpuRecordBatch, GpuSchemaField,
+    GpuTable, GpuVector, PackOptions, RecordBatchOptions, RenderOptions, SegmentOptions,
+    SegmentSpec, SegmentedLayout,
 };
 use gpudata::{
     BufferLayout, DataError, Gpu, GpuData, GpuDataDescriptor, GpuError, GpuStruct, GpuVectorFormat,
@@ -33,7 +33,8 @@ struct Point {
 #[test]
 fn vector_requires_row_byte_length() {
     let gpu = gpu();
-    let descriptor = VectorDescriptor {
+    let descriptor = GpuDataDescriptor {
+        metrics: MetricsPolicy::Vector,
         length: 4,
         ..Default::default()
     };
@@ -112,13 +113,45 @@ fn not_appendable() {
 }
 
 #[test]
+fn single_buffer_chunk() {
+    let gpu = gpu();
+    let mut vector = GpuVector::appendable(
+        "positions",
+        &gpu,
+        VertexFormat::Float32x2,
+        AppendableOptions::reallocating(),
+    )
+    .unwrap();
+    let error = vector.append_chunk(positions(&gpu, 1, 0.0)).unwrap_err();
+    assert_error(
+        &error,
+        TableError::SingleBufferChunk {
+            vector: "positions".into(),
+            operation: "append_chunk",
+        },
+        "gpu vector `positions` grows in one reallocated buffer: append_chunk cannot add a chunk; append bytes, values or rows instead",
+    );
+    let error = vector.add_data(positions(&gpu, 1, 0.0)).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            TableError::SingleBufferChunk {
+                operation: "add_data",
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+}
+
+#[test]
 fn list_append() {
     let gpu = gpu();
-    let error = GpuDynamicVector::new(
-        &gpu,
+    let error = GpuVector::appendable(
         "paths",
+        &gpu,
         GpuVectorFormat::VertexList(VertexFormat::Uint32),
-        DynamicOptions::default(),
+        AppendableOptions::reallocating(),
     )
     .unwrap_err();
     assert_error(
@@ -200,8 +233,13 @@ fn not_struct_data() {
 #[test]
 fn format_mismatch() {
     let gpu = gpu();
-    let mut floats =
-        GpuDynamicVector::new(&gpu, "f", VertexFormat::Float32, DynamicOptions::default()).unwrap();
+    let mut floats = GpuVector::appendable(
+        "f",
+        &gpu,
+        VertexFormat::Float32,
+        AppendableOptions::reallocating(),
+    )
+    .unwrap();
     let rows = [Point {
         position: [1.0, 2.0],
         weight: 3.0,
@@ -1165,7 +1203,7 @@ fn storage_bases_differ() {
 #[test]
 fn data() {
     let gpu = gpu();
-    let descriptor = VectorDescriptor::new(VertexFormat::Float32x2, 2);
+    let descriptor = GpuDataDescriptor::vector(VertexFormat::Float32x2, 2);
     let error = buffer_vector(&gpu, "p", 4, descriptor).unwrap_err();
     let inner = DataError::OutOfBuffer {
         what: "gpu data",

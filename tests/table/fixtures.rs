@@ -7,7 +7,7 @@ use std::fmt::{Debug, Display};
 use gpudata::table::{
     AppendableOptions, ColumnsOptions, DataVectorOptions, GpuColumn, GpuConstant, GpuRecordBatch,
     GpuSchemaField, GpuTable, GpuVector, RecordBatchOptions, SegmentSpec, SegmentedLayout,
-    SegmentedTable, SegmentedTableBuilder, VectorDescriptor,
+    SegmentedTable, SegmentedTableBuilder,
 };
 use gpudata::{
     BufferAttribute, BufferHandle, BufferLayout, Gpu, GpuData, GpuDataDescriptor, GpuDataFormat,
@@ -218,7 +218,7 @@ pub fn buffer_vector(
     gpu: &Gpu,
     name: &str,
     byte_length: u64,
-    descriptor: VectorDescriptor,
+    descriptor: GpuDataDescriptor,
 ) -> Result<GpuVector, TableError> {
     let buffer = zeroed(gpu, VertexFormat::Uint32, byte_length / 4).into_buffer_handle();
     GpuVector::from_buffer(name, buffer, descriptor)

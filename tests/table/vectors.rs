@@ -8,10 +8,11 @@ use crate::fixtures::{
     no_constants, positions, positions_vector, strided_positions, texts_batch, untyped,
     with_fields, with_layouts, zeroed, zeroed_list,
 };
+use gpudata::data::MetricsPolicy;
 use gpudata::table::{
     ColumnsOptions, DataVectorOptions, GpuColumn, GpuColumnRef, GpuConstant, GpuRecordBatch,
     GpuSchema, GpuSchemaField, GpuTable, GpuVector, InterleavedDescriptor, PackOptions,
-    RecordBatchOptions, SourceInfo, VectorDescriptor,
+    RecordBatchOptions, SourceInfo,
 };
 use gpudata::{
     BufferAttribute, BufferHandle, BufferLayout, GpuData, GpuDataDescriptor, GpuDataFormat,
@@ -243,7 +244,8 @@ fn v63_interleaved_vector_metadata() {
 #[test]
 fn v64_buffer_vector_requires_format_or_row_byte_length() {
     let gpu = gpu();
-    let descriptor = VectorDescriptor {
+    let descriptor = GpuDataDescriptor {
+        metrics: MetricsPolicy::Vector,
         length: 4,
         ..Default::default()
     };
@@ -260,7 +262,7 @@ fn v64_buffer_vector_requires_format_or_row_byte_length() {
 #[test]
 fn v47_buffer_vector_byte_stride_sets_row_byte_length() {
     let gpu = gpu();
-    let descriptor = VectorDescriptor::new(VertexFormat::Float32x2, 2).with_byte_stride(12);
+    let descriptor = GpuDataDescriptor::vector(VertexFormat::Float32x2, 2).with_byte_stride(12);
     let vector = buffer_vector(&gpu, "p", 24, descriptor).unwrap();
     // GpuData would derive 8 from the format; the vector resolver takes the byte stride.
     assert_eq!(
@@ -273,7 +275,7 @@ fn v47_buffer_vector_byte_stride_sets_row_byte_length() {
     );
     assert_eq!(vector.chunks()[0].row_byte_length(), 12);
     // Rows that do not fit the buffer are refused by the chunk.
-    let descriptor = VectorDescriptor::new(VertexFormat::Float32x2, 2);
+    let descriptor = GpuDataDescriptor::vector(VertexFormat::Float32x2, 2);
     let error = buffer_vector(&gpu, "p", 4, descriptor).unwrap_err();
     assert!(matches!(error, TableError::Data(_)), "{error:?}");
 }
@@ -1487,7 +1489,8 @@ fn from_columns_rules() {
             column: "positions".into()
         }
     );
-    let two_words = || VectorDescriptor {
+    let two_words = || GpuDataDescriptor {
+        metrics: MetricsPolicy::Vector,
         length: 2,
         byte_stride: Some(4),
         ..Default::default()

@@ -62,6 +62,7 @@ pub(crate) fn descriptor(source: &ArrowColumnSource) -> GpuDataDescriptor {
         byte_stride: Some(source.byte_stride()),
         row_byte_length: Some(source.byte_stride()),
         readback_metadata: Some(metadata),
+        metrics: crate::data::MetricsPolicy::Data,
     }
 }
 

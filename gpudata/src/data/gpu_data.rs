@@ -100,17 +100,38 @@ impl fmt::Display for GpuDataFormat {
 /// Arrow offsets, null bitmaps, logical types. `gpudata` stores and returns it untouched.
 pub type ReadbackMetadata = Arc<dyn Any + Send + Sync>;
 
-/// What a [`GpuData`] is made from, before derivation (luma.gl's `GPUData` props).
-///
-/// Unset numbers are derived as luma.gl does (JavaScript `??`: only `None` falls through; an
-/// explicit `0` is kept):
-///
-/// - `value_length` = given, else `length`;
-/// - `stride` (scalar components per row) = given, else the format's components, else
-///   `byte_stride`, else `row_byte_length`, else 1;
-/// - `row_byte_length` = given, else the struct's row byte length or the vector format's (element)
-///   byte length, else `byte_stride`, else the derived `stride`;
-/// - `byte_stride` = given, else the struct's byte stride, else the derived `row_byte_length`.
+/// Which of luma.gl's two rules derives the row numbers a [`GpuDataDescriptor`] leaves unset
+/// (JavaScript `??`: only `None` falls through; an explicit `0` is kept). Both take
+/// `value_length` = given, else `length`. They differ when a byte stride is given without a row
+/// byte length: `float32x2` at byte stride 12 has 8-byte rows as data, 12-byte rows as a vector.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum MetricsPolicy {
+    /// luma.gl's `GPUData` rule, the default:
+    ///
+    /// - `stride` (scalar components per row) = given, else the format's components, else
+    ///   `byte_stride`, else `row_byte_length`, else 1;
+    /// - `row_byte_length` = given, else the struct's row byte length or the vector format's
+    ///   (element) byte length, else `byte_stride`, else the derived `stride`;
+    /// - `byte_stride` = given, else the struct's byte stride, else the derived `row_byte_length`.
+    #[default]
+    Data,
+    /// luma.gl's `GPUVector` rule (its `buffer` and `appendable` modes):
+    ///
+    /// - `row_byte_length` = given, else `byte_stride`, else the format's (a struct's row byte
+    ///   length, a vector format's element byte length), else the derived `stride`;
+    /// - `stride` = given, else the format's components, else 1;
+    /// - `byte_stride` = given, else the struct's byte stride (whose rows could not otherwise
+    ///   hold their padding), else the derived `row_byte_length`.
+    ///
+    /// [`GpuVector::from_buffer`](crate::table::GpuVector::from_buffer) refuses a descriptor with
+    /// this rule and neither format, byte stride nor row byte length.
+    Vector,
+}
+
+/// What a [`GpuData`] or a vector's chunk is made from, before derivation (luma.gl's `GPUData`
+/// props, and its `GPUVector` `buffer` props): the numbers left `None` are derived by
+/// [`metrics`](Self::metrics), luma.gl's data rule unless the descriptor says otherwise (see
+/// [`MetricsPolicy`]).
 #[derive(Clone, Default)]
 pub struct GpuDataDescriptor {
     /// The row format; `None` describes untyped bytes.
@@ -127,18 +148,40 @@ pub struct GpuDataDescriptor {
     pub byte_stride: Option<u64>,
     /// Bytes of one row's or element's payload.
     pub row_byte_length: Option<u64>,
-    /// Producer-owned metadata for readback.
+    /// Producer-owned metadata for readback (the adapter's logical type of a vector, say).
     pub readback_metadata: Option<ReadbackMetadata>,
+    /// The rule that derives the numbers left `None`.
+    pub metrics: MetricsPolicy,
 }
 
 impl GpuDataDescriptor {
-    /// `length` rows of `format`, every other number derived.
+    /// `length` rows of `format`, every other number derived by luma.gl's data rule
+    /// ([`MetricsPolicy::Data`]).
     #[must_use]
     pub fn new(format: impl Into<GpuDataFormat>, length: u64) -> GpuDataDescriptor {
         GpuDataDescriptor {
             format: Some(format.into()),
             length,
             ..GpuDataDescriptor::default()
+        }
+    }
+
+    /// `length` rows of `format`, every other number derived by luma.gl's vector rule
+    /// ([`MetricsPolicy::Vector`]).
+    #[must_use]
+    pub fn vector(format: impl Into<GpuDataFormat>, length: u64) -> GpuDataDescriptor {
+        GpuDataDescriptor {
+            metrics: MetricsPolicy::Vector,
+            ..GpuDataDescriptor::new(format, length)
+        }
+    }
+
+    /// The same descriptor with `value_length`.
+    #[must_use]
+    pub fn with_value_length(self, value_length: u64) -> GpuDataDescriptor {
+        GpuDataDescriptor {
+            value_length: Some(value_length),
+            ..self
         }
     }
 
@@ -193,17 +236,31 @@ impl GpuDataDescriptor {
             ),
         };
         let value_length = self.value_length.unwrap_or(self.length);
-        let stride = self
-            .stride
-            .or(format_components)
-            .or(self.byte_stride)
-            .or(self.row_byte_length)
-            .unwrap_or(1);
-        let row_byte_length = self
-            .row_byte_length
-            .or(format_row)
-            .or(self.byte_stride)
-            .unwrap_or(stride);
+        let (stride, row_byte_length) = match self.metrics {
+            MetricsPolicy::Data => {
+                let stride = self
+                    .stride
+                    .or(format_components)
+                    .or(self.byte_stride)
+                    .or(self.row_byte_length)
+                    .unwrap_or(1);
+                let row_byte_length = self
+                    .row_byte_length
+                    .or(format_row)
+                    .or(self.byte_stride)
+                    .unwrap_or(stride);
+                (stride, row_byte_length)
+            }
+            MetricsPolicy::Vector => {
+                let stride = self.stride.or(format_components).unwrap_or(1);
+                let row_byte_length = self
+                    .row_byte_length
+                    .or(self.byte_stride)
+                    .or(format_row)
+                    .unwrap_or(stride);
+                (stride, row_byte_length)
+            }
+        };
         let byte_stride = self
             .byte_stride
             .or(format_stride)
@@ -302,6 +359,7 @@ impl fmt::Debug for GpuDataDescriptor {
             .field("byte_stride", &self.byte_stride)
             .field("row_byte_length", &self.row_byte_length)
             .field("readback_metadata", &self.readback_metadata.is_some())
+            .field("metrics", &self.metrics)
             .finish()
     }
 }

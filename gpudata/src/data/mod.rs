@@ -20,7 +20,9 @@ mod view;
 pub use binding::VertexBinding;
 pub use decode::{HostValues, decode_values};
 pub use error::DataError;
-pub use gpu_data::{GpuData, GpuDataDescriptor, GpuDataFormat, ReadbackMetadata, RowMetrics};
+pub use gpu_data::{
+    GpuData, GpuDataDescriptor, GpuDataFormat, MetricsPolicy, ReadbackMetadata, RowMetrics,
+};
 pub use ownership::BufferHandle;
 pub use typed::{TypedGpuData, TypedGpuDataView};
 pub(crate) use upload::create_buffer;

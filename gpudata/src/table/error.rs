@@ -69,6 +69,16 @@ pub enum TableError {
         /// The operation.
         operation: &'static str,
     },
+    /// A chunk added or appended to a vector that grows in one reallocated buffer.
+    #[error(
+        "gpu vector `{vector}` grows in one reallocated buffer: {operation} cannot add a chunk; append bytes, values or rows instead"
+    )]
+    SingleBufferChunk {
+        /// The vector.
+        vector: String,
+        /// `add_data` or `append_chunk`.
+        operation: &'static str,
+    },
     /// Bytes appended to a list column, whose element counts bytes cannot give.
     #[error(
         "gpu vector `{vector}` of list format {format} cannot grow from bytes or rows: append gpu data chunks that carry their value lengths"

@@ -1,6 +1,6 @@
-//! Columns and tables on the GPU: [`GpuVector`] (one logical column over [`GpuData`](crate::GpuData)
-//! chunks), [`GpuDynamicVector`] (one growing buffer), [`GpuConstant`] (one value for every
-//! row), [`GpuSchema`], [`GpuRecordBatch`] and [`GpuTable`] (luma.gl's GPU tables, with Rust
+//! Columns and tables on the GPU: [`GpuVector`] (one logical column over
+//! [`GpuData`](crate::GpuData) chunks, appendable by chunks or in one growing buffer, see
+//! [`Growth`]), [`GpuConstant`] (one value for every row), [`GpuSchema`], [`GpuRecordBatch`] and [`GpuTable`] (luma.gl's GPU tables, with Rust
 //! ownership instead of runtime ownership flags), and the *segmented* layout
 //! ([`SegmentedTable`]): columns as contiguous, storage-aligned segments of one allocation.
 //!
@@ -59,17 +59,15 @@ pub use bind::binding::{
     BatchDraw, BatchStorage, IndexBufferRange, RenderOptions, StorageColumn, TableBindings,
     TableRenderBindings, TableStorageBindings, UniformConstant, VertexBufferRange,
 };
+pub use column::append::{AppendableOptions, Growth};
 pub use column::batch::{GpuRecordBatch, RecordBatchOptions, SourceInfo};
 pub use column::constant::{CONSTANT_BUFFER_BYTES, CONSTANT_USAGE, ConstantScalar, GpuConstant};
-pub use column::dynamic::{DynamicOptions, GpuDynamicVector};
 pub use column::schema::{GpuSchema, GpuSchemaField, Metadata, RESERVED_INDEX_COLUMN};
 pub use column::table::{ColumnsOptions, GpuColumn, GpuColumnRef, GpuTable};
-pub use column::vector::{
-    AppendableOptions, DataVectorOptions, GpuVector, InterleavedDescriptor, VectorDescriptor,
-};
+pub use column::vector::{DataVectorOptions, GpuVector, InterleavedDescriptor};
 pub use error::TableError;
-pub use relayout::pack::{PACKED_USAGE, PackOptions};
+pub use relayout::pack::PackOptions;
 pub use relayout::segmented::{
-    SEGMENTED_USAGE, Segment, SegmentOptions, SegmentSpec, SegmentStride, SegmentedLayout,
-    SegmentedTable, SegmentedTableBuilder,
+    Segment, SegmentOptions, SegmentSpec, SegmentStride, SegmentedLayout, SegmentedTable,
+    SegmentedTableBuilder,
 };

@@ -1,8 +1,8 @@
 //! The column model: vectors, constants, the schema, record batches and the table.
 
+pub(crate) mod append;
 pub(crate) mod batch;
 pub(crate) mod constant;
-pub(crate) mod dynamic;
 pub(crate) mod schema;
 pub(crate) mod table;
 pub(crate) mod vector;

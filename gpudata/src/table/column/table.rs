@@ -383,7 +383,7 @@ impl GpuTable {
         for (key, column) in columns {
             match column {
                 GpuColumn::Vector(mut v) => {
-                    if let Some(dt) = v.data_type() {
+                    if let Some(dt) = v.readback_metadata() {
                         data_types.push((key.clone(), dt.clone()));
                     }
                     vector_chunks.push((key, v.take_chunks().into_iter()));
@@ -740,7 +740,7 @@ impl GpuTable {
         let shares = self.shared_chunks(name)?;
         let options = |layout, data_type| DataVectorOptions {
             buffer_layout: layout,
-            data_type,
+            readback_metadata: data_type,
             ..DataVectorOptions::default()
         };
         GpuVector::from_data_with(name, shares, options(layout.clone(), data_type.clone()))?;

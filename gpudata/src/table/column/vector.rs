@@ -2,134 +2,21 @@
 
 use std::fmt;
 
-use crate::data::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat, ReadbackMetadata};
+use crate::data::{
+    BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat, MetricsPolicy, ReadbackMetadata,
+    RowMetrics,
+};
 use crate::device::Gpu;
 use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::layout::{BufferAttribute, BufferLayout, StepMode};
 use crate::record::GpuStruct;
 use crate::table::TableError;
 
+use super::append::Appendable;
+
 /// Text for a format in error messages.
 pub(crate) fn format_text(format: Option<&GpuDataFormat>) -> String {
     format.map_or_else(|| "no format".to_owned(), ToString::to_string)
-}
-
-/// How a [`GpuVector`] in `buffer` mode describes its one chunk: luma.gl's `buffer` constructor
-/// props.
-///
-/// Unset numbers are resolved as luma.gl's vector resolver does (which differs from
-/// [`GpuDataDescriptor`]): `row_byte_length` = given, else `byte_stride`, else the format's byte
-/// length (a struct's row byte length); `stride` = given, else the format's components, else 1;
-/// `byte_stride` = given, else `row_byte_length` (a struct's byte stride for struct formats,
-/// whose rows could not otherwise hold their padding).
-#[derive(Clone, Default)]
-pub struct VectorDescriptor {
-    /// The row format.
-    pub format: Option<GpuDataFormat>,
-    /// Logical rows.
-    pub length: u64,
-    /// Fixed rows or flattened list elements; defaults to `length`.
-    pub value_length: Option<u64>,
-    /// Scalar components per row or element.
-    pub stride: Option<u64>,
-    /// Byte offset of the first row.
-    pub byte_offset: u64,
-    /// Bytes between rows.
-    pub byte_stride: Option<u64>,
-    /// Bytes of one row's payload.
-    pub row_byte_length: Option<u64>,
-    /// The adapter's logical type (an Arrow `DataType`, say), kept untouched.
-    pub data_type: Option<ReadbackMetadata>,
-}
-
-impl VectorDescriptor {
-    /// `length` rows of `format`, everything else resolved.
-    #[must_use]
-    pub fn new(format: impl Into<GpuDataFormat>, length: u64) -> VectorDescriptor {
-        VectorDescriptor {
-            format: Some(format.into()),
-            length,
-            ..VectorDescriptor::default()
-        }
-    }
-
-    /// The same descriptor with `byte_stride`.
-    #[must_use]
-    pub fn with_byte_stride(self, byte_stride: u64) -> VectorDescriptor {
-        VectorDescriptor {
-            byte_stride: Some(byte_stride),
-            ..self
-        }
-    }
-
-    /// The same descriptor with `byte_offset`.
-    #[must_use]
-    pub fn with_byte_offset(self, byte_offset: u64) -> VectorDescriptor {
-        VectorDescriptor {
-            byte_offset,
-            ..self
-        }
-    }
-
-    /// The same descriptor with `value_length`.
-    #[must_use]
-    pub fn with_value_length(self, value_length: u64) -> VectorDescriptor {
-        VectorDescriptor {
-            value_length: Some(value_length),
-            ..self
-        }
-    }
-}
-
-impl fmt::Debug for VectorDescriptor {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("VectorDescriptor")
-            .field("format", &self.format.as_ref().map(ToString::to_string))
-            .field("length", &self.length)
-            .field("value_length", &self.value_length)
-            .field("stride", &self.stride)
-            .field("byte_offset", &self.byte_offset)
-            .field("byte_stride", &self.byte_stride)
-            .field("row_byte_length", &self.row_byte_length)
-            .field("data_type", &self.data_type.is_some())
-            .finish()
-    }
-}
-
-/// The resolved row numbers of a vector: `(stride, byte_stride, row_byte_length)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct ByteLayout {
-    stride: u64,
-    byte_stride: u64,
-    row_byte_length: u64,
-}
-
-/// luma.gl's shared resolver of the `buffer` and `appendable` modes.
-fn resolve_byte_layout(
-    name: &str,
-    format: Option<&GpuDataFormat>,
-    stride: Option<u64>,
-    byte_stride: Option<u64>,
-    row_byte_length: Option<u64>,
-) -> Result<ByteLayout, TableError> {
-    let row_byte_length = row_byte_length
-        .or(byte_stride)
-        .or_else(|| format.map(GpuDataFormat::row_byte_length))
-        .ok_or_else(|| TableError::VectorRequiresRowByteLength {
-            vector: name.to_owned(),
-        })?;
-    let stride = stride
-        .or_else(|| format.map(|f| u64::from(f.components())))
-        .unwrap_or(1);
-    let struct_stride = format
-        .and_then(GpuDataFormat::as_struct)
-        .map(|s| s.byte_stride());
-    let byte_stride = byte_stride.or(struct_stride).unwrap_or(row_byte_length);
-    Ok(ByteLayout {
-        stride,
-        byte_stride,
-        row_byte_length,
-    })
 }
 
 /// Options of [`GpuVector::from_data_with`]: luma.gl's `data` constructor props besides the
@@ -148,8 +35,8 @@ pub struct DataVectorOptions {
     pub row_byte_length: Option<u64>,
     /// An interleaved layout of the rows.
     pub buffer_layout: Option<BufferLayout>,
-    /// The adapter's logical type, kept untouched.
-    pub data_type: Option<ReadbackMetadata>,
+    /// The adapter's metadata (its logical type, say), kept untouched.
+    pub readback_metadata: Option<ReadbackMetadata>,
 }
 
 impl fmt::Debug for DataVectorOptions {
@@ -161,7 +48,7 @@ impl fmt::Debug for DataVectorOptions {
             .field("byte_stride", &self.byte_stride)
             .field("row_byte_length", &self.row_byte_length)
             .field("buffer_layout", &self.buffer_layout)
-            .field("data_type", &self.data_type.is_some())
+            .field("readback_metadata", &self.readback_metadata.is_some())
             .finish()
     }
 }
@@ -184,38 +71,6 @@ pub struct InterleavedDescriptor {
     pub attributes: Vec<BufferAttribute>,
     /// The layout's step mode, when stated.
     pub step_mode: Option<StepMode>,
-}
-
-/// Options of [`GpuVector::appendable`].
-#[derive(Clone, Debug)]
-pub struct AppendableOptions {
-    /// Scalar components per row.
-    pub stride: Option<u64>,
-    /// Bytes between rows.
-    pub byte_stride: Option<u64>,
-    /// Bytes of one row's payload.
-    pub row_byte_length: Option<u64>,
-    /// Usage of the chunks [`GpuVector::append_bytes`] and [`GpuVector::append_rows`] create.
-    pub usage: wgpu::BufferUsages,
-}
-
-impl Default for AppendableOptions {
-    fn default() -> Self {
-        AppendableOptions {
-            stride: None,
-            byte_stride: None,
-            row_byte_length: None,
-            usage: crate::data::DEFAULT_USAGE,
-        }
-    }
-}
-
-/// The state of an appendable vector.
-#[derive(Clone)]
-struct Appendable {
-    gpu: Gpu,
-    usage: wgpu::BufferUsages,
-    appended_byte_length: u64,
 }
 
 /// One logical column over [`GpuData`] chunks: luma.gl's `GPUVector`.
@@ -241,70 +96,80 @@ struct Appendable {
 /// | `buffer` | [`from_buffer`](Self::from_buffer) |
 /// | `interleaved` | [`interleaved`](Self::interleaved), [`from_struct_data`](Self::from_struct_data), [`from_rows`](Self::from_rows) |
 /// | `data` | [`from_data`](Self::from_data), [`from_data_with`](Self::from_data_with) |
-/// | `appendable` | [`appendable`](Self::appendable) |
+/// | `appendable` | [`appendable`](Self::appendable), growing by chunks or in one reallocated buffer ([`Growth`](crate::table::Growth)) |
 pub struct GpuVector {
-    name: String,
-    format: Option<GpuDataFormat>,
-    length: u64,
-    value_length: u64,
-    stride: u64,
-    byte_offset: u64,
-    byte_stride: u64,
-    row_byte_length: u64,
-    buffer_layout: Option<BufferLayout>,
-    data_type: Option<ReadbackMetadata>,
-    chunks: Vec<GpuData>,
-    appendable: Option<Appendable>,
+    pub(super) name: String,
+    pub(super) format: Option<GpuDataFormat>,
+    pub(super) length: u64,
+    pub(super) value_length: u64,
+    pub(super) stride: u64,
+    pub(super) byte_offset: u64,
+    pub(super) byte_stride: u64,
+    pub(super) row_byte_length: u64,
+    pub(super) buffer_layout: Option<BufferLayout>,
+    pub(super) readback_metadata: Option<ReadbackMetadata>,
+    pub(super) chunks: Vec<GpuData>,
+    pub(super) appendable: Option<Box<Appendable>>,
 }
 
 impl GpuVector {
-    /// A vector of one chunk over `buffer` (luma.gl's `buffer` mode). The chunk owns the buffer
-    /// exactly when `buffer` is [`BufferHandle::Owned`].
+    /// A vector of one chunk over `buffer`, described by `descriptor` (luma.gl's `buffer` mode
+    /// with [`GpuDataDescriptor::vector`], whose [`MetricsPolicy::Vector`] derives the numbers
+    /// left `None` as luma.gl's vector does; a [`MetricsPolicy::Data`] descriptor derives them as
+    /// [`GpuData`] does). The descriptor's readback metadata is the vector's. The chunk owns the
+    /// buffer exactly when `buffer` is [`BufferHandle::Owned`].
     ///
     /// # Errors
-    /// [`TableError::VectorRequiresRowByteLength`] without a format, byte stride or row byte
-    /// length; [`TableError::Data`] when the rows do not fit the buffer (see [`GpuData::new`]).
+    /// [`TableError::VectorRequiresRowByteLength`] for a [`MetricsPolicy::Vector`] descriptor
+    /// without a format, byte stride or row byte length; [`TableError::Data`] when the rows do
+    /// not fit the buffer (see [`GpuData::new`]).
     pub fn from_buffer(
         name: impl Into<String>,
         buffer: BufferHandle,
-        descriptor: VectorDescriptor,
+        descriptor: GpuDataDescriptor,
     ) -> Result<GpuVector, TableError> {
         let name = name.into();
-        let layout = resolve_byte_layout(
-            &name,
-            descriptor.format.as_ref(),
-            descriptor.stride,
-            descriptor.byte_stride,
-            descriptor.row_byte_length,
-        )?;
-        let value_length = descriptor.value_length.unwrap_or(descriptor.length);
+        if descriptor.metrics == MetricsPolicy::Vector
+            && descriptor.format.is_none()
+            && descriptor.byte_stride.is_none()
+            && descriptor.row_byte_length.is_none()
+        {
+            return Err(TableError::VectorRequiresRowByteLength { vector: name });
+        }
+        let readback_metadata = descriptor.readback_metadata.clone();
         let chunk = GpuData::new(
             buffer,
             GpuDataDescriptor {
-                format: descriptor.format.clone(),
-                length: descriptor.length,
-                value_length: Some(value_length),
-                stride: Some(layout.stride),
-                byte_offset: descriptor.byte_offset,
-                byte_stride: Some(layout.byte_stride),
-                row_byte_length: Some(layout.row_byte_length),
                 readback_metadata: None,
+                ..descriptor
             },
         )?;
-        Ok(GpuVector {
+        let mut vector = GpuVector::empty(name, chunk.format().cloned(), chunk.metrics());
+        vector.readback_metadata = readback_metadata;
+        vector.chunks = vec![chunk];
+        Ok(vector)
+    }
+
+    /// A vector without chunks and with `metrics`' row numbers.
+    pub(super) fn empty(
+        name: String,
+        format: Option<GpuDataFormat>,
+        metrics: RowMetrics,
+    ) -> GpuVector {
+        GpuVector {
             name,
-            format: descriptor.format,
-            length: descriptor.length,
-            value_length,
-            stride: layout.stride,
-            byte_offset: descriptor.byte_offset,
-            byte_stride: layout.byte_stride,
-            row_byte_length: layout.row_byte_length,
+            format,
+            length: metrics.length,
+            value_length: metrics.value_length,
+            stride: metrics.stride,
+            byte_offset: metrics.byte_offset,
+            byte_stride: metrics.byte_stride,
+            row_byte_length: metrics.row_byte_length,
             buffer_layout: None,
-            data_type: descriptor.data_type,
-            chunks: vec![chunk],
+            readback_metadata: None,
+            chunks: Vec::new(),
             appendable: None,
-        })
+        }
     }
 
     /// A vector of interleaved rows in one buffer (luma.gl's `interleaved` mode): its stride,
@@ -332,6 +197,7 @@ impl GpuVector {
                 byte_stride: Some(byte_stride),
                 row_byte_length: Some(byte_stride),
                 readback_metadata: None,
+                metrics: MetricsPolicy::Data,
             },
         )?;
         let buffer_layout = BufferLayout {
@@ -351,7 +217,7 @@ impl GpuVector {
             byte_stride,
             row_byte_length: byte_stride,
             buffer_layout: Some(buffer_layout),
-            data_type: None,
+            readback_metadata: None,
             chunks: vec![chunk],
             appendable: None,
         })
@@ -488,52 +354,9 @@ impl GpuVector {
             byte_stride,
             row_byte_length,
             buffer_layout: options.buffer_layout,
-            data_type: options.data_type,
+            readback_metadata: options.readback_metadata,
             chunks,
             appendable: None,
-        })
-    }
-
-    /// An empty vector that grows by chunks (luma.gl's `appendable` mode): chunks come from
-    /// [`append_chunk`](Self::append_chunk), or are uploaded on `gpu` by
-    /// [`append_bytes`](Self::append_bytes) and [`append_rows`](Self::append_rows), and
-    /// [`reset_appended`](Self::reset_appended) drops them all. For a single buffer that
-    /// reallocates as rows are appended, see [`GpuDynamicVector`](crate::table::GpuDynamicVector).
-    ///
-    /// # Errors
-    /// None today; the signature leaves room for the resolver's checks.
-    pub fn appendable(
-        name: impl Into<String>,
-        gpu: &Gpu,
-        format: impl Into<GpuDataFormat>,
-        options: AppendableOptions,
-    ) -> Result<GpuVector, TableError> {
-        let name = name.into();
-        let format = format.into();
-        let layout = resolve_byte_layout(
-            &name,
-            Some(&format),
-            options.stride,
-            options.byte_stride,
-            options.row_byte_length,
-        )?;
-        Ok(GpuVector {
-            name,
-            format: Some(format),
-            length: 0,
-            value_length: 0,
-            stride: layout.stride,
-            byte_offset: 0,
-            byte_stride: layout.byte_stride,
-            row_byte_length: layout.row_byte_length,
-            buffer_layout: None,
-            data_type: None,
-            chunks: Vec::new(),
-            appendable: Some(Appendable {
-                gpu: gpu.clone(),
-                usage: options.usage,
-                appended_byte_length: 0,
-            }),
         })
     }
 
@@ -616,21 +439,22 @@ impl GpuVector {
         self.buffer_layout = layout;
     }
 
-    /// The adapter's logical type (an Arrow `DataType`, say), if one was stored.
+    /// The adapter's metadata (an Arrow `DataType`, say), if one was stored (luma.gl's
+    /// `dataType`).
     #[must_use]
-    pub fn data_type(&self) -> Option<&ReadbackMetadata> {
-        self.data_type.as_ref()
+    pub fn readback_metadata(&self) -> Option<&ReadbackMetadata> {
+        self.readback_metadata.as_ref()
     }
 
-    /// The adapter's logical type, if it is an `M`.
+    /// The adapter's metadata, if it is an `M`.
     #[must_use]
-    pub fn data_type_as<M: std::any::Any>(&self) -> Option<&M> {
-        self.data_type.as_deref()?.downcast_ref()
+    pub fn readback_metadata_as<M: std::any::Any>(&self) -> Option<&M> {
+        self.readback_metadata.as_deref()?.downcast_ref()
     }
 
-    /// Stores the adapter's logical type.
-    pub fn set_data_type(&mut self, data_type: Option<ReadbackMetadata>) {
-        self.data_type = data_type;
+    /// Stores the adapter's metadata.
+    pub fn set_readback_metadata(&mut self, metadata: Option<ReadbackMetadata>) {
+        self.readback_metadata = metadata;
     }
 
     /// The chunks, in row order.
@@ -665,24 +489,6 @@ impl GpuVector {
         self.chunks.iter().any(GpuData::owns_buffer)
     }
 
-    /// Whether the vector grows by [`append_chunk`](Self::append_chunk).
-    #[must_use]
-    pub const fn is_appendable(&self) -> bool {
-        self.appendable.is_some()
-    }
-
-    /// Rows held, for appendable vectors (luma.gl's `capacityRows`); `None` otherwise.
-    #[must_use]
-    pub fn capacity_rows(&self) -> Option<u64> {
-        self.appendable.as_ref().map(|_| self.length)
-    }
-
-    /// Bytes appended so far, for appendable vectors; `None` otherwise.
-    #[must_use]
-    pub fn appended_byte_length(&self) -> Option<u64> {
-        self.appendable.as_ref().map(|a| a.appended_byte_length)
-    }
-
     /// A vector over [`share`](GpuData::share)d handles of this vector's chunks, with the same
     /// metadata: luma.gl's borrowed (`ownsData: false`) vector. Destroying it frees nothing.
     #[must_use]
@@ -697,14 +503,14 @@ impl GpuVector {
             byte_stride: self.byte_stride,
             row_byte_length: self.row_byte_length,
             buffer_layout: self.buffer_layout.clone(),
-            data_type: self.data_type.clone(),
+            readback_metadata: self.readback_metadata.clone(),
             chunks: self.chunks.iter().map(GpuData::share).collect(),
             appendable: None,
         }
     }
 
     /// Checks that `data` can join this vector; `what` names the operation in errors.
-    fn check_chunk(
+    pub(super) fn check_chunk(
         &self,
         data: &GpuData,
         operation: &'static str,
@@ -749,7 +555,7 @@ impl GpuVector {
         Ok(())
     }
 
-    fn push_chunk(&mut self, data: GpuData) -> Result<(), TableError> {
+    pub(super) fn push_chunk(&mut self, data: GpuData) -> Result<(), TableError> {
         let overflow = || TableError::Overflow {
             what: format!("the row count of gpu vector `{}`", self.name),
         };
@@ -774,9 +580,11 @@ impl GpuVector {
     /// the chunk is dropped (not destroyed); [`check_data`](Self::check_data) asks first.
     ///
     /// # Errors
+    /// [`TableError::SingleBufferChunk`] for a vector that grows in one reallocated buffer;
     /// [`TableError::ChunkMismatch`] when the vector has a format and the chunk another one, or
     /// when the byte stride or row byte length differ; [`TableError::Overflow`].
     pub fn add_data(&mut self, data: GpuData) -> Result<(), TableError> {
+        self.check_chunk_growth("add_data")?;
         self.check_data(&data)?;
         self.push_chunk(data)
     }
@@ -787,122 +595,6 @@ impl GpuVector {
     /// As [`add_data`](Self::add_data), without the overflow check.
     pub fn check_data(&self, data: &GpuData) -> Result<(), TableError> {
         self.check_chunk(data, "add_data", false)
-    }
-
-    /// Appends a chunk to an appendable vector (luma.gl's `appendDataChunk`); the appended byte
-    /// length grows by the chunk's buffer size.
-    ///
-    /// # Errors
-    /// [`TableError::NotAppendable`] for other vectors; [`TableError::ChunkMismatch`] for
-    /// another format or byte layout; [`TableError::Overflow`].
-    pub fn append_chunk(&mut self, data: GpuData) -> Result<(), TableError> {
-        let size = data.buffer().size();
-        let current = self.appended_state("append_chunk")?.appended_byte_length;
-        let total = current
-            .checked_add(size)
-            .ok_or_else(|| TableError::Overflow {
-                what: format!("the appended byte length of gpu vector `{}`", self.name),
-            })?;
-        self.append_chunk_with_byte_length(data, total)
-    }
-
-    /// [`append_chunk`](Self::append_chunk), setting the appended byte length to
-    /// `appended_byte_length`.
-    ///
-    /// # Errors
-    /// As [`append_chunk`](Self::append_chunk).
-    pub fn append_chunk_with_byte_length(
-        &mut self,
-        data: GpuData,
-        appended_byte_length: u64,
-    ) -> Result<(), TableError> {
-        self.appended_state("append_chunk")?;
-        self.check_chunk(&data, "append_chunk", true)?;
-        self.push_chunk(data)?;
-        if let Some(state) = &mut self.appendable {
-            state.appended_byte_length = appended_byte_length;
-        }
-        Ok(())
-    }
-
-    fn appended_state(&self, operation: &'static str) -> Result<&Appendable, TableError> {
-        self.appendable
-            .as_ref()
-            .ok_or_else(|| TableError::NotAppendable {
-                vector: self.name.clone(),
-                operation,
-            })
-    }
-
-    /// Uploads `bytes` (whole rows at the vector's byte stride; the last row may omit its
-    /// trailing padding) as a new chunk of an appendable vector.
-    ///
-    /// # Errors
-    /// [`TableError::NotAppendable`]; [`TableError::ListAppend`] for list formats, whose element
-    /// counts bytes cannot tell; [`TableError::PartialRows`] when the bytes are not whole rows;
-    /// [`TableError::Gpu`] when the upload fails.
-    pub fn append_bytes(&mut self, bytes: &[u8]) -> Result<(), TableError> {
-        let state = self.appended_state("append_bytes")?.clone();
-        if let Some(GpuDataFormat::Vector(v)) = &self.format
-            && v.is_list()
-        {
-            return Err(TableError::ListAppend {
-                vector: self.name.clone(),
-                format: v.to_string(),
-            });
-        }
-        let len = bytes.len() as u64;
-        let rows = rows_in(len, self.byte_stride, self.row_byte_length).ok_or_else(|| {
-            TableError::PartialRows {
-                vector: self.name.clone(),
-                byte_length: len,
-                byte_stride: self.byte_stride,
-                row_byte_length: self.row_byte_length,
-            }
-        })?;
-        let descriptor = GpuDataDescriptor {
-            format: self.format.clone(),
-            length: rows,
-            value_length: None,
-            stride: Some(self.stride),
-            byte_offset: 0,
-            byte_stride: Some(self.byte_stride),
-            row_byte_length: Some(self.row_byte_length),
-            readback_metadata: None,
-        };
-        let data = GpuData::from_bytes(&state.gpu, bytes, descriptor, state.usage)?;
-        self.append_chunk(data)
-    }
-
-    /// Uploads `rows` of a `#[derive(GpuStruct)]` type as a new chunk of an appendable vector
-    /// whose format is `T::FORMAT`.
-    ///
-    /// # Errors
-    /// [`TableError::NotAppendable`]; [`TableError::ChunkMismatch`] when the vector has another
-    /// format; [`TableError::Gpu`] when the upload fails.
-    pub fn append_rows<T: GpuStruct>(&mut self, rows: &[T]) -> Result<(), TableError> {
-        let state = self.appended_state("append_rows")?.clone();
-        let data = crate::TypedGpuData::from_rows(&state.gpu, rows, state.usage)?;
-        self.append_chunk(data.into_data())
-    }
-
-    /// Drops every appended chunk, destroying the buffers they own, and sets the length, value
-    /// length and appended byte length to 0 (luma.gl's `resetLastBatch`).
-    ///
-    /// # Errors
-    /// [`TableError::NotAppendable`] for other vectors.
-    pub fn reset_appended(&mut self) -> Result<(), TableError> {
-        self.appended_state("reset_appended")?;
-        for chunk in self.chunks.drain(..) {
-            chunk.destroy();
-        }
-        self.length = 0;
-        self.value_length = 0;
-        self.byte_offset = 0;
-        if let Some(state) = &mut self.appendable {
-            state.appended_byte_length = 0;
-        }
-        Ok(())
     }
 
     /// Gives the ownership of this vector's first chunk's buffer to `target`'s first chunk,
@@ -941,7 +633,7 @@ impl GpuVector {
         template: &GpuData,
         chunks: Vec<GpuData>,
         buffer_layout: Option<BufferLayout>,
-        data_type: Option<ReadbackMetadata>,
+        readback_metadata: Option<ReadbackMetadata>,
     ) -> Result<GpuVector, TableError> {
         GpuVector::from_data_with(
             name,
@@ -953,7 +645,7 @@ impl GpuVector {
                 byte_stride: Some(template.byte_stride()),
                 row_byte_length: Some(template.row_byte_length()),
                 buffer_layout,
-                data_type,
+                readback_metadata,
             },
         )
     }

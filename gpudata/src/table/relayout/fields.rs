@@ -118,7 +118,7 @@ fn vector_fields(v: &GpuVector) -> Result<Vec<FieldSource<'_>>, TableError> {
                     column: v.name().to_owned(),
                     format: *format,
                     chunks,
-                    data_type: v.data_type().cloned(),
+                    data_type: v.readback_metadata().cloned(),
                     list_layout: None,
                 }]);
             }

@@ -11,12 +11,6 @@ use crate::table::column::schema::RESERVED_INDEX_COLUMN;
 use crate::table::column::table::GpuTable;
 use crate::table::column::vector::checked_sum;
 
-/// Usage of the buffers [`GpuTable::pack_batches`] creates.
-pub const PACKED_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::VERTEX
-    .union(wgpu::BufferUsages::STORAGE)
-    .union(wgpu::BufferUsages::COPY_SRC)
-    .union(wgpu::BufferUsages::COPY_DST);
-
 /// Options of [`GpuTable::pack_batches`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PackOptions {
@@ -76,7 +70,7 @@ struct PackedColumn {
 impl GpuTable {
     /// Merges batches into fewer, larger ones with GPU copies (luma.gl's `packBatches`; no host
     /// round trip). Each column of a group becomes one new owned buffer (usage
-    /// [`PACKED_USAGE`]) in which chunk after chunk is copied, `length × byte_stride` bytes
+    /// [`DEFAULT_USAGE`](crate::data::DEFAULT_USAGE)) in which chunk after chunk is copied, `length × byte_stride` bytes
     /// apart; every byte of each row (the last row's trailing padding aside) is kept. The
     /// superseded batches are destroyed once the copies are submitted (wgpu frees their buffers
     /// after the copies ran). A table of at most one batch is left as is.
@@ -162,8 +156,12 @@ impl GpuTable {
                         batch: group.start,
                     }
                 })?;
-                let buffer =
-                    create_buffer(gpu, column.size, PACKED_USAGE, "gpudata packed column")?;
+                let buffer = create_buffer(
+                    gpu,
+                    column.size,
+                    crate::data::DEFAULT_USAGE,
+                    "gpudata packed column",
+                )?;
                 let mut offset = 0u64;
                 let mut length = 0u64;
                 let mut value_length = 0u64;
@@ -196,6 +194,7 @@ impl GpuTable {
                     byte_stride: Some(template.byte_stride()),
                     row_byte_length: Some(template.row_byte_length()),
                     readback_metadata: template.readback_metadata().cloned(),
+                    metrics: crate::data::MetricsPolicy::Data,
                 };
                 let data = GpuData::new(BufferHandle::Owned(buffer), descriptor)?;
                 out_columns.push((column.name, data));

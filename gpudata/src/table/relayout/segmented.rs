@@ -8,7 +8,7 @@
 use std::fmt;
 use std::fmt::Write as _;
 
-use crate::data::{BufferHandle, GpuData, GpuDataDescriptor, ReadbackMetadata};
+use crate::data::{BufferHandle, DEFAULT_USAGE, GpuData, GpuDataDescriptor, ReadbackMetadata};
 use crate::device::Gpu;
 use crate::device::GpuError;
 use crate::format::{GpuVectorFormat, VertexFormat};
@@ -22,12 +22,6 @@ use crate::table::column::constant::GpuConstant;
 use crate::table::column::schema::{Metadata, RESERVED_INDEX_COLUMN};
 use crate::table::column::table::{ColumnsOptions, GpuColumn, GpuTable};
 use crate::table::column::vector::GpuVector;
-
-/// Usage of the buffers the conversions create (plus `INDEX` when an `indices` column is there).
-pub const SEGMENTED_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::VERTEX
-    .union(wgpu::BufferUsages::STORAGE)
-    .union(wgpu::BufferUsages::COPY_SRC)
-    .union(wgpu::BufferUsages::COPY_DST);
 
 /// The byte stride a conversion gives packed columns and segments.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -191,6 +185,7 @@ impl Segment {
             byte_stride: Some(self.byte_stride),
             row_byte_length: None,
             readback_metadata: self.readback_metadata.clone(),
+            metrics: crate::data::MetricsPolicy::Data,
         }
     }
 }
@@ -441,7 +436,7 @@ impl<'a> SegmentedTableBuilder<'a> {
         self
     }
 
-    /// The buffer's usage (default [`SEGMENTED_USAGE`], plus `INDEX` for an `indices` column).
+    /// The buffer's usage (default [`DEFAULT_USAGE`], plus `INDEX` for an `indices` column).
     #[must_use]
     pub fn usage(mut self, usage: wgpu::BufferUsages) -> Self {
         self.usage = Some(usage);
@@ -488,7 +483,7 @@ impl<'a> SegmentedTableBuilder<'a> {
         }
         let layout = SegmentedLayout::new(SegmentedLayout::device_alignment(gpu), specs)?;
         let has_indices = layout.segment(RESERVED_INDEX_COLUMN).is_some();
-        let usage = self.usage.unwrap_or(SEGMENTED_USAGE)
+        let usage = self.usage.unwrap_or(DEFAULT_USAGE)
             | wgpu::BufferUsages::COPY_DST
             | if has_indices {
                 wgpu::BufferUsages::INDEX
@@ -609,7 +604,7 @@ impl SegmentedTable {
             readback_metadata: None,
         });
         let layout = SegmentedLayout::new(SegmentedLayout::device_alignment(gpu), specs)?;
-        let usage = SEGMENTED_USAGE
+        let usage = DEFAULT_USAGE
             | if layout.segment(RESERVED_INDEX_COLUMN).is_some() {
                 wgpu::BufferUsages::INDEX
             } else {
@@ -659,7 +654,7 @@ impl SegmentedTable {
         for (i, segment) in layout.segments().iter().enumerate() {
             let data = GpuData::new(BufferHandle::Shared(buffer.clone()), segment.descriptor())?;
             let mut vector = GpuVector::from_data(segment.name.clone(), vec![data])?;
-            vector.set_data_type(segment.data_type.clone());
+            vector.set_readback_metadata(segment.data_type.clone());
             vector.set_buffer_layout(list_layouts.get(i).cloned().flatten());
             columns.push((segment.name.clone(), GpuColumn::Vector(vector)));
         }
@@ -854,7 +849,7 @@ impl GpuTable {
                     .ok_or_else(|| TableError::Overflow {
                         what: format!("the rows of interleaved column `{name}`"),
                     })?;
-            let buffer = create_buffer(gpu, size, SEGMENTED_USAGE, "gpudata interleaved rows")?;
+            let buffer = create_buffer(gpu, size, DEFAULT_USAGE, "gpudata interleaved rows")?;
             for (field, place) in rows.iter().zip(format.fields()) {
                 field.write_to(
                     &mut recorder,
@@ -907,9 +902,9 @@ impl GpuTable {
 
 fn usage_for(name: &str) -> wgpu::BufferUsages {
     if name == RESERVED_INDEX_COLUMN {
-        SEGMENTED_USAGE | wgpu::BufferUsages::INDEX
+        DEFAULT_USAGE | wgpu::BufferUsages::INDEX
     } else {
-        SEGMENTED_USAGE
+        DEFAULT_USAGE
     }
 }
 
@@ -929,10 +924,11 @@ fn packed_vector(
             byte_stride: Some(byte_stride),
             row_byte_length: None,
             readback_metadata: None,
+            metrics: crate::data::MetricsPolicy::Data,
         },
     )?;
     let mut vector = GpuVector::from_data(field.name.clone(), vec![data])?;
-    vector.set_data_type(field.data_type.clone());
+    vector.set_readback_metadata(field.data_type.clone());
     vector.set_buffer_layout(field.list_layout.clone());
     Ok(vector)
 }
