@@ -8,7 +8,7 @@
 //! ```
 
 use gpudata::table::{
-    ColumnsOptions, GpuColumn, GpuConstant, GpuTable, GpuVector, RenderOptions, SegmentOptions,
+    GpuColumn, GpuConstant, GpuTable, GpuVector, RecordBatchOptions, RenderOptions, SegmentOptions,
 };
 use gpudata::{Gpu, GpuData, GpuStruct, StepMode, Unorm8x4, VertexFormat};
 use gpudata_suite::render::{Offscreen, pipeline};
@@ -72,7 +72,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 GpuConstant::new(VertexFormat::Unorm8x4, &[255u8, 230, 200, 255])?.into(),
             ),
         ],
-        ColumnsOptions::default(),
+        RecordBatchOptions::default(),
     )?;
     println!(
         "table: {} rows, schema {}",

@@ -3,7 +3,7 @@
 //! handover to a table.
 
 use crate::fixtures::{alive, gpu};
-use gpudata::table::{AppendableOptions, ColumnsOptions, GpuTable, GpuVector, Growth};
+use gpudata::table::{AppendableOptions, GpuTable, GpuVector, Growth, RecordBatchOptions};
 use gpudata::{Gpu, GpuDataFormat, GpuStruct, GpuVectorFormat, TableError, Unorm8x4, VertexFormat};
 
 #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
@@ -112,7 +112,7 @@ fn struct_rows_append_and_read_back() {
         "{error:?}"
     );
 
-    let table = GpuTable::from_vectors([vector], ColumnsOptions::default()).unwrap();
+    let table = GpuTable::from_vectors([vector], RecordBatchOptions::default()).unwrap();
     assert_eq!(table.num_rows(), 9);
     assert_eq!(table.buffer_layouts()[0].attributes.len(), 2);
 

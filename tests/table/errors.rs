@@ -3,9 +3,8 @@
 
 use gpudata::data::{DEFAULT_USAGE, MetricsPolicy};
 use gpudata::table::{
-    AppendableOptions, ColumnsOptions, GpuColumn, GpuConstant, GpuRecordBatch, GpuSchemaField,
-    GpuTable, GpuVector, PackOptions, RecordBatchOptions, RenderOptions, SegmentOptions,
-    SegmentSpec, SegmentedLayout,
+    AppendableOptions, GpuColumn, GpuConstant, GpuRecordBatch, GpuSchemaField, GpuTable, GpuVector,
+    PackOptions, RecordBatchOptions, RenderOptions, SegmentOptions, SegmentSpec, SegmentedLayout,
 };
 use gpudata::{
     BufferLayout, DataError, Gpu, GpuData, GpuDataDescriptor, GpuError, GpuStruct, GpuVectorFormat,
@@ -616,7 +615,7 @@ fn column_name_mismatch() {
             "pos",
             GpuColumn::from(float_vector(&gpu, "positions", &[2])),
         )],
-        ColumnsOptions::default(),
+        RecordBatchOptions::default(),
     )
     .unwrap_err();
     assert_error(
@@ -634,7 +633,7 @@ fn incompatible_chunks() {
     let gpu = gpu();
     let packed = positions(&gpu, 2, 0.0);
     let mixed = GpuVector::from_data("positions", vec![packed, strided_positions(&gpu)]).unwrap();
-    let error = GpuTable::from_vectors([mixed], ColumnsOptions::default()).unwrap_err();
+    let error = GpuTable::from_vectors([mixed], RecordBatchOptions::default()).unwrap_err();
     let TableError::IncompatibleChunks {
         column,
         chunk: 1,
@@ -662,7 +661,7 @@ fn chunk_count_mismatch() {
             float_vector(&gpu, "a", &[2, 2]),
             float_vector(&gpu, "b", &[4]),
         ],
-        ColumnsOptions::default(),
+        RecordBatchOptions::default(),
     )
     .unwrap_err();
     assert_error(
@@ -681,7 +680,7 @@ fn source_info_needs_one_chunk() {
     let gpu = gpu();
     let error = GpuTable::from_vectors(
         [float_vector(&gpu, "a", &[1, 1])],
-        ColumnsOptions {
+        RecordBatchOptions {
             null_count: 1,
             ..Default::default()
         },
@@ -702,7 +701,7 @@ fn batch_row_mismatch() {
             float_vector(&gpu, "a", &[2, 2]),
             float_vector(&gpu, "b", &[2, 1]),
         ],
-        ColumnsOptions::default(),
+        RecordBatchOptions::default(),
     )
     .unwrap_err();
     assert_error(
@@ -721,7 +720,7 @@ fn batch_row_mismatch() {
 fn num_rows_required() {
     let error = GpuTable::from_columns(
         [("radius", GpuColumn::from(GpuConstant::from_value(2.5f32)))],
-        ColumnsOptions::default(),
+        RecordBatchOptions::default(),
     )
     .unwrap_err();
     assert_error(
@@ -736,7 +735,7 @@ fn num_rows_mismatch() {
     let gpu = gpu();
     let error = GpuTable::from_vectors(
         [float_vector(&gpu, "a", &[2, 1])],
-        ColumnsOptions {
+        RecordBatchOptions {
             num_rows: Some(4),
             ..Default::default()
         },
@@ -937,7 +936,7 @@ fn copy_range() {
     ];
     let data = TypedGpuData::from_rows(&small, &rows, DEFAULT_USAGE).unwrap();
     let vector = GpuVector::from_struct_data("points", data.into_data(), None).unwrap();
-    let table = GpuTable::from_vectors([vector], ColumnsOptions::default()).unwrap();
+    let table = GpuTable::from_vectors([vector], RecordBatchOptions::default()).unwrap();
     let error = table
         .to_segmented(&small, SegmentOptions::default())
         .unwrap_err();
@@ -1059,7 +1058,7 @@ fn too_many_rows() {
     let rows = 1u64 << 32;
     let table = GpuTable::from_columns(
         [("radius", GpuColumn::from(GpuConstant::from_value(2.5f32)))],
-        ColumnsOptions {
+        RecordBatchOptions {
             num_rows: Some(rows),
             ..Default::default()
         },

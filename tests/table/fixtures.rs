@@ -5,9 +5,9 @@
 use std::fmt::{Debug, Display};
 
 use gpudata::table::{
-    AppendableOptions, ColumnsOptions, DataVectorOptions, GpuColumn, GpuConstant, GpuRecordBatch,
-    GpuSchemaField, GpuTable, GpuVector, RecordBatchOptions, SegmentSpec, SegmentedLayout,
-    SegmentedTable, SegmentedTableBuilder,
+    AppendableOptions, DataVectorOptions, GpuColumn, GpuConstant, GpuRecordBatch, GpuSchemaField,
+    GpuTable, GpuVector, RecordBatchOptions, SegmentSpec, SegmentedLayout, SegmentedTable,
+    SegmentedTableBuilder,
 };
 use gpudata::{
     BufferAttribute, BufferHandle, BufferLayout, Gpu, GpuData, GpuDataDescriptor, GpuDataFormat,
@@ -194,7 +194,7 @@ pub fn paths_table(gpu: &Gpu) -> GpuTable {
     .unwrap();
     GpuTable::from_columns(
         [("paths", GpuColumn::from(paths))],
-        ColumnsOptions::default(),
+        RecordBatchOptions::default(),
     )
     .unwrap()
 }
@@ -227,7 +227,7 @@ pub fn buffer_vector(
 /// A table of one column `name`: a vector of the one chunk `data`.
 pub fn vector_table(name: &str, data: GpuData) -> GpuTable {
     let vector = GpuVector::from_data(name, vec![data]).unwrap();
-    GpuTable::from_vectors([vector], ColumnsOptions::default()).unwrap()
+    GpuTable::from_vectors([vector], RecordBatchOptions::default()).unwrap()
 }
 
 /// Four `float32` rows in a buffer with `VERTEX` usage only: it cannot be copied from.

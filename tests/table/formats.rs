@@ -5,7 +5,9 @@
 
 use crate::fixtures::{bytes, compute_capture, gpu, render_capture};
 use crate::support::Rng;
-use gpudata::table::{ColumnsOptions, GpuColumn, GpuConstant, GpuTable, GpuVector, RenderOptions};
+use gpudata::table::{
+    GpuColumn, GpuConstant, GpuTable, GpuVector, RecordBatchOptions, RenderOptions,
+};
 use gpudata::{GpuDataDescriptor, HostValues, PrimitiveType, VertexFormat};
 
 const ROWS: usize = 16;
@@ -123,7 +125,7 @@ fn vertex_fetch(gpu: &gpudata::Gpu, format: VertexFormat, packed: &[u8]) -> Vec<
             ),
             ("c", constant.into()),
         ],
-        ColumnsOptions::default(),
+        RecordBatchOptions::default(),
     )
     .unwrap();
     let bindings = table
@@ -187,7 +189,7 @@ fn storage(gpu: &gpudata::Gpu, format: VertexFormat, packed: &[u8]) -> (Vec<[u32
             ),
             ("c", constant.into()),
         ],
-        ColumnsOptions::default(),
+        RecordBatchOptions::default(),
     )
     .unwrap();
     let storage = table.storage_bindings(gpu).unwrap();

@@ -5,7 +5,7 @@
 
 use crate::fixtures::{bytes, column, compute_capture, gpu, render_capture};
 use gpudata::table::{
-    BatchStorage, ColumnsOptions, GpuColumn, GpuConstant, GpuTable, GpuVector, RenderOptions,
+    BatchStorage, GpuColumn, GpuConstant, GpuTable, GpuVector, RecordBatchOptions, RenderOptions,
     SegmentOptions, TableRenderBindings,
 };
 use gpudata::{
@@ -64,7 +64,7 @@ fn mixed_table(gpu: &gpudata::Gpu, rows: usize) -> GpuTable {
                     .into(),
             ),
         ],
-        ColumnsOptions::default(),
+        RecordBatchOptions::default(),
     )
     .unwrap()
 }
@@ -344,7 +344,7 @@ fn multi_batch_tables_draw_batch_by_batch() {
     let chunk = |range: std::ops::Range<usize>| column(&gpu, VertexFormat::Float32x2, &all[range]);
     let table = GpuTable::from_vectors(
         [GpuVector::from_data("offset", vec![chunk(0..5), chunk(5..8)]).unwrap()],
-        ColumnsOptions::default(),
+        RecordBatchOptions::default(),
     )
     .unwrap();
     assert_eq!(table.batches().len(), 2);
@@ -433,7 +433,7 @@ fn indexed_tables_draw_through_their_index_buffer() {
                 .unwrap(),
                 GpuVector::from_data("indices", vec![index_data]).unwrap(),
             ],
-            ColumnsOptions::default(),
+            RecordBatchOptions::default(),
         )
         .unwrap()
     };
@@ -504,7 +504,7 @@ fn instance_stepped_layouts_draw_rows_as_instances() {
             GpuVector::from_rows(&gpu, "instance", &instances(rows), Some(StepMode::Instance))
                 .unwrap(),
         ],
-        ColumnsOptions::default(),
+        RecordBatchOptions::default(),
     )
     .unwrap();
     let bindings = table

@@ -248,7 +248,7 @@ fn unaligned_sources_without_storage_usage_copy_in_runs() {
     .unwrap();
     let table = GpuTable::from_vectors(
         [gpudata::table::GpuVector::from_data("v", vec![data]).unwrap()],
-        gpudata::table::ColumnsOptions::default(),
+        RecordBatchOptions::default(),
     )
     .unwrap();
     let vertex = table

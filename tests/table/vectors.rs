@@ -10,9 +10,9 @@ use crate::fixtures::{
 };
 use gpudata::data::MetricsPolicy;
 use gpudata::table::{
-    ColumnsOptions, DataVectorOptions, GpuColumn, GpuColumnRef, GpuConstant, GpuRecordBatch,
-    GpuSchema, GpuSchemaField, GpuTable, GpuVector, InterleavedDescriptor, PackOptions,
-    RecordBatchOptions, SourceInfo,
+    DataVectorOptions, GpuColumn, GpuColumnRef, GpuConstant, GpuRecordBatch, GpuSchema,
+    GpuSchemaField, GpuTable, GpuVector, InterleavedDescriptor, PackOptions, RecordBatchOptions,
+    SourceInfo,
 };
 use gpudata::{
     BufferAttribute, BufferHandle, BufferLayout, GpuData, GpuDataDescriptor, GpuDataFormat,
@@ -728,7 +728,7 @@ fn v70_table_from_packed_vectors() {
             )
             .unwrap(),
         ],
-        ColumnsOptions::default(),
+        RecordBatchOptions::default(),
     )
     .unwrap();
     assert_eq!((table.num_rows(), table.num_cols()), (2, 2));
@@ -758,7 +758,7 @@ fn v71_table_from_an_interleaved_vector() {
         },
     )
     .unwrap();
-    let table = GpuTable::from_vectors([vector], ColumnsOptions::default()).unwrap();
+    let table = GpuTable::from_vectors([vector], RecordBatchOptions::default()).unwrap();
     assert_eq!(
         table.schema().fields,
         [GpuSchemaField::new("instances", None)]
@@ -783,7 +783,7 @@ fn v72_list_vectors_with_data_have_no_generic_layout() {
     let format = GpuVectorFormat::VertexList(VertexFormat::Unorm8x4);
     let data = zeroed_list(&gpu, format, 1, 3);
     let vector = GpuVector::from_data("colors", vec![data]).unwrap();
-    let error = GpuTable::from_vectors([vector], ColumnsOptions::default()).unwrap_err();
+    let error = GpuTable::from_vectors([vector], RecordBatchOptions::default()).unwrap_err();
     assert_error_contains(
         &error,
         TableError::ListLayout {
@@ -804,7 +804,7 @@ fn v72_list_vectors_with_data_have_no_generic_layout() {
         },
     )
     .unwrap();
-    let table = GpuTable::from_vectors([empty], ColumnsOptions::default()).unwrap();
+    let table = GpuTable::from_vectors([empty], RecordBatchOptions::default()).unwrap();
     assert!(table.buffer_layouts().is_empty());
     assert_eq!((table.num_rows(), table.num_cols()), (0, 1));
 }
@@ -825,7 +825,7 @@ fn v73_constants_and_select() {
                     .into(),
             ),
         ],
-        ColumnsOptions::default(),
+        RecordBatchOptions::default(),
     )
     .unwrap();
     assert_eq!(table.num_rows(), 3);
@@ -906,7 +906,7 @@ fn v74_all_constant_tables_need_a_row_count() {
     let radius = || GpuConstant::from_value(2.5f32);
     let error = GpuTable::from_columns(
         [("radius", GpuColumn::from(radius()))],
-        ColumnsOptions::default(),
+        RecordBatchOptions::default(),
     )
     .unwrap_err();
     assert_error_contains(
@@ -916,7 +916,7 @@ fn v74_all_constant_tables_need_a_row_count() {
     );
     let table = GpuTable::from_columns(
         [("radius", GpuColumn::from(radius()))],
-        ColumnsOptions {
+        RecordBatchOptions {
             num_rows: Some(5),
             ..Default::default()
         },
@@ -1002,7 +1002,7 @@ fn v76_constant_names_cannot_clash() {
     );
     let error = GpuTable::from_columns(
         [("indices", GpuColumn::from(GpuConstant::from_value(1u32)))],
-        ColumnsOptions {
+        RecordBatchOptions {
             num_rows: Some(1),
             ..Default::default()
         },
@@ -1396,7 +1396,7 @@ fn from_columns_rules() {
     // Keys must be the vectors' names.
     let error = GpuTable::from_columns(
         [("pos", GpuColumn::from(p(&gpu, &[2])))],
-        ColumnsOptions::default(),
+        RecordBatchOptions::default(),
     )
     .unwrap_err();
     assert_error_contains(
@@ -1408,9 +1408,11 @@ fn from_columns_rules() {
         "does not match gpu vector name",
     );
     // Chunk counts and per-batch rows must agree.
-    let error =
-        GpuTable::from_vectors([p(&gpu, &[2, 2]), w(&gpu, &[4])], ColumnsOptions::default())
-            .unwrap_err();
+    let error = GpuTable::from_vectors(
+        [p(&gpu, &[2, 2]), w(&gpu, &[4])],
+        RecordBatchOptions::default(),
+    )
+    .unwrap_err();
     assert_eq!(
         error,
         TableError::ChunkCountMismatch {
@@ -1421,7 +1423,7 @@ fn from_columns_rules() {
     );
     let error = GpuTable::from_vectors(
         [p(&gpu, &[2, 2]), w(&gpu, &[2, 1])],
-        ColumnsOptions::default(),
+        RecordBatchOptions::default(),
     )
     .unwrap_err();
     assert_eq!(
@@ -1443,7 +1445,7 @@ fn from_columns_rules() {
         .collect::<Vec<_>>();
     chunks.extend(tail.into_chunks());
     mixed = GpuVector::from_data("positions", chunks).unwrap();
-    let error = GpuTable::from_vectors([mixed], ColumnsOptions::default()).unwrap_err();
+    let error = GpuTable::from_vectors([mixed], RecordBatchOptions::default()).unwrap_err();
     assert!(
         matches!(error, TableError::IncompatibleChunks { chunk: 1, .. }),
         "{error:?}"
@@ -1456,7 +1458,7 @@ fn from_columns_rules() {
     // Source info and null counts belong to one-chunk vectors.
     let error = GpuTable::from_vectors(
         [p(&gpu, &[1, 1])],
-        ColumnsOptions {
+        RecordBatchOptions {
             null_count: 1,
             ..Default::default()
         },
@@ -1466,7 +1468,7 @@ fn from_columns_rules() {
     // An explicit row count must agree.
     let error = GpuTable::from_vectors(
         [p(&gpu, &[2, 1])],
-        ColumnsOptions {
+        RecordBatchOptions {
             num_rows: Some(4),
             ..Default::default()
         },
@@ -1481,8 +1483,11 @@ fn from_columns_rules() {
         "num_rows must match varying columns",
     );
     // Duplicate keys.
-    let error = GpuTable::from_vectors([p(&gpu, &[1]), p(&gpu, &[1])], ColumnsOptions::default())
-        .unwrap_err();
+    let error = GpuTable::from_vectors(
+        [p(&gpu, &[1]), p(&gpu, &[1])],
+        RecordBatchOptions::default(),
+    )
+    .unwrap_err();
     assert_eq!(
         error,
         TableError::DuplicateColumn {
@@ -1497,7 +1502,7 @@ fn from_columns_rules() {
     };
     // A layout-less, format-less vector (here `indices`, which never gets a layout) has no field.
     let raw = buffer_vector(&gpu, "indices", 8, two_words()).unwrap();
-    let error = GpuTable::from_vectors([raw], ColumnsOptions::default()).unwrap_err();
+    let error = GpuTable::from_vectors([raw], RecordBatchOptions::default()).unwrap_err();
     assert_eq!(
         error,
         TableError::NoFieldFormat {
@@ -1507,7 +1512,7 @@ fn from_columns_rules() {
     );
     // Any other format-less vector fails at its layout first.
     let raw = buffer_vector(&gpu, "raw", 8, two_words()).unwrap();
-    let error = GpuTable::from_vectors([raw], ColumnsOptions::default()).unwrap_err();
+    let error = GpuTable::from_vectors([raw], RecordBatchOptions::default()).unwrap_err();
     assert_eq!(
         error,
         TableError::NoLayoutFormat {
@@ -1519,7 +1524,7 @@ fn from_columns_rules() {
     // Two chunks per vector make two batches; metadata and chunks move in.
     let table = GpuTable::from_vectors(
         [p(&gpu, &[2, 3]), w(&gpu, &[2, 3])],
-        ColumnsOptions::default(),
+        RecordBatchOptions::default(),
     )
     .unwrap();
     assert_eq!(table.batches().len(), 2);
@@ -1528,5 +1533,60 @@ fn from_columns_rules() {
     assert!(
         !table.vector("weights").unwrap().owns_buffer(),
         "aggregates share"
+    );
+}
+
+#[test]
+fn columns_take_given_layouts_and_fields() {
+    let gpu = gpu();
+    let synthesized = GpuTable::from_vectors(
+        [positions_vector(&gpu, "positions", &[2])],
+        RecordBatchOptions::default(),
+    )
+    .unwrap();
+    let mut layout = synthesized.buffer_layouts()[0].clone();
+    assert_eq!(layout.step_mode, None);
+    layout.step_mode = Some(gpudata::StepMode::Instance);
+    let field = GpuSchemaField::new("positions", None);
+    let table = GpuTable::from_columns(
+        [
+            (
+                "positions",
+                GpuColumn::from(positions_vector(&gpu, "positions", &[2])),
+            ),
+            (
+                "color",
+                GpuConstant::new(VertexFormat::Unorm8x4, &[1u8, 2, 3, 4])
+                    .unwrap()
+                    .into(),
+            ),
+        ],
+        RecordBatchOptions {
+            buffer_layouts: Some(vec![layout.clone()]),
+            fields: Some(vec![field.clone()]),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(table.buffer_layouts(), &[layout.clone()]);
+    assert_eq!(table.batches()[0].buffer_layouts(), &[layout]);
+    assert_eq!(table.schema().fields[0], field);
+    assert_eq!(table.schema().fields[1].name, "color");
+    assert_eq!(table.batches()[0].schema().fields, vec![field]);
+
+    // Given parts are checked as a batch checks them.
+    let error = GpuTable::from_vectors(
+        [positions_vector(&gpu, "positions", &[2])],
+        RecordBatchOptions {
+            fields: Some(vec![GpuSchemaField::new("missing", None)]),
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert_eq!(
+        error,
+        TableError::SchemaMissingData {
+            column: "missing".into()
+        }
     );
 }

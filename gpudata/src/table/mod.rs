@@ -1,8 +1,9 @@
 //! Columns and tables on the GPU: [`GpuVector`] (one logical column over
 //! [`GpuData`](crate::GpuData) chunks, appendable by chunks or in one growing buffer, see
-//! [`Growth`]), [`GpuConstant`] (one value for every row), [`GpuSchema`], [`GpuRecordBatch`] and [`GpuTable`] (luma.gl's GPU tables, with Rust
-//! ownership instead of runtime ownership flags), and the *segmented* layout
-//! ([`SegmentedTable`]): columns as contiguous, storage-aligned segments of one allocation.
+//! [`Growth`]), [`GpuConstant`] (one value for every row), [`GpuSchema`], [`GpuRecordBatch`] and
+//! [`GpuTable`] (luma.gl's GPU tables, with Rust ownership instead of runtime ownership flags),
+//! and the *segmented* layout ([`SegmentedTable`]): columns as contiguous, storage-aligned
+//! segments of one allocation.
 //!
 //! # Physical layouts
 //!
@@ -26,7 +27,7 @@
 //! # Example
 //!
 //! ```
-//! use gpudata::table::{ColumnsOptions, GpuColumn, GpuConstant, GpuTable, GpuVector};
+//! use gpudata::table::{RecordBatchOptions, GpuColumn, GpuConstant, GpuTable, GpuVector};
 //! use gpudata::{GpuData, VertexFormat};
 //!
 //! let gpu = &gpudata::Gpu::headless()?;
@@ -41,7 +42,7 @@
 //!         ("positions", GpuColumn::from(GpuVector::from_data("positions", vec![positions])?)),
 //!         ("color", GpuConstant::new(VertexFormat::Unorm8x4, &[255u8, 0, 0, 255])?.into()),
 //!     ],
-//!     ColumnsOptions::default(),
+//!     RecordBatchOptions::default(),
 //! )?;
 //! assert_eq!(table.num_rows(), 3);
 //! let bindings = table.render_bindings(gpu, Default::default())?;
@@ -63,7 +64,7 @@ pub use column::append::{AppendableOptions, Growth};
 pub use column::batch::{GpuRecordBatch, RecordBatchOptions, SourceInfo};
 pub use column::constant::{CONSTANT_BUFFER_BYTES, CONSTANT_USAGE, ConstantScalar, GpuConstant};
 pub use column::schema::{GpuSchema, GpuSchemaField, Metadata, RESERVED_INDEX_COLUMN};
-pub use column::table::{ColumnsOptions, GpuColumn, GpuColumnRef, GpuTable};
+pub use column::table::{GpuColumn, GpuColumnRef, GpuTable};
 pub use column::vector::{DataVectorOptions, GpuVector, InterleavedDescriptor};
 pub use error::TableError;
 pub use relayout::pack::PackOptions;

@@ -251,106 +251,93 @@ fn index_range(gpu: &Gpu, data: &GpuData) -> Result<IndexBufferRange, TableError
     })
 }
 
-impl GpuTable {
-    /// Everything a render pass needs: the vertex layouts of the pipeline (the table's layouts in
-    /// order, each attribute at the next shader location from `options.base_location`, then one
-    /// zero-stride layout per constant), and per batch the vertex buffer ranges in the same slot
-    /// order plus the index buffer of an `indices` column. Batches without rows are left out.
-    ///
-    /// # Errors
-    /// [`TableError::Layout`] for layouts wgpu cannot fetch (a `-webgl` format, a stride that is
-    /// not a multiple of 4); [`TableError::MissingBatchData`]; [`TableError::Gpu`] for data that
-    /// cannot be bound as a vertex buffer (see [`GpuData::vertex_buffer_slice`]) or an index
-    /// buffer without `INDEX` usage; [`TableError::IndexFormat`] and
-    /// [`TableError::IndexLayout`] for an `indices` column that is not packed `uint32` or
-    /// `uint16` values.
-    pub fn render_bindings(
-        &self,
-        gpu: &Gpu,
-        options: RenderOptions,
-    ) -> Result<TableRenderBindings, TableError> {
-        let mut layouts = Vec::new();
-        let mut locations = Vec::new();
-        let mut next = options.base_location;
-        let overflow = || TableError::Overflow {
-            what: "the shader locations of the table".to_owned(),
-        };
-        for layout in self.buffer_layouts() {
-            let mut layout = layout.clone();
-            layout.step_mode = layout.step_mode.or(Some(options.step_mode));
-            let wgpu_layout = layout.to_wgpu(next)?;
-            for (attribute, wgpu_attribute) in layout
-                .resolved_attributes()
-                .iter()
-                .zip(&wgpu_layout.attributes)
-            {
-                locations.push((attribute.attribute.clone(), wgpu_attribute.shader_location));
-            }
-            next = u32::try_from(wgpu_layout.attributes.len())
-                .ok()
-                .and_then(|n| next.checked_add(n))
-                .ok_or_else(overflow)?;
-            layouts.push(wgpu_layout);
+/// The body of [`GpuTable::render_bindings`].
+pub(crate) fn render_bindings(
+    table: &GpuTable,
+    gpu: &Gpu,
+    options: RenderOptions,
+) -> Result<TableRenderBindings, TableError> {
+    let mut layouts = Vec::new();
+    let mut locations = Vec::new();
+    let mut next = options.base_location;
+    let overflow = || TableError::Overflow {
+        what: "the shader locations of the table".to_owned(),
+    };
+    for layout in table.buffer_layouts() {
+        let mut layout = layout.clone();
+        layout.step_mode = layout.step_mode.or(Some(options.step_mode));
+        let wgpu_layout = layout.to_wgpu(next)?;
+        for (attribute, wgpu_attribute) in layout
+            .resolved_attributes()
+            .iter()
+            .zip(&wgpu_layout.attributes)
+        {
+            locations.push((attribute.attribute.clone(), wgpu_attribute.shader_location));
         }
-        let constants: Vec<(&str, &GpuConstant)> = self.constants().collect();
-        let mut constant_ranges = Vec::with_capacity(constants.len());
-        for (name, constant) in &constants {
-            layouts.push(constant.wgpu_vertex_layout(next, options.step_mode)?);
-            locations.push(((*name).to_owned(), next));
-            next = next.checked_add(1).ok_or_else(overflow)?;
-            constant_ranges.push(VertexBufferRange {
-                buffer: constant.buffer(gpu),
-                offset: 0,
-                size: crate::table::column::constant::CONSTANT_BUFFER_BYTES,
-            });
-        }
-        let mut batches = Vec::with_capacity(self.batches().len());
-        for (i, batch) in self.batches().iter().enumerate() {
-            if batch.num_rows() == 0 {
-                continue;
-            }
-            batches.push(self.batch_draw(gpu, i, batch, &constant_ranges)?);
-        }
-        Ok(TableRenderBindings {
-            layouts,
-            locations,
-            batches,
-        })
+        next = u32::try_from(wgpu_layout.attributes.len())
+            .ok()
+            .and_then(|n| next.checked_add(n))
+            .ok_or_else(overflow)?;
+        layouts.push(wgpu_layout);
     }
+    let constants: Vec<(&str, &GpuConstant)> = table.constants().collect();
+    let mut constant_ranges = Vec::with_capacity(constants.len());
+    for (name, constant) in &constants {
+        layouts.push(constant.wgpu_vertex_layout(next, options.step_mode)?);
+        locations.push(((*name).to_owned(), next));
+        next = next.checked_add(1).ok_or_else(overflow)?;
+        constant_ranges.push(VertexBufferRange {
+            buffer: constant.buffer(gpu),
+            offset: 0,
+            size: crate::table::column::constant::CONSTANT_BUFFER_BYTES,
+        });
+    }
+    let mut batches = Vec::with_capacity(table.batches().len());
+    for (i, batch) in table.batches().iter().enumerate() {
+        if batch.num_rows() == 0 {
+            continue;
+        }
+        batches.push(batch_draw(table, gpu, i, batch, &constant_ranges)?);
+    }
+    Ok(TableRenderBindings {
+        layouts,
+        locations,
+        batches,
+    })
+}
 
-    fn batch_draw(
-        &self,
-        gpu: &Gpu,
-        index: usize,
-        batch: &GpuRecordBatch,
-        constants: &[VertexBufferRange],
-    ) -> Result<BatchDraw, TableError> {
-        let mut vertex_buffers = Vec::with_capacity(self.buffer_layouts().len() + constants.len());
-        for layout in self.buffer_layouts() {
-            let data = batch
-                .column(&layout.name)
-                .ok_or_else(|| TableError::MissingBatchData {
-                    column: layout.name.clone(),
-                    batch: index,
-                })?;
-            data.vertex_buffer_slice(gpu)?;
-            vertex_buffers.push(VertexBufferRange {
-                buffer: data.buffer().clone(),
-                offset: data.byte_offset(),
-                size: data.byte_length(),
-            });
-        }
-        vertex_buffers.extend(constants.iter().cloned());
-        let index = batch
-            .column(RESERVED_INDEX_COLUMN)
-            .map(|data| index_range(gpu, data))
-            .transpose()?;
-        Ok(BatchDraw {
-            vertex_buffers,
-            index,
-            rows: batch.num_rows(),
-        })
+fn batch_draw(
+    table: &GpuTable,
+    gpu: &Gpu,
+    index: usize,
+    batch: &GpuRecordBatch,
+    constants: &[VertexBufferRange],
+) -> Result<BatchDraw, TableError> {
+    let mut vertex_buffers = Vec::with_capacity(table.buffer_layouts().len() + constants.len());
+    for layout in table.buffer_layouts() {
+        let data = batch
+            .column(&layout.name)
+            .ok_or_else(|| TableError::MissingBatchData {
+                column: layout.name.clone(),
+                batch: index,
+            })?;
+        data.vertex_buffer_slice(gpu)?;
+        vertex_buffers.push(VertexBufferRange {
+            buffer: data.buffer().clone(),
+            offset: data.byte_offset(),
+            size: data.byte_length(),
+        });
     }
+    vertex_buffers.extend(constants.iter().cloned());
+    let index = batch
+        .column(RESERVED_INDEX_COLUMN)
+        .map(|data| index_range(gpu, data))
+        .transpose()?;
+    Ok(BatchDraw {
+        vertex_buffers,
+        index,
+        rows: batch.num_rows(),
+    })
 }
 
 /// One column's (or segment's) storage range and how its rows lie in it.
@@ -693,65 +680,56 @@ fn storage_column(
     }
 }
 
-impl GpuTable {
-    /// Everything a compute pass needs, per batch: every column (the first batch's order,
-    /// `indices` included) as a read-only storage range that starts at the device's storage
-    /// offset alignment at or below the data (segments start exactly there) and ends at the last
-    /// value rounded up to a word, then every constant as a 16-byte uniform; and the WGSL that
-    /// declares them with accessors ([`BatchStorage::wgsl`]). Batches without rows bind a
-    /// one-word range.
-    ///
-    /// # Errors
-    /// [`TableError::MissingBatchData`]; [`TableError::Gpu`] for data without `STORAGE` usage,
-    /// out of its buffer or larger than the device binds; [`TableError::StorageMisaligned`] for
-    /// values that do not start on a multiple of their component size.
-    pub fn storage_bindings(&self, gpu: &Gpu) -> Result<TableStorageBindings, TableError> {
-        let constants: Vec<UniformConstant> = self
-            .constants()
-            .map(|(name, constant)| UniformConstant {
-                name: name.to_owned(),
-                buffer: constant.buffer(gpu),
-                constant: constant.clone(),
-            })
-            .collect();
-        let names: Vec<&str> = self
-            .batches()
-            .first()
-            .map(|b| b.column_names().collect())
-            .unwrap_or_default();
-        let mut batches = Vec::with_capacity(self.batches().len());
-        for (i, batch) in self.batches().iter().enumerate() {
-            let mut columns = Vec::with_capacity(names.len());
-            for name in &names {
-                let data = batch
-                    .column(name)
-                    .ok_or_else(|| TableError::MissingBatchData {
-                        column: (*name).to_owned(),
-                        batch: i,
-                    })?;
-                let layout = self.buffer_layouts().iter().find(|l| l.name == *name);
-                columns.push(storage_column(gpu, name, data, layout)?);
-            }
-            batches.push(BatchStorage {
-                columns,
-                constants: constants.clone(),
-                rows: batch.num_rows(),
-            });
-        }
-        Ok(TableStorageBindings { batches })
-    }
-
-    /// [`render_bindings`](Self::render_bindings) and
-    /// [`storage_bindings`](Self::storage_bindings) in one call.
-    ///
-    /// # Errors
-    /// As the two.
-    pub fn bindings(&self, gpu: &Gpu, options: RenderOptions) -> Result<TableBindings, TableError> {
-        Ok(TableBindings {
-            render: self.render_bindings(gpu, options)?,
-            storage: self.storage_bindings(gpu)?,
+/// The body of [`GpuTable::storage_bindings`].
+pub(crate) fn storage_bindings(
+    table: &GpuTable,
+    gpu: &Gpu,
+) -> Result<TableStorageBindings, TableError> {
+    let constants: Vec<UniformConstant> = table
+        .constants()
+        .map(|(name, constant)| UniformConstant {
+            name: name.to_owned(),
+            buffer: constant.buffer(gpu),
+            constant: constant.clone(),
         })
+        .collect();
+    let names: Vec<&str> = table
+        .batches()
+        .first()
+        .map(|b| b.column_names().collect())
+        .unwrap_or_default();
+    let mut batches = Vec::with_capacity(table.batches().len());
+    for (i, batch) in table.batches().iter().enumerate() {
+        let mut columns = Vec::with_capacity(names.len());
+        for name in &names {
+            let data = batch
+                .column(name)
+                .ok_or_else(|| TableError::MissingBatchData {
+                    column: (*name).to_owned(),
+                    batch: i,
+                })?;
+            let layout = table.buffer_layouts().iter().find(|l| l.name == *name);
+            columns.push(storage_column(gpu, name, data, layout)?);
+        }
+        batches.push(BatchStorage {
+            columns,
+            constants: constants.clone(),
+            rows: batch.num_rows(),
+        });
     }
+    Ok(TableStorageBindings { batches })
+}
+
+/// The body of [`GpuTable::bindings`].
+pub(crate) fn bindings(
+    table: &GpuTable,
+    gpu: &Gpu,
+    options: RenderOptions,
+) -> Result<TableBindings, TableError> {
+    Ok(TableBindings {
+        render: table.render_bindings(gpu, options)?,
+        storage: table.storage_bindings(gpu)?,
+    })
 }
 
 /// Render and compute bindings of a table (see [`GpuTable::bindings`]).

@@ -22,7 +22,10 @@ pub struct SourceInfo {
     pub source_row_count: u64,
 }
 
-/// Options of [`GpuRecordBatch::with_options`]. Unset parts are synthesized from the columns.
+/// Options of [`GpuRecordBatch::with_options`], and of
+/// [`GpuTable::from_columns`](crate::table::GpuTable::from_columns) and
+/// [`GpuTable::from_vectors`](crate::table::GpuTable::from_vectors), which give them to every batch
+/// they build. Unset parts are synthesized from the columns.
 #[derive(Clone, Debug, Default)]
 pub struct RecordBatchOptions {
     /// Explicit buffer layouts; each names an existing column other than `indices`.
@@ -37,6 +40,40 @@ pub struct RecordBatchOptions {
     pub source_info: Option<SourceInfo>,
     /// Null rows (informational).
     pub null_count: u64,
+}
+
+/// Checks given buffer layouts against the columns (`has` tells which exist): none names
+/// `indices` or a missing column.
+pub(crate) fn check_given_layouts(
+    layouts: &[BufferLayout],
+    has: impl Fn(&str) -> bool,
+) -> Result<(), TableError> {
+    for layout in layouts {
+        if layout.name == RESERVED_INDEX_COLUMN {
+            return Err(TableError::BatchLayoutReservedIndices);
+        }
+        if !has(&layout.name) {
+            return Err(TableError::BatchLayoutMissingData {
+                layout: layout.name.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Checks given schema fields against the columns (`has` tells which exist): each names one.
+pub(crate) fn check_given_fields(
+    fields: &[GpuSchemaField],
+    has: impl Fn(&str) -> bool,
+) -> Result<(), TableError> {
+    for field in fields {
+        if !has(&field.name) {
+            return Err(TableError::SchemaMissingData {
+                column: field.name.clone(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Who synthesizes a layout or field, for error messages.
@@ -166,16 +203,7 @@ impl GpuRecordBatch {
         let has = |name: &str| columns.iter().any(|(n, _)| n == name);
         let buffer_layouts = match options.buffer_layouts {
             Some(layouts) => {
-                for layout in &layouts {
-                    if layout.name == RESERVED_INDEX_COLUMN {
-                        return Err(TableError::BatchLayoutReservedIndices);
-                    }
-                    if !has(&layout.name) {
-                        return Err(TableError::BatchLayoutMissingData {
-                            layout: layout.name.clone(),
-                        });
-                    }
-                }
+                check_given_layouts(&layouts, has)?;
                 layouts
             }
             None => {
@@ -199,13 +227,7 @@ impl GpuRecordBatch {
         };
         let fields = match options.fields {
             Some(fields) => {
-                for field in &fields {
-                    if !has(&field.name) {
-                        return Err(TableError::SchemaMissingData {
-                            column: field.name.clone(),
-                        });
-                    }
-                }
+                check_given_fields(&fields, has)?;
                 fields
             }
             None => synthesize_fields(Owner::Batch, &columns, &buffer_layouts)?,

@@ -67,173 +67,167 @@ struct PackedColumn {
     size: u64,
 }
 
-impl GpuTable {
-    /// Merges batches into fewer, larger ones with GPU copies (luma.gl's `packBatches`; no host
-    /// round trip). Each column of a group becomes one new owned buffer (usage
-    /// [`DEFAULT_USAGE`](crate::data::DEFAULT_USAGE)) in which chunk after chunk is copied, `length × byte_stride` bytes
-    /// apart; every byte of each row (the last row's trailing padding aside) is kept. The
-    /// superseded batches are destroyed once the copies are submitted (wgpu frees their buffers
-    /// after the copies ran). A table of at most one batch is left as is.
-    ///
-    /// # Errors
-    /// [`TableError::PackIndexed`] when a batch has an `indices` column;
-    /// [`TableError::MinBatchSize`] for `min_batch_size: Some(0)`;
-    /// [`TableError::PackEmptyBatch`] when a group's first batch has no column;
-    /// [`TableError::PackVariableLength`] for list columns; [`TableError::MissingBatchData`];
-    /// [`TableError::Overflow`]; [`TableError::Gpu`] when a buffer cannot be created or a copy is
-    /// out of range. The table is unchanged on error.
-    pub fn pack_batches(&mut self, gpu: &Gpu, options: PackOptions) -> Result<(), TableError> {
-        if self.batches.len() <= 1 {
-            return Ok(());
-        }
-        if self
-            .batches
-            .iter()
-            .any(|b| b.column(RESERVED_INDEX_COLUMN).is_some())
-        {
-            return Err(TableError::PackIndexed);
-        }
-        if options.min_batch_size == Some(0) {
-            return Err(TableError::MinBatchSize { found: 0 });
-        }
-        let rows: Vec<u64> = self.batches.iter().map(GpuRecordBatch::num_rows).collect();
-        let groups = groups(&rows, options.min_batch_size);
+/// The body of [`GpuTable::pack_batches`].
+pub(crate) fn pack_batches(
+    table: &mut GpuTable,
+    gpu: &Gpu,
+    options: PackOptions,
+) -> Result<(), TableError> {
+    if table.batches.len() <= 1 {
+        return Ok(());
+    }
+    if table
+        .batches
+        .iter()
+        .any(|b| b.column(RESERVED_INDEX_COLUMN).is_some())
+    {
+        return Err(TableError::PackIndexed);
+    }
+    if options.min_batch_size == Some(0) {
+        return Err(TableError::MinBatchSize { found: 0 });
+    }
+    let rows: Vec<u64> = table.batches.iter().map(GpuRecordBatch::num_rows).collect();
+    let groups = groups(&rows, options.min_batch_size);
 
-        // Plan every group before any GPU work.
-        let mut plans: Vec<(std::ops::Range<usize>, Vec<PackedColumn>)> = Vec::new();
-        for group in &groups {
-            if group.len() < 2 {
-                continue;
-            }
-            let batches = &self.batches[group.clone()];
-            let first = &batches[0];
-            if first.is_empty() {
-                return Err(TableError::PackEmptyBatch { batch: group.start });
-            }
-            let mut columns = Vec::new();
-            for (name, _) in first.columns() {
-                let mut size = 0u64;
-                for (i, batch) in batches.iter().enumerate() {
-                    let data = batch
-                        .column(name)
-                        .ok_or_else(|| TableError::MissingBatchData {
-                            column: name.to_owned(),
-                            batch: group.start + i,
-                        })?;
-                    if let Some(GpuDataFormat::Vector(v)) = data.format()
-                        && v.is_list()
-                    {
-                        return Err(TableError::PackVariableLength {
-                            column: name.to_owned(),
-                        });
-                    }
-                    size = data
-                        .length()
-                        .checked_mul(data.byte_stride())
-                        .and_then(|b| size.checked_add(b))
-                        .ok_or_else(|| TableError::Overflow {
-                            what: format!("the packed size of column `{name}`"),
-                        })?;
+    // Plan every group before any GPU work.
+    let mut plans: Vec<(std::ops::Range<usize>, Vec<PackedColumn>)> = Vec::new();
+    for group in &groups {
+        if group.len() < 2 {
+            continue;
+        }
+        let batches = &table.batches[group.clone()];
+        let first = &batches[0];
+        if first.is_empty() {
+            return Err(TableError::PackEmptyBatch { batch: group.start });
+        }
+        let mut columns = Vec::new();
+        for (name, _) in first.columns() {
+            let mut size = 0u64;
+            for (i, batch) in batches.iter().enumerate() {
+                let data = batch
+                    .column(name)
+                    .ok_or_else(|| TableError::MissingBatchData {
+                        column: name.to_owned(),
+                        batch: group.start + i,
+                    })?;
+                if let Some(GpuDataFormat::Vector(v)) = data.format()
+                    && v.is_list()
+                {
+                    return Err(TableError::PackVariableLength {
+                        column: name.to_owned(),
+                    });
                 }
-                columns.push(PackedColumn {
-                    name: name.to_owned(),
-                    size,
-                });
+                size = data
+                    .length()
+                    .checked_mul(data.byte_stride())
+                    .and_then(|b| size.checked_add(b))
+                    .ok_or_else(|| TableError::Overflow {
+                        what: format!("the packed size of column `{name}`"),
+                    })?;
             }
-            plans.push((group.clone(), columns));
+            columns.push(PackedColumn {
+                name: name.to_owned(),
+                size,
+            });
         }
+        plans.push((group.clone(), columns));
+    }
 
-        // Copy.
-        let mut recorder = CopyRecorder::new(gpu, "gpudata pack batches");
-        let mut packed: Vec<(std::ops::Range<usize>, GpuRecordBatch)> = Vec::new();
-        for (group, columns) in plans {
-            let batches = &self.batches[group.clone()];
-            let mut out_columns = Vec::with_capacity(columns.len());
-            for column in columns {
-                let template = batches[0].column(&column.name).ok_or_else(|| {
-                    TableError::MissingBatchData {
+    // Copy.
+    let mut recorder = CopyRecorder::new(gpu, "gpudata pack batches");
+    let mut packed: Vec<(std::ops::Range<usize>, GpuRecordBatch)> = Vec::new();
+    for (group, columns) in plans {
+        let batches = &table.batches[group.clone()];
+        let mut out_columns = Vec::with_capacity(columns.len());
+        for column in columns {
+            let template =
+                batches[0]
+                    .column(&column.name)
+                    .ok_or_else(|| TableError::MissingBatchData {
                         column: column.name.clone(),
                         batch: group.start,
-                    }
-                })?;
-                let buffer = create_buffer(
-                    gpu,
-                    column.size,
-                    crate::data::DEFAULT_USAGE,
-                    "gpudata packed column",
-                )?;
-                let mut offset = 0u64;
-                let mut length = 0u64;
-                let mut value_length = 0u64;
-                for batch in batches {
-                    let Some(data) = batch.column(&column.name) else {
-                        continue;
-                    };
-                    recorder.copy(&StridedCopy {
-                        src: data.buffer(),
-                        src_offset: data.byte_offset(),
-                        src_stride: data.byte_stride(),
-                        dst: &buffer,
-                        dst_offset: offset,
-                        dst_stride: data.byte_stride(),
-                        rows: data.length(),
-                        row_bytes: data.row_byte_length(),
-                        gaps_free: true,
                     })?;
-                    // Within `column.size`, checked above.
-                    offset += data.length() * data.byte_stride();
-                    length += data.length();
-                    value_length += data.value_length();
-                }
-                let descriptor = GpuDataDescriptor {
-                    format: template.format().cloned(),
-                    length,
-                    value_length: Some(value_length),
-                    stride: Some(template.stride()),
-                    byte_offset: 0,
-                    byte_stride: Some(template.byte_stride()),
-                    row_byte_length: Some(template.row_byte_length()),
-                    readback_metadata: template.readback_metadata().cloned(),
-                    metrics: crate::data::MetricsPolicy::Data,
-                };
-                let data = GpuData::new(BufferHandle::Owned(buffer), descriptor)?;
-                out_columns.push((column.name, data));
-            }
-            let num_rows =
-                checked_sum(batches.iter().map(GpuRecordBatch::num_rows)).ok_or_else(|| {
-                    TableError::Overflow {
-                        what: "the packed row count".to_owned(),
-                    }
-                })?;
-            let null_count = checked_sum(batches.iter().map(GpuRecordBatch::null_count))
-                .ok_or_else(|| TableError::Overflow {
-                    what: "the packed null count".to_owned(),
-                })?;
-            let batch = GpuRecordBatch::with_options(
-                out_columns,
-                RecordBatchOptions {
-                    buffer_layouts: Some(self.buffer_layouts().to_vec()),
-                    fields: Some(self.varying_schema().fields),
-                    num_rows: Some(num_rows),
-                    metadata: batches[0].schema().metadata.clone(),
-                    source_info: merge_source_info(batches),
-                    null_count,
-                },
+            let buffer = create_buffer(
+                gpu,
+                column.size,
+                crate::data::DEFAULT_USAGE,
+                "gpudata packed column",
             )?;
-            packed.push((group, batch));
-        }
-        recorder.submit();
-
-        // Swap, last group first so earlier ranges stay valid; destroy what was replaced.
-        for (group, batch) in packed.into_iter().rev() {
-            let replaced: Vec<GpuRecordBatch> =
-                self.batches.splice(group, std::iter::once(batch)).collect();
-            for old in replaced {
-                old.destroy();
+            let mut offset = 0u64;
+            let mut length = 0u64;
+            let mut value_length = 0u64;
+            for batch in batches {
+                let Some(data) = batch.column(&column.name) else {
+                    continue;
+                };
+                recorder.copy(&StridedCopy {
+                    src: data.buffer(),
+                    src_offset: data.byte_offset(),
+                    src_stride: data.byte_stride(),
+                    dst: &buffer,
+                    dst_offset: offset,
+                    dst_stride: data.byte_stride(),
+                    rows: data.length(),
+                    row_bytes: data.row_byte_length(),
+                    gaps_free: true,
+                })?;
+                // Within `column.size`, checked above.
+                offset += data.length() * data.byte_stride();
+                length += data.length();
+                value_length += data.value_length();
             }
+            let descriptor = GpuDataDescriptor {
+                format: template.format().cloned(),
+                length,
+                value_length: Some(value_length),
+                stride: Some(template.stride()),
+                byte_offset: 0,
+                byte_stride: Some(template.byte_stride()),
+                row_byte_length: Some(template.row_byte_length()),
+                readback_metadata: template.readback_metadata().cloned(),
+                metrics: crate::data::MetricsPolicy::Data,
+            };
+            let data = GpuData::new(BufferHandle::Owned(buffer), descriptor)?;
+            out_columns.push((column.name, data));
         }
-        self.refresh()
+        let num_rows =
+            checked_sum(batches.iter().map(GpuRecordBatch::num_rows)).ok_or_else(|| {
+                TableError::Overflow {
+                    what: "the packed row count".to_owned(),
+                }
+            })?;
+        let null_count =
+            checked_sum(batches.iter().map(GpuRecordBatch::null_count)).ok_or_else(|| {
+                TableError::Overflow {
+                    what: "the packed null count".to_owned(),
+                }
+            })?;
+        let batch = GpuRecordBatch::with_options(
+            out_columns,
+            RecordBatchOptions {
+                buffer_layouts: Some(table.buffer_layouts().to_vec()),
+                fields: Some(table.varying_schema().fields),
+                num_rows: Some(num_rows),
+                metadata: batches[0].schema().metadata.clone(),
+                source_info: merge_source_info(batches),
+                null_count,
+            },
+        )?;
+        packed.push((group, batch));
     }
+    recorder.submit();
+
+    // Swap, last group first so earlier ranges stay valid; destroy what was replaced.
+    for (group, batch) in packed.into_iter().rev() {
+        let replaced: Vec<GpuRecordBatch> = table
+            .batches
+            .splice(group, std::iter::once(batch))
+            .collect();
+        for old in replaced {
+            old.destroy();
+        }
+    }
+    table.refresh()
 }
 
 #[cfg(test)]

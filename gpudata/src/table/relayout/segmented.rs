@@ -18,9 +18,10 @@ use crate::table::TableError;
 use super::fields::{FieldSource, copy_fields_packed, table_fields};
 use crate::data::create_buffer;
 use crate::kernels::copy::CopyRecorder;
+use crate::table::column::batch::RecordBatchOptions;
 use crate::table::column::constant::GpuConstant;
 use crate::table::column::schema::{Metadata, RESERVED_INDEX_COLUMN};
-use crate::table::column::table::{ColumnsOptions, GpuColumn, GpuTable};
+use crate::table::column::table::{GpuColumn, GpuTable};
 use crate::table::column::vector::GpuVector;
 
 /// The byte stride a conversion gives packed columns and segments.
@@ -511,9 +512,9 @@ impl<'a> SegmentedTableBuilder<'a> {
             list_layouts,
             self.constants,
             self.num_rows,
-            ColumnsOptions {
+            RecordBatchOptions {
                 metadata: self.metadata,
-                ..ColumnsOptions::default()
+                ..RecordBatchOptions::default()
             },
         )
     }
@@ -626,10 +627,10 @@ impl SegmentedTable {
             .constants()
             .map(|(n, c)| (n.to_owned(), c.clone()))
             .collect();
-        let options = ColumnsOptions {
+        let options = RecordBatchOptions {
             num_rows: Some(table.num_rows()),
             metadata: table.schema().metadata.clone(),
-            ..ColumnsOptions::default()
+            ..RecordBatchOptions::default()
         };
         let layouts = fields.iter().map(|f| f.list_layout.clone()).collect();
         SegmentedTable::assemble(
@@ -648,7 +649,7 @@ impl SegmentedTable {
         list_layouts: Vec<Option<BufferLayout>>,
         constants: Vec<(String, GpuConstant)>,
         num_rows: Option<u64>,
-        mut options: ColumnsOptions,
+        mut options: RecordBatchOptions,
     ) -> Result<SegmentedTable, TableError> {
         let mut columns: Vec<(String, GpuColumn)> = Vec::new();
         for (i, segment) in layout.segments().iter().enumerate() {
@@ -774,130 +775,107 @@ impl fmt::Debug for SegmentedTable {
     }
 }
 
-impl GpuTable {
-    /// This table as a [`SegmentedTable`] (see [`SegmentedTable::from_table`]).
-    ///
-    /// # Errors
-    /// As [`SegmentedTable::from_table`].
-    pub fn to_segmented(
-        &self,
-        gpu: &Gpu,
-        options: SegmentOptions,
-    ) -> Result<SegmentedTable, TableError> {
-        SegmentedTable::from_table(gpu, self, options)
+/// The body of [`GpuTable::to_packed`].
+pub(crate) fn to_packed(
+    table: &GpuTable,
+    gpu: &Gpu,
+    options: SegmentOptions,
+) -> Result<GpuTable, TableError> {
+    let fields = table_fields(table)?;
+    let mut recorder = CopyRecorder::new(gpu, "gpudata pack columns");
+    let mut columns: Vec<(String, GpuColumn)> = Vec::new();
+    for field in &fields {
+        let stride = options.stride.byte_stride(field.format.element_format());
+        let usage = usage_for(&field.name);
+        let buffer = copy_fields_packed(gpu, &mut recorder, field, stride, usage)?;
+        let vector = packed_vector(field, buffer, stride)?;
+        columns.push((field.name.clone(), GpuColumn::Vector(vector)));
     }
+    recorder.submit();
+    finish_conversion(table, columns)
+}
 
-    /// Every field as a packed column of one batch, each in a new owned buffer (GPU copies):
-    /// interleaved columns are split into one column per field or attribute, batches are
-    /// concatenated, constants are kept.
-    ///
-    /// # Errors
-    /// As [`SegmentedTable::from_table`], then as [`GpuTable::from_columns`].
-    pub fn to_packed(&self, gpu: &Gpu, options: SegmentOptions) -> Result<GpuTable, TableError> {
-        let fields = table_fields(self)?;
-        let mut recorder = CopyRecorder::new(gpu, "gpudata pack columns");
-        let mut columns: Vec<(String, GpuColumn)> = Vec::new();
-        for field in &fields {
-            let stride = options.stride.byte_stride(field.format.element_format());
-            let usage = usage_for(&field.name);
-            let buffer = copy_fields_packed(gpu, &mut recorder, field, stride, usage)?;
-            let vector = packed_vector(field, buffer, stride)?;
-            columns.push((field.name.clone(), GpuColumn::Vector(vector)));
+/// The body of [`GpuTable::to_interleaved`].
+pub(crate) fn to_interleaved(
+    table: &GpuTable,
+    gpu: &Gpu,
+    name: &str,
+    layout: StructLayout,
+    step_mode: Option<StepMode>,
+) -> Result<GpuTable, TableError> {
+    let fields = table_fields(table)?;
+    let (indices, rows): (Vec<&FieldSource<'_>>, Vec<&FieldSource<'_>>) =
+        fields.iter().partition(|f| f.name == RESERVED_INDEX_COLUMN);
+    for field in &rows {
+        if field.format.is_list() {
+            return Err(TableError::InterleaveList {
+                column: field.column.clone(),
+            });
         }
-        recorder.submit();
-        self.finish_conversion(columns)
     }
-
-    /// Every fixed-width field interleaved into rows of one struct column `name` of `layout`
-    /// (GPU copies), as one batch: the struct's fields follow the table's columns (split as in
-    /// [`to_packed`](Self::to_packed)); the rows' padding is zero. An `indices` column stays a
-    /// packed column; constants are kept.
-    ///
-    /// # Errors
-    /// [`TableError::InterleaveList`] for a list column other than `indices`;
-    /// [`TableError::Layout`] when the fields cannot form a struct of `layout` (a `-webgl`
-    /// format in `packed`); as [`to_packed`](Self::to_packed).
-    pub fn to_interleaved(
-        &self,
-        gpu: &Gpu,
-        name: &str,
-        layout: StructLayout,
-        step_mode: Option<StepMode>,
-    ) -> Result<GpuTable, TableError> {
-        let fields = table_fields(self)?;
-        let (indices, rows): (Vec<&FieldSource<'_>>, Vec<&FieldSource<'_>>) =
-            fields.iter().partition(|f| f.name == RESERVED_INDEX_COLUMN);
-        for field in &rows {
-            if field.format.is_list() {
-                return Err(TableError::InterleaveList {
-                    column: field.column.clone(),
-                });
-            }
-        }
-        let mut recorder = CopyRecorder::new(gpu, "gpudata interleave columns");
-        let mut columns: Vec<(String, GpuColumn)> = Vec::new();
-        if !rows.is_empty() {
-            let format = GpuDataStructFormat::new(
-                layout,
-                rows.iter()
-                    .map(|f| (f.name.clone(), f.format.element_format())),
+    let mut recorder = CopyRecorder::new(gpu, "gpudata interleave columns");
+    let mut columns: Vec<(String, GpuColumn)> = Vec::new();
+    if !rows.is_empty() {
+        let format = GpuDataStructFormat::new(
+            layout,
+            rows.iter()
+                .map(|f| (f.name.clone(), f.format.element_format())),
+        )?;
+        let length = rows[0].rows();
+        let size =
+            length
+                .checked_mul(format.byte_stride())
+                .ok_or_else(|| TableError::Overflow {
+                    what: format!("the rows of interleaved column `{name}`"),
+                })?;
+        let buffer = create_buffer(gpu, size, DEFAULT_USAGE, "gpudata interleaved rows")?;
+        for (field, place) in rows.iter().zip(format.fields()) {
+            field.write_to(
+                &mut recorder,
+                &buffer,
+                place.byte_offset(),
+                format.byte_stride(),
+                false,
             )?;
-            let length = rows[0].rows();
-            let size =
-                length
-                    .checked_mul(format.byte_stride())
-                    .ok_or_else(|| TableError::Overflow {
-                        what: format!("the rows of interleaved column `{name}`"),
-                    })?;
-            let buffer = create_buffer(gpu, size, DEFAULT_USAGE, "gpudata interleaved rows")?;
-            for (field, place) in rows.iter().zip(format.fields()) {
-                field.write_to(
-                    &mut recorder,
-                    &buffer,
-                    place.byte_offset(),
-                    format.byte_stride(),
-                    false,
-                )?;
-            }
-            let data = GpuData::new(
-                BufferHandle::Owned(buffer),
-                GpuDataDescriptor::new(format, length),
-            )?;
-            let vector = GpuVector::from_struct_data(name, data, step_mode)?;
-            columns.push((name.to_owned(), GpuColumn::Vector(vector)));
         }
-        for field in indices {
-            let stride = field.format.element_format().byte_length();
-            let buffer =
-                copy_fields_packed(gpu, &mut recorder, field, stride, usage_for(&field.name))?;
-            columns.push((
-                field.name.clone(),
-                GpuColumn::Vector(packed_vector(field, buffer, stride)?),
-            ));
-        }
-        recorder.submit();
-        self.finish_conversion(columns)
+        let data = GpuData::new(
+            BufferHandle::Owned(buffer),
+            GpuDataDescriptor::new(format, length),
+        )?;
+        let vector = GpuVector::from_struct_data(name, data, step_mode)?;
+        columns.push((name.to_owned(), GpuColumn::Vector(vector)));
     }
+    for field in indices {
+        let stride = field.format.element_format().byte_length();
+        let buffer = copy_fields_packed(gpu, &mut recorder, field, stride, usage_for(&field.name))?;
+        columns.push((
+            field.name.clone(),
+            GpuColumn::Vector(packed_vector(field, buffer, stride)?),
+        ));
+    }
+    recorder.submit();
+    finish_conversion(table, columns)
+}
 
-    /// Adds the constants and builds the converted table.
-    fn finish_conversion(
-        &self,
-        mut columns: Vec<(String, GpuColumn)>,
-    ) -> Result<GpuTable, TableError> {
-        let has_vectors = !columns.is_empty();
-        columns.extend(
-            self.constants()
-                .map(|(n, c)| (n.to_owned(), GpuColumn::Constant(c.clone()))),
-        );
-        GpuTable::from_columns(
-            columns,
-            ColumnsOptions {
-                num_rows: (!has_vectors).then_some(self.num_rows()),
-                metadata: self.schema().metadata.clone(),
-                ..ColumnsOptions::default()
-            },
-        )
-    }
+/// Adds the constants and builds the converted table.
+fn finish_conversion(
+    table: &GpuTable,
+    mut columns: Vec<(String, GpuColumn)>,
+) -> Result<GpuTable, TableError> {
+    let has_vectors = !columns.is_empty();
+    columns.extend(
+        table
+            .constants()
+            .map(|(n, c)| (n.to_owned(), GpuColumn::Constant(c.clone()))),
+    );
+    GpuTable::from_columns(
+        columns,
+        RecordBatchOptions {
+            num_rows: (!has_vectors).then_some(table.num_rows()),
+            metadata: table.schema().metadata.clone(),
+            ..RecordBatchOptions::default()
+        },
+    )
 }
 
 fn usage_for(name: &str) -> wgpu::BufferUsages {

@@ -8,10 +8,16 @@ use crate::data::{GpuData, ReadbackMetadata};
 use crate::layout::BufferLayout;
 use crate::table::TableError;
 
-use super::batch::{GpuRecordBatch, Owner, RecordBatchOptions, SourceInfo, synthesize_layout};
-use super::constant::GpuConstant;
-use super::schema::{GpuSchema, GpuSchemaField, Metadata, RESERVED_INDEX_COLUMN};
-use super::vector::{DataVectorOptions, GpuVector, checked_sum, format_text};
+use crate::table::column::batch::{
+    GpuRecordBatch, Owner, RecordBatchOptions, check_given_fields, check_given_layouts,
+    synthesize_layout,
+};
+use crate::table::column::constant::GpuConstant;
+use crate::table::column::schema::{GpuSchema, GpuSchemaField, RESERVED_INDEX_COLUMN};
+use crate::table::column::vector::{DataVectorOptions, GpuVector, checked_sum, format_text};
+
+mod bind;
+mod relayout;
 
 /// A column given to [`GpuTable::from_columns`]: varying rows or one constant value.
 #[derive(Debug)]
@@ -41,20 +47,6 @@ pub enum GpuColumnRef<'a> {
     Vector(&'a GpuVector),
     /// A constant column.
     Constant(&'a GpuConstant),
-}
-
-/// Options of [`GpuTable::from_columns`] and [`GpuTable::from_vectors`].
-#[derive(Clone, Debug, Default)]
-pub struct ColumnsOptions {
-    /// The row count: required when every column is a constant, else it must equal the rows of
-    /// the varying columns.
-    pub num_rows: Option<u64>,
-    /// Schema metadata, given to the table and every batch.
-    pub metadata: Metadata,
-    /// Where the rows came from (only for vectors of one chunk).
-    pub source_info: Option<SourceInfo>,
-    /// Null rows (only for vectors of one chunk when non-zero).
-    pub null_count: u64,
 }
 
 /// Record batches with one schema and one set of buffer layouts, plus constant columns: luma.gl's
@@ -230,6 +222,9 @@ impl GpuTable {
     ///   layout.
     /// - Rows: the varying columns' rows; `options.num_rows` must agree, and is required when
     ///   every column is a constant (one batch without columns then carries the row count).
+    /// - `options.buffer_layouts` and `options.fields`, when given, replace the synthesized
+    ///   layouts and the vectors' fields (the schema is then the given fields, then the
+    ///   constants'), checked as [`GpuRecordBatch::with_options`] checks them.
     ///
     /// # Errors
     /// In luma.gl's order: [`TableError::DuplicateColumn`], [`TableError::ColumnNameMismatch`]
@@ -241,7 +236,7 @@ impl GpuTable {
     /// of [`GpuRecordBatch::with_options`].
     pub fn from_columns<N: Into<String>>(
         columns: impl IntoIterator<Item = (N, GpuColumn)>,
-        options: ColumnsOptions,
+        options: RecordBatchOptions,
     ) -> Result<GpuTable, TableError> {
         let columns: Vec<(String, GpuColumn)> =
             columns.into_iter().map(|(n, c)| (n.into(), c)).collect();
@@ -272,10 +267,14 @@ impl GpuTable {
             })
             .collect();
 
-        // Layouts.
+        // Layouts: the given ones, else synthesized.
         let has_data = vectors.iter().any(|v| !v.chunks().is_empty());
-        let mut layouts = Vec::new();
-        for v in &vectors {
+        let has = |name: &str| vectors.iter().any(|v| v.name() == name);
+        if let Some(given) = &options.buffer_layouts {
+            check_given_layouts(given, has)?;
+        }
+        let mut layouts = options.buffer_layouts.clone().unwrap_or_default();
+        for v in vectors.iter().filter(|_| options.buffer_layouts.is_none()) {
             if v.name() == RESERVED_INDEX_COLUMN {
                 continue;
             }
@@ -299,6 +298,7 @@ impl GpuTable {
         let mut varying_fields = Vec::with_capacity(vectors.len());
         for (key, column) in &columns {
             match column {
+                GpuColumn::Vector(_) if options.fields.is_some() => {}
                 GpuColumn::Vector(v) => {
                     if v.format().is_none() && v.buffer_layout().is_none() {
                         return Err(TableError::NoFieldFormat {
@@ -312,6 +312,12 @@ impl GpuTable {
                 }
                 GpuColumn::Constant(c) => fields.push(constant_field(key, c)),
             }
+        }
+
+        if let Some(given) = &options.fields {
+            check_given_fields(given, has)?;
+            varying_fields.clone_from(given);
+            fields.splice(0..0, given.iter().cloned());
         }
 
         // Batches.
@@ -403,9 +409,7 @@ impl GpuTable {
                     buffer_layouts: Some(layouts.clone()),
                     fields: Some(varying_fields.clone()),
                     num_rows: Some(rows),
-                    metadata: options.metadata.clone(),
-                    source_info: options.source_info,
-                    null_count: options.null_count,
+                    ..options.clone()
                 },
             )?);
         }
@@ -436,7 +440,7 @@ impl GpuTable {
     /// As [`from_columns`](Self::from_columns).
     pub fn from_vectors(
         vectors: impl IntoIterator<Item = GpuVector>,
-        options: ColumnsOptions,
+        options: RecordBatchOptions,
     ) -> Result<GpuTable, TableError> {
         GpuTable::from_columns(
             vectors
