@@ -56,10 +56,11 @@ mod column;
 mod error;
 mod relayout;
 
-pub use bind::binding::{
-    BatchDraw, BatchStorage, IndexBufferRange, RenderOptions, StorageColumn, TableBindings,
-    TableRenderBindings, TableStorageBindings, UniformConstant, VertexBufferRange,
+pub use bind::TableBindings;
+pub use bind::render::{
+    BatchDraw, IndexBufferRange, RenderOptions, TableRenderBindings, VertexBufferRange,
 };
+pub use bind::storage::{BatchStorage, StorageColumn, TableStorageBindings, UniformConstant};
 pub use column::append::{AppendableOptions, Growth};
 pub use column::batch::{GpuRecordBatch, RecordBatchOptions, SourceInfo};
 pub use column::constant::{CONSTANT_BUFFER_BYTES, CONSTANT_USAGE, ConstantScalar, GpuConstant};
@@ -68,7 +69,5 @@ pub use column::table::{GpuColumn, GpuColumnRef, GpuTable};
 pub use column::vector::{DataVectorOptions, GpuVector, InterleavedDescriptor};
 pub use error::TableError;
 pub use relayout::pack::PackOptions;
-pub use relayout::segmented::{
-    Segment, SegmentOptions, SegmentSpec, SegmentStride, SegmentedLayout, SegmentedTable,
-    SegmentedTableBuilder,
-};
+pub use relayout::segment::{Segment, SegmentSpec, SegmentStride, SegmentedLayout};
+pub use relayout::segmented::{SegmentOptions, SegmentedTable, SegmentedTableBuilder};

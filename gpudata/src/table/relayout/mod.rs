@@ -3,4 +3,5 @@
 
 pub(crate) mod fields;
 pub(crate) mod pack;
+pub(crate) mod segment;
 pub(crate) mod segmented;

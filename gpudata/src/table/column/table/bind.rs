@@ -2,7 +2,7 @@
 //! bindings).
 
 use crate::device::Gpu;
-use crate::table::bind::binding;
+use crate::table::bind::{self, render, storage};
 use crate::table::{
     RenderOptions, TableBindings, TableError, TableRenderBindings, TableStorageBindings,
 };
@@ -27,7 +27,7 @@ impl GpuTable {
         gpu: &Gpu,
         options: RenderOptions,
     ) -> Result<TableRenderBindings, TableError> {
-        binding::render_bindings(self, gpu, options)
+        render::render_bindings(self, gpu, options)
     }
 
     /// Everything a compute pass needs, per batch: every column (the first batch's order,
@@ -42,7 +42,7 @@ impl GpuTable {
     /// out of its buffer or larger than the device binds; [`TableError::StorageMisaligned`] for
     /// values that do not start on a multiple of their component size.
     pub fn storage_bindings(&self, gpu: &Gpu) -> Result<TableStorageBindings, TableError> {
-        binding::storage_bindings(self, gpu)
+        storage::storage_bindings(self, gpu)
     }
 
     /// [`render_bindings`](Self::render_bindings) and
@@ -51,6 +51,6 @@ impl GpuTable {
     /// # Errors
     /// As the two.
     pub fn bindings(&self, gpu: &Gpu, options: RenderOptions) -> Result<TableBindings, TableError> {
-        binding::bindings(self, gpu, options)
+        bind::bindings(self, gpu, options)
     }
 }
