@@ -75,8 +75,8 @@ fn main() -> Result<(), Box<dyn Error>> {
     let instances = TypedGpuData::from_rows(&gpu, &squares, gpudata::data::DEFAULT_USAGE)?;
     println!(
         "uploaded {} rows of {} bytes ({} layout)",
-        instances.length(),
-        instances.byte_stride(),
+        instances.as_data().length(),
+        instances.as_data().byte_stride(),
         Square::FORMAT.layout()
     );
 
@@ -111,7 +111,7 @@ fn main() -> Result<(), Box<dyn Error>> {
                 module: &module,
                 entry_point: Some("vs"),
                 compilation_options: Default::default(),
-                buffers: &[Some(instances.vertex_buffer_layout())],
+                buffers: &[Some(Square::vertex_buffer_layout())],
             },
             primitive: wgpu::PrimitiveState::default(),
             depth_stencil: None,
@@ -152,8 +152,8 @@ fn main() -> Result<(), Box<dyn Error>> {
             multiview_mask: None,
         });
         pass.set_pipeline(&pipeline);
-        pass.set_vertex_buffer(0, instances.vertex_buffer_slice(&gpu)?);
-        pass.draw(0..6, 0..instances.length() as u32);
+        pass.set_vertex_buffer(0, instances.as_data().vertex_buffer_slice(&gpu)?);
+        pass.draw(0..6, 0..instances.as_data().length() as u32);
     }
 
     // 4. Copy the image out (rows of 256 px × 4 bytes are already 256-byte aligned) and read it

@@ -44,7 +44,7 @@ fuzz_target!(|decl: Decl| {
     assert_eq!(format.row_byte_length(), end);
     assert_eq!(format.byte_stride() % format.alignment(), 0);
     if layout == StructLayout::Packed {
-        let lowered = format.wgpu_vertex_layout(StepMode::Vertex, 0);
+        let lowered = format.buffer_layout("", Some(StepMode::Vertex)).to_wgpu(0);
         assert!(lowered.is_ok(), "{lowered:?}");
     }
     // The JSON form round-trips.

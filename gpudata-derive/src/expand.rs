@@ -276,6 +276,13 @@ fn expand(input: &Input<'_>) -> TokenStream {
     };
 
     let padding_check = padding_check(input, &p);
+    let attributes = attributes_const(
+        &gpu,
+        &p,
+        &analysis,
+        &location,
+        input.attrs.layout == LayoutKind::WgslStorage,
+    );
 
     let module = input.fields_mod();
     let marker_impls = gpu.iter().zip(&indices).map(|(f, k)| {
@@ -323,18 +330,13 @@ fn expand(input: &Input<'_>) -> TokenStream {
 
             #[automatically_derived]
             unsafe impl #p::GpuStruct for #ident {
-                const FORMAT: #p::GpuDataStructFormat = {
+                const FORMAT: &'static #p::GpuDataStructFormat = {
                     const FIELDS: &[#p::GpuDataStructField] = &#p::struct_fields(&#analysis);
-                    #p::GpuDataStructFormat::from_static(#layout, FIELDS, #analysis.layout.shape)
+                    &#p::GpuDataStructFormat::from_static(#layout, FIELDS, #analysis.layout.shape)
                 };
                 const STEP_MODE: #p::StepMode = #step_mode;
-                const ATTRIBUTES: &'static [#p::wgpu::VertexAttribute] =
-                    (&#p::vertex_attributes(&#analysis, #location)).as_slice();
+                const ATTRIBUTES: &'static [#p::wgpu::VertexAttribute] = #attributes;
                 const HOST_LAYOUT_MATCHES: ::core::primitive::bool = #host_matches;
-                const SHAPE: #p::RowShape = #analysis.layout.shape;
-                const FIELD_NAMES: &'static [&'static ::core::primitive::str] = &#analysis.names;
-                const FIELD_FORMATS: &'static [#p::VertexFormat] = &#analysis.formats;
-                const FIELD_OFFSETS: &'static [::core::primitive::u64] = &#analysis.layout.offsets;
                 const FIELD_COPIES: &'static [#p::FieldCopy] = &#p::row_copies(
                     &#analysis,
                     [#(::core::mem::offset_of!(#ident, #members)),*],
@@ -365,10 +367,10 @@ fn padding_check(input: &Input<'_>, p: &TokenStream) -> TokenStream {
     quote!(const _: () = { #(#asserts)* };)
 }
 
-/// Whether problems must be looked for eagerly: anything asserted, any format string, any type
-/// other than a scalar (`f32`, `u32`, `i32`, `u16`, `i16`, `u8`, `i8`) or an array of 2 to 4 of
-/// them, or a three-element 8/16-bit array in the packed layout (a WebGL-only format).
-fn needs_eager_check(input: &Input<'_>) -> bool {
+/// Whether `ty` is a scalar (`f32`, `u32`, `i32`, `u16`, `i16`, `u8`, `i8`) or an array of 2 to
+/// 4 of them, so that its format is known without evaluating anything; with `webgl == false`,
+/// three 8- or 16-bit scalars (a `-webgl` format) do not count.
+fn plain_type(ty: &Type, webgl: bool) -> bool {
     fn scalar(ty: &Type) -> Option<&'static str> {
         let Type::Path(path) = ty else { return None };
         if path.qself.is_some() || path.path.leading_colon.is_some() {
@@ -379,8 +381,7 @@ fn needs_eager_check(input: &Input<'_>) -> bool {
             .into_iter()
             .find(|name| ident == name)
     }
-    let packed = input.attrs.layout == LayoutKind::Packed;
-    let plain = |ty: &Type| match ty {
+    match ty {
         Type::Array(array) => {
             let Some(elem) = scalar(&array.elem) else {
                 return false;
@@ -394,17 +395,71 @@ fn needs_eager_check(input: &Input<'_>) -> bool {
             };
             match len.base10_parse::<usize>() {
                 Ok(2 | 4) => true,
-                Ok(3) => !(packed && ["u8", "i8", "u16", "i16"].contains(&elem)),
+                Ok(3) => webgl || !["u8", "i8", "u16", "i16"].contains(&elem),
                 _ => false,
             }
         }
         other => scalar(other).is_some(),
-    };
+    }
+}
+
+/// Whether field `f` may have a `-webgl` format: a format string naming one, or, with no format
+/// string, a type other than a plain WebGPU one (see [`plain_type`]).
+fn maybe_webgl(f: &Field<'_>) -> bool {
+    match &f.attrs.format {
+        Some(lit) => lit.value().ends_with("-webgl"),
+        None => !plain_type(f.ty, false),
+    }
+}
+
+/// Whether problems must be looked for eagerly: anything asserted, any format string, any type
+/// other than a scalar or an array of 2 to 4 scalars, or a three-element 8/16-bit array in the
+/// packed layout (a WebGL-only format, which packed refuses).
+fn needs_eager_check(input: &Input<'_>) -> bool {
+    let packed = input.attrs.layout == LayoutKind::Packed;
     input.attrs.zero_copy.is_some()
         || input.attrs.stride.is_some()
-        || input
-            .gpu_fields()
-            .any(|f| f.attrs.format.is_some() || f.attrs.offset.is_some() || !plain(f.ty))
+        || input.gpu_fields().any(|f| {
+            f.attrs.format.is_some() || f.attrs.offset.is_some() || !plain_type(f.ty, !packed)
+        })
+}
+
+/// `GpuStruct::ATTRIBUTES`: the analysis's vertex attributes, or (for a struct with a `-webgl`
+/// field, when the constant is first used) a compile error spanned at that field. Only fields
+/// that may be `-webgl` get an arm of their own.
+fn attributes_const(
+    gpu: &[&Field<'_>],
+    p: &TokenStream,
+    analysis: &TokenStream,
+    location: &Literal,
+    storage: bool,
+) -> TokenStream {
+    let msg = format_ident!("__gpudata_msg");
+    let arms = gpu
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| storage && maybe_webgl(f))
+        .map(|(k, f)| {
+            let range = match &f.attrs.format {
+                Some(lit) => span_range(lit),
+                None => span_range(f.ty),
+            };
+            let fail = fail_at(p, &msg, range);
+            let k = usize_lit(k);
+            quote!(#k => #fail,)
+        });
+    quote! {
+        &match #p::vertex_attributes(&#analysis, #location) {
+            ::core::result::Result::Ok(__gpudata_list) => __gpudata_list,
+            ::core::result::Result::Err(__gpudata_k) => {
+                let #msg = &#p::no_vertex_layout(&#analysis, __gpudata_k);
+                match __gpudata_k {
+                    #(#arms)*
+                    _ => #p::fail(#msg),
+                }
+            }
+        }
+    }
 }
 
 /// The one `const` that fails the build with the analysis's first problem, spanned at the token

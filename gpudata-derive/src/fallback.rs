@@ -23,13 +23,10 @@ pub(crate) fn fallback(input: &Input<'_>) -> TokenStream {
             where
                 for<'__gpudata> #ident: ::core::marker::Copy,
             {
-                const FORMAT: #p::GpuDataStructFormat = #p::FALLBACK_FORMAT;
+                const FORMAT: &'static #p::GpuDataStructFormat = #p::FALLBACK_FORMAT;
                 const STEP_MODE: #p::StepMode = #p::StepMode::Vertex;
                 const ATTRIBUTES: &'static [#p::wgpu::VertexAttribute] = &[];
                 const HOST_LAYOUT_MATCHES: ::core::primitive::bool = false;
-                const FIELD_NAMES: &'static [&'static ::core::primitive::str] = &[];
-                const FIELD_FORMATS: &'static [#p::VertexFormat] = &[];
-                const FIELD_OFFSETS: &'static [::core::primitive::u64] = &[];
                 const FIELD_COPIES: &'static [#p::FieldCopy] = &[];
             }
         };

@@ -24,8 +24,8 @@
 //! # Ok::<(), gpudata::FormatError>(())
 //! ```
 //!
-//! **2. Layouts.** One `const fn` algorithm, [`LayoutCursor`], places fields for both the derive
-//! (in `const` items) and runtime declarations:
+//! **2. Layouts.** One `const fn` algorithm, [`layout::LayoutCursor`], places fields for both the
+//! derive (in `const` items) and runtime declarations:
 //!
 //! ```
 //! use gpudata::{GpuDataStructFormat, StepMode, StructLayout};
@@ -43,19 +43,22 @@
 //! ```
 //!
 //! **3. `#[derive(GpuStruct)]`.** A Rust struct becomes a row type whose [`GpuStruct::FORMAT`],
-//! vertex attributes and field markers are computed at compile time; see [`GpuStruct`](derive@GpuStruct)
-//! for the attributes and the compile errors it reports. Field types implement [`GpuField`]:
+//! vertex layout ([`GpuStruct::vertex_buffer_layout`], the one way to it) and field markers are
+//! computed at compile time; see [`GpuStruct`](derive@GpuStruct) for the attributes and the
+//! compile errors it reports. Field types implement [`GpuField`]:
 //! scalars and arrays, `half::f16`, glam and mint vectors, the normalized newtypes, and your own
 //! `bytemuck::Pod` types through [`impl_gpu_field!`].
 //!
 //! **4. Data on the GPU.** [`Gpu::headless`] opens the best adapter (or the software one);
 //! [`TypedGpuData::from_rows`] uploads rows (one memcpy when the host layout equals the GPU
-//! layout), [`TypedGpuData::get_child`] borrows one field as a strided view, and readbacks decode
-//! every format. [`GpuData`] is the runtime form for formats built from strings, with luma.gl's
+//! layout), [`TypedGpuData::get_child`] borrows one field as a strided view (typed by a field
+//! marker; [`get_child_by_name`](TypedGpuData::get_child_by_name) and
+//! [`get_child_at`](TypedGpuData::get_child_at) for run-time names), and readbacks decode every
+//! format. [`GpuData`] is the runtime form for formats built from strings, with luma.gl's
 //! row metadata and every byte range checked.
 //!
 //! **5. Tables.** [`GpuVector`] (a column over chunks), [`GpuConstant`], [`GpuRecordBatch`],
-//! [`GpuTable`] and [`SegmentedTable`] (columns as aligned segments of one allocation) bind as
+//! [`GpuTable`] and [`table::SegmentedTable`] (columns as aligned segments of one allocation) bind as
 //! vertex buffers for render passes and as storage ranges with generated WGSL accessors for
 //! compute passes.
 //!
@@ -71,10 +74,22 @@
 //! decoding. `serde`: luma.gl's JSON shape for formats and layouts. `glam`, `mint`: vector field
 //! types. `arrow`: Apache Arrow interop on arrow-rs 60.
 //!
+//! # The crate root
+//!
+//! The root holds what the README and the examples name: [`Gpu`]; [`GpuData`], [`GpuDataView`],
+//! [`GpuDataDescriptor`], [`BufferHandle`], [`TypedGpuData`]; [`GpuStruct`] (trait and derive),
+//! [`GpuField`], [`impl_gpu_field!`] and the normalized field types ([`Unorm8x4`], ...);
+//! [`VertexFormat`], [`GpuVectorFormat`], [`ShaderType`]; [`GpuDataStructFormat`],
+//! [`StructLayout`], [`StepMode`], [`BufferLayout`]; [`GpuVector`], [`GpuConstant`],
+//! [`GpuRecordBatch`], [`GpuTable`]; and the area errors. The engine's pieces stay public under
+//! their modules: [`format`], [`layout`], [`record`], [`data`], [`device`], [`table`], [`ops`],
+//! [`error`].
+//!
 //! # Errors
 //!
 //! Every fallible function returns a typed error enum ([`FormatError`], [`LayoutError`],
-//! [`DataError`], [`GpuError`], [`WgslError`], [`TableError`], [`OpError`]); messages are
+//! [`DataError`], [`GpuError`], [`error::WgslError`], [`TableError`], [`OpError`]; all of them,
+//! and the few more specific ones, in [`error`]); messages are
 //! lowercase, name the field, format or value, and state what was expected and found. The
 //! repository's `docs/ERRORS.md` lists each error with its cause, its fix and the test that pins
 //! it.
@@ -96,29 +111,23 @@ pub mod record;
 mod serde_impls;
 pub mod table;
 
-pub use data::{
-    BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat, GpuDataView, HostValues, RowMetrics,
-    TypedGpuData, TypedGpuDataView, VertexBinding,
-};
-pub use device::{AdapterKind, Gpu};
-pub use error::{DataError, FormatError, GpuError, LayoutError, OpError, TableError, WgslError};
-pub use format::{
-    DataType, GpuVectorFormat, GpuVectorFormatInfo, PrimitiveType, ShaderType, VertexFormat,
-    WgslCarrier,
-};
+// The front door: the types a user names in the README and the examples. Everything else is
+// public under its module (`gpudata::layout::LayoutCursor`, `gpudata::data::GpuDataFormat`, ...).
+pub use data::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataView, TypedGpuData};
+pub use device::Gpu;
+pub use error::{DataError, FormatError, GpuError, LayoutError, OpError, TableError};
+pub use format::{GpuVectorFormat, ShaderType, VertexFormat};
 #[cfg(feature = "derive")]
 #[doc = include_str!("record/derive.md")]
 pub use gpudata_derive::GpuStruct;
-pub use layout::{
-    BufferAttribute, BufferLayout, ConstLayout, GpuDataStructField, GpuDataStructFormat,
-    LayoutCursor, LayoutRuleError, RowShape, StepMode, StructLayout, WgpuVertexLayout,
-    layout_formats,
+pub use layout::{BufferLayout, GpuDataStructFormat, StepMode, StructLayout};
+pub use record::{GpuField, GpuStruct};
+// The normalized field types, written in struct definitions as often as `f32`.
+pub use record::{
+    Snorm8, Snorm8x2, Snorm8x4, Snorm16, Snorm16x2, Snorm16x4, Unorm8, Unorm8x2, Unorm8x4,
+    Unorm8x4Bgra, Unorm10_10_10_2, Unorm16, Unorm16x2, Unorm16x4,
 };
+pub use table::{GpuConstant, GpuRecordBatch, GpuTable, GpuVector};
+
 #[doc(hidden)]
 pub use record::private as __private;
-pub use record::{GpuField, GpuFieldMarker, GpuStruct};
-pub use record::{
-    GpuFieldOf, Snorm8, Snorm8x2, Snorm8x4, Snorm16, Snorm16x2, Snorm16x4, Unorm8, Unorm8x2,
-    Unorm8x4, Unorm8x4Bgra, Unorm10_10_10_2, Unorm16, Unorm16x2, Unorm16x4,
-};
-pub use table::{GpuConstant, GpuRecordBatch, GpuSchema, GpuTable, GpuVector, SegmentedTable};

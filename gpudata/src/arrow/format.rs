@@ -463,7 +463,8 @@ pub fn check_format(
 ///
 /// ```
 /// use gpudata::arrow::vertex_format_for_shader;
-/// use gpudata::{DataType, ShaderType};
+/// use gpudata::ShaderType;
+/// use gpudata::format::DataType;
 ///
 /// let vec4f: ShaderType = "vec4<f32>".parse()?;
 /// let format = vertex_format_for_shader("colors", DataType::Uint8, 4, vec4f, false)?;

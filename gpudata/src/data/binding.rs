@@ -80,7 +80,7 @@ fn check_vertex_stride(gpu: &Gpu, byte_stride: u64) -> Result<(), GpuError> {
 impl GpuData {
     /// The data's rows as a vertex buffer slice: from [`byte_offset`](Self::byte_offset),
     /// [`byte_length`](Self::byte_length) bytes. Pair it with the struct's vertex layout (for
-    /// typed data, [`TypedGpuData::vertex_buffer_layout`](super::TypedGpuData::vertex_buffer_layout)).
+    /// typed data, [`GpuStruct::vertex_buffer_layout`](crate::GpuStruct::vertex_buffer_layout)).
     ///
     /// # Errors
     /// [`GpuError::MissingUsage`] without `VERTEX`; [`GpuError::VertexStride`] for a stride wgpu

@@ -17,9 +17,31 @@ use crate::record::{GpuField, GpuFieldOf, GpuStruct};
 /// to `&[T]` / `Vec<T>`, and [`get_child`](Self::get_child) takes one of the field markers the
 /// derive generates, so asking for a field of another struct does not compile.
 ///
-/// Derefs to [`GpuData`] for the buffer, offsets, strides, bindings and
-/// [`get_child_at`](GpuData::get_child_at); the by-name lookup is
-/// `data.as_data().get_child("name")`, since `get_child` here is the typed one.
+/// Children by name and by index, for names known only at run time, are
+/// [`get_child_by_name`](Self::get_child_by_name) and [`get_child_at`](Self::get_child_at)
+/// (both `Option`). Everything else [`GpuData`] does (the buffer, offsets, strides, bindings,
+/// raw readback) is reached through [`as_data`](Self::as_data) or [`into_data`](Self::into_data):
+/// typed data does not deref to untyped data, so no untyped method hides behind a typed one of
+/// the same name.
+///
+/// ```
+/// use gpudata::{Gpu, GpuStruct, TypedGpuData, data::DEFAULT_USAGE};
+///
+/// #[derive(Clone, Copy, GpuStruct)]
+/// struct Row {
+///     weight: f32,
+///     id: u32,
+/// }
+///
+/// let gpu = Gpu::headless()?;
+/// let data = TypedGpuData::from_rows(&gpu, &[Row { weight: 0.5, id: 7 }], DEFAULT_USAGE)?;
+/// let ids = data.get_child::<row_fields::Id>(); // typed, checked at compile time
+/// assert_eq!(ids.read(&gpu)?, [7]);
+/// let by_name = data.get_child_by_name("id").expect("a field called id");
+/// assert_eq!(by_name.byte_offset(), data.get_child_at(1).expect("two fields").byte_offset());
+/// assert_eq!(data.as_data().byte_stride(), 8);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct TypedGpuData<T: GpuStruct> {
     data: GpuData,
     rows: PhantomData<fn() -> T>,
@@ -69,12 +91,12 @@ impl<T: GpuStruct> TypedGpuData<T> {
     /// destroyed).
     pub fn try_from_data(data: GpuData) -> Result<TypedGpuData<T>, DataError> {
         match data.struct_format() {
-            Some(format) if *format == T::FORMAT => Ok(Self::wrap(data)),
+            Some(format) if format == T::FORMAT => Ok(Self::wrap(data)),
             _ => Err(DataError::FormatMismatch {
                 expected: format!(
                     "{} ({})",
                     std::any::type_name::<T>(),
-                    GpuDataFormat::Struct(T::FORMAT)
+                    GpuDataFormat::Struct(T::FORMAT.clone())
                 ),
                 found: data
                     .format()
@@ -106,12 +128,6 @@ impl<T: GpuStruct> TypedGpuData<T> {
         Self::wrap(self.data.share())
     }
 
-    /// The vertex buffer layout the derive generated for `T`.
-    #[must_use]
-    pub fn vertex_buffer_layout(&self) -> wgpu::VertexBufferLayout<'static> {
-        T::vertex_buffer_layout()
-    }
-
     /// The typed view of the field `M` names: its format, the data's length and byte stride, at
     /// the data's byte offset plus the field's. The field comes from the marker's constants (no
     /// lookup by name), and a marker of another struct does not compile. Allocates nothing.
@@ -125,6 +141,20 @@ impl<T: GpuStruct> TypedGpuData<T> {
             Ok(view) => view,
             Err(e) => panic!("{e}"),
         }
+    }
+
+    /// The untyped view of the field called `name` (see [`GpuData::get_child`]); `None` for an
+    /// unknown name.
+    #[must_use]
+    pub fn get_child_by_name(&self, name: &str) -> Option<GpuDataView<'_>> {
+        self.data.get_child(name)
+    }
+
+    /// The untyped view of field `index` in declaration order (see [`GpuData::get_child_at`]);
+    /// `None` when out of range.
+    #[must_use]
+    pub fn get_child_at(&self, index: usize) -> Option<GpuDataView<'_>> {
+        self.data.get_child_at(index)
     }
 
     fn try_child<M: GpuFieldOf<T>>(&self) -> Result<TypedGpuDataView<'_, M::Value>, DataError> {
@@ -219,14 +249,6 @@ impl<T: GpuStruct> TypedGpuData<T> {
         Ok((0..self.data.length() as usize)
             .map(|i| T::decode_row(&bytes[i * stride..]))
             .collect())
-    }
-}
-
-impl<T: GpuStruct> Deref for TypedGpuData<T> {
-    type Target = GpuData;
-
-    fn deref(&self) -> &GpuData {
-        &self.data
     }
 }
 

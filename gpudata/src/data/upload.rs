@@ -420,7 +420,7 @@ pub(super) async fn upload_rows<T: GpuStruct>(
 ) -> Result<GpuData, GpuError> {
     let data = allocate(
         gpu,
-        T::FORMAT.into(),
+        T::FORMAT.clone().into(),
         rows.len() as u64,
         usage,
         "gpudata rows",

@@ -300,18 +300,4 @@ impl GpuDataStructFormat {
                 .collect(),
         }
     }
-
-    /// The wgpu vertex layout of this struct, locations counted from `base_location`.
-    ///
-    /// # Errors
-    /// As [`BufferLayout::to_wgpu`]; a wgsl-storage struct holding a `-webgl` format cannot be
-    /// fetched as vertices.
-    pub fn wgpu_vertex_layout(
-        &self,
-        step_mode: StepMode,
-        base_location: u32,
-    ) -> Result<WgpuVertexLayout, LayoutError> {
-        self.buffer_layout("", Some(step_mode))
-            .to_wgpu(base_location)
-    }
 }

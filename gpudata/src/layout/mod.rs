@@ -11,8 +11,7 @@ mod wgsl;
 pub use buffer_layout::{BufferAttribute, BufferLayout, StepMode, WgpuVertexLayout};
 pub use error::{LayoutError, WgslError};
 pub use rules::{
-    ConstLayout, LayoutCursor, LayoutRuleError, RowShape, StructLayout, find_duplicate_name,
-    layout_formats,
+    ConstLayout, LayoutCursor, LayoutRuleError, RowShape, StructLayout, layout_formats,
 };
 pub(crate) use span::strided_byte_length;
 pub use struct_format::{GpuDataStructField, GpuDataStructFormat};

@@ -147,7 +147,8 @@ pub struct RowShape {
 /// The field placement algorithm, one field at a time.
 ///
 /// ```
-/// use gpudata::{LayoutCursor, StructLayout, VertexFormat};
+/// use gpudata::layout::LayoutCursor;
+/// use gpudata::{StructLayout, VertexFormat};
 ///
 /// let mut cursor = LayoutCursor::new(StructLayout::Packed);
 /// assert_eq!(cursor.place(VertexFormat::Uint8), Ok(0));
@@ -275,23 +276,6 @@ pub const fn layout_formats<const N: usize>(
     }
 }
 
-/// The first pair of equal names, by position; usable in `const` items.
-#[must_use]
-pub const fn find_duplicate_name(names: &[&str]) -> Option<(usize, usize)> {
-    let mut second = 1;
-    while second < names.len() {
-        let mut first = 0;
-        while first < second {
-            if crate::format::const_str_eq(names[first], names[second]) {
-                return Some((first, second));
-            }
-            first += 1;
-        }
-        second += 1;
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -318,14 +302,6 @@ mod tests {
         let err =
             LayoutError::from_rule(LayoutRuleError::Overflow { index: 0 }, |_| "big".to_owned());
         assert_eq!(err.to_string(), "struct offsets overflow at field `big`");
-    }
-
-    #[test]
-    fn duplicate_names_are_found_in_const_items() {
-        const DUP: Option<(usize, usize)> = find_duplicate_name(&["a", "b", "c", "b"]);
-        assert_eq!(DUP, Some((1, 3)));
-        assert_eq!(find_duplicate_name(&["a", "b"]), None);
-        assert_eq!(find_duplicate_name(&[]), None);
     }
 
     #[test]

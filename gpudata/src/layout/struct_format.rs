@@ -31,10 +31,13 @@ impl GpuDataStructField {
         }
     }
 
-    /// The field name.
+    /// The field name; `const`, so `T::FORMAT.fields()[i].name()` works in `const` items.
     #[must_use]
-    pub fn name(&self) -> &str {
-        &self.name
+    pub const fn name(&self) -> &str {
+        match &self.name {
+            Cow::Borrowed(name) => name,
+            Cow::Owned(name) => name.as_str(),
+        }
     }
 
     /// The field's vertex format.
@@ -187,10 +190,14 @@ impl GpuDataStructFormat {
         self.layout
     }
 
-    /// Fields in declaration order.
+    /// Fields in declaration order; `const`, so a derived struct's fields can be read in `const`
+    /// items (`T::FORMAT.fields()[1].byte_offset()`).
     #[must_use]
-    pub fn fields(&self) -> &[GpuDataStructField] {
-        &self.fields
+    pub const fn fields(&self) -> &[GpuDataStructField] {
+        match &self.fields {
+            Cow::Borrowed(fields) => fields,
+            Cow::Owned(fields) => fields.as_slice(),
+        }
     }
 
     /// The field called `name`, with its index.
@@ -258,9 +265,8 @@ impl GpuDataStructFormat {
 }
 
 /// The first repeated name: `(first, second)` where `second` is the lowest index whose name an
-/// earlier index `first` already has (the pair [`find_duplicate_name`](super::find_duplicate_name)
-/// finds), in one pass over a hash map instead of that `const fn`'s pairwise scan, so that run-time
-/// declarations of any size are checked in linear time.
+/// earlier index `first` already has, in one pass over a hash map, so that run-time declarations
+/// of any size are checked in linear time. (The derive checks its field names at macro time.)
 fn first_duplicate(names: &[&str]) -> Option<(usize, usize)> {
     let mut seen = std::collections::HashMap::with_capacity(names.len());
     names

@@ -45,7 +45,7 @@ pub struct FieldCopy {
 }
 
 use crate::format::VertexFormat;
-use crate::layout::{GpuDataStructField, GpuDataStructFormat, RowShape, StepMode};
+use crate::layout::{GpuDataStructField, GpuDataStructFormat, StepMode};
 
 /// A Rust type stored as one fixed-width GPU value of [`FORMAT`](Self::FORMAT).
 ///
@@ -134,44 +134,40 @@ macro_rules! impl_gpu_field {
 ///
 /// Derive it with `#[derive(GpuStruct)]` (see the derive's documentation for attributes); the
 /// derive computes [`FORMAT`](Self::FORMAT) in a `const` item with the same engine as runtime
-/// declarations, so `T::FORMAT` equals `GpuDataStructFormat::new` over the same fields.
+/// declarations, so `*T::FORMAT` equals `GpuDataStructFormat::new` over the same fields.
+/// `FORMAT` is the one description of the row: names, formats, offsets and totals are read from
+/// it, in `const` items too (`const STRIDE: u64 = Particle::FORMAT.byte_stride();`).
+///
+/// # Vertex layouts
+/// [`vertex_buffer_layout`](Self::vertex_buffer_layout) is the one way to a derived struct's
+/// wgpu vertex layout, and it never drops attributes: for a struct with a WebGL-only (`-webgl`)
+/// field, which no wgpu vertex attribute can read, asking for the vertex layout is a compile
+/// error spanned at that field (the `packed` layout refuses such fields outright; a
+/// `wgsl-storage` struct may hold them as long as nothing asks for its vertex layout). Formats
+/// built at run time lower through the fallible
+/// [`GpuDataStructFormat::buffer_layout`]`(..).`[`to_wgpu`](crate::BufferLayout::to_wgpu).
 ///
 /// # Safety
 /// Implementing this trait by hand is unsafe. The implementor promises that every field of `Self`
 /// is plain data (a [`GpuField`] or a `bytemuck::Pod` padding field: initialized, valid for any
-/// bit pattern, so an all-zero `Self` is valid); that the field tables agree with [`FORMAT`](Self::FORMAT) (`FIELD_FORMATS[i]` and
-/// `FIELD_OFFSETS[i]` are field `i`'s format and offset), that `FIELD_COPIES[i]` moves field `i`: `host..host + len` is that field inside `Self`, of a type
-/// exactly `len == FIELD_FORMATS[i].byte_length()` bytes, and `gpu == FIELD_OFFSETS[i]`; and, when
-/// [`HOST_LAYOUT_MATCHES`](Self::HOST_LAYOUT_MATCHES) is `true`, that a `[Self]` slice's bytes are
-/// exactly its GPU rows: `size_of::<Self>() == FORMAT.byte_stride()`, no implicit padding, each
-/// field at its format offset.
+/// bit pattern, so an all-zero `Self` is valid); that `FIELD_COPIES[i]` moves field `i` of
+/// [`FORMAT`](Self::FORMAT): `host..host + len` is that field inside `Self`, of a type exactly
+/// `len == FORMAT.fields()[i].byte_length()` bytes, and `gpu == FORMAT.fields()[i].byte_offset()`;
+/// and, when [`HOST_LAYOUT_MATCHES`](Self::HOST_LAYOUT_MATCHES) is `true`, that a `[Self]`
+/// slice's bytes are exactly its GPU rows: `size_of::<Self>() == FORMAT.byte_stride()`, no
+/// implicit padding, each field at its format offset.
 pub unsafe trait GpuStruct: Copy + 'static {
-    /// The row format: fields, offsets, stride.
-    const FORMAT: GpuDataStructFormat;
+    /// The row format: fields, offsets, stride. A `'static` reference, so that every part of it
+    /// is usable in `const` items.
+    const FORMAT: &'static GpuDataStructFormat;
     /// The step mode of the generated vertex layout.
     const STEP_MODE: StepMode;
-    /// The vertex attributes with shader locations (empty when the struct cannot be fetched as
-    /// vertices, e.g. a wgsl-storage struct holding a `-webgl` format).
+    /// The vertex attributes with shader locations, one per field of `FORMAT`. A derived
+    /// struct's value fails to compile, at the offending field, when a field has a `-webgl`
+    /// format (no wgpu vertex attribute reads one).
     const ATTRIBUTES: &'static [wgpu::VertexAttribute];
     /// Whether `&[Self]`'s bytes are the GPU rows, so uploads are one memcpy.
     const HOST_LAYOUT_MATCHES: bool;
-    /// The fields' names in the struct format, in order; `FIELD_NAMES[i]` is
-    /// `FORMAT.fields()[i].name()`, usable in `const` items.
-    const FIELD_NAMES: &'static [&'static str];
-    /// The fields' formats, in order; `FIELD_FORMATS[i]` is `FORMAT.fields()[i].format()`.
-    const FIELD_FORMATS: &'static [VertexFormat];
-    /// The fields' byte offsets, in order; `FIELD_OFFSETS[i]` is
-    /// `FORMAT.fields()[i].byte_offset()`.
-    const FIELD_OFFSETS: &'static [u64];
-    /// The row totals of [`FORMAT`](Self::FORMAT), usable where `FORMAT` itself is not (a
-    /// `GpuDataStructFormat` cannot be dropped in a `const` context):
-    /// `const STRIDE: u64 = Vertex::SHAPE.byte_stride;`.
-    const SHAPE: RowShape = {
-        let format = Self::FORMAT;
-        let shape = format.shape();
-        core::mem::forget(format);
-        shape
-    };
 
     /// How each GPU field's bytes move between `Self` and the GPU row, in format order: its
     /// offset inside `Self` (`offset_of!`), its GPU offset and its byte length. This table drives
@@ -199,18 +195,15 @@ pub unsafe trait GpuStruct: Copy + 'static {
         rows::decode_row_by_table(src)
     }
 
-    /// The wgpu vertex buffer layout of this struct, stepping by [`STEP_MODE`](Self::STEP_MODE).
+    /// The wgpu vertex buffer layout of this struct: every field an attribute, stepping by
+    /// [`STEP_MODE`](Self::STEP_MODE) (`#[gpu(step_mode = "...")]`), locations from
+    /// `#[gpu(location = N)]`. For another step mode, override the field:
+    /// `wgpu::VertexBufferLayout { step_mode: wgpu::VertexStepMode::Instance, ..T::vertex_buffer_layout() }`.
     #[must_use]
     fn vertex_buffer_layout() -> wgpu::VertexBufferLayout<'static> {
-        Self::vertex_buffer_layout_with(Self::STEP_MODE)
-    }
-
-    /// The wgpu vertex buffer layout of this struct, stepping by `step_mode`.
-    #[must_use]
-    fn vertex_buffer_layout_with(step_mode: StepMode) -> wgpu::VertexBufferLayout<'static> {
         wgpu::VertexBufferLayout {
             array_stride: Self::FORMAT.byte_stride(),
-            step_mode: step_mode.to_wgpu(),
+            step_mode: Self::STEP_MODE.to_wgpu(),
             attributes: Self::ATTRIBUTES,
         }
     }
@@ -218,8 +211,8 @@ pub unsafe trait GpuStruct: Copy + 'static {
     /// The format entry of the field that marker `M` names; a marker of another struct does not
     /// compile.
     #[must_use]
-    fn field<M: GpuFieldOf<Self>>() -> GpuDataStructField {
-        Self::FORMAT.fields()[M::INDEX].clone()
+    fn field<M: GpuFieldOf<Self>>() -> &'static GpuDataStructField {
+        &Self::FORMAT.fields()[M::INDEX]
     }
 }
 
@@ -237,12 +230,15 @@ pub trait GpuFieldMarker: 'static {
     /// The field's position among the struct format's fields (padding fields are not counted).
     const INDEX: usize;
     /// The field's name in the struct format.
-    const NAME: &'static str = <Self::Struct as GpuStruct>::FIELD_NAMES[Self::INDEX];
+    const NAME: &'static str = Self::FIELD.name();
     /// The field's format in the row: `<Value as GpuField>::FORMAT`, or the
     /// `#[gpu(format = "...")]` override.
-    const FORMAT: VertexFormat = <Self::Struct as GpuStruct>::FIELD_FORMATS[Self::INDEX];
+    const FORMAT: VertexFormat = Self::FIELD.format();
     /// The field's byte offset in the row.
-    const BYTE_OFFSET: u64 = <Self::Struct as GpuStruct>::FIELD_OFFSETS[Self::INDEX];
+    const BYTE_OFFSET: u64 = Self::FIELD.byte_offset();
+    /// The field's entry in [`GpuStruct::FORMAT`].
+    const FIELD: &'static GpuDataStructField =
+        &<Self::Struct as GpuStruct>::FORMAT.fields()[Self::INDEX];
 
     /// Reads the field's value from a host row: the field's bytes, found through
     /// [`GpuStruct::FIELD_COPIES`] (no row is encoded).

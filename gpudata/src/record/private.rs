@@ -440,28 +440,16 @@ pub const fn host_matches<const N: usize>(
     covered == host_size as u64
 }
 
-/// The vertex attributes of a struct: all its fields', or none when a field has no wgpu vertex
-/// format (a `-webgl` format).
-#[derive(Clone, Copy)]
-pub struct VertexAttributes<const N: usize> {
-    list: [wgpu::VertexAttribute; N],
-    len: usize,
-}
-
-impl<const N: usize> VertexAttributes<N> {
-    /// The valid attributes.
-    #[must_use]
-    pub const fn as_slice(&'static self) -> &'static [wgpu::VertexAttribute] {
-        self.list.split_at(self.len).0
-    }
-}
-
-/// The vertex attributes, locations counted from `location`.
-#[must_use]
+/// The vertex attributes, locations counted from `location`; for a struct with a `-webgl` field,
+/// which no wgpu vertex attribute reads, that field's index (the expansion then fails with
+/// [`no_vertex_layout`], spanned at the field).
+///
+/// # Errors
+/// The index of the first field whose format has no wgpu vertex format.
 pub const fn vertex_attributes<const N: usize>(
     analysis: &Analysis<N>,
     location: u32,
-) -> VertexAttributes<N> {
+) -> Result<[wgpu::VertexAttribute; N], usize> {
     let mut list = [wgpu::VertexAttribute {
         format: wgpu::VertexFormat::Float32,
         offset: 0,
@@ -470,7 +458,7 @@ pub const fn vertex_attributes<const N: usize>(
     let mut k = 0;
     while k < N {
         let Some(format) = analysis.formats[k].to_wgpu() else {
-            return VertexAttributes { list, len: 0 };
+            return Err(k);
         };
         list[k] = wgpu::VertexAttribute {
             format,
@@ -479,7 +467,18 @@ pub const fn vertex_attributes<const N: usize>(
         };
         k += 1;
     }
-    VertexAttributes { list, len: N }
+    Ok(list)
+}
+
+/// Why field `k` leaves the struct without a vertex layout.
+#[must_use]
+pub const fn no_vertex_layout<const N: usize>(analysis: &Analysis<N>, k: usize) -> Msg {
+    Msg::new()
+        .str("field `")
+        .str(analysis.names[k])
+        .str("` has WebGL-only format `")
+        .str(analysis.formats[k].as_str())
+        .str("`, which no wgpu vertex attribute reads, so the struct has no vertex layout; use a 2- or 4-component type or format, or use the struct only as storage (without `vertex_buffer_layout`)")
 }
 
 /// The struct format's field entries.
@@ -628,8 +627,8 @@ pub const fn zero_copy_problem(
 }
 
 /// The struct format of a derive that failed (the compile error is already reported).
-pub const FALLBACK_FORMAT: GpuDataStructFormat =
-    GpuDataStructFormat::from_static(StructLayout::WgslStorage, &[], EMPTY_SHAPE);
+pub const FALLBACK_FORMAT: &GpuDataStructFormat =
+    &GpuDataStructFormat::from_static(StructLayout::WgslStorage, &[], EMPTY_SHAPE);
 
 /// A type a host-only `#[gpu(padding)]` field may have: plain data, so the struct's bytes stay
 /// initialized and the field can decode as zeros.

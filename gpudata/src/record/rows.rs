@@ -72,7 +72,7 @@ pub fn rows_as_bytes<T: GpuStruct>(rows: &[T]) -> Option<&[u8]> {
 }
 
 fn stride_usize<T: GpuStruct>() -> usize {
-    usize::try_from(T::SHAPE.byte_stride).unwrap_or(usize::MAX)
+    usize::try_from(T::FORMAT.byte_stride()).unwrap_or(usize::MAX)
 }
 
 /// Writes `rows` as GPU rows into `dst`: one `memcpy` when the host layout is the GPU layout,
@@ -257,7 +257,7 @@ pub(super) fn encode_row_by_table<T: GpuStruct>(row: &T, dst: &mut [u8]) {
 /// GPU offset to its place in the host row, following [`GpuStruct::FIELD_COPIES`].
 #[inline]
 pub(super) fn decode_row_by_table<T: GpuStruct>(src: &[u8]) -> T {
-    let row_len = usize::try_from(T::SHAPE.row_byte_length).unwrap_or(usize::MAX);
+    let row_len = usize::try_from(T::FORMAT.row_byte_length()).unwrap_or(usize::MAX);
     assert!(
         src.len() >= row_len,
         "decode_row needs at least {row_len} bytes (one gpu row), got {}",

@@ -312,7 +312,7 @@ impl GpuVector {
     /// as [`append_bytes`](Self::append_bytes).
     pub fn append_rows<T: GpuStruct>(&mut self, rows: &[T]) -> Result<(), TableError> {
         let state = self.appended_state("append_rows")?.clone();
-        let expected = GpuDataFormat::Struct(T::FORMAT);
+        let expected = GpuDataFormat::Struct(T::FORMAT.clone());
         if self.format.as_ref() != Some(&expected) {
             return Err(TableError::FormatMismatch {
                 column: self.name.clone(),
