@@ -16,7 +16,8 @@ use gpudata::arrow::{
     default_format, record_batch_to_segmented, upload_source, vertex_format_for_shader,
 };
 use gpudata::data::DEFAULT_USAGE;
-use gpudata::{DataType, GpuData, GpuError, GpuVectorFormat, OpError, ShaderType, VertexFormat};
+use gpudata::format::DataType;
+use gpudata::{GpuData, GpuError, GpuVectorFormat, OpError, ShaderType, VertexFormat};
 
 use crate::support::{gpu, limited_gpu};
 

@@ -283,33 +283,57 @@ fn vector_156_default_formats() {
 #[test]
 fn vector_157_shader_driven_formats() {
     let cases = [
-        (gpudata::DataType::Float16, 1, "f32", false, "float16"),
         (
-            gpudata::DataType::Sint16,
+            gpudata::format::DataType::Float16,
+            1,
+            "f32",
+            false,
+            "float16",
+        ),
+        (
+            gpudata::format::DataType::Sint16,
             4,
             "vec4<f32>",
             false,
             "snorm16x4",
         ),
         (
-            gpudata::DataType::Uint16,
+            gpudata::format::DataType::Uint16,
             4,
             "vec4<f32>",
             false,
             "unorm16x4",
         ),
-        (gpudata::DataType::Sint8, 4, "vec4<f32>", false, "snorm8x4"),
-        (gpudata::DataType::Uint8, 4, "vec4<f32>", false, "unorm8x4"),
-        (gpudata::DataType::Uint8, 4, "vec4<f16>", false, "unorm8x4"),
         (
-            gpudata::DataType::Sint16,
+            gpudata::format::DataType::Sint8,
+            4,
+            "vec4<f32>",
+            false,
+            "snorm8x4",
+        ),
+        (
+            gpudata::format::DataType::Uint8,
+            4,
+            "vec4<f32>",
+            false,
+            "unorm8x4",
+        ),
+        (
+            gpudata::format::DataType::Uint8,
+            4,
+            "vec4<f16>",
+            false,
+            "unorm8x4",
+        ),
+        (
+            gpudata::format::DataType::Sint16,
             2,
             "vec2<f16>",
             false,
             "snorm16x2",
         ),
         (
-            gpudata::DataType::Sint8,
+            gpudata::format::DataType::Sint8,
             3,
             "vec3<i32>",
             true,
@@ -326,44 +350,59 @@ fn vector_157_shader_driven_formats() {
 fn vector_158_shader_driven_errors() {
     let cases = [
         (
-            gpudata::DataType::Uint32,
+            gpudata::format::DataType::Uint32,
             4,
             "vec4<f32>",
             "no normalized 32-bit integer vertex format",
         ),
-        (gpudata::DataType::Float32, 2, "vec2<i32>", "cannot be used"),
         (
-            gpudata::DataType::Uint16,
+            gpudata::format::DataType::Float32,
+            2,
+            "vec2<i32>",
+            "cannot be used",
+        ),
+        (
+            gpudata::format::DataType::Uint16,
             2,
             "vec2<i32>",
             "signedness does not match",
         ),
         (
-            gpudata::DataType::Sint16,
+            gpudata::format::DataType::Sint16,
             2,
             "vec2<u32>",
             "signedness does not match",
         ),
         (
-            gpudata::DataType::Float16,
+            gpudata::format::DataType::Float16,
             3,
             "vec3<f32>",
             "portable webgpu layouts",
         ),
         (
-            gpudata::DataType::Uint8,
+            gpudata::format::DataType::Uint8,
             3,
             "vec3<u32>",
             "portable webgpu layouts",
         ),
         (
-            gpudata::DataType::Uint8,
+            gpudata::format::DataType::Uint8,
             3,
             "vec3<f32>",
             "portable webgpu layouts",
         ),
-        (gpudata::DataType::Float32, 4, "vec4<f16>", "cannot be used"),
-        (gpudata::DataType::Uint8, 4, "vec3<u32>", "expects 3"),
+        (
+            gpudata::format::DataType::Float32,
+            4,
+            "vec4<f16>",
+            "cannot be used",
+        ),
+        (
+            gpudata::format::DataType::Uint8,
+            4,
+            "vec3<u32>",
+            "expects 3",
+        ),
     ];
     for (data_type, n, s, theme) in cases {
         let e = vertex_format_for_shader("colors", data_type, n, shader(s), false).unwrap_err();

@@ -6,9 +6,10 @@ use crate::support;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
+use gpudata::data::TypedGpuDataView;
 use gpudata::{
     BufferLayout, GpuData, GpuDataStructFormat, GpuDataView, GpuStruct, StepMode, StructLayout,
-    TypedGpuData, TypedGpuDataView, Unorm8x4, VertexFormat,
+    TypedGpuData, Unorm8x4, VertexFormat,
 };
 
 struct Counting;
@@ -71,7 +72,7 @@ fn views_children_and_bindings_allocate_nothing() {
     .unwrap();
     let runtime = GpuData::zeroed(&gpu, format, 8, gpudata::data::DEFAULT_USAGE).unwrap();
     let layout = Instance::FORMAT.buffer_layout("instances", None);
-    let buffer = typed.buffer();
+    let buffer = typed.as_data().buffer();
 
     let (lengths, count) = allocations(|| {
         let a = typed.get_child::<instance_fields::Position>();
@@ -84,7 +85,7 @@ fn views_children_and_bindings_allocate_nothing() {
         let h = f.slice(2, 3).unwrap();
         let i = TypedGpuDataView::<[f32; 3]>::new(f).unwrap();
         let binding = b.vertex_binding(&gpu, 1, StepMode::Instance).unwrap();
-        let slice = typed.vertex_buffer_slice(&gpu).unwrap();
+        let slice = typed.as_data().vertex_buffer_slice(&gpu).unwrap();
         let storage = runtime.storage_binding(&gpu).unwrap();
         let missing = runtime.get_child("missing");
         [

@@ -247,7 +247,7 @@ fn check(gpu: &Gpu, format: VertexFormat, bytes: &[u8], count: usize) -> Tally {
             let finite = matches!(decoded, Scalar::F32(v) if v.is_finite())
                 || !matches!(decoded, Scalar::F32(_));
             // WGSL's pack2x16float is indeterminate outside the finite binary16 range.
-            if finite || format.data_type() != gpudata::DataType::Float16 {
+            if finite || format.data_type() != gpudata::format::DataType::Float16 {
                 assert_eq!(
                     from_snippets[count * 4 + k],
                     host_encoded,

@@ -7,7 +7,8 @@
 
 use crate::support::{Rng, USAGE, attribute_probe_shader, gpu, shader, validation_error};
 use gpudata::data::GpuDataDescriptor;
-use gpudata::{DataType, Gpu, GpuData, GpuDataStructFormat, StepMode, StructLayout, VertexFormat};
+use gpudata::format::DataType;
+use gpudata::{Gpu, GpuData, GpuDataStructFormat, StepMode, StructLayout, VertexFormat};
 
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -62,7 +63,8 @@ fn random_rows(rng: &mut Rng, format: &GpuDataStructFormat, rows: u64) -> Vec<u8
 /// Draws the rows as points with the format's generated vertex layout.
 fn draw_as_vertices(gpu: &Gpu, data: &GpuData, format: &GpuDataStructFormat) -> Option<String> {
     let layout = format
-        .wgpu_vertex_layout(StepMode::Vertex, 0)
+        .buffer_layout("", Some(StepMode::Vertex))
+        .to_wgpu(0)
         .expect("fetchable formats lower to wgpu");
     let module = shader(gpu, "sweep vertex", &attribute_probe_shader(format));
     let target = gpu.device().create_texture(&wgpu::TextureDescriptor {

@@ -2,11 +2,13 @@
 //! public API (descriptors on the host, buffers and views on lavapipe), pinned by variant and by
 //! its whole rendered message.
 
+use gpudata::data::TypedGpuDataView;
 use gpudata::data::{DEFAULT_USAGE, decode_values};
+use gpudata::layout::BufferAttribute;
+use gpudata::record::{GpuFieldMarker, GpuFieldOf};
 use gpudata::{
-    BufferAttribute, BufferLayout, DataError, GpuData, GpuDataDescriptor, GpuDataStructFormat,
-    GpuError, GpuFieldMarker, GpuFieldOf, GpuStruct, StructLayout, TypedGpuData, TypedGpuDataView,
-    VertexFormat,
+    BufferLayout, DataError, GpuData, GpuDataDescriptor, GpuDataStructFormat, GpuError, GpuStruct,
+    StructLayout, TypedGpuData, VertexFormat,
 };
 
 use crate::support::{buffer, gpu};

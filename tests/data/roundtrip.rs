@@ -6,9 +6,10 @@
 use crate::support;
 
 use crate::support::{Rng, USAGE};
+use gpudata::data::HostValues;
 use gpudata::{
     BufferHandle, DataError, GpuData, GpuDataDescriptor, GpuDataStructFormat, GpuError, GpuStruct,
-    HostValues, StructLayout, TypedGpuData, Unorm8x4, VertexFormat,
+    StructLayout, TypedGpuData, Unorm8x4, VertexFormat,
 };
 use half::f16;
 
@@ -85,15 +86,15 @@ fn the_three_structs_take_both_upload_paths() {
 fn roundtrip<T: GpuStruct + PartialEq + std::fmt::Debug>(rows: &[T]) {
     let gpu = support::gpu();
     let data = TypedGpuData::from_rows(&gpu, rows, USAGE).unwrap();
-    assert_eq!(data.length(), rows.len() as u64);
-    assert_eq!(data.byte_stride(), T::FORMAT.byte_stride());
-    assert!(data.owns_buffer());
+    assert_eq!(data.as_data().length(), rows.len() as u64);
+    assert_eq!(data.as_data().byte_stride(), T::FORMAT.byte_stride());
+    assert!(data.as_data().owns_buffer());
     let back = data.read_rows(&gpu).unwrap();
     assert!(back == rows, "rows differ after the round trip");
     // The raw bytes are exactly what the derive's encoder produces.
     let expected = gpudata::record::encode_rows_to_vec(rows);
-    let bytes = data.read_bytes(&gpu).unwrap();
-    let span = data.byte_length() as usize;
+    let bytes = data.as_data().read_bytes(&gpu).unwrap();
+    let span = data.as_data().byte_length() as usize;
     assert_eq!(bytes, expected[..span]);
 }
 
@@ -121,10 +122,10 @@ fn uploads_larger_than_one_staging_chunk_round_trip() {
 fn empty_uploads_are_valid() {
     let gpu = support::gpu();
     let data = TypedGpuData::<Vertex>::from_rows(&gpu, &[], USAGE).unwrap();
-    assert_eq!(data.length(), 0);
+    assert_eq!(data.as_data().length(), 0);
     assert!(data.read_rows(&gpu).unwrap().is_empty());
     assert!(matches!(
-        data.vertex_buffer_slice(&gpu),
+        data.as_data().vertex_buffer_slice(&gpu),
         Err(GpuError::EmptyBinding { .. })
     ));
 }
@@ -146,8 +147,8 @@ fn async_forms_give_the_same_results() {
     let ids = data.get_child::<storage_fields::Id>();
     let values = pollster::block_on(ids.read_values_async(&gpu)).unwrap();
     assert_eq!(values.as_u32().unwrap()[100], replacement[0].id);
-    let bytes = pollster::block_on(data.read_bytes_async(&gpu)).unwrap();
-    assert_eq!(bytes, data.read_bytes(&gpu).unwrap());
+    let bytes = pollster::block_on(data.as_data().read_bytes_async(&gpu)).unwrap();
+    assert_eq!(bytes, data.as_data().read_bytes(&gpu).unwrap());
     let raw = pollster::block_on(GpuData::from_bytes_async(
         &gpu,
         &[1, 2, 3, 4, 5],
@@ -370,13 +371,13 @@ fn readback_without_copy_src_is_refused_with_the_flags() {
         Err(GpuError::MissingUsage { .. })
     ));
     assert!(matches!(
-        data.storage_binding(&gpu),
+        data.as_data().storage_binding(&gpu),
         Err(GpuError::MissingUsage {
             operation: "bind a storage buffer",
             ..
         })
     ));
-    assert!(data.vertex_buffer_slice(&gpu).is_ok());
+    assert!(data.as_data().vertex_buffer_slice(&gpu).is_ok());
 }
 
 #[test]
@@ -399,7 +400,7 @@ fn writes_without_copy_dst_and_vertex_slices_without_vertex_are_refused() {
             if required == wgpu::BufferUsages::COPY_DST
     ));
     assert!(matches!(
-        data.vertex_buffer_slice(&gpu),
+        data.as_data().vertex_buffer_slice(&gpu),
         Err(GpuError::MissingUsage {
             operation: "bind a vertex buffer",
             ..
@@ -520,7 +521,8 @@ fn destroy_frees_only_an_owned_buffer() {
     // Destroying the owner frees the buffer for every holder.
     let survivor = owner.share();
     owner.destroy();
-    let (result, wgpu_error) = support::validation_error(&gpu, || survivor.read_bytes(&gpu));
+    let (result, wgpu_error) =
+        support::validation_error(&gpu, || survivor.as_data().read_bytes(&gpu));
     assert!(
         result.is_err(),
         "reading a destroyed buffer succeeded: {result:?}"

@@ -2,7 +2,8 @@
 
 use crate::support;
 
-use gpudata::{AdapterKind, Gpu, GpuError};
+use gpudata::device::AdapterKind;
+use gpudata::{Gpu, GpuError};
 
 #[test]
 fn headless_reports_its_adapter() {

@@ -122,10 +122,10 @@ fn a_compute_shader_copies_every_member_with_the_generated_struct() {
     let rows: Vec<Particle> = (0..300).map(|_| particle(&mut rng)).collect();
     let src = TypedGpuData::from_rows(&gpu, &rows, gpudata::data::DEFAULT_USAGE).unwrap();
     let dst = GpuData::zeroed(&gpu, Particle::FORMAT, 300, gpudata::data::DEFAULT_USAGE).unwrap();
-    run_copy(&gpu, &src, &dst);
+    run_copy(&gpu, src.as_data(), &dst);
     let copied = dst.read_bytes(&gpu).unwrap();
-    assert_eq!(copied.len(), src.byte_length() as usize);
-    assert_eq!(copied, src.read_bytes(&gpu).unwrap());
+    assert_eq!(copied.len(), src.as_data().byte_length() as usize);
+    assert_eq!(copied, src.as_data().read_bytes(&gpu).unwrap());
     let dst = TypedGpuData::<Particle>::try_from_data(dst).unwrap();
     assert_eq!(dst.read_rows(&gpu).unwrap(), rows);
 }
@@ -147,7 +147,7 @@ fn rows_at_an_aligned_offset_bind_and_copy_too() {
     let rows: Vec<Particle> = (0..n).map(|_| particle(&mut rng)).collect();
     src.write_rows(&gpu, 0, &rows).unwrap();
     let dst = GpuData::zeroed(&gpu, Particle::FORMAT, n, gpudata::data::DEFAULT_USAGE).unwrap();
-    run_copy(&gpu, &src, &dst);
+    run_copy(&gpu, src.as_data(), &dst);
     let dst = TypedGpuData::<Particle>::try_from_data(dst).unwrap();
     assert_eq!(dst.read_rows(&gpu).unwrap(), rows);
 }

@@ -3,10 +3,11 @@
 
 use crate::support;
 
+use gpudata::data::{GpuDataFormat, RowMetrics};
+use gpudata::layout::BufferAttribute;
 use gpudata::{
-    BufferAttribute, BufferHandle, BufferLayout, DataError, GpuData, GpuDataDescriptor,
-    GpuDataFormat, GpuDataStructFormat, GpuDataView, GpuVectorFormat, RowMetrics, StructLayout,
-    VertexFormat,
+    BufferHandle, BufferLayout, DataError, GpuData, GpuDataDescriptor, GpuDataStructFormat,
+    GpuDataView, GpuVectorFormat, StructLayout, VertexFormat,
 };
 
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE;

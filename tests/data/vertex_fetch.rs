@@ -7,10 +7,11 @@
 use crate::support;
 
 use crate::support::Rng;
+use gpudata::data::HostValues;
+use gpudata::format::PrimitiveType;
 use gpudata::{
-    GpuData, GpuDataDescriptor, GpuDataView, GpuError, GpuStruct, HostValues, PrimitiveType,
-    Snorm8x4, Snorm16x2, StepMode, TypedGpuData, Unorm8, Unorm8x2, Unorm8x4Bgra, Unorm10_10_10_2,
-    Unorm16x4, VertexFormat,
+    GpuData, GpuDataDescriptor, GpuDataView, GpuError, GpuStruct, Snorm8x4, Snorm16x2, StepMode,
+    TypedGpuData, Unorm8, Unorm8x2, Unorm8x4Bgra, Unorm10_10_10_2, Unorm16x4, VertexFormat,
 };
 use half::f16;
 
@@ -269,7 +270,7 @@ fn every_format_family_fetches_as_the_cpu_decodes_it() {
             location: a.shader_location,
         })
         .collect();
-    let slice = data.vertex_buffer_slice(&gpu).unwrap();
+    let slice = data.as_data().vertex_buffer_slice(&gpu).unwrap();
     let received = fetch(
         &gpu,
         &inputs,

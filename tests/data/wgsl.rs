@@ -2,9 +2,9 @@
 //! every member at the format's offset with the format's stride; packed layouts WGSL cannot
 //! express are refused with the field that breaks.
 
-use gpudata::{
-    GpuDataStructField, GpuDataStructFormat, RowShape, StructLayout, VertexFormat, WgslError,
-};
+use gpudata::error::WgslError;
+use gpudata::layout::{GpuDataStructField, RowShape};
+use gpudata::{GpuDataStructFormat, StructLayout, VertexFormat};
 use proptest::prelude::*;
 
 /// (member offsets, struct size) as naga lays out `Row`, after validating a module that uses it

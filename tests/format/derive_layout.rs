@@ -29,34 +29,38 @@ fn offsets_of<T: GpuStruct>() -> Vec<u64> {
     T::FORMAT.fields().iter().map(|f| f.byte_offset()).collect()
 }
 
-/// `T::FORMAT` equals the runtime layout, and the wgpu vertex layout equals the runtime lowering.
+/// `T::FORMAT` equals the runtime layout.
 fn assert_matches_runtime<T: GpuStruct>(layout: StructLayout) {
     assert_eq!(T::FORMAT.layout(), layout);
-    assert_eq!(T::FORMAT, runtime_twin::<T>());
+    assert_eq!(*T::FORMAT, runtime_twin::<T>());
+}
+
+/// As [`assert_matches_runtime`], and the wgpu vertex layout equals the runtime lowering, every
+/// field an attribute (for structs without `-webgl` fields: asking for the vertex layout of
+/// one is a compile error, `tests/ui/fail/format/webgl_vertex_layout.rs`).
+fn assert_vertex_matches_runtime<T: GpuStruct>(layout: StructLayout) {
+    assert_matches_runtime::<T>(layout);
     let vertex = T::vertex_buffer_layout();
-    match T::FORMAT.wgpu_vertex_layout(T::STEP_MODE, 0) {
-        Ok(runtime) => {
-            assert_eq!(vertex.array_stride, runtime.array_stride);
-            assert_eq!(vertex.step_mode, runtime.step_mode);
-            assert_eq!(vertex.attributes, runtime.attributes.as_slice());
-        }
-        Err(_) => assert!(
-            vertex.attributes.is_empty(),
-            "a -webgl format has no wgpu attribute"
-        ),
-    }
+    let runtime = T::FORMAT
+        .buffer_layout("", Some(T::STEP_MODE))
+        .to_wgpu(0)
+        .expect("no -webgl field");
+    assert_eq!(vertex.array_stride, runtime.array_stride);
+    assert_eq!(vertex.step_mode, runtime.step_mode);
+    assert_eq!(vertex.attributes, runtime.attributes.as_slice());
+    assert_eq!(vertex.attributes.len(), T::FORMAT.fields().len());
 }
 
 #[test]
 fn every_struct_equals_its_runtime_declaration() {
-    assert_matches_runtime::<Bytes8Packed>(StructLayout::Packed);
-    assert_matches_runtime::<Bytes8Storage>(StructLayout::WgslStorage);
-    assert_matches_runtime::<Bytes16Packed>(StructLayout::Packed);
-    assert_matches_runtime::<Bytes16Storage>(StructLayout::WgslStorage);
-    assert_matches_runtime::<Bytes32Packed>(StructLayout::Packed);
-    assert_matches_runtime::<Bytes32Storage>(StructLayout::WgslStorage);
-    assert_matches_runtime::<OverridesPacked>(StructLayout::Packed);
-    assert_matches_runtime::<OverridesStorage>(StructLayout::WgslStorage);
+    assert_vertex_matches_runtime::<Bytes8Packed>(StructLayout::Packed);
+    assert_vertex_matches_runtime::<Bytes8Storage>(StructLayout::WgslStorage);
+    assert_vertex_matches_runtime::<Bytes16Packed>(StructLayout::Packed);
+    assert_vertex_matches_runtime::<Bytes16Storage>(StructLayout::WgslStorage);
+    assert_vertex_matches_runtime::<Bytes32Packed>(StructLayout::Packed);
+    assert_vertex_matches_runtime::<Bytes32Storage>(StructLayout::WgslStorage);
+    assert_vertex_matches_runtime::<OverridesPacked>(StructLayout::Packed);
+    assert_vertex_matches_runtime::<OverridesStorage>(StructLayout::WgslStorage);
     assert_matches_runtime::<WebglOnly>(StructLayout::WgslStorage);
 }
 
@@ -265,10 +269,10 @@ fn spec_struct_vectors_hold_for_derived_structs() {
     assert_eq!(shape_of::<V34>(), (vec![0], 8, 8, 4));
     assert_eq!(shape_of::<V35>(), (vec![0, 8], 12, 16, 4));
     assert_eq!(shape_of::<V36>(), (vec![0, 4], 5, 8, 2));
-    assert_eq!(runtime_twin::<V23>(), V23::FORMAT);
-    assert_eq!(runtime_twin::<V28>(), V28::FORMAT);
-    assert_eq!(runtime_twin::<V31>(), V31::FORMAT);
-    assert_eq!(runtime_twin::<V35>(), V35::FORMAT);
+    assert_eq!(runtime_twin::<V23>(), *V23::FORMAT);
+    assert_eq!(runtime_twin::<V28>(), *V28::FORMAT);
+    assert_eq!(runtime_twin::<V31>(), *V31::FORMAT);
+    assert_eq!(runtime_twin::<V35>(), *V35::FORMAT);
 }
 
 #[test]
@@ -305,24 +309,41 @@ fn spec_vector_27_buffer_layout_of_a_derived_struct() {
             (wgpu::VertexFormat::Float32x3, 8, 3)
         ]
     );
-    let vertex_stepped = V23::vertex_buffer_layout_with(StepMode::Vertex);
+    let vertex_stepped = wgpu::VertexBufferLayout {
+        step_mode: StepMode::Vertex.to_wgpu(),
+        ..V23::vertex_buffer_layout()
+    };
     assert_eq!(vertex_stepped.step_mode, wgpu::VertexStepMode::Vertex);
 }
 
+/// Issue 13: a `-webgl` field used to leave the derived vertex layout with no attributes at
+/// all. Now asking for it is a compile error at the field
+/// (`tests/ui/fail/format/webgl_vertex_layout.rs`); the runtime lowering of the same format
+/// names the field, and a struct without such a field has every field as an attribute.
 #[test]
-fn a_webgl_format_leaves_no_vertex_attributes() {
-    assert!(WebglOnly::ATTRIBUTES.is_empty());
-    assert_eq!(V35::ATTRIBUTES.len(), 0);
+fn a_webgl_format_has_no_vertex_layout_and_says_which_field() {
+    for format in [WebglOnly::FORMAT, V35::FORMAT] {
+        let error = format.buffer_layout("", None).to_wgpu(0).unwrap_err();
+        assert!(
+            matches!(error, gpudata::LayoutError::WebglOnlyVertexAttribute { .. }),
+            "{error}"
+        );
+    }
     assert_eq!(V36::ATTRIBUTES.len(), 2);
+    assert_eq!(V36::vertex_buffer_layout().attributes.len(), 2);
 }
 
 #[test]
 fn format_is_usable_in_const_items() {
-    const STRIDE: u64 = V33::SHAPE.byte_stride;
+    const STRIDE: u64 = V33::FORMAT.byte_stride();
     const BUFFER: [u8; STRIDE as usize] = [0; STRIDE as usize];
     assert_eq!(BUFFER.len(), 32);
-    // The trait's default (for hand-written impls) agrees with the derive's value.
-    assert_eq!(V33::SHAPE, V33::FORMAT.shape());
+    // Every part of the one format constant is `const`: names, formats and offsets too.
+    const SECOND: (&str, u64) = (
+        V33::FORMAT.fields()[1].name(),
+        V33::FORMAT.fields()[1].byte_offset(),
+    );
+    assert_eq!(SECOND, ("b", 16));
 }
 
 #[test]
@@ -365,6 +386,6 @@ fn format_serializes_to_the_luma_json_shape() {
         let text = serde_json::to_string(&derived).unwrap();
         assert_eq!(text, serde_json::to_string(&twin).unwrap());
         let back: GpuDataStructFormat = serde_json::from_str(&text).unwrap();
-        assert_eq!(back, derived);
+        assert_eq!(back, *derived);
     }
 }

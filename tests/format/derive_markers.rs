@@ -3,7 +3,8 @@
 //! child accessor uses (`M: GpuFieldOf<T>`), exercised against encoded rows.
 
 use gpudata::record::encode_rows_to_vec;
-use gpudata::{GpuField, GpuFieldMarker, GpuFieldOf, GpuStruct, Unorm8x4, VertexFormat};
+use gpudata::record::{GpuFieldMarker, GpuFieldOf};
+use gpudata::{GpuField, GpuStruct, Unorm8x4, VertexFormat};
 
 #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
 #[repr(C)]
@@ -40,7 +41,7 @@ fn column<T: GpuStruct, M: GpuFieldOf<T>>(bytes: &[u8]) -> Vec<M::Value> {
 /// The marker's consts agree with the struct format entry it names.
 fn assert_agrees<T: GpuStruct, M: GpuFieldOf<T>>() {
     let field = T::field::<M>();
-    assert_eq!(field, T::FORMAT.fields()[M::INDEX]);
+    assert_eq!(*field, T::FORMAT.fields()[M::INDEX]);
     assert_eq!(field.name(), M::NAME);
     assert_eq!(field.format(), M::FORMAT);
     assert_eq!(field.byte_offset(), M::BYTE_OFFSET);

@@ -174,7 +174,11 @@ fn mint_fields_have_the_formats_of_arrays() {
     assert_eq!(MintVertex::FORMAT.byte_stride(), 56);
     const { assert!(MintVertex::HOST_LAYOUT_MATCHES) };
     assert_eq!(
-        MintStorage::FIELD_FORMATS,
+        MintStorage::FORMAT
+            .fields()
+            .iter()
+            .map(|f| f.format())
+            .collect::<Vec<_>>(),
         [
             VertexFormat::Uint8x3Webgl,
             VertexFormat::Float32x3,
@@ -261,7 +265,7 @@ fn mint_values_upload_as_packed_data_and_constants() {
     let data = GpuData::from_values(&gpu, &normals, USAGE).unwrap();
     assert!(matches!(
         data.format(),
-        Some(gpudata::GpuDataFormat::Vector(
+        Some(gpudata::data::GpuDataFormat::Vector(
             gpudata::GpuVectorFormat::Fixed(VertexFormat::Float32x3)
         ))
     ));

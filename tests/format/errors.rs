@@ -2,11 +2,15 @@
 //! [`LayoutError`], [`WgslError`], [`LayoutRuleError`] and [`RowBytesError`] triggered through
 //! the public API, pinned by variant and by its whole rendered message.
 
+use gpudata::error::WgslError;
+use gpudata::format::DataType;
+use gpudata::layout::{
+    BufferAttribute, GpuDataStructField, LayoutCursor, LayoutRuleError, RowShape, layout_formats,
+};
 use gpudata::record::{RowBytesError, decode_rows, encode_rows};
 use gpudata::{
-    BufferAttribute, BufferLayout, DataType, FormatError, GpuDataStructField, GpuDataStructFormat,
-    GpuStruct, GpuVectorFormat, LayoutCursor, LayoutError, LayoutRuleError, RowShape, ShaderType,
-    StepMode, StructLayout, VertexFormat, WgslError, layout_formats,
+    BufferLayout, FormatError, GpuDataStructFormat, GpuStruct, GpuVectorFormat, LayoutError,
+    ShaderType, StepMode, StructLayout, VertexFormat,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -614,10 +618,23 @@ fn rule_duplicate_name() {
         second: 2,
     };
     assert_eq!(error.message(), "two fields of a gpu struct share a name");
-    assert_eq!(
-        gpudata::layout::find_duplicate_name(&["a", "b", "a"]),
-        Some((0, 2))
-    );
+    // The engine's duplicate search is crate-private now; its (0, 2) answer reaches users as
+    // `DuplicateField`'s positions.
+    assert!(matches!(
+        GpuDataStructFormat::new(
+            StructLayout::Packed,
+            [
+                ("a", VertexFormat::Float32),
+                ("b", VertexFormat::Float32),
+                ("a", VertexFormat::Float32)
+            ],
+        ),
+        Err(LayoutError::DuplicateField {
+            first: 0,
+            second: 2,
+            ..
+        })
+    ));
 }
 
 // LayoutRuleError::Overflow is a guard, as LayoutError::Overflow above (same unit test).

@@ -86,11 +86,11 @@ fn derives_without_the_prelude() {
     );
     const { ::core::assert!(!<NotReprC as ::gpudata::GpuStruct>::HOST_LAYOUT_MATCHES) };
     ::core::assert_eq!(
-        <NotReprC as ::gpudata::GpuStruct>::FIELD_FORMATS[1],
+        <NotReprC as ::gpudata::GpuStruct>::FORMAT.fields()[1].format(),
         ::gpudata::VertexFormat::Float32
     );
     ::core::assert_eq!(
-        <packed_fields::Color as ::gpudata::GpuFieldMarker>::NAME,
+        <packed_fields::Color as ::gpudata::record::GpuFieldMarker>::NAME,
         "tint"
     );
     let row = Storage {

@@ -1,9 +1,9 @@
 //! Struct format test vectors (spec §3, §11.3), errors, const/runtime agreement, buffer layouts
 //! and the luma.gl JSON shape.
 
+use gpudata::layout::{BufferAttribute, ConstLayout, GpuDataStructField, layout_formats};
 use gpudata::{
-    BufferAttribute, BufferLayout, ConstLayout, GpuDataStructField, GpuDataStructFormat,
-    LayoutError, StepMode, StructLayout, VertexFormat, layout_formats,
+    BufferLayout, GpuDataStructFormat, LayoutError, StepMode, StructLayout, VertexFormat,
 };
 use serde_json::json;
 
@@ -306,7 +306,8 @@ fn buffer_layout_lowering_errors() {
 fn location_overflow_is_an_error() {
     let f = layout(Packed, &[("a", "float32"), ("b", "float32")]);
     assert_eq!(
-        f.wgpu_vertex_layout(StepMode::Vertex, u32::MAX),
+        f.buffer_layout("", Some(StepMode::Vertex))
+            .to_wgpu(u32::MAX),
         Err(LayoutError::LocationOverflow {
             base_location: u32::MAX
         })

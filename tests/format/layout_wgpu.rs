@@ -21,7 +21,8 @@ fn pipeline_error(gpu: &Gpu, wgsl: &str, buffer: wgpu::VertexBufferLayout<'_>) -
 /// Creates a pipeline with the format's generated vertex layout.
 fn validate_pipeline(gpu: &Gpu, format: &GpuDataStructFormat) -> Option<String> {
     let layout = format
-        .wgpu_vertex_layout(StepMode::Instance, 0)
+        .buffer_layout("", Some(StepMode::Instance))
+        .to_wgpu(0)
         .expect("packed formats lower to wgpu");
     pipeline_error(gpu, &attribute_probe_shader(format), layout.as_wgpu())
 }

@@ -68,7 +68,7 @@ pub mod vertices {
 
     /// Uses the private struct's markers.
     pub(crate) const fn private_index() -> usize {
-        <private_fields::Value as gpudata::GpuFieldMarker>::INDEX
+        <private_fields::Value as gpudata::record::GpuFieldMarker>::INDEX
     }
 }
 

@@ -1,6 +1,7 @@
 //! luma.gl's vertex format, shader type and GPUVectorFormat test vectors (spec §1–2, §11.1–11.2).
 
-use gpudata::{DataType, FormatError, GpuVectorFormat, PrimitiveType, ShaderType, VertexFormat};
+use gpudata::format::{DataType, PrimitiveType};
+use gpudata::{FormatError, GpuVectorFormat, ShaderType, VertexFormat};
 
 fn vf(s: &str) -> VertexFormat {
     s.parse().unwrap_or_else(|e| panic!("{s}: {e}"))

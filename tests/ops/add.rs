@@ -2,9 +2,10 @@
 //! spec's vectors (§11.7).
 
 use crate::fixtures::*;
+use gpudata::format::DataType;
 use gpudata::ops::cpu::{self, HostInput, HostOperand};
 use gpudata::ops::{self, ArithmeticOp, Constant, Operand, OpsConfig};
-use gpudata::{DataType, Gpu, GpuDataView, OpError, VertexFormat};
+use gpudata::{Gpu, GpuDataView, OpError, VertexFormat};
 
 /// A GPU input and its CPU twin over the same bytes.
 struct Pair {

@@ -111,7 +111,7 @@ pub fn format_of(data: &GpuData) -> VertexFormat {
 /// Random bytes of one value of `format`: floats finite and moderate (no subnormals, so GPUs
 /// that flush them agree with the CPU), integers over their whole range.
 pub fn random_value(rng: &mut Rng, format: VertexFormat) -> Vec<u8> {
-    use gpudata::DataType;
+    use gpudata::format::DataType;
     let mut out = Vec::with_capacity(format.byte_length() as usize);
     if format.is_packed_bits() {
         out.extend_from_slice(&rng.next_u32().to_le_bytes());

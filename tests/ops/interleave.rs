@@ -29,7 +29,7 @@ fn unit(format: VertexFormat) -> u64 {
 
 /// Formats whose bytes fit a field of `format`: itself, and its integer/normalized twin.
 fn twin(format: VertexFormat) -> VertexFormat {
-    use gpudata::DataType::*;
+    use gpudata::format::DataType::*;
     let swapped = match format.data_type() {
         Uint8 => Some(Unorm8),
         Unorm8 if !format.is_packed_bits() && !format.is_bgra() => Some(Uint8),

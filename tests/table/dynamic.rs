@@ -3,8 +3,9 @@
 //! handover to a table.
 
 use crate::fixtures::{alive, gpu};
+use gpudata::data::GpuDataFormat;
 use gpudata::table::{AppendableOptions, GpuTable, GpuVector, Growth, RecordBatchOptions};
-use gpudata::{Gpu, GpuDataFormat, GpuStruct, GpuVectorFormat, TableError, Unorm8x4, VertexFormat};
+use gpudata::{Gpu, GpuStruct, GpuVectorFormat, TableError, Unorm8x4, VertexFormat};
 
 #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
 #[repr(C)]

@@ -322,7 +322,7 @@ fn wgsl_name() {
         .unwrap_err();
     assert_error(
         &error,
-        TableError::Wgsl(gpudata::WgslError::InvalidName { name: "2d".into() }),
+        TableError::Wgsl(gpudata::error::WgslError::InvalidName { name: "2d".into() }),
         "`2d` is not a valid WGSL identifier: expected ASCII letters, digits and `_`, not starting with a digit or `__`, and not a WGSL keyword",
     );
 }

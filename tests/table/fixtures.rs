@@ -4,14 +4,16 @@
 
 use std::fmt::{Debug, Display};
 
+use gpudata::data::GpuDataFormat;
+use gpudata::layout::BufferAttribute;
 use gpudata::table::{
     AppendableOptions, DataVectorOptions, GpuColumn, GpuConstant, GpuRecordBatch, GpuSchemaField,
     GpuTable, GpuVector, RecordBatchOptions, SegmentSpec, SegmentedLayout, SegmentedTable,
     SegmentedTableBuilder,
 };
 use gpudata::{
-    BufferAttribute, BufferHandle, BufferLayout, Gpu, GpuData, GpuDataDescriptor, GpuDataFormat,
-    GpuStruct, GpuVectorFormat, TableError, VertexFormat,
+    BufferHandle, BufferLayout, Gpu, GpuData, GpuDataDescriptor, GpuStruct, GpuVectorFormat,
+    TableError, VertexFormat,
 };
 
 pub use crate::support::{

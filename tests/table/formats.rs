@@ -5,10 +5,12 @@
 
 use crate::fixtures::{bytes, compute_capture, gpu, render_capture};
 use crate::support::Rng;
+use gpudata::data::HostValues;
+use gpudata::format::PrimitiveType;
 use gpudata::table::{
     GpuColumn, GpuConstant, GpuTable, GpuVector, RecordBatchOptions, RenderOptions,
 };
-use gpudata::{GpuDataDescriptor, HostValues, PrimitiveType, VertexFormat};
+use gpudata::{GpuDataDescriptor, VertexFormat};
 
 const ROWS: usize = 16;
 
@@ -18,13 +20,13 @@ fn values(format: VertexFormat, rng: &mut Rng) -> Vec<u8> {
     let components = format.components() as usize;
     for _ in 0..ROWS {
         match format.data_type() {
-            gpudata::DataType::Float32 => {
+            gpudata::format::DataType::Float32 => {
                 for _ in 0..components {
                     let v = (rng.next_u64() % 20_001) as f32 / 100.0 - 100.0;
                     out.extend_from_slice(&v.to_le_bytes());
                 }
             }
-            gpudata::DataType::Float16 => {
+            gpudata::format::DataType::Float16 => {
                 for _ in 0..components {
                     let v = (rng.next_u64() % 2001) as f32 / 10.0 - 100.0;
                     out.extend_from_slice(&half::f16::from_f32(v).to_le_bytes());
@@ -277,6 +279,6 @@ fn constant_wgsl_validates_with_naga_for_every_format() {
         .unwrap_err();
     assert_eq!(
         error,
-        gpudata::TableError::Wgsl(gpudata::WgslError::InvalidName { name: "2d".into() })
+        gpudata::TableError::Wgsl(gpudata::error::WgslError::InvalidName { name: "2d".into() })
     );
 }

@@ -325,7 +325,7 @@ fn conversions_move_every_byte_on_the_gpu() {
         .unwrap();
     assert_eq!(interleaved.constant("k"), table.constant("k"));
     let data = interleaved.batches()[0].column("small").unwrap();
-    assert_eq!(data.struct_format(), Some(&Small::FORMAT));
+    assert_eq!(data.struct_format(), Some(Small::FORMAT));
     assert_eq!(
         data.read_bytes(&gpu).unwrap(),
         gpudata::record::encode_rows_to_vec(&rows)[..data.byte_length() as usize]

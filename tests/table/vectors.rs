@@ -8,15 +8,17 @@ use crate::fixtures::{
     no_constants, positions, positions_vector, strided_positions, texts_batch, untyped,
     with_fields, with_layouts, zeroed, zeroed_list,
 };
+use gpudata::data::GpuDataFormat;
 use gpudata::data::MetricsPolicy;
+use gpudata::layout::BufferAttribute;
 use gpudata::table::{
     DataVectorOptions, GpuColumn, GpuColumnRef, GpuConstant, GpuRecordBatch, GpuSchema,
     GpuSchemaField, GpuTable, GpuVector, InterleavedDescriptor, PackOptions, RecordBatchOptions,
     SourceInfo,
 };
 use gpudata::{
-    BufferAttribute, BufferHandle, BufferLayout, GpuData, GpuDataDescriptor, GpuDataFormat,
-    GpuVectorFormat, TableError, VertexFormat,
+    BufferHandle, BufferLayout, GpuData, GpuDataDescriptor, GpuVectorFormat, TableError,
+    VertexFormat,
 };
 
 fn fixed(format: VertexFormat) -> Option<GpuDataFormat> {

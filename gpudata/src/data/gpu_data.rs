@@ -76,6 +76,13 @@ impl From<GpuDataStructFormat> for GpuDataFormat {
     }
 }
 
+/// A copy of a borrowed struct format, such as a derived struct's `T::FORMAT`.
+impl From<&GpuDataStructFormat> for GpuDataFormat {
+    fn from(format: &GpuDataStructFormat) -> Self {
+        GpuDataFormat::Struct(format.clone())
+    }
+}
+
 impl fmt::Display for GpuDataFormat {
     /// Vector formats print their luma.gl string; struct formats print
     /// `struct<packed>{tag: uint8, value: float32}`.

@@ -420,7 +420,7 @@ pub(super) async fn upload_rows<T: GpuStruct>(
 ) -> Result<GpuData, GpuError> {
     let data = allocate(
         gpu,
-        T::FORMAT.clone().into(),
+        T::FORMAT.into(),
         rows.len() as u64,
         usage,
         "gpudata rows",

@@ -1,7 +1,8 @@
 #![deny(warnings, missing_docs)]
 //! Every struct and field attribute at once, under `#![deny(warnings)]`.
 
-use gpudata::{GpuFieldMarker, GpuStruct, StepMode, Unorm8x4};
+use gpudata::{GpuStruct, StepMode, Unorm8x4};
+use gpudata::record::GpuFieldMarker;
 
 /// An instance of a particle system.
 #[derive(Clone, Copy, GpuStruct)]

@@ -19,7 +19,7 @@ mod scene {
     }
 
     pub(crate) fn private_value_index() -> usize {
-        <private_fields::Value as gpudata::GpuFieldMarker>::INDEX
+        <private_fields::Value as gpudata::record::GpuFieldMarker>::INDEX
     }
 
     pub mod nested {
@@ -38,13 +38,13 @@ mod scene {
 
     pub(crate) fn inner_name() -> (&'static str, &'static str) {
         (
-            <nested::inner_fields::Depth as gpudata::GpuFieldMarker>::NAME,
-            <nested::deep_fields::Depth as gpudata::GpuFieldMarker>::NAME,
+            <nested::inner_fields::Depth as gpudata::record::GpuFieldMarker>::NAME,
+            <nested::deep_fields::Depth as gpudata::record::GpuFieldMarker>::NAME,
         )
     }
 }
 
-use gpudata::GpuFieldMarker;
+use gpudata::record::GpuFieldMarker;
 
 fn main() {
     assert_eq!(scene::vertex_fields::Position::NAME, "position");
