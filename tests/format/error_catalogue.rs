@@ -3,62 +3,14 @@
 //! every cited test function and trybuild case exists, every compile-fail case under `tests/ui`
 //! is cited, and each derive entry's message appears in a cited case's pinned `.stderr`.
 //!
-//! The enum sources are read at compile time (`include_str!`, so a change to them rebuilds this
-//! test); cited files are read at run time.
+//! The error enums are found, not listed: every `pub enum` whose name ends in `Error` in any
+//! file under `gpudata/src`, parsed with `syn` (each must also be re-exported by
+//! `gpudata::error`). Sources and cited files are read at run time.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 const CATALOGUE: &str = include_str!("../../docs/ERRORS.md");
-
-/// (path, text, enums to read: `None` for every `pub enum` of the file).
-const SOURCES: &[(&str, &str, Option<&[&str]>)] = &[
-    (
-        "gpudata/src/format/error.rs",
-        include_str!("../../gpudata/src/format/error.rs"),
-        None,
-    ),
-    (
-        "gpudata/src/layout/error.rs",
-        include_str!("../../gpudata/src/layout/error.rs"),
-        None,
-    ),
-    (
-        "gpudata/src/data/error.rs",
-        include_str!("../../gpudata/src/data/error.rs"),
-        None,
-    ),
-    (
-        "gpudata/src/device/error.rs",
-        include_str!("../../gpudata/src/device/error.rs"),
-        None,
-    ),
-    (
-        "gpudata/src/kernels/error.rs",
-        include_str!("../../gpudata/src/kernels/error.rs"),
-        None,
-    ),
-    (
-        "gpudata/src/table/error.rs",
-        include_str!("../../gpudata/src/table/error.rs"),
-        None,
-    ),
-    (
-        "gpudata/src/arrow/error.rs",
-        include_str!("../../gpudata/src/arrow/error.rs"),
-        None,
-    ),
-    (
-        "gpudata/src/record/rows.rs",
-        include_str!("../../gpudata/src/record/rows.rs"),
-        Some(&["RowBytesError"]),
-    ),
-    (
-        "gpudata/src/layout/rules.rs",
-        include_str!("../../gpudata/src/layout/rules.rs"),
-        Some(&["LayoutRuleError"]),
-    ),
-];
 
 /// The `#[error]` text of a variant: a format string, `transparent`, or none (no `Display`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,127 +20,134 @@ enum Template {
     None,
 }
 
-/// `line` without string literals and `//` comments, for counting brackets.
-fn code_only(line: &str) -> String {
-    let mut out = String::new();
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => {
-                while let Some(s) = chars.next() {
-                    match s {
-                        '\\' => {
-                            chars.next();
-                        }
-                        '"' => break,
-                        _ => {}
-                    }
-                }
+/// One error enum of the sources: where it is, its name and its variants with their templates.
+struct ErrorEnum {
+    path: String,
+    name: String,
+    variants: Vec<(String, Template)>,
+}
+
+/// The template of a variant's `#[error(...)]` attribute: its first token, a string literal
+/// (any format arguments after it are skipped) or `transparent`.
+fn template(attrs: &[syn::Attribute]) -> Template {
+    let Some(attr) = attrs.iter().find(|a| a.path().is_ident("error")) else {
+        return Template::None;
+    };
+    attr.parse_args_with(|input: syn::parse::ParseStream<'_>| {
+        let template = if input.peek(syn::LitStr) {
+            Template::Text(input.parse::<syn::LitStr>()?.value())
+        } else if input.parse::<syn::Ident>()? == "transparent" {
+            Template::Transparent
+        } else {
+            Template::None
+        };
+        // Skip the format arguments.
+        input.step(|cursor| {
+            let mut rest = *cursor;
+            while let Some((_, next)) = rest.token_tree() {
+                rest = next;
             }
-            '/' if chars.peek() == Some(&'/') => break,
-            _ => out.push(c),
-        }
-    }
-    out
+            Ok(((), rest))
+        })?;
+        Ok(template)
+    })
+    .unwrap_or_else(|e| panic!("unreadable #[error] attribute: {e}"))
 }
 
-fn depth_change(line: &str) -> i32 {
-    code_only(line)
-        .chars()
-        .map(|c| match c {
-            '{' | '(' | '[' => 1,
-            '}' | ')' | ']' => -1,
-            _ => 0,
-        })
-        .sum()
-}
-
-/// The first string literal of `text`, unescaped (`\"`, `\\`, `\n`, and `\` line continuations).
-fn first_string(text: &str) -> Option<String> {
-    let start = text.find('"')? + 1;
-    let mut out = String::new();
-    let mut chars = text[start..].chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => return Some(out),
-            '\\' => match chars.next()? {
-                'n' => out.push('\n'),
-                '\n' => {
-                    while chars.peek().is_some_and(|c| c.is_whitespace()) {
-                        chars.next();
-                    }
-                }
-                other => out.push(other),
-            },
-            other => out.push(other),
-        }
-    }
-    None
-}
-
-fn is_variant_start(trimmed: &str) -> Option<&str> {
-    let end = trimmed
-        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .unwrap_or(trimmed.len());
-    let name = &trimmed[..end];
-    let rest = trimmed[end..].trim_start();
-    let starts_upper = name.starts_with(|c: char| c.is_ascii_uppercase());
-    let follows = rest.is_empty() || rest.starts_with(['{', '(', ',']);
-    (starts_upper && follows).then_some(name)
-}
-
-/// The variants of `enum_name` in `source`, in order, with their `#[error]` templates.
-fn variants(source: &str, enum_name: &str) -> Vec<(String, Template)> {
-    let lines: Vec<&str> = source.lines().collect();
-    let header = format!("pub enum {enum_name} ");
-    let start = lines
+/// The variants of `item`, in order, with their `#[error]` templates.
+fn variants(item: &syn::ItemEnum) -> Vec<(String, Template)> {
+    item.variants
         .iter()
-        .position(|l| l.trim_start().starts_with(&header))
-        .unwrap_or_else(|| panic!("`pub enum {enum_name}` not found"));
-    let mut out = Vec::new();
-    let mut depth = 0;
-    let mut attribute: Option<String> = None;
-    let mut template = Template::None;
-    for line in &lines[start..] {
-        let trimmed = line.trim();
-        if let Some(text) = attribute.as_mut() {
-            text.push('\n');
-            text.push_str(line);
-        } else if depth == 1 && !trimmed.starts_with("//") {
-            if trimmed.starts_with("#[error(") {
-                attribute = Some((*line).to_owned());
-            } else if let Some(name) = is_variant_start(trimmed) {
-                out.push((
-                    name.to_owned(),
-                    std::mem::replace(&mut template, Template::None),
-                ));
+        .map(|v| (v.ident.to_string(), template(&v.attrs)))
+        .collect()
+}
+
+/// The `pub enum *Error`s among `items`, inline modules included.
+fn collect_error_enums(items: &[syn::Item], path: &str, out: &mut Vec<ErrorEnum>) {
+    for item in items {
+        match item {
+            syn::Item::Enum(item)
+                if matches!(item.vis, syn::Visibility::Public(_))
+                    && item.ident.to_string().ends_with("Error") =>
+            {
+                out.push(ErrorEnum {
+                    path: path.to_owned(),
+                    name: item.ident.to_string(),
+                    variants: variants(item),
+                });
+            }
+            syn::Item::Mod(syn::ItemMod {
+                content: Some((_, items)),
+                ..
+            }) => collect_error_enums(items, path, out),
+            _ => {}
+        }
+    }
+}
+
+/// The `.rs` files under `dir`, relative to the repository root, sorted.
+fn rs_files(dir: &Path) -> Vec<String> {
+    fn walk(dir: &Path, out: &mut Vec<String>) {
+        let Ok(read) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in read.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let relative = path.strip_prefix(root()).unwrap();
+                out.push(relative.to_string_lossy().replace('\\', "/"));
             }
         }
-        depth += depth_change(line);
-        if depth == 1
-            && let Some(text) = attribute.take()
-        {
-            template = match first_string(&text) {
-                Some(s) => Template::Text(s),
-                None if text.contains("transparent") => Template::Transparent,
-                None => Template::None,
-            };
-        }
-        if depth == 0 && code_only(line).contains('}') {
-            break;
-        }
+    }
+    let mut out = Vec::new();
+    walk(dir, &mut out);
+    out.sort();
+    out
+}
+
+fn parse_source(path: &str) -> syn::File {
+    let text = std::fs::read_to_string(root().join(path))
+        .unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+    syn::parse_file(&text).unwrap_or_else(|e| panic!("cannot parse {path}: {e}"))
+}
+
+/// Every error enum of the library: `pub enum *Error` in any file under `gpudata/src`.
+fn error_enums() -> Vec<ErrorEnum> {
+    let mut out = Vec::new();
+    for path in rs_files(&root().join("gpudata/src")) {
+        collect_error_enums(&parse_source(&path).items, &path, &mut out);
     }
     out
 }
 
-/// Every `pub enum` declared in `source`.
-fn enum_names(source: &str) -> Vec<String> {
-    source
-        .lines()
-        .filter_map(|l| l.trim_start().strip_prefix("pub enum "))
-        .filter_map(|rest| rest.split_whitespace().next())
-        .map(str::to_owned)
-        .collect()
+/// The last segment of every name `tree` brings into scope (`a::{b, c as d}` → `b`, `c`).
+fn used_names(tree: &syn::UseTree, out: &mut BTreeSet<String>) {
+    match tree {
+        syn::UseTree::Path(path) => used_names(&path.tree, out),
+        syn::UseTree::Name(name) => {
+            out.insert(name.ident.to_string());
+        }
+        syn::UseTree::Rename(rename) => {
+            out.insert(rename.ident.to_string());
+        }
+        syn::UseTree::Group(group) => group.items.iter().for_each(|t| used_names(t, out)),
+        syn::UseTree::Glob(_) => {}
+    }
+}
+
+/// The names `gpudata/src/error.rs` re-exports.
+fn error_module_exports() -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for item in parse_source("gpudata/src/error.rs").items {
+        if let syn::Item::Use(item) = item
+            && matches!(item.vis, syn::Visibility::Public(_))
+        {
+            used_names(&item.tree, &mut out);
+        }
+    }
+    out
 }
 
 /// One `###` entry of the catalogue.
@@ -299,24 +258,10 @@ fn check_citation(citation: &str, problems: &mut Vec<String>, context: &str) {
 
 /// The compile-fail cases under `tests/ui` (`fail/<category>/*.rs` and `errors/*.rs`).
 fn ui_cases() -> BTreeSet<String> {
-    fn rs_files(dir: &Path, out: &mut BTreeSet<String>) {
-        let Ok(read) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in read.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                rs_files(&path, out);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                let relative = path.strip_prefix(root()).unwrap();
-                out.insert(relative.to_string_lossy().replace('\\', "/"));
-            }
-        }
-    }
-    let mut out = BTreeSet::new();
-    rs_files(&root().join("tests/ui/fail"), &mut out);
-    rs_files(&root().join("tests/ui/errors"), &mut out);
-    out
+    ["tests/ui/fail", "tests/ui/errors"]
+        .iter()
+        .flat_map(|dir| rs_files(&root().join(dir)))
+        .collect()
 }
 
 /// The longest run of `message` outside `{placeholders}`.
@@ -350,36 +295,41 @@ fn every_error_has_a_catalogue_entry_with_an_existing_test() {
     // Every variant has an entry whose message is its `#[error]` text.
     let mut known: BTreeSet<String> = BTreeSet::new();
     let mut enums: BTreeSet<String> = BTreeSet::new();
-    for (path, source, only) in SOURCES {
-        let names: Vec<String> = match only {
-            Some(names) => names.iter().map(|n| (*n).to_owned()).collect(),
-            None => enum_names(source),
-        };
-        for enum_name in names {
-            enums.insert(enum_name.clone());
-            for (variant, template) in variants(source, &enum_name) {
-                let key = format!("{enum_name}::{variant}");
-                known.insert(key.clone());
-                let Some(entry) = by_heading.get(key.as_str()) else {
+    let exports = error_module_exports();
+    for ErrorEnum {
+        path,
+        name: enum_name,
+        variants,
+    } in error_enums()
+    {
+        if !exports.contains(&enum_name) {
+            problems.push(format!(
+                "`{enum_name}` ({path}) is not re-exported by `gpudata::error` (gpudata/src/error.rs)"
+            ));
+        }
+        enums.insert(enum_name.clone());
+        for (variant, template) in variants {
+            let key = format!("{enum_name}::{variant}");
+            known.insert(key.clone());
+            let Some(entry) = by_heading.get(key.as_str()) else {
+                problems.push(format!(
+                    "`{key}` ({path}) has no entry in docs/ERRORS.md (add `### `{key}``)"
+                ));
+                continue;
+            };
+            match &template {
+                Template::Text(text) if entry.messages.first() != Some(text) => {
                     problems.push(format!(
-                        "`{key}` ({path}) has no entry in docs/ERRORS.md (add `### `{key}``)"
+                        "`{key}`: the catalogue's message {:?} is not the `#[error]` text {text:?}",
+                        entry.messages.first()
                     ));
-                    continue;
-                };
-                match &template {
-                    Template::Text(text) if entry.messages.first() != Some(text) => {
-                        problems.push(format!(
-                            "`{key}`: the catalogue's message {:?} is not the `#[error]` text {text:?}",
-                            entry.messages.first()
-                        ));
-                    }
-                    Template::Transparent if !entry.message_line.contains("transparent") => {
-                        problems.push(format!(
-                            "`{key}` is `#[error(transparent)]`: its entry should say so"
-                        ));
-                    }
-                    _ => {}
                 }
+                Template::Transparent if !entry.message_line.contains("transparent") => {
+                    problems.push(format!(
+                        "`{key}` is `#[error(transparent)]`: its entry should say so"
+                    ));
+                }
+                _ => {}
             }
         }
     }
@@ -462,15 +412,36 @@ fn every_error_has_a_catalogue_entry_with_an_existing_test() {
 
 #[test]
 fn the_parsers_read_what_they_claim() {
-    let source = "pub enum E {\n    /// Doc with {braces}.\n    #[error(\n        \"a `{x}` \\\"q\\\" \\\n         b\"\n    )]\n    A { x: u8 },\n    #[error(transparent)]\n    B(#[from] F),\n    C,\n}\n";
+    let source = "pub enum E {\n    /// Doc with {braces}.\n    #[error(\n        \"a `{x}` \\\"q\\\" \\\n         b\", x = 1\n    )]\n    A { x: u8 },\n    #[error(transparent)]\n    B(#[from] F),\n    C,\n}\n";
+    let item: syn::ItemEnum = syn::parse_str(source).unwrap();
     assert_eq!(
-        variants(source, "E"),
+        variants(&item),
         vec![
             ("A".to_owned(), Template::Text("a `{x}` \"q\" b".to_owned())),
             ("B".to_owned(), Template::Transparent),
             ("C".to_owned(), Template::None),
         ]
     );
+    // The walk finds every area's enum, each in its area's folder.
+    let found: BTreeMap<String, String> = error_enums()
+        .into_iter()
+        .map(|e| (e.name, e.path))
+        .collect();
+    for (name, folder) in [
+        ("FormatError", "gpudata/src/format/"),
+        ("LayoutError", "gpudata/src/layout/"),
+        ("DataError", "gpudata/src/data/"),
+        ("GpuError", "gpudata/src/device/"),
+        ("OpError", "gpudata/src/kernels/"),
+        ("TableError", "gpudata/src/table/"),
+        ("ArrowInteropError", "gpudata/src/arrow/"),
+    ] {
+        assert!(
+            found.get(name).is_some_and(|path| path.starts_with(folder)),
+            "{name} not found under {folder}: {found:?}"
+        );
+    }
+    assert!(error_module_exports().contains("RowBytesError"));
     let parsed = entries(
         "### `E::A`\n\n- **Message:** `` a `{x}` ``\n- **Test:** `tests/t.rs::a`, `tests/ui/x/y.rs` (note)\n",
     );
