@@ -360,7 +360,7 @@ fn format_serializes_to_the_luma_json_shape() {
             r#""components":10,"byteStride":20,"rowByteLength":20}"#
         )
     );
-    let storage = serde_json::to_value(&V28::FORMAT).unwrap();
+    let storage = serde_json::to_value(V28::FORMAT).unwrap();
     assert_eq!(
         storage,
         serde_json::json!({
