@@ -112,7 +112,7 @@ fn random_rows_round_trip_through_the_encoder() {
 
 #[test]
 fn uploads_larger_than_one_staging_chunk_round_trip() {
-    let chunk = gpudata::data::STAGING_CHUNK_BYTES as usize;
+    let chunk = gpudata::device::STAGING_CHUNK_BYTES as usize;
     // 2.5 chunks of zero-copy rows, 3.5 chunks of encoded rows (with trailing padding).
     roundtrip(&rows(chunk * 5 / 2 / 20 + 3, 5, vertex));
     roundtrip(&rows(chunk * 7 / 2 / 48 + 5, 6, storage));
@@ -166,7 +166,7 @@ fn async_forms_give_the_same_results() {
 fn async_uploads_larger_than_the_staging_window_round_trip() {
     let gpu = support::gpu();
     // More than MAX_IN_FLIGHT + 1 chunks, so the async upload awaits earlier chunks.
-    let chunk = gpudata::data::STAGING_CHUNK_BYTES as usize;
+    let chunk = gpudata::device::STAGING_CHUNK_BYTES as usize;
     let rows = rows(chunk * 9 / 2 / 20, 17, vertex);
     let data = pollster::block_on(TypedGpuData::from_rows_async(&gpu, &rows, USAGE)).unwrap();
     assert_eq!(

@@ -3,10 +3,10 @@
 
 use std::num::NonZeroU64;
 
-use super::upload::require_usage;
 use super::{GpuData, GpuDataView};
 use crate::device::Gpu;
 use crate::device::GpuError;
+use crate::device::buffers::require_usage;
 use crate::layout::{StepMode, WgpuVertexLayout};
 
 /// Vertex buffers bind at offsets that are multiples of this (WebGPU's rule).

@@ -25,6 +25,5 @@ pub use gpu_data::{
 };
 pub use ownership::BufferHandle;
 pub use typed::{TypedGpuData, TypedGpuDataView};
-pub(crate) use upload::create_buffer;
-pub use upload::{DEFAULT_USAGE, STAGING_CHUNK_BYTES};
+pub use upload::DEFAULT_USAGE;
 pub use view::GpuDataView;

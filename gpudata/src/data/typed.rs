@@ -5,12 +5,12 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Deref;
 
-use super::readback::{WaitMode, read_range};
 use super::upload::{upload_rows, write_rows_into};
 use super::{GpuData, GpuDataFormat, GpuDataView};
 use crate::data::DataError;
 use crate::device::Gpu;
 use crate::device::GpuError;
+use crate::device::transfer::{WaitMode, read_range};
 use crate::record::{GpuField, GpuFieldOf, GpuStruct};
 
 /// [`GpuData`] whose rows are `T`s: its format is `T::FORMAT`, rows upload from and read back

@@ -1,28 +1,20 @@
 //! Uploads: buffers created from rows, bytes or typed slices, and rows written at a row offset.
 //!
-//! Every upload goes through wgpu's own staging memory ([`wgpu::Queue::write_buffer_with`]) in
-//! chunks of at most [`STAGING_CHUNK_BYTES`], with at most two chunks in flight, so an upload
-//! holds a bounded amount of staging memory however large it is. Rows whose host layout equals
+//! Every upload goes through the device layer's bounded staging
+//! ([`crate::device::STAGING_CHUNK_BYTES`] chunks, at most two in flight). Rows whose host layout equals
 //! their GPU layout are copied straight from the caller's slice; other rows are encoded into a
 //! small cache-resident scratch and copied into the staging mapping (wgpu 30 exposes mapped
 //! memory only as a write-only [`wgpu::WriteOnly`] slice, which cannot be handed to
 //! [`GpuStruct::encode_row`] as `&mut [u8]`). No host copy of the whole data is ever made.
 
-use std::collections::VecDeque;
-
-use super::readback::{WaitMode, wait_for_submission};
 use super::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat};
 use crate::data::DataError;
 use crate::device::Gpu;
 use crate::device::GpuError;
+use crate::device::buffers::{align4, create_buffer, require_usage};
+use crate::device::transfer::{STAGING_CHUNK_BYTES, Stager, WaitMode, write_bytes};
 use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::record::{GpuField, GpuStruct, fields_as_bytes, rows_as_bytes};
-
-/// Bytes of wgpu staging memory one upload step fills before handing it to the queue.
-pub const STAGING_CHUNK_BYTES: u64 = 4 << 20;
-
-/// Staged chunks allowed in flight before an upload waits for the oldest to reach the GPU.
-const MAX_IN_FLIGHT: usize = 2;
 
 /// Host scratch for encoding rows whose host layout differs from their GPU layout.
 const ENCODE_SCRATCH_BYTES: usize = 64 << 10;
@@ -33,155 +25,6 @@ pub const DEFAULT_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::VERTEX
     .union(wgpu::BufferUsages::STORAGE)
     .union(wgpu::BufferUsages::COPY_SRC)
     .union(wgpu::BufferUsages::COPY_DST);
-
-pub(super) const fn align4(value: u64) -> Option<u64> {
-    match value.checked_add(3) {
-        Some(v) => Some(v & !3),
-        None => None,
-    }
-}
-
-/// A buffer of at least `size` bytes (rounded up to 4, at least 4), of exactly `usage` (callers
-/// that write it add `COPY_DST`).
-pub(crate) fn create_buffer(
-    gpu: &Gpu,
-    size: u64,
-    usage: wgpu::BufferUsages,
-    label: &str,
-) -> Result<wgpu::Buffer, GpuError> {
-    let max = gpu.limits().max_buffer_size;
-    let allocated = align4(size.max(4)).ok_or(GpuError::BufferTooLarge { size, max })?;
-    if allocated > max {
-        return Err(GpuError::BufferTooLarge {
-            size: allocated,
-            max,
-        });
-    }
-    Ok(gpu.device().create_buffer(&wgpu::BufferDescriptor {
-        label: Some(label),
-        size: allocated,
-        usage,
-        mapped_at_creation: false,
-    }))
-}
-
-pub(super) fn require_usage(
-    buffer: &wgpu::Buffer,
-    required: wgpu::BufferUsages,
-    operation: &'static str,
-) -> Result<(), GpuError> {
-    if buffer.usage().contains(required) {
-        Ok(())
-    } else {
-        Err(GpuError::MissingUsage {
-            operation,
-            required,
-            found: buffer.usage(),
-        })
-    }
-}
-
-/// Feeds wgpu's staging memory in bounded chunks.
-struct Stager<'g> {
-    gpu: &'g Gpu,
-    mode: WaitMode,
-    staged: u64,
-    in_flight: VecDeque<wgpu::SubmissionIndex>,
-}
-
-impl<'g> Stager<'g> {
-    fn new(gpu: &'g Gpu, mode: WaitMode) -> Stager<'g> {
-        Stager {
-            gpu,
-            mode,
-            staged: 0,
-            in_flight: VecDeque::new(),
-        }
-    }
-
-    /// Stages `len` bytes (a non-zero multiple of 4) for `buffer` at `offset` (a multiple of 4),
-    /// filled by `fill`.
-    async fn write(
-        &mut self,
-        buffer: &wgpu::Buffer,
-        offset: u64,
-        len: u64,
-        fill: impl FnOnce(wgpu::WriteOnly<'_, [u8]>),
-    ) -> Result<(), GpuError> {
-        let unaligned = GpuError::UnalignedWrite {
-            byte_offset: offset,
-            byte_length: len,
-        };
-        if !offset.is_multiple_of(4) || !len.is_multiple_of(4) {
-            return Err(unaligned);
-        }
-        let Some(size) = wgpu::BufferSize::new(len) else {
-            return Ok(());
-        };
-        if offset
-            .checked_add(len)
-            .is_none_or(|end| end > buffer.size())
-        {
-            return Err(unaligned);
-        }
-        let mut view = self
-            .gpu
-            .queue()
-            .write_buffer_with(buffer, offset, size)
-            .ok_or(GpuError::Staging {
-                byte_offset: offset,
-                byte_length: len,
-            })?;
-        fill(view.slice(..));
-        drop(view);
-        self.staged += len;
-        if self.staged >= STAGING_CHUNK_BYTES {
-            self.submit().await?;
-        }
-        Ok(())
-    }
-
-    async fn submit(&mut self) -> Result<(), GpuError> {
-        self.staged = 0;
-        self.in_flight.push_back(self.gpu.queue().submit([]));
-        while self.in_flight.len() > MAX_IN_FLIGHT {
-            if let Some(oldest) = self.in_flight.pop_front() {
-                wait_for_submission(self.gpu, oldest, self.mode).await?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Hands the last chunk to the queue; the copies run before any later submission.
-    async fn finish(mut self) -> Result<(), GpuError> {
-        if self.staged > 0 {
-            self.submit().await?;
-        }
-        Ok(())
-    }
-}
-
-/// Stages `bytes` at `offset`, zero-padding the tail to a whole word.
-async fn stage_bytes(
-    stager: &mut Stager<'_>,
-    buffer: &wgpu::Buffer,
-    offset: u64,
-    bytes: &[u8],
-) -> Result<(), GpuError> {
-    let chunk = STAGING_CHUNK_BYTES as usize;
-    for (i, piece) in bytes.chunks(chunk).enumerate() {
-        let at = offset + (i * chunk) as u64;
-        let padded = align4(piece.len() as u64).unwrap_or(u64::MAX);
-        stager
-            .write(buffer, at, padded, |mut dst| {
-                let (mut head, mut tail) = dst.slice(..).split_at(piece.len());
-                head.copy_from_slice(piece);
-                tail.fill(0);
-            })
-            .await?;
-    }
-    Ok(())
-}
 
 /// Writes `rows` into `data` from row `row_offset` on.
 pub(super) async fn write_rows_into<T: GpuStruct>(
@@ -219,7 +62,9 @@ pub(super) async fn write_rows_into<T: GpuStruct>(
         let span = (count - 1) * stride + row_len;
         let len = align4(span).unwrap_or(u64::MAX);
         if let Some(host) = rows_as_bytes(rows) {
-            stage_bytes(&mut stager, buffer, start, &host[..len as usize]).await?;
+            stager
+                .write_bytes(buffer, start, &host[..len as usize])
+                .await?;
         } else {
             let rows_per_chunk = (STAGING_CHUNK_BYTES / stride).max(1) as usize;
             for (c, chunk) in rows.chunks(rows_per_chunk).enumerate() {
@@ -313,9 +158,7 @@ impl GpuData {
         let len = bytes.len() as u64;
         let metrics = descriptor.resolve(len)?;
         let buffer = create_buffer(gpu, len, usage | wgpu::BufferUsages::COPY_DST, "gpudata")?;
-        let mut stager = Stager::new(gpu, mode);
-        stage_bytes(&mut stager, &buffer, 0, bytes).await?;
-        stager.finish().await?;
+        write_bytes(gpu, &buffer, 0, bytes, mode).await?;
         Ok(GpuData {
             buffer: BufferHandle::Owned(buffer),
             format: descriptor.format,

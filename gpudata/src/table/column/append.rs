@@ -406,7 +406,8 @@ impl GpuVector {
                 .ok_or_else(|| TableError::Overflow {
                     what: format!("the capacity of gpu vector `{}`", self.name),
                 })?;
-        let buffer = crate::data::create_buffer(gpu, size, usage, "gpudata growing vector")?;
+        let buffer =
+            crate::device::buffers::create_buffer(gpu, size, usage, "gpudata growing vector")?;
         self.rows_over(BufferHandle::Owned(buffer), rows)
     }
 

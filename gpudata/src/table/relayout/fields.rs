@@ -194,7 +194,7 @@ pub(crate) fn copy_fields_packed(
         .ok_or_else(|| TableError::Overflow {
             what: format!("the packed size of field `{}`", field.name),
         })?;
-    let buffer = crate::data::create_buffer(gpu, size, usage, "gpudata packed column")?;
+    let buffer = crate::device::buffers::create_buffer(gpu, size, usage, "gpudata packed column")?;
     field.write_to(recorder, &buffer, 0, byte_stride, true)?;
     Ok(buffer)
 }

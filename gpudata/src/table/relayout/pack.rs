@@ -4,7 +4,7 @@ use crate::data::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat};
 use crate::device::Gpu;
 use crate::table::TableError;
 
-use crate::data::create_buffer;
+use crate::device::buffers::create_buffer;
 use crate::kernels::copy::{CopyRecorder, StridedCopy};
 use crate::table::column::batch::{GpuRecordBatch, RecordBatchOptions, SourceInfo};
 use crate::table::column::schema::RESERVED_INDEX_COLUMN;

@@ -14,7 +14,7 @@ use crate::table::TableError;
 
 use super::fields::{FieldSource, copy_fields_packed, table_fields};
 use super::segment::{Segment, SegmentSpec, SegmentStride, SegmentedLayout};
-use crate::data::create_buffer;
+use crate::device::buffers::create_buffer;
 use crate::kernels::copy::CopyRecorder;
 use crate::table::column::batch::RecordBatchOptions;
 use crate::table::column::constant::GpuConstant;
