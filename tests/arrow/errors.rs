@@ -17,7 +17,7 @@ use gpudata::arrow::{
 };
 use gpudata::data::DEFAULT_USAGE;
 use gpudata::format::DataType;
-use gpudata::{GpuData, GpuError, GpuVectorFormat, OpError, ShaderType, VertexFormat};
+use gpudata::{DataError, GpuData, GpuError, GpuVectorFormat, OpError, ShaderType, VertexFormat};
 
 use crate::support::{gpu, limited_gpu};
 
@@ -497,6 +497,23 @@ fn arrow() {
         error.to_string(),
         format!("column `names`: arrow rejected the rebuilt Utf8 array: {message}")
     );
+}
+
+#[test]
+fn data() {
+    // The adapter builds each column's descriptor from the column, so the data layer never
+    // refuses one through the public API; pinned from the variant.
+    let inner = DataError::OutOfBuffer {
+        what: "gpu data",
+        byte_offset: 0,
+        byte_end: 12,
+        buffer_size: 8,
+    };
+    let error = ArrowInteropError::Data {
+        column: "heights".into(),
+        source: inner.clone(),
+    };
+    assert_eq!(error.to_string(), format!("column `heights`: {inner}"));
 }
 
 #[test]

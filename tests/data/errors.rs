@@ -7,7 +7,7 @@ use gpudata::data::{DEFAULT_USAGE, decode_values};
 use gpudata::layout::BufferAttribute;
 use gpudata::record::{GpuFieldMarker, GpuFieldOf};
 use gpudata::{
-    BufferLayout, DataError, GpuData, GpuDataDescriptor, GpuDataStructFormat, GpuError, GpuStruct,
+    BufferLayout, DataError, GpuData, GpuDataDescriptor, GpuDataStructFormat, GpuStruct,
     StructLayout, TypedGpuData, VertexFormat,
 };
 
@@ -282,7 +282,7 @@ fn rows_out_of_range() {
         rows: 3,
         length: 4,
     };
-    assert_eq!(error, GpuError::Data(expected.clone()));
+    assert_eq!(error, expected);
     assert_eq!(
         error.to_string(),
         "rows 2..2+3 are outside the gpu data's 4 rows"
@@ -296,11 +296,11 @@ fn partial_value() {
         .unwrap_err();
     assert_eq!(
         error,
-        GpuError::Data(DataError::PartialValue {
+        DataError::PartialValue {
             format: "float32x3".into(),
             byte_length: 8,
             value_byte_length: 12
-        })
+        }
     );
     assert_eq!(
         error.to_string(),

@@ -2,8 +2,6 @@
 //! public API on lavapipe, pinned by variant and by its whole rendered message. Tests that
 //! destroy a buffer or the device open their own device, so the shared one stays usable.
 
-use std::sync::Arc;
-
 use gpudata::data::DEFAULT_USAGE;
 use gpudata::{
     BufferHandle, DataError, Gpu, GpuData, GpuDataDescriptor, GpuDataView, GpuError, GpuStruct,
@@ -17,15 +15,6 @@ use crate::support::{buffer, gpu};
 #[gpu(layout = "packed")]
 struct Row {
     value: f32,
-}
-
-/// A device of its own whose validation errors are printed instead of panicking (wgpu's
-/// default), for tests that break the device or its buffers on purpose.
-fn own_device() -> Gpu {
-    let gpu = Gpu::headless().unwrap_or_else(|e| panic!("{e}"));
-    gpu.device()
-        .on_uncaptured_error(Arc::new(|e| eprintln!("wgpu (expected): {e}")));
-    gpu
 }
 
 fn floats(gpu: &Gpu, values: &[f32], usage: wgpu::BufferUsages) -> GpuData {
@@ -62,36 +51,189 @@ fn request_device_message() {
 
 #[test]
 fn poll() {
-    // Reading through a shared handle after the owner destroyed the buffer: wgpu refuses the
-    // copy's submission, and waiting for it fails.
-    let gpu = own_device();
-    let data = floats(&gpu, &[1.0, 2.0], DEFAULT_USAGE);
-    let shared = data.share();
-    data.destroy();
-    let error = shared.read_bytes(&gpu).unwrap_err();
-    let GpuError::Poll { reason } = &error else {
-        panic!("expected Poll, found {error:?}");
+    // Transfers report what wgpu refused (Validation) and a lost device (DeviceLost) before they
+    // wait, so no public call fails the wait itself on lavapipe; pinned from the variant.
+    let error = GpuError::Poll {
+        reason: "wait timed out".into(),
     };
-    assert!(reason.contains("submission"), "{reason}");
     assert_eq!(
         error.to_string(),
-        format!("waiting for the gpu failed: {reason}")
+        "waiting for the gpu failed: wait timed out"
     );
 }
 
 #[test]
 fn map() {
-    // The device is gone before the readback maps its staging buffer.
-    let gpu = own_device();
-    let data = floats(&gpu, &[1.0, 2.0], DEFAULT_USAGE);
-    gpu.device().destroy();
-    let error = pollster::block_on(data.read_bytes_async(&gpu)).unwrap_err();
-    let GpuError::Map { reason } = &error else {
-        panic!("expected Map, found {error:?}");
+    // A lost device gives DeviceLost and a refused mapping Validation; a bare mapping failure on
+    // a live device does not happen on lavapipe, so the message is pinned from the variant.
+    let error = GpuError::Map {
+        reason: "Buffer map failed".into(),
     };
     assert_eq!(
         error.to_string(),
-        format!("mapping the readback buffer failed: {reason}")
+        "mapping the readback buffer failed: Buffer map failed"
+    );
+}
+
+#[test]
+fn validation() {
+    // Reading through a shared handle after the owner destroyed the buffer: wgpu refuses the
+    // copy. The error scope returns its refusal; wgpu's default handler (which panics) is never
+    // reached, so this device installs no handler of its own.
+    let gpu = Gpu::headless().unwrap_or_else(|e| panic!("{e}"));
+    let data = floats(&gpu, &[1.0, 2.0], DEFAULT_USAGE);
+    let shared = data.share();
+    data.destroy();
+    for error in [
+        shared.read_bytes(&gpu).unwrap_err(),
+        pollster::block_on(shared.read_bytes_async(&gpu)).unwrap_err(),
+    ] {
+        let GpuError::Validation { operation, source } = &error else {
+            panic!("expected Validation, found {error:?}");
+        };
+        assert_eq!(*operation, "read back a buffer");
+        assert!(
+            matches!(source.wgpu_error(), wgpu::Error::Validation { .. }),
+            "{source:?}"
+        );
+        assert!(source.to_string().contains("destroyed"), "{source}");
+        assert!(!source.to_string().contains('\n'), "{source}");
+        assert_eq!(
+            error.to_string(),
+            format!("wgpu refused to read back a buffer: {source}")
+        );
+        let chained = std::error::Error::source(&error).map(ToString::to_string);
+        assert_eq!(chained, Some(source.to_string()));
+    }
+    // The device is still usable.
+    assert!(!gpu.is_lost());
+    assert_eq!(
+        floats(&gpu, &[3.0], DEFAULT_USAGE)
+            .read_bytes(&gpu)
+            .unwrap(),
+        3.0f32.to_le_bytes()
+    );
+}
+
+#[test]
+fn device_lost() {
+    let gpu = Gpu::headless().unwrap_or_else(|e| panic!("{e}"));
+    let data = floats(&gpu, &[1.0, 2.0], DEFAULT_USAGE);
+    let rows = TypedGpuData::from_rows(&gpu, &[Row { value: 1.0 }], DEFAULT_USAGE).unwrap();
+    assert!(!gpu.is_lost());
+    gpu.device().destroy();
+    let lost = |operation| GpuError::DeviceLost { operation };
+    // The first transfer finds the loss (wgpu reports a destroyed device only once the work
+    // queued before has finished, and says nothing in the meantime).
+    assert_eq!(data.read_bytes(&gpu), Err(lost("read back a buffer")));
+    assert!(gpu.is_lost());
+    assert!(gpu.clone().is_lost());
+    // Readbacks, blocking and async.
+    assert_eq!(data.read_bytes(&gpu), Err(lost("read back a buffer")));
+    assert_eq!(
+        pollster::block_on(data.read_bytes_async(&gpu)),
+        Err(lost("read back a buffer"))
+    );
+    assert_eq!(rows.read_rows(&gpu), Err(lost("read back a buffer")));
+    assert_eq!(
+        data.as_view().unwrap().read_values(&gpu),
+        Err(DataError::Gpu(lost("read back a buffer")))
+    );
+    // Uploads, blocking and async, and writes.
+    assert_eq!(
+        GpuData::from_slice(&gpu, VertexFormat::Float32, &[1.0f32; 4], DEFAULT_USAGE).unwrap_err(),
+        DataError::Gpu(lost("create a buffer"))
+    );
+    assert_eq!(
+        pollster::block_on(TypedGpuData::from_rows_async(
+            &gpu,
+            &[Row { value: 2.0 }],
+            DEFAULT_USAGE
+        ))
+        .err(),
+        Some(DataError::Gpu(lost("create a buffer")))
+    );
+    assert_eq!(
+        rows.write_rows(&gpu, 0, &[Row { value: 3.0 }]),
+        Err(DataError::Gpu(lost("stage an upload")))
+    );
+    assert_eq!(
+        pollster::block_on(rows.write_rows_async(&gpu, 0, &[Row { value: 3.0 }])),
+        Err(DataError::Gpu(lost("stage an upload")))
+    );
+    assert_eq!(
+        lost("read back a buffer").to_string(),
+        "cannot read back a buffer: the device is lost (destroyed or reset by the driver); create a new Gpu"
+    );
+}
+
+#[test]
+fn map_usage() {
+    // wgpu's rule, checked before wgpu is asked (its default handler would panic).
+    let gpu = gpu();
+    use wgpu::BufferUsages as U;
+    let error =
+        GpuData::zeroed(&gpu, VertexFormat::Float32, 4, U::MAP_READ | U::STORAGE).unwrap_err();
+    let expected = GpuError::MapUsage {
+        usage: U::MAP_READ | U::STORAGE | U::COPY_DST,
+        map: U::MAP_READ,
+        partner: U::COPY_DST,
+    };
+    assert_eq!(error, DataError::Gpu(expected.clone()));
+    assert_eq!(
+        error.to_string(),
+        "cannot create a buffer with usage MAP_READ | COPY_DST | STORAGE: MAP_READ combines only with COPY_DST unless the device has the MAPPABLE_PRIMARY_BUFFERS feature"
+    );
+    // Uploads add COPY_DST, which MAP_WRITE does not combine with.
+    let error =
+        GpuData::from_slice(&gpu, VertexFormat::Float32, &[1.0f32], U::MAP_WRITE).unwrap_err();
+    assert_eq!(
+        error,
+        DataError::Gpu(GpuError::MapUsage {
+            usage: U::MAP_WRITE | U::COPY_DST,
+            map: U::MAP_WRITE,
+            partner: U::COPY_SRC,
+        })
+    );
+    assert_eq!(
+        error.to_string(),
+        "cannot create a buffer with usage MAP_WRITE | COPY_DST: MAP_WRITE combines only with COPY_SRC unless the device has the MAPPABLE_PRIMARY_BUFFERS feature"
+    );
+    // MAP_READ with COPY_DST alone is what readbacks use, and works.
+    let data = GpuData::zeroed(&gpu, VertexFormat::Float32, 4, U::MAP_READ).unwrap();
+    assert_eq!(data.buffer().usage(), U::MAP_READ | U::COPY_DST);
+}
+
+#[test]
+fn empty_usage() {
+    // Checked before wgpu is asked (its default handler would panic). Every public upload adds
+    // COPY_DST (and growable columns COPY_SRC too), so no public call asks for an empty usage;
+    // pinned from the variant.
+    assert_eq!(
+        GpuError::EmptyUsage.to_string(),
+        "cannot create a buffer with no usage flags: expected at least one"
+    );
+}
+
+#[test]
+fn out_of_memory() {
+    // lavapipe allocates host memory lazily up to max_buffer_size (BufferTooLarge above it), so
+    // no cheap call runs it out of memory; the messages are pinned from the variant.
+    let error = GpuError::OutOfMemory {
+        operation: "create a buffer",
+        bytes: Some(1 << 30),
+    };
+    assert_eq!(
+        error.to_string(),
+        "the device ran out of memory to create a buffer (1073741824 bytes asked for)"
+    );
+    let error = GpuError::OutOfMemory {
+        operation: "compile a compute pipeline",
+        bytes: None,
+    };
+    assert_eq!(
+        error.to_string(),
+        "the device ran out of memory to compile a compute pipeline"
     );
 }
 
@@ -132,10 +274,10 @@ fn buffer_too_large() {
     let error = GpuData::zeroed(&gpu, VertexFormat::Float32, rows, DEFAULT_USAGE).unwrap_err();
     assert_eq!(
         error,
-        GpuError::BufferTooLarge {
+        DataError::Gpu(GpuError::BufferTooLarge {
             size: rows * 4,
             max
-        }
+        })
     );
     assert_eq!(
         error.to_string(),
@@ -297,18 +439,13 @@ fn empty_binding() {
 
 #[test]
 fn staging() {
-    // wgpu hands out no staging memory once the device is destroyed.
-    let gpu = own_device();
-    gpu.device().destroy();
-    let error =
-        GpuData::from_slice(&gpu, VertexFormat::Float32, &[1.0f32; 4], DEFAULT_USAGE).unwrap_err();
-    assert_eq!(
-        error,
-        GpuError::Staging {
-            byte_offset: 0,
-            byte_length: 16
-        }
-    );
+    // A lost device gives DeviceLost and a refusal wgpu reports OutOfMemory or Validation; a
+    // staging refusal without either does not happen on lavapipe, so the message is pinned
+    // from the variant.
+    let error = GpuError::Staging {
+        byte_offset: 0,
+        byte_length: 16,
+    };
     assert_eq!(
         error.to_string(),
         "wgpu refused to stage 16 bytes for byte offset 0 (out of memory, or a destroyed or mapped buffer)"
@@ -372,10 +509,10 @@ fn unaligned_write() {
     let error = rows.write_rows(&gpu, 1, &[Row { value: 1.0 }]).unwrap_err();
     assert_eq!(
         error,
-        GpuError::UnalignedWrite {
+        DataError::Gpu(GpuError::UnalignedWrite {
             byte_offset: 6,
             byte_length: 4
-        }
+        })
     );
     assert_eq!(
         error.to_string(),
@@ -385,7 +522,7 @@ fn unaligned_write() {
 
 #[test]
 fn data() {
-    // Transparent: the message is the DataError's.
+    // An upload whose descriptor does not fit the bytes: the data error itself, not wrapped.
     let gpu = gpu();
     let error = GpuData::from_bytes(
         &gpu,
@@ -394,16 +531,40 @@ fn data() {
         DEFAULT_USAGE,
     )
     .unwrap_err();
-    let inner = DataError::OutOfBuffer {
-        what: "gpu data",
-        byte_offset: 0,
-        byte_end: 12,
-        buffer_size: 8,
-    };
-    assert_eq!(error, GpuError::Data(inner.clone()));
-    assert_eq!(error.to_string(), inner.to_string());
+    assert_eq!(
+        error,
+        DataError::OutOfBuffer {
+            what: "gpu data",
+            byte_offset: 0,
+            byte_end: 12,
+            buffer_size: 8,
+        }
+    );
     assert_eq!(
         error.to_string(),
         "gpu data exceeds its backing buffer: it covers bytes 0..12 but the buffer holds 8 bytes"
     );
+}
+
+#[test]
+fn validation_of_an_upload() {
+    // Writing rows through a shared handle after the owner destroyed the buffer: wgpu refuses
+    // the staged write, and the error scope around it returns the refusal.
+    let gpu = Gpu::headless().unwrap_or_else(|e| panic!("{e}"));
+    let owner = TypedGpuData::from_rows(&gpu, &[Row { value: 1.0 }; 4], DEFAULT_USAGE).unwrap();
+    let shared = owner.share();
+    owner.destroy();
+    let error = shared
+        .write_rows(&gpu, 0, &[Row { value: 2.0 }])
+        .unwrap_err();
+    let DataError::Gpu(GpuError::Validation { operation, source }) = &error else {
+        panic!("expected Validation, found {error:?}");
+    };
+    assert_eq!(*operation, "stage an upload");
+    assert!(source.to_string().contains("destroyed"), "{source}");
+    assert_eq!(
+        error.to_string(),
+        format!("wgpu refused to stage an upload: {source}")
+    );
+    assert!(!gpu.is_lost());
 }

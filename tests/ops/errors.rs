@@ -232,6 +232,22 @@ fn too_many_rows_message() {
 }
 
 #[test]
+fn data_message() {
+    // The operations build their data descriptors themselves; pinned from the variant.
+    let inner = gpudata::DataError::OutOfBuffer {
+        what: "gpu data",
+        byte_offset: 0,
+        byte_end: 12,
+        buffer_size: 8,
+    };
+    let error = OpError::Data {
+        op: "fround",
+        source: inner.clone(),
+    };
+    assert_eq!(error.to_string(), format!("fround: {inner}"));
+}
+
+#[test]
 fn out_of_memory_message() {
     // Running a device out of memory is not something a test should do; the device layer's
     // variant, as an operation wraps it, is pinned from the variant.
@@ -239,6 +255,7 @@ fn out_of_memory_message() {
         op: "add",
         source: GpuError::OutOfMemory {
             operation: "create the output buffers",
+            bytes: None,
         },
     };
     assert_eq!(
@@ -451,15 +468,15 @@ fn device() {
         source:
             GpuError::Validation {
                 operation: "submit the kernels",
-                reason,
+                source,
             },
     } = &error
     else {
         panic!("expected Gpu, found {error:?}");
     };
-    assert!(reason.contains("destroyed"), "{reason}");
+    assert!(source.to_string().contains("destroyed"), "{source}");
     assert_eq!(
         error.to_string(),
-        format!("add: wgpu refused to submit the kernels: {reason}")
+        format!("add: wgpu refused to submit the kernels: {source}")
     );
 }

@@ -1229,6 +1229,29 @@ fn gpu_wrapped() {
 }
 
 #[test]
+fn gpu_through_data() {
+    // A device error met inside the data layer (DataError::Gpu) reaches the table as
+    // TableError::Gpu, the same variant as a device error met by the table itself.
+    let gpu = Gpu::headless().unwrap_or_else(|e| panic!("{e}"));
+    gpu.device().destroy();
+    gpu.wait_idle().unwrap();
+    assert!(gpu.is_lost());
+    let points = [Point {
+        position: [1.0, 2.0],
+        weight: 3.0,
+    }];
+    let error = GpuVector::from_rows(&gpu, "points", &points, None).unwrap_err();
+    let inner = GpuError::DeviceLost {
+        operation: "create a buffer",
+    };
+    assert_error(&error, TableError::Gpu(inner.clone()), &inner.to_string());
+    assert_eq!(
+        TableError::from(DataError::Gpu(inner.clone())),
+        TableError::Gpu(inner)
+    );
+}
+
+#[test]
 fn layout() {
     let gpu = gpu();
     let pairs = with_layouts(

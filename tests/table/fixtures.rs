@@ -20,19 +20,21 @@ pub use crate::support::{
     USAGE, compute_capture, f32_bytes, gpu, limited_gpu, render_capture, validation_error,
 };
 
-/// Whether `data`'s buffer can still be read (a destroyed buffer makes wgpu report an error).
+/// Whether `data`'s buffer can still be read (a destroyed buffer makes the readback return
+/// wgpu's refusal as `GpuError::Validation`; nothing escapes to the caller's error scope).
 pub fn alive(gpu: &Gpu, data: &GpuData) -> bool {
-    let (result, error) = validation_error(gpu, || data.read_bytes(gpu));
-    match (&result, &error) {
-        (Ok(_), None) => true,
-        (_, Some(message)) => {
+    let (result, escaped) = validation_error(gpu, || data.read_bytes(gpu));
+    assert_eq!(escaped, None, "a wgpu error escaped the readback");
+    match &result {
+        Ok(_) => true,
+        Err(gpudata::GpuError::Validation { source, .. }) => {
             assert!(
-                message.contains("destroyed"),
-                "unexpected wgpu error: {message}"
+                source.to_string().contains("destroyed"),
+                "unexpected wgpu error: {source}"
             );
             false
         }
-        (Err(e), None) => panic!("readback failed without a wgpu error: {e}"),
+        Err(e) => panic!("readback failed without a wgpu error: {e}"),
     }
 }
 

@@ -262,6 +262,17 @@ pub enum ArrowInteropError {
         #[source]
         source: crate::device::GpuError,
     },
+    /// GPU data the adapter built for a column was refused by the data layer (a descriptor that
+    /// does not fit its bytes). Device errors the data layer passes on arrive as
+    /// [`ArrowInteropError::Gpu`] instead.
+    #[error("column `{column}`: {source}")]
+    Data {
+        /// The column.
+        column: String,
+        /// What the data layer said.
+        #[source]
+        source: crate::data::DataError,
+    },
     /// A GPU operation (fround) failed.
     #[error("column `{column}`: {source}")]
     Op {

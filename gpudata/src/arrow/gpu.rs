@@ -9,7 +9,9 @@ use arrow_schema::Field;
 
 use super::ArrowInteropError;
 use super::source::{ArrowColumnSource, ArrowReadback, ColumnOptions, SourceFormat};
-use crate::data::{DEFAULT_USAGE, GpuData, GpuDataDescriptor, GpuDataFormat, GpuDataView};
+use crate::data::{
+    DEFAULT_USAGE, DataError, GpuData, GpuDataDescriptor, GpuDataFormat, GpuDataView,
+};
 use crate::device::Gpu;
 use crate::device::GpuError;
 use crate::layout::{BufferLayout, GpuDataStructFormat, StructLayout};
@@ -19,6 +21,18 @@ fn gpu_error(column: &str, source: GpuError) -> ArrowInteropError {
     ArrowInteropError::Gpu {
         column: column.to_owned(),
         source,
+    }
+}
+
+/// [`ArrowInteropError::Data`], or [`ArrowInteropError::Gpu`] for a device error the data layer
+/// passed on (one path for a [`GpuError`]).
+fn data_error(column: &str, source: DataError) -> ArrowInteropError {
+    match source {
+        DataError::Gpu(gpu) => gpu_error(column, gpu),
+        source => ArrowInteropError::Data {
+            column: column.to_owned(),
+            source,
+        },
     }
 }
 
@@ -107,7 +121,7 @@ pub fn upload_source(
         usage
     };
     let words = GpuData::from_bytes(gpu, source.bytes(), descriptor(source), usage)
-        .map_err(|e| gpu_error(column, e))?;
+        .map_err(|e| data_error(column, e))?;
     if !fround {
         return Ok(words);
     }
@@ -119,7 +133,7 @@ pub fn upload_source(
             data_type: source.readback().data_type().clone(),
         })?;
     let input = GpuDataView::new(words.buffer(), input_format, source.length(), 0, None)
-        .map_err(|e| gpu_error(column, e.into()))?;
+        .map_err(|e| data_error(column, e))?;
     let mut split = ops::fround(gpu, input).map_err(|e| ArrowInteropError::Op {
         column: column.to_owned(),
         source: e,
@@ -179,16 +193,16 @@ pub(crate) fn read_array<'d>(
     let readback = data
         .readback_metadata_as::<ArrowReadback>()
         .ok_or(ArrowInteropError::MissingMetadata)?;
-    let bytes = read_compact(gpu, data).map_err(|e| gpu_error(readback.column(), e))?;
+    let bytes = read_compact(gpu, data).map_err(|e| data_error(readback.column(), e))?;
     Ok((readback, readback.to_array(bytes)?))
 }
 
 /// The data's values, packed one after another.
-fn read_compact(gpu: &Gpu, data: &GpuData) -> Result<Vec<u8>, GpuError> {
+fn read_compact(gpu: &Gpu, data: &GpuData) -> Result<Vec<u8>, DataError> {
     if data.value_length() == 0 {
         Ok(Vec::new())
     } else if data.byte_stride() == data.row_byte_length() {
-        data.read_bytes(gpu)
+        Ok(data.read_bytes(gpu)?)
     } else {
         data.read_row_bytes(gpu, 0, data.value_length())
     }

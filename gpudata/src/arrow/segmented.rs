@@ -93,9 +93,9 @@ fn fround_segments(
             segment.byte_offset(),
             Some(segment.byte_stride()),
         )
-        .map_err(|e| ArrowInteropError::Gpu {
+        .map_err(|source| ArrowInteropError::Data {
             column: column.clone(),
-            source: e.into(),
+            source,
         })?;
         let plan =
             ops::plan_fround(gpu, &config, input).map_err(|source| ArrowInteropError::Op {

@@ -1,6 +1,7 @@
 //! [`DataError`]: GPU data and view metadata that describes no valid byte range.
 
 use crate::count::Count;
+use crate::device::GpuError;
 use crate::format::VertexFormat;
 
 /// GPU data or view metadata that describes no valid byte range (luma.gl's `GPUData` and
@@ -198,4 +199,9 @@ pub enum DataError {
         /// What the struct format has at that index.
         found: String,
     },
+    /// The device could not do the upload or readback the data asked for (buffer creation,
+    /// staging, mapping, a lost device). The one path by which a [`GpuError`] reaches data-level
+    /// callers; tables flatten it into their own `TableError::Gpu`.
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
 }

@@ -30,7 +30,8 @@ impl GpuData {
     /// # Errors
     /// [`GpuError::MissingUsage`] without `COPY_SRC`; [`GpuError::UnalignedCopy`] when the rows
     /// end in the last, partial word of a buffer whose size is not a multiple of 4;
-    /// [`GpuError::Map`], [`GpuError::Poll`].
+    /// [`GpuError::DeviceLost`] on a lost device; [`GpuError::Validation`] when wgpu refuses the
+    /// copy (a destroyed buffer); [`GpuError::Map`], [`GpuError::Poll`].
     pub fn read_bytes(&self, gpu: &Gpu) -> Result<Vec<u8>, GpuError> {
         pollster::block_on(self.read_bytes_inner(gpu, WaitMode::Block))
     }
@@ -60,9 +61,9 @@ impl GpuData {
     /// removed). Blocks until the copy is done.
     ///
     /// # Errors
-    /// [`DataError::RowsOutOfRange`] (as [`GpuError::Data`]), then as
+    /// [`DataError::RowsOutOfRange`], then [`DataError::Gpu`] with the errors of
     /// [`read_bytes`](Self::read_bytes).
-    pub fn read_row_bytes(&self, gpu: &Gpu, first: u64, rows: u64) -> Result<Vec<u8>, GpuError> {
+    pub fn read_row_bytes(&self, gpu: &Gpu, first: u64, rows: u64) -> Result<Vec<u8>, DataError> {
         pollster::block_on(self.read_row_bytes_inner(gpu, first, rows, WaitMode::Block))
     }
 
@@ -75,7 +76,7 @@ impl GpuData {
         gpu: &Gpu,
         first: u64,
         rows: u64,
-    ) -> Result<Vec<u8>, GpuError> {
+    ) -> Result<Vec<u8>, DataError> {
         self.read_row_bytes_inner(gpu, first, rows, WaitMode::Async)
             .await
     }
@@ -86,7 +87,7 @@ impl GpuData {
         first: u64,
         rows: u64,
         mode: WaitMode,
-    ) -> Result<Vec<u8>, GpuError> {
+    ) -> Result<Vec<u8>, DataError> {
         if first
             .checked_add(rows)
             .is_none_or(|end| end > self.value_length())
@@ -95,8 +96,7 @@ impl GpuData {
                 row_offset: first,
                 rows,
                 length: self.value_length(),
-            }
-            .into());
+            });
         }
         if rows == 0 {
             return Ok(Vec::new());
@@ -123,9 +123,9 @@ impl GpuDataView<'_> {
     /// [`decode_values`]). Blocks until the copy is done.
     ///
     /// # Errors
-    /// [`GpuError::MissingUsage`] without `COPY_SRC`, [`GpuError::UnalignedCopy`],
-    /// [`GpuError::Map`], [`GpuError::Poll`].
-    pub fn read_values(&self, gpu: &Gpu) -> Result<HostValues, GpuError> {
+    /// [`DataError::Gpu`] with the errors of [`read_raw`](Self::read_raw); a [`DataError`] when
+    /// the bytes do not decode (see [`decode_values`]).
+    pub fn read_values(&self, gpu: &Gpu) -> Result<HostValues, DataError> {
         pollster::block_on(self.read_values_inner(gpu, WaitMode::Block))
     }
 
@@ -133,25 +133,27 @@ impl GpuDataView<'_> {
     ///
     /// # Errors
     /// As [`read_values`](Self::read_values).
-    pub async fn read_values_async(&self, gpu: &Gpu) -> Result<HostValues, GpuError> {
+    pub async fn read_values_async(&self, gpu: &Gpu) -> Result<HostValues, DataError> {
         self.read_values_inner(gpu, WaitMode::Async).await
     }
 
-    async fn read_values_inner(&self, gpu: &Gpu, mode: WaitMode) -> Result<HostValues, GpuError> {
+    async fn read_values_inner(&self, gpu: &Gpu, mode: WaitMode) -> Result<HostValues, DataError> {
         let bytes = self.read_span(gpu, mode).await?;
-        Ok(decode_values(
+        decode_values(
             self.format(),
             &bytes,
             self.length() as usize,
             self.byte_stride() as usize,
-        )?)
+        )
     }
 
     /// The view's raw value bytes, packed one value after another (strides removed). Blocks
     /// until the copy is done.
     ///
     /// # Errors
-    /// As [`read_values`](Self::read_values).
+    /// [`GpuError::MissingUsage`] without `COPY_SRC`, [`GpuError::UnalignedCopy`],
+    /// [`GpuError::DeviceLost`], [`GpuError::Validation`], [`GpuError::Map`],
+    /// [`GpuError::Poll`].
     pub fn read_raw(&self, gpu: &Gpu) -> Result<Vec<u8>, GpuError> {
         pollster::block_on(self.read_raw_inner(gpu, WaitMode::Block))
     }
@@ -159,7 +161,7 @@ impl GpuDataView<'_> {
     /// The asynchronous form of [`read_raw`](Self::read_raw).
     ///
     /// # Errors
-    /// As [`read_values`](Self::read_values).
+    /// As [`read_raw`](Self::read_raw).
     pub async fn read_raw_async(&self, gpu: &Gpu) -> Result<Vec<u8>, GpuError> {
         self.read_raw_inner(gpu, WaitMode::Async).await
     }

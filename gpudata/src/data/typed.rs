@@ -54,12 +54,13 @@ impl<T: GpuStruct> TypedGpuData<T> {
     /// submission; the call blocks only while more than two staging chunks are in flight.
     ///
     /// # Errors
-    /// [`GpuError::BufferTooLarge`], [`GpuError::Poll`].
+    /// [`DataError::Gpu`] with [`GpuError::BufferTooLarge`], [`GpuError::DeviceLost`] or what
+    /// wgpu refused; [`DataError::RangeOverflow`] when the size overflows.
     pub fn from_rows(
         gpu: &Gpu,
         rows: &[T],
         usage: wgpu::BufferUsages,
-    ) -> Result<TypedGpuData<T>, GpuError> {
+    ) -> Result<TypedGpuData<T>, DataError> {
         pollster::block_on(upload_rows(gpu, rows, usage, WaitMode::Block)).map(Self::wrap)
     }
 
@@ -71,7 +72,7 @@ impl<T: GpuStruct> TypedGpuData<T> {
         gpu: &Gpu,
         rows: &[T],
         usage: wgpu::BufferUsages,
-    ) -> Result<TypedGpuData<T>, GpuError> {
+    ) -> Result<TypedGpuData<T>, DataError> {
         upload_rows(gpu, rows, usage, WaitMode::Async)
             .await
             .map(Self::wrap)
@@ -193,10 +194,10 @@ impl<T: GpuStruct> TypedGpuData<T> {
     /// rows whose host layout matches).
     ///
     /// # Errors
-    /// [`GpuError::MissingUsage`] without `COPY_DST`; [`DataError::RowsOutOfRange`] (as
-    /// [`GpuError::Data`]); [`GpuError::UnalignedWrite`] when the rows do not start on a 4-byte
-    /// boundary; [`GpuError::Poll`].
-    pub fn write_rows(&self, gpu: &Gpu, row_offset: u64, rows: &[T]) -> Result<(), GpuError> {
+    /// [`DataError::RowsOutOfRange`]; [`DataError::Gpu`] with [`GpuError::MissingUsage`]
+    /// without `COPY_DST`, [`GpuError::UnalignedWrite`] when the rows do not start on a 4-byte
+    /// boundary, [`GpuError::DeviceLost`], [`GpuError::Poll`].
+    pub fn write_rows(&self, gpu: &Gpu, row_offset: u64, rows: &[T]) -> Result<(), DataError> {
         pollster::block_on(write_rows_into(
             gpu,
             &self.data,
@@ -215,7 +216,7 @@ impl<T: GpuStruct> TypedGpuData<T> {
         gpu: &Gpu,
         row_offset: u64,
         rows: &[T],
-    ) -> Result<(), GpuError> {
+    ) -> Result<(), DataError> {
         write_rows_into(gpu, &self.data, row_offset, rows, WaitMode::Async).await
     }
 
@@ -306,7 +307,7 @@ impl<'a, V: GpuField> TypedGpuDataView<'a, V> {
     /// The values, read back as `V`s. Blocks until the copy is done.
     ///
     /// # Errors
-    /// As [`GpuDataView::read_values`].
+    /// As [`GpuDataView::read_raw`].
     pub fn read(&self, gpu: &Gpu) -> Result<Vec<V>, GpuError> {
         pollster::block_on(self.read_inner(gpu, WaitMode::Block))
     }
@@ -314,7 +315,7 @@ impl<'a, V: GpuField> TypedGpuDataView<'a, V> {
     /// The asynchronous form of [`read`](Self::read).
     ///
     /// # Errors
-    /// As [`GpuDataView::read_values`].
+    /// As [`GpuDataView::read_raw`].
     pub async fn read_async(&self, gpu: &Gpu) -> Result<Vec<V>, GpuError> {
         self.read_inner(gpu, WaitMode::Async).await
     }

@@ -10,8 +10,7 @@
 use super::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat};
 use crate::data::DataError;
 use crate::device::Gpu;
-use crate::device::GpuError;
-use crate::device::buffers::{align4, create_buffer, require_usage};
+use crate::device::buffers::{align4, create_buffer_async, require_usage};
 use crate::device::transfer::{STAGING_CHUNK_BYTES, Stager, WaitMode, write_bytes};
 use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::record::{GpuField, GpuStruct, fields_as_bytes, rows_as_bytes};
@@ -33,7 +32,7 @@ pub(super) async fn write_rows_into<T: GpuStruct>(
     row_offset: u64,
     rows: &[T],
     mode: WaitMode,
-) -> Result<(), GpuError> {
+) -> Result<(), DataError> {
     let buffer = data.buffer();
     require_usage(buffer, wgpu::BufferUsages::COPY_DST, "write rows")?;
     let count = rows.len() as u64;
@@ -45,8 +44,7 @@ pub(super) async fn write_rows_into<T: GpuStruct>(
             row_offset,
             rows: count,
             length: data.length(),
-        }
-        .into());
+        });
     }
     if rows.is_empty() {
         return Ok(());
@@ -56,7 +54,7 @@ pub(super) async fn write_rows_into<T: GpuStruct>(
     let data_stride = data.byte_stride();
     // In range: rows row_offset..row_offset+count lie inside the data, checked at construction.
     let start = data.byte_offset() + row_offset * data_stride;
-    let mut stager = Stager::new(gpu, mode);
+    let mut stager = Stager::new(gpu, mode)?;
     if data_stride == stride {
         // One contiguous range: every row's full stride but the last row's trailing padding.
         let span = (count - 1) * stride + row_len;
@@ -91,7 +89,7 @@ pub(super) async fn write_rows_into<T: GpuStruct>(
                 .await?;
         }
     }
-    stager.finish().await
+    Ok(stager.finish().await?)
 }
 
 /// Encodes `rows` into `dst` (at most `rows.len() * stride` bytes) through a small scratch.
@@ -117,14 +115,15 @@ impl GpuData {
     /// checked against `bytes.len()`). `usage` gets `COPY_DST` added.
     ///
     /// # Errors
-    /// [`GpuError::Data`] for a descriptor that does not fit the bytes,
-    /// [`GpuError::BufferTooLarge`].
+    /// A [`DataError`] for a descriptor that does not fit the bytes; [`DataError::Gpu`] with
+    /// [`GpuError::BufferTooLarge`](crate::device::GpuError::BufferTooLarge),
+    /// [`GpuError::DeviceLost`](crate::device::GpuError::DeviceLost) or what wgpu refused.
     pub fn from_bytes(
         gpu: &Gpu,
         bytes: &[u8],
         descriptor: GpuDataDescriptor,
         usage: wgpu::BufferUsages,
-    ) -> Result<GpuData, GpuError> {
+    ) -> Result<GpuData, DataError> {
         pollster::block_on(Self::from_bytes_inner(
             gpu,
             bytes,
@@ -144,7 +143,7 @@ impl GpuData {
         bytes: &[u8],
         descriptor: GpuDataDescriptor,
         usage: wgpu::BufferUsages,
-    ) -> Result<GpuData, GpuError> {
+    ) -> Result<GpuData, DataError> {
         Self::from_bytes_inner(gpu, bytes, descriptor, usage, WaitMode::Async).await
     }
 
@@ -154,10 +153,11 @@ impl GpuData {
         descriptor: GpuDataDescriptor,
         usage: wgpu::BufferUsages,
         mode: WaitMode,
-    ) -> Result<GpuData, GpuError> {
+    ) -> Result<GpuData, DataError> {
         let len = bytes.len() as u64;
         let metrics = descriptor.resolve(len)?;
-        let buffer = create_buffer(gpu, len, usage | wgpu::BufferUsages::COPY_DST, "gpudata")?;
+        let buffer =
+            create_buffer_async(gpu, len, usage | wgpu::BufferUsages::COPY_DST, "gpudata").await?;
         write_bytes(gpu, &buffer, 0, bytes, mode).await?;
         Ok(GpuData {
             buffer: BufferHandle::Owned(buffer),
@@ -179,7 +179,7 @@ impl GpuData {
         format: VertexFormat,
         values: &[P],
         usage: wgpu::BufferUsages,
-    ) -> Result<GpuData, GpuError> {
+    ) -> Result<GpuData, DataError> {
         GpuData::from_packed_values(gpu, format, bytemuck::cast_slice(values), usage)
     }
 
@@ -189,7 +189,7 @@ impl GpuData {
         format: VertexFormat,
         bytes: &[u8],
         usage: wgpu::BufferUsages,
-    ) -> Result<GpuData, GpuError> {
+    ) -> Result<GpuData, DataError> {
         let value_len = format.byte_length();
         let len = bytes.len() as u64;
         if !len.is_multiple_of(value_len) {
@@ -197,8 +197,7 @@ impl GpuData {
                 format: format.to_string(),
                 byte_length: len,
                 value_byte_length: value_len,
-            }
-            .into());
+            });
         }
         let descriptor = GpuDataDescriptor::new(GpuVectorFormat::Fixed(format), len / value_len);
         GpuData::from_bytes(gpu, bytes, descriptor, usage)
@@ -213,33 +212,35 @@ impl GpuData {
         gpu: &Gpu,
         values: &[V],
         usage: wgpu::BufferUsages,
-    ) -> Result<GpuData, GpuError> {
+    ) -> Result<GpuData, DataError> {
         GpuData::from_packed_values(gpu, V::FORMAT, fields_as_bytes(values), usage)
     }
 
     /// A new owned, zeroed buffer for `length` rows of `format`, packed at the format's stride.
     ///
     /// # Errors
-    /// [`GpuError::BufferTooLarge`], or [`DataError::RangeOverflow`] when the size overflows.
+    /// [`DataError::RangeOverflow`] when the size overflows; [`DataError::Gpu`] with
+    /// [`GpuError::BufferTooLarge`](crate::device::GpuError::BufferTooLarge) and the errors of
+    /// buffer creation.
     pub fn zeroed(
         gpu: &Gpu,
         format: impl Into<GpuDataFormat>,
         length: u64,
         usage: wgpu::BufferUsages,
-    ) -> Result<GpuData, GpuError> {
-        allocate(gpu, format.into(), length, usage, "gpudata")
+    ) -> Result<GpuData, DataError> {
+        pollster::block_on(allocate(gpu, format.into(), length, usage, "gpudata"))
     }
 }
 
 /// A new owned buffer labelled `label` for `length` rows of `format` at the format's stride,
 /// with `COPY_DST` added to `usage`.
-fn allocate(
+async fn allocate(
     gpu: &Gpu,
     format: GpuDataFormat,
     length: u64,
     usage: wgpu::BufferUsages,
     label: &str,
-) -> Result<GpuData, GpuError> {
+) -> Result<GpuData, DataError> {
     let descriptor = GpuDataDescriptor::new(format, length);
     let metrics = descriptor.resolve(u64::MAX)?;
     let size = length
@@ -251,8 +252,9 @@ fn allocate(
             byte_stride: metrics.byte_stride,
             value_byte_length: metrics.row_byte_length,
         })?;
-    let buffer = create_buffer(gpu, size, usage | wgpu::BufferUsages::COPY_DST, label)?;
-    Ok(GpuData::new(BufferHandle::Owned(buffer), descriptor)?)
+    let buffer =
+        create_buffer_async(gpu, size, usage | wgpu::BufferUsages::COPY_DST, label).await?;
+    GpuData::new(BufferHandle::Owned(buffer), descriptor)
 }
 
 pub(super) async fn upload_rows<T: GpuStruct>(
@@ -260,14 +262,15 @@ pub(super) async fn upload_rows<T: GpuStruct>(
     rows: &[T],
     usage: wgpu::BufferUsages,
     mode: WaitMode,
-) -> Result<GpuData, GpuError> {
+) -> Result<GpuData, DataError> {
     let data = allocate(
         gpu,
         T::FORMAT.into(),
         rows.len() as u64,
         usage,
         "gpudata rows",
-    )?;
+    )
+    .await?;
     write_rows_into(gpu, &data, 0, rows, mode).await?;
     Ok(data)
 }

@@ -1,6 +1,7 @@
-//! Buffer creation with checked sizes, and the usage rules operations check before they touch a
-//! buffer.
+//! Buffer creation with checked sizes and usages, inside error scopes, and the usage rules
+//! operations check before they touch a buffer.
 
+use crate::device::scope::scoped;
 use crate::device::{Gpu, GpuError};
 
 /// `value` rounded up to a multiple of 4, or `None` when that overflows.
@@ -11,14 +12,82 @@ pub(crate) const fn align4(value: u64) -> Option<u64> {
     }
 }
 
+/// The usage rules wgpu applies to a new buffer, checked before asking it: at least one flag,
+/// and without `MAPPABLE_PRIMARY_BUFFERS`, `MAP_READ` only beside `COPY_DST` and `MAP_WRITE`
+/// only beside `COPY_SRC`.
+pub(crate) fn check_usage(gpu: &Gpu, usage: wgpu::BufferUsages) -> Result<(), GpuError> {
+    use wgpu::BufferUsages as U;
+    if usage.is_empty() {
+        return Err(GpuError::EmptyUsage);
+    }
+    if gpu
+        .device()
+        .features()
+        .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS)
+    {
+        return Ok(());
+    }
+    for (map, partner) in [(U::MAP_READ, U::COPY_DST), (U::MAP_WRITE, U::COPY_SRC)] {
+        if usage.contains(map) && !(map | partner).contains(usage) {
+            return Err(GpuError::MapUsage {
+                usage,
+                map,
+                partner,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// A buffer of at least `size` bytes (rounded up to 4, at least 4), of exactly `usage` (callers
-/// that write it add `COPY_DST`).
+/// that write it add `COPY_DST`). Blocks only on wgpu's error scope, which native backends
+/// answer at once.
+///
+/// # Errors
+/// [`GpuError::EmptyUsage`], [`GpuError::MapUsage`], [`GpuError::BufferTooLarge`],
+/// [`GpuError::DeviceLost`], and what wgpu reports: [`GpuError::OutOfMemory`],
+/// [`GpuError::Validation`].
 pub(crate) fn create_buffer(
     gpu: &Gpu,
     size: u64,
     usage: wgpu::BufferUsages,
     label: &str,
 ) -> Result<wgpu::Buffer, GpuError> {
+    pollster::block_on(create_buffer_async(gpu, size, usage, label))
+}
+
+/// [`create_buffer`], mapped at creation for writing (the caller fills it through
+/// `slice(..).get_mapped_range_mut()` and unmaps it).
+///
+/// # Errors
+/// As [`create_buffer`].
+pub(crate) fn create_mapped_buffer(
+    gpu: &Gpu,
+    size: u64,
+    usage: wgpu::BufferUsages,
+    label: &str,
+) -> Result<wgpu::Buffer, GpuError> {
+    pollster::block_on(create(gpu, size, usage, label, true))
+}
+
+/// The asynchronous form of [`create_buffer`], for the transfer engine's async paths.
+pub(crate) async fn create_buffer_async(
+    gpu: &Gpu,
+    size: u64,
+    usage: wgpu::BufferUsages,
+    label: &str,
+) -> Result<wgpu::Buffer, GpuError> {
+    create(gpu, size, usage, label, false).await
+}
+
+async fn create(
+    gpu: &Gpu,
+    size: u64,
+    usage: wgpu::BufferUsages,
+    label: &str,
+    mapped_at_creation: bool,
+) -> Result<wgpu::Buffer, GpuError> {
+    check_usage(gpu, usage)?;
     let max = gpu.limits().max_buffer_size;
     let allocated = align4(size.max(4)).ok_or(GpuError::BufferTooLarge { size, max })?;
     if allocated > max {
@@ -27,12 +96,18 @@ pub(crate) fn create_buffer(
             max,
         });
     }
-    Ok(gpu.device().create_buffer(&wgpu::BufferDescriptor {
-        label: Some(label),
-        size: allocated,
-        usage,
-        mapped_at_creation: false,
-    }))
+    const OPERATION: &str = "create a buffer";
+    gpu.check_reported_lost(OPERATION)?;
+    let (buffer, caught) = scoped(gpu, OPERATION, allocated, || {
+        gpu.device().create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: allocated,
+            usage,
+            mapped_at_creation,
+        })
+    });
+    caught.check(gpu).await?;
+    Ok(buffer)
 }
 
 /// `Ok` when `buffer` has every flag of `required`, else [`GpuError::MissingUsage`] naming

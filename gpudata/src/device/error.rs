@@ -1,7 +1,8 @@
-//! [`GpuError`]: device, buffer, transfer and binding operations that cannot run.
+//! [`GpuError`]: device, buffer, transfer and binding operations that cannot run. It knows
+//! nothing of the layers above (data, tables): they wrap it.
 
 use crate::count::Count;
-use crate::data::DataError;
+use crate::device::WgpuError;
 use crate::format::VertexFormat;
 
 /// A device, buffer or binding operation that cannot run.
@@ -186,24 +187,69 @@ pub enum GpuError {
         /// Bytes to write.
         byte_length: u64,
     },
-    /// wgpu refused work gpudata recorded (a shader module or pipeline it cannot compile, a
-    /// binding or submission it rejects, such as one that uses a destroyed buffer).
-    #[error("wgpu refused to {operation}: {reason}")]
-    Validation {
-        /// What gpudata was doing (`"compile a compute pipeline"`, `"submit the kernels"`, ...).
-        operation: &'static str,
-        /// wgpu's message.
-        reason: String,
+    /// A buffer usage wgpu refuses without the `MAPPABLE_PRIMARY_BUFFERS` feature: `MAP_READ`
+    /// combines only with `COPY_DST`, `MAP_WRITE` only with `COPY_SRC`.
+    #[error(
+        "cannot create a buffer with usage {usage}: {map} combines only with {partner} unless the device has the MAPPABLE_PRIMARY_BUFFERS feature",
+        usage = UsageNames(*usage),
+        map = UsageNames(*map),
+        partner = UsageNames(*partner)
+    )]
+    MapUsage {
+        /// The usage asked for.
+        usage: wgpu::BufferUsages,
+        /// The mapping flag whose rule it breaks (`MAP_READ` or `MAP_WRITE`).
+        map: wgpu::BufferUsages,
+        /// The one flag that flag combines with (`COPY_DST` or `COPY_SRC`).
+        partner: wgpu::BufferUsages,
     },
-    /// The device ran out of memory for work gpudata recorded.
-    #[error("the device ran out of memory to {operation}")]
+    /// A buffer asked for with no usage flags.
+    #[error("cannot create a buffer with no usage flags: expected at least one")]
+    EmptyUsage,
+    /// The device ran out of memory for work gpudata recorded inside an error scope (a buffer,
+    /// staging memory, a pipeline). wgpu's out-of-memory error says nothing more.
+    #[error(
+        "the device ran out of memory to {operation}{asked}",
+        asked = BytesAsked(*bytes)
+    )]
     OutOfMemory {
-        /// What gpudata was doing.
+        /// What gpudata was doing (`"create a buffer"`, `"stage an upload"`, ...).
+        operation: &'static str,
+        /// Bytes the work asked for, where it is one allocation or transfer.
+        bytes: Option<u64>,
+    },
+    /// wgpu refused work gpudata recorded inside an error scope (a buffer or transfer it
+    /// rejects, such as one that uses a destroyed buffer; a shader module or pipeline it cannot
+    /// compile; a binding or submission), or its backend failed internally.
+    #[error("wgpu refused to {operation}: {source}")]
+    Validation {
+        /// What gpudata was doing (`"read back a buffer"`, `"compile a compute pipeline"`,
+        /// `"submit the kernels"`, ...).
+        operation: &'static str,
+        /// What wgpu said.
+        #[source]
+        source: WgpuError,
+    },
+    /// The device is lost: destroyed (`device.destroy()`) or lost by the driver.
+    #[error(
+        "cannot {operation}: the device is lost (destroyed or reset by the driver); create a new Gpu"
+    )]
+    DeviceLost {
+        /// What was attempted.
         operation: &'static str,
     },
-    /// Invalid data metadata.
-    #[error(transparent)]
-    Data(#[from] DataError),
+}
+
+/// ` (N bytes asked for)` after an out-of-memory message, or nothing when the size is unknown.
+struct BytesAsked(Option<u64>);
+
+impl std::fmt::Display for BytesAsked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(bytes) => write!(f, " ({} asked for)", Count(bytes, "byte")),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Buffer usage flags as wgpu names them, joined by ` | ` (`COPY_DST | VERTEX`), or

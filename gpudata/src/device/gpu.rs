@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::device::GpuError;
 use crate::device::pipelines::PipelineCache;
@@ -34,6 +35,8 @@ struct GpuInner {
     /// Whether [`Gpu::headless_on_async`] opened this device in an instance of its own (so no
     /// other `GpuInner` wraps it), rather than [`Gpu::from_device_queue`] wrapping a device.
     own_instance: bool,
+    /// Set by the device-lost callback: the device was destroyed or lost.
+    lost: Arc<AtomicBool>,
 }
 
 /// Which kind of adapter [`Gpu::headless`] chose.
@@ -193,6 +196,9 @@ impl Gpu {
     }
 
     /// Wraps a device and queue the application already created.
+    ///
+    /// The `Gpu` installs the device's device-lost callback (to answer
+    /// [`is_lost`](Self::is_lost)), replacing one the application set before.
     #[must_use]
     pub fn from_device_queue(device: wgpu::Device, queue: wgpu::Queue) -> Gpu {
         let adapter_info = device.adapter_info();
@@ -206,6 +212,9 @@ impl Gpu {
         own_instance: bool,
     ) -> Gpu {
         let limits = device.limits();
+        let lost = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&lost);
+        device.set_device_lost_callback(move |_, _| flag.store(true, Ordering::Release));
         Gpu {
             inner: Arc::new(GpuInner {
                 device,
@@ -214,6 +223,7 @@ impl Gpu {
                 limits,
                 pipelines: PipelineCache::default(),
                 own_instance,
+                lost,
             }),
         }
     }
@@ -280,6 +290,51 @@ impl Gpu {
             .map_err(|e| GpuError::Poll {
                 reason: e.to_string(),
             })
+    }
+
+    /// Whether the device is lost: destroyed (`gpu.device().destroy()`) or lost by the driver.
+    /// Transfers on a lost device return [`GpuError::DeviceLost`]. Runs a non-blocking
+    /// `device.poll` first, so a loss wgpu has just reported is seen; wgpu reports the loss of a
+    /// destroyed device once the work queued before has finished (until then this says `false`,
+    /// and a transfer that fails on the device finds the loss itself).
+    #[must_use]
+    pub fn is_lost(&self) -> bool {
+        if self.inner.lost.load(Ordering::Acquire) {
+            return true;
+        }
+        // The poll's own error (a lost device) is the answer being looked for, not a failure.
+        let _ = self.inner.device.poll(wgpu::PollType::Poll);
+        self.inner.lost.load(Ordering::Acquire)
+    }
+
+    /// [`GpuError::DeviceLost`] naming `operation` when the device [is lost](Self::is_lost).
+    pub(crate) fn check_lost(&self, operation: &'static str) -> Result<(), GpuError> {
+        if self.is_lost() {
+            Err(GpuError::DeviceLost { operation })
+        } else {
+            Ok(())
+        }
+    }
+
+    /// [`check_lost`](Self::check_lost) after waiting for the device to go idle: for a call that
+    /// just failed, where a lost device is the likely cause and wgpu reports the loss of a
+    /// destroyed device only once its queued work has finished.
+    pub(crate) fn confirm_lost(&self, operation: &'static str) -> Result<(), GpuError> {
+        if !self.inner.lost.load(Ordering::Acquire) {
+            // A failed wait is itself a sign of loss; the flag is the answer.
+            let _ = self.inner.device.poll(wgpu::PollType::wait_indefinitely());
+        }
+        self.check_lost(operation)
+    }
+
+    /// [`check_lost`](Self::check_lost) without the poll: only a loss wgpu has reported already.
+    /// For calls too frequent to poll the device each time (buffer creation).
+    pub(crate) fn check_reported_lost(&self, operation: &'static str) -> Result<(), GpuError> {
+        if self.inner.lost.load(Ordering::Acquire) {
+            Err(GpuError::DeviceLost { operation })
+        } else {
+            Ok(())
+        }
     }
 
     /// Whether two handles talk to the same device: clones of one `Gpu`, or `Gpu`s wrapping

@@ -1,15 +1,18 @@
 //! The device layer: [`Gpu`] (a wgpu device and queue with the adapter's facts), buffer creation
-//! and usage rules, the transfer engine (staging uploads, readbacks, waiting), and [`GpuError`],
-//! the errors of device, buffer and transfer work. It knows nothing of data, tables or formats'
-//! meaning: the layers above call it.
+//! and usage rules, error scopes around wgpu calls, the transfer engine (staging uploads,
+//! readbacks, waiting), and [`GpuError`], the errors of device, buffer and transfer work. It
+//! knows nothing of data, tables or formats' meaning: the layers above call it.
 
 pub(crate) mod buffers;
 mod error;
 mod gpu;
 mod pipelines;
+pub(crate) mod scope;
 pub(crate) mod transfer;
+mod wgpu_error;
 
 pub use error::GpuError;
 pub use gpu::{AdapterKind, Gpu};
 pub(crate) use pipelines::error_scope;
 pub use transfer::STAGING_CHUNK_BYTES;
+pub use wgpu_error::WgpuError;

@@ -93,11 +93,7 @@ pub(crate) fn error_scope<R>(
     let validation = pollster::block_on(validation.pop());
     let memory = pollster::block_on(memory.pop());
     match validation.or(memory) {
-        Some(wgpu::Error::OutOfMemory { .. }) => Err(GpuError::OutOfMemory { operation }),
-        Some(error) => Err(GpuError::Validation {
-            operation,
-            reason: error.to_string(),
-        }),
+        Some(error) => Err(crate::device::scope::to_gpu_error(operation, None, error)),
         None => Ok(result),
     }
 }

@@ -3,6 +3,7 @@
 //! operations in `ops/` add theirs (formats, fields, constants) and re-export it.
 
 use crate::count::Count;
+use crate::data::DataError;
 use crate::device::GpuError;
 use crate::format::VertexFormat;
 
@@ -241,4 +242,24 @@ pub enum OpError {
         /// What the device layer reported.
         source: GpuError,
     },
+    /// The data layer refused the data an operation uploads or builds (a descriptor that does not
+    /// fit its buffer). Device errors the data layer passes on arrive as [`OpError::Gpu`].
+    #[error("{op}: {source}")]
+    Data {
+        /// The operation.
+        op: &'static str,
+        /// What the data layer reported.
+        source: DataError,
+    },
+}
+
+impl OpError {
+    /// [`OpError::Data`], or [`OpError::Gpu`] for a device error the data layer passed on
+    /// ([`DataError::Gpu`]): one path for a [`GpuError`].
+    pub(crate) fn data(op: &'static str, source: DataError) -> OpError {
+        match source {
+            DataError::Gpu(source) => OpError::Gpu { op, source },
+            source => OpError::Data { op, source },
+        }
+    }
 }

@@ -244,7 +244,7 @@ fn fround_uploaded(gpu: &Gpu, bytes: &[u8]) -> Result<GpuData, OpError> {
         GpuDataDescriptor::new(VertexFormat::Uint32x2, (bytes.len() / 8) as u64),
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
     )
-    .map_err(|source| OpError::Gpu { op: OP, source })?;
+    .map_err(|source| OpError::data(OP, source))?;
     let view = super::input::column(OP, &words)?;
     fround(gpu, view)
 }

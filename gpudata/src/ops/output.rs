@@ -1,7 +1,6 @@
 //! The data an operation writes: its output buffers described as packed columns or rows.
 
 use crate::data::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat};
-use crate::device::GpuError;
 use crate::kernels::OpError;
 
 /// `length` rows of `format` from byte 0 of `buffer` (one the planner sized for them), as data
@@ -24,8 +23,5 @@ pub(crate) fn output_data(
         }
         _ => GpuDataDescriptor::new(format, length),
     };
-    GpuData::new(BufferHandle::Owned(buffer.clone()), descriptor).map_err(|e| OpError::Gpu {
-        op,
-        source: GpuError::Data(e),
-    })
+    GpuData::new(BufferHandle::Owned(buffer.clone()), descriptor).map_err(|e| OpError::data(op, e))
 }

@@ -519,9 +519,10 @@ pub enum TableError {
         /// The batch.
         batch: usize,
     },
-    /// Invalid data metadata.
+    /// Invalid data metadata. (A [`DataError::Gpu`] converts to [`TableError::Gpu`] instead, so
+    /// a device error reaches a table error one way.)
     #[error(transparent)]
-    Data(#[from] DataError),
+    Data(DataError),
     /// A device error (buffer creation, usage, binding limits).
     #[error(transparent)]
     Gpu(#[from] GpuError),
@@ -550,6 +551,17 @@ impl From<crate::kernels::copy::CopyError> for TableError {
                 row_bytes,
             },
             CopyError::Gpu(error) => TableError::Gpu(error),
+        }
+    }
+}
+
+impl From<DataError> for TableError {
+    /// [`TableError::Data`], except that a device error the data layer passed on
+    /// ([`DataError::Gpu`]) becomes [`TableError::Gpu`]: one path for a [`GpuError`].
+    fn from(error: DataError) -> TableError {
+        match error {
+            DataError::Gpu(gpu) => TableError::Gpu(gpu),
+            other => TableError::Data(other),
         }
     }
 }

@@ -2,12 +2,17 @@
 //! `Vec`.
 
 use super::wait::{Slot, WaitMode, wait_for_callback};
-use crate::device::buffers::{align4, create_buffer, require_usage};
+use crate::device::buffers::{align4, create_buffer_async, require_usage};
+use crate::device::scope::scoped;
 use crate::device::{Gpu, GpuError};
+
+/// The operation readbacks name in their errors from wgpu.
+const OPERATION: &str = "read back a buffer";
 
 /// Copies `len` bytes of `buffer` from `offset` to the host. Any offset and length inside the
 /// buffer work: the copy covers the enclosing 4-byte words and the extra bytes are dropped.
-/// `operation` names the caller's operation in [`GpuError::MissingUsage`].
+/// `operation` names the caller's operation in [`GpuError::MissingUsage`]. The copy and the
+/// mapping run inside error scopes; a lost device gives [`GpuError::DeviceLost`].
 pub(crate) async fn read_range(
     gpu: &Gpu,
     buffer: &wgpu::Buffer,
@@ -32,26 +37,39 @@ pub(crate) async fn read_range(
         .filter(|&e| e <= buffer.size())
         .ok_or_else(unaligned)?;
     let size = aligned_end - start;
-    let staging = create_buffer(
+    gpu.check_lost(OPERATION)?;
+    let staging = create_buffer_async(
         gpu,
         size,
         wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         "gpudata readback",
-    )?;
-    let mut encoder = gpu
-        .device()
-        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("gpudata readback"),
-        });
-    encoder.copy_buffer_to_buffer(buffer, start, &staging, 0, Some(size));
-    let submission = gpu.queue().submit([encoder.finish()]);
+    )
+    .await?;
     let slot = Slot::new();
     let filler = slot.clone();
-    staging.map_async(wgpu::MapMode::Read, ..size, move |result| {
-        filler.fill(result);
+    let (submission, caught) = scoped(gpu, OPERATION, size, || {
+        let mut encoder = gpu
+            .device()
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("gpudata readback"),
+            });
+        encoder.copy_buffer_to_buffer(buffer, start, &staging, 0, Some(size));
+        let submission = gpu.queue().submit([encoder.finish()]);
+        staging.map_async(wgpu::MapMode::Read, ..size, move |result| {
+            filler.fill(result);
+        });
+        submission
     });
-    let mapped = wait_for_callback(gpu, slot, submission, mode).await?;
-    mapped.map_err(|e| GpuError::Map {
+    if let Err(error) = caught.check(gpu).await {
+        staging.destroy();
+        return Err(error);
+    }
+    let mapped = wait_for_callback(gpu, slot, submission, mode).await;
+    if mapped.is_err() || matches!(mapped, Ok(Err(_))) {
+        // A lost device fails the wait or the mapping without a word from wgpu.
+        gpu.confirm_lost(OPERATION)?;
+    }
+    mapped?.map_err(|e| GpuError::Map {
         reason: e.to_string(),
     })?;
     let view = staging

@@ -7,7 +7,11 @@ use std::collections::VecDeque;
 
 use super::wait::{WaitMode, wait_for_submission};
 use crate::device::buffers::align4;
+use crate::device::scope::scoped;
 use crate::device::{Gpu, GpuError};
+
+/// The operation uploads name in their errors.
+const OPERATION: &str = "stage an upload";
 
 /// Bytes of wgpu staging memory one upload step fills before handing it to the queue.
 pub const STAGING_CHUNK_BYTES: u64 = 4 << 20;
@@ -17,7 +21,8 @@ const MAX_IN_FLIGHT: usize = 2;
 
 /// Feeds wgpu's staging memory in bounded chunks: callers [`write`](Self::write) pieces (each
 /// filled in place by a closure, so rows can be encoded straight into the staging mapping) and
-/// [`finish`](Self::finish) at the end.
+/// [`finish`](Self::finish) at the end. Every wgpu call runs inside error scopes, so wgpu's
+/// refusals come back as [`GpuError`]s; a lost device as [`GpuError::DeviceLost`].
 pub(crate) struct Stager<'g> {
     gpu: &'g Gpu,
     mode: WaitMode,
@@ -26,13 +31,15 @@ pub(crate) struct Stager<'g> {
 }
 
 impl<'g> Stager<'g> {
-    pub(crate) fn new(gpu: &'g Gpu, mode: WaitMode) -> Stager<'g> {
-        Stager {
+    /// A stager for `gpu`, or [`GpuError::DeviceLost`] when its device is lost.
+    pub(crate) fn new(gpu: &'g Gpu, mode: WaitMode) -> Result<Stager<'g>, GpuError> {
+        gpu.check_lost(OPERATION)?;
+        Ok(Stager {
             gpu,
             mode,
             staged: 0,
             in_flight: VecDeque::new(),
-        }
+        })
     }
 
     /// Stages `len` bytes (a multiple of 4, at most [`STAGING_CHUNK_BYTES`] to keep the bound)
@@ -60,16 +67,22 @@ impl<'g> Stager<'g> {
         {
             return Err(unaligned);
         }
-        let mut view = self
-            .gpu
-            .queue()
-            .write_buffer_with(buffer, offset, size)
-            .ok_or(GpuError::Staging {
+        let (staged, caught) = scoped(self.gpu, OPERATION, len, || {
+            let mut view = self.gpu.queue().write_buffer_with(buffer, offset, size)?;
+            fill(view.slice(..));
+            // Dropping the view hands the bytes to the queue (and may be refused too).
+            drop(view);
+            Some(())
+        });
+        caught.check(self.gpu).await?;
+        if staged.is_none() {
+            // wgpu reports nothing for a lost device: its calls just fail.
+            self.gpu.confirm_lost(OPERATION)?;
+            return Err(GpuError::Staging {
                 byte_offset: offset,
                 byte_length: len,
-            })?;
-        fill(view.slice(..));
-        drop(view);
+            });
+        }
         self.staged += len;
         if self.staged >= STAGING_CHUNK_BYTES {
             self.submit().await?;
@@ -100,8 +113,11 @@ impl<'g> Stager<'g> {
     }
 
     async fn submit(&mut self) -> Result<(), GpuError> {
-        self.staged = 0;
-        self.in_flight.push_back(self.gpu.queue().submit([]));
+        let staged = std::mem::take(&mut self.staged);
+        let (submission, caught) =
+            scoped(self.gpu, OPERATION, staged, || self.gpu.queue().submit([]));
+        caught.check(self.gpu).await?;
+        self.in_flight.push_back(submission);
         while self.in_flight.len() > MAX_IN_FLIGHT {
             if let Some(oldest) = self.in_flight.pop_front() {
                 wait_for_submission(self.gpu, oldest, self.mode).await?;
@@ -128,7 +144,7 @@ pub(crate) async fn write_bytes(
     bytes: &[u8],
     mode: WaitMode,
 ) -> Result<(), GpuError> {
-    let mut stager = Stager::new(gpu, mode);
+    let mut stager = Stager::new(gpu, mode)?;
     stager.write_bytes(buffer, offset, bytes).await?;
     stager.finish().await
 }

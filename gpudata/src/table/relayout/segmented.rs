@@ -209,18 +209,12 @@ fn create_mapped_buffer(
     size: u64,
     usage: wgpu::BufferUsages,
 ) -> Result<wgpu::Buffer, TableError> {
-    let max = gpu.limits().max_buffer_size;
-    let allocated = size
-        .max(4)
-        .checked_next_multiple_of(4)
-        .filter(|&s| s <= max)
-        .ok_or(GpuError::BufferTooLarge { size, max })?;
-    Ok(gpu.device().create_buffer(&wgpu::BufferDescriptor {
-        label: Some("gpudata segmented table"),
-        size: allocated,
+    Ok(crate::device::buffers::create_mapped_buffer(
+        gpu,
+        size,
         usage,
-        mapped_at_creation: true,
-    }))
+        "gpudata segmented table",
+    )?)
 }
 
 /// Writes each column's values into its segment of `buffer` (mapped at creation): packed
