@@ -82,8 +82,8 @@
 //! [`VertexFormat`], [`GpuVectorFormat`], [`ShaderType`]; [`GpuDataStructFormat`],
 //! [`StructLayout`], [`StepMode`], [`BufferLayout`]; [`GpuVector`], [`GpuConstant`],
 //! [`GpuRecordBatch`], [`GpuTable`]; and the area errors. The engine's pieces stay public under
-//! their modules: [`format`], [`layout`], [`record`], [`data`], [`device`], [`table`], [`ops`],
-//! [`error`].
+//! their modules: [`format`](mod@format), [`layout`], [`record`], [`data`], [`device`],
+//! [`table`], [`ops`], [`error`].
 //!
 //! # Errors
 //!
