@@ -4,8 +4,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::expand::marker_module;
 use crate::internals::ast::Input;
+use crate::markers::marker_module;
 
 /// The marker module plus an impl with an empty format (the build already failed).
 pub(crate) fn fallback(input: &Input<'_>) -> TokenStream {

@@ -5,11 +5,13 @@
 //! and rules. The macro works in three phases: `internals` parses `#[gpu(...)]` into a typed
 //! model and checks rules across fields, recording every error with the span of the offending
 //! token; `expand` emits `const` items that call gpudata's `const fn` layout engine (the macro
-//! never computes an offset); `fallback` keeps one mistake from cascading.
+//! never computes an offset); `markers` emits the field marker types, which `fallback` emits too,
+//! so that one mistake does not cascade.
 
 mod expand;
 mod fallback;
 mod internals;
+mod markers;
 
 /// Derives `gpudata::GpuStruct`; see its documentation in the `gpudata` crate.
 #[proc_macro_derive(GpuStruct, attributes(gpu))]

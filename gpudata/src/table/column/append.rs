@@ -7,7 +7,7 @@ use crate::device::Gpu;
 use crate::record::{GpuStruct, encode_rows_to_vec};
 use crate::table::TableError;
 
-use super::vector::{GpuVector, format_text, rows_in};
+use super::vector::{Appendable, GpuVector, GrowingBuffer, format_text, rows_in};
 
 /// How an appendable [`GpuVector`] grows.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -71,27 +71,6 @@ impl AppendableOptions {
             ..AppendableOptions::default()
         }
     }
-}
-
-/// The state of an appendable vector.
-#[derive(Clone)]
-pub(super) struct Appendable {
-    gpu: Gpu,
-    usage: wgpu::BufferUsages,
-    appended_byte_length: u64,
-    /// The one buffer of a [`Growth::Reallocate`] vector.
-    buffer: Option<GrowingBuffer>,
-}
-
-/// The capacity and write state of a [`Growth::Reallocate`] vector's buffer.
-#[derive(Clone, Copy)]
-struct GrowingBuffer {
-    capacity_rows: u64,
-    growth_factor: f64,
-    /// The bytes of the last partial 4-byte word written, and how many there are: a write that
-    /// starts inside a word rewrites the word's earlier bytes from here.
-    tail: ([u8; 4], usize),
-    reallocations: u64,
 }
 
 impl GpuVector {

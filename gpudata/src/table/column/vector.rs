@@ -12,8 +12,6 @@ use crate::layout::{BufferAttribute, BufferLayout, StepMode};
 use crate::record::GpuStruct;
 use crate::table::TableError;
 
-use super::append::Appendable;
-
 /// Text for a format in error messages.
 pub(crate) fn format_text(format: Option<&GpuDataFormat>) -> String {
     format.map_or_else(|| "no format".to_owned(), ToString::to_string)
@@ -705,6 +703,27 @@ pub(crate) fn rows_in(len: u64, byte_stride: u64, row_byte_length: u64) -> Optio
     let rest = len.checked_sub(row_byte_length)?;
     rest.is_multiple_of(byte_stride)
         .then(|| rest / byte_stride + 1)
+}
+
+/// The state of an appendable vector.
+#[derive(Clone)]
+pub(super) struct Appendable {
+    pub(super) gpu: Gpu,
+    pub(super) usage: wgpu::BufferUsages,
+    pub(super) appended_byte_length: u64,
+    /// The one buffer of a [`Growth::Reallocate`](super::Growth::Reallocate) vector.
+    pub(super) buffer: Option<GrowingBuffer>,
+}
+
+/// The capacity and write state of a [`Growth::Reallocate`](super::Growth::Reallocate) vector's buffer.
+#[derive(Clone, Copy)]
+pub(super) struct GrowingBuffer {
+    pub(super) capacity_rows: u64,
+    pub(super) growth_factor: f64,
+    /// The bytes of the last partial 4-byte word written, and how many there are: a write that
+    /// starts inside a word rewrites the word's earlier bytes from here.
+    pub(super) tail: ([u8; 4], usize),
+    pub(super) reallocations: u64,
 }
 
 #[cfg(test)]
