@@ -11,13 +11,14 @@
 // Shadows of the names the expansion (`gpudata-derive/src/expand.rs`, `fallback.rs`) reaches by
 // absolute path: primitive types still resolve without the prelude, so a bare `usize` or `bool`
 // in the output would pick these up; the prelude items and traits would be found here.
-struct u64;
 struct usize;
 struct bool;
-struct str;
 struct Option;
 struct Some;
 struct None;
+struct Result;
+struct Ok;
+struct Err;
 trait Copy {}
 trait GpuStruct {}
 trait GpuField {}
@@ -29,10 +30,11 @@ mod core {}
 mod gpudata {}
 mod __private {}
 mod wgpu {}
-// Not shadowed: `__gpudata_spot` and `__gpudata_msg`, the names the expansion binds in the
-// pattern of its problem `const`. A constant of either name in scope turns the binding into a
-// constant pattern and breaks the derive (mixed-site spans do not prevent it), so the
-// `__gpudata` prefix is reserved; the expansion would need a pattern without bindings to lift it.
+// Not shadowed: `__gpudata_spot`, `__gpudata_msg`, `__gpudata_list` and `__gpudata_k`, the
+// names the expansion binds in the patterns of its `const`s. A constant of such a name in scope
+// turns the binding into a constant pattern and breaks the derive (mixed-site spans do not
+// prevent it), so the `__gpudata` prefix is reserved; the expansion would need patterns without
+// bindings to lift that.
 
 #[derive(::core::clone::Clone, ::core::marker::Copy, ::gpudata::GpuStruct)]
 #[repr(C)]
