@@ -382,7 +382,7 @@ fn too_large() {
     let error = ops::add(&gpu, field(0), field(2000)).unwrap_err();
     let OpError::TooLarge {
         op: "add",
-        what: "storage binding",
+        what: "a storage binding",
         size,
         limit: 1024,
     } = error

@@ -195,13 +195,13 @@ pub enum OpError {
     /// the binding's start). Inputs and outputs longer than one binding are not an error: their
     /// rows are split into several dispatches.
     #[error(
-        "{op}: needs a {what} of {size_bytes}, exceeding the device limit {limit}",
+        "{op}: needs {what} of {size_bytes}, exceeding the device limit {limit}",
         size_bytes = Count(*.size, "byte")
     )]
     TooLarge {
         /// The operation.
         op: &'static str,
-        /// What is too large (`storage binding`, `output buffer`).
+        /// What is too large, with its article (`a storage binding`, `an output buffer`).
         what: &'static str,
         /// The size needed.
         size: u64,

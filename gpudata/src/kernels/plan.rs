@@ -220,7 +220,7 @@ pub(crate) fn build<'a, B: Body>(
         if size > limits.max_buffer_size {
             return Err(OpError::TooLarge {
                 op,
-                what: "output buffer",
+                what: "an output buffer",
                 size,
                 limit: limits.max_buffer_size,
             });
@@ -569,7 +569,7 @@ fn dispatch(
         if binding.size() > max_binding {
             return Err(OpError::TooLarge {
                 op,
-                what: "storage binding",
+                what: "a storage binding",
                 size: binding.size(),
                 limit: max_binding,
             });
@@ -584,7 +584,7 @@ fn dispatch(
         if size > max_binding {
             return Err(OpError::TooLarge {
                 op,
-                what: "storage binding",
+                what: "a storage binding",
                 size,
                 limit: max_binding,
             });
