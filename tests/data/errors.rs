@@ -3,7 +3,7 @@
 //! its whole rendered message.
 
 use gpudata::data::TypedGpuDataView;
-use gpudata::data::{DEFAULT_USAGE, decode_values};
+use gpudata::data::{DEFAULT_USAGE, HostValues, decode_values};
 use gpudata::layout::BufferAttribute;
 use gpudata::record::{GpuFieldMarker, GpuFieldOf};
 use gpudata::{
@@ -323,6 +323,34 @@ fn short_bytes() {
     assert_eq!(
         error.to_string(),
         "decoding 2 values of float32 needs 8 bytes, found 6"
+    );
+}
+
+#[test]
+fn decoding_overlapping_values_is_refused_before_allocating() {
+    // Stride 0 and a huge count once tried to allocate 9 EB and aborted the process.
+    let bytes = 1.0f32.to_le_bytes();
+    let error = decode_values(VertexFormat::Float32, &bytes, usize::MAX / 8, 0).unwrap_err();
+    assert_eq!(
+        error,
+        DataError::ViewByteStrideBelowFormat {
+            byte_stride: 0,
+            format: VertexFormat::Float32,
+            format_byte_length: 4
+        }
+    );
+    let error = decode_values(VertexFormat::Float32x2, &[0u8; 16], 3, 4).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            DataError::ViewByteStrideBelowFormat { byte_stride: 4, .. }
+        ),
+        "{error}"
+    );
+    // One value needs no stride.
+    assert_eq!(
+        decode_values(VertexFormat::Float32, &bytes, 1, 0),
+        Ok(HostValues::F32(vec![1.0]))
     );
 }
 

@@ -85,7 +85,9 @@ impl HostValues {
 /// - integers widen to `u32` / `i32`; every multi-byte value is little-endian.
 ///
 /// # Errors
-/// [`DataError::ShortBytes`] when `bytes` ends before the last value does, or the span
+/// [`DataError::ViewByteStrideBelowFormat`] when more than one value is asked for with a stride
+/// shorter than one value (values would overlap; a stride of 0 would repeat one value without
+/// bound), [`DataError::ShortBytes`] when `bytes` ends before the last value does, or the span
 /// overflows.
 pub fn decode_values(
     format: VertexFormat,
@@ -99,6 +101,15 @@ pub fn decode_values(
         needed,
         found: bytes.len() as u64,
     };
+    // The view rule: values may not overlap. It also bounds the output by the input: with a
+    // stride of at least one value, `count` is at most one more than `bytes.len() / stride`.
+    if count > 1 && (byte_stride as u64) < format.byte_length() {
+        return Err(DataError::ViewByteStrideBelowFormat {
+            byte_stride: byte_stride as u64,
+            format,
+            format_byte_length: format.byte_length(),
+        });
+    }
     let needed = strided_byte_length(count as u64, byte_stride as u64, format.byte_length())
         .ok_or_else(|| short(u64::MAX))?;
     if needed > bytes.len() as u64 {
