@@ -107,7 +107,7 @@ fn fround_segments(
     }
     // Recorded and submitted in an error scope: a refusal (a segment's buffer destroyed
     // meanwhile) is an error of the split columns, not wgpu's panic.
-    crate::device::error_scope(gpu.device(), "submit the fround kernels", || {
+    crate::device::error_scope(gpu, "submit the fround kernels", || {
         let mut encoder = gpu
             .device()
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {

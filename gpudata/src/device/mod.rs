@@ -13,6 +13,6 @@ mod wgpu_error;
 
 pub use error::GpuError;
 pub use gpu::{AdapterKind, Gpu};
-pub(crate) use pipelines::error_scope;
+pub(crate) use scope::error_scope;
 pub use transfer::STAGING_CHUNK_BYTES;
 pub use wgpu_error::WgpuError;

@@ -1,5 +1,4 @@
-//! The one compute pipeline cache of a [`Gpu`](super::Gpu), and the error scope that device work
-//! gpudata records runs in.
+//! The one compute pipeline cache of a [`Gpu`](super::Gpu).
 //!
 //! A pipeline is keyed by its WGSL text and entry point. Generated kernels spell out everything
 //! that shaped them in their text (formats, strides, offset phases, rows per invocation,
@@ -12,7 +11,8 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::device::GpuError;
+use crate::device::scope::error_scope;
+use crate::device::{Gpu, GpuError};
 
 /// Compute pipelines by entry point, then WGSL text.
 #[derive(Default)]
@@ -31,7 +31,7 @@ impl PipelineCache {
     /// [`GpuError::OutOfMemory`] when the device has no memory for it.
     pub(crate) fn compute(
         &self,
-        device: &wgpu::Device,
+        gpu: &Gpu,
         label: &'static str,
         wgsl: &str,
         entry_point: &'static str,
@@ -46,7 +46,8 @@ impl PipelineCache {
         if let Some(pipeline) = by_text.get(wgsl) {
             return Ok(pipeline.clone());
         }
-        let pipeline = error_scope(device, "compile a compute pipeline", || {
+        let device = gpu.device();
+        let pipeline = error_scope(gpu, "compile a compute pipeline", || {
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(label),
                 source: wgpu::ShaderSource::Wgsl(wgsl.into()),
@@ -74,26 +75,5 @@ impl PipelineCache {
             .values()
             .map(HashMap::len)
             .sum()
-    }
-}
-
-/// Runs `f` with wgpu's validation and out-of-memory errors captured, and returns the first one
-/// as a [`GpuError`] naming `operation` (what `f` does, as a verb phrase: `"submit the kernels"`).
-///
-/// # Errors
-/// [`GpuError::Validation`], [`GpuError::OutOfMemory`].
-pub(crate) fn error_scope<R>(
-    device: &wgpu::Device,
-    operation: &'static str,
-    f: impl FnOnce() -> R,
-) -> Result<R, GpuError> {
-    let memory = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let result = f();
-    let validation = pollster::block_on(validation.pop());
-    let memory = pollster::block_on(memory.pop());
-    match validation.or(memory) {
-        Some(error) => Err(crate::device::scope::to_gpu_error(operation, None, error)),
-        None => Ok(result),
     }
 }

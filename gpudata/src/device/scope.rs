@@ -15,16 +15,16 @@ use crate::device::{Gpu, GpuError, WgpuError};
 pub(crate) struct Caught {
     future: Pin<Box<dyn Future<Output = Option<wgpu::Error>> + Send>>,
     operation: &'static str,
-    bytes: u64,
+    bytes: Option<u64>,
 }
 
 /// Runs `calls` inside error scopes for out-of-memory, validation and internal errors, and
 /// returns its result with what the scopes caught (await [`Caught::check`]). `operation` and
-/// `bytes` describe the work for the error.
+/// `bytes` (what the work allocates, when it does) describe the work for the error.
 pub(crate) fn scoped<T>(
     gpu: &Gpu,
     operation: &'static str,
-    bytes: u64,
+    bytes: Option<u64>,
     calls: impl FnOnce() -> T,
 ) -> (T, Caught) {
     let device = gpu.device();
@@ -63,17 +63,29 @@ impl Caught {
         }
         match caught {
             None => Ok(()),
-            Some(error) => Err(to_gpu_error(self.operation, Some(self.bytes), error)),
+            Some(error) => Err(to_gpu_error(self.operation, self.bytes, error)),
         }
     }
 }
 
-/// The [`GpuError`] for what an error scope around `operation` caught.
-pub(crate) fn to_gpu_error(
+/// [`scoped`] for synchronous work that allocates nothing the error should count (submissions,
+/// pipelines, bind groups): runs `calls` and blocks until the scopes report.
+///
+/// # Errors
+/// [`GpuError::Validation`], [`GpuError::OutOfMemory`], or [`GpuError::DeviceLost`] when the
+/// refusal came from a lost device.
+pub(crate) fn error_scope<R>(
+    gpu: &Gpu,
     operation: &'static str,
-    bytes: Option<u64>,
-    error: wgpu::Error,
-) -> GpuError {
+    calls: impl FnOnce() -> R,
+) -> Result<R, GpuError> {
+    let (value, caught) = scoped(gpu, operation, None, calls);
+    pollster::block_on(caught.check(gpu))?;
+    Ok(value)
+}
+
+/// The [`GpuError`] for what an error scope around `operation` caught.
+fn to_gpu_error(operation: &'static str, bytes: Option<u64>, error: wgpu::Error) -> GpuError {
     match error {
         wgpu::Error::OutOfMemory { .. } => GpuError::OutOfMemory { operation, bytes },
         error => GpuError::Validation {

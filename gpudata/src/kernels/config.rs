@@ -84,7 +84,7 @@ impl<'g> Planner<'g> {
     ) -> Result<wgpu::ComputePipeline, OpError> {
         self.gpu
             .pipelines()
-            .compute(self.gpu.device(), op, wgsl, "main")
+            .compute(self.gpu, op, wgsl, "main")
             .map_err(|source| OpError::Gpu { op, source })
     }
 
@@ -96,6 +96,6 @@ impl<'g> Planner<'g> {
         what: &'static str,
         f: impl FnOnce() -> R,
     ) -> Result<R, OpError> {
-        error_scope(self.gpu.device(), what, f).map_err(|source| OpError::Gpu { op, source })
+        error_scope(self.gpu, what, f).map_err(|source| OpError::Gpu { op, source })
     }
 }

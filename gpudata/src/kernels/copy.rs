@@ -363,7 +363,7 @@ impl<'g> CopyRecorder<'g> {
         let pipeline = self
             .gpu
             .pipelines()
-            .compute(device, LABEL, KERNEL, "main")?;
+            .compute(self.gpu, LABEL, KERNEL, "main")?;
         fn entry(binding: u32, buffer: &wgpu::Buffer, w: Window) -> wgpu::BindGroupEntry<'_> {
             wgpu::BindGroupEntry {
                 binding,
@@ -374,7 +374,7 @@ impl<'g> CopyRecorder<'g> {
                 }),
             }
         }
-        let bind_group = error_scope(device, "bind a table copy", || {
+        let bind_group = error_scope(self.gpu, "bind a table copy", || {
             let uniform = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("gpudata table copy params"),
                 size: 32,

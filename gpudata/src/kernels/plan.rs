@@ -833,7 +833,7 @@ impl<T> OpPlan<T> {
     pub fn run(self, gpu: &Gpu) -> Result<T, OpError> {
         if !self.dispatches.is_empty() {
             let op = self.op;
-            crate::device::error_scope(gpu.device(), "submit the kernels", || {
+            crate::device::error_scope(gpu, "submit the kernels", || {
                 let mut encoder = gpu
                     .device()
                     .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(op) });

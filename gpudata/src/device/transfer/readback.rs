@@ -47,7 +47,7 @@ pub(crate) async fn read_range(
     .await?;
     let slot = Slot::new();
     let filler = slot.clone();
-    let (submission, caught) = scoped(gpu, OPERATION, size, || {
+    let (submission, caught) = scoped(gpu, OPERATION, Some(size), || {
         let mut encoder = gpu
             .device()
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {

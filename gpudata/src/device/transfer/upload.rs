@@ -67,7 +67,7 @@ impl<'g> Stager<'g> {
         {
             return Err(unaligned);
         }
-        let (staged, caught) = scoped(self.gpu, OPERATION, len, || {
+        let (staged, caught) = scoped(self.gpu, OPERATION, Some(len), || {
             let mut view = self.gpu.queue().write_buffer_with(buffer, offset, size)?;
             fill(view.slice(..));
             // Dropping the view hands the bytes to the queue (and may be refused too).
@@ -114,8 +114,9 @@ impl<'g> Stager<'g> {
 
     async fn submit(&mut self) -> Result<(), GpuError> {
         let staged = std::mem::take(&mut self.staged);
-        let (submission, caught) =
-            scoped(self.gpu, OPERATION, staged, || self.gpu.queue().submit([]));
+        let (submission, caught) = scoped(self.gpu, OPERATION, Some(staged), || {
+            self.gpu.queue().submit([])
+        });
         caught.check(self.gpu).await?;
         self.in_flight.push_back(submission);
         while self.in_flight.len() > MAX_IN_FLIGHT {
