@@ -3,6 +3,7 @@
 //! storage array; `deinterleave` undoes it byte for byte.
 
 use crate::fixtures::*;
+use crate::support::draw_points;
 use gpudata::ops::cpu::{self, HostInput};
 use gpudata::ops::{self, Operand, OpsConfig};
 use gpudata::{
@@ -428,81 +429,15 @@ fn packed_rows_bind_as_a_vertex_buffer() {
         label: None,
         source: wgpu::ShaderSource::Wgsl(wgsl.into()),
     });
-    let target_format = wgpu::TextureFormat::Rgba8Unorm;
-    let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: None,
-        layout: None,
-        vertex: wgpu::VertexState {
-            module: &module,
-            entry_point: Some("vs"),
-            compilation_options: Default::default(),
-            buffers: &[Some(layout.as_wgpu())],
-        },
-        primitive: wgpu::PrimitiveState {
-            topology: wgpu::PrimitiveTopology::PointList,
-            ..Default::default()
-        },
-        depth_stencil: None,
-        multisample: wgpu::MultisampleState::default(),
-        fragment: Some(wgpu::FragmentState {
-            module: &module,
-            entry_point: Some("fs"),
-            compilation_options: Default::default(),
-            targets: &[Some(target_format.into())],
-        }),
-        multiview_mask: None,
-        cache: None,
-    });
     let out = device.create_buffer(&wgpu::BufferDescriptor {
         label: None,
         size: u64::from(n) * 16,
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
-    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: out.as_entire_binding(),
-        }],
-    });
-    let texture = device.create_texture(&wgpu::TextureDescriptor {
-        label: None,
-        size: wgpu::Extent3d {
-            width: n,
-            height: 1,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: target_format,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-        view_formats: &[],
-    });
-    let view = texture.create_view(&Default::default());
-    let mut encoder = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: None,
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: &view,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations::default(),
-            })],
-            depth_stencil_attachment: None,
-            timestamp_writes: None,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind_group, &[]);
-        pass.set_vertex_buffer(0, rows.buffer().slice(..rows.byte_length()));
-        pass.draw(0..n, 0..1);
-    }
-    gpu.queue().submit([encoder.finish()]);
+    let slice = rows.buffer().slice(..rows.byte_length());
+    let error = draw_points(&gpu, &module, &[(slice, layout.as_wgpu())], &out, n);
+    assert_eq!(error, None);
     let out = GpuData::new(
         BufferHandle::Shared(out),
         GpuDataDescriptor::new(VertexFormat::Float32x4, n.into()),
