@@ -5,6 +5,7 @@ use core::str::FromStr;
 use std::borrow::Cow;
 
 use super::GpuDataStructFormat;
+use super::struct_format::first_duplicate;
 use crate::format::VertexFormat;
 use crate::layout::LayoutError;
 
@@ -186,16 +187,14 @@ impl BufferLayout {
                 byte_stride: stride,
             });
         }
-        let mut names = std::collections::HashMap::with_capacity(attributes.len());
-        for (second, attribute) in attributes.iter().enumerate() {
-            if let Some(first) = names.insert(attribute.attribute.as_str(), second) {
-                return Err(LayoutError::DuplicateAttribute {
-                    layout: self.name.clone(),
-                    attribute: attribute.attribute.clone(),
-                    first,
-                    second,
-                });
-            }
+        let names = attributes.iter().map(|a| a.attribute.as_str());
+        if let Some((first, second)) = first_duplicate(names) {
+            return Err(LayoutError::DuplicateAttribute {
+                layout: self.name.clone(),
+                attribute: attributes[second].attribute.clone(),
+                first,
+                second,
+            });
         }
         let mut out = Vec::with_capacity(attributes.len());
         for (i, attribute) in attributes.iter().enumerate() {

@@ -111,7 +111,7 @@ impl GpuDataStructFormat {
             .collect();
         let names: Vec<&str> = declared.iter().map(|(name, _)| name.as_ref()).collect();
         let name_of = |index: usize| names[index].to_owned();
-        if let Some((first, second)) = first_duplicate(&names) {
+        if let Some((first, second)) = first_duplicate(names.iter().copied()) {
             return Err(LayoutError::from_rule(
                 LayoutRuleError::DuplicateName { first, second },
                 name_of,
@@ -266,11 +266,14 @@ impl GpuDataStructFormat {
 
 /// The first repeated name: `(first, second)` where `second` is the lowest index whose name an
 /// earlier index `first` already has, in one pass over a hash map, so that run-time declarations
-/// of any size are checked in linear time. (The derive checks its field names at macro time.)
-fn first_duplicate(names: &[&str]) -> Option<(usize, usize)> {
-    let mut seen = std::collections::HashMap::with_capacity(names.len());
+/// of any size are checked in linear time (struct fields here, buffer layout attributes in
+/// `BufferLayout::to_wgpu`). The derive checks its field names at macro time.
+pub(super) fn first_duplicate<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+) -> Option<(usize, usize)> {
+    let mut seen = std::collections::HashMap::new();
     names
-        .iter()
+        .into_iter()
         .enumerate()
-        .find_map(|(second, name)| seen.insert(*name, second).map(|first| (first, second)))
+        .find_map(|(second, name)| seen.insert(name, second).map(|first| (first, second)))
 }
