@@ -6,7 +6,7 @@
 #[cfg(feature = "arrow")]
 pub use crate::arrow::ArrowInteropError;
 pub use crate::data::DataError;
-pub use crate::device::GpuError;
+pub use crate::device::{GpuError, WgpuError};
 pub use crate::format::FormatError;
 pub use crate::layout::{LayoutError, LayoutRuleError, WgslError};
 pub use crate::ops::OpError;
