@@ -13,7 +13,6 @@ mod error_catalogue;
 mod errors;
 mod fixtures;
 mod hygiene;
-mod layout_cli;
 mod layout_naga;
 mod layout_vectors;
 mod layout_wgpu;

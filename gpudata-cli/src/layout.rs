@@ -1,9 +1,10 @@
-//! The logic of `examples/layout.rs`, kept here so tests can call it.
+//! `gpudata layout`: a runtime struct declaration laid out, as a table or luma.gl's JSON.
 
 use gpudata::{GpuDataStructFormat, StructLayout};
 
 /// The usage line.
-pub const USAGE: &str = "usage: layout [--layout packed|wgsl-storage] [--json] NAME:FORMAT...";
+pub const USAGE: &str =
+    "usage: gpudata layout [--layout packed|wgsl-storage] [--json] NAME:FORMAT...";
 
 /// Parsed command line.
 #[derive(Debug)]

@@ -1,6 +1,8 @@
-//! The layout CLI contract (`examples/layout.rs`): table, JSON, and errors for invalid input.
+//! `gpudata layout`'s contract: table, JSON, and errors for invalid input.
 
-use gpudata_suite::layout_cli::{main_with, parse_args, run};
+use gpudata_cli::layout::{main_with, parse_args, run};
+
+use crate::gpudata;
 
 fn cli(args: &[&str]) -> Result<String, String> {
     parse_args(args.iter().map(|s| (*s).to_owned())).and_then(run)
@@ -131,4 +133,53 @@ fn closed_pipes_end_quietly_and_full_disks_are_errors() {
         &mut Failing(std::io::ErrorKind::BrokenPipe),
     );
     assert_eq!(code, 1);
+}
+
+#[test]
+fn the_binary_prints_the_table_and_fails_with_one_line() {
+    let out = gpudata()
+        .args([
+            "layout",
+            "--layout",
+            "packed",
+            "tag:uint8",
+            "color:unorm8x4",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.starts_with(
+            "layout packed: 2 fields, 5 components, row byte length 8, byte stride 8\n"
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\ncolor  unorm8x4  "), "{stdout}");
+
+    let out = gpudata().args(["layout", "a:float32x5"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "error: field `a` has unsupported vertex format `float32x5`\n"
+    );
+}
+
+#[test]
+fn the_binary_rejects_unknown_subcommands_in_one_line() {
+    let out = gpudata().arg("frobnicate").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("frobnicate"), "{stderr}");
+    let out = gpudata().output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "error: no subcommand given (see `gpudata --help`)\n"
+    );
+    let out = gpudata().arg("--help").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8(out.stdout).unwrap().contains("layout"));
 }
