@@ -9,6 +9,7 @@ mod allocation;
 mod codec;
 mod device_sweep;
 mod errors;
+mod faults;
 mod gpu_errors;
 mod roundtrip;
 mod smoke;

@@ -7,6 +7,7 @@ pub mod support;
 mod add;
 mod deinterleave;
 mod errors;
+mod faults;
 mod fixtures;
 mod fround;
 mod interleave;

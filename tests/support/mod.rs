@@ -6,10 +6,12 @@
 
 pub mod bytes;
 pub mod device;
+pub mod faults;
 pub mod probe;
 pub mod random;
 
 pub use bytes::*;
 pub use device::*;
+pub use faults::*;
 pub use probe::*;
 pub use random::*;

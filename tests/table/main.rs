@@ -6,6 +6,7 @@ pub mod support;
 
 mod dynamic;
 mod errors;
+mod faults;
 mod fixtures;
 mod formats;
 mod render;

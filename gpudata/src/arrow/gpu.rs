@@ -133,7 +133,8 @@ pub fn upload_source(
             data_type: source.readback().data_type().clone(),
         })?;
     let input = GpuDataView::new(words.buffer(), input_format, source.length(), 0, None)
-        .map_err(|e| data_error(column, e))?;
+        .map_err(|e| data_error(column, e))?
+        .on_device(gpu);
     let mut split = ops::fround(gpu, input).map_err(|e| ArrowInteropError::Op {
         column: column.to_owned(),
         source: e,

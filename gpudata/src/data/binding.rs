@@ -88,7 +88,7 @@ impl GpuData {
     /// [`GpuError::EmptyBinding`] for data without rows (wgpu cannot bind an empty range).
     pub fn vertex_buffer_slice(&self, gpu: &Gpu) -> Result<wgpu::BufferSlice<'_>, GpuError> {
         require_usage(
-            self.buffer(),
+            self.buffer_on(gpu, "bind a vertex buffer")?,
             wgpu::BufferUsages::VERTEX,
             "bind a vertex buffer",
         )?;
@@ -120,7 +120,7 @@ impl GpuData {
     /// number of words, or one larger than the device binds.
     pub fn storage_binding(&self, gpu: &Gpu) -> Result<wgpu::BufferBinding<'_>, GpuError> {
         require_usage(
-            self.buffer(),
+            self.buffer_on(gpu, "bind a storage buffer")?,
             wgpu::BufferUsages::STORAGE,
             "bind a storage buffer",
         )?;
@@ -177,7 +177,7 @@ impl<'a> GpuDataView<'a> {
         shader_location: u32,
         step_mode: StepMode,
     ) -> Result<VertexBinding<'a>, GpuError> {
-        let buffer = self.buffer();
+        let buffer = self.buffer_on(gpu, "bind a vertex buffer")?;
         require_usage(buffer, wgpu::BufferUsages::VERTEX, "bind a vertex buffer")?;
         let format = self.format().to_wgpu().ok_or(GpuError::VertexFormat {
             format: self.format(),

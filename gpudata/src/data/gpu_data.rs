@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::{BufferHandle, GpuDataView};
 use crate::data::DataError;
+use crate::device::{Gpu, GpuError};
 use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::layout::GpuDataStructFormat;
 use crate::layout::strided_byte_length;
@@ -414,10 +415,16 @@ pub struct GpuData {
     pub(super) format: Option<GpuDataFormat>,
     pub(super) metrics: RowMetrics,
     pub(super) readback_metadata: Option<ReadbackMetadata>,
+    /// The device the buffer belongs to, when gpudata made it or the caller said so.
+    pub(super) device: Option<Gpu>,
 }
 
 impl GpuData {
     /// Describes rows in `buffer`.
+    ///
+    /// The data does not know which device `buffer` belongs to (wgpu cannot say); say it with
+    /// [`on_device`](Self::on_device), so that using the data with another device's `Gpu` is
+    /// refused with [`GpuError::OtherDevice`] instead of reading an unrelated buffer.
     ///
     /// # Errors
     /// As [`GpuDataDescriptor::resolve`] against the buffer's size.
@@ -428,7 +435,37 @@ impl GpuData {
             format: descriptor.format,
             metrics,
             readback_metadata: descriptor.readback_metadata,
+            device: None,
         })
+    }
+
+    /// The same data, recorded as living on `gpu`'s device: every upload, readback, binding,
+    /// operation and table build given another device's `Gpu` then returns
+    /// [`GpuError::OtherDevice`]. Data made by gpudata (uploads, `zeroed`, operations, tables,
+    /// Arrow) already knows its device; this is for data over a buffer you created.
+    #[must_use]
+    pub fn on_device(self, gpu: &Gpu) -> GpuData {
+        GpuData {
+            device: Some(gpu.clone()),
+            ..self
+        }
+    }
+
+    /// The `Gpu` the data was made on, when known (see [`on_device`](Self::on_device)).
+    #[must_use]
+    pub fn device(&self) -> Option<&Gpu> {
+        self.device.as_ref()
+    }
+
+    /// The buffer, for work on `gpu` named `operation`: the one check every entry point makes
+    /// before handing the buffer to wgpu ([`Gpu::check_same_device`]).
+    pub(crate) fn buffer_on(
+        &self,
+        gpu: &Gpu,
+        operation: &'static str,
+    ) -> Result<&wgpu::Buffer, GpuError> {
+        gpu.check_same_device(self.device.as_ref(), operation)?;
+        Ok(self.buffer())
     }
 
     /// The buffer.
@@ -544,6 +581,7 @@ impl GpuData {
             self.metrics.byte_offset + field_offset,
             self.metrics.byte_stride,
         )
+        .with_device(self.device.as_ref())
     }
 
     /// A view of the whole rows as one fixed vertex format, for data of a fixed vector format.

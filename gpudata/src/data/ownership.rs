@@ -81,6 +81,7 @@ impl GpuData {
             format: self.format.clone(),
             metrics: self.metrics,
             readback_metadata: self.readback_metadata.clone(),
+            device: self.device.clone(),
         }
     }
 

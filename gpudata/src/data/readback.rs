@@ -47,7 +47,7 @@ impl GpuData {
     async fn read_bytes_inner(&self, gpu: &Gpu, mode: WaitMode) -> Result<Vec<u8>, GpuError> {
         read_range(
             gpu,
-            self.buffer(),
+            self.buffer_on(gpu, "read back gpu data")?,
             self.byte_offset(),
             self.byte_length(),
             "read back gpu data",
@@ -106,8 +106,8 @@ impl GpuData {
         // Inside the checked range of the data.
         let offset = self.byte_offset() + first * stride;
         let span = (rows - 1) * stride + row_len;
-        let bytes =
-            read_range(gpu, self.buffer(), offset, span, "read back gpu data", mode).await?;
+        let buffer = self.buffer_on(gpu, "read back gpu data")?;
+        let bytes = read_range(gpu, buffer, offset, span, "read back gpu data", mode).await?;
         Ok(pack_rows(
             bytes,
             rows as usize,
@@ -183,7 +183,7 @@ impl GpuDataView<'_> {
     async fn read_span(&self, gpu: &Gpu, mode: WaitMode) -> Result<Vec<u8>, GpuError> {
         read_range(
             gpu,
-            self.buffer(),
+            self.buffer_on(gpu, "read back a gpu data view")?,
             self.byte_offset(),
             self.byte_length(),
             "read back a gpu data view",

@@ -239,7 +239,7 @@ impl<T: GpuStruct> TypedGpuData<T> {
     async fn read_rows_inner(&self, gpu: &Gpu, mode: WaitMode) -> Result<Vec<T>, GpuError> {
         let bytes = read_range(
             gpu,
-            self.data.buffer(),
+            self.data.buffer_on(gpu, "read back rows")?,
             self.data.byte_offset(),
             self.data.byte_length(),
             "read back rows",

@@ -33,7 +33,7 @@ pub(super) async fn write_rows_into<T: GpuStruct>(
     rows: &[T],
     mode: WaitMode,
 ) -> Result<(), DataError> {
-    let buffer = data.buffer();
+    let buffer = data.buffer_on(gpu, "write rows")?;
     require_usage(buffer, wgpu::BufferUsages::COPY_DST, "write rows")?;
     let count = rows.len() as u64;
     if row_offset
@@ -164,6 +164,7 @@ impl GpuData {
             format: descriptor.format,
             metrics,
             readback_metadata: descriptor.readback_metadata,
+            device: Some(gpu.clone()),
         })
     }
 
@@ -254,7 +255,7 @@ async fn allocate(
         })?;
     let buffer =
         create_buffer_async(gpu, size, usage | wgpu::BufferUsages::COPY_DST, label).await?;
-    GpuData::new(BufferHandle::Owned(buffer), descriptor)
+    Ok(GpuData::new(BufferHandle::Owned(buffer), descriptor)?.on_device(gpu))
 }
 
 pub(super) async fn upload_rows<T: GpuStruct>(

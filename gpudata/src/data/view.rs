@@ -1,6 +1,7 @@
 //! [`GpuDataView`]: a borrowed, strided view of one fixed-width format over a buffer.
 
 use crate::data::DataError;
+use crate::device::{Gpu, GpuError};
 use crate::format::VertexFormat;
 use crate::layout::{BufferLayout, strided_byte_length};
 
@@ -17,6 +18,7 @@ pub struct GpuDataView<'a> {
     length: u64,
     byte_offset: u64,
     byte_stride: u64,
+    device: Option<&'a Gpu>,
 }
 
 impl<'a> GpuDataView<'a> {
@@ -105,7 +107,38 @@ impl<'a> GpuDataView<'a> {
             length,
             byte_offset,
             byte_stride,
+            device: None,
         }
+    }
+
+    /// The view with `device` as its buffer's device (its data's).
+    pub(super) const fn with_device(self, device: Option<&'a Gpu>) -> GpuDataView<'a> {
+        GpuDataView { device, ..self }
+    }
+
+    /// The same view, recorded as over a buffer of `gpu`'s device (see
+    /// [`GpuData::on_device`](super::GpuData::on_device)); views of a [`GpuData`](super::GpuData)
+    /// know their data's device already.
+    #[must_use]
+    pub const fn on_device(self, gpu: &'a Gpu) -> GpuDataView<'a> {
+        self.with_device(Some(gpu))
+    }
+
+    /// The `Gpu` of the view's buffer, when known.
+    #[must_use]
+    pub const fn device(&self) -> Option<&'a Gpu> {
+        self.device
+    }
+
+    /// The buffer, for work on `gpu` named `operation`, after the device check every entry
+    /// point makes ([`Gpu::check_same_device`]).
+    pub(crate) fn buffer_on(
+        &self,
+        gpu: &Gpu,
+        operation: &'static str,
+    ) -> Result<&'a wgpu::Buffer, GpuError> {
+        gpu.check_same_device(self.device, operation)?;
+        Ok(self.buffer)
     }
 
     /// The buffer.
@@ -168,13 +201,16 @@ impl<'a> GpuDataView<'a> {
         } else {
             self.byte_offset + first * self.byte_stride
         };
-        Some(GpuDataView::trusted(
-            self.buffer,
-            self.format,
-            rows,
-            byte_offset,
-            self.byte_stride,
-        ))
+        Some(
+            GpuDataView::trusted(
+                self.buffer,
+                self.format,
+                rows,
+                byte_offset,
+                self.byte_stride,
+            )
+            .with_device(self.device),
+        )
     }
 }
 

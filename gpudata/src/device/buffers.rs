@@ -97,7 +97,7 @@ async fn create(
         });
     }
     const OPERATION: &str = "create a buffer";
-    gpu.check_reported_lost(OPERATION)?;
+    gpu.check_lost(OPERATION)?;
     let (buffer, caught) = scoped(gpu, OPERATION, Some(allocated), || {
         gpu.device().create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),

@@ -238,6 +238,20 @@ pub enum GpuError {
         /// What was attempted.
         operation: &'static str,
     },
+    /// Data made on one device used with another: wgpu's buffer ids are unique only within one
+    /// device's instance, so wgpu would resolve the data's buffer to an unrelated buffer of the
+    /// other device. Checked before any wgpu call.
+    #[error(
+        "cannot {operation}: the data lives on another device (`{data_adapter}`) than the gpu given (`{adapter}`); use the Gpu (or a clone of it) that created the data"
+    )]
+    OtherDevice {
+        /// What was attempted.
+        operation: &'static str,
+        /// The adapter of the data's device.
+        data_adapter: String,
+        /// The adapter of the device given.
+        adapter: String,
+    },
 }
 
 /// ` (N bytes asked for)` after an out-of-memory message, or nothing when the size is unknown.

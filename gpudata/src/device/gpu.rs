@@ -293,10 +293,13 @@ impl Gpu {
     }
 
     /// Whether the device is lost: destroyed (`gpu.device().destroy()`) or lost by the driver.
-    /// Transfers on a lost device return [`GpuError::DeviceLost`]. Runs a non-blocking
-    /// `device.poll` first, so a loss wgpu has just reported is seen; wgpu reports the loss of a
-    /// destroyed device once the work queued before has finished (until then this says `false`,
-    /// and a transfer that fails on the device finds the loss itself).
+    /// Transfers and buffer creation on a lost device return [`GpuError::DeviceLost`].
+    ///
+    /// wgpu reports the loss of a destroyed device (its device-lost callback) only once the work
+    /// queued before has finished, and drops the errors of calls on a lost device without a
+    /// word, so this does not wait for the callback: after a non-blocking `device.poll`, it
+    /// creates a 4-byte buffer mapped at creation, which a lost device leaves unmapped (wgpu
+    /// then refuses its mapped range), and remembers the loss it found.
     #[must_use]
     pub fn is_lost(&self) -> bool {
         if self.inner.lost.load(Ordering::Acquire) {
@@ -304,7 +307,36 @@ impl Gpu {
         }
         // The poll's own error (a lost device) is the answer being looked for, not a failure.
         let _ = self.inner.device.poll(wgpu::PollType::Poll);
-        self.inner.lost.load(Ordering::Acquire)
+        if self.inner.lost.load(Ordering::Acquire) {
+            return true;
+        }
+        if self.refuses_mapped_buffers() {
+            self.inner.lost.store(true, Ordering::Release);
+            return true;
+        }
+        false
+    }
+
+    /// Whether a 4-byte buffer created mapped comes back without its mapping: what a lost
+    /// device's (invalid) buffers do. Inside error scopes, so a refusal on a live device (out of
+    /// memory) is no panic and no loss.
+    fn refuses_mapped_buffers(&self) -> bool {
+        let device = &self.inner.device;
+        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let probe = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gpudata loss probe"),
+            size: 4,
+            usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: true,
+        });
+        let unmapped = probe.get_mapped_range(..).is_err();
+        probe.destroy();
+        let validation = validation.pop();
+        let oom = oom.pop();
+        // A refusal the scopes caught is a live device's: no loss.
+        let caught = pollster::block_on(validation).is_some() | pollster::block_on(oom).is_some();
+        unmapped && !caught
     }
 
     /// [`GpuError::DeviceLost`] naming `operation` when the device [is lost](Self::is_lost).
@@ -341,9 +373,11 @@ impl Gpu {
     /// clones of one `wgpu::Device` through [`from_device_queue`](Self::from_device_queue).
     ///
     /// Two [`headless`](Self::headless) devices are never the same (each opens its own wgpu
-    /// instance). Where `from_device_queue` is involved the answer is wgpu's `Device` equality,
-    /// which compares ids that are unique only within one `wgpu::Instance`: devices wrapped from
-    /// two different instances can compare equal.
+    /// instance). wgpu's `Device` equality compares ids that are unique only within one
+    /// `wgpu::Instance`, so devices of two instances can compare equal: when it says equal and
+    /// a wrapped device is involved, wgpu is asked directly whether both handles report errors
+    /// to one device (an error scope pushed through one handle catches an invalid, empty-usage
+    /// buffer created through the other only when they are one device).
     #[must_use]
     pub fn same_device(&self, other: &Gpu) -> bool {
         if Arc::ptr_eq(&self.inner, &other.inner) {
@@ -353,7 +387,56 @@ impl Gpu {
             return false;
         }
         self.inner.device == other.inner.device
+            && shares_error_sink(&self.inner.device, &other.inner.device)
     }
+
+    /// `Ok` when data made on `data_device` may be used on this device: it is the same device,
+    /// or the data's device is unknown (data over a buffer the caller made, not said to be on a
+    /// device). Otherwise [`GpuError::DeviceLost`] when this device is lost (a lost device
+    /// answers no probe), else [`GpuError::OtherDevice`] naming `operation`. Every entry point
+    /// that uses data on a `Gpu` goes through this check (through `GpuData::buffer_on` and
+    /// `GpuDataView::buffer_on`), so another device's data is refused before wgpu resolves
+    /// its buffer id among this device's buffers.
+    pub(crate) fn check_same_device(
+        &self,
+        data_device: Option<&Gpu>,
+        operation: &'static str,
+    ) -> Result<(), GpuError> {
+        match data_device {
+            Some(device) if !device.same_device(self) => {
+                self.check_reported_lost(operation)?;
+                Err(GpuError::OtherDevice {
+                    operation,
+                    data_adapter: device.inner.adapter_info.name.clone(),
+                    adapter: self.inner.adapter_info.name.clone(),
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Whether `a` and `b`, two handles whose ids compare equal, report errors to one device: an
+/// error scope pushed through `b` and then one through `a`; an invalid buffer (no usage flags)
+/// created through `b` lands in the innermost scope of its device, `a`'s only when `a` is the
+/// same device. Both scopes catch validation errors, so the probe never reaches wgpu's default
+/// handler, and scopes are per thread, so other threads' work is not caught.
+fn shares_error_sink(a: &wgpu::Device, b: &wgpu::Device) -> bool {
+    let outer = b.push_error_scope(wgpu::ErrorFilter::Validation);
+    let inner = a.push_error_scope(wgpu::ErrorFilter::Validation);
+    let probe = b.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("gpudata device probe"),
+        size: 4,
+        usage: wgpu::BufferUsages::empty(),
+        mapped_at_creation: false,
+    });
+    // Popped innermost first; on one device `inner` is above `outer` on the same stack.
+    let inner = inner.pop();
+    let outer = outer.pop();
+    drop(probe);
+    let same = pollster::block_on(inner).is_some();
+    drop(pollster::block_on(outer));
+    same
 }
 
 impl fmt::Debug for Gpu {

@@ -68,6 +68,10 @@ impl<'g> Planner<'g> {
         self.gpu.device()
     }
 
+    pub(crate) fn gpu(&self) -> &'g Gpu {
+        self.gpu
+    }
+
     pub(crate) fn config(&self) -> OpsConfig {
         self.config
     }

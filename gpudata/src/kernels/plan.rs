@@ -5,8 +5,6 @@
 
 use std::sync::Arc;
 
-use wgpu::util::DeviceExt as _;
-
 use super::config::Planner;
 use super::shape::ViewShape;
 use super::split::{binding_start, dispatch_shape, even_runs, max_binding_size};
@@ -34,6 +32,8 @@ pub(crate) struct KernelRequest<'a> {
 
 /// A planned dispatch and the buffers it writes.
 pub(crate) struct Built {
+    /// The device the kernels were planned on.
+    pub gpu: Gpu,
     pub dispatches: Vec<Dispatch>,
     pub outputs: Vec<wgpu::Buffer>,
     pub bytes_moved: u64,
@@ -150,8 +150,14 @@ pub(crate) fn build<'a, B: Body>(
                 found: view.length(),
             });
         }
-        ViewShape::of(view).check(op, i, view.buffer().size(), true)?;
+        let buffer = view
+            .buffer_on(ops.gpu(), "plan an operation")
+            .map_err(|source| OpError::Gpu { op, source })?;
+        ViewShape::of(view).check(op, i, buffer.size(), true)?;
     }
+    ops.gpu()
+        .check_lost("plan an operation")
+        .map_err(|source| OpError::Gpu { op, source })?;
     if request.length > u64::from(u32::MAX) {
         return Err(OpError::TooManyRows {
             op,
@@ -250,6 +256,7 @@ pub(crate) fn build<'a, B: Body>(
             .collect::<Vec<_>>()
     })?;
     let mut built = Built {
+        gpu: ops.gpu().clone(),
         dispatches: Vec::new(),
         outputs: output_buffers,
         bytes_moved: bytes_read + bytes_written,
@@ -667,11 +674,15 @@ fn dispatch(
         .collect();
 
     let bind_group = ops.scope(op, "bind the kernel's buffers", || {
-        let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        // Not `create_buffer_init`: it panics when the device is lost between the check in
+        // `build` and here (its buffer comes back unmapped); a queue write is only refused.
+        let params = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(op),
-            contents: &param_bytes,
-            usage: wgpu::BufferUsages::UNIFORM,
+            size: param_bytes.len() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
         });
+        ops.gpu().queue().write_buffer(&params, 0, &param_bytes);
         let mut entries = vec![wgpu::BindGroupEntry {
             binding: 0,
             resource: params.as_entire_binding(),
@@ -794,6 +805,7 @@ fn staging(
 /// output each time.
 pub struct OpPlan<T> {
     op: &'static str,
+    gpu: Gpu,
     dispatches: Vec<Dispatch>,
     bytes_moved: u64,
     output: T,
@@ -803,6 +815,7 @@ impl<T> OpPlan<T> {
     pub(crate) fn new(op: &'static str, built: Built, output: T) -> OpPlan<T> {
         OpPlan {
             op,
+            gpu: built.gpu,
             dispatches: built.dispatches,
             bytes_moved: built.bytes_moved,
             output,
@@ -829,10 +842,15 @@ impl<T> OpPlan<T> {
     ///
     /// # Errors
     /// [`OpError::Gpu`] when wgpu refuses the submission, for example because an input's buffer
-    /// was destroyed after planning.
+    /// was destroyed after planning; with [`GpuError::OtherDevice`](crate::GpuError::OtherDevice)
+    /// when `gpu` is not the device the plan was made on, and
+    /// [`GpuError::DeviceLost`](crate::GpuError::DeviceLost) when it is lost.
     pub fn run(self, gpu: &Gpu) -> Result<T, OpError> {
+        let op = self.op;
+        gpu.check_same_device(Some(&self.gpu), "submit the kernels")
+            .and_then(|()| gpu.check_lost("submit the kernels"))
+            .map_err(|source| OpError::Gpu { op, source })?;
         if !self.dispatches.is_empty() {
-            let op = self.op;
             crate::device::error_scope(gpu, "submit the kernels", || {
                 let mut encoder = gpu
                     .device()

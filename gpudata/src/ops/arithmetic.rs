@@ -354,7 +354,7 @@ pub fn plan_arithmetic(
             places,
         }
     })?;
-    let data = output_data(op.as_str(), &built.outputs[0], output, length)?;
+    let data = output_data(gpu, op.as_str(), &built.outputs[0], output, length)?;
     Ok(OpPlan::new(op.as_str(), built, data))
 }
 

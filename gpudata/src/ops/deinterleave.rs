@@ -72,7 +72,7 @@ pub fn plan_deinterleave_views(
         .outputs
         .iter()
         .zip(views)
-        .map(|(b, v)| output_data(OP, b, v.format(), length))
+        .map(|(b, v)| output_data(gpu, OP, b, v.format(), length))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(OpPlan::new(OP, built, columns))
 }

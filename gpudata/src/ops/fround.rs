@@ -211,7 +211,7 @@ pub fn plan_fround(
         from: refs[0],
         doubles,
     })?;
-    let data = output_data(OP, &built.outputs[0], output, length)?;
+    let data = output_data(gpu, OP, &built.outputs[0], output, length)?;
     Ok(OpPlan::new(OP, built, data))
 }
 

@@ -97,7 +97,7 @@ pub fn plan_interleave(
             })
             .collect(),
     })?;
-    let data = output_data(OP, &built.outputs[0], format.clone(), length)?;
+    let data = output_data(gpu, OP, &built.outputs[0], format.clone(), length)?;
     Ok(OpPlan::new(OP, built, data))
 }
 

@@ -1,15 +1,17 @@
 //! The data an operation writes: its output buffers described as packed columns or rows.
 
 use crate::data::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat};
+use crate::device::Gpu;
 use crate::kernels::OpError;
 
-/// `length` rows of `format` from byte 0 of `buffer` (one the planner sized for them), as data
-/// that owns the buffer. Struct rows include their padding (the kernels write it as zeros), so
+/// `length` rows of `format` from byte 0 of `buffer` (one the planner sized for them on `gpu`),
+/// as data that owns the buffer and knows its device. Struct rows include their padding (the kernels write it as zeros), so
 /// they read back whole, one stride each.
 ///
 /// # Errors
 /// [`OpError::Gpu`] wrapping the data's own check (never, for a buffer the planner sized).
 pub(crate) fn output_data(
+    gpu: &Gpu,
     op: &'static str,
     buffer: &wgpu::Buffer,
     format: impl Into<GpuDataFormat>,
@@ -23,5 +25,7 @@ pub(crate) fn output_data(
         }
         _ => GpuDataDescriptor::new(format, length),
     };
-    GpuData::new(BufferHandle::Owned(buffer.clone()), descriptor).map_err(|e| OpError::data(op, e))
+    GpuData::new(BufferHandle::Owned(buffer.clone()), descriptor)
+        .map(|data| data.on_device(gpu))
+        .map_err(|e| OpError::data(op, e))
 }

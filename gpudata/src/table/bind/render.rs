@@ -221,7 +221,11 @@ fn index_range(gpu: &Gpu, data: &GpuData) -> Result<IndexBufferRange, TableError
             });
         }
     };
-    if !data.buffer().usage().contains(wgpu::BufferUsages::INDEX) {
+    if !data
+        .buffer_on(gpu, "bind an index buffer")?
+        .usage()
+        .contains(wgpu::BufferUsages::INDEX)
+    {
         return Err(GpuError::MissingUsage {
             operation: "bind an index buffer",
             required: wgpu::BufferUsages::INDEX,
@@ -239,7 +243,6 @@ fn index_range(gpu: &Gpu, data: &GpuData) -> Result<IndexBufferRange, TableError
     let count = u32::try_from(data.value_length()).map_err(|_| TableError::TooManyRows {
         rows: data.value_length(),
     })?;
-    let _ = gpu;
     Ok(IndexBufferRange {
         buffer: data.buffer().clone(),
         offset: data.byte_offset(),

@@ -293,7 +293,7 @@ fn storage_column(
     data: &GpuData,
     layout: Option<&crate::layout::BufferLayout>,
 ) -> Result<StorageColumn, TableError> {
-    let buffer = data.buffer();
+    let buffer = data.buffer_on(gpu, "bind a storage buffer")?;
     if !buffer.usage().contains(wgpu::BufferUsages::STORAGE) {
         return Err(GpuError::MissingUsage {
             operation: "bind a storage buffer",

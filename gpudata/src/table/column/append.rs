@@ -201,8 +201,9 @@ impl GpuVector {
     /// [`Growth::Reallocate`]; [`TableError::ChunkMismatch`] for another format or byte layout;
     /// [`TableError::Overflow`].
     pub fn append_chunk(&mut self, data: GpuData) -> Result<(), TableError> {
-        let size = data.buffer().size();
-        let current = self.appended_state("append_chunk")?.appended_byte_length;
+        let state = self.appended_state("append_chunk")?;
+        let size = data.buffer_on(&state.gpu, "append a chunk")?.size();
+        let current = state.appended_byte_length;
         let total = current
             .checked_add(size)
             .ok_or_else(|| TableError::Overflow {
@@ -324,11 +325,11 @@ impl GpuVector {
     /// [`TableError::NotAppendable`] for other vectors; [`TableError::Data`] in theory, when the
     /// empty chunk cannot be described.
     pub fn reset_appended(&mut self) -> Result<(), TableError> {
-        self.appended_state("reset_appended")?;
+        let gpu = self.appended_state("reset_appended")?.gpu.clone();
         if let Some(buffer) = self.growing() {
             let chunk = self.take_chunks().pop();
             if let Some(chunk) = chunk {
-                self.chunks = vec![self.rows_over(chunk.buffer_handle().clone(), 0)?];
+                self.chunks = vec![self.rows_over(&gpu, chunk.buffer_handle().clone(), 0)?];
             }
             self.set_growing(GrowingBuffer {
                 tail: ([0; 4], 0),
@@ -355,8 +356,8 @@ impl GpuVector {
     }
 
     /// A chunk of the vector's format and byte layout: `rows` rows at the start of `buffer`.
-    fn rows_over(&self, buffer: BufferHandle, rows: u64) -> Result<GpuData, TableError> {
-        Ok(GpuData::new(buffer, self.chunk_descriptor(rows))?)
+    fn rows_over(&self, gpu: &Gpu, buffer: BufferHandle, rows: u64) -> Result<GpuData, TableError> {
+        Ok(GpuData::new(buffer, self.chunk_descriptor(rows))?.on_device(gpu))
     }
 
     /// The descriptor of `rows` rows of the vector's format and byte layout, from byte 0.
@@ -387,7 +388,7 @@ impl GpuVector {
                 })?;
         let buffer =
             crate::device::buffers::create_buffer(gpu, size, usage, "gpudata growing vector")?;
-        self.rows_over(BufferHandle::Owned(buffer), rows)
+        self.rows_over(gpu, BufferHandle::Owned(buffer), rows)
     }
 
     /// Writes `rows` rows (`bytes`) after the rows of a [`Growth::Reallocate`] vector's buffer,
@@ -433,7 +434,7 @@ impl GpuVector {
             .queue()
             .write_buffer(handle.buffer(), aligned, &staged);
         buffer.tail = (tail, partial);
-        let chunk = self.rows_over(handle, new_rows)?;
+        let chunk = self.rows_over(&state.gpu, handle, new_rows)?;
         self.chunks = vec![chunk];
         self.length = new_rows;
         self.value_length = new_rows;

@@ -161,7 +161,7 @@ pub(crate) fn pack_batches(
                     continue;
                 };
                 recorder.copy(&StridedCopy {
-                    src: data.buffer(),
+                    src: data.buffer_on(gpu, "pack batches")?,
                     src_offset: data.byte_offset(),
                     src_stride: data.byte_stride(),
                     dst: &buffer,
@@ -187,7 +187,7 @@ pub(crate) fn pack_batches(
                 readback_metadata: template.readback_metadata().cloned(),
                 metrics: crate::data::MetricsPolicy::Data,
             };
-            let data = GpuData::new(BufferHandle::Owned(buffer), descriptor)?;
+            let data = GpuData::new(BufferHandle::Owned(buffer), descriptor)?.on_device(gpu);
             out_columns.push((column.name, data));
         }
         let num_rows =

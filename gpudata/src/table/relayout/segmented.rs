@@ -190,6 +190,7 @@ impl<'a> SegmentedTableBuilder<'a> {
             })
             .collect();
         SegmentedTable::assemble(
+            gpu,
             layout,
             buffer,
             list_layouts,
@@ -271,6 +272,7 @@ impl SegmentedTable {
         table: &GpuTable,
         options: SegmentOptions,
     ) -> Result<SegmentedTable, TableError> {
+        table.check_device(gpu, "segment a table")?;
         let fields = table_fields(table)?;
         let specs = fields.iter().map(|f| SegmentSpec {
             name: f.name.clone(),
@@ -311,6 +313,7 @@ impl SegmentedTable {
         };
         let layouts = fields.iter().map(|f| f.list_layout.clone()).collect();
         SegmentedTable::assemble(
+            gpu,
             layout,
             buffer,
             layouts,
@@ -321,6 +324,7 @@ impl SegmentedTable {
     }
 
     fn assemble(
+        gpu: &Gpu,
         layout: SegmentedLayout,
         buffer: wgpu::Buffer,
         list_layouts: Vec<Option<BufferLayout>>,
@@ -330,7 +334,8 @@ impl SegmentedTable {
     ) -> Result<SegmentedTable, TableError> {
         let mut columns: Vec<(String, GpuColumn)> = Vec::new();
         for (i, segment) in layout.segments().iter().enumerate() {
-            let data = GpuData::new(BufferHandle::Shared(buffer.clone()), segment.descriptor())?;
+            let data = GpuData::new(BufferHandle::Shared(buffer.clone()), segment.descriptor())?
+                .on_device(gpu);
             let mut vector = GpuVector::from_data(segment.name().to_owned(), vec![data])?;
             vector.set_readback_metadata(segment.data_type().cloned());
             vector.set_buffer_layout(list_layouts.get(i).cloned().flatten());
@@ -465,7 +470,7 @@ pub(crate) fn to_packed(
         let stride = options.stride.byte_stride(field.format.element_format());
         let usage = usage_for(&field.name);
         let buffer = copy_fields_packed(gpu, &mut recorder, field, stride, usage)?;
-        let vector = packed_vector(field, buffer, stride)?;
+        let vector = packed_vector(gpu, field, buffer, stride)?;
         columns.push((field.name.clone(), GpuColumn::Vector(vector)));
     }
     recorder.submit();
@@ -518,7 +523,8 @@ pub(crate) fn to_interleaved(
         let data = GpuData::new(
             BufferHandle::Owned(buffer),
             GpuDataDescriptor::new(format, length),
-        )?;
+        )?
+        .on_device(gpu);
         let vector = GpuVector::from_struct_data(name, data, step_mode)?;
         columns.push((name.to_owned(), GpuColumn::Vector(vector)));
     }
@@ -527,7 +533,7 @@ pub(crate) fn to_interleaved(
         let buffer = copy_fields_packed(gpu, &mut recorder, field, stride, usage_for(&field.name))?;
         columns.push((
             field.name.clone(),
-            GpuColumn::Vector(packed_vector(field, buffer, stride)?),
+            GpuColumn::Vector(packed_vector(gpu, field, buffer, stride)?),
         ));
     }
     recorder.submit();
@@ -564,6 +570,7 @@ fn usage_for(name: &str) -> wgpu::BufferUsages {
 }
 
 fn packed_vector(
+    gpu: &Gpu,
     field: &FieldSource<'_>,
     buffer: wgpu::Buffer,
     byte_stride: u64,
@@ -581,7 +588,8 @@ fn packed_vector(
             readback_metadata: None,
             metrics: crate::data::MetricsPolicy::Data,
         },
-    )?;
+    )?
+    .on_device(gpu);
     let mut vector = GpuVector::from_data(field.name.clone(), vec![data])?;
     vector.set_readback_metadata(field.data_type.clone());
     vector.set_buffer_layout(field.list_layout.clone());

@@ -1,7 +1,7 @@
 //! The table's physical re-layouts: its entry points onto [`relayout`](crate::table::relayout)
 //! (packing batches, segmented tables, packed and interleaved columns).
 
-use crate::device::Gpu;
+use crate::device::{Gpu, GpuError};
 use crate::layout::{StepMode, StructLayout};
 use crate::table::relayout::{pack, segmented};
 use crate::table::{PackOptions, SegmentOptions, SegmentedTable, TableError};
@@ -46,6 +46,7 @@ impl GpuTable {
     /// # Errors
     /// As [`SegmentedTable::from_table`], then as [`GpuTable::from_columns`].
     pub fn to_packed(&self, gpu: &Gpu, options: SegmentOptions) -> Result<GpuTable, TableError> {
+        self.check_device(gpu, "pack a table's columns")?;
         segmented::to_packed(self, gpu, options)
     }
 
@@ -65,6 +66,19 @@ impl GpuTable {
         layout: StructLayout,
         step_mode: Option<StepMode>,
     ) -> Result<GpuTable, TableError> {
+        self.check_device(gpu, "interleave a table's columns")?;
         segmented::to_interleaved(self, gpu, name, layout, step_mode)
+    }
+
+    /// [`GpuError::OtherDevice`] when a column of any batch lives on another device than
+    /// `gpu`'s: the device check of every data entry point, for the table re-layouts that copy
+    /// chunks without going through the data layer.
+    pub(crate) fn check_device(&self, gpu: &Gpu, operation: &'static str) -> Result<(), GpuError> {
+        for batch in self.batches() {
+            for (_, data) in batch.columns() {
+                data.buffer_on(gpu, operation)?;
+            }
+        }
+        Ok(())
     }
 }

@@ -1,0 +1,98 @@
+//! Fault injection through the table entry points that take a `Gpu`: a table of another
+//! device's data, and a lost device. Each returns `TableError::Gpu` with the typed device
+//! error; none reaches wgpu's default handler, and no test installs a handler of its own.
+
+use gpudata::table::{PackOptions, RenderOptions, SegmentOptions, SegmentedTable, TableError};
+use gpudata::{Gpu, GpuError, GpuTable, StructLayout};
+
+use crate::fixtures::batches_table;
+use crate::support::{assert_other_device, fresh_gpu, gpu, other_gpu};
+
+/// Every table entry point that takes `gpu`, over `table`, by name: `Err` with what each
+/// returned, `Ok` where it succeeded. `pack_batches`, which changes the table, runs last.
+fn every_entry_point(
+    gpu: &Gpu,
+    table: &mut GpuTable,
+) -> Vec<(&'static str, Result<(), TableError>)> {
+    let mut results = vec![
+        (
+            "to_segmented",
+            table.to_segmented(gpu, SegmentOptions::default()).map(drop),
+        ),
+        (
+            "SegmentedTable::from_table",
+            SegmentedTable::from_table(gpu, table, SegmentOptions::default()).map(drop),
+        ),
+        (
+            "to_packed",
+            table.to_packed(gpu, SegmentOptions::default()).map(drop),
+        ),
+        (
+            "to_interleaved",
+            table
+                .to_interleaved(gpu, "rows", StructLayout::Packed, None)
+                .map(drop),
+        ),
+        ("storage_bindings", table.storage_bindings(gpu).map(drop)),
+        (
+            "render_bindings",
+            table
+                .render_bindings(gpu, RenderOptions::default())
+                .map(drop),
+        ),
+        (
+            "bindings",
+            table.bindings(gpu, RenderOptions::default()).map(drop),
+        ),
+    ];
+    results.push((
+        "pack_batches",
+        table.pack_batches(gpu, PackOptions::default()),
+    ));
+    results
+}
+
+fn operation(entry: &str) -> &'static str {
+    match entry {
+        "pack_batches" => "pack batches",
+        "to_segmented" | "SegmentedTable::from_table" => "segment a table",
+        "to_packed" => "pack a table's columns",
+        "to_interleaved" => "interleave a table's columns",
+        "storage_bindings" => "bind a storage buffer",
+        "render_bindings" | "bindings" => "bind a vertex buffer",
+        other => panic!("unknown entry point {other}"),
+    }
+}
+
+#[test]
+fn another_devices_table_is_refused_by_every_entry_point() {
+    let (gpu, other) = (gpu(), other_gpu());
+    let mut table = batches_table(&other, &[0.0, 10.0]);
+    for (entry, result) in every_entry_point(&gpu, &mut table) {
+        let Err(TableError::Gpu(error)) = &result else {
+            panic!("{entry} on another device's table: {result:?}");
+        };
+        assert_other_device(error, operation(entry));
+    }
+    for (entry, result) in every_entry_point(&other, &mut table) {
+        assert!(result.is_ok(), "{entry}: {result:?}");
+    }
+}
+
+#[test]
+fn a_lost_device_is_reported_by_the_table_copies() {
+    let gpu = fresh_gpu();
+    let mut table = batches_table(&gpu, &[0.0, 10.0]);
+    gpu.device().destroy();
+    for (entry, result) in every_entry_point(&gpu, &mut table) {
+        match entry {
+            // Bindings hand out ranges for the caller's own pass.
+            "storage_bindings" | "render_bindings" | "bindings" => {}
+            _ => {
+                let Err(TableError::Gpu(GpuError::DeviceLost { .. })) = &result else {
+                    panic!("{entry} on a lost device: {result:?}");
+                };
+            }
+        }
+    }
+}
