@@ -8,7 +8,7 @@ pub use crate::arrow::ArrowInteropError;
 pub use crate::data::DataError;
 pub use crate::device::{GpuError, WgpuError};
 pub use crate::format::FormatError;
-pub use crate::layout::{LayoutError, LayoutRuleError, WgslError};
+pub use crate::layout::{LayoutError, LayoutRuleError, TypeRuleError, WgslError};
 pub use crate::ops::OpError;
 pub use crate::record::RowBytesError;
 pub use crate::table::TableError;

@@ -14,6 +14,7 @@ mod errors;
 mod fixtures;
 mod hygiene;
 mod layout_naga;
+mod layout_types;
 mod layout_vectors;
 mod layout_wgpu;
 pub mod lints;

@@ -3,7 +3,7 @@
 
 use crate::count::Count;
 use crate::format::VertexFormat;
-use crate::layout::LayoutRuleError;
+use crate::layout::{LayoutRuleError, TypeRuleError};
 
 /// A struct format or buffer layout that cannot be built.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -155,6 +155,32 @@ pub enum LayoutError {
         /// The first location.
         base_location: u32,
     },
+    /// A WGSL type (a member at `path`, or the whole type) breaks a rule of WGSL's memory model.
+    #[error("`{path}`: {source}")]
+    Type {
+        /// The member path, luma.gl style (`lights[].color`), or `(root)`.
+        path: String,
+        /// The rule broken.
+        source: TypeRuleError,
+    },
+    /// A WGSL type string gpudata does not read.
+    #[error(
+        "member `{member}` has unknown WGSL type `{text}`: expected a scalar, vecN<T>, matCxR<T>, atomic<T>, a shorthand such as vec3f, or array<E, N> / array<E> of them"
+    )]
+    UnknownType {
+        /// The member (empty for a type read alone).
+        member: String,
+        /// The text.
+        text: String,
+    },
+    /// A member declaration that is not `[@align(n)] [@size(n)] name: type`.
+    #[error(
+        "`{text}` is not a WGSL member declaration: expected `[@align(n)] [@size(n)] name: type`"
+    )]
+    MemberSyntax {
+        /// The declaration.
+        text: String,
+    },
     /// A serialized struct format whose stated numbers disagree with its fields.
     #[error("serialized struct format states {what} {found}, but its fields give {expected}")]
     Inconsistent {
@@ -228,6 +254,25 @@ pub enum WgslError {
         /// The first offset WGSL can give it.
         wgsl_offset: u64,
     },
+    /// A struct that declares one member name twice.
+    #[error("struct `{structure}` declares member `{member}` twice")]
+    DuplicateMember {
+        /// The struct.
+        structure: String,
+        /// The member.
+        member: String,
+    },
+    /// Two different structs of one type tree with the same name.
+    #[error(
+        "two different structs are named `{name}`: WGSL text declares each struct once, so rename one"
+    )]
+    ConflictingStruct {
+        /// The name.
+        name: String,
+    },
+    /// The type has no layout in the address space asked for.
+    #[error("the type has no WGSL layout: {0}")]
+    Layout(#[from] Box<LayoutError>),
     /// A byte stride WGSL cannot give the struct.
     #[error(
         "byte stride {byte_stride} cannot be a WGSL struct size: expected a multiple of the struct alignment {alignment} of at least {minimum}"

@@ -1,18 +1,31 @@
-//! The struct layout engine: [`StructLayout`] rules, the `const fn` [`LayoutCursor`],
-//! [`GpuDataStructFormat`], vertex [`BufferLayout`]s and their lowering to wgpu.
+//! The layout engines: flat rows ([`StructLayout`] rules, the `const fn` [`LayoutCursor`],
+//! [`GpuDataStructFormat`], vertex [`BufferLayout`]s and their lowering to wgpu) and WGSL's
+//! memory model over type trees (`const fn` rules for every host-shareable type, the `'static`
+//! [`WgslType`] and the owned [`TypeDecl`], WGSL text for both address spaces).
 
 mod buffer_layout;
+mod decl;
 mod error;
+mod memory;
+mod parse_type;
 mod rules;
 mod span;
 mod struct_format;
 mod wgsl;
+mod wgsl_decl;
+mod wgsl_type;
 
 pub use buffer_layout::{BufferAttribute, BufferLayout, StepMode, WgpuVertexLayout};
+pub use decl::{MemberDecl, StructDecl, TypeDecl};
 pub use error::{LayoutError, WgslError};
+pub use memory::{
+    AddressSpace, LeafType, MemberCursor, MemberPlacement, RuntimeTail, ScalarType, TypeLayout,
+    TypeRuleError, array_layout, leaf_layout,
+};
 pub use rules::{
     ConstLayout, LayoutCursor, LayoutRuleError, RowShape, StructLayout, layout_formats,
 };
 pub(crate) use span::strided_byte_length;
 pub use struct_format::{GpuDataStructField, GpuDataStructFormat};
 pub(crate) use wgsl::check_name as check_wgsl_name;
+pub use wgsl_type::{WgslMember, WgslStruct, WgslType};

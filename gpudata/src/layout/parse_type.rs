@@ -1,0 +1,265 @@
+//! WGSL type and member declarations read from text: `vec3<f32>`, `array<mat4x4<f32>, 2>`,
+//! `array<u32>`, the shorthand aliases (`vec3f`, `mat4x4h`), and member lists such as
+//! `"a: vec3<f32>, @align(16) b: array<mat4x4<f32>, 2>"`.
+
+use super::decl::{MemberDecl, StructDecl, TypeDecl};
+use super::memory::{LeafType, ScalarType};
+use crate::layout::LayoutError;
+
+fn scalar(name: &str) -> Option<ScalarType> {
+    ScalarType::ALL.into_iter().find(|s| s.as_str() == name)
+}
+
+fn dimension(text: &str) -> Option<u8> {
+    match text {
+        "2" => Some(2),
+        "3" => Some(3),
+        "4" => Some(4),
+        _ => None,
+    }
+}
+
+/// `vec3f`, `vec2h`, `vec4i`, `vec3u`, `mat4x4f`, `mat2x3h`: WGSL's predeclared aliases.
+fn alias(name: &str) -> Option<LeafType> {
+    let (body, suffix) = name.split_at(name.len().checked_sub(1)?);
+    let scalar = match suffix {
+        "f" => ScalarType::F32,
+        "h" => ScalarType::F16,
+        "i" => ScalarType::I32,
+        "u" => ScalarType::U32,
+        _ => return None,
+    };
+    if let Some(n) = body.strip_prefix("vec") {
+        return Some(LeafType::Vector {
+            components: dimension(n)?,
+            scalar,
+        });
+    }
+    let (columns, rows) = body.strip_prefix("mat")?.split_once('x')?;
+    scalar.is_float().then_some(LeafType::Matrix {
+        columns: dimension(columns)?,
+        rows: dimension(rows)?,
+        scalar,
+    })
+}
+
+/// `name<inner>` → `inner`.
+fn generic<'t>(text: &'t str, name: &str) -> Option<&'t str> {
+    text.strip_prefix(name)?
+        .trim_start()
+        .strip_prefix('<')?
+        .strip_suffix('>')
+}
+
+/// The byte offset of the last `,` outside `<...>` in `text`.
+fn last_top_level_comma(text: &str) -> Option<usize> {
+    let mut depth = 0i32;
+    let mut found = None;
+    for (i, c) in text.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            ',' if depth == 0 => found = Some(i),
+            _ => {}
+        }
+    }
+    found
+}
+
+fn leaf(text: &str) -> Option<LeafType> {
+    if let Some(s) = scalar(text) {
+        return Some(LeafType::Scalar(s));
+    }
+    if let Some(leaf) = alias(text) {
+        return Some(leaf);
+    }
+    if let Some(inner) = generic(text, "atomic") {
+        return scalar(inner.trim()).map(LeafType::Atomic);
+    }
+    let (head, inner) = text.split_once('<')?;
+    let s = scalar(inner.strip_suffix('>')?.trim())?;
+    let head = head.trim();
+    if let Some(n) = head.strip_prefix("vec") {
+        return Some(LeafType::Vector {
+            components: dimension(n)?,
+            scalar: s,
+        });
+    }
+    let (columns, rows) = head.strip_prefix("mat")?.split_once('x')?;
+    Some(LeafType::Matrix {
+        columns: dimension(columns)?,
+        rows: dimension(rows)?,
+        scalar: s,
+    })
+}
+
+fn parse_type(text: &str) -> Option<TypeDecl> {
+    let text = text.trim();
+    if let Some(inner) = generic(text, "array") {
+        return Some(match last_top_level_comma(inner) {
+            Some(comma) => {
+                let count = inner[comma + 1..].trim();
+                let count = count.strip_suffix(['u', 'i']).unwrap_or(count);
+                TypeDecl::Array {
+                    element: Box::new(parse_type(&inner[..comma])?),
+                    count: Some(count.parse().ok()?),
+                }
+            }
+            None => TypeDecl::Array {
+                element: Box::new(parse_type(inner)?),
+                count: None,
+            },
+        });
+    }
+    leaf(text).map(TypeDecl::Leaf)
+}
+
+/// Splits `text` at the commas and newlines outside `<...>` and `(...)`.
+fn split_members(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            ',' | '\n' | ';' if depth == 0 => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts
+        .into_iter()
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// `@align(n)` / `@size(n)` at the start of `text`: the attribute, its value and the rest.
+fn attribute(text: &str) -> Option<(&str, u64, &str)> {
+    let rest = text.strip_prefix('@')?;
+    let (name, rest) = rest.split_once('(')?;
+    let (value, rest) = rest.split_once(')')?;
+    Some((name.trim(), value.trim().parse().ok()?, rest.trim_start()))
+}
+
+fn parse_member(text: &str) -> Result<MemberDecl, LayoutError> {
+    let syntax = || LayoutError::MemberSyntax {
+        text: text.to_owned(),
+    };
+    let mut rest = text;
+    let (mut align, mut size) = (None, None);
+    while rest.starts_with('@') {
+        let (name, value, after) = attribute(rest).ok_or_else(syntax)?;
+        match name {
+            "align" => align = Some(value),
+            "size" => size = Some(value),
+            _ => return Err(syntax()),
+        }
+        rest = after;
+    }
+    let (name, ty) = rest.split_once(':').ok_or_else(syntax)?;
+    let (name, ty) = (name.trim(), ty.trim());
+    let ty = TypeDecl::parse(ty).map_err(|_| LayoutError::UnknownType {
+        member: name.to_owned(),
+        text: ty.to_owned(),
+    })?;
+    Ok(MemberDecl {
+        name: name.to_owned(),
+        ty,
+        align,
+        size,
+    })
+}
+
+impl TypeDecl {
+    /// Reads a WGSL type without structs: a scalar (`f32`, `f16`, `i32`, `u32`), `vecN<T>`,
+    /// `matCxR<T>`, `atomic<T>`, a predeclared alias (`vec3f`, `mat4x4h`), `array<E, N>` or
+    /// `array<E>` of any of them. Validity (`vec5`, `mat4x4<i32>`) is checked by the layout.
+    ///
+    /// # Errors
+    /// [`LayoutError::UnknownType`] with the text.
+    pub fn parse(text: &str) -> Result<TypeDecl, LayoutError> {
+        parse_type(text).ok_or_else(|| LayoutError::UnknownType {
+            member: String::new(),
+            text: text.trim().to_owned(),
+        })
+    }
+}
+
+impl StructDecl {
+    /// Reads struct `name`'s members from WGSL member declarations separated by commas,
+    /// semicolons or newlines, each optionally with `@align(n)` and `@size(n)`:
+    /// `"a: vec3<f32>, @align(16) b: array<mat4x4<f32>, 2>"`.
+    ///
+    /// # Errors
+    /// [`LayoutError::MemberSyntax`] for a declaration that is not `name: type`,
+    /// [`LayoutError::UnknownType`] for a type [`TypeDecl::parse`] does not read.
+    pub fn parse(name: &str, members: &str) -> Result<StructDecl, LayoutError> {
+        Ok(StructDecl {
+            name: name.to_owned(),
+            members: split_members(members)
+                .into_iter()
+                .map(parse_member)
+                .collect::<Result<_, _>>()?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn types_and_aliases_read_as_wgsl_spells_them() {
+        let mat = TypeDecl::Leaf(LeafType::Matrix {
+            columns: 4,
+            rows: 3,
+            scalar: ScalarType::F16,
+        });
+        assert_eq!(TypeDecl::parse("mat4x3<f16>").unwrap(), mat);
+        assert_eq!(TypeDecl::parse("mat4x3h").unwrap(), mat);
+        assert_eq!(
+            TypeDecl::parse(" array< array<vec2u, 3>, 2u > ").unwrap(),
+            TypeDecl::Array {
+                element: Box::new(TypeDecl::Array {
+                    element: Box::new(TypeDecl::Leaf(LeafType::Vector {
+                        components: 2,
+                        scalar: ScalarType::U32
+                    })),
+                    count: Some(3)
+                }),
+                count: Some(2)
+            }
+        );
+        assert!(
+            TypeDecl::parse("array<atomic<u32>>")
+                .unwrap()
+                .is_runtime_array()
+        );
+        for bad in [
+            "vec5<f32>",
+            "mat4<f32>",
+            "array<f32, x>",
+            "Light",
+            "bool",
+            "vec3b",
+        ] {
+            assert!(TypeDecl::parse(bad).is_err(), "{bad}");
+        }
+        let s = StructDecl::parse("S", "@align(16) @size(32) a: f32,\n b: vec3f;").unwrap();
+        assert_eq!(s.members[0].align, Some(16));
+        assert_eq!(s.members[0].size, Some(32));
+        assert!(matches!(
+            StructDecl::parse("S", "a f32"),
+            Err(LayoutError::MemberSyntax { .. })
+        ));
+        assert!(matches!(
+            StructDecl::parse("S", "@stride(4) a: f32"),
+            Err(LayoutError::MemberSyntax { .. })
+        ));
+    }
+}
