@@ -645,12 +645,14 @@ mod tests {
             size: 4,
             tail: None,
         };
-        assert!(cursor.place(big, false, None, None).is_err());
         assert!(cursor.place(small, false, None, Some(u64::MAX - 2)).is_ok());
         assert_eq!(
             cursor.place(small, false, None, None),
             Err(TypeRuleError::Overflow)
         );
+        let mut cursor = MemberCursor::new(AddressSpace::Storage);
+        assert!(cursor.place(big, false, None, None).is_ok());
+        assert_eq!(cursor.finish(), Err(TypeRuleError::Overflow));
         let tail = array_layout(small, None, AddressSpace::Storage).unwrap();
         assert_eq!(tail.byte_length_with(u64::MAX), None);
         assert_eq!(tail.byte_length_with(0), Some(4));
