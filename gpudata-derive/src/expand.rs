@@ -18,11 +18,13 @@ use crate::markers::marker_module;
 pub(crate) fn derive(input: &syn::DeriveInput) -> TokenStream {
     let cx = Ctxt::new();
     let model = Input::from_ast(&cx, input);
+    let mut shader = None;
     if let Some(model) = &model {
         check::check(&cx, model);
+        shader = crate::shader::read(&cx, model);
     }
     match (cx.check(), model) {
-        (Ok(()), Some(model)) => expand(&model),
+        (Ok(()), Some(model)) => expand(&model, shader.as_ref()),
         (Ok(()), None) => TokenStream::new(),
         (Err(err), model) => {
             let mut out = err.to_compile_error();
@@ -44,7 +46,7 @@ pub(crate) fn span_range(tokens: &impl ToTokens) -> (Span, Span) {
 
 /// `gpudata::__private::fail(msg)` spanned over `range`: `fail` is `#[track_caller]`, so rustc
 /// reports a failed `const` at this call, on the user's token.
-fn fail_at(p: &TokenStream, msg: &Ident, (first, last): (Span, Span)) -> TokenStream {
+pub(crate) fn fail_at(p: &TokenStream, msg: &Ident, (first, last): (Span, Span)) -> TokenStream {
     let path = respan(quote!(#p::fail), first);
     let mut args = Group::new(Delimiter::Parenthesis, quote_spanned!(last=> #msg));
     args.set_span(last);
@@ -119,7 +121,7 @@ fn option_array(values: Vec<Option<TokenStream>>) -> TokenStream {
 /// `analyze` call (the runtime's `const fn` layout engine and every check), one `const` that
 /// reports the first problem at the user's token, the `GpuStruct` impl reading the analysis,
 /// and one impl per field marker.
-fn expand(input: &Input<'_>) -> TokenStream {
+fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> TokenStream {
     let krate = &input.attrs.krate;
     let p = quote!(#krate::__private);
     let ident = input.ident;
@@ -247,6 +249,7 @@ fn expand(input: &Input<'_>) -> TokenStream {
         }
     });
     let markers = marker_module(input);
+    let shader_checks = shader.map(|facts| crate::shader::expand(facts, input, &p, &analysis));
 
     quote! {
         #markers
@@ -271,6 +274,7 @@ fn expand(input: &Input<'_>) -> TokenStream {
             }
             #checks
             #padding_check
+            #shader_checks
 
             #[automatically_derived]
             unsafe impl #p::GpuStruct for #ident {

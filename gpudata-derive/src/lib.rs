@@ -12,6 +12,7 @@ mod expand;
 mod fallback;
 mod internals;
 mod markers;
+mod shader;
 
 /// Derives `gpudata::GpuStruct`; see its documentation in the `gpudata` crate.
 #[proc_macro_derive(GpuStruct, attributes(gpu))]

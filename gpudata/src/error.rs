@@ -5,6 +5,8 @@
 
 #[cfg(feature = "arrow")]
 pub use crate::arrow::ArrowInteropError;
+#[cfg(feature = "naga")]
+pub use crate::check::{MismatchError, ShaderCheckError};
 pub use crate::data::DataError;
 pub use crate::device::{GpuError, WgpuError};
 pub use crate::format::FormatError;

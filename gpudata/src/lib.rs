@@ -72,7 +72,8 @@
 //!
 //! `derive` (default): the derive macro. `half` (default): `half::f16` fields and float16
 //! decoding. `serde`: luma.gl's JSON shape for formats and layouts. `glam`, `mint`: vector field
-//! types. `arrow`: Apache Arrow interop on arrow-rs 60.
+//! types. `arrow`: Apache Arrow interop on arrow-rs 60. `naga`: host/shader agreement checks
+//! (`gpudata::check` at run time, the derive's `#[gpu(shader = "...")]` at compile time).
 //!
 //! # The crate root
 //!
@@ -98,6 +99,8 @@
 
 #[cfg(feature = "arrow")]
 pub mod arrow;
+#[cfg(feature = "naga")]
+pub mod check;
 mod count;
 pub mod data;
 pub mod device;

@@ -18,4 +18,6 @@ mod layout_types;
 mod layout_vectors;
 mod layout_wgpu;
 pub mod lints;
+mod shader_check;
+mod shader_props;
 mod vectors;

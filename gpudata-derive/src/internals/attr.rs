@@ -75,6 +75,8 @@ pub(crate) struct Container {
     pub(crate) fields_mod: Option<Ident>,
     /// `#[repr(C)]` is present.
     pub(crate) repr_c: bool,
+    /// `shader`, `shader_struct`, `vertex_entry`.
+    pub(crate) shader: crate::shader::ShaderAttrs,
 }
 
 /// Field-level attributes.
@@ -90,8 +92,7 @@ pub(crate) struct FieldAttrs {
     pub(crate) padding: Option<syn::Path>,
 }
 
-const STRUCT_KEYS: &str =
-    "`layout`, `step_mode`, `location`, `stride`, `zero_copy`, `fields` or `crate`";
+const STRUCT_KEYS: &str = "`layout`, `step_mode`, `location`, `stride`, `zero_copy`, `fields`, `crate`, `shader`, `shader_struct` or `vertex_entry`";
 const FIELD_KEYS: &str = "`format`, `name`, `offset` or `padding`";
 
 impl Container {
@@ -105,6 +106,7 @@ impl Container {
         let mut zero_copy = Attr::none(cx, ZERO_COPY);
         let mut fields_mod = Attr::none(cx, FIELDS);
         let mut repr_c = false;
+        let mut shader = crate::shader::ShaderAttrs::default();
 
         for attr in &input.attrs {
             if attr.path() == REPR {
@@ -190,7 +192,7 @@ impl Container {
                     if flag(cx, &meta, ZERO_COPY)? {
                         zero_copy.set(&meta.path, meta.path.clone());
                     }
-                } else {
+                } else if !shader.parse_key(cx, &meta)? {
                     unknown_key(cx, &meta, "struct", STRUCT_KEYS)?;
                 }
                 Ok(())
@@ -212,6 +214,7 @@ impl Container {
             zero_copy: zero_copy.get(),
             fields_mod: fields_mod.get().flatten(),
             repr_c,
+            shader,
         }
     }
 }
@@ -321,7 +324,7 @@ fn value(
 }
 
 /// A string literal value.
-fn string_value(
+pub(crate) fn string_value(
     cx: &Ctxt,
     meta: &ParseNestedMeta<'_>,
     key: Symbol,

@@ -17,6 +17,9 @@ pub(crate) const CRATE: Symbol = Symbol("crate");
 pub(crate) const STRIDE: Symbol = Symbol("stride");
 pub(crate) const ZERO_COPY: Symbol = Symbol("zero_copy");
 pub(crate) const FIELDS: Symbol = Symbol("fields");
+pub(crate) const SHADER: Symbol = Symbol("shader");
+pub(crate) const SHADER_STRUCT: Symbol = Symbol("shader_struct");
+pub(crate) const VERTEX_ENTRY: Symbol = Symbol("vertex_entry");
 
 // Field keys.
 pub(crate) const FORMAT: Symbol = Symbol("format");

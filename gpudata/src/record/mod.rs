@@ -23,6 +23,7 @@ mod newtypes;
 #[doc(hidden)]
 pub mod private;
 mod rows;
+pub(crate) mod shader;
 
 pub(crate) use bytes::read_fields;
 pub use bytes::{field_bytes, fields_as_bytes, read_field};

@@ -15,8 +15,9 @@ pub use ::bytemuck;
 pub use ::core;
 pub use ::wgpu;
 
+pub use super::shader::{ShaderInput, ShaderMember, input_problem, member_problem, stride_problem};
 pub use super::{FieldCopy, GpuField, GpuFieldMarker, GpuFieldOf, GpuStruct};
-pub use crate::format::VertexFormat;
+pub use crate::format::{PrimitiveType, ShaderType, VertexFormat};
 pub use crate::layout::{
     ConstLayout, GpuDataStructField, GpuDataStructFormat, LayoutRuleError, RowShape, StepMode,
     StructLayout, layout_formats,

@@ -1,0 +1,225 @@
+//! What the compile-time check reads from a WGSL file with naga: a struct's members (WGSL type,
+//! offset, alignment, position) and size, and a vertex entry point's `@location` inputs.
+
+use std::path::Path;
+
+use naga::common::wgsl::TypeContext as _;
+use naga::{Binding, Handle, Scalar, ScalarKind, ShaderStage, Type, TypeInner};
+
+/// A scalar type of a shader value, named as `gpudata::__private::PrimitiveType`'s variants.
+#[derive(Clone, Copy)]
+pub(crate) enum Primitive {
+    F32,
+    F16,
+    I32,
+    U32,
+}
+
+/// A scalar or vector of `f32`, `f16`, `i32` or `u32`.
+pub(crate) type ValueType = Option<(Primitive, u32)>;
+
+/// A struct member.
+pub(crate) struct Member {
+    pub(crate) name: String,
+    pub(crate) ty: ValueType,
+    pub(crate) type_name: String,
+    pub(crate) offset: u32,
+    pub(crate) align: u32,
+    pub(crate) at: String,
+}
+
+/// A struct: members, size and position.
+pub(crate) struct Struct {
+    pub(crate) members: Vec<Member>,
+    pub(crate) size: u32,
+    pub(crate) at: String,
+}
+
+/// A vertex input.
+pub(crate) struct Input {
+    pub(crate) name: String,
+    pub(crate) location: u32,
+    pub(crate) ty: ValueType,
+    pub(crate) type_name: String,
+    pub(crate) at: String,
+}
+
+/// A parsed WGSL file.
+pub(crate) struct Wgsl {
+    file: String,
+    source: String,
+    module: naga::Module,
+    layouter: naga::proc::Layouter,
+}
+
+impl Wgsl {
+    /// Reads and parses `file` (as written in the attribute) at `path`.
+    ///
+    /// # Errors
+    /// The message of a compile error: the file cannot be read, does not parse, or has types
+    /// naga cannot lay out.
+    pub(crate) fn load(file: &str, path: &Path) -> Result<Wgsl, String> {
+        let source = std::fs::read_to_string(path).map_err(|e| {
+            format!(
+                "cannot read the shader `{file}` (a path relative to the crate's Cargo.toml): {e}"
+            )
+        })?;
+        let module = naga::front::wgsl::parse_str(&source).map_err(|e| {
+            let at = e.location(&source).map_or_else(String::new, |l| {
+                format!(":{}:{}", l.line_number, l.line_position)
+            });
+            format!(
+                "the shader `{file}{at}` does not parse: {}\n{}",
+                e.message(),
+                e.emit_to_string_with_path(&source, file).trim_end()
+            )
+        })?;
+        let mut layouter = naga::proc::Layouter::default();
+        layouter
+            .update(module.to_ctx())
+            .map_err(|e| format!("the shader `{file}` has a type naga cannot lay out: {e}"))?;
+        Ok(Wgsl {
+            file: file.to_owned(),
+            source,
+            module,
+            layouter,
+        })
+    }
+
+    /// `file:line:column` of byte `offset`.
+    fn at(&self, offset: usize) -> String {
+        let before = &self.source[..offset.min(self.source.len())];
+        let line = before.matches('\n').count() + 1;
+        let column = before
+            .rfind('\n')
+            .map_or(before.len(), |nl| before.len() - nl - 1)
+            + 1;
+        format!("{}:{line}:{column}", self.file)
+    }
+
+    /// Where `name :` is declared inside `span`, else where `span` starts.
+    fn declaration(&self, span: naga::Span, name: &str) -> String {
+        let Some(range) = span.to_range() else {
+            return self.file.clone();
+        };
+        let text = self.source.get(range.clone()).unwrap_or("");
+        let mut from = 0;
+        while let Some(found) = text.get(from..).and_then(|t| t.find(name)) {
+            let start = from + found;
+            let end = start + name.len();
+            let ident = |c: char| c.is_alphanumeric() || c == '_';
+            let whole = !text[..start].chars().next_back().is_some_and(ident)
+                && !text[end..].chars().next().is_some_and(ident);
+            if whole && text[end..].trim_start().starts_with(':') {
+                return self.at(range.start + start);
+            }
+            from = end;
+        }
+        self.at(range.start)
+    }
+
+    fn value_type(&self, ty: Handle<Type>) -> ValueType {
+        let primitive = |s: Scalar| match (s.kind, s.width) {
+            (ScalarKind::Float, 4) => Some(Primitive::F32),
+            (ScalarKind::Float, 2) => Some(Primitive::F16),
+            (ScalarKind::Sint, 4) => Some(Primitive::I32),
+            (ScalarKind::Uint, 4) => Some(Primitive::U32),
+            _ => None,
+        };
+        match self.module.types[ty].inner {
+            TypeInner::Scalar(s) | TypeInner::Atomic(s) => primitive(s).map(|p| (p, 1)),
+            TypeInner::Vector { size, scalar } => primitive(scalar).map(|p| (p, size as u32)),
+            _ => None,
+        }
+    }
+
+    /// The names of the file's structs, for messages.
+    pub(crate) fn struct_names(&self) -> Vec<String> {
+        self.module
+            .types
+            .iter()
+            .filter(|(_, t)| matches!(t.inner, TypeInner::Struct { .. }))
+            .filter_map(|(_, t)| t.name.clone())
+            .collect()
+    }
+
+    /// The struct `name`.
+    pub(crate) fn struct_named(&self, name: &str) -> Option<Struct> {
+        let (handle, ty) = self.module.types.iter().find(|(_, t)| {
+            t.name.as_deref() == Some(name) && matches!(t.inner, TypeInner::Struct { .. })
+        })?;
+        let TypeInner::Struct { members, span } = &ty.inner else {
+            return None;
+        };
+        let decl = self.module.types.get_span(handle);
+        let ctx = self.module.to_ctx();
+        let members = members
+            .iter()
+            .map(|m| {
+                let name = m.name.clone().unwrap_or_default();
+                Member {
+                    at: self.declaration(decl, &name),
+                    ty: self.value_type(m.ty),
+                    type_name: ctx.type_to_string(m.ty),
+                    offset: m.offset,
+                    align: self.layouter[m.ty].alignment.round_up(1),
+                    name,
+                }
+            })
+            .collect();
+        Some(Struct {
+            members,
+            size: *span,
+            at: decl
+                .to_range()
+                .map_or_else(|| self.file.clone(), |r| self.at(r.start)),
+        })
+    }
+
+    /// The `@location` inputs of the vertex entry point `entry`.
+    pub(crate) fn vertex_inputs(&self, entry: &str) -> Option<Vec<Input>> {
+        let ep = self
+            .module
+            .entry_points
+            .iter()
+            .find(|ep| ep.name == entry && ep.stage == ShaderStage::Vertex)?;
+        let ctx = self.module.to_ctx();
+        // naga keeps no span per argument: search the entry point's parameter list.
+        let header = self.source.find(&format!("fn {entry}")).map(|start| {
+            let end = self.source[start..]
+                .find('{')
+                .map_or(self.source.len(), |e| start + e);
+            naga::Span::new(start as u32, end as u32)
+        });
+        let mut inputs = Vec::new();
+        for argument in &ep.function.arguments {
+            let name = argument.name.clone().unwrap_or_default();
+            match (&argument.binding, &self.module.types[argument.ty].inner) {
+                (Some(Binding::Location { location, .. }), _) => inputs.push(Input {
+                    at: header.map_or_else(|| self.file.clone(), |h| self.declaration(h, &name)),
+                    ty: self.value_type(argument.ty),
+                    type_name: ctx.type_to_string(argument.ty),
+                    location: *location,
+                    name,
+                }),
+                (None, TypeInner::Struct { members, .. }) => {
+                    let decl = self.module.types.get_span(argument.ty);
+                    for member in members {
+                        if let Some(Binding::Location { location, .. }) = member.binding {
+                            let name = member.name.clone().unwrap_or_default();
+                            inputs.push(Input {
+                                at: self.declaration(decl, &name),
+                                ty: self.value_type(member.ty),
+                                type_name: ctx.type_to_string(member.ty),
+                                location,
+                                name,
+                            });
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        Some(inputs)
+    }
+}

@@ -1,0 +1,261 @@
+//! The check area's errors: [`ShaderCheckError`] (a check that could not run, or found
+//! disagreements) and [`MismatchError`] (one disagreement between the host and the shader),
+//! carried with its field path and WGSL position in a [`ShaderMismatch`].
+
+use std::fmt;
+
+use crate::count::Count;
+use crate::format::VertexFormat;
+use crate::record::shader::offset_hint;
+
+/// A line and column of the WGSL source (both from 1), from naga's spans.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WgslLocation {
+    /// The line, from 1.
+    pub line: u32,
+    /// The column, from 1.
+    pub column: u32,
+}
+
+impl fmt::Display for WgslLocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.column)
+    }
+}
+
+/// One disagreement: the host field or shader input it is about (`velocity`,
+/// `particles[].velocity`, `location 2`), where the shader declares it, and what differs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShaderMismatch {
+    /// The field path on the host side, or the shader's name for what the host lacks.
+    pub path: String,
+    /// The WGSL line and column of the shader's declaration, when the shader has one.
+    pub location: Option<WgslLocation>,
+    /// What differs.
+    pub error: MismatchError,
+}
+
+impl fmt::Display for ShaderMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}`", self.path)?;
+        if let Some(at) = self.location {
+            write!(f, " (wgsl {at})")?;
+        }
+        write!(f, ": {}", self.error)
+    }
+}
+
+/// The mismatches of one check, one per line, for [`ShaderCheckError::Mismatches`].
+struct Lines<'a>(&'a [ShaderMismatch]);
+
+impl fmt::Display for Lines<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for mismatch in self.0 {
+            write!(f, "\n  {mismatch}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A host struct, vertex layout or table binding and a WGSL shader that cannot be compared, or
+/// that disagree.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ShaderCheckError {
+    /// The WGSL text does not parse.
+    #[error("wgsl does not parse at {line}:{column}: {message}")]
+    Parse {
+        /// The line of naga's first label, from 1 (0 when naga gives no position).
+        line: u32,
+        /// Its column, from 1.
+        column: u32,
+        /// naga's message.
+        message: String,
+    },
+    /// The shader declares no struct of that name.
+    #[error("the shader declares no struct `{name}`")]
+    MissingStruct {
+        /// The name asked for.
+        name: String,
+    },
+    /// The shader has no vertex entry point of that name.
+    #[error("the shader has no vertex entry point `{name}`")]
+    MissingEntryPoint {
+        /// The name asked for.
+        name: String,
+    },
+    /// The shader declares no global variable of that name.
+    #[error("the shader declares no global `{name}`")]
+    MissingGlobal {
+        /// The name asked for.
+        name: String,
+    },
+    /// The check ran and found disagreements, all of them listed.
+    #[error("{subject} disagrees with the shader in {count}:{}", Lines(.mismatches), count = Count(.mismatches.len(), "place"))]
+    Mismatches {
+        /// What was checked (`struct Particle`, `vertex entry vs_main`, `global particles`).
+        subject: String,
+        /// Every disagreement found, in declaration order.
+        mismatches: Vec<ShaderMismatch>,
+    },
+}
+
+/// One way a host declaration and a WGSL declaration disagree.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MismatchError {
+    /// A struct member sits at another byte offset.
+    #[error("host offset {host}, shader offset {shader} ({shader_type} aligns to {align}); {}", offset_hint(*.host, *.shader))]
+    Offset {
+        /// The host field's offset.
+        host: u64,
+        /// The shader member's offset.
+        shader: u64,
+        /// The shader member's WGSL type.
+        shader_type: String,
+        /// Its WGSL alignment.
+        align: u64,
+    },
+    /// A struct member has a WGSL type that does not store the host field's format.
+    #[error(
+        "host format {format} is stored as {carrier}, the shader declares {shader_type}; declare the member as {carrier} or change the field's type"
+    )]
+    Type {
+        /// The host field's format.
+        format: VertexFormat,
+        /// The WGSL type that stores it (`VertexFormat::wgsl_carrier`).
+        carrier: String,
+        /// The shader member's WGSL type.
+        shader_type: String,
+    },
+    /// A host field has no member of its name in the shader struct.
+    #[error(
+        "the shader struct `{shader_struct}` has no member of this name; add it to the wgsl, rename the field with #[gpu(name = \"...\")], or make it #[gpu(padding)]"
+    )]
+    MissingInShader {
+        /// The shader struct.
+        shader_struct: String,
+    },
+    /// A shader struct member has no host field of its name.
+    #[error(
+        "the shader member ({shader_type} at offset {offset}) has no host field; add one, or rename a field with #[gpu(name = \"...\")]"
+    )]
+    MissingOnHost {
+        /// The member's WGSL type.
+        shader_type: String,
+        /// Its offset.
+        offset: u64,
+    },
+    /// The host row's stride differs from the shader struct's size (or array stride).
+    #[error("host stride {host_bytes}, shader stride {shader_bytes}; make the last fields agree or set #[gpu(stride = {shader})]", host_bytes = Count(*.host, "byte"), shader_bytes = Count(*.shader, "byte"))]
+    Stride {
+        /// The host byte stride.
+        host: u64,
+        /// The shader's struct size or array stride.
+        shader: u64,
+    },
+    /// A vertex shader input is fed by no attribute of the host buffers.
+    #[error("the shader reads {shader_type} at location {location}, which no host attribute feeds")]
+    UnfedInput {
+        /// The input's location.
+        location: u32,
+        /// Its WGSL type.
+        shader_type: String,
+    },
+    /// A host attribute feeds a location no shader input reads.
+    #[error(
+        "the host feeds {format} to location {location}, which the shader does not read; check the first location (#[gpu(location = N)]) and the field order"
+    )]
+    UnreadAttribute {
+        /// The attribute's location.
+        location: u32,
+        /// Its format.
+        format: VertexFormat,
+    },
+    /// A host attribute's format cannot feed the shader input's type (luma.gl's rule: equal
+    /// component counts; `f32` reads float, float16 and normalized formats, `f16` float16 only,
+    /// `i32` sint, `u32` uint).
+    #[error(
+        "location {location}: {format} delivers {delivers}, the shader reads {shader_type}; use a format of {shader_type}'s kind and component count, or change the input's type"
+    )]
+    InputKind {
+        /// The location.
+        location: u32,
+        /// The host format.
+        format: VertexFormat,
+        /// What the format delivers to a shader (`VertexFormat::vertex_input_type`).
+        delivers: String,
+        /// The input's WGSL type.
+        shader_type: String,
+    },
+    /// Two host attributes feed one location.
+    #[error(
+        "location {location} is fed twice, first by `{first}`; give each attribute its own location"
+    )]
+    DuplicateLocation {
+        /// The location.
+        location: u32,
+        /// The attribute that fed it first.
+        first: String,
+    },
+    /// The shader input at an attribute's location has another name (checked for tables, whose
+    /// columns are bound by name).
+    #[error(
+        "the shader input at location {location} is named `{input}`; name the column or the input alike"
+    )]
+    InputName {
+        /// The location.
+        location: u32,
+        /// The shader input's name.
+        input: String,
+    },
+    /// A global sits at another `@group`/`@binding`.
+    #[error(
+        "host binds @group({group}) @binding({binding}), the shader declares @group({shader_group}) @binding({shader_binding})"
+    )]
+    Binding {
+        /// The host's group.
+        group: u32,
+        /// The host's binding.
+        binding: u32,
+        /// The shader's group.
+        shader_group: u32,
+        /// The shader's binding.
+        shader_binding: u32,
+    },
+    /// The host binds nothing where the shader declares a global, or the shader declares nothing
+    /// where the host binds.
+    #[error("the shader declares no buffer at @group({group}) @binding({binding})")]
+    NoBinding {
+        /// The group.
+        group: u32,
+        /// The binding.
+        binding: u32,
+    },
+    /// A global is in an address space the host does not bind it as.
+    #[error("the host binds a {host} buffer, the shader declares var<{shader}>")]
+    AddressSpace {
+        /// What the host binds (`uniform`, `storage, read`, `uniform or storage`).
+        host: String,
+        /// The shader's address space.
+        shader: String,
+    },
+    /// A global's type holds no struct rows of the host type.
+    #[error(
+        "the shader declares {shader_type}, which holds no rows of a struct; declare a struct, an array of one, or a struct ending in a runtime-sized array of one"
+    )]
+    GlobalType {
+        /// The global's WGSL type.
+        shader_type: String,
+    },
+    /// The host binds fewer bytes than the shader's type needs.
+    #[error("the host binds {bound_bytes}, the shader's {shader_type} needs at least {required_bytes}", bound_bytes = Count(*.bound, "byte"), required_bytes = Count(*.required, "byte"))]
+    BindingSize {
+        /// Bytes bound.
+        bound: u64,
+        /// Bytes the shader's type needs (its size; one element of a runtime-sized array).
+        required: u64,
+        /// The global's WGSL type.
+        shader_type: String,
+    },
+}

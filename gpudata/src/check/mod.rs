@@ -1,0 +1,84 @@
+//! Host and shader agree: checks of host structs, vertex buffers, table bindings and globals
+//! against WGSL, at run time (this module, feature `naga`) and at compile time (the derive's
+//! `#[gpu(shader = "...")]`, same feature).
+//!
+//! # A short guide
+//!
+//! **At compile time.** Name the WGSL file (relative to the crate's `Cargo.toml`) and the struct
+//! or vertex entry point a derived type must match:
+//!
+//! ```text
+//! #[derive(GpuStruct)]
+//! #[gpu(shader = "shaders/particles.wgsl", shader_struct = "Particle")]
+//! struct Particle {
+//!     position: [f32; 3],
+//!     mass: f32,
+//!     velocity: [f32; 3],
+//! }
+//!
+//! #[derive(GpuStruct)]
+//! #[gpu(layout = "packed", shader = "shaders/particles.wgsl", vertex_entry = "vs_main")]
+//! struct Vertex {
+//!     position: [f32; 3],
+//!     color: gpudata::Unorm8x4,
+//! }
+//! ```
+//!
+//! The macro parses the file with naga and emits `const` assertions against the derived layout:
+//! a field the shader places elsewhere, stores as another type, or does not declare, a member
+//! the struct lacks, a stride that differs, or an attribute that cannot feed its `@location`
+//! fails `cargo build` with an error at the Rust field naming the WGSL `file:line:column`. The
+//! build re-runs when the file changes; a WGSL parse error is a compile error with naga's
+//! message and position. Every disagreement of one struct is reported in one build.
+//!
+//! **At run time.** Parse once with [`Shader::parse`] (or wrap a `naga::Module` with
+//! [`Shader::from_module`]) and check what the program binds:
+//!
+//! - [`Shader::check_struct`] / [`Shader::check_struct_format`]: a derived type or a run-time
+//!   [`GpuDataStructFormat`](crate::GpuDataStructFormat) against a WGSL struct;
+//! - [`Shader::check_vertex_inputs`]: vertex buffers ([`VertexBufferInput::of`] a derived
+//!   type, [`VertexBufferInput::from_layout`] a [`BufferLayout`](crate::BufferLayout)) against
+//!   an entry point's `@location` inputs;
+//! - [`Shader::check_global`] / [`Shader::check_global_format`]: host rows against a uniform or
+//!   storage global, its `@group`/`@binding`, and an `array<S>` or runtime-sized tail of rows;
+//! - [`Shader::check_render_bindings`] and [`Shader::check_storage_bindings`]: a
+//!   [`GpuTable`](crate::GpuTable)'s bindings against the shader.
+//!
+//! Each returns every disagreement at once in [`ShaderCheckError::Mismatches`]: one
+//! [`ShaderMismatch`] per problem, with the host field path, the WGSL line and column, and a
+//! typed [`MismatchError`] stating both sides and a fix.
+//!
+//! ```
+//! use gpudata::check::{MismatchError, Shader, ShaderCheckError};
+//! use gpudata::{GpuDataStructFormat, StructLayout};
+//!
+//! let shader = Shader::parse(
+//!     "struct Particle {\n    position: vec3<f32>,\n    velocity: vec3<f32>,\n}",
+//! )?;
+//! let host = GpuDataStructFormat::parse(
+//!     StructLayout::Packed,
+//!     [("position", "float32x3"), ("velocity", "float32x3")],
+//! )?;
+//! let err = shader.check_struct_format(&host, "Particle").unwrap_err();
+//! assert_eq!(
+//!     err.to_string(),
+//!     "struct Particle disagrees with the shader in 2 places:\n  \
+//!      `velocity` (wgsl 3:5): host offset 12, shader offset 16 (vec3<f32> aligns to 16); \
+//!      insert a #[gpu(padding)] field before it, or reorder the fields\n  \
+//!      `Particle` (wgsl 1:1): host stride 24 bytes, shader stride 32 bytes; make the last \
+//!      fields agree or set #[gpu(stride = 32)]"
+//! );
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod error;
+mod globals;
+mod shader;
+mod structs;
+mod table;
+mod vertex;
+
+pub use error::{MismatchError, ShaderCheckError, ShaderMismatch, WgslLocation};
+pub use globals::HostBinding;
+pub use shader::Shader;
+pub use vertex::{VertexAttributeInput, VertexBufferInput};

@@ -1,0 +1,168 @@
+//! Host struct formats against WGSL structs: member names, types, offsets and the stride.
+
+use naga::{Handle, Type, TypeInner};
+
+use super::error::{MismatchError, ShaderCheckError, ShaderMismatch};
+use super::shader::Shader;
+use crate::layout::GpuDataStructFormat;
+use crate::record::shader::storage_accepts;
+
+impl Shader {
+    /// Checks `host` (a derived `T::FORMAT` or a run-time struct format) against the WGSL struct
+    /// `shader_struct`: every host field has a member of its name (`#[gpu(name = "...")]` maps
+    /// a field to another name) whose type stores the field's format
+    /// ([`VertexFormat::wgsl_carrier`](crate::VertexFormat::wgsl_carrier)) at the same offset,
+    /// every member has a host field, and the host stride equals the struct's size.
+    ///
+    /// ```
+    /// use gpudata::check::{MismatchError, Shader, ShaderCheckError};
+    /// use gpudata::{GpuDataStructFormat, StructLayout};
+    ///
+    /// let shader = Shader::parse("struct Particle { mass: f32, velocity: vec3<f32> }")?;
+    /// let host = GpuDataStructFormat::parse(
+    ///     StructLayout::Packed,
+    ///     [("mass", "float32"), ("velocity", "float32x3")],
+    /// )?;
+    /// let Err(ShaderCheckError::Mismatches { mismatches, .. }) =
+    ///     shader.check_struct_format(&host, "Particle")
+    /// else {
+    ///     panic!("packed rows are not WGSL's")
+    /// };
+    /// assert_eq!(mismatches[0].path, "velocity");
+    /// assert!(matches!(mismatches[0].error, MismatchError::Offset { host: 4, shader: 16, .. }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ShaderCheckError::MissingStruct`]; [`ShaderCheckError::Mismatches`] listing every
+    /// [`MismatchError::Offset`], [`MismatchError::Type`], [`MismatchError::MissingInShader`],
+    /// [`MismatchError::MissingOnHost`] and [`MismatchError::Stride`].
+    pub fn check_struct_format(
+        &self,
+        host: &GpuDataStructFormat,
+        shader_struct: &str,
+    ) -> Result<(), ShaderCheckError> {
+        let ty =
+            self.struct_named(shader_struct)
+                .ok_or_else(|| ShaderCheckError::MissingStruct {
+                    name: shader_struct.to_owned(),
+                })?;
+        let mut mismatches = Vec::new();
+        let (size, _) = self.size_align(ty);
+        self.compare_rows(host, ty, "", size, &mut mismatches);
+        finish(format!("struct {shader_struct}"), mismatches)
+    }
+
+    /// Checks a derived type against the WGSL struct `shader_struct`, as
+    /// [`check_struct_format`](Self::check_struct_format) with `T::FORMAT`.
+    ///
+    /// # Errors
+    /// As [`check_struct_format`](Self::check_struct_format).
+    pub fn check_struct<T: crate::GpuStruct>(
+        &self,
+        shader_struct: &str,
+    ) -> Result<(), ShaderCheckError> {
+        self.check_struct_format(T::FORMAT, shader_struct)
+    }
+
+    /// Compares `host` rows with the struct `ty`, whose rows step by `shader_stride` bytes (its
+    /// size, or the stride of the array holding it), naming fields `{prefix}{name}`.
+    pub(super) fn compare_rows(
+        &self,
+        host: &GpuDataStructFormat,
+        ty: Handle<Type>,
+        prefix: &str,
+        shader_stride: u64,
+        out: &mut Vec<ShaderMismatch>,
+    ) {
+        let TypeInner::Struct { members, .. } = &self.module().types[ty].inner else {
+            return;
+        };
+        let span = self.module().types.get_span(ty);
+        let struct_name = self.type_text(ty);
+        for field in host.fields() {
+            let path = format!("{prefix}{}", field.name());
+            let Some(member) = members
+                .iter()
+                .find(|m| m.name.as_deref() == Some(field.name()))
+            else {
+                out.push(ShaderMismatch {
+                    path,
+                    location: self.span_location(span),
+                    error: MismatchError::MissingInShader {
+                        shader_struct: struct_name.clone(),
+                    },
+                });
+                continue;
+            };
+            let location = self.declaration_in(span, field.name());
+            let accepted = self
+                .value_type(member.ty)
+                .is_some_and(|t| storage_accepts(field.format(), t));
+            if !accepted {
+                out.push(ShaderMismatch {
+                    path,
+                    location,
+                    error: MismatchError::Type {
+                        format: field.format(),
+                        carrier: field.format().wgsl_carrier().to_string(),
+                        shader_type: self.type_text(member.ty),
+                    },
+                });
+                continue;
+            }
+            let shader = u64::from(member.offset);
+            if shader != field.byte_offset() {
+                let (_, align) = self.size_align(member.ty);
+                out.push(ShaderMismatch {
+                    path,
+                    location,
+                    error: MismatchError::Offset {
+                        host: field.byte_offset(),
+                        shader,
+                        shader_type: self.type_text(member.ty),
+                        align,
+                    },
+                });
+            }
+        }
+        for member in members {
+            let name = member.name.as_deref().unwrap_or("");
+            if host.field(name).is_none() {
+                out.push(ShaderMismatch {
+                    path: format!("{prefix}{name}"),
+                    location: self.declaration_in(span, name),
+                    error: MismatchError::MissingOnHost {
+                        shader_type: self.type_text(member.ty),
+                        offset: u64::from(member.offset),
+                    },
+                });
+            }
+        }
+        if host.byte_stride() != shader_stride {
+            out.push(ShaderMismatch {
+                path: format!("{prefix}{struct_name}"),
+                location: self.span_location(span),
+                error: MismatchError::Stride {
+                    host: host.byte_stride(),
+                    shader: shader_stride,
+                },
+            });
+        }
+    }
+}
+
+/// `Ok` for no mismatches, else all of them about `subject`.
+pub(super) fn finish(
+    subject: String,
+    mismatches: Vec<ShaderMismatch>,
+) -> Result<(), ShaderCheckError> {
+    if mismatches.is_empty() {
+        Ok(())
+    } else {
+        Err(ShaderCheckError::Mismatches {
+            subject,
+            mismatches,
+        })
+    }
+}

@@ -1,0 +1,418 @@
+//! Host and shader agree: derived structs checked against `tests/shaders/particles.wgsl` at
+//! compile time (`#[gpu(shader = ...)]`: these items compile only because they agree) and at
+//! run time (`gpudata::check`), and every run-time error with its whole message.
+
+use gpudata::check::{
+    HostBinding, MismatchError, Shader, ShaderCheckError, ShaderMismatch, VertexBufferInput,
+    WgslLocation,
+};
+use gpudata::{BufferLayout, GpuDataStructFormat, GpuStruct, StructLayout, Unorm8x4, VertexFormat};
+
+const PARTICLES: &str = include_str!("../shaders/particles.wgsl");
+
+/// The storage struct, checked against WGSL `Particle` when it compiles.
+#[derive(GpuStruct, Clone, Copy)]
+#[gpu(shader = "tests/shaders/particles.wgsl", shader_struct = "Particle")]
+#[allow(dead_code)]
+struct Particle {
+    position: [f32; 3],
+    mass: f32,
+    velocity: [f32; 3],
+    color: u32,
+}
+
+/// Per-vertex attributes at locations 0 and 1 of `vs_main`, checked when it compiles.
+#[derive(GpuStruct, Clone, Copy)]
+#[gpu(
+    layout = "packed",
+    shader = "tests/shaders/particles.wgsl",
+    vertex_entry = "vs_main"
+)]
+#[allow(dead_code)]
+struct Body {
+    position: [f32; 3],
+    color: Unorm8x4,
+}
+
+/// Per-instance attributes at locations 2 and 3.
+#[derive(GpuStruct, Clone, Copy)]
+#[gpu(
+    layout = "packed",
+    step_mode = "instance",
+    location = 2,
+    shader = "tests/shaders/particles.wgsl",
+    vertex_entry = "vs_main"
+)]
+#[allow(dead_code)]
+struct Instance {
+    size: f32,
+    id: [u32; 2],
+}
+
+fn shader() -> Shader {
+    Shader::parse(PARTICLES).expect("the fixture parses")
+}
+
+fn mismatches(result: Result<(), ShaderCheckError>) -> Vec<ShaderMismatch> {
+    match result {
+        Err(ShaderCheckError::Mismatches { mismatches, .. }) => mismatches,
+        other => panic!("expected mismatches, got {other:?}"),
+    }
+}
+
+fn at(line: u32, column: u32) -> Option<WgslLocation> {
+    Some(WgslLocation { line, column })
+}
+
+fn packed(fields: &[(&str, &str)]) -> GpuDataStructFormat {
+    GpuDataStructFormat::parse(StructLayout::Packed, fields.iter().copied()).unwrap()
+}
+
+#[test]
+fn derived_types_that_compile_against_the_shader_pass_at_run_time_too() {
+    let shader = shader();
+    assert_eq!(shader.check_struct::<Particle>("Particle"), Ok(()));
+    let buffers = [
+        VertexBufferInput::of::<Body>("body"),
+        VertexBufferInput::of::<Instance>("instances"),
+    ];
+    assert_eq!(shader.check_vertex_inputs("vs_main", &buffers), Ok(()));
+    let binding = HostBinding {
+        group: 0,
+        binding: 1,
+    };
+    assert_eq!(
+        shader.check_global::<Particle>("particles", binding),
+        Ok(())
+    );
+}
+
+/// The one message of a check that found one mismatch.
+fn only(result: Result<(), ShaderCheckError>) -> ShaderMismatch {
+    let mut found = mismatches(result);
+    assert_eq!(found.len(), 1, "{found:?}");
+    found.remove(0)
+}
+
+#[test]
+fn check_struct_reports_offsets_and_the_stride_together() {
+    let shader = Shader::parse("struct P {\n    a: f32,\n    b: vec3<f32>,\n}\n").unwrap();
+    let err = shader
+        .check_struct_format(&packed(&[("a", "float32"), ("b", "float32x3")]), "P")
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "struct P disagrees with the shader in 2 places:\n  \
+         `b` (wgsl 3:5): host offset 4, shader offset 16 (vec3<f32> aligns to 16); insert a #[gpu(padding)] field before it, or reorder the fields\n  \
+         `P` (wgsl 1:1): host stride 16 bytes, shader stride 32 bytes; make the last fields agree or set #[gpu(stride = 32)]"
+    );
+    let found = mismatches(Err(err));
+    assert_eq!(
+        found[0].error,
+        MismatchError::Offset {
+            host: 4,
+            shader: 16,
+            shader_type: "vec3<f32>".to_owned(),
+            align: 16
+        }
+    );
+    assert_eq!(
+        found[1].error,
+        MismatchError::Stride {
+            host: 16,
+            shader: 32
+        }
+    );
+}
+
+#[test]
+fn check_struct_offset_the_shader_places_earlier() {
+    let shader = Shader::parse("struct P { a: u32, b: u32 }").unwrap();
+    let host = GpuDataStructFormat::new(
+        StructLayout::WgslStorage,
+        [("a", VertexFormat::Uint32x2), ("b", VertexFormat::Uint32)],
+    )
+    .unwrap();
+    let found = mismatches(shader.check_struct_format(&host, "P"));
+    assert_eq!(
+        found[1].to_string(),
+        "`b` (wgsl 1:20): host offset 8, shader offset 4 (u32 aligns to 4); the shader places it earlier: reorder the fields, or give the wgsl member an @align"
+    );
+}
+
+#[test]
+fn check_struct_type() {
+    let shader = Shader::parse("struct P { color: vec4<f32> }").unwrap();
+    // The type and the stride (4 bytes on the host, 16 in the shader) disagree.
+    let m =
+        mismatches(shader.check_struct_format(&packed(&[("color", "unorm8x4")]), "P")).remove(0);
+    assert_eq!(
+        m.error,
+        MismatchError::Type {
+            format: VertexFormat::Unorm8x4,
+            carrier: "u32".to_owned(),
+            shader_type: "vec4<f32>".to_owned()
+        }
+    );
+    assert_eq!(
+        m.to_string(),
+        "`color` (wgsl 1:12): host format unorm8x4 is stored as u32, the shader declares vec4<f32>; declare the member as u32 or change the field's type"
+    );
+}
+
+#[test]
+fn check_struct_missing_members_on_either_side() {
+    let shader = Shader::parse("struct P { a: f32, c: f32 }").unwrap();
+    let found =
+        mismatches(shader.check_struct_format(&packed(&[("a", "float32"), ("b", "float32")]), "P"));
+    let messages: Vec<String> = found.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        messages,
+        [
+            "`b` (wgsl 1:1): the shader struct `P` has no member of this name; add it to the wgsl, rename the field with #[gpu(name = \"...\")], or make it #[gpu(padding)]",
+            "`c` (wgsl 1:20): the shader member (f32 at offset 4) has no host field; add one, or rename a field with #[gpu(name = \"...\")]",
+        ]
+    );
+    assert_eq!(
+        found[0].error,
+        MismatchError::MissingInShader {
+            shader_struct: "P".to_owned()
+        }
+    );
+    assert_eq!(
+        found[1].error,
+        MismatchError::MissingOnHost {
+            shader_type: "f32".to_owned(),
+            offset: 4
+        }
+    );
+}
+
+#[test]
+fn check_struct_missing_struct_and_parse_errors() {
+    let err = shader().check_struct::<Particle>("Particel").unwrap_err();
+    assert_eq!(
+        err,
+        ShaderCheckError::MissingStruct {
+            name: "Particel".to_owned()
+        }
+    );
+    assert_eq!(err.to_string(), "the shader declares no struct `Particel`");
+    let err = Shader::parse("struct P {\n    a: f32\n    b: f32,\n}").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "wgsl does not parse at 3:5: expected `,`, found \"b\""
+    );
+    assert!(matches!(
+        err,
+        ShaderCheckError::Parse {
+            line: 3,
+            column: 5,
+            ..
+        }
+    ));
+}
+
+const VERTEX: &str = "struct In {
+    @location(0) position: vec3<f32>,
+    @location(1) color: vec4<f32>,
+}
+@vertex
+fn vs(input: In, @location(2) id: u32) -> @builtin(position) vec4<f32> {
+    return vec4<f32>(input.position, f32(id));
+}
+";
+
+#[test]
+fn check_vertex_inputs_unfed_unread_and_kind() {
+    let shader = Shader::parse(VERTEX).unwrap();
+    let layout =
+        packed(&[("position", "float32x3"), ("color", "uint8x4")]).buffer_layout("body", None);
+    let found = mismatches(shader.check_vertex_inputs(
+        "vs",
+        &[
+            VertexBufferInput::from_layout(&layout, 0),
+            VertexBufferInput::from_layout(&BufferLayout::single("id", VertexFormat::Uint32, 4), 3),
+        ],
+    ));
+    let messages: Vec<String> = found.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        messages,
+        [
+            "`body.color` (wgsl 3:18): location 1: uint8x4 delivers vec4<u32>, the shader reads vec4<f32>; use a format of vec4<f32>'s kind and component count, or change the input's type",
+            "`id.id`: the host feeds uint32 to location 3, which the shader does not read; check the first location (#[gpu(location = N)]) and the field order",
+            "`vs(id)` (wgsl 6:31): the shader reads u32 at location 2, which no host attribute feeds",
+        ]
+    );
+    assert_eq!(
+        found[0].error,
+        MismatchError::InputKind {
+            location: 1,
+            format: VertexFormat::Uint8x4,
+            delivers: "vec4<u32>".to_owned(),
+            shader_type: "vec4<f32>".to_owned()
+        }
+    );
+    assert_eq!(
+        found[1].error,
+        MismatchError::UnreadAttribute {
+            location: 3,
+            format: VertexFormat::Uint32
+        }
+    );
+    assert_eq!(
+        found[2].error,
+        MismatchError::UnfedInput {
+            location: 2,
+            shader_type: "u32".to_owned()
+        }
+    );
+}
+
+#[test]
+fn check_vertex_inputs_duplicate_location_and_missing_entry_point() {
+    let shader = Shader::parse(VERTEX).unwrap();
+    let layout =
+        packed(&[("position", "float32x3"), ("color", "unorm8x4")]).buffer_layout("body", None);
+    let m = only(shader.check_vertex_inputs(
+        "vs",
+        &[
+            VertexBufferInput::from_layout(&layout, 0),
+            VertexBufferInput::from_layout(&BufferLayout::single("id", VertexFormat::Uint32, 4), 2),
+            VertexBufferInput::from_layout(
+                &BufferLayout::single("again", VertexFormat::Uint32, 4),
+                2,
+            ),
+        ],
+    ));
+    assert_eq!(
+        m.error,
+        MismatchError::DuplicateLocation {
+            location: 2,
+            first: "id.id".to_owned()
+        }
+    );
+    assert_eq!(
+        m.to_string(),
+        "`again.again`: location 2 is fed twice, first by `id.id`; give each attribute its own location"
+    );
+    let err = shader.check_vertex_inputs("fs", &[]).unwrap_err();
+    assert_eq!(
+        err,
+        ShaderCheckError::MissingEntryPoint {
+            name: "fs".to_owned()
+        }
+    );
+    assert_eq!(err.to_string(), "the shader has no vertex entry point `fs`");
+}
+
+const GLOBALS: &str = "struct Row { value: f32 }
+@group(0) @binding(2) var<storage, read> rows: array<Row>;
+@group(1) @binding(0) var<uniform> count: u32;
+var<private> scratch: Row;
+";
+
+#[test]
+fn check_global_binding_space_and_type() {
+    let shader = Shader::parse(GLOBALS).unwrap();
+    let host = packed(&[("value", "float32")]);
+    let at01 = HostBinding {
+        group: 0,
+        binding: 1,
+    };
+    assert_eq!(
+        shader.check_global_format(
+            &host,
+            "rows",
+            HostBinding {
+                group: 0,
+                binding: 2
+            }
+        ),
+        Ok(())
+    );
+    let m = only(shader.check_global_format(&host, "rows", at01));
+    assert_eq!(
+        m.error,
+        MismatchError::Binding {
+            group: 0,
+            binding: 1,
+            shader_group: 0,
+            shader_binding: 2
+        }
+    );
+    assert_eq!(
+        m.to_string(),
+        "`rows` (wgsl 2:23): host binds @group(0) @binding(1), the shader declares @group(0) @binding(2)"
+    );
+    let m = only(shader.check_global_format(
+        &host,
+        "count",
+        HostBinding {
+            group: 1,
+            binding: 0,
+        },
+    ));
+    assert_eq!(
+        m.error,
+        MismatchError::GlobalType {
+            shader_type: "u32".to_owned()
+        }
+    );
+    assert_eq!(
+        m.to_string(),
+        "`count` (wgsl 3:23): the shader declares u32, which holds no rows of a struct; declare a struct, an array of one, or a struct ending in a runtime-sized array of one"
+    );
+    let found = mismatches(shader.check_global_format(&host, "scratch", at01));
+    let messages: Vec<String> = found.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        messages,
+        [
+            "`scratch` (wgsl 4:1): the shader declares no buffer at @group(0) @binding(1)",
+            "`scratch` (wgsl 4:1): the host binds a uniform or storage buffer, the shader declares var<private>",
+        ]
+    );
+    assert_eq!(
+        found[0].error,
+        MismatchError::NoBinding {
+            group: 0,
+            binding: 1
+        }
+    );
+    assert_eq!(
+        found[1].error,
+        MismatchError::AddressSpace {
+            host: "uniform or storage".to_owned(),
+            shader: "private".to_owned()
+        }
+    );
+    let err = shader
+        .check_global_format(&host, "missing", at01)
+        .unwrap_err();
+    assert_eq!(
+        err,
+        ShaderCheckError::MissingGlobal {
+            name: "missing".to_owned()
+        }
+    );
+    assert_eq!(err.to_string(), "the shader declares no global `missing`");
+}
+
+#[test]
+fn check_global_rows_of_a_runtime_tail_name_their_path() {
+    let shader = shader();
+    let host = packed(&[
+        ("position", "float32x3"),
+        ("mass", "float32"),
+        ("velocity", "float32x3"),
+        ("color", "float32"),
+    ]);
+    let binding = HostBinding {
+        group: 0,
+        binding: 1,
+    };
+    let m = only(shader.check_global_format(&host, "particles", binding));
+    assert_eq!(m.path, "particles.items[].color");
+    assert_eq!(m.location, at(8, 5));
+    assert!(matches!(m.error, MismatchError::Type { .. }), "{m}");
+}
