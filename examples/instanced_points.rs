@@ -5,6 +5,7 @@
 //! cargo run --release --example instanced_points
 //! ```
 
+use gpudata::check::{Shader, VertexBufferInput};
 use gpudata::{Gpu, GpuStruct, TypedGpuData, Unorm8x4};
 use gpudata_suite::render::{Offscreen, pipeline};
 use half::f16;
@@ -97,6 +98,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rows = points();
     let instances = TypedGpuData::from_rows(&gpu, &rows, wgpu::BufferUsages::VERTEX)?;
     let target = Offscreen::new(&gpu, SIZE, SIZE);
+    // The shader reads what the buffer feeds (locations, component counts, numeric kinds).
+    Shader::parse(SHADER)?
+        .check_vertex_inputs("vs", &[VertexBufferInput::of::<Point>("points")])?;
     let pipeline = pipeline(
         &gpu,
         SHADER,

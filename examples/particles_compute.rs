@@ -8,6 +8,7 @@
 //! cargo run --release --example particles_compute
 //! ```
 
+use gpudata::check::{HostBinding, Shader, VertexBufferInput};
 use gpudata::data::DEFAULT_USAGE;
 use gpudata::{Gpu, GpuStruct, TypedGpuData, Unorm8x4};
 use gpudata_suite::render::{Offscreen, pipeline};
@@ -106,6 +107,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let wgsl_struct = Particle::FORMAT.wgsl_struct("Particle")?;
     println!("generated storage struct:\n{wgsl_struct}");
 
+    // Both shaders agree with the rows: the compute shader's `particles` global and the draw
+    // shader's vertex inputs.
+    let binding = HostBinding {
+        group: 0,
+        binding: 0,
+    };
+    Shader::parse(&compute_shader(&wgsl_struct))?.check_global::<Particle>("particles", binding)?;
+    let buffers = [VertexBufferInput::of::<Particle>("particles")];
+    Shader::parse(DRAW_SHADER)?.check_vertex_inputs("vs", &buffers)?;
     let particles = TypedGpuData::from_rows(&gpu, &initial_particles(), DEFAULT_USAGE)?;
     let device = gpu.device();
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {

@@ -11,6 +11,7 @@ use std::error::Error;
 use std::fs::File;
 use std::io::BufWriter;
 
+use gpudata::check::{Shader, VertexBufferInput};
 use gpudata::{BufferHandle, Gpu, GpuData, GpuDataDescriptor, GpuStruct, TypedGpuData, Unorm8x4};
 
 /// One square: its centre, half its side, its colour. `#[repr(C)]` and the packed layout make the
@@ -96,6 +97,9 @@ fn main() -> Result<(), Box<dyn Error>> {
         usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
         view_formats: &[],
     });
+    // The shader reads what the buffer feeds (locations, component counts, numeric kinds).
+    let buffers = [VertexBufferInput::of::<Square>("squares")];
+    Shader::parse(SHADER)?.check_vertex_inputs("vs", &buffers)?;
     let module = gpu
         .device()
         .create_shader_module(wgpu::ShaderModuleDescriptor {

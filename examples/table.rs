@@ -7,6 +7,7 @@
 //! cargo run --example table
 //! ```
 
+use gpudata::check::Shader;
 use gpudata::table::{
     GpuColumn, GpuConstant, GpuTable, GpuVector, RecordBatchOptions, RenderOptions, SegmentOptions,
 };
@@ -114,6 +115,8 @@ fn fs(in: Out) -> @location(0) vec4<f32> {{
         s = bindings.location("size").unwrap_or(2),
         t = bindings.location("tint").unwrap_or(3),
     );
+    // The shader reads every column the table binds, by name, location and kind.
+    Shader::parse(&shader)?.check_render_bindings("vs", &bindings)?;
     let target = Offscreen::new(&gpu, SIZE, SIZE);
     let render = pipeline(
         &gpu,
@@ -154,6 +157,8 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {{
 ",
         storage.wgsl(0, 0)?
     );
+    // The compute shader declares every storage and uniform binding the batch binds.
+    Shader::parse(&wgsl)?.check_storage_bindings(batch, 0, 0)?;
     let device = gpu.device();
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("table compute"),

@@ -6,7 +6,12 @@
 //!   children borrow their data or buffer, so they cannot outlive it, survive its `destroy`, or
 //!   watch an ownership transfer; typed children take only their own struct's markers;
 //! - `errors/`: the `#[derive(GpuStruct)]` compile errors of the error catalogue
-//!   (`docs/ERRORS.md`) that `fail/` does not pin.
+//!   (`docs/ERRORS.md`) that `fail/` does not pin;
+//! - `shader/`: the compile-time shader check (`#[gpu(shader = ...)]`) against
+//!   `tests/ui/shader/*.wgsl`: a mismatch, missing members, a missing struct, a WGSL parse error,
+//!   a missing file, a vertex entry point mismatch, attribute misuse. Their WGSL paths are relative
+//!   to the crate trybuild generates (`target/tests/trybuild/gpudata-suite`, the default target
+//!   directory).
 
 #[test]
 fn ui() {
@@ -14,4 +19,5 @@ fn ui() {
     t.pass("tests/ui/pass/*.rs");
     t.compile_fail("tests/ui/fail/*/*.rs");
     t.compile_fail("tests/ui/errors/*.rs");
+    t.compile_fail("tests/ui/shader/*.rs");
 }

@@ -258,7 +258,7 @@ fn check_citation(citation: &str, problems: &mut Vec<String>, context: &str) {
 
 /// The compile-fail cases under `tests/ui` (`fail/<category>/*.rs` and `errors/*.rs`).
 fn ui_cases() -> BTreeSet<String> {
-    ["tests/ui/fail", "tests/ui/errors"]
+    ["tests/ui/fail", "tests/ui/errors", "tests/ui/shader"]
         .iter()
         .flat_map(|dir| rs_files(&root().join(dir)))
         .collect()

@@ -11,5 +11,6 @@ mod fixtures;
 mod formats;
 mod render;
 mod segmented;
+mod shader_check;
 mod split;
 mod vectors;

@@ -43,7 +43,7 @@ const TINT: [u8; 4] = [51, 102, 153, 204];
 
 /// The table of the issue: `offset` (packed `float32x2`), `instance` (interleaved rows of a
 /// derived struct) and `tint` (a `unorm8x4` constant).
-fn mixed_table(gpu: &gpudata::Gpu, rows: usize) -> GpuTable {
+pub(super) fn mixed_table(gpu: &gpudata::Gpu, rows: usize) -> GpuTable {
     let offset = column(gpu, VertexFormat::Float32x2, &offsets(rows));
     GpuTable::from_columns(
         [
@@ -108,7 +108,7 @@ fn assert_row(path: &str, i: usize, got: &[u32], expected: &[u32; 12]) {
     }
 }
 
-fn vertex_shader(bindings: &TableRenderBindings) -> String {
+pub(super) fn vertex_shader(bindings: &TableRenderBindings) -> String {
     let loc = |name: &str| bindings.location(name).unwrap();
     format!(
         r"

@@ -65,12 +65,9 @@ impl Wgsl {
             )
         })?;
         let module = naga::front::wgsl::parse_str(&source).map_err(|e| {
-            let at = e.location(&source).map_or_else(String::new, |l| {
-                format!(":{}:{}", l.line_number, l.line_position)
-            });
+            // naga's own report: its message, `file:line:column` and the line marked.
             format!(
-                "the shader `{file}{at}` does not parse: {}\n{}",
-                e.message(),
+                "the shader `{file}` does not parse:\n{}",
                 e.emit_to_string_with_path(&source, file).trim_end()
             )
         })?;

@@ -1,0 +1,4 @@
+struct Broken {
+    a: f32
+    b: f32,
+}

@@ -1,0 +1,9 @@
+use gpudata::GpuStruct;
+
+#[derive(GpuStruct, Clone, Copy)]
+#[gpu(shader = "../../../../tests/ui/shader/particles.wgsl", shader_struct = "Particel")]
+struct Particle {
+    position: [f32; 3],
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use gpudata::GpuStruct;
+
+#[derive(GpuStruct, Clone, Copy)]
+#[gpu(shader = "../../../../tests/ui/shader/broken.wgsl", shader_struct = "Broken")]
+struct Broken {
+    a: f32,
+    b: f32,
+}
+
+fn main() {}
