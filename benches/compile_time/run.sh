@@ -27,24 +27,14 @@ gpudata_dep="gpudata = { path = \"$root/gpudata\", default-features = false, fea
 bytemuck_dep='bytemuck = { version = "1.25", features = ["derive"] }'
 encase_dep='encase = "0.13"'
 
+# shellcheck source=rounds.sh
+source "$root/benches/compile_time/rounds.sh"
+
 fields='a: [f32; 3], b: f32, c: [f32; 2], d: u32, e: [f32; 4], f: i32,'
 
 generate() { # name, dependency line, derive list, use line
     local name=$1 dep=$2 derives=$3 uses=$4 dir=$work/$1
-    mkdir -p "$dir/src"
-    cat >"$dir/Cargo.toml" <<TOML
-[package]
-name = "ct_$name"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[dependencies]
-$dep
-
-[workspace]
-TOML
-    cp "$root/Cargo.lock" "$dir/Cargo.lock"
+    new_crate "$name" "$dep"
     {
         echo '#![allow(dead_code)]'
         echo "$uses"
@@ -61,31 +51,7 @@ generate bytemuck "$bytemuck_dep" "Clone, Copy, bytemuck::Pod, bytemuck::Zeroabl
 generate gpudata "$gpudata_dep" "Clone, Copy, gpudata::GpuStruct" ""
 generate encase "$encase_dep" "Clone, Copy, encase::ShaderType" ""
 
-now() { date +%s.%N; }
-
-time_build() { # name -> build time in seconds
-    local dir=$work/$1 start end
-    touch "$dir/src/lib.rs"
-    start=$(now)
-    cargo build -q --manifest-path "$dir/Cargo.toml"
-    end=$(now)
-    echo "$end - $start" | bc -l
-}
-
-crates=(baseline bytemuck gpudata encase)
-declare -A best
-for name in "${crates[@]}"; do
-    cargo build -q --manifest-path "$work/$name/Cargo.toml" >/dev/null
-done
-# Rounds visit every crate in turn, so load from elsewhere on the machine hits all of them alike.
-for _ in $(seq 1 "$runs"); do
-    for name in "${crates[@]}"; do
-        t=$(time_build "$name")
-        if [ -z "${best[$name]:-}" ] || [ "$(echo "$t < ${best[$name]}" | bc -l)" = 1 ]; then
-            best[$name]=$t
-        fi
-    done
-done
+time_rounds baseline bytemuck gpudata encase
 
 echo "structs: $structs, rounds: $runs (fastest build of each crate kept), rustc: $(rustc --version)"
 base=${best[baseline]}

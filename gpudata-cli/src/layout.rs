@@ -1,10 +1,11 @@
-//! `gpudata layout`: a runtime struct declaration laid out, as a table or luma.gl's JSON.
+//! `gpudata layout`: a runtime struct declaration laid out, as a table or luma.gl's JSON, or
+//! (`--check shader.wgsl STRUCT`) side by side with a WGSL struct.
 
+use gpudata::check::Shader;
 use gpudata::{GpuDataStructFormat, StructLayout};
 
 /// The usage line.
-pub const USAGE: &str =
-    "usage: gpudata layout [--layout packed|wgsl-storage] [--json] NAME:FORMAT...";
+pub const USAGE: &str = "usage: gpudata layout [--layout packed|wgsl-storage] [--json] [--check SHADER.wgsl STRUCT] NAME:FORMAT...";
 
 /// Parsed command line.
 #[derive(Debug)]
@@ -15,6 +16,8 @@ pub struct Args {
     pub json: bool,
     /// `NAME:FORMAT` pairs, in order.
     pub fields: Vec<(String, String)>,
+    /// `--check SHADER.wgsl STRUCT`: the WGSL file and struct to compare the rows with.
+    pub check: Option<(String, String)>,
 }
 
 /// Parses the arguments after the program name.
@@ -26,6 +29,7 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String
         layout: StructLayout::default(),
         json: false,
         fields: Vec::new(),
+        check: None,
     };
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -34,6 +38,15 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String
             "--layout" => {
                 let value = args.next().ok_or("--layout needs a value")?;
                 parsed.layout = value.parse().map_err(|e| format!("{e}"))?;
+            }
+            "--check" => {
+                let file = args
+                    .next()
+                    .ok_or("--check needs a WGSL file and a struct name")?;
+                let name = args
+                    .next()
+                    .ok_or("--check needs a struct name after the file")?;
+                parsed.check = Some((file, name));
             }
             "-h" | "--help" => return Err(USAGE.to_owned()),
             _ => {
@@ -96,6 +109,23 @@ pub fn table(format: &GpuDataStructFormat) -> String {
     out
 }
 
+/// Lays out the declaration and puts it beside the WGSL struct of `args.check`: the report, and
+/// the check's error when the two disagree.
+///
+/// # Errors
+/// The layout engine's message for invalid declarations; an unreadable or invalid WGSL file; a
+/// missing struct.
+pub fn check(args: &Args, file: &str, name: &str) -> Result<(String, Option<String>), String> {
+    let fields = args.fields.iter().map(|(n, f)| (n.as_str(), f.as_str()));
+    let format = GpuDataStructFormat::parse(args.layout, fields).map_err(|e| e.to_string())?;
+    let wgsl = std::fs::read_to_string(file).map_err(|e| format!("cannot read `{file}`: {e}"))?;
+    let shader = Shader::parse(&wgsl).map_err(|e| format!("{file}: {e}"))?;
+    let (report, verdict) = shader
+        .struct_report(&format, name)
+        .map_err(|e| format!("{file}: {e}"))?;
+    Ok((report, verdict.err().map(|e| e.to_string())))
+}
+
 /// Lays out the declaration and renders the table or JSON.
 ///
 /// # Errors
@@ -119,7 +149,17 @@ pub fn main_with(
     stdout: &mut dyn std::io::Write,
     stderr: &mut dyn std::io::Write,
 ) -> u8 {
-    let text = match parse_args(args).and_then(run) {
+    let parsed = parse_args(args);
+    if let Ok(
+        args @ Args {
+            check: Some((file, name)),
+            ..
+        },
+    ) = &parsed
+    {
+        return check_with(args, file, name, stdout, stderr);
+    }
+    let text = match parsed.and_then(run) {
         Ok(text) => text,
         Err(message) => {
             // Nothing more can be done when stderr is gone too.
@@ -134,5 +174,36 @@ pub fn main_with(
             let _ = writeln!(stderr, "error: cannot write the layout: {e}");
             1
         }
+    }
+}
+
+/// `--check`: the report on `stdout`; status 1 (and the mismatches on `stderr`) when the host rows
+/// and the WGSL struct disagree, or for invalid input.
+fn check_with(
+    args: &Args,
+    file: &str,
+    name: &str,
+    stdout: &mut dyn std::io::Write,
+    stderr: &mut dyn std::io::Write,
+) -> u8 {
+    let (report, verdict) = match check(args, file, name) {
+        Ok(done) => done,
+        Err(message) => {
+            let _ = writeln!(stderr, "error: {message}");
+            return 1;
+        }
+    };
+    if let Err(e) = write!(stdout, "{report}").and_then(|()| stdout.flush())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        let _ = writeln!(stderr, "error: cannot write the report: {e}");
+        return 1;
+    }
+    match verdict {
+        Some(error) => {
+            let _ = writeln!(stderr, "error: {error}");
+            1
+        }
+        None => 0,
     }
 }

@@ -1,7 +1,7 @@
 //! `gpudata`: see what gpudata will do before writing code.
 //!
 //! ```text
-//! gpudata layout [--layout packed|wgsl-storage] [--json] NAME:FORMAT...
+//! gpudata layout [--layout packed|wgsl-storage] [--json] [--check SHADER.wgsl STRUCT] NAME:FORMAT...
 //! ```
 //!
 //! Every subcommand prints its result on stdout; an error is one line on stderr and exit status 1.
@@ -21,12 +21,13 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Lays out a runtime struct declaration: offsets, lengths, padding and stride (`--json` for
-    /// luma.gl's `GPUDataStructFormat` JSON).
+    /// luma.gl's `GPUDataStructFormat` JSON; `--check SHADER.wgsl STRUCT` beside a WGSL struct,
+    /// exit status 1 when they disagree).
     ///
     /// The arguments go to the layout parser as they are (it owns their error messages).
     #[command(
         disable_help_flag = true,
-        override_usage = "gpudata layout [--layout packed|wgsl-storage] [--json] NAME:FORMAT..."
+        override_usage = "gpudata layout [--layout packed|wgsl-storage] [--json] [--check SHADER.wgsl STRUCT] NAME:FORMAT..."
     )]
     Layout {
         /// `--layout packed|wgsl-storage` (default `wgsl-storage`), `--json`, then `NAME:FORMAT`

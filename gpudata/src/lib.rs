@@ -68,6 +68,12 @@
 //! **7. Arrow.** With feature `arrow`, arrays and record batches upload straight from their Arrow
 //! buffers and read back with their original types.
 //!
+//! **8. Host and shader agree.** With feature `naga`, `#[gpu(shader = "shaders/particles.wgsl",
+//! shader_struct = "Particle")]` (or `vertex_entry = "vs_main"`) makes a struct that disagrees with
+//! its WGSL a compile error at the field, naming the WGSL line; `gpudata::check` checks structs,
+//! vertex buffers, uniform/storage globals and table bindings against a parsed shader at run time,
+//! every mismatch at once (a short guide is in that module's documentation).
+//!
 //! # Features
 //!
 //! `derive` (default): the derive macro. `half` (default): `half::f16` fields and float16

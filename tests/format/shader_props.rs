@@ -202,13 +202,15 @@ proptest! {
         for m in &found {
             prop_assert!(m.location.is_some(), "{m} has no wgsl position");
         }
-        let kind_named = found.iter().any(|m| match (&change, &m.error) {
+        let kind_named = found.iter().any(|m| {
+            matches!(
+                (&change, &m.error),
             (StructChange::Type(_), MismatchError::Type { .. })
             | (StructChange::Swap(..), MismatchError::Offset { .. } | MismatchError::Type { .. })
             | (StructChange::Remove(_), MismatchError::MissingInShader { .. })
             | (StructChange::Extra(_), MismatchError::MissingOnHost { .. })
-            | (StructChange::Align(_), MismatchError::Offset { .. } | MismatchError::Stride { .. }) => true,
-            _ => false,
+            | (StructChange::Align(_), MismatchError::Offset { .. } | MismatchError::Stride { .. })
+            )
         });
         prop_assert!(kind_named, "{change:?}: wrong kinds in {found:?}");
     }

@@ -48,7 +48,7 @@ fn render_bindings_agree_with_the_drawn_shader_and_name_inputs() {
         found[0].location,
         Some(WgslLocation {
             line: 6,
-            column: 21
+            column: 18
         })
     );
     assert!(

@@ -2,6 +2,7 @@
 //! (`assert_cmd`), one module per subcommand.
 
 mod layout;
+mod layout_check;
 
 /// The `gpudata` binary Cargo built for these tests.
 pub fn gpudata() -> assert_cmd::Command {

@@ -44,6 +44,9 @@
 //! - [`Shader::check_render_bindings`] and [`Shader::check_storage_bindings`]: a
 //!   [`GpuTable`](crate::GpuTable)'s bindings against the shader.
 //!
+//! [`Shader::struct_report`] prints a host format and a WGSL struct side by side (the layout
+//! CLI's `gpudata layout --check shader.wgsl STRUCT NAME:FORMAT...`).
+//!
 //! Each returns every disagreement at once in [`ShaderCheckError::Mismatches`]: one
 //! [`ShaderMismatch`] per problem, with the host field path, the WGSL line and column, and a
 //! typed [`MismatchError`] stating both sides and a fix.
@@ -73,6 +76,7 @@
 
 mod error;
 mod globals;
+mod report;
 mod shader;
 mod structs;
 mod table;
@@ -80,5 +84,6 @@ mod vertex;
 
 pub use error::{MismatchError, ShaderCheckError, ShaderMismatch, WgslLocation};
 pub use globals::HostBinding;
+pub use report::WgslMember;
 pub use shader::Shader;
 pub use vertex::{VertexAttributeInput, VertexBufferInput};

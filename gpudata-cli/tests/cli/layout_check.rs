@@ -1,0 +1,95 @@
+//! `gpudata layout --check SHADER.wgsl STRUCT`: the host rows beside the WGSL struct, and the
+//! exit status saying whether they agree.
+
+use crate::gpudata;
+
+fn shader_file(name: &str, wgsl: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("gpudata-cli-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, wgsl).unwrap();
+    path
+}
+
+#[test]
+fn agreeing_rows_print_the_side_by_side_table_and_succeed() {
+    let path = shader_file(
+        "agree.wgsl",
+        "struct P {\n    a: f32,\n    b: vec3<f32>,\n}\n",
+    );
+    let out = gpudata()
+        .args(["layout", "--check"])
+        .arg(&path)
+        .args(["P", "a:float32", "b:float32x3"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!(
+        out,
+        "host wgsl-storage rows (byte stride 32) against wgsl struct P (size 32)\n\
+         field  format     offset  length    wgsl type  offset  size  align\n\
+         a      float32         0       4    f32             0     4      4\n\
+         b      float32x3      16      12    vec3<f32>      16    12     16\n"
+    );
+}
+
+#[test]
+fn disagreeing_rows_are_marked_and_fail_with_every_mismatch() {
+    let path = shader_file(
+        "disagree.wgsl",
+        "struct P {\n    a: f32,\n    b: vec3<f32>,\n}\n",
+    );
+    let assert = gpudata()
+        .args(["layout", "--layout", "packed", "--check"])
+        .arg(&path)
+        .args(["P", "a:float32", "b:float32x3", "c:uint32"])
+        .assert()
+        .code(1);
+    let output = assert.get_output();
+    let stdout = String::from_utf8(output.stdout.clone()).unwrap();
+    let stderr = String::from_utf8(output.stderr.clone()).unwrap();
+    let b = stdout.lines().find(|l| l.starts_with("b ")).unwrap();
+    assert!(b.contains("!="), "{stdout}");
+    let c = stdout.lines().find(|l| l.starts_with("c ")).unwrap();
+    assert!(c.contains("!=") && c.ends_with('-'), "{stdout}");
+    assert!(
+        stdout
+            .starts_with("host packed rows (byte stride 20) against wgsl struct P (size 32) !=\n"),
+        "{stdout}"
+    );
+    assert_eq!(
+        stderr,
+        "error: struct P disagrees with the shader in 3 places:\n  \
+         `b` (wgsl 3:5): host offset 4, shader offset 16 (vec3<f32> aligns to 16); insert a #[gpu(padding)] field before it, or reorder the fields\n  \
+         `c` (wgsl 1:1): the shader struct `P` has no member of this name; add it to the wgsl, rename the field with #[gpu(name = \"...\")], or make it #[gpu(padding)]\n  \
+         `P` (wgsl 1:1): host stride 20 bytes, shader stride 32 bytes; make the last fields agree or set #[gpu(stride = 32)]\n"
+    );
+}
+
+#[test]
+fn a_missing_file_or_struct_is_one_error_line() {
+    let missing = gpudata()
+        .args(["layout", "--check", "/nonexistent/x.wgsl", "P", "a:float32"])
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8(missing.get_output().stderr.clone()).unwrap();
+    assert!(
+        stderr.starts_with("error: cannot read `/nonexistent/x.wgsl`: "),
+        "{stderr}"
+    );
+    let path = shader_file("other.wgsl", "struct Q { a: f32 }");
+    let no_struct = gpudata()
+        .args(["layout", "--check"])
+        .arg(&path)
+        .args(["P", "a:float32"])
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8(no_struct.get_output().stderr.clone()).unwrap();
+    assert!(
+        stderr.ends_with(": the shader declares no struct `P`\n"),
+        "{stderr}"
+    );
+}
