@@ -233,6 +233,67 @@ pub enum OpError {
         /// What the data has.
         found: String,
     },
+    /// Operands of a comparison whose lane counts differ, neither being one lane.
+    #[error(
+        "{op}: operand {input} has {found_lanes}, expected {expected} like the column it is compared with (or 1)",
+        found_lanes = Count(u64::from(*.found), "lane")
+    )]
+    LaneMismatch {
+        /// The operation.
+        op: &'static str,
+        /// The operand's position (its column's index in the predicate).
+        input: usize,
+        /// The lanes of the column it is compared with.
+        expected: u32,
+        /// Its lanes.
+        found: u32,
+    },
+    /// An operation that needs at least one row (`extent`) given none.
+    #[error("{op}: expected at least one row, found none")]
+    Empty {
+        /// The operation.
+        op: &'static str,
+    },
+    /// `sequence` with a step of 0.
+    #[error("{op}: expected a step other than 0")]
+    ZeroStep {
+        /// The operation.
+        op: &'static str,
+    },
+    /// Segment starts that do not begin at 0.
+    #[error("{op}: segment starts must begin at 0, found {value}")]
+    FirstSegment {
+        /// The operation.
+        op: &'static str,
+        /// The first start.
+        value: i64,
+    },
+    /// A segment start below the one before it.
+    #[error(
+        "{op}: segment start {row} is {value}, expected at least {previous} (starts never decrease)"
+    )]
+    DecreasingSegment {
+        /// The operation.
+        op: &'static str,
+        /// The start's row.
+        row: u64,
+        /// Its value.
+        value: i64,
+        /// The start before it.
+        previous: i64,
+    },
+    /// A last segment start past the vertex count.
+    #[error(
+        "{op}: the last segment starts at {start}, expected at most the vertex count {vertex_count}"
+    )]
+    SegmentPastEnd {
+        /// The operation.
+        op: &'static str,
+        /// The last start.
+        start: i64,
+        /// The vertex count.
+        vertex_count: u64,
+    },
     /// The device refused the operation's work: a kernel it cannot compile, buffers or
     /// bindings it rejects, a submission that uses a destroyed buffer, or no memory left.
     #[error("{op}: {source}")]

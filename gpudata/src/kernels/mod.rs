@@ -6,10 +6,16 @@
 //! planning and running them. Every pipeline compiles through the device's one cache
 //! ([`Gpu::compiled_pipelines`](crate::Gpu::compiled_pipelines) counts them).
 
+pub(crate) mod compact;
 mod config;
 pub(crate) mod copy;
 mod error;
+pub(crate) mod index;
 pub(crate) mod plan;
+pub(crate) mod predicate;
+pub(crate) mod reduce;
+pub(crate) mod rows;
+pub(crate) mod scan;
 pub(crate) mod shape;
 mod split;
 pub(crate) mod wgsl_gen;
@@ -18,3 +24,4 @@ pub use config::OpsConfig;
 pub(crate) use config::Planner;
 pub use error::OpError;
 pub use plan::OpPlan;
+pub use predicate::Comparison;

@@ -48,6 +48,25 @@ pub(crate) struct Dispatch {
     wgsl: Arc<str>,
 }
 
+impl Dispatch {
+    /// A dispatch of a kernel generated outside the row-transform generator (the selection
+    /// kernels of [`rows`](super::rows)), one row per invocation.
+    pub(crate) fn new(
+        pipeline: wgpu::ComputePipeline,
+        bind_group: wgpu::BindGroup,
+        workgroups: (u32, u32),
+        wgsl: Arc<str>,
+    ) -> Dispatch {
+        Dispatch {
+            pipeline,
+            bind_group,
+            workgroups,
+            rows_per_thread: 1,
+            wgsl,
+        }
+    }
+}
+
 /// A source before it gets a load unit: rows of one buffer read with one stride, and the views
 /// inside each row.
 struct SourceGroup<'a> {
@@ -818,6 +837,21 @@ impl<T> OpPlan<T> {
             gpu: built.gpu,
             dispatches: built.dispatches,
             bytes_moved: built.bytes_moved,
+            output,
+        }
+    }
+
+    /// A plan of dispatches built outside the row-transform planner (the selection kernels).
+    pub(crate) fn from_dispatches(
+        op: &'static str,
+        dispatches: Vec<Dispatch>,
+        bytes_moved: u64,
+        output: T,
+    ) -> OpPlan<T> {
+        OpPlan {
+            op,
+            dispatches,
+            bytes_moved,
             output,
         }
     }

@@ -17,6 +17,12 @@
 //! # Ok::<(), gpudata::OpError>(())
 //! ```
 
+mod filter;
+mod select;
+
+pub use filter::{HostPredicate, compact, mask, prefix_sum};
+pub use select::{extent, gather, segmented_map, sequence};
+
 use super::arithmetic::{self, ArithmeticOp, Compute, OperandKind, source_lane};
 use super::deinterleave::select_fields;
 use super::fround::{fround_bits, fround_output};

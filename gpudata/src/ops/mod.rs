@@ -78,14 +78,19 @@
 //! ```
 
 mod arithmetic;
+mod compact;
 pub mod cpu;
 mod deinterleave;
+mod extent;
 mod fround;
 #[cfg(feature = "arrow")]
 pub(crate) use fround::fround_output;
+mod gather;
 mod input;
 mod interleave;
+mod mask;
 mod output;
+mod predicate;
 
 pub use arithmetic::{ArithmeticOp, add, arithmetic, divide, multiply, plan_arithmetic, subtract};
 pub use deinterleave::{
@@ -96,5 +101,16 @@ pub use fround::fround_arrow;
 pub use fround::{fround, fround_f64, plan_fround};
 pub use input::{Constant, IntoOperand, Operand};
 pub use interleave::{interleave, plan_interleave};
+
+pub use compact::{Compacted, compact, compact_data, plan_compact, prefix_sum};
+pub use extent::{extent, plan_extent};
+pub use gather::{gather, plan_gather, segmented_map, sequence};
+pub use mask::GpuMask;
+pub use predicate::{
+    Comparand, Predicate, PredicateOf, between, equal, greater, less, mask, plan_mask,
+};
+
+pub use crate::format::codec::Scalar;
+pub use crate::kernels::Comparison;
 
 pub use crate::kernels::{OpError, OpPlan, OpsConfig};

@@ -1,0 +1,187 @@
+//! Stream compaction: the rows a mask keeps, of several row sources at once, written packed and
+//! in their order into new buffers, in one pass over the sources.
+//!
+//! A workgroup handles a block of 8192 rows (256 mask words): it scans its words' bit counts in
+//! workgroup memory, adds the block's offset (from [`scan`](super::scan)'s block offsets) and
+//! copies every kept row of every source to its place. In each of its 32 steps the workgroup
+//! handles 256 consecutive rows, so loads and stores of a warp are consecutive.
+
+use super::config::Planner;
+use super::plan::Dispatch;
+use super::rows::{self, RowCopy, Span, WORKGROUP};
+use crate::kernels::OpError;
+
+/// Rows per workgroup: 32 per invocation.
+pub(crate) const BLOCK_ROWS: u64 = 32 * WORKGROUP as u64;
+
+/// One source of a compaction: its rows, and the stride of its output rows (at least its row
+/// bytes: struct rows keep their padding).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Source<'a> {
+    pub rows: Span<'a>,
+    pub out_stride: u64,
+}
+
+/// The copy of each source: its rows' bytes, at the output's stride.
+fn copies(sources: &[Source<'_>]) -> Vec<RowCopy> {
+    sources
+        .iter()
+        .map(|s| {
+            let r = s.rows;
+            match RowCopy::choose(r.row_bytes, r.offset, r.stride) {
+                RowCopy::Chunks(n) if s.out_stride.is_multiple_of(16) => RowCopy::Chunks(n),
+                RowCopy::Chunks(_) | RowCopy::Words(_) if s.out_stride.is_multiple_of(4) => {
+                    RowCopy::Words(r.row_bytes / 4)
+                }
+                _ => RowCopy::Bytes(r.row_bytes),
+            }
+        })
+        .collect()
+}
+
+fn kernel(sources: &[Source<'_>]) -> String {
+    let copies = copies(sources);
+    let count = sources.len();
+    let mut wgsl = rows::header(4 + 2 * count);
+    wgsl += &rows::binding_decl(1, "mask", "u32", false);
+    wgsl += &rows::binding_decl(2, "offsets", "u32", false);
+    let mut body = String::new();
+    for (s, (source, copy)) in sources.iter().zip(&copies).enumerate() {
+        wgsl += &rows::binding_decl(3 + s, &format!("src{s}"), copy.source_element(), false);
+        wgsl += &rows::binding_decl(
+            3 + count + s,
+            &format!("out{s}"),
+            copy.output_element(),
+            true,
+        );
+        body += &format!(
+            "            let sa{s} = param({}u) + src * {}u;\n            let da{s} = param({}u) + dst * {}u;\n            {}",
+            4 + s,
+            source.rows.stride,
+            4 + count + s,
+            source.out_stride,
+            copy.wgsl(
+                &format!("src{s}"),
+                &format!("sa{s}"),
+                &format!("out{s}"),
+                &format!("da{s}")
+            )
+        );
+    }
+    wgsl += &format!(
+        "var<workgroup> words: array<u32, {WORKGROUP}>;\n\
+         var<workgroup> pre: array<u32, {WORKGROUP}>;\n\
+         @compute @workgroup_size({WORKGROUP})\n\
+         fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n\
+                 @builtin(local_invocation_index) lid: u32) {{\n\
+         \x20   let group = group_index(wid, nwg);\n\
+         \x20   let n = param(0u);\n\
+         \x20   let wi = group * {WORKGROUP}u + lid;\n\
+         \x20   var w = 0u;\n\
+         \x20   if (wi * 32u < n) {{\n\
+         \x20       w = mask[param(1u) + wi];\n\
+         \x20       let left = n - wi * 32u;\n\
+         \x20       if (left < 32u) {{ w &= (1u << left) - 1u; }}\n\
+         \x20   }}\n\
+         \x20   words[lid] = w;\n\
+         \x20   pre[lid] = countOneBits(w);\n\
+         \x20   workgroupBarrier();\n\
+         \x20   for (var s = 1u; s < {WORKGROUP}u; s <<= 1u) {{\n\
+         \x20       var t = pre[lid];\n\
+         \x20       if (lid >= s) {{ t += pre[lid - s]; }}\n\
+         \x20       workgroupBarrier();\n\
+         \x20       pre[lid] = t;\n\
+         \x20       workgroupBarrier();\n\
+         \x20   }}\n\
+         \x20   let block = offsets[param(2u) + group] - param(3u);\n\
+         \x20   for (var k = 0u; k < 32u; k++) {{\n\
+         \x20       let local = k * {WORKGROUP}u + lid;\n\
+         \x20       let word = words[local >> 5u];\n\
+         \x20       let bit = local & 31u;\n\
+         \x20       if (((word >> bit) & 1u) == 1u) {{\n\
+         \x20           let dst = block + pre[local >> 5u] - countOneBits(word) + countOneBits(word & ((1u << bit) - 1u));\n\
+         \x20           let src = group * {BLOCK_ROWS}u + local;\n\
+         {body}\
+         \x20       }}\n\
+         \x20   }}\n\
+         }}\n"
+    );
+    wgsl
+}
+
+/// The compaction dispatches: rows `0..length` of `sources`, kept by `mask` (words, scanned
+/// into `offsets` by [`scan::mask_block_offsets`](super::scan::mask_block_offsets)), into
+/// `outputs` (packed rows of each source's `row_bytes`, zeroed). `kept_before(b)` is the word
+/// `b` of `offsets` (the rows kept before block `b`), read back by the caller for the first
+/// block of every run.
+#[allow(clippy::too_many_arguments)] // One private call site.
+pub(crate) fn plan(
+    planner: &Planner<'_>,
+    op: &'static str,
+    mask: &wgpu::Buffer,
+    offsets: &wgpu::Buffer,
+    sources: &[Source<'_>],
+    outputs: &[wgpu::Buffer],
+    length: u64,
+    kept_before: &dyn Fn(u64) -> Option<u64>,
+) -> Result<Vec<Dispatch>, OpError> {
+    if length == 0 || sources.is_empty() {
+        return Ok(Vec::new());
+    }
+    let wgsl = kernel(sources);
+    let limits = planner.device().limits();
+    let align = rows::alignment(&limits);
+    let spans: Vec<Span<'_>> = sources.iter().map(|s| s.rows).collect();
+    let runs = rows::runs(op, &limits, length, BLOCK_ROWS, &spans, &[mask])?;
+    let mut dispatches = Vec::with_capacity(runs.len());
+    for (i, &(first, n)) in runs.iter().enumerate() {
+        let block = first / BLOCK_ROWS;
+        let blocks = n.div_ceil(BLOCK_ROWS);
+        let before = kept_before(block).ok_or(OpError::Overflow { op, input: 0 })?;
+        let after = match runs.get(i + 1) {
+            Some(&(next, _)) => kept_before(next / BLOCK_ROWS),
+            None => kept_before(length.div_ceil(BLOCK_ROWS)),
+        }
+        .ok_or(OpError::Overflow { op, input: 0 })?;
+        let kept = after.saturating_sub(before);
+        let mask_from = first / 32 * 4;
+        let m = rows::bind(mask, mask_from, mask_from + n.div_ceil(32) * 4, align);
+        let o = Span::packed(offsets, 4).bind(op, block, blocks, align)?;
+        let mut params = vec![
+            rows::base32(op, n)?,
+            rows::base32(op, m.base / 4)?,
+            rows::base32(op, o.base / 4)?,
+            rows::base32(op, before)?,
+        ];
+        let mut bindings = vec![m, o];
+        let mut outs = Vec::with_capacity(sources.len());
+        for (source, output) in sources.iter().zip(outputs) {
+            let b = source.rows.bind(op, first, n, align)?;
+            params.push(rows::base32(op, b.base)?);
+            bindings.push(b);
+            let d = Span::packed(output, source.out_stride).bind(op, before, kept, align)?;
+            outs.push(d);
+        }
+        for d in outs {
+            params.push(rows::base32(op, d.base)?);
+            bindings.push(d);
+        }
+        dispatches.push(rows::dispatch(
+            planner, op, &wgsl, &params, &bindings, blocks,
+        )?);
+    }
+    Ok(dispatches)
+}
+
+/// Runs of rows the compaction of `sources` dispatches (for the caller to read back the block
+/// offsets it needs: one run needs only the total).
+pub(crate) fn run_count(
+    op: &'static str,
+    limits: &wgpu::Limits,
+    length: u64,
+    sources: &[Source<'_>],
+    mask: &wgpu::Buffer,
+) -> Result<usize, OpError> {
+    let spans: Vec<Span<'_>> = sources.iter().map(|s| s.rows).collect();
+    Ok(rows::runs(op, limits, length, BLOCK_ROWS, &spans, &[mask])?.len())
+}

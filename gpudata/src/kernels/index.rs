@@ -1,0 +1,215 @@
+//! Kernels that compute or follow row indices: `gather` (rows of a source at the indices of
+//! another column, zero rows for invalid indices), `sequence` (`start + i × step`) and
+//! `segmented_map` (each vertex's segment and its index in it, by binary search over the
+//! segment starts). One invocation per output row; runs of rows when the indices or the output
+//! exceed one binding (a gather's source and the segment starts are bound whole).
+
+use super::config::Planner;
+use super::plan::Dispatch;
+use super::rows::{self, RowCopy, Span, WORKGROUP};
+use crate::data::GpuDataView;
+use crate::format::codec::unit_byte_length;
+use crate::format::{DataType, VertexFormat, wgsl_codec};
+use crate::kernels::OpError;
+
+fn entry(body: &str) -> String {
+    format!(
+        "@compute @workgroup_size({WORKGROUP})\n\
+         fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n\
+                 @builtin(local_invocation_index) lid: u32) {{\n\
+         \x20   let row = group_index(wid, nwg) * {WORKGROUP}u + lid;\n\
+         \x20   if (row >= param(0u)) {{ return; }}\n\
+         {body}\
+         }}\n"
+    )
+}
+
+/// WGSL statements setting `idx` (`u32`) and `ok` (`bool`) from the index in `u` (the raw unit
+/// of an index of `format`), valid when it is an integer in `0..param(4u)`.
+fn index_of(format: VertexFormat) -> String {
+    let float = |value: String| {
+        format!(
+            "    let f = {value};\n\
+             \x20   var ok = f >= 0.0 && f < 4294967296.0 && f == trunc(f);\n\
+             \x20   var idx = 0u;\n\
+             \x20   if (ok) {{ idx = u32(f); ok = idx < param(4u); }}\n"
+        )
+    };
+    match format.data_type() {
+        DataType::Float32 | DataType::Float16 => float(wgsl_codec::decode_unit(format, 0, "u")),
+        DataType::Sint8 | DataType::Sint16 | DataType::Sint32 => format!(
+            "    let i = {};\n    let idx = bitcast<u32>(i);\n    let ok = i >= 0i && idx < param(4u);\n",
+            wgsl_codec::decode_unit(format, 0, "u")
+        ),
+        _ => "    let idx = u;\n    let ok = idx < param(4u);\n".to_owned(),
+    }
+}
+
+/// `gather`: rows of `source` at the indices in `ids` into `output` (packed rows of the
+/// source's format, zeroed). Parameters: rows of the run, the ids' byte base, the source's byte
+/// base, the output's byte base, the source's length.
+pub(crate) fn gather(
+    planner: &Planner<'_>,
+    op: &'static str,
+    ids: &GpuDataView<'_>,
+    source: &GpuDataView<'_>,
+    output: &wgpu::Buffer,
+) -> Result<Vec<Dispatch>, OpError> {
+    let row_bytes = source.format().byte_length();
+    let copy = RowCopy::choose(row_bytes, source.byte_offset(), source.byte_stride());
+    let mut wgsl = rows::header(5);
+    wgsl += &rows::binding_decl(1, "ids", "u32", false);
+    wgsl += &rows::binding_decl(2, "src", copy.source_element(), false);
+    wgsl += &rows::binding_decl(3, "out", copy.output_element(), true);
+    wgsl += &rows::load_fn("ld", "ids", unit_byte_length(ids.format()));
+    let mut body = format!(
+        "    let u = ld(param(1u) + row * {}u);\n",
+        ids.byte_stride()
+    );
+    body += &index_of(ids.format());
+    body += &format!(
+        "    if (ok) {{\n        let sa = param(2u) + idx * {}u;\n        let da = param(3u) + row * {row_bytes}u;\n        {}    }}\n",
+        source.byte_stride(),
+        copy.wgsl("src", "sa", "out", "da")
+    );
+    wgsl += &entry(&body);
+    let limits = planner.device().limits();
+    let align = rows::alignment(&limits);
+    let id_span = Span::of(ids);
+    let out_span = Span::packed(output, row_bytes);
+    let src = Span::of(source).bind(op, 0, source.length(), align)?;
+    let mut dispatches = Vec::new();
+    for (first, n) in rows::runs(
+        op,
+        &limits,
+        ids.length(),
+        u64::from(WORKGROUP),
+        &[id_span, out_span],
+        &[],
+    )? {
+        let a = id_span.bind(op, first, n, align)?;
+        let c = out_span.bind(op, first, n, align)?;
+        let params = [
+            rows::base32(op, n)?,
+            rows::base32(op, a.base)?,
+            rows::base32(op, src.base)?,
+            rows::base32(op, c.base)?,
+            rows::base32(op, source.length())?,
+        ];
+        dispatches.push(rows::dispatch(
+            planner,
+            op,
+            &wgsl,
+            &params,
+            &[a, src, c],
+            n.div_ceil(u64::from(WORKGROUP)),
+        )?);
+    }
+    Ok(dispatches)
+}
+
+/// `sequence`: `start + i × step` in wrapping 32-bit arithmetic, `length` rows into `output`.
+/// Parameters: rows of the run, the output's word base, the run's first value, the step.
+pub(crate) fn sequence(
+    planner: &Planner<'_>,
+    op: &'static str,
+    length: u64,
+    start: i32,
+    step: i32,
+    output: &wgpu::Buffer,
+) -> Result<Vec<Dispatch>, OpError> {
+    let mut wgsl = rows::header(4);
+    wgsl += &rows::binding_decl(1, "out", "u32", true);
+    wgsl += &entry("    out[param(1u) + row] = param(2u) + row * param(3u);\n");
+    let limits = planner.device().limits();
+    let align = rows::alignment(&limits);
+    let span = Span::packed(output, 4);
+    let mut dispatches = Vec::new();
+    for (first, n) in rows::runs(op, &limits, length, u64::from(WORKGROUP), &[span], &[])? {
+        let b = span.bind(op, first, n, align)?;
+        // Wrapping, as the kernel's `u32` arithmetic: `first` is below 2^32.
+        let value = (start as u32).wrapping_add((first as u32).wrapping_mul(step as u32));
+        let params = [
+            rows::base32(op, n)?,
+            rows::base32(op, b.base / 4)?,
+            value,
+            step as u32,
+        ];
+        dispatches.push(rows::dispatch(
+            planner,
+            op,
+            &wgsl,
+            &params,
+            &[b],
+            n.div_ceil(u64::from(WORKGROUP)),
+        )?);
+    }
+    Ok(dispatches)
+}
+
+/// `segmented_map`: for vertex `v` of `0..vertex_count`, the last segment whose start is at most
+/// `v` and `v` minus that start, as `uint32x2` rows into `output`. `segments` holds validated
+/// starts (the first 0, never decreasing). Parameters: rows of the run, the segments' byte
+/// base, the output's word base, the run's first vertex, the segment count.
+pub(crate) fn segmented_map(
+    planner: &Planner<'_>,
+    op: &'static str,
+    segments: &GpuDataView<'_>,
+    vertex_count: u64,
+    output: &wgpu::Buffer,
+) -> Result<Vec<Dispatch>, OpError> {
+    let format = segments.format();
+    let mut wgsl = rows::header(5);
+    wgsl += &rows::binding_decl(1, "seg", "u32", false);
+    wgsl += &rows::binding_decl(2, "out", "u32", true);
+    wgsl += &rows::load_fn("ld", "seg", unit_byte_length(format));
+    // Validated starts are not negative: signed ones read as their unsigned bits.
+    wgsl += &format!(
+        "fn start(s: u32) -> u32 {{ let u = ld(param(1u) + s * {}u); return bitcast<u32>({}); }}\n",
+        segments.byte_stride(),
+        wgsl_codec::decode_unit_as(format, 0, "u", crate::format::PrimitiveType::I32)
+    );
+    wgsl += &entry(
+        "    let v = param(3u) + row;\n\
+         \x20   var lo = 0u;\n\
+         \x20   var hi = param(4u);\n\
+         \x20   while (lo < hi) {\n\
+         \x20       let mid = lo + (hi - lo) / 2u;\n\
+         \x20       if (start(mid) <= v) { lo = mid + 1u; } else { hi = mid; }\n\
+         \x20   }\n\
+         \x20   let s = max(lo, 1u) - 1u;\n\
+         \x20   out[param(2u) + 2u * row] = s;\n\
+         \x20   out[param(2u) + 2u * row + 1u] = v - start(s);\n",
+    );
+    let limits = planner.device().limits();
+    let align = rows::alignment(&limits);
+    let seg = Span::of(segments).bind(op, 0, segments.length(), align)?;
+    let span = Span::packed(output, 8);
+    let mut dispatches = Vec::new();
+    for (first, n) in rows::runs(
+        op,
+        &limits,
+        vertex_count,
+        u64::from(WORKGROUP),
+        &[span],
+        &[],
+    )? {
+        let b = span.bind(op, first, n, align)?;
+        let params = [
+            rows::base32(op, n)?,
+            rows::base32(op, seg.base)?,
+            rows::base32(op, b.base / 4)?,
+            rows::base32(op, first)?,
+            rows::base32(op, segments.length())?,
+        ];
+        dispatches.push(rows::dispatch(
+            planner,
+            op,
+            &wgsl,
+            &params,
+            &[seg, b],
+            n.div_ceil(u64::from(WORKGROUP)),
+        )?);
+    }
+    Ok(dispatches)
+}

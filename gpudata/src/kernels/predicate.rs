@@ -1,0 +1,315 @@
+//! The row-mask kernel: a predicate tree over columns, constants and other masks, evaluated
+//! once per row, written as one bit per row (bit `i % 32` of word `i / 32`, Arrow's order).
+//!
+//! Each workgroup evaluates 256 consecutive rows and assembles their eight words in workgroup
+//! memory, so the mask is written in whole, consecutive words. Rows are split into runs of
+//! whole workgroups when a column or the mask exceeds one binding.
+
+use super::config::Planner;
+use super::plan::Dispatch;
+use super::rows::{self, Span, WORKGROUP};
+use crate::data::GpuDataView;
+use crate::format::codec::{Scalar, decoded_type, fetch_order, unit_byte_length, unit_of_lane};
+use crate::format::{PrimitiveType, wgsl_codec};
+use crate::kernels::OpError;
+
+/// A comparison of two values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Comparison {
+    /// `a < b`.
+    Less,
+    /// `a <= b`.
+    LessEqual,
+    /// `a > b`.
+    Greater,
+    /// `a >= b`.
+    GreaterEqual,
+    /// `a == b` (`-0 == +0`; NaN equals nothing).
+    Equal,
+    /// `a != b` (the negation of [`Equal`](Self::Equal): true for NaN).
+    NotEqual,
+}
+
+impl Comparison {
+    /// The WGSL operator.
+    fn operator(self) -> &'static str {
+        match self {
+            Comparison::Less => "<",
+            Comparison::LessEqual => "<=",
+            Comparison::Greater => ">",
+            Comparison::GreaterEqual => ">=",
+            Comparison::Equal => "==",
+            Comparison::NotEqual => "!=",
+        }
+    }
+}
+
+/// One side of a comparison in the kernel: lanes of column `n`, or a constant.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Side {
+    Column(usize),
+    Value(Scalar),
+}
+
+/// A predicate over the kernel's columns (by index) and masks (by index).
+#[derive(Clone, Debug)]
+pub(crate) enum Node {
+    Compare(Comparison, Side, Side),
+    Mask(usize),
+    And(Vec<Node>),
+    Or(Vec<Node>),
+    Not(Box<Node>),
+}
+
+/// The type a lane of `side` has in the kernel.
+fn side_type(side: Side, views: &[GpuDataView<'_>]) -> PrimitiveType {
+    match side {
+        Side::Column(i) => decoded_type(views[i].format()),
+        Side::Value(Scalar::F32(_)) => PrimitiveType::F32,
+        Side::Value(Scalar::I32(_)) => PrimitiveType::I32,
+        Side::Value(Scalar::U32(_)) => PrimitiveType::U32,
+    }
+}
+
+/// The lanes of `side` (1 for a constant).
+fn side_lanes(side: Side, views: &[GpuDataView<'_>]) -> u32 {
+    match side {
+        Side::Column(i) => views[i].format().components(),
+        Side::Value(_) => 1,
+    }
+}
+
+/// WGSL of lane `lane` of `side` (lane 0 of a one-lane side), typed `ty`.
+fn side_value(side: Side, lane: u32, lanes: u32) -> String {
+    match side {
+        Side::Column(i) => format!("x{i}_{}", if lanes == 1 { 0 } else { lane }),
+        Side::Value(Scalar::F32(v)) => format!("bitcast<f32>({:#x}u)", v.to_bits()),
+        Side::Value(Scalar::I32(v)) => format!("bitcast<i32>({:#x}u)", v as u32),
+        Side::Value(Scalar::U32(v)) => format!("{v}u"),
+    }
+}
+
+/// WGSL of `a op b` for values typed `ta` and `tb`, exact across signedness, in `f32` when
+/// either is a float.
+fn compare(op: Comparison, a: &str, ta: PrimitiveType, b: &str, tb: PrimitiveType) -> String {
+    use PrimitiveType::{I32, U32};
+    let o = op.operator();
+    match (ta, tb) {
+        (I32, U32) => match op {
+            Comparison::Less | Comparison::LessEqual => {
+                format!("(({a} < 0i) || (bitcast<u32>({a}) {o} {b}))")
+            }
+            Comparison::Greater | Comparison::GreaterEqual | Comparison::Equal => {
+                format!("(({a} >= 0i) && (bitcast<u32>({a}) {o} {b}))")
+            }
+            Comparison::NotEqual => format!("(({a} < 0i) || (bitcast<u32>({a}) != {b}))"),
+        },
+        (U32, I32) => match op {
+            Comparison::Greater | Comparison::GreaterEqual => {
+                format!("(({b} < 0i) || ({a} {o} bitcast<u32>({b})))")
+            }
+            Comparison::Less | Comparison::LessEqual | Comparison::Equal => {
+                format!("(({b} >= 0i) && ({a} {o} bitcast<u32>({b})))")
+            }
+            Comparison::NotEqual => format!("(({b} < 0i) || ({a} != bitcast<u32>({b})))"),
+        },
+        (a_ty, b_ty) if a_ty == b_ty && a_ty != PrimitiveType::F32 => format!("({a} {o} {b})"),
+        _ => {
+            // WGSL lets a compiler assume floats are never NaN: test NaN on the bits, so NaN
+            // compares false (true for `!=`) on every device.
+            let (x, y) = (
+                wgsl_codec::convert(a, ta, PrimitiveType::F32),
+                wgsl_codec::convert(b, tb, PrimitiveType::F32),
+            );
+            let nan = format!("(is_nan_f32({x}) || is_nan_f32({y}))");
+            if op == Comparison::NotEqual {
+                format!("({nan} || ({x} != {y}))")
+            } else {
+                format!("(!{nan} && ({x} {o} {y}))")
+            }
+        }
+    }
+}
+
+/// Checks the lanes of a comparison's sides: equal, or one of them a single lane.
+fn check_lanes(
+    op: &'static str,
+    a: Side,
+    b: Side,
+    views: &[GpuDataView<'_>],
+) -> Result<u32, OpError> {
+    let (na, nb) = (side_lanes(a, views), side_lanes(b, views));
+    if na != nb && na != 1 && nb != 1 {
+        let input = match b {
+            Side::Column(i) => i,
+            Side::Value(_) => 0,
+        };
+        return Err(OpError::LaneMismatch {
+            op,
+            input,
+            expected: na,
+            found: nb,
+        });
+    }
+    Ok(na.max(nb))
+}
+
+/// WGSL of `node`, a `bool` expression over the decoded lanes `x{view}_{lane}` and the mask
+/// bits of row `row`.
+pub(crate) fn expression(
+    op: &'static str,
+    node: &Node,
+    views: &[GpuDataView<'_>],
+) -> Result<String, OpError> {
+    Ok(match node {
+        Node::Compare(cmp, a, b) => {
+            let lanes = check_lanes(op, *a, *b, views)?;
+            let (ta, tb) = (side_type(*a, views), side_type(*b, views));
+            let (la, lb) = (side_lanes(*a, views), side_lanes(*b, views));
+            let parts: Vec<String> = (0..lanes)
+                .map(|l| compare(*cmp, &side_value(*a, l, la), ta, &side_value(*b, l, lb), tb))
+                .collect();
+            format!("({})", parts.join(" && "))
+        }
+        Node::Mask(m) => format!("(((m{m}_word(row >> 5u) >> (row & 31u)) & 1u) == 1u)"),
+        Node::And(nodes) | Node::Or(nodes) if nodes.is_empty() => {
+            (matches!(node, Node::And(_))).to_string()
+        }
+        Node::And(nodes) => join(op, nodes, " && ", views)?,
+        Node::Or(nodes) => join(op, nodes, " || ", views)?,
+        Node::Not(inner) => format!("(!{})", expression(op, inner, views)?),
+    })
+}
+
+fn join(
+    op: &'static str,
+    nodes: &[Node],
+    operator: &str,
+    views: &[GpuDataView<'_>],
+) -> Result<String, OpError> {
+    let parts = nodes
+        .iter()
+        .map(|n| expression(op, n, views))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(format!("({})", parts.join(operator)))
+}
+
+/// The kernel's WGSL: `views` as bindings 1.., then the masks, then the output words.
+///
+/// Parameters: rows of the run, then each view's byte base, then each mask's word base, then
+/// the output's word base.
+fn kernel(
+    op: &'static str,
+    node: &Node,
+    views: &[GpuDataView<'_>],
+    masks: usize,
+) -> Result<String, OpError> {
+    let test = expression(op, node, views)?;
+    let mut wgsl = rows::header(2 + views.len() + masks);
+    wgsl +=
+        "fn is_nan_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }\n";
+    let mut body = String::new();
+    for (i, view) in views.iter().enumerate() {
+        let format = view.format();
+        let size = unit_byte_length(format);
+        wgsl += &rows::binding_decl(1 + i, &format!("v{i}"), "u32", false);
+        wgsl += &rows::load_fn(&format!("ld{i}"), &format!("v{i}"), size);
+        body += &format!(
+            "    let a{i} = param({}u) + row * {}u;\n",
+            1 + i,
+            view.byte_stride()
+        );
+        for lane in 0..format.components() {
+            let stored = fetch_order(format, lane);
+            let unit = u64::from(unit_of_lane(format, stored)) * size;
+            body += &format!(
+                "    let u{i}_{lane} = ld{i}(a{i} + {unit}u);\n    let x{i}_{lane} = {};\n",
+                wgsl_codec::decode_unit(format, stored, &format!("u{i}_{lane}"))
+            );
+        }
+    }
+    for m in 0..masks {
+        wgsl += &rows::binding_decl(1 + views.len() + m, &format!("mw{m}"), "u32", false);
+    }
+    let out = 1 + views.len() + masks;
+    wgsl += &rows::binding_decl(out, "bits", "u32", true);
+    // Mask reads go through a function so that the row's word index is relative to its base.
+    for m in 0..masks {
+        wgsl += &format!(
+            "fn m{m}_word(w: u32) -> u32 {{ return mw{m}[param({}u) + w]; }}\n",
+            1 + views.len() + m
+        );
+    }
+    let out_base = 1 + views.len() + masks;
+    wgsl += &format!(
+        "var<workgroup> words: array<atomic<u32>, {words}>;\n\
+         @compute @workgroup_size({WORKGROUP})\n\
+         fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n\
+                 @builtin(local_invocation_index) lid: u32) {{\n\
+         \x20   if (lid < {words}u) {{ atomicStore(&words[lid], 0u); }}\n\
+         \x20   workgroupBarrier();\n\
+         \x20   let group = group_index(wid, nwg);\n\
+         \x20   let row = group * {WORKGROUP}u + lid;\n\
+         \x20   if (row < param(0u)) {{\n{body}\
+         \x20       if ({test}) {{ atomicOr(&words[lid >> 5u], 1u << (lid & 31u)); }}\n\
+         \x20   }}\n\
+         \x20   workgroupBarrier();\n\
+         \x20   if (lid < {words}u) {{ bits[param({out_base}u) + group * {words}u + lid] = atomicLoad(&words[lid]); }}\n\
+         }}\n",
+        words = WORKGROUP / 32,
+    );
+    Ok(wgsl)
+}
+
+/// Words of a mask of `length` rows as the kernel writes them: whole workgroups of eight words.
+pub(crate) fn mask_words(length: u64) -> u64 {
+    length.div_ceil(u64::from(WORKGROUP)) * u64::from(WORKGROUP / 32)
+}
+
+/// The dispatches that evaluate `node` over rows `0..length` of `views` and `masks` (word
+/// buffers of masks of `length` rows) into `output` (at least [`mask_words`] words).
+pub(crate) fn plan(
+    planner: &Planner<'_>,
+    op: &'static str,
+    node: &Node,
+    views: &[GpuDataView<'_>],
+    masks: &[&wgpu::Buffer],
+    length: u64,
+    output: &wgpu::Buffer,
+) -> Result<Vec<Dispatch>, OpError> {
+    let wgsl = kernel(op, node, views, masks.len())?;
+    let limits = planner.device().limits();
+    let align = rows::alignment(&limits);
+    let spans: Vec<Span<'_>> = views.iter().map(Span::of).collect();
+    let mut bits: Vec<&wgpu::Buffer> = masks.to_vec();
+    bits.push(output);
+    let step = u64::from(WORKGROUP);
+    let runs = rows::runs(op, &limits, length, step, &spans, &bits)?;
+    let mut dispatches = Vec::with_capacity(runs.len());
+    for (first, n) in runs {
+        let mut params = vec![rows::base32(op, n)?];
+        let mut bindings = Vec::new();
+        for view in views {
+            let bound = Span::of(view).bind(op, first, n, align)?;
+            params.push(rows::base32(op, bound.base)?);
+            bindings.push(bound);
+        }
+        let words = mask_words(n);
+        for mask in masks {
+            let from = first / 32 * 4;
+            let bound = rows::bind(mask, from, from + n.div_ceil(32) * 4, align);
+            params.push(rows::base32(op, bound.base / 4)?);
+            bindings.push(bound);
+        }
+        let from = first / 32 * 4;
+        let bound = rows::bind(output, from, from + words * 4, align);
+        params.push(rows::base32(op, bound.base / 4)?);
+        bindings.push(bound);
+        let workgroups = n.div_ceil(step);
+        dispatches.push(rows::dispatch(
+            planner, op, &wgsl, &params, &bindings, workgroups,
+        )?);
+    }
+    Ok(dispatches)
+}

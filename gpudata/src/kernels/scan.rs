@@ -1,0 +1,239 @@
+//! Prefix sums of 32-bit words: an exclusive scan (wrapping `u32` addition) with the total after
+//! the last element, as three kernels: per-block sums of 256 elements, the scan of those sums
+//! (recursively, until one block holds them), and a per-block scan that adds each block's
+//! offset. The elements are `uint32` values at a word stride, or the set bits of mask words
+//! (`countOneBits`), which is how compaction counts the rows each block keeps.
+
+use super::config::Planner;
+use super::plan::Dispatch;
+use super::rows::{self, Span, WORKGROUP};
+use crate::kernels::OpError;
+
+/// Where a scan's elements are: word `offset / 4 + i × stride / 4` of `buffer`, or the number of
+/// set bits of that word.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Words<'a> {
+    pub buffer: &'a wgpu::Buffer,
+    pub offset: u64,
+    pub stride: u64,
+    pub popcount: bool,
+}
+
+impl<'a> Words<'a> {
+    /// Packed words from byte 0 of `buffer`.
+    pub(crate) fn packed(buffer: &'a wgpu::Buffer) -> Words<'a> {
+        Words {
+            buffer,
+            offset: 0,
+            stride: 4,
+            popcount: false,
+        }
+    }
+
+    fn span(&self) -> Span<'a> {
+        Span {
+            buffer: self.buffer,
+            offset: self.offset,
+            stride: self.stride,
+            row_bytes: 4,
+        }
+    }
+
+    /// WGSL of element `e` (relative to the run) with the source's base word `param(1u)`.
+    fn load(&self) -> String {
+        let word = format!("src[param(1u) + e * {}u]", self.stride / 4);
+        if self.popcount {
+            format!("countOneBits({word})")
+        } else {
+            word
+        }
+    }
+}
+
+const TREE: &str = "    for (var s = 128u; s > 0u; s >>= 1u) {\n\
+                    \x20       if (lid < s) { acc[lid] += acc[lid + s]; }\n\
+                    \x20       workgroupBarrier();\n\
+                    \x20   }\n";
+
+/// Sums of each 256 elements of `src`'s `n` into a new buffer of `ceil(n / 256)` words.
+fn block_sums(
+    planner: &Planner<'_>,
+    op: &'static str,
+    src: Words<'_>,
+    n: u64,
+) -> Result<(Vec<Dispatch>, wgpu::Buffer, u64), OpError> {
+    let wg = u64::from(WORKGROUP);
+    let blocks = n.div_ceil(wg);
+    let sums = rows::output_buffer(planner, op, blocks * 4)?;
+    let wgsl = format!(
+        "{}{}{}var<workgroup> acc: array<u32, {WORKGROUP}>;\n\
+         @compute @workgroup_size({WORKGROUP})\n\
+         fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n\
+                 @builtin(local_invocation_index) lid: u32) {{\n\
+         \x20   let group = group_index(wid, nwg);\n\
+         \x20   let e = group * {WORKGROUP}u + lid;\n\
+         \x20   var v = 0u;\n\
+         \x20   if (e < param(0u)) {{ v = {}; }}\n\
+         \x20   acc[lid] = v;\n\
+         \x20   workgroupBarrier();\n{TREE}\
+         \x20   if (lid == 0u) {{ sums[param(2u) + group] = acc[0]; }}\n\
+         }}\n",
+        rows::header(3),
+        rows::binding_decl(1, "src", "u32", false),
+        rows::binding_decl(2, "sums", "u32", true),
+        src.load(),
+    );
+    let limits = planner.device().limits();
+    let align = rows::alignment(&limits);
+    let out = Span::packed(&sums, 4);
+    let mut dispatches = Vec::new();
+    for (first, count) in rows::runs(op, &limits, n, wg, &[src.span(), out], &[])? {
+        let a = src.span().bind(op, first, count, align)?;
+        let b = out.bind(op, first / wg, count.div_ceil(wg), align)?;
+        let params = [
+            rows::base32(op, count)?,
+            rows::base32(op, a.base / 4)?,
+            rows::base32(op, b.base / 4)?,
+        ];
+        dispatches.push(rows::dispatch(
+            planner,
+            op,
+            &wgsl,
+            &params,
+            &[a, b],
+            count.div_ceil(wg),
+        )?);
+    }
+    Ok((dispatches, sums, blocks))
+}
+
+/// The exclusive scan of each 256 elements of `src` plus its block's offset (from `offsets`, or
+/// 0), into `out`, with the total after the last element.
+fn scan_blocks(
+    planner: &Planner<'_>,
+    op: &'static str,
+    src: Words<'_>,
+    n: u64,
+    offsets: Option<&wgpu::Buffer>,
+    out: &wgpu::Buffer,
+) -> Result<Vec<Dispatch>, OpError> {
+    let wg = u64::from(WORKGROUP);
+    let offset_decl = offsets.map_or(String::new(), |_| {
+        rows::binding_decl(3, "offsets", "u32", false)
+    });
+    let base = if offsets.is_some() {
+        "offsets[param(3u) + group]"
+    } else {
+        "0u"
+    };
+    let wgsl = format!(
+        "{}{}{}{offset_decl}var<workgroup> acc: array<u32, {WORKGROUP}>;\n\
+         @compute @workgroup_size({WORKGROUP})\n\
+         fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n\
+                 @builtin(local_invocation_index) lid: u32) {{\n\
+         \x20   let group = group_index(wid, nwg);\n\
+         \x20   let e = group * {WORKGROUP}u + lid;\n\
+         \x20   let n = param(0u);\n\
+         \x20   var v = 0u;\n\
+         \x20   if (e < n) {{ v = {}; }}\n\
+         \x20   acc[lid] = v;\n\
+         \x20   workgroupBarrier();\n\
+         \x20   for (var s = 1u; s < {WORKGROUP}u; s <<= 1u) {{\n\
+         \x20       var t = acc[lid];\n\
+         \x20       if (lid >= s) {{ t += acc[lid - s]; }}\n\
+         \x20       workgroupBarrier();\n\
+         \x20       acc[lid] = t;\n\
+         \x20       workgroupBarrier();\n\
+         \x20   }}\n\
+         \x20   let base = {base};\n\
+         \x20   if (e < n) {{ out[param(2u) + e] = base + acc[lid] - v; }}\n\
+         \x20   if (e + 1u == n) {{ out[param(2u) + n] = base + acc[lid]; }}\n\
+         }}\n",
+        rows::header(4),
+        rows::binding_decl(1, "src", "u32", false),
+        rows::binding_decl(2, "out", "u32", true),
+        src.load(),
+    );
+    let limits = planner.device().limits();
+    let align = rows::alignment(&limits);
+    let out_span = Span::packed(out, 4);
+    let mut spans = vec![src.span(), out_span];
+    if let Some(offsets) = offsets {
+        spans.push(Span::packed(offsets, 4));
+    }
+    let mut dispatches = Vec::new();
+    for (first, count) in rows::runs(op, &limits, n, wg, &spans, &[])? {
+        let a = src.span().bind(op, first, count, align)?;
+        // The run's values and the slot after them (the total, or the next run's first value,
+        // which the next dispatch writes again).
+        let b = out_span.bind(op, first, count + 1, align)?;
+        let mut params = vec![
+            rows::base32(op, count)?,
+            rows::base32(op, a.base / 4)?,
+            rows::base32(op, b.base / 4)?,
+            0,
+        ];
+        let mut bindings = vec![a, b];
+        if let Some(offsets) = offsets {
+            let c = Span::packed(offsets, 4).bind(op, first / wg, count.div_ceil(wg), align)?;
+            params[3] = rows::base32(op, c.base / 4)?;
+            bindings.push(c);
+        }
+        dispatches.push(rows::dispatch(
+            planner,
+            op,
+            &wgsl,
+            &params,
+            &bindings,
+            count.div_ceil(wg),
+        )?);
+    }
+    Ok(dispatches)
+}
+
+/// The exclusive prefix sum of `src`'s `n` elements into a new buffer of `n + 1` words (the
+/// total last), and the dispatches that compute it, in order.
+pub(crate) fn exclusive_scan(
+    planner: &Planner<'_>,
+    op: &'static str,
+    src: Words<'_>,
+    n: u64,
+) -> Result<(Vec<Dispatch>, wgpu::Buffer), OpError> {
+    let size = n
+        .checked_add(1)
+        .and_then(|w| w.checked_mul(4))
+        .ok_or(OpError::Overflow { op, input: 0 })?;
+    let out = rows::output_buffer(planner, op, size)?;
+    if n == 0 {
+        return Ok((Vec::new(), out));
+    }
+    if n <= u64::from(WORKGROUP) {
+        return Ok((scan_blocks(planner, op, src, n, None, &out)?, out));
+    }
+    let (mut dispatches, sums, blocks) = block_sums(planner, op, src, n)?;
+    let (inner, offsets) = exclusive_scan(planner, op, Words::packed(&sums), blocks)?;
+    dispatches.extend(inner);
+    dispatches.extend(scan_blocks(planner, op, src, n, Some(&offsets), &out)?);
+    Ok((dispatches, out))
+}
+
+/// The rows each block of 8192 rows of a mask keeps, scanned: a buffer of `blocks + 1` words,
+/// word `b` the kept rows before block `b`, the last the total. `words` mask words, 256 per
+/// block.
+pub(crate) fn mask_block_offsets(
+    planner: &Planner<'_>,
+    op: &'static str,
+    mask: &wgpu::Buffer,
+    words: u64,
+) -> Result<(Vec<Dispatch>, wgpu::Buffer, u64), OpError> {
+    let source = Words {
+        buffer: mask,
+        offset: 0,
+        stride: 4,
+        popcount: true,
+    };
+    let (mut dispatches, sums, blocks) = block_sums(planner, op, source, words.max(1))?;
+    let (inner, offsets) = exclusive_scan(planner, op, Words::packed(&sums), blocks)?;
+    dispatches.extend(inner);
+    Ok((dispatches, offsets, blocks))
+}

@@ -1,0 +1,277 @@
+//! Compaction (the rows a [`GpuMask`] keeps, of several columns or row sets at once) and the
+//! prefix sum it is built on.
+
+use crate::data::{GpuData, GpuDataFormat, GpuDataView};
+use crate::device::Gpu;
+use crate::device::transfer::{WaitMode, read_range};
+use crate::format::{GpuVectorFormat, VertexFormat};
+use crate::kernels::compact::{self, BLOCK_ROWS, Source};
+use crate::kernels::rows::{self, Span};
+use crate::kernels::scan::{self, Words};
+use crate::kernels::shape::ViewShape;
+use crate::kernels::{OpError, OpPlan, OpsConfig, Planner};
+use crate::ops::mask::{GpuMask, read_u32};
+use crate::ops::output::output_data;
+
+/// What [`compact`] returns: one [`GpuData`] per input, holding the kept rows in their order,
+/// and how many rows were kept.
+#[derive(Debug)]
+pub struct Compacted {
+    /// The kept rows of each input, in the inputs' order.
+    pub columns: Vec<GpuData>,
+    /// The number of rows kept.
+    pub kept: u64,
+}
+
+/// Rows of one input and the format its output has.
+struct Input<'a> {
+    source: Source<'a>,
+    format: GpuDataFormat,
+}
+
+fn view_input<'a>(
+    op: &'static str,
+    i: usize,
+    view: &GpuDataView<'a>,
+) -> Result<Input<'a>, OpError> {
+    ViewShape::of(view).check(op, i, view.buffer().size(), true)?;
+    let bytes = view.format().byte_length();
+    Ok(Input {
+        source: Source {
+            rows: Span::of(view),
+            out_stride: bytes,
+        },
+        format: GpuVectorFormat::Fixed(view.format()).into(),
+    })
+}
+
+fn data_input<'a>(op: &'static str, data: &'a GpuData) -> Result<Input<'a>, OpError> {
+    let format = data.format().cloned().ok_or_else(|| OpError::WrongData {
+        op,
+        expected: "data with a format",
+        found: "data without one".to_owned(),
+    })?;
+    let out_stride = match &format {
+        GpuDataFormat::Struct(rows) => rows.byte_stride(),
+        GpuDataFormat::Vector(GpuVectorFormat::Fixed(f)) => f.byte_length(),
+        other => {
+            return Err(OpError::WrongData {
+                op,
+                expected: "fixed-size rows (a vertex format or a struct)",
+                found: format!("{other:?}"),
+            });
+        }
+    };
+    Ok(Input {
+        source: Source {
+            rows: Span {
+                buffer: data.buffer(),
+                offset: data.byte_offset(),
+                stride: data.byte_stride(),
+                row_bytes: data.row_byte_length().min(out_stride),
+            },
+            out_stride,
+        },
+        format,
+    })
+}
+
+fn plan_inputs(
+    gpu: &Gpu,
+    op: &'static str,
+    mask: &GpuMask,
+    inputs: Vec<Input<'_>>,
+    lengths: &[u64],
+    config: &OpsConfig,
+) -> Result<OpPlan<Compacted>, OpError> {
+    let planner = Planner::new(gpu, config);
+    let length = mask.len();
+    for (input, &found) in lengths.iter().enumerate() {
+        if found != length {
+            return Err(OpError::LengthMismatch {
+                op,
+                input,
+                expected: length,
+                found,
+            });
+        }
+    }
+    if length > u64::from(u32::MAX) {
+        return Err(OpError::TooManyRows {
+            op,
+            length,
+            max: u64::from(u32::MAX),
+        });
+    }
+    let words = length.div_ceil(32);
+    let (scan, offsets, blocks) = scan::mask_block_offsets(&planner, op, mask.buffer(), words)?;
+    // The count (and, when the rows are split, every block's offset) is needed to size and
+    // bind the outputs: run the scan and read it back.
+    OpPlan::from_dispatches(op, scan, 0, ()).run(gpu)?;
+    let sources: Vec<Source<'_>> = inputs.iter().map(|i| i.source).collect();
+    let limits = gpu.limits();
+    let runs = if length == 0 {
+        0
+    } else {
+        compact::run_count(op, limits, length, &sources, mask.buffer())?
+    };
+    let before: Vec<u64> = if runs > 1 {
+        let raw = pollster::block_on(read_range(
+            gpu,
+            &offsets,
+            0,
+            (blocks + 1) * 4,
+            "read back the block offsets",
+            WaitMode::Block,
+        ))
+        .map_err(|source| OpError::Gpu { op, source })?;
+        raw.chunks_exact(4)
+            .map(|c| u64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+            .collect()
+    } else {
+        let mut v = vec![0; usize::try_from(blocks + 1).unwrap_or(0)];
+        if let Some(last) = v.last_mut() {
+            *last = if length == 0 {
+                0
+            } else {
+                read_u32(gpu, op, &offsets, blocks)?
+            };
+        }
+        v
+    };
+    let kept = before.last().copied().unwrap_or(0);
+    let mut outputs = Vec::with_capacity(inputs.len());
+    for input in &inputs {
+        let size = kept
+            .checked_mul(input.source.out_stride)
+            .ok_or(OpError::Overflow { op, input: 0 })?;
+        outputs.push(rows::output_buffer(&planner, op, size)?);
+    }
+    let lookup = |b: u64| -> Option<u64> {
+        if runs > 1 {
+            before.get(usize::try_from(b).ok()?).copied()
+        } else if b == 0 {
+            Some(0)
+        } else {
+            Some(kept)
+        }
+    };
+    let dispatches = compact::plan(
+        &planner,
+        op,
+        mask.buffer(),
+        &offsets,
+        &sources,
+        &outputs,
+        length,
+        &lookup,
+    )?;
+    let moved: u64 = inputs
+        .iter()
+        .map(|i| length * i.source.rows.row_bytes + kept * i.source.rows.row_bytes)
+        .sum();
+    let columns = inputs
+        .into_iter()
+        .zip(&outputs)
+        .map(|(input, buffer)| output_data(op, buffer, input.format, kept))
+        .collect::<Result<Vec<_>, _>>()?;
+    debug_assert!(blocks * BLOCK_ROWS >= length);
+    Ok(OpPlan::from_dispatches(
+        op,
+        dispatches,
+        moved + words * 4,
+        Compacted { columns, kept },
+    ))
+}
+
+/// Plans the compaction of `columns` by `mask` (see [`compact`]). Planning runs the mask's scan
+/// and reads the kept count back (the outputs' size); the plan's dispatches copy the rows, so
+/// [`OpPlan::encode`] repeats only the copy.
+///
+/// # Errors
+/// As [`compact`].
+pub fn plan_compact(
+    gpu: &Gpu,
+    mask: &GpuMask,
+    columns: &[GpuDataView<'_>],
+    config: &OpsConfig,
+) -> Result<OpPlan<Compacted>, OpError> {
+    const OP: &str = "compact";
+    let inputs = columns
+        .iter()
+        .enumerate()
+        .map(|(i, v)| view_input(OP, i, v))
+        .collect::<Result<Vec<_>, _>>()?;
+    let lengths: Vec<u64> = columns.iter().map(GpuDataView::length).collect();
+    plan_inputs(gpu, OP, mask, inputs, &lengths, config)
+}
+
+/// The rows `mask` keeps, of every column at once, in their order: one pass over the columns
+/// (packed columns, strided children of interleaved rows, segments alike), each written packed
+/// into a new [`GpuData`] of its format, plus the kept count (cuDF's `apply_boolean_mask`).
+///
+/// ```no_run
+/// use gpudata::ops::{self, Predicate};
+/// # fn f(gpu: &gpudata::Gpu, x: gpudata::GpuDataView<'_>, y: gpudata::GpuDataView<'_>) -> Result<(), gpudata::OpError> {
+/// let mask = ops::mask(gpu, &Predicate::between(x, 0.0f32, 1.0f32))?;
+/// let kept = ops::compact(gpu, &mask, &[x, y])?;
+/// assert_eq!(kept.columns[0].length(), kept.kept);
+/// # Ok(()) }
+/// ```
+///
+/// # Errors
+/// [`OpError::LengthMismatch`] for a column whose length is not the mask's; the input checks of
+/// every operation; [`OpError::TooManyRows`] past `u32::MAX` rows; [`OpError::TooLarge`],
+/// [`OpError::Gpu`].
+pub fn compact(
+    gpu: &Gpu,
+    mask: &GpuMask,
+    columns: &[GpuDataView<'_>],
+) -> Result<Compacted, OpError> {
+    plan_compact(gpu, mask, columns, &OpsConfig::default())?.run(gpu)
+}
+
+/// The rows `mask` keeps of whole data: vertex-format columns or struct rows (interleaved
+/// tables' rows, padding included), each into new data of the same format.
+///
+/// # Errors
+/// [`OpError::WrongData`] for data without a fixed row format (lists), then as [`compact`].
+pub fn compact_data(gpu: &Gpu, mask: &GpuMask, data: &[&GpuData]) -> Result<Compacted, OpError> {
+    const OP: &str = "compact";
+    let inputs = data
+        .iter()
+        .map(|d| data_input(OP, d))
+        .collect::<Result<Vec<_>, _>>()?;
+    let lengths: Vec<u64> = data.iter().map(|d| d.length()).collect();
+    plan_inputs(gpu, OP, mask, inputs, &lengths, &OpsConfig::default())?.run(gpu)
+}
+
+/// The exclusive prefix sum of a `uint32` column, in wrapping 32-bit arithmetic: `n + 1`
+/// `uint32` values, value `i` the sum of the values before row `i`, the last the total.
+///
+/// # Errors
+/// [`OpError::UnsupportedFormat`] for a format other than `uint32`; the input checks of every
+/// operation; [`OpError::TooLarge`], [`OpError::Gpu`].
+pub fn prefix_sum(gpu: &Gpu, column: GpuDataView<'_>) -> Result<GpuData, OpError> {
+    const OP: &str = "prefix_sum";
+    if column.format() != VertexFormat::Uint32 {
+        return Err(OpError::UnsupportedFormat {
+            op: OP,
+            input: 0,
+            format: column.format(),
+            expected: "uint32",
+        });
+    }
+    ViewShape::of(&column).check(OP, 0, column.buffer().size(), true)?;
+    let planner = Planner::new(gpu, &OpsConfig::default());
+    let words = Words {
+        buffer: column.buffer(),
+        offset: column.byte_offset(),
+        stride: column.byte_stride(),
+        popcount: false,
+    };
+    let n = column.length();
+    let (dispatches, out) = scan::exclusive_scan(&planner, OP, words, n)?;
+    OpPlan::from_dispatches(OP, dispatches, 0, ()).run(gpu)?;
+    output_data(OP, &out, VertexFormat::Uint32, n + 1)
+}

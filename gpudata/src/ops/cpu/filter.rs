@@ -1,0 +1,188 @@
+//! The CPU reference of row masks, compaction and the prefix sum.
+
+use super::{HostColumn, HostInput};
+use crate::format::VertexFormat;
+use crate::format::codec::{self, Scalar};
+use crate::kernels::predicate::{Node, Side};
+use crate::kernels::{Comparison, OpError};
+use crate::ops::predicate::{Comparand, PredicateOf, predicate_length};
+
+/// A predicate over host columns and masks: the twin of [`Predicate`](crate::ops::Predicate).
+pub type HostPredicate<'a> = PredicateOf<HostInput<'a>, &'a [bool]>;
+
+impl<'a> From<HostInput<'a>> for Comparand<HostInput<'a>> {
+    fn from(input: HostInput<'a>) -> Self {
+        Comparand::Column(input)
+    }
+}
+
+/// `a op b` with the kernel's rule: integers exactly, anything with a float in `f32`.
+fn compare(op: Comparison, a: Scalar, b: Scalar) -> bool {
+    use std::cmp::Ordering;
+    let ordering = match (a, b) {
+        (Scalar::F32(_), _) | (_, Scalar::F32(_)) => a.to_f32().partial_cmp(&b.to_f32()),
+        (Scalar::I32(x), Scalar::I32(y)) => Some(x.cmp(&y)),
+        (Scalar::U32(x), Scalar::U32(y)) => Some(x.cmp(&y)),
+        (Scalar::I32(x), Scalar::U32(y)) => Some(i64::from(x).cmp(&i64::from(y))),
+        (Scalar::U32(x), Scalar::I32(y)) => Some(i64::from(x).cmp(&i64::from(y))),
+    };
+    match (op, ordering) {
+        (Comparison::NotEqual, o) => o != Some(Ordering::Equal),
+        (_, None) => false,
+        (Comparison::Less, Some(o)) => o == Ordering::Less,
+        (Comparison::LessEqual, Some(o)) => o != Ordering::Greater,
+        (Comparison::Greater, Some(o)) => o == Ordering::Greater,
+        (Comparison::GreaterEqual, Some(o)) => o != Ordering::Less,
+        (Comparison::Equal, Some(o)) => o == Ordering::Equal,
+    }
+}
+
+fn lanes(side: Side, columns: &[HostInput<'_>]) -> u32 {
+    match side {
+        Side::Column(i) => columns[i].format().components(),
+        Side::Value(_) => 1,
+    }
+}
+
+fn value(side: Side, lane: u32, row: u64, columns: &[HostInput<'_>]) -> Scalar {
+    match side {
+        Side::Column(i) => {
+            let c = &columns[i];
+            let lane = if c.format().components() == 1 {
+                0
+            } else {
+                lane
+            };
+            codec::decode_lane(c.format(), c.row(row), lane).unwrap_or(Scalar::U32(0))
+        }
+        Side::Value(v) => v,
+    }
+}
+
+fn eval(
+    op: &'static str,
+    node: &Node,
+    row: u64,
+    columns: &[HostInput<'_>],
+    masks: &[&[bool]],
+) -> Result<bool, OpError> {
+    Ok(match node {
+        Node::Compare(cmp, a, b) => {
+            let (na, nb) = (lanes(*a, columns), lanes(*b, columns));
+            if na != nb && na != 1 && nb != 1 {
+                let input = match b {
+                    Side::Column(i) => *i,
+                    Side::Value(_) => 0,
+                };
+                return Err(OpError::LaneMismatch {
+                    op,
+                    input,
+                    expected: na,
+                    found: nb,
+                });
+            }
+            (0..na.max(nb))
+                .all(|l| compare(*cmp, value(*a, l, row, columns), value(*b, l, row, columns)))
+        }
+        Node::Mask(m) => masks[*m][row as usize],
+        Node::And(nodes) => {
+            let mut all = true;
+            for n in nodes {
+                all &= eval(op, n, row, columns, masks)?;
+            }
+            all
+        }
+        Node::Or(nodes) => {
+            let mut any = false;
+            for n in nodes {
+                any |= eval(op, n, row, columns, masks)?;
+            }
+            any
+        }
+        Node::Not(inner) => !eval(op, inner, row, columns, masks)?,
+    })
+}
+
+/// The reference of [`ops::mask`](crate::ops::mask): one `bool` per row.
+///
+/// # Errors
+/// As [`ops::plan_mask`](crate::ops::plan_mask) (without the device's).
+pub fn mask(predicate: &HostPredicate<'_>) -> Result<Vec<bool>, OpError> {
+    const OP: &str = "mask";
+    let mut columns = Vec::new();
+    let mut masks: Vec<&[bool]> = Vec::new();
+    let node = predicate.lower(&mut columns, &mut masks);
+    for (i, c) in columns.iter().enumerate() {
+        c.check(OP, i)?;
+    }
+    let lengths: Vec<u64> = columns.iter().map(HostInput::length).collect();
+    let mask_lengths: Vec<u64> = masks.iter().map(|m| m.len() as u64).collect();
+    let length = predicate_length(OP, &lengths, &mask_lengths)?;
+    (0..length)
+        .map(|row| eval(OP, &node, row, &columns, &masks))
+        .collect()
+}
+
+/// The reference of [`ops::compact`](crate::ops::compact): the kept rows of each column,
+/// packed, and their count.
+///
+/// # Errors
+/// [`OpError::LengthMismatch`] and the input checks.
+pub fn compact(
+    mask: &[bool],
+    columns: &[HostInput<'_>],
+) -> Result<(Vec<HostColumn>, u64), OpError> {
+    const OP: &str = "compact";
+    let kept = mask.iter().filter(|&&k| k).count() as u64;
+    let mut out = Vec::with_capacity(columns.len());
+    for (i, c) in columns.iter().enumerate() {
+        c.check(OP, i)?;
+        if c.length() != mask.len() as u64 {
+            return Err(OpError::LengthMismatch {
+                op: OP,
+                input: i,
+                expected: mask.len() as u64,
+                found: c.length(),
+            });
+        }
+        let mut bytes = Vec::new();
+        for (row, _) in mask.iter().enumerate().filter(|(_, k)| **k) {
+            bytes.extend_from_slice(c.row(row as u64));
+        }
+        out.push(HostColumn {
+            format: c.format(),
+            length: kept,
+            bytes,
+        });
+    }
+    Ok((out, kept))
+}
+
+/// The reference of [`ops::prefix_sum`](crate::ops::prefix_sum).
+///
+/// # Errors
+/// [`OpError::UnsupportedFormat`] for a format other than `uint32`, and the input checks.
+pub fn prefix_sum(column: HostInput<'_>) -> Result<HostColumn, OpError> {
+    const OP: &str = "prefix_sum";
+    if column.format() != VertexFormat::Uint32 {
+        return Err(OpError::UnsupportedFormat {
+            op: OP,
+            input: 0,
+            format: column.format(),
+            expected: "uint32",
+        });
+    }
+    column.check(OP, 0)?;
+    let mut sum = 0u32;
+    let mut bytes = Vec::with_capacity((column.length() as usize + 1) * 4);
+    for row in 0..column.length() {
+        bytes.extend_from_slice(&sum.to_le_bytes());
+        sum = sum.wrapping_add(column.unit(row, 0));
+    }
+    bytes.extend_from_slice(&sum.to_le_bytes());
+    Ok(HostColumn {
+        format: VertexFormat::Uint32,
+        length: column.length() + 1,
+        bytes,
+    })
+}

@@ -1,0 +1,78 @@
+//! `extent` (luma.gl's `extent`): the minimum and maximum of every lane over all rows.
+
+use crate::data::{GpuData, GpuDataView};
+use crate::device::Gpu;
+use crate::format::VertexFormat;
+use crate::kernels::reduce::{self, Order};
+use crate::kernels::shape::ViewShape;
+use crate::kernels::{OpError, OpPlan, OpsConfig, Planner};
+use crate::ops::output::output_data;
+
+const OP: &str = "extent";
+
+/// The output format of `extent` over `format` (its data type with two components) and the
+/// lane order, or the error for a format it does not take.
+pub(crate) fn extent_output(format: VertexFormat) -> Result<(VertexFormat, Order), OpError> {
+    let unsupported = || OpError::UnsupportedFormat {
+        op: OP,
+        input: 0,
+        format,
+        expected: "a format of 8, 16 or 32-bit components",
+    };
+    let order = reduce::order(format).ok_or_else(unsupported)?;
+    let output =
+        VertexFormat::from_parts(format.data_type(), 2, false).map_err(|_| unsupported())?;
+    Ok((output, order))
+}
+
+/// Plans [`extent`].
+///
+/// # Errors
+/// As [`extent`].
+pub fn plan_extent(
+    gpu: &Gpu,
+    column: GpuDataView<'_>,
+    config: &OpsConfig,
+) -> Result<OpPlan<GpuData>, OpError> {
+    let (format, order) = extent_output(column.format())?;
+    ViewShape::of(&column).check(OP, 0, column.buffer().size(), true)?;
+    if column.length() == 0 {
+        return Err(OpError::Empty { op: OP });
+    }
+    if column.length() > u64::from(u32::MAX) {
+        return Err(OpError::TooManyRows {
+            op: OP,
+            length: column.length(),
+            max: u64::from(u32::MAX),
+        });
+    }
+    let planner = Planner::new(gpu, config);
+    let lanes = u64::from(column.format().components());
+    let output = crate::kernels::rows::output_buffer(&planner, OP, lanes * format.byte_length())?;
+    let dispatches = reduce::plan(&planner, OP, &column, order, &output)?;
+    let data = output_data(OP, &output, format, lanes)?;
+    Ok(OpPlan::from_dispatches(
+        OP,
+        dispatches,
+        column.length() * column.format().byte_length(),
+        data,
+    ))
+}
+
+/// The extent of every lane of `column`: one row per lane, `[minimum, maximum]`, in the
+/// column's data type with two components (`float32x3` → three `float32x2` rows, `unorm8x4` →
+/// four `unorm8x2` rows holding the stored integers), as luma.gl's `extent`.
+///
+/// NaN follows luma.gl's CPU backend: a NaN in the first row is the lane's minimum and
+/// maximum; NaNs in later rows are skipped. Unlike luma.gl, whose result for `-0` and `+0`
+/// depends on which comes first, `-0` is below `+0` (the minimum of both is `-0`, the maximum
+/// `+0`), so the result does not depend on the order rows are reduced in; `float16` is compared
+/// by value (luma.gl compares its bit patterns). Normalized formats compare their stored
+/// integers, as luma.gl does.
+///
+/// # Errors
+/// [`OpError::UnsupportedFormat`] for `unorm10-10-10-2`; [`OpError::Empty`] for no rows; the
+/// input checks of every operation; [`OpError::TooLarge`], [`OpError::Gpu`].
+pub fn extent(gpu: &Gpu, column: GpuDataView<'_>) -> Result<GpuData, OpError> {
+    plan_extent(gpu, column, &OpsConfig::default())?.run(gpu)
+}

@@ -1,0 +1,229 @@
+//! `gather`, `sequence` and `segmented_map` (luma.gl's operations of the same names): rows at
+//! indices, generated indices, and each vertex's segment.
+
+use crate::data::{GpuData, GpuDataView};
+use crate::device::Gpu;
+use crate::device::transfer::{WaitMode, read_range};
+use crate::format::VertexFormat;
+use crate::format::codec::{self, Scalar};
+use crate::kernels::shape::ViewShape;
+use crate::kernels::{OpError, OpPlan, OpsConfig, Planner, index, rows};
+use crate::ops::output::output_data;
+
+/// Checks a `gather` index column: one component, an integer or float format.
+pub(crate) fn check_ids(op: &'static str, format: VertexFormat) -> Result<(), OpError> {
+    let ok = format.components() == 1 && !format.is_normalized();
+    if ok {
+        Ok(())
+    } else {
+        Err(OpError::UnsupportedFormat {
+            op,
+            input: 0,
+            format,
+            expected: "a one-component integer or float index format",
+        })
+    }
+}
+
+/// Plans [`gather`].
+///
+/// # Errors
+/// As [`gather`].
+pub fn plan_gather(
+    gpu: &Gpu,
+    ids: GpuDataView<'_>,
+    source: GpuDataView<'_>,
+    config: &OpsConfig,
+) -> Result<OpPlan<GpuData>, OpError> {
+    const OP: &str = "gather";
+    check_ids(OP, ids.format())?;
+    ViewShape::of(&ids).check(OP, 0, ids.buffer().size(), true)?;
+    ViewShape::of(&source).check(OP, 1, source.buffer().size(), true)?;
+    for length in [ids.length(), source.length()] {
+        if length > u64::from(u32::MAX) {
+            return Err(OpError::TooManyRows {
+                op: OP,
+                length,
+                max: u64::from(u32::MAX),
+            });
+        }
+    }
+    let planner = Planner::new(gpu, config);
+    let row = source.format().byte_length();
+    let size = ids
+        .length()
+        .checked_mul(row)
+        .ok_or(OpError::Overflow { op: OP, input: 0 })?;
+    let output = rows::output_buffer(&planner, OP, size)?;
+    let dispatches = if ids.length() == 0 {
+        Vec::new()
+    } else {
+        index::gather(&planner, OP, &ids, &source, &output)?
+    };
+    let data = output_data(OP, &output, source.format(), ids.length())?;
+    Ok(OpPlan::from_dispatches(
+        OP,
+        dispatches,
+        ids.length() * (ids.format().byte_length() + 2 * row),
+        data,
+    ))
+}
+
+/// The rows of `source` at the row indices in `ids`, as luma.gl's `gather`: one output row per
+/// index, in `source`'s format (its stored bytes copied). An index that is not an integer in
+/// `0..source.length()` (negative, too large, fractional, NaN) gives a zero row. Indices may be
+/// any one-component integer or float format (`float16` by value); normalized formats are
+/// refused (luma.gl would use their stored integers).
+///
+/// The source is bound whole: sources larger than the device's largest storage binding are
+/// refused with [`OpError::TooLarge`]; the indices and the output are split as usual.
+///
+/// # Errors
+/// [`OpError::UnsupportedFormat`] for an index format it does not take; the input checks of
+/// every operation; [`OpError::TooManyRows`], [`OpError::TooLarge`], [`OpError::Gpu`].
+pub fn gather(
+    gpu: &Gpu,
+    ids: GpuDataView<'_>,
+    source: GpuDataView<'_>,
+) -> Result<GpuData, OpError> {
+    plan_gather(gpu, ids, source, &OpsConfig::default())?.run(gpu)
+}
+
+/// `count` `sint32` values `start + i × step` in wrapping 32-bit arithmetic, as luma.gl's
+/// `sequence(count, start, step)` stores them in an `Int32Array`.
+///
+/// # Errors
+/// [`OpError::ZeroStep`] for a step of 0 (luma.gl's rule), [`OpError::TooLarge`],
+/// [`OpError::Gpu`].
+pub fn sequence(gpu: &Gpu, count: u32, start: i32, step: i32) -> Result<GpuData, OpError> {
+    const OP: &str = "sequence";
+    if step == 0 {
+        return Err(OpError::ZeroStep { op: OP });
+    }
+    let planner = Planner::new(gpu, &OpsConfig::default());
+    let length = u64::from(count);
+    let output = rows::output_buffer(&planner, OP, length * 4)?;
+    let dispatches = if count == 0 {
+        Vec::new()
+    } else {
+        index::sequence(&planner, OP, length, start, step, &output)?
+    };
+    let data = output_data(OP, &output, VertexFormat::Sint32, length)?;
+    OpPlan::from_dispatches(OP, dispatches, length * 4, data).run(gpu)
+}
+
+/// Checks segment starts as luma.gl does: at least one, a one-component integer format, the
+/// first 0, never decreasing, the last at most `vertex_count`.
+pub(crate) fn check_segments(
+    op: &'static str,
+    format: VertexFormat,
+    starts: &[i64],
+    vertex_count: u64,
+) -> Result<(), OpError> {
+    if format.components() != 1 || !format.data_type().is_integer() || format.is_normalized() {
+        return Err(OpError::UnsupportedFormat {
+            op,
+            input: 0,
+            format,
+            expected: "a one-component integer format",
+        });
+    }
+    let Some(&first) = starts.first() else {
+        return Err(OpError::Empty { op });
+    };
+    if first != 0 {
+        return Err(OpError::FirstSegment { op, value: first });
+    }
+    for (row, pair) in starts.windows(2).enumerate() {
+        if pair[1] < pair[0] {
+            return Err(OpError::DecreasingSegment {
+                op,
+                row: row as u64 + 1,
+                value: pair[1],
+                previous: pair[0],
+            });
+        }
+    }
+    let last = starts.last().copied().unwrap_or(0);
+    if u64::try_from(last).map_or(true, |l| l > vertex_count) {
+        return Err(OpError::SegmentPastEnd {
+            op,
+            start: last,
+            vertex_count,
+        });
+    }
+    Ok(())
+}
+
+/// A decoded integer as `i64`.
+pub(crate) fn integer(value: Option<Scalar>) -> i64 {
+    match value {
+        Some(Scalar::I32(v)) => i64::from(v),
+        Some(Scalar::U32(v)) => i64::from(v),
+        _ => 0,
+    }
+}
+
+/// For each vertex `v` of `0..vertex_count`, `[segment, v - start of segment]` as `uint32x2`,
+/// as luma.gl's `segmentedMap`: `segments` holds the segments' first vertices (the first 0,
+/// never decreasing; repeated starts are empty segments, which no vertex maps to); vertex `v`
+/// belongs to the last segment starting at or before it.
+///
+/// The starts are read back and checked first (luma.gl checks them on the CPU too), so this
+/// waits for the GPU once.
+///
+/// # Errors
+/// [`OpError::UnsupportedFormat`] for starts that are not one-component integers;
+/// [`OpError::Empty`] for no starts; [`OpError::FirstSegment`],
+/// [`OpError::DecreasingSegment`], [`OpError::SegmentPastEnd`]; [`OpError::TooManyRows`] past
+/// `u32::MAX` vertices; the input checks of every operation; [`OpError::TooLarge`],
+/// [`OpError::Gpu`].
+pub fn segmented_map(
+    gpu: &Gpu,
+    segments: GpuDataView<'_>,
+    vertex_count: u64,
+) -> Result<GpuData, OpError> {
+    const OP: &str = "segmented_map";
+    let format = segments.format();
+    ViewShape::of(&segments).check(OP, 0, segments.buffer().size(), true)?;
+    if vertex_count > u64::from(u32::MAX) {
+        return Err(OpError::TooManyRows {
+            op: OP,
+            length: vertex_count,
+            max: u64::from(u32::MAX),
+        });
+    }
+    let starts = if format.components() == 1 && format.data_type().is_integer() {
+        let bytes = pollster::block_on(read_range(
+            gpu,
+            segments.buffer(),
+            segments.byte_offset(),
+            segments.byte_length(),
+            "read back the segment starts",
+            WaitMode::Block,
+        ))
+        .map_err(|source| OpError::Gpu { op: OP, source })?;
+        let stride = usize::try_from(segments.byte_stride()).unwrap_or(usize::MAX);
+        (0..segments.length() as usize)
+            .map(|i| {
+                integer(codec::decode_lane(
+                    format,
+                    bytes.get(i * stride..).unwrap_or(&[]),
+                    0,
+                ))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    check_segments(OP, format, &starts, vertex_count)?;
+    let planner = Planner::new(gpu, &OpsConfig::default());
+    let output = rows::output_buffer(&planner, OP, vertex_count * 8)?;
+    let dispatches = if vertex_count == 0 {
+        Vec::new()
+    } else {
+        index::segmented_map(&planner, OP, &segments, vertex_count, &output)?
+    };
+    let data = output_data(OP, &output, VertexFormat::Uint32x2, vertex_count)?;
+    OpPlan::from_dispatches(OP, dispatches, vertex_count * 8, data).run(gpu)
+}

@@ -1,0 +1,414 @@
+//! Row masks, compaction and the prefix sum on the GPU against the CPU reference and against
+//! filtering on the host: random predicates over columns of many formats (NaN, ±0, ±inf and
+//! integer extremes included), masks that keep all, none, every other, 1% and 99% of the rows,
+//! and a device whose storage bindings hold 1 MiB (rows split over several dispatches).
+
+use crate::fixtures::*;
+use crate::select::{small, special_rows};
+use gpudata::ops::cpu::{self, HostInput, HostPredicate};
+use gpudata::ops::{self, Comparand, Comparison, GpuMask, OpError, Predicate, PredicateOf, Scalar};
+use gpudata::{Gpu, GpuDataView, VertexFormat};
+
+/// A host column and its upload.
+struct Column {
+    bytes: Vec<u8>,
+    buffer: wgpu::Buffer,
+    format: VertexFormat,
+    length: u64,
+    offset: u64,
+    stride: u64,
+}
+
+impl Column {
+    fn new(gpu: &Gpu, rng: &mut Rng, format: VertexFormat, length: u64) -> Column {
+        let align = format.byte_length() / u64::from(format.components());
+        let offset = align * rng.below(3);
+        let stride = format.byte_length().next_multiple_of(align) + align * rng.below(2);
+        let mut bytes = special_rows(rng, format, length, offset, stride);
+        // No f32 subnormals in compared columns: a GPU may flush them in comparisons.
+        if format.data_type() == gpudata::format::DataType::Float32 {
+            for row in 0..length {
+                for lane in 0..u64::from(format.components()) {
+                    let at = (offset + row * stride + lane * 4) as usize;
+                    let v = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+                    if v & 0x7f80_0000 == 0 {
+                        bytes[at..at + 4].copy_from_slice(&(v & 0x8000_0000).to_le_bytes());
+                    }
+                }
+            }
+        }
+        let buffer = upload(gpu, &bytes);
+        Column {
+            bytes,
+            buffer,
+            format,
+            length,
+            offset,
+            stride,
+        }
+    }
+
+    fn view(&self) -> GpuDataView<'_> {
+        view_at(
+            &self.buffer,
+            self.format,
+            self.length,
+            self.offset,
+            Some(self.stride),
+        )
+    }
+
+    fn host(&self) -> HostInput<'_> {
+        HostInput::new(&self.bytes, self.format, self.length)
+            .with_byte_offset(self.offset)
+            .with_byte_stride(self.stride)
+    }
+}
+
+fn scalar(rng: &mut Rng) -> Scalar {
+    match rng.below(5) {
+        0 => Scalar::F32(rng.f32_in(100.0)),
+        1 => Scalar::F32([0.0, -0.0, f32::INFINITY, f32::NAN][rng.below(4) as usize]),
+        2 => Scalar::I32([i32::MIN, -1, 0, 7, i32::MAX][rng.below(5) as usize]),
+        3 => Scalar::U32([0, 1, 200, u32::MAX][rng.below(4) as usize]),
+        _ => Scalar::I32(rng.next_u32() as i32 >> 16),
+    }
+}
+
+/// A random predicate tree over `columns` (by index) and mask 0, the same for host and GPU.
+#[derive(Clone, Debug)]
+enum Tree {
+    Cmp(Comparison, usize, Result<usize, Scalar>),
+    Between(usize, Scalar, Result<usize, Scalar>),
+    Mask,
+    And(Vec<Tree>),
+    Or(Vec<Tree>),
+    Not(Box<Tree>),
+}
+
+fn tree(rng: &mut Rng, columns: usize, depth: u32) -> Tree {
+    let cmps = [
+        Comparison::Less,
+        Comparison::LessEqual,
+        Comparison::Greater,
+        Comparison::GreaterEqual,
+        Comparison::Equal,
+        Comparison::NotEqual,
+    ];
+    let leaf = |rng: &mut Rng| -> Tree {
+        let c = rng.below(columns as u64) as usize;
+        let other = if rng.below(3) == 0 {
+            Ok(rng.below(columns as u64) as usize)
+        } else {
+            Err(scalar(rng))
+        };
+        match rng.below(6) {
+            0 => Tree::Between(c, scalar(rng), other),
+            1 => Tree::Mask,
+            _ => Tree::Cmp(cmps[rng.below(6) as usize], c, other),
+        }
+    };
+    if depth == 0 {
+        return leaf(rng);
+    }
+    match rng.below(4) {
+        0 => Tree::And(
+            (0..1 + rng.below(3))
+                .map(|_| tree(rng, columns, depth - 1))
+                .collect(),
+        ),
+        1 => Tree::Or(
+            (0..1 + rng.below(3))
+                .map(|_| tree(rng, columns, depth - 1))
+                .collect(),
+        ),
+        2 => Tree::Not(Box::new(tree(rng, columns, depth - 1))),
+        _ => leaf(rng),
+    }
+}
+
+fn build<C: Copy, M: Copy>(t: &Tree, cols: &[C], mask: M) -> PredicateOf<C, M> {
+    use PredicateOf as P;
+    let side = |o: &Result<usize, Scalar>| match o {
+        Ok(i) => Comparand::Column(cols[*i]),
+        Err(v) => Comparand::Value(*v),
+    };
+    match t {
+        Tree::Cmp(op, c, o) => P::compare(*op, cols[*c], side(o)),
+        Tree::Between(c, lo, hi) => P::between(cols[*c], Comparand::Value(*lo), side(hi)),
+        Tree::Mask => P::Mask(mask),
+        Tree::And(ts) => P::And(ts.iter().map(|t| build(t, cols, mask)).collect()),
+        Tree::Or(ts) => P::Or(ts.iter().map(|t| build(t, cols, mask)).collect()),
+        Tree::Not(t) => P::Not(Box::new(build(t, cols, mask))),
+    }
+}
+
+fn check_masks(gpu: &Gpu, rng: &mut Rng, length: u64, trees: usize) {
+    // Single-lane columns, plus multi-lane ones of one lane count (so lanes always match).
+    let formats = [
+        VertexFormat::Float32,
+        VertexFormat::Sint32,
+        VertexFormat::Uint32,
+        VertexFormat::Sint16,
+        VertexFormat::Uint8,
+        VertexFormat::Unorm8,
+        VertexFormat::Float16,
+        VertexFormat::Snorm16,
+        VertexFormat::Float32x2,
+        VertexFormat::Uint8x2,
+        VertexFormat::Float16x2,
+    ];
+    let columns: Vec<Column> = formats
+        .iter()
+        .map(|&f| Column::new(gpu, rng, f, length))
+        .collect();
+    let bools: Vec<bool> = (0..length).map(|_| rng.below(2) == 0).collect();
+    let gpu_mask = GpuMask::from_bools(gpu, &bools).unwrap();
+    let views: Vec<GpuDataView<'_>> = columns.iter().map(Column::view).collect();
+    let hosts: Vec<HostInput<'_>> = columns.iter().map(Column::host).collect();
+    for _ in 0..trees {
+        let t = tree(rng, columns.len(), 3);
+        let host: HostPredicate<'_> = build(&t, &hosts, &bools[..]);
+        let device: Predicate<'_> = build(&t, &views, &gpu_mask);
+        let expected = cpu::mask(&host).unwrap();
+        let got = ops::mask(gpu, &device).unwrap();
+        assert_eq!(got.len(), length);
+        assert_eq!(got.read(gpu).unwrap(), expected, "{t:?}");
+    }
+}
+
+#[test]
+fn masks_equal_the_cpu_reference() {
+    let gpu = gpu();
+    let mut rng = Rng::new(30);
+    check_masks(&gpu, &mut rng, 3000, 40);
+    check_masks(&gpu, &mut rng, 1, 5);
+}
+
+#[test]
+fn masks_split_large_columns() {
+    let gpu = small();
+    let mut rng = Rng::new(31);
+    check_masks(&gpu, &mut rng, 300_000, 3);
+}
+
+#[test]
+fn comparison_rules() {
+    let gpu = gpu();
+    let values = [f32::NAN, -0.0, 0.0, 1.0, f32::INFINITY, -3.5];
+    let buffer = upload(&gpu, &f32_bytes(&values));
+    let x = view(&buffer, VertexFormat::Float32, 6);
+    let m = |p: Predicate<'_>| ops::mask(&gpu, &p).unwrap().read(&gpu).unwrap();
+    assert_eq!(
+        m(Predicate::equal(x, 0.0f32)),
+        [false, true, true, false, false, false]
+    );
+    assert_eq!(
+        m(Predicate::less(x, 1.0f32).not()),
+        [true, false, false, true, true, false]
+    );
+    assert_eq!(
+        m(Predicate::between(x, -0.0f32, 1.0f32)),
+        [false, true, true, true, false, false]
+    );
+    assert_eq!(
+        m(Predicate::compare(Comparison::NotEqual, x, x)),
+        [true, false, false, false, false, false]
+    );
+    // Signed against unsigned, exactly.
+    let ints = upload(
+        &gpu,
+        &(-2i32..2).flat_map(i32::to_le_bytes).collect::<Vec<_>>(),
+    );
+    let i = view(&ints, VertexFormat::Sint32, 4);
+    assert_eq!(m(Predicate::less(i, u32::MAX)), [true; 4]);
+    assert_eq!(m(Predicate::greater(i, 0u32)), [false, false, false, true]);
+    assert_eq!(
+        ops::greater(&gpu, i, -1i32).unwrap().read(&gpu).unwrap(),
+        [false, false, true, true]
+    );
+    // All lanes of a vector column must match.
+    let pairs = upload(&gpu, &f32_bytes(&[1.0, 5.0, 2.0, 3.0]));
+    let p = view(&pairs, VertexFormat::Float32x2, 2);
+    assert_eq!(
+        ops::between(&gpu, p, 0.0f32, 4.0f32)
+            .unwrap()
+            .read(&gpu)
+            .unwrap(),
+        [false, true]
+    );
+    // Errors.
+    let short = view(&buffer, VertexFormat::Float32, 5);
+    assert!(matches!(
+        ops::mask(&gpu, &Predicate::less(x, short)),
+        Err(OpError::LengthMismatch { .. })
+    ));
+    let triple = upload(&gpu, &[0; 24]);
+    let t = view(&triple, VertexFormat::Float32x3, 2);
+    assert!(matches!(
+        ops::mask(&gpu, &Predicate::less(p, t)),
+        Err(OpError::LaneMismatch { .. })
+    ));
+    assert_eq!(
+        ops::mask(&gpu, &Predicate::And(vec![])).unwrap_err(),
+        OpError::NoInputs { op: "mask" }
+    );
+}
+
+#[cfg(feature = "arrow")]
+#[test]
+fn masks_read_back_as_arrow_boolean_arrays() {
+    let gpu = gpu();
+    let bools: Vec<bool> = (0..77).map(|i| i % 3 == 0).collect();
+    let mask = GpuMask::from_bools(&gpu, &bools).unwrap();
+    let array = mask.read_arrow(&gpu).unwrap();
+    assert_eq!(array.len(), 77);
+    assert_eq!(arrow_array::Array::null_count(&array), 0);
+    assert_eq!(array.iter().map(Option::unwrap).collect::<Vec<_>>(), bools);
+    let back = GpuMask::from_arrow(&gpu, &array).unwrap();
+    assert_eq!(back.read(&gpu).unwrap(), bools);
+    assert_eq!(back.count(&gpu).unwrap(), 26);
+}
+
+/// Masks of every shape the tests use.
+fn masks(rng: &mut Rng, length: u64) -> Vec<(&'static str, Vec<bool>)> {
+    let n = length as usize;
+    vec![
+        ("all", vec![true; n]),
+        ("none", vec![false; n]),
+        ("alternating", (0..n).map(|i| i % 2 == 0).collect()),
+        ("1%", (0..n).map(|_| rng.below(100) == 0).collect()),
+        ("99%", (0..n).map(|_| rng.below(100) != 0).collect()),
+    ]
+}
+
+/// The rows `mask` keeps of `column`, filtered on the host.
+fn host_filter(column: &Column, mask: &[bool]) -> Vec<u8> {
+    let size = column.format.byte_length() as usize;
+    mask.iter()
+        .enumerate()
+        .filter(|(_, k)| **k)
+        .flat_map(|(row, _)| {
+            let at = (column.offset + row as u64 * column.stride) as usize;
+            column.bytes[at..at + size].to_vec()
+        })
+        .collect()
+}
+
+fn check_compact(gpu: &Gpu, rng: &mut Rng, length: u64) {
+    let formats = [
+        VertexFormat::Float32,
+        VertexFormat::Float32x4,
+        VertexFormat::Uint8,
+        VertexFormat::Unorm8x2,
+        VertexFormat::Sint16x4,
+        VertexFormat::Float16x2,
+        VertexFormat::Float32x3,
+        VertexFormat::Uint8x4,
+    ];
+    let columns: Vec<Column> = formats
+        .iter()
+        .map(|&f| Column::new(gpu, rng, f, length))
+        .collect();
+    let views: Vec<GpuDataView<'_>> = columns.iter().map(Column::view).collect();
+    let hosts: Vec<HostInput<'_>> = columns.iter().map(Column::host).collect();
+    for (name, bools) in masks(rng, length) {
+        let mask = GpuMask::from_bools(gpu, &bools).unwrap();
+        let kept = bools.iter().filter(|&&k| k).count() as u64;
+        assert_eq!(mask.count(gpu).unwrap(), kept, "{name}");
+        let out = ops::compact(gpu, &mask, &views).unwrap();
+        let (expected, expected_kept) = cpu::compact(&bools, &hosts).unwrap();
+        assert_eq!(out.kept, kept, "{name}");
+        assert_eq!(expected_kept, kept);
+        for ((column, data), reference) in columns.iter().zip(&out.columns).zip(&expected) {
+            assert_eq!(format_of(data), column.format);
+            assert_eq!(data.length(), kept);
+            let bytes = data.read_bytes(gpu).unwrap();
+            assert_eq!(
+                bytes,
+                host_filter(column, &bools),
+                "{name} mask, {}",
+                column.format
+            );
+            assert_eq!(bytes, reference.bytes());
+        }
+    }
+}
+
+#[test]
+fn compaction_equals_filtering_on_the_host() {
+    let gpu = gpu();
+    let mut rng = Rng::new(32);
+    check_compact(&gpu, &mut rng, 20_000);
+    check_compact(&gpu, &mut rng, 1);
+    check_compact(&gpu, &mut rng, 0);
+}
+
+#[test]
+fn compaction_splits_large_columns() {
+    let gpu = small();
+    let mut rng = Rng::new(33);
+    check_compact(&gpu, &mut rng, 150_000);
+}
+
+#[test]
+fn compaction_of_struct_rows_keeps_their_format() {
+    let gpu = gpu();
+    let mut rng = Rng::new(34);
+    let format = gpudata::GpuDataStructFormat::new(
+        gpudata::StructLayout::WgslStorage,
+        vec![
+            ("p".to_owned(), VertexFormat::Float32x3),
+            ("c".to_owned(), VertexFormat::Unorm8x4),
+        ],
+    )
+    .unwrap();
+    let length = 5000;
+    let stride = format.byte_stride();
+    let bytes = rng.bytes((length * stride) as usize);
+    let buffer = upload(&gpu, &bytes);
+    let rows = rows_at(&buffer, &format, length, 0, None);
+    for (name, bools) in masks(&mut rng, length) {
+        let mask = GpuMask::from_bools(&gpu, &bools).unwrap();
+        let out = ops::compact_data(&gpu, &mask, &[&rows]).unwrap();
+        let expected: Vec<u8> = bools
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| **k)
+            .flat_map(|(r, _)| bytes[r * stride as usize..(r + 1) * stride as usize].to_vec())
+            .collect();
+        assert_eq!(out.columns[0].struct_format(), Some(&format));
+        assert_eq!(out.columns[0].read_bytes(&gpu).unwrap(), expected, "{name}");
+    }
+}
+
+#[test]
+fn prefix_sums_equal_the_cpu_reference() {
+    let gpu = gpu();
+    let split = small();
+    let mut rng = Rng::new(35);
+    for (gpu, n) in [
+        (&gpu, 0),
+        (&gpu, 1),
+        (&gpu, 256),
+        (&gpu, 257),
+        (&gpu, 70_000),
+        (&split, 400_000),
+    ] {
+        let values: Vec<u32> = (0..n)
+            .map(|_| {
+                if rng.below(2) == 0 {
+                    rng.next_u32()
+                } else {
+                    rng.below(9) as u32
+                }
+            })
+            .collect();
+        let bytes = u32_bytes(&values);
+        let buffer = upload(gpu, &bytes);
+        let expected = cpu::prefix_sum(HostInput::new(&bytes, VertexFormat::Uint32, n)).unwrap();
+        let out = ops::prefix_sum(gpu, view(&buffer, VertexFormat::Uint32, n)).unwrap();
+        assert_eq!(out.length(), n + 1);
+        assert_eq!(out.read_bytes(gpu).unwrap(), expected.bytes(), "{n} values");
+    }
+}
