@@ -19,6 +19,8 @@
 mod cases;
 #[path = "gpubench/kernels.rs"]
 mod kernels;
+#[path = "gpubench/select.rs"]
+mod select;
 #[path = "gpubench/timing.rs"]
 mod timing;
 

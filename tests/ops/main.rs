@@ -12,5 +12,6 @@ mod filter;
 mod fixtures;
 mod fround;
 mod interleave;
+mod luma_select;
 mod select;
 mod split;

@@ -7,6 +7,7 @@ pub mod support;
 mod dynamic;
 mod errors;
 mod faults;
+mod filter;
 mod fixtures;
 mod formats;
 mod render;

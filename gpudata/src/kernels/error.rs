@@ -260,6 +260,18 @@ pub enum OpError {
         /// The operation.
         op: &'static str,
     },
+    /// Rows past the end of a mask (or column) asked for.
+    #[error("{op}: rows {first}..{first} + {rows} reach past the {length} rows")]
+    RowsOutOfRange {
+        /// The operation.
+        op: &'static str,
+        /// The first row asked for.
+        first: u64,
+        /// The rows asked for.
+        rows: u64,
+        /// The rows there are.
+        length: u64,
+    },
     /// Segment starts that do not begin at 0.
     #[error("{op}: segment starts must begin at 0, found {value}")]
     FirstSegment {

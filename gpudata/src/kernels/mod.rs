@@ -6,6 +6,7 @@
 //! planning and running them. Every pipeline compiles through the device's one cache
 //! ([`Gpu::compiled_pipelines`](crate::Gpu::compiled_pipelines) counts them).
 
+pub(crate) mod bits;
 pub(crate) mod compact;
 mod config;
 pub(crate) mod copy;

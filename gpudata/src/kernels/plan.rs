@@ -843,6 +843,7 @@ impl<T> OpPlan<T> {
 
     /// A plan of dispatches built outside the row-transform planner (the selection kernels).
     pub(crate) fn from_dispatches(
+        gpu: &Gpu,
         op: &'static str,
         dispatches: Vec<Dispatch>,
         bytes_moved: u64,
@@ -850,6 +851,7 @@ impl<T> OpPlan<T> {
     ) -> OpPlan<T> {
         OpPlan {
             op,
+            gpu: gpu.clone(),
             dispatches,
             bytes_moved,
             output,

@@ -30,6 +30,23 @@ pub(crate) struct Bound<'a> {
     pub base: u64,
 }
 
+/// The checks every input view of a selection kernel goes through: its data on `gpu`'s device
+/// (another device's buffer is refused before wgpu sees it), offset and stride aligned, rows
+/// inside the buffer; `input` is its position. Then the device must not be lost.
+pub(crate) fn check_view(
+    gpu: &crate::device::Gpu,
+    op: &'static str,
+    input: usize,
+    view: &GpuDataView<'_>,
+) -> Result<(), OpError> {
+    let buffer = view
+        .buffer_on(gpu, "plan an operation")
+        .map_err(|source| OpError::Gpu { op, source })?;
+    crate::kernels::shape::ViewShape::of(view).check(op, input, buffer.size(), true)?;
+    gpu.check_lost("plan an operation")
+        .map_err(|source| OpError::Gpu { op, source })
+}
+
 /// The binding alignment of `gpu`'s device: its storage offset alignment, at least 16 so that a
 /// binding can be read as `vec4<u32>` from its start.
 pub(crate) fn alignment(limits: &wgpu::Limits) -> u64 {

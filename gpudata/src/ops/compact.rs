@@ -8,7 +8,6 @@ use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::kernels::compact::{self, BLOCK_ROWS, Source};
 use crate::kernels::rows::{self, Span};
 use crate::kernels::scan::{self, Words};
-use crate::kernels::shape::ViewShape;
 use crate::kernels::{OpError, OpPlan, OpsConfig, Planner};
 use crate::ops::mask::{GpuMask, read_u32};
 use crate::ops::output::output_data;
@@ -30,11 +29,12 @@ struct Input<'a> {
 }
 
 fn view_input<'a>(
+    gpu: &Gpu,
     op: &'static str,
     i: usize,
     view: &GpuDataView<'a>,
 ) -> Result<Input<'a>, OpError> {
-    ViewShape::of(view).check(op, i, view.buffer().size(), true)?;
+    rows::check_view(gpu, op, i, view)?;
     let bytes = view.format().byte_length();
     Ok(Input {
         source: Source {
@@ -45,7 +45,9 @@ fn view_input<'a>(
     })
 }
 
-fn data_input<'a>(op: &'static str, data: &'a GpuData) -> Result<Input<'a>, OpError> {
+fn data_input<'a>(gpu: &Gpu, op: &'static str, data: &'a GpuData) -> Result<Input<'a>, OpError> {
+    data.buffer_on(gpu, "plan an operation")
+        .map_err(|source| OpError::Gpu { op, source })?;
     let format = data.format().cloned().ok_or_else(|| OpError::WrongData {
         op,
         expected: "data with a format",
@@ -85,6 +87,9 @@ fn plan_inputs(
     config: &OpsConfig,
 ) -> Result<OpPlan<Compacted>, OpError> {
     let planner = Planner::new(gpu, config);
+    mask.words()
+        .buffer_on(gpu, "plan an operation")
+        .map_err(|source| OpError::Gpu { op, source })?;
     let length = mask.len();
     for (input, &found) in lengths.iter().enumerate() {
         if found != length {
@@ -107,7 +112,7 @@ fn plan_inputs(
     let (scan, offsets, blocks) = scan::mask_block_offsets(&planner, op, mask.buffer(), words)?;
     // The count (and, when the rows are split, every block's offset) is needed to size and
     // bind the outputs: run the scan and read it back.
-    OpPlan::from_dispatches(op, scan, 0, ()).run(gpu)?;
+    OpPlan::from_dispatches(gpu, op, scan, 0, ()).run(gpu)?;
     let sources: Vec<Source<'_>> = inputs.iter().map(|i| i.source).collect();
     let limits = gpu.limits();
     let runs = if length == 0 {
@@ -173,15 +178,62 @@ fn plan_inputs(
     let columns = inputs
         .into_iter()
         .zip(&outputs)
-        .map(|(input, buffer)| output_data(op, buffer, input.format, kept))
+        .map(|(input, buffer)| output_data(gpu, op, buffer, input.format, kept))
         .collect::<Result<Vec<_>, _>>()?;
     debug_assert!(blocks * BLOCK_ROWS >= length);
     Ok(OpPlan::from_dispatches(
+        gpu,
         op,
         dispatches,
         moved + words * 4,
         Compacted { columns, kept },
     ))
+}
+
+/// Rows of a buffer to compact as raw bytes: `row_bytes` bytes every `stride` bytes from
+/// `offset`, `length` rows, written at the same stride (the table filter's interleaved rows).
+pub(crate) struct RowSet<'a> {
+    pub buffer: &'a wgpu::Buffer,
+    pub offset: u64,
+    pub stride: u64,
+    pub row_bytes: u64,
+    pub length: u64,
+}
+
+/// The rows `mask` keeps of every row set in one pass: a new buffer per set (rows at the set's
+/// stride, or its row bytes when larger), and the kept count.
+pub(crate) fn compact_row_sets(
+    gpu: &Gpu,
+    mask: &GpuMask,
+    sets: &[RowSet<'_>],
+) -> Result<(Vec<wgpu::Buffer>, u64), OpError> {
+    const OP: &str = "filter";
+    let inputs = sets
+        .iter()
+        .map(|s| Input {
+            source: Source {
+                rows: Span {
+                    buffer: s.buffer,
+                    offset: s.offset,
+                    stride: s.stride,
+                    row_bytes: s.row_bytes,
+                },
+                out_stride: s.stride.max(s.row_bytes),
+            },
+            format: GpuVectorFormat::Fixed(VertexFormat::Uint8).into(),
+        })
+        .collect();
+    let lengths: Vec<u64> = sets.iter().map(|s| s.length).collect();
+    let plan = plan_inputs(gpu, OP, mask, inputs, &lengths, &OpsConfig::default())?;
+    let buffers = plan
+        .output()
+        .columns
+        .iter()
+        .map(|c| c.buffer().clone())
+        .collect();
+    let kept = plan.output().kept;
+    plan.run(gpu)?;
+    Ok((buffers, kept))
 }
 
 /// Plans the compaction of `columns` by `mask` (see [`compact`]). Planning runs the mask's scan
@@ -200,7 +252,7 @@ pub fn plan_compact(
     let inputs = columns
         .iter()
         .enumerate()
-        .map(|(i, v)| view_input(OP, i, v))
+        .map(|(i, v)| view_input(gpu, OP, i, v))
         .collect::<Result<Vec<_>, _>>()?;
     let lengths: Vec<u64> = columns.iter().map(GpuDataView::length).collect();
     plan_inputs(gpu, OP, mask, inputs, &lengths, config)
@@ -240,7 +292,7 @@ pub fn compact_data(gpu: &Gpu, mask: &GpuMask, data: &[&GpuData]) -> Result<Comp
     const OP: &str = "compact";
     let inputs = data
         .iter()
-        .map(|d| data_input(OP, d))
+        .map(|d| data_input(gpu, OP, d))
         .collect::<Result<Vec<_>, _>>()?;
     let lengths: Vec<u64> = data.iter().map(|d| d.length()).collect();
     plan_inputs(gpu, OP, mask, inputs, &lengths, &OpsConfig::default())?.run(gpu)
@@ -262,7 +314,7 @@ pub fn prefix_sum(gpu: &Gpu, column: GpuDataView<'_>) -> Result<GpuData, OpError
             expected: "uint32",
         });
     }
-    ViewShape::of(&column).check(OP, 0, column.buffer().size(), true)?;
+    rows::check_view(gpu, OP, 0, &column)?;
     let planner = Planner::new(gpu, &OpsConfig::default());
     let words = Words {
         buffer: column.buffer(),
@@ -272,6 +324,6 @@ pub fn prefix_sum(gpu: &Gpu, column: GpuDataView<'_>) -> Result<GpuData, OpError
     };
     let n = column.length();
     let (dispatches, out) = scan::exclusive_scan(&planner, OP, words, n)?;
-    OpPlan::from_dispatches(OP, dispatches, 0, ()).run(gpu)?;
-    output_data(OP, &out, VertexFormat::Uint32, n + 1)
+    OpPlan::from_dispatches(gpu, OP, dispatches, 0, ()).run(gpu)?;
+    output_data(gpu, OP, &out, VertexFormat::Uint32, n + 1)
 }

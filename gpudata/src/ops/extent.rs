@@ -4,7 +4,7 @@ use crate::data::{GpuData, GpuDataView};
 use crate::device::Gpu;
 use crate::format::VertexFormat;
 use crate::kernels::reduce::{self, Order};
-use crate::kernels::shape::ViewShape;
+use crate::kernels::rows;
 use crate::kernels::{OpError, OpPlan, OpsConfig, Planner};
 use crate::ops::output::output_data;
 
@@ -35,7 +35,7 @@ pub fn plan_extent(
     config: &OpsConfig,
 ) -> Result<OpPlan<GpuData>, OpError> {
     let (format, order) = extent_output(column.format())?;
-    ViewShape::of(&column).check(OP, 0, column.buffer().size(), true)?;
+    rows::check_view(gpu, OP, 0, &column)?;
     if column.length() == 0 {
         return Err(OpError::Empty { op: OP });
     }
@@ -48,10 +48,11 @@ pub fn plan_extent(
     }
     let planner = Planner::new(gpu, config);
     let lanes = u64::from(column.format().components());
-    let output = crate::kernels::rows::output_buffer(&planner, OP, lanes * format.byte_length())?;
+    let output = rows::output_buffer(&planner, OP, lanes * format.byte_length())?;
     let dispatches = reduce::plan(&planner, OP, &column, order, &output)?;
-    let data = output_data(OP, &output, format, lanes)?;
+    let data = output_data(gpu, OP, &output, format, lanes)?;
     Ok(OpPlan::from_dispatches(
+        gpu,
         OP,
         dispatches,
         column.length() * column.format().byte_length(),
@@ -67,8 +68,10 @@ pub fn plan_extent(
 /// maximum; NaNs in later rows are skipped. Unlike luma.gl, whose result for `-0` and `+0`
 /// depends on which comes first, `-0` is below `+0` (the minimum of both is `-0`, the maximum
 /// `+0`), so the result does not depend on the order rows are reduced in; `float16` is compared
-/// by value (luma.gl compares its bit patterns). Normalized formats compare their stored
-/// integers, as luma.gl does.
+/// by value (luma.gl compares its bit patterns). Normalized formats are compared by their stored
+/// integers (the order of their values) and the result holds stored integers in the input's
+/// normalized type; luma.gl 9.4.2's CPU backend stores the decoded values truncated into the
+/// integer type instead (0 or 1 for `unorm8`), a bug gpudata does not copy.
 ///
 /// # Errors
 /// [`OpError::UnsupportedFormat`] for `unorm10-10-10-2`; [`OpError::Empty`] for no rows; the

@@ -6,7 +6,6 @@ use crate::device::Gpu;
 use crate::device::transfer::{WaitMode, read_range};
 use crate::format::VertexFormat;
 use crate::format::codec::{self, Scalar};
-use crate::kernels::shape::ViewShape;
 use crate::kernels::{OpError, OpPlan, OpsConfig, Planner, index, rows};
 use crate::ops::output::output_data;
 
@@ -37,8 +36,8 @@ pub fn plan_gather(
 ) -> Result<OpPlan<GpuData>, OpError> {
     const OP: &str = "gather";
     check_ids(OP, ids.format())?;
-    ViewShape::of(&ids).check(OP, 0, ids.buffer().size(), true)?;
-    ViewShape::of(&source).check(OP, 1, source.buffer().size(), true)?;
+    rows::check_view(gpu, OP, 0, &ids)?;
+    rows::check_view(gpu, OP, 1, &source)?;
     for length in [ids.length(), source.length()] {
         if length > u64::from(u32::MAX) {
             return Err(OpError::TooManyRows {
@@ -60,8 +59,9 @@ pub fn plan_gather(
     } else {
         index::gather(&planner, OP, &ids, &source, &output)?
     };
-    let data = output_data(OP, &output, source.format(), ids.length())?;
+    let data = output_data(gpu, OP, &output, source.format(), ids.length())?;
     Ok(OpPlan::from_dispatches(
+        gpu,
         OP,
         dispatches,
         ids.length() * (ids.format().byte_length() + 2 * row),
@@ -73,7 +73,9 @@ pub fn plan_gather(
 /// index, in `source`'s format (its stored bytes copied). An index that is not an integer in
 /// `0..source.length()` (negative, too large, fractional, NaN) gives a zero row. Indices may be
 /// any one-component integer or float format (`float16` by value); normalized formats are
-/// refused (luma.gl would use their stored integers).
+/// refused (luma.gl would use their stored integers). Rows of a normalized source keep their
+/// bytes and format; luma.gl 9.4.2's CPU backend stores their decoded values truncated into the
+/// integer type instead (zeroing `unorm8` rows), a bug gpudata does not copy.
 ///
 /// The source is bound whole: sources larger than the device's largest storage binding are
 /// refused with [`OpError::TooLarge`]; the indices and the output are split as usual.
@@ -108,8 +110,8 @@ pub fn sequence(gpu: &Gpu, count: u32, start: i32, step: i32) -> Result<GpuData,
     } else {
         index::sequence(&planner, OP, length, start, step, &output)?
     };
-    let data = output_data(OP, &output, VertexFormat::Sint32, length)?;
-    OpPlan::from_dispatches(OP, dispatches, length * 4, data).run(gpu)
+    let data = output_data(gpu, OP, &output, VertexFormat::Sint32, length)?;
+    OpPlan::from_dispatches(gpu, OP, dispatches, length * 4, data).run(gpu)
 }
 
 /// Checks segment starts as luma.gl does: at least one, a one-component integer format, the
@@ -185,7 +187,7 @@ pub fn segmented_map(
 ) -> Result<GpuData, OpError> {
     const OP: &str = "segmented_map";
     let format = segments.format();
-    ViewShape::of(&segments).check(OP, 0, segments.buffer().size(), true)?;
+    rows::check_view(gpu, OP, 0, &segments)?;
     if vertex_count > u64::from(u32::MAX) {
         return Err(OpError::TooManyRows {
             op: OP,
@@ -224,6 +226,6 @@ pub fn segmented_map(
     } else {
         index::segmented_map(&planner, OP, &segments, vertex_count, &output)?
     };
-    let data = output_data(OP, &output, VertexFormat::Uint32x2, vertex_count)?;
-    OpPlan::from_dispatches(OP, dispatches, vertex_count * 8, data).run(gpu)
+    let data = output_data(gpu, OP, &output, VertexFormat::Uint32x2, vertex_count)?;
+    OpPlan::from_dispatches(gpu, OP, dispatches, vertex_count * 8, data).run(gpu)
 }

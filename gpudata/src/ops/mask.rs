@@ -4,7 +4,7 @@ use crate::data::{GpuData, GpuDataDescriptor};
 use crate::device::Gpu;
 use crate::device::transfer::{WaitMode, read_range};
 use crate::format::{GpuVectorFormat, VertexFormat};
-use crate::kernels::{OpError, Planner, predicate, scan};
+use crate::kernels::{OpError, Planner, bits, predicate, scan};
 use crate::ops::OpsConfig;
 
 /// A row mask on the GPU: bit `i % 32` of 32-bit word `i / 32` is row `i` (Arrow's bit order,
@@ -21,12 +21,17 @@ pub struct GpuMask {
 impl GpuMask {
     /// Wraps `words` (a buffer of at least [`predicate::mask_words`] words) as a mask of
     /// `length` rows.
-    pub(crate) fn from_buffer(buffer: wgpu::Buffer, length: u64) -> Result<GpuMask, OpError> {
+    pub(crate) fn from_buffer(
+        gpu: &Gpu,
+        buffer: wgpu::Buffer,
+        length: u64,
+    ) -> Result<GpuMask, OpError> {
         let words = buffer.size() / 4;
         let descriptor =
             GpuDataDescriptor::new(GpuVectorFormat::Fixed(VertexFormat::Uint32), words);
         let words = GpuData::new(crate::data::BufferHandle::Owned(buffer), descriptor)
-            .map_err(|e| OpError::data("mask", e))?;
+            .map_err(|e| OpError::data("mask", e))?
+            .on_device(gpu);
         Ok(GpuMask { words, length })
     }
 
@@ -132,6 +137,29 @@ impl GpuMask {
         Ok(arrow_array::BooleanArray::new(bits, None))
     }
 
+    /// Rows `first..first + rows` of the mask as a new mask (bit 0 of its word 0 is row
+    /// `first`), shifted on the GPU.
+    ///
+    /// # Errors
+    /// [`OpError::RowsOutOfRange`] past the mask's end; [`OpError::Gpu`] when a kernel fails.
+    pub fn slice(&self, gpu: &Gpu, first: u64, rows: u64) -> Result<GpuMask, OpError> {
+        const OP: &str = "mask slice";
+        if first.checked_add(rows).is_none_or(|end| end > self.length) {
+            return Err(OpError::RowsOutOfRange {
+                op: OP,
+                first,
+                rows,
+                length: self.length,
+            });
+        }
+        let planner = Planner::new(gpu, &OpsConfig::default());
+        let words = predicate::mask_words(rows).max(8);
+        let output = crate::kernels::rows::output_buffer(&planner, OP, words * 4)?;
+        let dispatches = bits::slice(&planner, OP, self.buffer(), first, rows, &output)?;
+        crate::kernels::OpPlan::from_dispatches(gpu, OP, dispatches, 0, ()).run(gpu)?;
+        GpuMask::from_buffer(gpu, output, rows)
+    }
+
     /// How many rows the mask keeps, counted on the GPU. Blocks until it is done.
     ///
     /// # Errors
@@ -141,7 +169,7 @@ impl GpuMask {
         let words = self.length.div_ceil(32);
         let (dispatches, offsets, blocks) =
             scan::mask_block_offsets(&planner, "count", self.buffer(), words)?;
-        crate::kernels::OpPlan::from_dispatches("count", dispatches, 0, ()).run(gpu)?;
+        crate::kernels::OpPlan::from_dispatches(gpu, "count", dispatches, 0, ()).run(gpu)?;
         read_u32(gpu, "count", &offsets, blocks)
     }
 }

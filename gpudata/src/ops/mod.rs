@@ -103,6 +103,7 @@ pub use input::{Constant, IntoOperand, Operand};
 pub use interleave::{interleave, plan_interleave};
 
 pub use compact::{Compacted, compact, compact_data, plan_compact, prefix_sum};
+pub(crate) use compact::{RowSet, compact_row_sets};
 pub use extent::{extent, plan_extent};
 pub use gather::{gather, plan_gather, segmented_map, sequence};
 pub use mask::GpuMask;

@@ -6,7 +6,7 @@ use crate::data::GpuDataView;
 use crate::device::Gpu;
 use crate::format::codec::Scalar;
 use crate::kernels::predicate::{self, Node, Side};
-use crate::kernels::shape::ViewShape;
+use crate::kernels::rows;
 use crate::kernels::{Comparison, OpError, OpPlan, OpsConfig, Planner};
 use crate::ops::mask::GpuMask;
 
@@ -224,8 +224,13 @@ pub fn plan_mask(
     let mut columns = Vec::new();
     let mut masks: Vec<&GpuMask> = Vec::new();
     let node = predicate.lower(&mut columns, &mut masks);
+    for mask in &masks {
+        mask.words()
+            .buffer_on(gpu, "plan an operation")
+            .map_err(|source| OpError::Gpu { op: OP, source })?;
+    }
     for (i, view) in columns.iter().enumerate() {
-        ViewShape::of(view).check(OP, i, view.buffer().size(), true)?;
+        rows::check_view(gpu, OP, i, view)?;
     }
     let lengths: Vec<u64> = columns.iter().map(GpuDataView::length).collect();
     let mask_lengths: Vec<u64> = masks.iter().map(|m| m.len()).collect();
@@ -238,7 +243,7 @@ pub fn plan_mask(
         });
     }
     let words = predicate::mask_words(length).max(8);
-    let output = crate::kernels::rows::output_buffer(&planner, OP, words * 4)?;
+    let output = rows::output_buffer(&planner, OP, words * 4)?;
     let buffers: Vec<&wgpu::Buffer> = masks.iter().map(|m| m.buffer()).collect();
     let dispatches = if length == 0 {
         // Still checks lanes.
@@ -251,8 +256,9 @@ pub fn plan_mask(
         .iter()
         .map(|v| v.length() * v.format().byte_length())
         .sum();
-    let mask = GpuMask::from_buffer(output, length)?;
+    let mask = GpuMask::from_buffer(gpu, output, length)?;
     Ok(OpPlan::from_dispatches(
+        gpu,
         OP,
         dispatches,
         read + length.div_ceil(8),

@@ -526,6 +526,26 @@ pub enum TableError {
     /// A device error (buffer creation, usage, binding limits).
     #[error(transparent)]
     Gpu(#[from] GpuError),
+    /// [`GpuTable::filter`](crate::GpuTable::filter) with a mask of another length than the
+    /// table.
+    #[error("filter: the mask has {found} rows, expected the table's {expected}")]
+    MaskLength {
+        /// The table's rows.
+        expected: u64,
+        /// The mask's rows.
+        found: u64,
+    },
+    /// [`GpuTable::filter`](crate::GpuTable::filter) of a table with an index column, whose
+    /// indices name rows that filtering moves.
+    #[error("filter: the table has an `indices` column, whose indices would name moved rows")]
+    FilterIndexed,
+    /// The compaction behind [`GpuTable::filter`](crate::GpuTable::filter) refused the table's
+    /// data (device errors arrive as [`TableError::Gpu`]).
+    #[error("filter: {source}")]
+    Filter {
+        /// What the operation reported.
+        source: crate::kernels::OpError,
+    },
     /// A layout that cannot be built or lowered.
     #[error(transparent)]
     Layout(#[from] LayoutError),
@@ -562,6 +582,17 @@ impl From<DataError> for TableError {
         match error {
             DataError::Gpu(gpu) => TableError::Gpu(gpu),
             other => TableError::Data(other),
+        }
+    }
+}
+
+impl TableError {
+    /// [`TableError::Filter`], or [`TableError::Gpu`] for a device error: one path for a
+    /// [`GpuError`].
+    pub(crate) fn from_op(error: crate::kernels::OpError) -> TableError {
+        match error {
+            crate::kernels::OpError::Gpu { source, .. } => TableError::Gpu(source),
+            source => TableError::Filter { source },
         }
     }
 }

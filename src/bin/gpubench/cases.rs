@@ -14,7 +14,7 @@ use crate::kernels::{self, Fill};
 use crate::timing::Work;
 
 /// Case groups in run order; `--ops` selects by prefix.
-pub const NAMES: [&str; 12] = [
+pub const NAMES: [&str; 18] = [
     "copy_vec4_256",
     "copy_u32_64",
     "copy_buffer_to_buffer",
@@ -27,9 +27,15 @@ pub const NAMES: [&str; 12] = [
     "fround",
     "fround_all_classes",
     "add_f32_over_binding",
+    "read_vec4_256",
+    "extent",
+    "mask_f32",
+    "compact",
+    "random_read_vec4",
+    "gather_f32x4",
 ];
 
-type Verify = Box<dyn Fn(&Gpu) -> Result<(), String>>;
+pub type Verify = Box<dyn Fn(&Gpu) -> Result<(), String>>;
 
 /// One measured case.
 pub struct Case {
@@ -47,6 +53,24 @@ pub struct Case {
 }
 
 impl Case {
+    /// A case without generated WGSL.
+    pub fn new(
+        name: String,
+        bytes_moved: u64,
+        work: Work,
+        detail: String,
+        verify: Option<Verify>,
+    ) -> Case {
+        Case {
+            name,
+            bytes_moved,
+            work,
+            detail,
+            verify,
+            wgsl: None,
+        }
+    }
+
     /// The generated WGSL, for operations.
     pub fn wgsl(&self) -> Option<&str> {
         self.wgsl.as_deref()
@@ -568,6 +592,9 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                 n,
                 variants(false, &[]),
             )?);
+        }
+        other if crate::select::NAMES.contains(&other) => {
+            cases.extend(crate::select::build(gpu, other, size)?);
         }
         other => return Err(format!("unknown case `{other}`")),
     }

@@ -130,6 +130,25 @@ pub fn copy(
     ))
 }
 
+/// A kernel of `wgsl`'s `main` with `buffers` bound whole as bindings 0.. and `params` in a
+/// uniform after them, over `threads` invocations in workgroups of 256.
+pub fn custom(
+    device: &wgpu::Device,
+    wgsl: &str,
+    buffers: &[&wgpu::Buffer],
+    params: [u32; 4],
+    threads: u64,
+) -> Result<Kernel, String> {
+    let bindings: Vec<wgpu::BufferBinding<'_>> = buffers.iter().map(|b| whole(b)).collect();
+    Ok(build(
+        device,
+        wgsl,
+        &bindings,
+        params,
+        grid(device, threads, 256)?,
+    ))
+}
+
 /// What [`fill`] writes in each 32-bit word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fill {

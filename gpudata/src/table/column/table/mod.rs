@@ -17,6 +17,7 @@ use crate::table::column::schema::{GpuSchema, GpuSchemaField, RESERVED_INDEX_COL
 use crate::table::column::vector::{DataVectorOptions, GpuVector, checked_sum, format_text};
 
 mod bind;
+mod filter;
 mod relayout;
 
 /// A column given to [`GpuTable::from_columns`]: varying rows or one constant value.

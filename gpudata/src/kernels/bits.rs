@@ -1,0 +1,77 @@
+//! Bit-level work on row masks: a slice of a mask (rows `first..first + rows`) as a new mask,
+//! its bits shifted to start at bit 0 of word 0.
+
+use super::config::Planner;
+use super::plan::Dispatch;
+use super::rows::{self, Span, WORKGROUP};
+use crate::kernels::OpError;
+
+/// The dispatches writing rows `first..first + rows` of the mask in `input` (words) into
+/// `output` (zeroed, at least `ceil(rows / 32)` words).
+pub(crate) fn slice(
+    planner: &Planner<'_>,
+    op: &'static str,
+    input: &wgpu::Buffer,
+    first: u64,
+    rows: u64,
+    output: &wgpu::Buffer,
+) -> Result<Vec<Dispatch>, OpError> {
+    let words = rows.div_ceil(32);
+    if words == 0 {
+        return Ok(Vec::new());
+    }
+    let shift = first % 32;
+    let tail = match rows % 32 {
+        0 => 32,
+        r => r,
+    };
+    let mut wgsl = rows::header(8);
+    wgsl += &rows::binding_decl(1, "src", "u32", false);
+    wgsl += &rows::binding_decl(2, "dst", "u32", true);
+    wgsl += &format!(
+        "@compute @workgroup_size({WORKGROUP})\n\
+         fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n\
+                 @builtin(local_invocation_index) lid: u32) {{\n\
+         \x20   let w = group_index(wid, nwg) * {WORKGROUP}u + lid;\n\
+         \x20   if (w >= param(0u)) {{ return; }}\n\
+         \x20   let s = param(3u);\n\
+         \x20   var bits = src[param(1u) + w] >> s;\n\
+         \x20   if (s != 0u && w + 1u < param(4u)) {{ bits |= src[param(1u) + w + 1u] << (32u - s); }}\n\
+         \x20   if (param(5u) + w + 1u == param(6u)) {{ bits &= select((1u << param(7u)) - 1u, 0xffffffffu, param(7u) == 32u); }}\n\
+         \x20   dst[param(2u) + w] = bits;\n\
+         }}\n"
+    );
+    let limits = planner.device().limits();
+    let align = rows::alignment(&limits);
+    let src = Span {
+        buffer: input,
+        offset: first / 32 * 4,
+        stride: 4,
+        row_bytes: 8,
+    };
+    let dst = Span::packed(output, 4);
+    let mut dispatches = Vec::new();
+    for (w0, n) in rows::runs(op, &limits, words, u64::from(WORKGROUP), &[src, dst], &[])? {
+        let a = src.bind(op, w0, n, align)?;
+        let b = dst.bind(op, w0, n, align)?;
+        let params = [
+            rows::base32(op, n)?,
+            rows::base32(op, a.base / 4)?,
+            rows::base32(op, b.base / 4)?,
+            rows::base32(op, shift)?,
+            rows::base32(op, (a.size - a.base) / 4)?,
+            rows::base32(op, w0)?,
+            rows::base32(op, words)?,
+            rows::base32(op, tail)?,
+        ];
+        dispatches.push(rows::dispatch(
+            planner,
+            op,
+            &wgsl,
+            &params,
+            &[a, b],
+            n.div_ceil(u64::from(WORKGROUP)),
+        )?);
+    }
+    Ok(dispatches)
+}

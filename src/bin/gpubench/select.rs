@@ -1,0 +1,332 @@
+//! The selection operations (issue 16) and their anchors: `extent` against a read-only kernel,
+//! `gather` against a random-access read kernel, the row mask and `compact` of a 1 GiB table at
+//! 50% selectivity against the copy kernels, and the prefix sum.
+
+use gpudata::ops::cpu::{self, HostInput};
+use gpudata::ops::{self, GpuMask, OpsConfig, Predicate};
+use gpudata::{Gpu, GpuDataView, VertexFormat};
+
+use crate::cases::{Case, read_range};
+use crate::kernels::{self, Fill, Kernel};
+use crate::timing::Work;
+
+/// Case groups of this file, in run order.
+pub const NAMES: [&str; 6] = [
+    "read_vec4_256",
+    "extent",
+    "mask_f32",
+    "compact",
+    "random_read_vec4",
+    "gather_f32x4",
+];
+
+fn alloc(gpu: &Gpu, size: u64, seed: u32, fill: Option<Fill>) -> Result<wgpu::Buffer, String> {
+    let buffer = gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("gpubench select"),
+        size: size.next_multiple_of(16),
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    if let Some(kind) = fill {
+        kernels::fill(gpu.device(), gpu.queue(), &buffer, seed, kind)?;
+    }
+    Ok(buffer)
+}
+
+fn view(
+    buffer: &wgpu::Buffer,
+    format: VertexFormat,
+    length: u64,
+) -> Result<GpuDataView<'_>, String> {
+    GpuDataView::new(buffer, format, length, 0, None).map_err(|e| e.to_string())
+}
+
+fn detail<T>(plan: &ops::OpPlan<T>) -> String {
+    format!("[{} dispatches]", plan.dispatches())
+}
+
+/// The read-only anchor: every `vec4<u32>` of `src` read once, eight per invocation at a
+/// stride of the grid (coalesced), XOR-ed, the result written only if it matches a constant the
+/// data never produces (so the loads cannot be dropped).
+fn read_kernel(
+    gpu: &Gpu,
+    src: &wgpu::Buffer,
+    size: u64,
+    out: &wgpu::Buffer,
+) -> Result<Kernel, String> {
+    let n = size / 16;
+    let per = 8u64;
+    let threads = n.div_ceil(per);
+    let wgsl = format!(
+        "@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;\n\
+         @group(0) @binding(1) var<storage, read_write> out: array<u32>;\n\
+         @group(0) @binding(2) var<uniform> p: vec4<u32>;\n\
+         @compute @workgroup_size(256) fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n\
+             let t = (wid.y * nwg.x + wid.x) * 256u + lid;\n\
+             var acc = vec4<u32>(0u);\n\
+             for (var k = 0u; k < {per}u; k++) {{\n\
+                 let i = k * p.y + t;\n\
+                 if (i < p.x) {{ acc ^= src[i]; }}\n\
+             }}\n\
+             let x = acc.x ^ acc.y ^ acc.z ^ acc.w;\n\
+             if (x == 0x9e3779b9u) {{ out[0] = t; }}\n\
+         }}\n"
+    );
+    kernels::custom(
+        gpu.device(),
+        &wgsl,
+        &[src, out],
+        [
+            u32::try_from(n).map_err(|e| e.to_string())?,
+            u32::try_from(threads).map_err(|e| e.to_string())?,
+            0,
+            0,
+        ],
+        threads,
+    )
+}
+
+/// The random-access anchor: `out[i] = src[ids[i]]` in `vec4<u32>` rows.
+fn random_read_kernel(
+    gpu: &Gpu,
+    ids: &wgpu::Buffer,
+    src: &wgpu::Buffer,
+    out: &wgpu::Buffer,
+    n: u64,
+) -> Result<Kernel, String> {
+    let wgsl = "@group(0) @binding(0) var<storage, read> ids: array<u32>;\n\
+         @group(0) @binding(1) var<storage, read> src: array<vec4<u32>>;\n\
+         @group(0) @binding(2) var<storage, read_write> out: array<vec4<u32>>;\n\
+         @group(0) @binding(3) var<uniform> p: vec4<u32>;\n\
+         @compute @workgroup_size(256) fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {\n\
+             let i = (wid.y * nwg.x + wid.x) * 256u + lid;\n\
+             if (i >= p.x) { return; }\n\
+             out[i] = src[ids[i]];\n\
+         }\n";
+    kernels::custom(
+        gpu.device(),
+        wgsl,
+        &[ids, src, out],
+        [u32::try_from(n).map_err(|e| e.to_string())?, 0, 0, 0],
+        n,
+    )
+}
+
+/// `n` random indices below `n` (a power of two), made on the GPU: hashed bits masked.
+fn random_ids(gpu: &Gpu, n: u64) -> Result<wgpu::Buffer, String> {
+    let ids = alloc(gpu, n * 4, 77, Some(Fill::Bits))?;
+    let wgsl = "@group(0) @binding(0) var<storage, read_write> ids: array<u32>;\n\
+         @group(0) @binding(1) var<uniform> p: vec4<u32>;\n\
+         @compute @workgroup_size(256) fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {\n\
+             let i = (wid.y * nwg.x + wid.x) * 256u + lid;\n\
+             if (i >= p.x) { return; }\n\
+             ids[i] = ids[i] & p.y;\n\
+         }\n";
+    let n32 = u32::try_from(n).map_err(|e| e.to_string())?;
+    let kernel = kernels::custom(gpu.device(), wgsl, &[&ids], [n32, n32 - 1, 0, 0], n)?;
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        kernel.encode(&mut pass);
+    }
+    gpu.queue().submit([encoder.finish()]);
+    Ok(ids)
+}
+
+fn bytes_all(gpu: &Gpu, buffer: &wgpu::Buffer, len: u64) -> Result<Vec<u8>, String> {
+    read_range(gpu, buffer, 0, len)
+}
+
+/// Builds the cases of group `name` over `size` bytes.
+pub fn build(gpu: &Gpu, name: &str, size: u64) -> Result<Vec<Case>, String> {
+    let mut cases = Vec::new();
+    match name {
+        "read_vec4_256" => {
+            let src = alloc(gpu, size, 50, Some(Fill::Bits))?;
+            let out = alloc(gpu, 16, 0, None)?;
+            let kernel = read_kernel(gpu, &src, size, &out)?;
+            cases.push(Case::new(
+                name.to_owned(),
+                size,
+                Work::Pass(Box::new(move |pass| kernel.encode(pass))),
+                "[vec4<u32>, 8 per invocation, workgroup 256]".to_owned(),
+                None,
+            ));
+        }
+        "extent" => {
+            for (label, format) in [
+                ("extent_f32", VertexFormat::Float32),
+                ("extent_f32x4", VertexFormat::Float32x4),
+                ("extent_u16x2", VertexFormat::Uint16x2),
+            ] {
+                let n = size / format.byte_length();
+                let src = alloc(gpu, size, 51, Some(Fill::UnitF32))?;
+                let plan = ops::plan_extent(gpu, view(&src, format, n)?, &OpsConfig::default())
+                    .map_err(|e| e.to_string())?;
+                let out = plan.output().buffer().clone();
+                let out_len = plan.output().byte_length();
+                let detail = detail(&plan);
+                let bytes = plan.bytes_moved();
+                let verify = Box::new(move |gpu: &Gpu| -> Result<(), String> {
+                    let input = bytes_all(gpu, &src, n * format.byte_length())?;
+                    let want = cpu::extent(HostInput::new(&input, format, n))
+                        .map_err(|e| e.to_string())?;
+                    let got = bytes_all(gpu, &out, out_len)?;
+                    (got == want.bytes())
+                        .then_some(())
+                        .ok_or_else(|| format!("extent {got:?} != {:?}", want.bytes()))
+                });
+                cases.push(Case::new(
+                    label.to_owned(),
+                    bytes,
+                    Work::Pass(Box::new(move |pass| plan.encode(pass))),
+                    detail,
+                    Some(verify),
+                ));
+            }
+        }
+        "mask_f32" => {
+            let n = size / 4;
+            let src = alloc(gpu, size, 52, Some(Fill::UnitF32))?;
+            let plan = ops::plan_mask(
+                gpu,
+                &Predicate::less(view(&src, VertexFormat::Float32, n)?, 1.5f32),
+                &OpsConfig::default(),
+            )
+            .map_err(|e| e.to_string())?;
+            let detail = detail(&plan);
+            cases.push(Case::new(
+                "mask_f32_less".to_owned(),
+                plan.bytes_moved(),
+                Work::Pass(Box::new(move |pass| plan.encode(pass))),
+                detail,
+                None,
+            ));
+        }
+        "compact" => {
+            // A 1 GiB table at 50%: one float32x4 column, or four float32 columns; the mask
+            // from `x < 1.5` over values uniform in [1, 2).
+            for (label, format, columns) in [
+                ("compact_f32x4_50", VertexFormat::Float32x4, 1u64),
+                ("compact_4xf32_50", VertexFormat::Float32, 4),
+            ] {
+                let n = size / columns / format.byte_length();
+                let buffers = (0..columns)
+                    .map(|c| {
+                        alloc(
+                            gpu,
+                            n * format.byte_length(),
+                            53 + c as u32,
+                            Some(Fill::UnitF32),
+                        )
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let key = view(&buffers[0], VertexFormat::Float32, n.min(size / 4))?;
+                let key = if format == VertexFormat::Float32 {
+                    key
+                } else {
+                    GpuDataView::new(&buffers[0], VertexFormat::Float32, n, 0, Some(16))
+                        .map_err(|e| e.to_string())?
+                };
+                let mask =
+                    ops::mask(gpu, &Predicate::less(key, 1.5f32)).map_err(|e| e.to_string())?;
+                let views = buffers
+                    .iter()
+                    .map(|b| view(b, format, n))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let plan = ops::plan_compact(gpu, &mask, &views, &OpsConfig::default())
+                    .map_err(|e| e.to_string())?;
+                let kept = plan.output().kept;
+                let detail = format!(
+                    "[{} dispatches, {kept} of {n} rows kept]",
+                    plan.dispatches()
+                );
+                let outs: Vec<wgpu::Buffer> = plan
+                    .output()
+                    .columns
+                    .iter()
+                    .map(|c| c.buffer().clone())
+                    .collect();
+                let bytes = plan.bytes_moved();
+                let verify = Box::new(move |gpu: &Gpu| -> Result<(), String> {
+                    let keep = mask.read(gpu).map_err(|e| e.to_string())?;
+                    for (b, o) in buffers.iter().zip(&outs) {
+                        let input = bytes_all(gpu, b, n * format.byte_length())?;
+                        let (want, k) = cpu::compact(&keep, &[HostInput::new(&input, format, n)])
+                            .map_err(|e| e.to_string())?;
+                        let got = bytes_all(gpu, o, k * format.byte_length())?;
+                        if got != want[0].bytes() {
+                            return Err("compacted rows differ from the CPU reference".to_owned());
+                        }
+                    }
+                    Ok(())
+                });
+                cases.push(Case::new(
+                    label.to_owned(),
+                    bytes,
+                    Work::Pass(Box::new(move |pass| plan.encode(pass))),
+                    detail,
+                    Some(verify),
+                ));
+            }
+        }
+        "random_read_vec4" | "gather_f32x4" => {
+            // Half-size source and output (the output of 16-byte rows is `size / 2` bytes).
+            let n = (size / 2 / 16).next_power_of_two() / 2 * 2;
+            let n = if n * 16 > size / 2 { n / 2 } else { n };
+            let src = alloc(gpu, n * 16, 60, Some(Fill::Bits))?;
+            let ids = random_ids(gpu, n)?;
+            let moved = n * 4 + 2 * n * 16;
+            if name == "random_read_vec4" {
+                let out = alloc(gpu, n * 16, 0, None)?;
+                let kernel = random_read_kernel(gpu, &ids, &src, &out, n)?;
+                cases.push(Case::new(
+                    name.to_owned(),
+                    moved,
+                    Work::Pass(Box::new(move |pass| kernel.encode(pass))),
+                    format!("[{n} random rows of 16 bytes]"),
+                    None,
+                ));
+            } else {
+                let plan = ops::plan_gather(
+                    gpu,
+                    view(&ids, VertexFormat::Uint32, n)?,
+                    view(&src, VertexFormat::Float32x4, n)?,
+                    &OpsConfig::default(),
+                )
+                .map_err(|e| e.to_string())?;
+                let out = plan.output().buffer().clone();
+                let detail = detail(&plan);
+                let verify = Box::new(move |gpu: &Gpu| -> Result<(), String> {
+                    let k = n.min(65536);
+                    let id = bytes_all(gpu, &ids, k * 4)?;
+                    let source = bytes_all(gpu, &src, n * 16)?;
+                    let want = cpu::gather(
+                        HostInput::new(&id, VertexFormat::Uint32, k),
+                        HostInput::new(&source, VertexFormat::Float32x4, n),
+                    )
+                    .map_err(|e| e.to_string())?;
+                    let got = bytes_all(gpu, &out, k * 16)?;
+                    (got == want.bytes())
+                        .then_some(())
+                        .ok_or("gathered rows differ from the CPU reference".to_owned())
+                });
+                cases.push(Case::new(
+                    name.to_owned(),
+                    moved,
+                    Work::Pass(Box::new(move |pass| plan.encode(pass))),
+                    detail,
+                    Some(verify),
+                ));
+            }
+        }
+        other => return Err(format!("unknown case `{other}`")),
+    }
+    Ok(cases)
+}
+
+/// Keeps the mask type named (it is what the compact cases read).
+#[allow(dead_code)]
+type Mask = GpuMask;
