@@ -2,6 +2,8 @@
 //!
 //! ```text
 //! gpudata layout [--layout packed|wgsl-storage] [--json] [--check SHADER.wgsl STRUCT] NAME:FORMAT...
+//! gpudata inspect [--columns A,B] [--convert COLUMN=CONVERSION]... [--masks POLICY] FILE
+//! gpudata load [--columns A,B] [--convert COLUMN=CONVERSION]... [--batch-rows N] FILE
 //! ```
 //!
 //! Every subcommand prints its result on stdout; an error is one line on stderr and exit status 1.
@@ -35,6 +37,13 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
         args: Vec<String>,
     },
+    /// Shows what a Parquet or Arrow IPC file's columns become on the GPU under a conversion
+    /// policy (`auto` unless `--convert` says otherwise), bytes per row, and what cannot be
+    /// carried and why.
+    Inspect(gpudata_cli::inspect::InspectArgs),
+    /// Streams a Parquet or Arrow IPC file onto the best adapter with a progress bar, and prints
+    /// rows, GPU bytes and throughput.
+    Load(gpudata_cli::load::LoadArgs),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +54,16 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Layout { args } => gpudata_cli::layout::main_with(
             args,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        ),
+        Command::Inspect(args) => gpudata_cli::inspect::main_with(
+            &args,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        ),
+        Command::Load(args) => gpudata_cli::load::main_with(
+            &args,
             &mut std::io::stdout().lock(),
             &mut std::io::stderr().lock(),
         ),

@@ -7,6 +7,10 @@
 pub use crate::arrow::ArrowInteropError;
 #[cfg(feature = "naga")]
 pub use crate::check::{MismatchError, ShaderCheckError};
+#[cfg(feature = "arrow")]
+pub use crate::arrow::convert::ConversionError;
+#[cfg(feature = "arrow")]
+pub use crate::arrow::stream::IngestError;
 pub use crate::data::DataError;
 pub use crate::device::{GpuError, WgpuError};
 pub use crate::format::FormatError;

@@ -4,8 +4,14 @@
 #[path = "../support/mod.rs"]
 pub mod support;
 
+mod convert;
 mod errors;
+#[cfg(feature = "parquet")]
+mod flights;
 mod gpu;
 mod host;
+#[cfg(feature = "parquet")]
+mod parquet;
 mod roundtrip;
 mod segmented;
+mod stream;

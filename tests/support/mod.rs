@@ -1,6 +1,6 @@
 //! What every test binary shares: the device and limited devices (`device`), a deterministic
 //! random number generator (`random`), shaders and pipelines that probe what the device sees
-//! (`probe`), and little-endian byte helpers (`bytes`). Each `tests/<area>/main.rs` includes it as
+//! (`probe`), little-endian byte helpers (`bytes`), and the real data set fetched once (`vega`). Each `tests/<area>/main.rs` includes it as
 //! `pub mod support` (a binary uses only part of it); the helpers are re-exported here, so a test
 //! names them `support::gpu()`.
 
@@ -9,9 +9,11 @@ pub mod device;
 pub mod faults;
 pub mod probe;
 pub mod random;
+pub mod vega;
 
 pub use bytes::*;
 pub use device::*;
 pub use faults::*;
 pub use probe::*;
 pub use random::*;
+pub use vega::*;

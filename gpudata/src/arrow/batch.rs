@@ -202,7 +202,8 @@ pub struct BatchSource {
     pub schema: SchemaRef,
 }
 
-fn names(schema: &Schema) -> String {
+/// A schema's column names, comma-separated (for "found [...]" in errors).
+pub(super) fn names(schema: &Schema) -> String {
     schema
         .fields()
         .iter()

@@ -49,16 +49,28 @@
 //! bindings, written straight from the Arrow buffers (fround columns split on the GPU into their
 //! segments). Each way has its readback restoring the
 //! original types ([`record_batch_from_gpu`], [`record_batch_from_segmented`]).
+//!
+//! # Real files and streams
+//!
+//! [`convert`] carries the types real files have (timestamps, Int64, booleans, strings, decimals,
+//! validity masks) under a per-column or `auto` policy, undone on readback; [`stream`] grows a
+//! GPU table from any `RecordBatchReader` or async `Stream` with bounded memory, progress and
+//! cancellation, and writes tables back out; `parquet` (feature `parquet`) reads Parquet row
+//! groups in parallel into it.
 
 mod batch;
+pub mod convert;
 mod error;
 mod format;
 mod gpu;
 mod metadata;
 pub mod nulls;
+#[cfg(feature = "parquet")]
+pub mod parquet;
 mod readback;
 mod segmented;
 mod source;
+pub mod stream;
 mod table;
 
 pub use batch::{

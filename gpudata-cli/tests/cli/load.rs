@@ -1,0 +1,67 @@
+//! `gpudata load FILE`: the file on the GPU, with rows, GPU bytes and throughput printed.
+
+use crate::{gpudata, vega_file};
+
+fn field<'a>(text: &'a str, key: &str) -> &'a str {
+    text.lines()
+        .find_map(|l| l.strip_prefix(key).and_then(|r| r.strip_prefix(": ")))
+        .unwrap_or_else(|| panic!("no `{key}:` line in {text}"))
+}
+
+#[test]
+fn load_puts_flights_3m_on_the_gpu() {
+    let path = vega_file("flights-3m.parquet");
+    let out = gpudata()
+        .arg("load")
+        .arg(&path)
+        .env("XDG_RUNTIME_DIR", "/tmp")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        field(&text, "file"),
+        format!("{} (parquet)", path.display())
+    );
+    assert_eq!(field(&text, "rows"), "3000000");
+    assert_eq!(field(&text, "columns"), "5 carried, 0 left out");
+    assert_eq!(field(&text, "gpu bytes"), "60000000 (60.0 MB)");
+    assert!(field(&text, "throughput").ends_with(" M rows/s"), "{text}");
+    assert!(!field(&text, "adapter").is_empty());
+}
+
+#[test]
+fn load_errors_are_one_line_with_status_1() {
+    let path = vega_file("flights-3m.parquet");
+    let out = gpudata()
+        .args(["load", "--convert", "date=narrow"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        format!(
+            "error: `{}`: column `date` (Timestamp(µs)) cannot take conversion `narrow`: expected Int64 or UInt64\n",
+            path.display()
+        )
+    );
+    let out = gpudata()
+        .args(["load", "--in-flight", "0"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        format!(
+            "error: `{}`: invalid ingest options: in_flight is 0, expected at least 1\n",
+            path.display()
+        )
+    );
+}

@@ -1,0 +1,209 @@
+//! Strings and string dictionaries to `uint32` category ids with one dictionary for a whole
+//! stream (ids stay the same from batch to batch), and back.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_array::builder::{GenericStringBuilder, StringViewBuilder};
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    ArrowDictionaryKeyType, Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type,
+    UInt32Type, UInt64Type,
+};
+use arrow_array::{Array, ArrayRef, DictionaryArray, PrimitiveArray, StringArray};
+use arrow_buffer::{ArrowNativeType, ScalarBuffer};
+use arrow_schema::DataType as ArrowType;
+
+use super::ConversionError;
+
+/// The categories seen so far: label → id, and the labels in id order.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Categories {
+    ids: HashMap<String, u32>,
+    labels: Vec<String>,
+    /// The labels as an Arrow array, rebuilt only when a batch adds some.
+    snapshot: Option<ArrayRef>,
+}
+
+/// The string at row `i` of a Utf8 / LargeUtf8 / Utf8View array.
+fn text_at(array: &dyn Array, i: usize) -> &str {
+    match array.data_type() {
+        ArrowType::Utf8 => array.as_string::<i32>().value(i),
+        ArrowType::LargeUtf8 => array.as_string::<i64>().value(i),
+        _ => array.as_string_view().value(i),
+    }
+}
+
+impl Categories {
+    fn id(&mut self, column: &str, label: &str) -> Result<u32, ConversionError> {
+        if let Some(id) = self.ids.get(label) {
+            return Ok(*id);
+        }
+        let id =
+            u32::try_from(self.labels.len()).map_err(|_| ConversionError::TooManyCategories {
+                column: column.to_owned(),
+                categories: self.labels.len() as u64 + 1,
+                key_type: ArrowType::UInt32,
+            })?;
+        self.ids.insert(label.to_owned(), id);
+        self.labels.push(label.to_owned());
+        self.snapshot = None;
+        Ok(id)
+    }
+
+    /// The labels in id order.
+    pub(crate) fn labels(&mut self) -> ArrayRef {
+        self.snapshot
+            .get_or_insert_with(|| Arc::new(StringArray::from_iter_values(&self.labels)))
+            .clone()
+    }
+
+    /// `array` (strings or a string dictionary) as `Dictionary<UInt32, Utf8>` whose keys are the
+    /// stream's category ids and whose values are every label so far.
+    pub(crate) fn convert(
+        &mut self,
+        column: &str,
+        array: &dyn Array,
+    ) -> Result<ArrayRef, ConversionError> {
+        let nulls = array.logical_nulls();
+        let mut ids = Vec::with_capacity(array.len());
+        if let ArrowType::Dictionary(..) = array.data_type() {
+            let dictionary = array.as_any_dictionary();
+            let values = dictionary.values();
+            let mut remap = Vec::with_capacity(values.len());
+            for v in 0..values.len() {
+                remap.push(if values.is_valid(v) {
+                    Some(self.id(column, text_at(values.as_ref(), v))?)
+                } else {
+                    None
+                });
+            }
+            let keys = dictionary.normalized_keys();
+            for (i, key) in keys.iter().enumerate() {
+                let valid = nulls.as_ref().is_none_or(|n| n.is_valid(i));
+                ids.push(if valid {
+                    remap.get(*key).copied().flatten().unwrap_or(0)
+                } else {
+                    0
+                });
+            }
+        } else {
+            for i in 0..array.len() {
+                let valid = nulls.as_ref().is_none_or(|n| n.is_valid(i));
+                ids.push(if valid {
+                    self.id(column, text_at(array, i))?
+                } else {
+                    0
+                });
+            }
+        }
+        let keys = PrimitiveArray::<UInt32Type>::new(ScalarBuffer::from(ids), nulls);
+        DictionaryArray::try_new(keys, self.labels())
+            .map(|d| Arc::new(d) as ArrayRef)
+            .map_err(|e| ConversionError::Arrow {
+                column: column.to_owned(),
+                data_type: ArrowType::Dictionary(
+                    Box::new(ArrowType::UInt32),
+                    Box::new(ArrowType::Utf8),
+                ),
+                message: e.to_string(),
+            })
+    }
+}
+
+fn rekey<K: ArrowDictionaryKeyType>(
+    column: &str,
+    ids: &PrimitiveArray<UInt32Type>,
+    values: ArrayRef,
+    key_type: &ArrowType,
+) -> Result<ArrayRef, ConversionError> {
+    let categories = values.len() as u64;
+    let too_many = || ConversionError::TooManyCategories {
+        column: column.to_owned(),
+        categories,
+        key_type: key_type.clone(),
+    };
+    let mut keys = Vec::with_capacity(ids.len());
+    for id in ids.values() {
+        keys.push(K::Native::from_usize(*id as usize).ok_or_else(too_many)?);
+    }
+    let keys = PrimitiveArray::<K>::new(ScalarBuffer::from(keys), ids.nulls().cloned());
+    DictionaryArray::<K>::try_new(keys, values)
+        .map(|d| Arc::new(d) as ArrayRef)
+        .map_err(|_| too_many())
+}
+
+/// Category ids (`Dictionary<UInt32, Utf8>` as read back) → the original string or dictionary
+/// type.
+pub(crate) fn restore(
+    column: &str,
+    original: &ArrowType,
+    array: &dyn Array,
+) -> Result<ArrayRef, ConversionError> {
+    let metadata = |reason: &str| ConversionError::Metadata {
+        column: column.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let ArrowType::Dictionary(_, _) = array.data_type() else {
+        return Err(metadata("category ids read back as a non-dictionary array"));
+    };
+    let dictionary = array
+        .as_dictionary_opt::<UInt32Type>()
+        .ok_or_else(|| metadata("category ids read back with keys other than UInt32"))?;
+    let labels = dictionary
+        .values()
+        .as_string_opt::<i32>()
+        .ok_or_else(|| metadata("category labels read back as something other than Utf8"))?;
+    let ids = dictionary.keys();
+    let label = |i: usize| ids.is_valid(i).then(|| labels.value(ids.value(i) as usize));
+    Ok(match original {
+        ArrowType::Utf8 => {
+            let mut b = GenericStringBuilder::<i32>::new();
+            (0..ids.len()).for_each(|i| b.append_option(label(i)));
+            Arc::new(b.finish())
+        }
+        ArrowType::LargeUtf8 => {
+            let mut b = GenericStringBuilder::<i64>::new();
+            (0..ids.len()).for_each(|i| b.append_option(label(i)));
+            Arc::new(b.finish())
+        }
+        ArrowType::Utf8View => {
+            let mut b = StringViewBuilder::new();
+            (0..ids.len()).for_each(|i| b.append_option(label(i)));
+            Arc::new(b.finish())
+        }
+        ArrowType::Dictionary(key, value) => {
+            let values: ArrayRef = match value.as_ref() {
+                ArrowType::Utf8 => Arc::new(labels.clone()),
+                other => restore(
+                    column,
+                    other,
+                    &DictionaryArray::<UInt32Type>::new(
+                        PrimitiveArray::from_iter_values(0..labels.len() as u32),
+                        Arc::new(labels.clone()),
+                    ),
+                )?,
+            };
+            match key.as_ref() {
+                ArrowType::Int8 => rekey::<Int8Type>(column, ids, values, key)?,
+                ArrowType::Int16 => rekey::<Int16Type>(column, ids, values, key)?,
+                ArrowType::Int32 => rekey::<Int32Type>(column, ids, values, key)?,
+                ArrowType::Int64 => rekey::<Int64Type>(column, ids, values, key)?,
+                ArrowType::UInt8 => rekey::<UInt8Type>(column, ids, values, key)?,
+                ArrowType::UInt16 => rekey::<UInt16Type>(column, ids, values, key)?,
+                ArrowType::UInt32 => rekey::<UInt32Type>(column, ids, values, key)?,
+                ArrowType::UInt64 => rekey::<UInt64Type>(column, ids, values, key)?,
+                _ => {
+                    return Err(metadata(
+                        "the original dictionary key type is not an integer",
+                    ));
+                }
+            }
+        }
+        _ => {
+            return Err(metadata(
+                "the original type of category ids is not a string type",
+            ));
+        }
+    })
+}

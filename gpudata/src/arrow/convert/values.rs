@@ -1,0 +1,262 @@
+//! The value conversions that need no state: 64-bit integers narrowed or rounded to 32 bits,
+//! booleans to 0/1 integers, Decimal128 to Float64, validity bitmaps to `uint32` masks; and
+//! their inverses.
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Decimal128Type, Float32Type, Float64Type, Int32Type, Int64Type, UInt8Type, UInt32Type,
+    UInt64Type,
+};
+use arrow_array::{Array, ArrayRef, BooleanArray, PrimitiveArray};
+use arrow_buffer::{NullBuffer, ScalarBuffer};
+use arrow_schema::DataType as ArrowType;
+use std::sync::Arc;
+
+use super::ConversionError;
+
+fn is_valid(nulls: Option<&NullBuffer>, i: usize) -> bool {
+    nulls.is_none_or(|n| n.is_valid(i))
+}
+
+/// Int64 → Int32 or UInt64 → UInt32, every valid value checked (`target` names the rule in the
+/// error).
+pub(crate) fn narrow(
+    column: &str,
+    first_row: u64,
+    array: &dyn Array,
+    target: &'static str,
+) -> Result<ArrayRef, ConversionError> {
+    let nulls = array.nulls();
+    let out_of_range = |i: usize, value: String| ConversionError::OutOfRange {
+        column: column.to_owned(),
+        row: first_row + i as u64,
+        value,
+        target,
+        instead: "float32 (rounded beyond 2^24) or words (exact, two 32-bit words)",
+    };
+    if let ArrowType::Int64 = array.data_type() {
+        let values = array.as_primitive::<Int64Type>().values();
+        let mut out = Vec::with_capacity(values.len());
+        for (i, v) in values.iter().enumerate() {
+            out.push(if is_valid(nulls, i) {
+                i32::try_from(*v).map_err(|_| out_of_range(i, v.to_string()))?
+            } else {
+                0
+            });
+        }
+        return Ok(Arc::new(PrimitiveArray::<Int32Type>::new(
+            ScalarBuffer::from(out),
+            nulls.cloned(),
+        )));
+    }
+    let values = array.as_primitive::<UInt64Type>().values();
+    let mut out = Vec::with_capacity(values.len());
+    for (i, v) in values.iter().enumerate() {
+        out.push(if is_valid(nulls, i) {
+            u32::try_from(*v).map_err(|_| out_of_range(i, v.to_string()))?
+        } else {
+            0
+        });
+    }
+    Ok(Arc::new(PrimitiveArray::<UInt32Type>::new(
+        ScalarBuffer::from(out),
+        nulls.cloned(),
+    )))
+}
+
+/// Whether every valid Int64 / UInt64 value fits 32 bits (the `auto` test for narrowing).
+pub(crate) fn fits_32(array: &dyn Array) -> bool {
+    let nulls = array.nulls();
+    match array.data_type() {
+        ArrowType::Int64 => array
+            .as_primitive::<Int64Type>()
+            .values()
+            .iter()
+            .enumerate()
+            .all(|(i, v)| !is_valid(nulls, i) || i32::try_from(*v).is_ok()),
+        _ => array
+            .as_primitive::<UInt64Type>()
+            .values()
+            .iter()
+            .enumerate()
+            .all(|(i, v)| !is_valid(nulls, i) || u32::try_from(*v).is_ok()),
+    }
+}
+
+/// Int64 / UInt64 → Float32, with the count of valid values that round.
+pub(crate) fn to_float32(array: &dyn Array) -> (ArrayRef, u64) {
+    let nulls = array.nulls();
+    let mut rounded = 0_u64;
+    let mut convert = |i: usize, v: i128| {
+        let f = v as f32;
+        if is_valid(nulls, i) && f as i128 != v {
+            rounded += 1;
+        }
+        f
+    };
+    let out: Vec<f32> = match array.data_type() {
+        ArrowType::Int64 => array
+            .as_primitive::<Int64Type>()
+            .values()
+            .iter()
+            .enumerate()
+            .map(|(i, v)| convert(i, i128::from(*v)))
+            .collect(),
+        _ => array
+            .as_primitive::<UInt64Type>()
+            .values()
+            .iter()
+            .enumerate()
+            .map(|(i, v)| convert(i, i128::from(*v)))
+            .collect(),
+    };
+    let array = PrimitiveArray::<Float32Type>::new(ScalarBuffer::from(out), nulls.cloned());
+    (Arc::new(array), rounded)
+}
+
+/// Int32 / UInt32 / Float32 back to Int64 or UInt64 (`Float32` values rounded to the nearest
+/// integer, saturating).
+pub(crate) fn widen(original: &ArrowType, array: &dyn Array) -> ArrayRef {
+    let nulls = array.nulls().cloned();
+    let as_i128: Vec<i128> = match array.data_type() {
+        ArrowType::Int32 => array
+            .as_primitive::<Int32Type>()
+            .values()
+            .iter()
+            .map(|v| i128::from(*v))
+            .collect(),
+        ArrowType::UInt32 => array
+            .as_primitive::<UInt32Type>()
+            .values()
+            .iter()
+            .map(|v| i128::from(*v))
+            .collect(),
+        _ => array
+            .as_primitive::<Float32Type>()
+            .values()
+            .iter()
+            .map(|v| v.round() as i128)
+            .collect(),
+    };
+    if original == &ArrowType::UInt64 {
+        let values: Vec<u64> = as_i128
+            .iter()
+            .map(|v| (*v).clamp(0, i128::from(u64::MAX)) as u64)
+            .collect();
+        Arc::new(PrimitiveArray::<UInt64Type>::new(
+            ScalarBuffer::from(values),
+            nulls,
+        ))
+    } else {
+        let values: Vec<i64> = as_i128
+            .iter()
+            .map(|v| (*v).clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64)
+            .collect();
+        Arc::new(PrimitiveArray::<Int64Type>::new(
+            ScalarBuffer::from(values),
+            nulls,
+        ))
+    }
+}
+
+/// Boolean → UInt8 or UInt32 0/1, nulls kept.
+pub(crate) fn bool_to_int(array: &dyn Array, wide: bool) -> ArrayRef {
+    let bools = array.as_boolean();
+    let nulls = array.nulls().cloned();
+    let bits = bools.values();
+    if wide {
+        let values: Vec<u32> = bits.iter().map(u32::from).collect();
+        Arc::new(PrimitiveArray::<UInt32Type>::new(
+            ScalarBuffer::from(values),
+            nulls,
+        ))
+    } else {
+        let values: Vec<u8> = bits.iter().map(u8::from).collect();
+        Arc::new(PrimitiveArray::<UInt8Type>::new(
+            ScalarBuffer::from(values),
+            nulls,
+        ))
+    }
+}
+
+/// UInt8 / UInt32 back to Boolean (non-zero is true).
+pub(crate) fn int_to_bool(array: &dyn Array) -> ArrayRef {
+    let nulls = array.nulls().cloned();
+    let bits: Vec<bool> = match array.data_type() {
+        ArrowType::UInt8 => array
+            .as_primitive::<UInt8Type>()
+            .values()
+            .iter()
+            .map(|v| *v != 0)
+            .collect(),
+        _ => array
+            .as_primitive::<UInt32Type>()
+            .values()
+            .iter()
+            .map(|v| *v != 0)
+            .collect(),
+    };
+    Arc::new(BooleanArray::new(bits.into(), nulls))
+}
+
+/// Decimal128 → Float64 (`value / 10^scale`, rounded to 53 bits), with the count of valid
+/// values that do not come back exactly.
+pub(crate) fn decimal_to_f64(array: &dyn Array, scale: i8) -> (ArrayRef, u64) {
+    let decimals = array.as_primitive::<Decimal128Type>();
+    let nulls = array.nulls();
+    let factor = 10_f64.powi(i32::from(scale));
+    let mut rounded = 0_u64;
+    let values: Vec<f64> = decimals
+        .values()
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let f = *v as f64 / factor;
+            if is_valid(nulls, i) && (f * factor).round() as i128 != *v {
+                rounded += 1;
+            }
+            f
+        })
+        .collect();
+    (
+        Arc::new(PrimitiveArray::<Float64Type>::new(
+            ScalarBuffer::from(values),
+            nulls.cloned(),
+        )),
+        rounded,
+    )
+}
+
+/// Float64 back to Decimal128(precision, scale), rounding to the nearest unit of the scale.
+pub(crate) fn f64_to_decimal(
+    column: &str,
+    array: &dyn Array,
+    precision: u8,
+    scale: i8,
+) -> Result<ArrayRef, ConversionError> {
+    let floats = array.as_primitive::<Float64Type>();
+    let factor = 10_f64.powi(i32::from(scale));
+    let values: Vec<i128> = floats
+        .values()
+        .iter()
+        .map(|v| (v * factor).round() as i128)
+        .collect();
+    PrimitiveArray::<Decimal128Type>::new(ScalarBuffer::from(values), array.nulls().cloned())
+        .with_precision_and_scale(precision, scale)
+        .map(|a| Arc::new(a) as ArrayRef)
+        .map_err(|e| ConversionError::Arrow {
+            column: column.to_owned(),
+            data_type: ArrowType::Decimal128(precision, scale),
+            message: e.to_string(),
+        })
+}
+
+/// A `uint32` mask of `array`'s rows: 1 valid, 0 null (no nulls of its own).
+pub(crate) fn validity_mask(array: &dyn Array) -> ArrayRef {
+    let len = array.len();
+    let values: Vec<u32> = match array.logical_nulls() {
+        Some(nulls) => (0..len).map(|i| u32::from(nulls.is_valid(i))).collect(),
+        None => vec![1; len],
+    };
+    Arc::new(PrimitiveArray::<UInt32Type>::from(values))
+}

@@ -1,0 +1,224 @@
+//! [`TableBuilder`]: a GPU table grown batch by batch from converted record batches, the one
+//! engine behind every ingest (readers, async streams, Parquet, Flight).
+
+use std::time::Instant;
+
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::SchemaRef;
+
+use super::{IngestError, IngestOptions, Progress};
+use crate::arrow::convert::{ColumnReport, ConversionPlan};
+use crate::arrow::{BatchOptions, record_batch_to_gpu, record_batches_to_gpu_table};
+use crate::device::Gpu;
+use crate::table::GpuTable;
+
+/// A GPU table and what went into it.
+#[derive(Debug)]
+pub struct Ingested {
+    /// The table: one GPU batch per record batch (or per `batch_rows` rows), converted columns
+    /// carrying their `gpudata.conversion` metadata.
+    pub table: GpuTable,
+    /// What each input column became, and why (skipped columns included).
+    pub report: Vec<ColumnReport>,
+    /// The host dictionaries of category columns (labels in id order).
+    pub categories: Vec<(String, ArrayRef)>,
+    /// The final progress: batches, rows, GPU and Arrow bytes, elapsed time.
+    pub progress: Progress,
+}
+
+/// A GPU table being built from record batches of one schema: each [`push`](Self::push)ed batch
+/// is converted by the policy, re-batched if asked, and uploaded as one more GPU batch.
+/// [`finish`](Self::finish) hands the table over; dropping the builder (or
+/// [`abort`](Self::abort)) destroys what was uploaded.
+#[derive(Debug)]
+pub struct TableBuilder<'g> {
+    gpu: &'g Gpu,
+    plan: ConversionPlan,
+    batch_rows: Option<usize>,
+    usage: Option<wgpu::BufferUsages>,
+    table: Option<GpuTable>,
+    pending: Vec<RecordBatch>,
+    pending_rows: usize,
+    progress: Progress,
+    started: Instant,
+}
+
+impl<'g> TableBuilder<'g> {
+    /// A builder for batches of `schema`.
+    ///
+    /// # Errors
+    /// [`IngestError::Options`] for `in_flight` or `batch_rows` of 0; the policy errors of
+    /// [`ConversionPlan::new`].
+    pub fn new(
+        gpu: &'g Gpu,
+        schema: SchemaRef,
+        options: &IngestOptions,
+    ) -> Result<TableBuilder<'g>, IngestError> {
+        if options.in_flight == 0 {
+            return Err(IngestError::Options {
+                option: "in_flight",
+                found: 0,
+                expected: "at least 1",
+            });
+        }
+        if options.batch_rows == Some(0) {
+            return Err(IngestError::Options {
+                option: "batch_rows",
+                found: 0,
+                expected: "at least 1 (or None for one gpu batch per record batch)",
+            });
+        }
+        Ok(TableBuilder {
+            gpu,
+            plan: ConversionPlan::new(schema, options.conversions.clone())?,
+            batch_rows: options.batch_rows,
+            usage: options.usage,
+            table: None,
+            pending: Vec::new(),
+            pending_rows: 0,
+            progress: Progress::default(),
+            started: Instant::now(),
+        })
+    }
+
+    fn batch_options(&self) -> BatchOptions {
+        let mut options = self.plan.batch_options();
+        options.usage = self.usage;
+        options
+    }
+
+    /// Uploads one converted batch and adds it to the table.
+    fn upload(&mut self, batch: &RecordBatch) -> Result<(), IngestError> {
+        let options = self.batch_options();
+        let (gpu_batch, _) = record_batch_to_gpu(self.gpu, batch, &options)?;
+        let bytes: u64 = gpu_batch.columns().map(|(_, d)| d.byte_length()).sum();
+        match &mut self.table {
+            Some(table) => table
+                .add_batch(gpu_batch)
+                .map_err(|source| crate::arrow::ArrowInteropError::Table { source })?,
+            None => {
+                let table = GpuTable::from_batches(
+                    vec![gpu_batch],
+                    Vec::<(String, crate::table::GpuConstant)>::new(),
+                )
+                .map_err(|source| crate::arrow::ArrowInteropError::Table { source })?;
+                self.table = Some(table);
+            }
+        }
+        self.progress.gpu_batches += 1;
+        self.progress.rows += batch.num_rows() as u64;
+        self.progress.gpu_bytes += bytes;
+        Ok(())
+    }
+
+    /// Converts `batch` and uploads it (or, under `batch_rows`, whatever whole GPU batches the
+    /// rows so far make).
+    ///
+    /// # Errors
+    /// The conversion's and the upload's errors; the builder is then best dropped (which
+    /// destroys the partial table).
+    pub fn push(&mut self, batch: &RecordBatch) -> Result<(), IngestError> {
+        self.progress.batches_read += 1;
+        self.progress.arrow_bytes += batch.get_array_memory_size() as u64;
+        let converted = self.plan.convert(batch)?;
+        match self.batch_rows {
+            None => self.upload(&converted)?,
+            Some(rows) => {
+                self.pending_rows += converted.num_rows();
+                self.pending.push(converted);
+                while self.pending_rows >= rows {
+                    self.flush(rows)?;
+                }
+            }
+        }
+        self.progress.elapsed = self.started.elapsed();
+        Ok(())
+    }
+
+    /// Uploads the first `rows` pending rows as one GPU batch.
+    fn flush(&mut self, rows: usize) -> Result<(), IngestError> {
+        let schema = match self.pending.first() {
+            Some(first) => first.schema(),
+            None => return Ok(()),
+        };
+        let joined = arrow_select::concat::concat_batches(&schema, &self.pending).map_err(|e| {
+            IngestError::Read {
+                batch: self.progress.batches_read.saturating_sub(1),
+                source: e,
+            }
+        })?;
+        let take = rows.min(joined.num_rows());
+        self.upload(&joined.slice(0, take))?;
+        let rest = joined.slice(take, joined.num_rows() - take);
+        self.pending_rows = rest.num_rows();
+        self.pending = if rest.num_rows() > 0 {
+            vec![rest]
+        } else {
+            Vec::new()
+        };
+        Ok(())
+    }
+
+    /// Where the ingest stands.
+    #[must_use]
+    pub fn progress(&self) -> Progress {
+        Progress {
+            elapsed: self.started.elapsed(),
+            ..self.progress
+        }
+    }
+
+    /// The conversion plan (its report once the first batch arrived).
+    #[must_use]
+    pub fn plan(&self) -> &ConversionPlan {
+        &self.plan
+    }
+
+    /// Uploads what is pending and hands the table over (an empty table with the converted
+    /// schema when no rows came).
+    ///
+    /// # Errors
+    /// The upload's errors; the conversion's when resolving a plan without data.
+    pub fn finish(mut self) -> Result<Ingested, IngestError> {
+        if self.pending_rows > 0 {
+            self.flush(self.pending_rows)?;
+        }
+        let table = match self.table.take() {
+            Some(table) => table,
+            None => {
+                self.plan.resolve_without_data()?;
+                let schema = self
+                    .plan
+                    .output_schema()
+                    .unwrap_or_else(|| self.plan.input_schema().clone());
+                record_batches_to_gpu_table(self.gpu, &schema, &[], &self.batch_options())?.0
+            }
+        };
+        let report = self.plan.report();
+        let categories = report
+            .iter()
+            .filter_map(|r| Some((r.column.clone(), self.plan.categories(&r.column)?)))
+            .collect();
+        Ok(Ingested {
+            table,
+            report,
+            categories,
+            progress: self.progress(),
+        })
+    }
+
+    /// Destroys what was uploaded (what dropping the builder does too).
+    pub fn abort(mut self) {
+        if let Some(table) = self.table.take() {
+            table.destroy();
+        }
+    }
+}
+
+impl Drop for TableBuilder<'_> {
+    fn drop(&mut self) {
+        if let Some(table) = self.table.take() {
+            table.destroy();
+        }
+    }
+}
