@@ -5,12 +5,12 @@
 
 #[cfg(feature = "arrow")]
 pub use crate::arrow::ArrowInteropError;
-#[cfg(feature = "naga")]
-pub use crate::check::{MismatchError, ShaderCheckError};
 #[cfg(feature = "arrow")]
 pub use crate::arrow::convert::ConversionError;
 #[cfg(feature = "arrow")]
 pub use crate::arrow::stream::IngestError;
+#[cfg(feature = "naga")]
+pub use crate::check::{MismatchError, ShaderCheckError};
 pub use crate::data::DataError;
 pub use crate::device::{GpuError, WgpuError};
 pub use crate::format::FormatError;
