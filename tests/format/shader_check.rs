@@ -416,3 +416,92 @@ fn check_global_rows_of_a_runtime_tail_name_their_path() {
     assert_eq!(m.location, at(8, 5));
     assert!(matches!(m.error, MismatchError::Type { .. }), "{m}");
 }
+
+#[test]
+fn check_struct_decl_compares_nested_structs_arrays_and_matrices_level_by_level() {
+    use gpudata::layout::{AddressSpace, MemberDecl, StructDecl, TypeDecl};
+    let light = StructDecl::parse("Light", "position: vec3<f32>, color: vec4<f32>").unwrap();
+    let scene = StructDecl {
+        name: "Scene".to_owned(),
+        members: vec![
+            MemberDecl {
+                name: "view".to_owned(),
+                ty: TypeDecl::parse("mat4x4<f32>").unwrap(),
+                align: None,
+                size: None,
+            },
+            MemberDecl {
+                name: "lights".to_owned(),
+                ty: TypeDecl::Array {
+                    element: Box::new(TypeDecl::Struct(light)),
+                    count: Some(4),
+                },
+                align: None,
+                size: None,
+            },
+        ],
+    };
+    let agree = "struct Light { position: vec3<f32>, color: vec4<f32> }
+struct Scene { view: mat4x4<f32>, lights: array<Light, 4> }";
+    let shader = Shader::parse(agree).unwrap();
+    assert_eq!(
+        shader.check_struct_decl(&scene, AddressSpace::Storage, "Scene"),
+        Ok(())
+    );
+    assert_eq!(
+        shader.check_struct_decl(&scene, AddressSpace::Uniform, "Scene"),
+        Ok(())
+    );
+
+    let disagree = "struct Light {
+    position: vec3<f32>,
+    color: vec3<f32>,
+}
+struct Scene { view: mat4x3<f32>, lights: array<Light, 3> }";
+    let shader = Shader::parse(disagree).unwrap();
+    let err = shader
+        .check_struct_decl(&scene, AddressSpace::Storage, "Scene")
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "struct Scene disagrees with the shader in 3 places:\n  \
+         `view` (wgsl 5:16): host type mat4x4<f32>, the shader declares mat4x3<f32>; declare the same type on both sides\n  \
+         `lights` (wgsl 5:35): host type array<Light, 4>, the shader declares array<Light, 3>; declare the same type on both sides\n  \
+         `Scene` (wgsl 5:1): host stride 192 bytes, shader stride 160 bytes; make the last fields agree or set #[gpu(stride = 160)]"
+    );
+    let count_ok = disagree.replace("array<Light, 3>", "array<Light, 4>");
+    let found = mismatches(Shader::parse(&count_ok).unwrap().check_struct_decl(
+        &scene,
+        AddressSpace::Storage,
+        "Scene",
+    ));
+    let paths: Vec<&str> = found.iter().map(|m| m.path.as_str()).collect();
+    assert!(paths.contains(&"lights[].color"), "{found:?}");
+    assert!(
+        found.iter().any(|m| m.error
+            == MismatchError::DeclType {
+                host: "vec4<f32>".to_owned(),
+                shader_type: "vec3<f32>".to_owned()
+            }),
+        "{found:?}"
+    );
+    let bad = StructDecl::parse("Bad", "a: vec5<f32>");
+    assert!(bad.is_err(), "vec5 is no WGSL type");
+}
+
+#[test]
+fn check_struct_decl_host_without_layout() {
+    use gpudata::layout::{AddressSpace, StructDecl};
+    // A runtime-sized array before the last member has no layout.
+    let host = StructDecl::parse("R", "a: array<u32>, b: u32").unwrap();
+    let shader = Shader::parse("struct R { b: u32 }").unwrap();
+    let err = shader
+        .check_struct_decl(&host, AddressSpace::Storage, "R")
+        .unwrap_err();
+    assert!(matches!(err, ShaderCheckError::HostLayout(_)), "{err:?}");
+    assert!(
+        err.to_string()
+            .starts_with("the host declaration has no layout: "),
+        "{err}"
+    );
+}

@@ -332,3 +332,91 @@ proptest! {
         }
     }
 }
+
+/// WGSL types for the type-tree check: leaves of every shape (no `f16`, which needs
+/// `enable f16;`), fixed arrays of them, and arrays of arrays.
+fn decl_type() -> impl Strategy<Value = String> {
+    let leaf = prop::sample::select(vec![
+        "f32",
+        "i32",
+        "u32",
+        "vec2<f32>",
+        "vec3<f32>",
+        "vec4<u32>",
+        "vec3<i32>",
+        "mat2x2<f32>",
+        "mat3x3<f32>",
+        "mat4x4<f32>",
+        "mat2x3<f32>",
+        "mat4x2<f32>",
+        "atomic<u32>",
+    ])
+    .prop_map(str::to_owned);
+    leaf.prop_recursive(2, 8, 1, |inner| {
+        (inner, 1u32..5).prop_map(|(t, n)| format!("array<{t}, {n}>"))
+    })
+}
+
+/// One perturbation of a type tree's WGSL.
+#[derive(Clone, Debug)]
+enum DeclChange {
+    /// Member `i` becomes `u32` (or `f32` when it is `u32`).
+    Type(usize),
+    /// Member `i` is removed.
+    Remove(usize),
+    /// Member `i` gets an `@align` above the struct's size.
+    Align(usize),
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Random type trees (matrices, atomics, nested arrays) declared on the host from text and
+    /// in WGSL from the same text agree; one perturbation of the WGSL is named by member.
+    #[test]
+    fn type_trees_agree_and_every_perturbation_is_named(
+        (types, change) in prop::collection::vec(decl_type(), 1..6).prop_flat_map(|t| {
+            let n = t.len();
+            (Just(t), prop_oneof![
+                (0..n).prop_map(DeclChange::Type),
+                (0..n).prop_map(DeclChange::Remove),
+                (0..n).prop_map(DeclChange::Align),
+            ])
+        })
+    ) {
+        use gpudata::layout::{AddressSpace, StructDecl};
+        let members: Vec<String> = types.iter().enumerate().map(|(i, t)| format!("m{i}: {t}")).collect();
+        let host = StructDecl::parse("Tree", &members.join(", ")).expect("a valid declaration");
+        let wgsl = |members: &[String]| format!("struct Tree {{ {} }}", members.join(", "));
+        let shader = Shader::parse(&wgsl(&members)).expect("valid wgsl");
+        prop_assert_eq!(shader.check_struct_decl(&host, AddressSpace::Storage, "Tree"), Ok(()));
+
+        let mut changed = members.clone();
+        let i = match change { DeclChange::Type(i) | DeclChange::Remove(i) | DeclChange::Align(i) => i };
+        let name = format!("m{i}");
+        match change {
+            DeclChange::Type(_) => {
+                let other = if types[i] == "u32" { "f32" } else { "u32" };
+                changed[i] = format!("{name}: {other}");
+            }
+            DeclChange::Remove(_) => { changed.remove(i); }
+            DeclChange::Align(_) => {
+                // Above the struct's size, so the member (or, for the first, the size) moves.
+                let size = host.placements(AddressSpace::Storage).unwrap().1.size;
+                let align = (size + 1).next_power_of_two().max(32);
+                changed[i] = format!("@align({align}) {}", changed[i]);
+            }
+        }
+        let shader = Shader::parse(&wgsl(&changed)).expect("valid wgsl");
+        let found = mismatches(shader.check_struct_decl(&host, AddressSpace::Storage, "Tree"));
+        let named = found.iter().any(|m| match (&change, &m.error) {
+            (DeclChange::Type(_), MismatchError::DeclType { .. }) => m.path == name,
+            (DeclChange::Remove(_), MismatchError::MissingInShader { .. }) => m.path == name,
+            // A first member's @align moves nothing but the struct's size.
+            (DeclChange::Align(_), MismatchError::Offset { .. }) => m.path == name,
+            (DeclChange::Align(_), MismatchError::Stride { .. }) => m.path == "Tree",
+            _ => false,
+        });
+        prop_assert!(named, "{change:?}: not named in {found:?}");
+    }
+}

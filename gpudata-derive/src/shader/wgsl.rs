@@ -1,7 +1,9 @@
 //! What the compile-time check reads from a WGSL file with naga: a struct's members (WGSL type,
 //! offset, alignment, position) and size, and a vertex entry point's `@location` inputs.
 
-use std::path::Path;
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use naga::common::wgsl::TypeContext as _;
 use naga::{Binding, Handle, Scalar, ScalarKind, ShaderStage, Type, TypeInner};
@@ -44,8 +46,16 @@ pub(crate) struct Input {
     pub(crate) at: String,
 }
 
+thread_local! {
+    /// The files parsed in this compiler session, one entry per path (its latest text): the
+    /// derives of one crate run in one process, so twenty structs checked against one file parse
+    /// it once.
+    static PARSED: RefCell<Vec<Rc<Wgsl>>> = const { RefCell::new(Vec::new()) };
+}
+
 /// A parsed WGSL file.
 pub(crate) struct Wgsl {
+    path: PathBuf,
     file: String,
     source: String,
     module: naga::Module,
@@ -53,17 +63,27 @@ pub(crate) struct Wgsl {
 }
 
 impl Wgsl {
-    /// Reads and parses `file` (as written in the attribute) at `path`.
+    /// Reads `file` (as written in the attribute) at `path` and parses it, or returns the parse
+    /// of the same text made earlier in this session.
     ///
     /// # Errors
     /// The message of a compile error: the file cannot be read, does not parse, or has types
     /// naga cannot lay out.
-    pub(crate) fn load(file: &str, path: &Path) -> Result<Wgsl, String> {
+    pub(crate) fn load(file: &str, path: &Path) -> Result<Rc<Wgsl>, String> {
         let source = std::fs::read_to_string(path).map_err(|e| {
             format!(
                 "cannot read the shader `{file}` (a path relative to the crate's Cargo.toml): {e}"
             )
         })?;
+        let cached = PARSED.with_borrow(|parsed| {
+            parsed
+                .iter()
+                .find(|w| w.path == path && w.source == source && w.file == file)
+                .cloned()
+        });
+        if let Some(hit) = cached {
+            return Ok(hit);
+        }
         let module = naga::front::wgsl::parse_str(&source).map_err(|e| {
             // naga's own report: its message, `file:line:column` and the line marked.
             format!(
@@ -75,12 +95,18 @@ impl Wgsl {
         layouter
             .update(module.to_ctx())
             .map_err(|e| format!("the shader `{file}` has a type naga cannot lay out: {e}"))?;
-        Ok(Wgsl {
+        let parsed = Rc::new(Wgsl {
+            path: path.to_owned(),
             file: file.to_owned(),
             source,
             module,
             layouter,
-        })
+        });
+        PARSED.with_borrow_mut(|all| {
+            all.retain(|w| w.path != path);
+            all.push(Rc::clone(&parsed));
+        });
+        Ok(parsed)
     }
 
     /// `file:line:column` of byte `offset`.

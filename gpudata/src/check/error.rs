@@ -6,6 +6,7 @@ use std::fmt;
 
 use crate::count::Count;
 use crate::format::VertexFormat;
+use crate::layout::LayoutError;
 use crate::record::shader::offset_hint;
 
 /// A line and column of the WGSL source (both from 1), from naga's spans.
@@ -90,6 +91,9 @@ pub enum ShaderCheckError {
         /// The name asked for.
         name: String,
     },
+    /// The host type tree has no layout under the address space's rules.
+    #[error("the host declaration has no layout: {0}")]
+    HostLayout(#[from] LayoutError),
     /// The check ran and found disagreements, all of them listed.
     #[error("{subject} disagrees with the shader in {count}:{}", Lines(.mismatches), count = Count(.mismatches.len(), "place"))]
     Mismatches {
@@ -125,6 +129,17 @@ pub enum MismatchError {
         format: VertexFormat,
         /// The WGSL type that stores it (`VertexFormat::wgsl_carrier`).
         carrier: String,
+        /// The shader member's WGSL type.
+        shader_type: String,
+    },
+    /// A member of a host type tree has another WGSL type than the shader's member (a leaf, an
+    /// array's element type or count, or a struct where the other side has none).
+    #[error(
+        "host type {host}, the shader declares {shader_type}; declare the same type on both sides"
+    )]
+    DeclType {
+        /// The host member's WGSL type.
+        host: String,
         /// The shader member's WGSL type.
         shader_type: String,
     },

@@ -36,6 +36,9 @@
 //!
 //! - [`Shader::check_struct`] / [`Shader::check_struct_format`]: a derived type or a run-time
 //!   [`GpuDataStructFormat`](crate::GpuDataStructFormat) against a WGSL struct;
+//! - [`Shader::check_struct_decl`]: a host type tree ([`StructDecl`](crate::layout::StructDecl):
+//!   nested structs, matrices, atomics, arrays, `@align`/`@size`) against a WGSL struct, level by
+//!   level, under the storage or uniform rules;
 //! - [`Shader::check_vertex_inputs`]: vertex buffers ([`VertexBufferInput::of`] a derived
 //!   type, [`VertexBufferInput::from_layout`] a [`BufferLayout`](crate::BufferLayout)) against
 //!   an entry point's `@location` inputs;
@@ -74,6 +77,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod decl;
 mod error;
 mod globals;
 mod report;

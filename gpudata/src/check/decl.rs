@@ -1,0 +1,233 @@
+//! Host type trees ([`StructDecl`]: nested structs, matrices, atomics, fixed and runtime-sized
+//! arrays, `@align`/`@size`) against WGSL structs, member by member and level by level.
+
+use naga::{ArraySize, Handle, ScalarKind, Type, TypeInner};
+
+use super::error::{MismatchError, ShaderCheckError, ShaderMismatch};
+use super::shader::Shader;
+use super::structs::finish;
+use crate::layout::{AddressSpace, LeafType, ScalarType, StructDecl, TypeDecl, array_layout};
+
+/// `ty` as WGSL writes it, for messages.
+fn decl_text(ty: &TypeDecl) -> String {
+    match ty {
+        TypeDecl::Leaf(leaf) => leaf.to_string(),
+        TypeDecl::Array {
+            element,
+            count: Some(n),
+        } => format!("array<{}, {n}>", decl_text(element)),
+        TypeDecl::Array {
+            element,
+            count: None,
+        } => format!("array<{}>", decl_text(element)),
+        TypeDecl::Struct(s) => s.name.clone(),
+    }
+}
+
+impl Shader {
+    /// naga's type as a [`LeafType`], when it is a scalar, vector, matrix or atomic of a
+    /// host-shareable scalar.
+    fn leaf(&self, ty: Handle<Type>) -> Option<LeafType> {
+        let scalar = |s: naga::Scalar| match (s.kind, s.width) {
+            (ScalarKind::Float, 4) => Some(ScalarType::F32),
+            (ScalarKind::Float, 2) => Some(ScalarType::F16),
+            (ScalarKind::Sint, 4) => Some(ScalarType::I32),
+            (ScalarKind::Uint, 4) => Some(ScalarType::U32),
+            _ => None,
+        };
+        Some(match self.module().types[ty].inner {
+            TypeInner::Scalar(s) => LeafType::Scalar(scalar(s)?),
+            TypeInner::Atomic(s) => LeafType::Atomic(scalar(s)?),
+            TypeInner::Vector { size, scalar: s } => LeafType::Vector {
+                components: size as u8,
+                scalar: scalar(s)?,
+            },
+            TypeInner::Matrix {
+                columns,
+                rows,
+                scalar: s,
+            } => LeafType::Matrix {
+                columns: columns as u8,
+                rows: rows as u8,
+                scalar: scalar(s)?,
+            },
+            _ => return None,
+        })
+    }
+
+    /// Checks a host type tree against the WGSL struct `shader_struct`: at every level, members
+    /// by name, their offsets (the host's under `space`'s rules, `@align`/`@size` included),
+    /// types (leaves equal; arrays of equal count and stride, element by element; nested structs
+    /// recursively), members on one side only, and each struct's size. Paths name the level
+    /// (`lights[].color`).
+    ///
+    /// ```
+    /// use gpudata::check::Shader;
+    /// use gpudata::layout::{AddressSpace, StructDecl};
+    ///
+    /// let host = StructDecl::parse("Light", "position: vec3<f32>, color: vec4<f32>, view: mat4x4<f32>")?;
+    /// let shader = Shader::parse(
+    ///     "struct Light { position: vec3<f32>, color: vec4<f32>, view: mat4x4<f32> }",
+    /// )?;
+    /// shader.check_struct_decl(&host, AddressSpace::Storage, "Light")?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ShaderCheckError::MissingStruct`]; [`ShaderCheckError::HostLayout`] when the host tree
+    /// has no layout under `space`; [`ShaderCheckError::Mismatches`] listing
+    /// [`MismatchError::Offset`], [`MismatchError::DeclType`], [`MismatchError::MissingInShader`],
+    /// [`MismatchError::MissingOnHost`] and [`MismatchError::Stride`] (a struct's size or an
+    /// array's stride).
+    pub fn check_struct_decl(
+        &self,
+        host: &StructDecl,
+        space: AddressSpace,
+        shader_struct: &str,
+    ) -> Result<(), ShaderCheckError> {
+        let ty =
+            self.struct_named(shader_struct)
+                .ok_or_else(|| ShaderCheckError::MissingStruct {
+                    name: shader_struct.to_owned(),
+                })?;
+        let mut mismatches = Vec::new();
+        self.compare_decl(host, ty, space, "", &mut mismatches)?;
+        finish(format!("struct {shader_struct}"), mismatches)
+    }
+
+    fn compare_decl(
+        &self,
+        host: &StructDecl,
+        ty: Handle<Type>,
+        space: AddressSpace,
+        prefix: &str,
+        out: &mut Vec<ShaderMismatch>,
+    ) -> Result<(), ShaderCheckError> {
+        let TypeInner::Struct {
+            members,
+            span: size,
+        } = &self.module().types[ty].inner
+        else {
+            return Ok(());
+        };
+        let (placements, layout) = host.placements(space)?;
+        let span = self.module().types.get_span(ty);
+        let struct_name = self.type_text(ty);
+        for (member, placement) in host.members.iter().zip(&placements) {
+            let path = format!("{prefix}{}", member.name);
+            let Some(shader) = members
+                .iter()
+                .find(|m| m.name.as_deref() == Some(&member.name))
+            else {
+                out.push(ShaderMismatch {
+                    path,
+                    location: self.span_location(span),
+                    error: MismatchError::MissingInShader {
+                        shader_struct: struct_name.clone(),
+                    },
+                });
+                continue;
+            };
+            let location = self.declaration_in(span, &member.name);
+            let offset = u64::from(shader.offset);
+            if offset != placement.offset {
+                let (_, align) = self.size_align(shader.ty);
+                out.push(ShaderMismatch {
+                    path: path.clone(),
+                    location,
+                    error: MismatchError::Offset {
+                        host: placement.offset,
+                        shader: offset,
+                        shader_type: self.type_text(shader.ty),
+                        align,
+                    },
+                });
+            }
+            self.compare_type(&member.ty, shader.ty, space, &path, location, out)?;
+        }
+        for member in members {
+            let name = member.name.as_deref().unwrap_or("");
+            if !host.members.iter().any(|m| m.name == name) {
+                out.push(ShaderMismatch {
+                    path: format!("{prefix}{name}"),
+                    location: self.declaration_in(span, name),
+                    error: MismatchError::MissingOnHost {
+                        shader_type: self.type_text(member.ty),
+                        offset: u64::from(member.offset),
+                    },
+                });
+            }
+        }
+        if layout.size != u64::from(*size) {
+            out.push(ShaderMismatch {
+                path: format!("{prefix}{struct_name}"),
+                location: self.span_location(span),
+                error: MismatchError::Stride {
+                    host: layout.size,
+                    shader: u64::from(*size),
+                },
+            });
+        }
+        Ok(())
+    }
+
+    /// Compares one member's type; `path` names it, `location` is its declaration.
+    fn compare_type(
+        &self,
+        host: &TypeDecl,
+        shader: Handle<Type>,
+        space: AddressSpace,
+        path: &str,
+        location: Option<super::WgslLocation>,
+        out: &mut Vec<ShaderMismatch>,
+    ) -> Result<(), ShaderCheckError> {
+        let differs = |out: &mut Vec<ShaderMismatch>| {
+            out.push(ShaderMismatch {
+                path: path.to_owned(),
+                location,
+                error: MismatchError::DeclType {
+                    host: decl_text(host),
+                    shader_type: self.type_text(shader),
+                },
+            });
+        };
+        match (host, &self.module().types[shader].inner) {
+            (TypeDecl::Leaf(leaf), _) => {
+                if self.leaf(shader) != Some(*leaf) {
+                    differs(out);
+                }
+            }
+            (TypeDecl::Array { element, count }, TypeInner::Array { base, size, stride }) => {
+                let same_count = match (count, size) {
+                    (Some(n), ArraySize::Constant(m)) => *n == m.get(),
+                    (None, ArraySize::Dynamic) => true,
+                    _ => false,
+                };
+                if !same_count {
+                    differs(out);
+                    return Ok(());
+                }
+                let inner = element.layout(space)?;
+                let host_stride =
+                    array_layout(inner, Some(1), space).map_or(inner.stride(), |l| l.size);
+                let element_path = format!("{path}[]");
+                if host_stride != u64::from(*stride) {
+                    out.push(ShaderMismatch {
+                        path: element_path.clone(),
+                        location,
+                        error: MismatchError::Stride {
+                            host: host_stride,
+                            shader: u64::from(*stride),
+                        },
+                    });
+                }
+                self.compare_type(element, *base, space, &element_path, location, out)?;
+            }
+            (TypeDecl::Struct(s), TypeInner::Struct { .. }) => {
+                self.compare_decl(s, shader, space, &format!("{path}."), out)?;
+            }
+            _ => differs(out),
+        }
+        Ok(())
+    }
+}
