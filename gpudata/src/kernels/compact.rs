@@ -45,8 +45,7 @@ fn kernel(sources: &[Source<'_>]) -> String {
     let mut wgsl = rows::header(4 + 2 * count);
     wgsl += &rows::binding_decl(1, "mask", "u32", false);
     wgsl += &rows::binding_decl(2, "offsets", "u32", false);
-    let mut body = String::new();
-    for (s, (source, copy)) in sources.iter().zip(&copies).enumerate() {
+    for (s, copy) in copies.iter().enumerate() {
         wgsl += &rows::binding_decl(3 + s, &format!("src{s}"), copy.source_element(), false);
         wgsl += &rows::binding_decl(
             3 + count + s,
@@ -54,18 +53,76 @@ fn kernel(sources: &[Source<'_>]) -> String {
             copy.output_element(),
             true,
         );
-        body += &format!(
-            "            let sa{s} = param({}u) + src * {}u;\n            let da{s} = param({}u) + dst * {}u;\n            {}",
-            4 + s,
-            source.rows.stride,
-            4 + count + s,
-            source.out_stride,
-            copy.wgsl(
-                &format!("src{s}"),
-                &format!("sa{s}"),
-                &format!("out{s}"),
-                &format!("da{s}")
-            )
+    }
+    // Rows are handled `unroll` at a time: every word and chunk of them is loaded first (rows
+    // past the run as its last row), so the loads of an invocation are in flight together; the
+    // kept ones are then stored. Byte-wise sources load inside the store.
+    let hoisted: u64 = copies
+        .iter()
+        .map(|c| match c {
+            RowCopy::Chunks(n) | RowCopy::Words(n) => *n,
+            RowCopy::Bytes(_) => 0,
+        })
+        .sum();
+    let unroll = match hoisted {
+        0..=4 => 8,
+        5..=8 => 4,
+        9..=16 => 2,
+        _ => 1,
+    };
+    let mut loads = String::new();
+    let mut stores = String::new();
+    for j in 0..unroll {
+        loads += &format!(
+            "        let local{j} = (k + {j}u) * {WORKGROUP}u + lid;\n\
+             \x20       let word{j} = words[local{j} >> 5u];\n\
+             \x20       let bit{j} = local{j} & 31u;\n\
+             \x20       let row{j} = min(group * {BLOCK_ROWS}u + local{j}, n - 1u);\n"
+        );
+        let mut store = String::new();
+        for (s, (source, copy)) in sources.iter().zip(&copies).enumerate() {
+            let sa = format!("sa{s}_{j}");
+            let src_addr = format!("param({}u) + row{j} * {}u", 4 + s, source.rows.stride);
+            store += &format!(
+                "            let da{s} = param({}u) + dst * {}u;\n",
+                4 + count + s,
+                source.out_stride
+            );
+            match copy {
+                RowCopy::Chunks(n) | RowCopy::Words(n) => {
+                    let shift = if matches!(copy, RowCopy::Chunks(_)) {
+                        4
+                    } else {
+                        2
+                    };
+                    loads += &format!("        let {sa} = {src_addr};\n");
+                    for i in 0..*n {
+                        loads += &format!(
+                            "        let v{s}_{j}_{i} = src{s}[({sa} >> {shift}u) + {i}u];\n"
+                        );
+                        store += &format!(
+                            "            out{s}[(da{s} >> {shift}u) + {i}u] = v{s}_{j}_{i};\n"
+                        );
+                    }
+                }
+                RowCopy::Bytes(_) => {
+                    store += &format!(
+                        "            let {sa} = {src_addr};\n            {}",
+                        copy.wgsl(
+                            &format!("src{s}"),
+                            &sa,
+                            &format!("out{s}"),
+                            &format!("da{s}")
+                        )
+                    );
+                }
+            }
+        }
+        stores += &format!(
+            "        if (((word{j} >> bit{j}) & 1u) == 1u) {{\n\
+             \x20           let dst = block + pre[local{j} >> 5u] - countOneBits(word{j}) + countOneBits(word{j} & ((1u << bit{j}) - 1u));\n\
+             {store}\
+             \x20       }}\n"
         );
     }
     wgsl += &format!(
@@ -94,15 +151,8 @@ fn kernel(sources: &[Source<'_>]) -> String {
          \x20       workgroupBarrier();\n\
          \x20   }}\n\
          \x20   let block = offsets[param(2u) + group] - param(3u);\n\
-         \x20   for (var k = 0u; k < 32u; k++) {{\n\
-         \x20       let local = k * {WORKGROUP}u + lid;\n\
-         \x20       let word = words[local >> 5u];\n\
-         \x20       let bit = local & 31u;\n\
-         \x20       if (((word >> bit) & 1u) == 1u) {{\n\
-         \x20           let dst = block + pre[local >> 5u] - countOneBits(word) + countOneBits(word & ((1u << bit) - 1u));\n\
-         \x20           let src = group * {BLOCK_ROWS}u + local;\n\
-         {body}\
-         \x20       }}\n\
+         \x20   for (var k = 0u; k < 32u; k += {unroll}u) {{\n\
+         {loads}{stores}\
          \x20   }}\n\
          }}\n"
     );

@@ -242,29 +242,50 @@ fn kernel(
         );
     }
     let out_base = 1 + views.len() + masks;
+    // Each invocation evaluates `ROWS` rows, 256 apart (rows past the run are evaluated as the
+    // last row and dropped), so their loads can be in flight together; the workgroup ORs the
+    // bits of each word from workgroup memory and writes its words in order.
+    wgsl += &format!("fn eval_row(row: u32) -> bool {{\n{body}    return {test};\n}}\n");
+    let tile = ROWS * WORKGROUP;
+    let mut evals = String::new();
+    for k in 0..ROWS {
+        evals += &format!(
+            "    let r{k} = first + {}u + lid;\n\
+             \x20   let ok{k} = eval_row(min(r{k}, n - 1u)) && r{k} < n;\n\
+             \x20   flags[{}u + lid] = select(0u, 1u << (lid & 31u), ok{k});\n",
+            k * WORKGROUP,
+            k * WORKGROUP
+        );
+    }
     wgsl += &format!(
-        "var<workgroup> words: array<atomic<u32>, {words}>;\n\
+        "var<workgroup> flags: array<u32, {tile}>;\n\
          @compute @workgroup_size({WORKGROUP})\n\
          fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n\
                  @builtin(local_invocation_index) lid: u32) {{\n\
-         \x20   if (lid < {words}u) {{ atomicStore(&words[lid], 0u); }}\n\
-         \x20   workgroupBarrier();\n\
          \x20   let group = group_index(wid, nwg);\n\
-         \x20   let row = group * {WORKGROUP}u + lid;\n\
-         \x20   if (row < param(0u)) {{\n{body}\
-         \x20       if ({test}) {{ atomicOr(&words[lid >> 5u], 1u << (lid & 31u)); }}\n\
-         \x20   }}\n\
+         \x20   let n = param(0u);\n\
+         \x20   let first = group * {tile}u;\n\
+         {evals}\
          \x20   workgroupBarrier();\n\
-         \x20   if (lid < {words}u) {{ bits[param({out_base}u) + group * {words}u + lid] = atomicLoad(&words[lid]); }}\n\
+         \x20   if (lid < {words}u) {{\n\
+         \x20       var w = 0u;\n\
+         \x20       for (var j = 0u; j < 32u; j++) {{ w |= flags[lid * 32u + j]; }}\n\
+         \x20       bits[param({out_base}u) + group * {words}u + lid] = w;\n\
+         \x20   }}\n\
          }}\n",
-        words = WORKGROUP / 32,
+        words = tile / 32,
     );
     Ok(wgsl)
 }
 
-/// Words of a mask of `length` rows as the kernel writes them: whole workgroups of eight words.
+/// Rows each invocation of the mask kernel evaluates.
+const ROWS: u32 = 8;
+
+/// Words of a mask of `length` rows as the kernel writes them: whole workgroups of
+/// `ROWS × 256 / 32` words.
 pub(crate) fn mask_words(length: u64) -> u64 {
-    length.div_ceil(u64::from(WORKGROUP)) * u64::from(WORKGROUP / 32)
+    let tile = u64::from(ROWS * WORKGROUP);
+    length.div_ceil(tile) * (tile / 32)
 }
 
 /// The dispatches that evaluate `node` over rows `0..length` of `views` and `masks` (word
@@ -284,7 +305,7 @@ pub(crate) fn plan(
     let spans: Vec<Span<'_>> = views.iter().map(Span::of).collect();
     let mut bits: Vec<&wgpu::Buffer> = masks.to_vec();
     bits.push(output);
-    let step = u64::from(WORKGROUP);
+    let step = u64::from(ROWS * WORKGROUP);
     let runs = rows::runs(op, &limits, length, step, &spans, &bits)?;
     let mut dispatches = Vec::with_capacity(runs.len());
     for (first, n) in runs {

@@ -18,7 +18,8 @@ use crate::data::GpuDataView;
 use crate::format::{DataType, VertexFormat};
 use crate::kernels::OpError;
 
-/// Rows each invocation reduces.
+/// Rows each invocation reduces unless [`OpsConfig::rows_per_thread`](super::OpsConfig) says
+/// otherwise.
 const ROWS_PER_INVOCATION: u64 = 32;
 
 /// How a lane's stored bits order.
@@ -83,7 +84,7 @@ fn key_functions(order: Order, bytes: u64) -> String {
 
 /// The reduction pass: rows of the run into the accumulator (`lanes` minimum keys, then `lanes`
 /// maximum keys). Parameters: rows of the run, the source's byte base.
-fn reduce_kernel(format: VertexFormat, order: Order, stride: u64) -> String {
+fn reduce_kernel(format: VertexFormat, order: Order, stride: u64, per: u64) -> String {
     let lanes = format.components();
     let bytes = format.byte_length() / u64::from(lanes);
     let mut wgsl = rows::header(2);
@@ -91,16 +92,32 @@ fn reduce_kernel(format: VertexFormat, order: Order, stride: u64) -> String {
     wgsl += &rows::binding_decl(2, "acc", "atomic<u32>", true);
     wgsl += &rows::load_fn("ld", "src", bytes);
     wgsl += &key_functions(order, bytes);
+    // Rows are read `unroll` at a time, every load issued before any key is compared (so
+    // several loads of each invocation are in flight), rows past the run clamped to its last
+    // (a duplicate does not change a minimum or a maximum).
+    let unroll = per.min(8);
+    let per = per.div_ceil(unroll) * unroll;
     let mut init = String::new();
+    let mut loads = String::new();
     let mut step = String::new();
     let mut merge = String::new();
     for l in 0..lanes {
         init += &format!("    var mn{l} = 0xffffffffu;\n    var mx{l} = 0u;\n");
-        step += &format!(
-            "            let u{l} = ld(a + {}u);\n            if (!is_nan_bits(u{l})) {{ let k = key(u{l}); mn{l} = min(mn{l}, k); mx{l} = max(mx{l}, k); }}\n",
-            u64::from(l) * bytes
-        );
         merge += &format!("    atomicMin(&wmin[{l}], mn{l});\n    atomicMax(&wmax[{l}], mx{l});\n");
+    }
+    for j in 0..unroll {
+        loads += &format!(
+            "        let a{j} = param(1u) + min(first + (r + {j}u) * {WORKGROUP}u, n - 1u) * {stride}u;\n"
+        );
+        for l in 0..lanes {
+            loads += &format!(
+                "        let u{j}_{l} = ld(a{j} + {}u);\n",
+                u64::from(l) * bytes
+            );
+            step += &format!(
+                "        if (!is_nan_bits(u{j}_{l})) {{ let k = key(u{j}_{l}); mn{l} = min(mn{l}, k); mx{l} = max(mx{l}, k); }}\n"
+            );
+        }
     }
     wgsl += &format!(
         "var<workgroup> wmin: array<atomic<u32>, {lanes}>;\n\
@@ -112,13 +129,10 @@ fn reduce_kernel(format: VertexFormat, order: Order, stride: u64) -> String {
          \x20   workgroupBarrier();\n\
          \x20   let group = group_index(wid, nwg);\n\
          \x20   let n = param(0u);\n\
+         \x20   let first = group * {per}u * {WORKGROUP}u + lid;\n\
          {init}\
-         \x20   for (var r = 0u; r < {ROWS_PER_INVOCATION}u; r++) {{\n\
-         \x20       let row = (group * {ROWS_PER_INVOCATION}u + r) * {WORKGROUP}u + lid;\n\
-         \x20       if (row < n) {{\n\
-         \x20           let a = param(1u) + row * {stride}u;\n\
-         {step}\
-         \x20       }}\n\
+         \x20   for (var r = 0u; r < {per}u; r += {unroll}u) {{\n\
+         {loads}{step}\
          \x20   }}\n\
          {merge}\
          \x20   workgroupBarrier();\n\
@@ -199,8 +213,13 @@ pub(crate) fn plan(
     let limits = device.limits();
     let align = rows::alignment(&limits);
     let span = Span::of(view);
-    let reduce = reduce_kernel(format, order, view.byte_stride());
-    let tile = ROWS_PER_INVOCATION * u64::from(WORKGROUP);
+    let per = planner
+        .config()
+        .rows_per_thread
+        .map_or(ROWS_PER_INVOCATION, |r| u64::from(r.clamp(1, 1024)));
+    let per = per.div_ceil(per.min(8)) * per.min(8);
+    let reduce = reduce_kernel(format, order, view.byte_stride(), per);
+    let tile = per * u64::from(WORKGROUP);
     let acc_bound = rows::bind(&acc, 0, 8 * lanes, align);
     let mut dispatches = Vec::new();
     for (first, n) in rows::runs(op, &limits, view.length(), tile, &[span], &[])? {

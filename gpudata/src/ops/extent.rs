@@ -25,7 +25,8 @@ pub(crate) fn extent_output(format: VertexFormat) -> Result<(VertexFormat, Order
     Ok((output, order))
 }
 
-/// Plans [`extent`].
+/// Plans [`extent`]. `config.rows_per_thread` sets the rows each invocation reduces (default
+/// 32, at most 1024); the workgroup size is fixed at 256.
 ///
 /// # Errors
 /// As [`extent`].

@@ -165,6 +165,24 @@ pub fn build(gpu: &Gpu, name: &str, size: u64) -> Result<Vec<Case>, String> {
                 let src = alloc(gpu, size, 51, Some(Fill::UnitF32))?;
                 let plan = ops::plan_extent(gpu, view(&src, format, n)?, &OpsConfig::default())
                     .map_err(|e| e.to_string())?;
+                if format == VertexFormat::Float32 {
+                    for per in [8u32, 128, 512] {
+                        let cfg = OpsConfig {
+                            rows_per_thread: Some(per),
+                            ..OpsConfig::default()
+                        };
+                        let variant = ops::plan_extent(gpu, view(&src, format, n)?, &cfg)
+                            .map_err(|e| e.to_string())?;
+                        let bytes = variant.bytes_moved();
+                        cases.push(Case::new(
+                            format!("{label} r{per}"),
+                            bytes,
+                            Work::Pass(Box::new(move |pass| variant.encode(pass))),
+                            format!("[{per} rows per invocation]"),
+                            None,
+                        ));
+                    }
+                }
                 let out = plan.output().buffer().clone();
                 let out_len = plan.output().byte_length();
                 let detail = detail(&plan);
