@@ -8,24 +8,25 @@
 //! `GpuTable` (one GPU batch per Arrow batch, one buffer per column), reads everything back into Arrow arrays
 //! of the original types and writes them to `OUT.arrow`. Columns it cannot carry are listed with
 //! the reason and left out. 64-bit columns travel as exact 32-bit word pairs. Exit code 0 when
-//! every carried column comes back identical, 1 when one does not, 2 for usage or I/O errors.
+//! every carried column comes back identical, 1 when one does not, 2 for usage or I/O errors and
+//! for an input that is not a readable IPC file (a corrupted one included: `gpudata::arrow::
+//! read_ipc_file` turns arrow-ipc's panics on corrupted files into errors).
 
 use std::collections::BTreeMap;
 use std::error::Error;
 use std::fs::File;
-use std::io::Write;
+use std::io::{BufReader, Write};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
-use arrow_ipc::reader::FileReader;
 use arrow_ipc::writer::FileWriter;
 use arrow_schema::DataType;
 use gpudata::Gpu;
 use gpudata::arrow::{
-    ArrowColumnSource, BatchOptions, ColumnOptions, check_schemas, record_batches_from_gpu_table,
-    record_batches_to_gpu_table,
+    ArrowColumnSource, BatchOptions, ColumnOptions, IpcBatches, check_schemas, read_ipc_file,
+    record_batches_from_gpu_table, record_batches_to_gpu_table,
 };
 
 /// What a run did.
@@ -68,9 +69,8 @@ pub fn run(
     output: &Path,
     log: &mut dyn Write,
 ) -> Result<Report, Box<dyn Error>> {
-    let reader = FileReader::try_new(File::open(input)?, None)?;
-    let schema = reader.schema();
-    let batches = reader.collect::<Result<Vec<RecordBatch>, _>>()?;
+    // gpudata's reader: a corrupted file is an error (exit code 2), also where arrow-ipc panics.
+    let IpcBatches { schema, batches } = read_ipc_file(BufReader::new(File::open(input)?))?;
     check_schemas(&batches)?;
 
     // Column options: 64-bit values as exact words, everything else by default.

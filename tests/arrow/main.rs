@@ -6,6 +6,7 @@ pub mod support;
 
 mod convert;
 mod errors;
+mod faults;
 #[cfg(feature = "parquet")]
 mod flights;
 mod gpu;

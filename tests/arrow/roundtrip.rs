@@ -5,7 +5,7 @@ use crate::support;
 
 #[allow(dead_code, reason = "the example's `main` is not called here")]
 #[path = "../../examples/arrow_roundtrip.rs"]
-mod example;
+pub mod example;
 
 use std::fs::File;
 use std::sync::Arc;

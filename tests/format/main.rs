@@ -4,6 +4,7 @@
 #[path = "../support/mod.rs"]
 pub mod support;
 
+mod complexity;
 mod derive_layout;
 mod derive_markers;
 mod derive_rows;

@@ -305,4 +305,44 @@ pub enum ArrowInteropError {
         "arrow readback requires the adapter's readback metadata: expected gpu data uploaded from arrow, found data without it"
     )]
     MissingMetadata,
+    /// An Arrow IPC file or stream arrow-ipc refused: an I/O error, bytes that are not IPC,
+    /// flatbuffers that do not verify, arrays that do not validate.
+    #[error("cannot read the arrow ipc data at {part}: {message}")]
+    Ipc {
+        /// Where reading failed.
+        part: IpcPart,
+        /// arrow-ipc's message.
+        message: String,
+    },
+    /// An Arrow IPC file or stream on which arrow-ipc panicked (caught by
+    /// [`read_ipc_file`](crate::arrow::read_ipc_file) and
+    /// [`read_ipc_stream`](crate::arrow::read_ipc_stream)): a corrupted file whose buffers or
+    /// blocks lie outside the bytes arrow-ipc slices them from.
+    #[error(
+        "cannot read the arrow ipc data at {part}: the data is corrupted (arrow-ipc panicked: {message})"
+    )]
+    IpcPanic {
+        /// Where reading failed.
+        part: IpcPart,
+        /// The panic's message.
+        message: String,
+    },
+}
+
+/// The part of an IPC file or stream being read when it failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IpcPart {
+    /// The schema, the file footer and the dictionaries before the first record batch.
+    Header,
+    /// The record batch at this index (0-based).
+    Batch(usize),
+}
+
+impl std::fmt::Display for IpcPart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IpcPart::Header => f.write_str("its header (schema, footer or dictionaries)"),
+            IpcPart::Batch(index) => write!(f, "record batch {index}"),
+        }
+    }
 }

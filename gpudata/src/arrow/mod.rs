@@ -57,12 +57,19 @@
 //! GPU table from any `RecordBatchReader` or async `Stream` with bounded memory, progress and
 //! cancellation, and writes tables back out; `parquet` (feature `parquet`) reads Parquet row
 //! groups in parallel into it.
+//!
+//! # IPC files and streams
+//!
+//! [`read_ipc_file`] and [`read_ipc_stream`] read an Arrow IPC file or stream into validated
+//! record batches for the functions above; a corrupted file is an [`ArrowInteropError::Ipc`], or
+//! an [`ArrowInteropError::IpcPanic`] where arrow-ipc 60 itself panics on it (caught there).
 
 mod batch;
 pub mod convert;
 mod error;
 mod format;
 mod gpu;
+mod ipc;
 mod metadata;
 pub mod nulls;
 #[cfg(feature = "parquet")]
@@ -77,12 +84,13 @@ pub use batch::{
     BatchOptions, BatchSource, GpuColumns, SkippedColumn, check_schemas,
     record_batch_from_gpu_columns, record_batch_to_gpu_columns,
 };
-pub use error::ArrowInteropError;
+pub use error::{ArrowInteropError, IpcPart};
 pub use format::{
     ArrowScalar, ArrowShape, BytesType, FormatChoice, ResolvedFormat, check_format, default_format,
     resolve_format, vertex_format_for_shader,
 };
 pub use gpu::{array_from_gpu, array_to_gpu, upload_source};
+pub use ipc::{IpcBatches, read_ipc_file, read_ipc_stream};
 pub use metadata::{INTERLEAVED_ROWS_EXTENSION, interleaved_field, interleaved_layout};
 pub use nulls::NullPolicy;
 pub use readback::compact_rows;
