@@ -16,56 +16,16 @@ use std::process::Command;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
-use gpudata::{Gpu, GpuStruct, TypedGpuData, Unorm8x4};
+use gpudata::{Gpu, GpuStruct, TypedGpuData};
 
-/// Host layout = GPU layout: one memcpy per staging chunk.
-#[derive(Clone, Copy, GpuStruct)]
-#[repr(C)]
-#[gpu(layout = "packed", zero_copy)]
-struct Packed {
-    position: [f32; 3],
-    color: Unorm8x4,
-    uv: [f32; 2],
-    id: u32,
-    weight: f32,
-}
+#[path = "support/rows.rs"]
+mod rows;
 
-/// wgsl-storage rules move `position` to byte 16 and pad rows to 32 bytes: the encoder runs.
-#[derive(Clone, Copy, GpuStruct)]
-#[repr(C)]
-struct Storage {
-    id: u32,
-    position: [f32; 3],
-    color: Unorm8x4,
-    weight: f32,
-}
+use rows::{Packed, Storage, packed_rows, storage_rows};
 
 const USAGE: wgpu::BufferUsages = wgpu::BufferUsages::VERTEX
     .union(wgpu::BufferUsages::STORAGE)
     .union(wgpu::BufferUsages::COPY_DST);
-
-fn packed_rows(bytes: usize) -> Vec<Packed> {
-    (0..bytes / size_of::<Packed>())
-        .map(|i| Packed {
-            position: [i as f32, 1.0, 2.0],
-            color: Unorm8x4([i as u8, 2, 3, 4]),
-            uv: [0.5, 0.25],
-            id: i as u32,
-            weight: 1.0,
-        })
-        .collect()
-}
-
-fn storage_rows(bytes: usize) -> Vec<Storage> {
-    (0..bytes / Storage::FORMAT.byte_stride() as usize)
-        .map(|i| Storage {
-            id: i as u32,
-            position: [i as f32, 1.0, 2.0],
-            color: Unorm8x4([i as u8, 2, 3, 4]),
-            weight: 1.0,
-        })
-        .collect()
-}
 
 /// The baseline: one buffer, one `write_buffer` of the row bytes (which copies all of them into
 /// one staging allocation), one submit.

@@ -1,6 +1,7 @@
 //! GPU data on a real device (lavapipe without a GPU): uploads and readback, views, vertex fetch,
 //! the codec of every format against vertex fetch and WGSL (every 8/16-bit pattern), storage
-//! layouts, WGSL structs, the device sweep, and the `DataError`/`GpuError` catalogue.
+//! layouts, WGSL structs, the device sweep, the transfer engine (boundaries, threads, staging
+//! budget), and the `DataError`/`GpuError` catalogue.
 
 #[path = "../support/mod.rs"]
 pub mod support;
@@ -14,6 +15,7 @@ mod gpu_errors;
 mod roundtrip;
 mod smoke;
 mod storage;
+mod transfer;
 mod validation;
 mod vertex_fetch;
 mod wgsl;

@@ -6,7 +6,7 @@ use super::{GpuData, GpuDataView};
 use crate::data::DataError;
 use crate::device::Gpu;
 use crate::device::GpuError;
-use crate::device::transfer::{WaitMode, read_range};
+use crate::device::transfer::{WaitMode, read_into, read_range};
 
 /// The first `row_len` bytes of each of `rows` rows spaced `stride` apart in `bytes`, packed one
 /// after another; `bytes` itself when the rows are already packed. `bytes` must hold the rows
@@ -42,6 +42,47 @@ impl GpuData {
     /// As [`read_bytes`](Self::read_bytes).
     pub async fn read_bytes_async(&self, gpu: &Gpu) -> Result<Vec<u8>, GpuError> {
         self.read_bytes_inner(gpu, WaitMode::Async).await
+    }
+
+    /// [`read_bytes`](Self::read_bytes) into a slice the caller owns (memory already touched
+    /// reads back faster than a new `Vec`, whose pages the first write faults in).
+    ///
+    /// # Errors
+    /// [`GpuError::ReadbackLength`] when `out` is not [`byte_length`](Self::byte_length) bytes
+    /// long, then as [`read_bytes`](Self::read_bytes).
+    pub fn read_bytes_into(&self, gpu: &Gpu, out: &mut [u8]) -> Result<(), GpuError> {
+        pollster::block_on(self.read_bytes_into_inner(gpu, out, WaitMode::Block))
+    }
+
+    /// The asynchronous form of [`read_bytes_into`](Self::read_bytes_into).
+    ///
+    /// # Errors
+    /// As [`read_bytes_into`](Self::read_bytes_into).
+    pub async fn read_bytes_into_async(&self, gpu: &Gpu, out: &mut [u8]) -> Result<(), GpuError> {
+        self.read_bytes_into_inner(gpu, out, WaitMode::Async).await
+    }
+
+    async fn read_bytes_into_inner(
+        &self,
+        gpu: &Gpu,
+        out: &mut [u8],
+        mode: WaitMode,
+    ) -> Result<(), GpuError> {
+        if out.len() as u64 != self.byte_length() {
+            return Err(GpuError::ReadbackLength {
+                expected: self.byte_length(),
+                found: out.len() as u64,
+            });
+        }
+        read_into(
+            gpu,
+            self.buffer(),
+            self.byte_offset(),
+            out,
+            "read back gpu data",
+            mode,
+        )
+        .await
     }
 
     async fn read_bytes_inner(&self, gpu: &Gpu, mode: WaitMode) -> Result<Vec<u8>, GpuError> {

@@ -10,8 +10,8 @@ use super::{GpuData, GpuDataFormat, GpuDataView};
 use crate::data::DataError;
 use crate::device::Gpu;
 use crate::device::GpuError;
-use crate::device::transfer::{WaitMode, read_range};
-use crate::record::{GpuField, GpuFieldOf, GpuStruct};
+use crate::device::transfer::{WaitMode, advise_huge_pages, read_into, read_range};
+use crate::record::{GpuField, GpuFieldOf, GpuStruct, rows_as_bytes_mut, zeroed_rows};
 
 /// [`GpuData`] whose rows are `T`s: its format is `T::FORMAT`, rows upload from and read back
 /// to `&[T]` / `Vec<T>`, and [`get_child`](Self::get_child) takes one of the field markers the
@@ -237,6 +237,30 @@ impl<T: GpuStruct> TypedGpuData<T> {
     }
 
     async fn read_rows_inner(&self, gpu: &Gpu, mode: WaitMode) -> Result<Vec<T>, GpuError> {
+        // Rows whose host layout is their GPU layout, packed: copied straight into the `Vec`.
+        let stride = self.data.byte_stride();
+        let count = usize::try_from(self.data.length()).ok();
+        if T::HOST_LAYOUT_MATCHES
+            && stride == T::FORMAT.byte_stride()
+            && let Some(mut rows) = count.and_then(zeroed_rows::<T>)
+            && let Some(bytes) = rows_as_bytes_mut(&mut rows)
+        {
+            advise_huge_pages(bytes);
+            // The last row's bytes past its payload stay zero (padding, not read back).
+            let len = usize::try_from(self.data.byte_length()).unwrap_or(usize::MAX);
+            if let Some(dst) = bytes.get_mut(..len) {
+                read_into(
+                    gpu,
+                    self.data.buffer(),
+                    self.data.byte_offset(),
+                    dst,
+                    "read back rows",
+                    mode,
+                )
+                .await?;
+                return Ok(rows);
+            }
+        }
         let bytes = read_range(
             gpu,
             self.data.buffer_on(gpu, "read back rows")?,

@@ -1,9 +1,9 @@
 //! Uploads: buffers created from rows, bytes or typed slices, and rows written at a row offset.
 //!
-//! Every upload goes through the device layer's bounded staging
-//! ([`crate::device::STAGING_CHUNK_BYTES`] chunks, at most two in flight). Rows whose host layout equals
-//! their GPU layout are copied straight from the caller's slice; other rows are encoded into a
-//! small cache-resident scratch and copied into the staging mapping (wgpu 30 exposes mapped
+//! Every upload goes through the device layer's bounded staging (chunks on the workers of the
+//! device's [`TransferConfig`](crate::device::TransferConfig)). Rows whose host layout equals
+//! their GPU layout are copied straight from the caller's slice; other rows are encoded, each
+//! chunk by its worker, into a small cache-resident scratch and copied into the staging mapping (wgpu 30 exposes mapped
 //! memory only as a write-only [`wgpu::WriteOnly`] slice, which cannot be handed to
 //! [`GpuStruct::encode_row`] as `&mut [u8]`). No host copy of the whole data is ever made.
 
@@ -11,7 +11,7 @@ use super::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat};
 use crate::data::DataError;
 use crate::device::Gpu;
 use crate::device::buffers::{align4, create_buffer_async, require_usage};
-use crate::device::transfer::{STAGING_CHUNK_BYTES, Stager, WaitMode, write_bytes};
+use crate::device::transfer::{Stager, WaitMode, upload, write_bytes};
 use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::record::{GpuField, GpuStruct, fields_as_bytes, rows_as_bytes};
 
@@ -54,42 +54,47 @@ pub(super) async fn write_rows_into<T: GpuStruct>(
     let data_stride = data.byte_stride();
     // In range: rows row_offset..row_offset+count lie inside the data, checked at construction.
     let start = data.byte_offset() + row_offset * data_stride;
-    let mut stager = Stager::new(gpu, mode)?;
     if data_stride == stride {
         // One contiguous range: every row's full stride but the last row's trailing padding.
         let span = (count - 1) * stride + row_len;
         let len = align4(span).unwrap_or(u64::MAX);
         if let Some(host) = rows_as_bytes(rows) {
-            stager
-                .write_bytes(buffer, start, &host[..len as usize])
-                .await?;
+            write_bytes(gpu, buffer, start, &host[..len as usize], mode).await?;
         } else {
-            let rows_per_chunk = (STAGING_CHUNK_BYTES / stride).max(1) as usize;
-            for (c, chunk) in rows.chunks(rows_per_chunk).enumerate() {
-                let at = (c * rows_per_chunk) as u64 * stride;
-                let chunk_len = (chunk.len() as u64 * stride).min(len - at);
-                stager
-                    .write(buffer, start + at, chunk_len, |dst| {
-                        encode_into(chunk, stride as usize, dst);
-                    })
-                    .await?;
-            }
+            // Chunks start at whole rows and whole words; each worker encodes its own.
+            let granule = stride / gcd(stride, 4) * 4;
+            let fill = |at: u64, dst: wgpu::WriteOnly<'_, [u8]>| {
+                let first = (at / stride) as usize;
+                let n = (dst.len() as u64).div_ceil(stride) as usize;
+                let last = first.saturating_add(n).min(rows.len());
+                encode_into(&rows[first.min(last)..last], stride as usize, dst);
+            };
+            upload(gpu, buffer, start, len, granule, &fill, mode).await?;
         }
-    } else {
-        // Rows interleaved with other bytes: write each row's payload alone.
-        let len = align4(row_len).unwrap_or(u64::MAX);
-        let mut scratch = vec![0u8; stride as usize];
-        for (i, row) in rows.iter().enumerate() {
-            row.encode_row(&mut scratch);
-            let at = start + i as u64 * data_stride;
-            stager
-                .write(buffer, at, len, |mut dst| {
-                    dst.copy_from_slice(&scratch[..len as usize]);
-                })
-                .await?;
-        }
+        return Ok(());
+    }
+    // Rows interleaved with other bytes: write each row's payload alone.
+    let mut stager = Stager::new(gpu, mode)?;
+    let len = align4(row_len).unwrap_or(u64::MAX);
+    let mut scratch = vec![0u8; stride as usize];
+    for (i, row) in rows.iter().enumerate() {
+        row.encode_row(&mut scratch);
+        let at = start + i as u64 * data_stride;
+        stager
+            .write(buffer, at, len, |mut dst| {
+                dst.copy_from_slice(&scratch[..len as usize]);
+            })
+            .await?;
     }
     Ok(stager.finish().await?)
+}
+
+/// The greatest common divisor of `a` and `b`.
+const fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }
 
 /// Encodes `rows` into `dst` (at most `rows.len() * stride` bytes) through a small scratch.

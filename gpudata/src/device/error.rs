@@ -230,6 +230,18 @@ pub enum GpuError {
         #[source]
         source: WgpuError,
     },
+    /// A readback into a caller's slice whose length is not the data's.
+    #[error(
+        "cannot read back into a slice of {found_bytes}: the data holds {expected_bytes}",
+        found_bytes = Count(*.found, "byte"),
+        expected_bytes = Count(*.expected, "byte")
+    )]
+    ReadbackLength {
+        /// Bytes the data holds.
+        expected: u64,
+        /// Bytes of the slice.
+        found: u64,
+    },
     /// The device is lost: destroyed (`device.destroy()`) or lost by the driver.
     #[error(
         "cannot {operation}: the device is lost (destroyed or reset by the driver); create a new Gpu"

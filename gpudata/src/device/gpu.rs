@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::device::GpuError;
 use crate::device::pipelines::PipelineCache;
+use crate::device::transfer::TransferConfig;
 
 /// A wgpu device and its queue, with the facts about the adapter they came from.
 ///
@@ -21,6 +22,9 @@ use crate::device::pipelines::PipelineCache;
 #[derive(Clone)]
 pub struct Gpu {
     inner: Arc<GpuInner>,
+    /// How this handle's uploads and readbacks move bytes (clones share it; see
+    /// [`Gpu::with_transfer_config`]).
+    transfer: Arc<TransferConfig>,
 }
 
 struct GpuInner {
@@ -225,7 +229,32 @@ impl Gpu {
                 own_instance,
                 lost,
             }),
+            transfer: Arc::new(TransferConfig::default()),
         }
+    }
+
+    /// A handle to the same device whose uploads and readbacks use `config` (staging budget,
+    /// threads, chunk size, progress callback). This handle and its other clones keep theirs.
+    ///
+    /// ```no_run
+    /// use gpudata::device::TransferConfig;
+    /// let gpu = gpudata::Gpu::headless()?;
+    /// let frugal = gpu.with_transfer_config(TransferConfig::new().budget_bytes(8 << 20));
+    /// assert!(frugal.same_device(&gpu));
+    /// # Ok::<(), gpudata::GpuError>(())
+    /// ```
+    #[must_use]
+    pub fn with_transfer_config(&self, config: TransferConfig) -> Gpu {
+        Gpu {
+            inner: Arc::clone(&self.inner),
+            transfer: Arc::new(config),
+        }
+    }
+
+    /// How this handle's uploads and readbacks move bytes.
+    #[must_use]
+    pub fn transfer_config(&self) -> &TransferConfig {
+        &self.transfer
     }
 
     /// The device.

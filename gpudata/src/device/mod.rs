@@ -14,5 +14,8 @@ mod wgpu_error;
 pub use error::GpuError;
 pub use gpu::{AdapterKind, Gpu};
 pub(crate) use scope::error_scope;
-pub use transfer::STAGING_CHUNK_BYTES;
+pub use transfer::{
+    DEFAULT_BUDGET_BYTES, MIN_CHUNK_BYTES, ProgressCallback, STAGING_CHUNK_BYTES, TransferConfig,
+    TransferDirection, TransferProgress,
+};
 pub use wgpu_error::WgpuError;

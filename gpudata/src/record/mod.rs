@@ -32,6 +32,7 @@ pub use newtypes::{
     Unorm8x4Bgra, Unorm10_10_10_2, Unorm16, Unorm16x2, Unorm16x4,
 };
 pub use rows::{RowBytesError, decode_rows, encode_rows, encode_rows_to_vec, rows_as_bytes};
+pub(crate) use rows::{rows_as_bytes_mut, zeroed_rows};
 
 /// How one GPU field's bytes move between a host struct and its GPU row (see
 /// [`GpuStruct::FIELD_COPIES`]).
@@ -78,7 +79,8 @@ use crate::layout::{GpuDataStructField, GpuDataStructFormat, StepMode};
 /// `Self` is plain data, as [`bytemuck::Pod`] defines it (any `Pod` type qualifies): every byte
 /// of every value is initialized (no padding), any bit pattern of `size_of::<Self>()` bytes is a
 /// valid `Self` (GPU bytes decode into it unchecked), and it holds no pointers, references or
-/// interior mutability. gpudata copies values to and from bytes relying on this. The trait is
+/// interior mutability (hence `Send + Sync`: transfers encode and decode values on several
+/// threads). gpudata copies values to and from bytes relying on this. The trait is
 /// `unsafe` rather than bounded by `Pod` so that types which are plain data but cannot be `Pod`
 /// (the orphan rule keeps other crates' types, such as mint's, out of `Pod`) can be fields.
 #[diagnostic::on_unimplemented(
@@ -87,7 +89,7 @@ use crate::layout::{GpuDataStructField, GpuDataStructFormat, StepMode};
     note = "gpu fields are `f32`, `u32`, `i32` and arrays of 2, 3 or 4 of them; `u16`, `i16`, `u8`, `i8` and arrays of 2 or 4; `half::f16` and arrays of 2 or 4; glam vectors (feature `glam`); mint vectors, points and quaternions (feature `mint`); and normalized newtypes such as `gpudata::Unorm8x4` or `gpudata::Snorm16x2`",
     note = "a `bytemuck::Pod` type of your own becomes one with `gpudata::impl_gpu_field!(MyType => Unorm8x4);`; `#[gpu(format = \"...\")]` reinterprets a supported type (e.g. `[u8; 4]` as `unorm8x4`); `#[gpu(padding)]` keeps a host-only field out of the gpu row"
 )]
-pub unsafe trait GpuField: Copy + 'static {
+pub unsafe trait GpuField: Copy + Send + Sync + 'static {
     /// The format these bytes are.
     const FORMAT: VertexFormat;
 }
@@ -157,7 +159,7 @@ macro_rules! impl_gpu_field {
 /// and, when [`HOST_LAYOUT_MATCHES`](Self::HOST_LAYOUT_MATCHES) is `true`, that a `[Self]`
 /// slice's bytes are exactly its GPU rows: `size_of::<Self>() == FORMAT.byte_stride()`, no
 /// implicit padding, each field at its format offset.
-pub unsafe trait GpuStruct: Copy + 'static {
+pub unsafe trait GpuStruct: Copy + Send + Sync + 'static {
     /// The row format: fields, offsets, stride. A `'static` reference, so that every part of it
     /// is usable in `const` items.
     const FORMAT: &'static GpuDataStructFormat;

@@ -71,6 +71,37 @@ pub fn rows_as_bytes<T: GpuStruct>(rows: &[T]) -> Option<&[u8]> {
     Some(bytes)
 }
 
+/// [`rows_as_bytes`] for writing: the bytes of `rows` when `T`'s host layout is its GPU layout,
+/// so readbacks can copy GPU rows straight into a `Vec<T>`.
+pub(crate) fn rows_as_bytes_mut<T: GpuStruct>(rows: &mut [T]) -> Option<&mut [u8]> {
+    if !T::HOST_LAYOUT_MATCHES {
+        return None;
+    }
+    let len = size_of_val(rows);
+    // SAFETY: as in `rows_as_bytes`, every byte of a `T` is initialized; and by the
+    // `unsafe trait GpuStruct` contract every field is plain data valid for any bit pattern, so
+    // any bytes written through the slice leave valid `T`s. The slice borrows `rows` mutably.
+    Some(unsafe { core::slice::from_raw_parts_mut(rows.as_mut_ptr().cast::<u8>(), len) })
+}
+
+/// `count` all-zero rows, allocated zeroed (a large allocation gets fresh pages that the
+/// first write faults in, not a host pass of its own); `None` when the size overflows.
+pub(crate) fn zeroed_rows<T: GpuStruct>(count: usize) -> Option<Vec<T>> {
+    let layout = std::alloc::Layout::array::<T>(count).ok()?;
+    if count == 0 || layout.size() == 0 {
+        return Some(Vec::new());
+    }
+    // SAFETY: the layout has a non-zero size.
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
+    if ptr.is_null() {
+        std::alloc::handle_alloc_error(layout);
+    }
+    // SAFETY: `ptr` was allocated by the global allocator with the layout of `[T; count]`, and
+    // an all-zero `T` is valid by the `unsafe trait GpuStruct` contract, so all `count`
+    // elements are initialized.
+    Some(unsafe { Vec::from_raw_parts(ptr, count, count) })
+}
+
 fn stride_usize<T: GpuStruct>() -> usize {
     usize::try_from(T::FORMAT.byte_stride()).unwrap_or(usize::MAX)
 }

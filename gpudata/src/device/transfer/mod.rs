@@ -1,12 +1,22 @@
-//! The transfer engine: host bytes staged into a buffer range ([`write_bytes`], [`Stager`] for
-//! callers that encode in place), a buffer range read back into a `Vec` ([`read_range`]), and
-//! waiting for submissions and mappings, blocking or async ([`WaitMode`]).
+//! The transfer engine: host bytes uploaded into a buffer range ([`upload`], [`write_bytes`],
+//! [`Stager`] for rows written one by one), a buffer range read back into host memory
+//! ([`read_range`], [`read_into`]), both in bounded chunks on the workers of a
+//! [`TransferConfig`], and waiting for submissions and mappings, blocking or async ([`WaitMode`]).
 
+mod config;
+mod host;
 mod readback;
+mod staging;
 mod upload;
 mod wait;
+mod workers;
 
-pub(crate) use readback::read_range;
+pub use config::{
+    DEFAULT_BUDGET_BYTES, MIN_CHUNK_BYTES, ProgressCallback, TransferConfig, TransferDirection,
+    TransferProgress,
+};
+pub(crate) use host::advise_huge_pages;
+pub(crate) use readback::{read_into, read_range};
 pub use upload::STAGING_CHUNK_BYTES;
-pub(crate) use upload::{Stager, write_bytes};
+pub(crate) use upload::{Stager, upload, write_bytes};
 pub(crate) use wait::WaitMode;

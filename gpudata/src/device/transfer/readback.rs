@@ -1,7 +1,15 @@
-//! Readback: a buffer range copied into a `MAP_READ` staging buffer, mapped and copied into a
-//! `Vec`.
+//! Readback: a buffer range copied chunk by chunk into `MAP_READ` staging buffers, mapped and
+//! copied into host memory. Each of the configuration's workers keeps up to two chunks in
+//! flight (one being copied by the GPU while it drains the other), so a readback holds at most
+//! the configured budget of staging memory however large the range.
 
-use super::wait::{Slot, WaitMode, wait_for_callback};
+use std::collections::VecDeque;
+
+use super::config::{Plan, TransferDirection};
+use super::host::zeroed_bytes;
+use super::staging::{Staging, range_error};
+use super::wait::WaitMode;
+use super::workers::{Shared, plan, run_workers};
 use crate::device::buffers::{align4, create_buffer_async, require_usage};
 use crate::device::scope::scoped;
 use crate::device::{Gpu, GpuError};
@@ -11,8 +19,8 @@ const OPERATION: &str = "read back a buffer";
 
 /// Copies `len` bytes of `buffer` from `offset` to the host. Any offset and length inside the
 /// buffer work: the copy covers the enclosing 4-byte words and the extra bytes are dropped.
-/// `operation` names the caller's operation in [`GpuError::MissingUsage`]. The copy and the
-/// mapping run inside error scopes; a lost device gives [`GpuError::DeviceLost`].
+/// `operation` names the caller's operation in [`GpuError::MissingUsage`]. The copies and the
+/// mappings run inside error scopes; a lost device gives [`GpuError::DeviceLost`].
 pub(crate) async fn read_range(
     gpu: &Gpu,
     buffer: &wgpu::Buffer,
@@ -25,62 +33,207 @@ pub(crate) async fn read_range(
     if len == 0 {
         return Ok(Vec::new());
     }
-    let end = offset.checked_add(len);
-    let start = offset & !3;
-    let aligned_end = end.and_then(align4);
-    let unaligned = || GpuError::UnalignedCopy {
-        byte_offset: offset,
-        byte_end: end.unwrap_or(u64::MAX),
-        buffer_size: buffer.size(),
-    };
-    let aligned_end = aligned_end
-        .filter(|&e| e <= buffer.size())
-        .ok_or_else(unaligned)?;
-    let size = aligned_end - start;
-    gpu.check_lost(OPERATION)?;
-    let staging = create_buffer_async(
-        gpu,
-        size,
-        wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        "gpudata readback",
-    )
-    .await?;
-    let slot = Slot::new();
-    let filler = slot.clone();
-    let (submission, caught) = scoped(gpu, OPERATION, Some(size), || {
-        let mut encoder = gpu
-            .device()
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("gpudata readback"),
-            });
-        encoder.copy_buffer_to_buffer(buffer, start, &staging, 0, Some(size));
-        let submission = gpu.queue().submit([encoder.finish()]);
-        staging.map_async(wgpu::MapMode::Read, ..size, move |result| {
-            filler.fill(result);
-        });
-        submission
-    });
-    if let Err(error) = caught.check(gpu).await {
-        staging.destroy();
-        return Err(error);
-    }
-    let mapped = wait_for_callback(gpu, slot, submission, mode).await;
-    if mapped.is_err() || matches!(mapped, Ok(Err(_))) {
-        // A lost device fails the wait or the mapping without a word from wgpu.
-        gpu.confirm_lost(OPERATION)?;
-    }
-    mapped?.map_err(|e| GpuError::Map {
-        reason: e.to_string(),
-    })?;
-    let view = staging
-        .get_mapped_range(..size)
-        .map_err(|e| GpuError::Map {
-            reason: e.to_string(),
-        })?;
-    let skip = (offset - start) as usize;
-    let out = view[skip..skip + len as usize].to_vec();
-    drop(view);
-    staging.unmap();
-    staging.destroy();
+    let source = Source::new(buffer, offset, len)?;
+    let size = usize::try_from(len).map_err(|_| source.unaligned())?;
+    // Zeroed pages the workers touch first (in parallel), not a host pass of its own.
+    let mut out = zeroed_bytes(size);
+    read_source(gpu, &source, &mut out, mode).await?;
     Ok(out)
+}
+
+/// [`read_range`] into `out` (`out.len()` bytes from `offset`), for callers that own the
+/// destination (a slice, an Arrow buffer).
+pub(crate) async fn read_into(
+    gpu: &Gpu,
+    buffer: &wgpu::Buffer,
+    offset: u64,
+    out: &mut [u8],
+    operation: &'static str,
+    mode: WaitMode,
+) -> Result<(), GpuError> {
+    require_usage(buffer, wgpu::BufferUsages::COPY_SRC, operation)?;
+    if out.is_empty() {
+        return Ok(());
+    }
+    let source = Source::new(buffer, offset, out.len() as u64)?;
+    read_source(gpu, &source, out, mode).await
+}
+
+/// The bytes wanted (`offset..offset + len`) and the whole words enclosing them
+/// (`start..start + size`).
+struct Source<'a> {
+    buffer: &'a wgpu::Buffer,
+    offset: u64,
+    len: u64,
+    start: u64,
+    size: u64,
+}
+
+impl<'a> Source<'a> {
+    fn new(buffer: &'a wgpu::Buffer, offset: u64, len: u64) -> Result<Source<'a>, GpuError> {
+        let mut source = Source {
+            buffer,
+            offset,
+            len,
+            start: offset & !3,
+            size: 0,
+        };
+        let aligned_end = offset
+            .checked_add(len)
+            .and_then(align4)
+            .filter(|&e| e <= buffer.size())
+            .ok_or_else(|| source.unaligned())?;
+        source.size = aligned_end - source.start;
+        Ok(source)
+    }
+
+    fn unaligned(&self) -> GpuError {
+        GpuError::UnalignedCopy {
+            byte_offset: self.offset,
+            byte_end: self.offset.saturating_add(self.len),
+            buffer_size: self.buffer.size(),
+        }
+    }
+}
+
+async fn read_source(
+    gpu: &Gpu,
+    source: &Source<'_>,
+    out: &mut [u8],
+    mode: WaitMode,
+) -> Result<(), GpuError> {
+    if source.len == 0 {
+        return Ok(());
+    }
+    gpu.check_lost(OPERATION)?;
+    let plan = plan(gpu, mode, source.size, 4);
+    // The destination cut at chunk boundaries (the first chunk also holds the bytes before
+    // `offset` in its first word), dealt round-robin to the workers.
+    let mut pieces: Vec<Vec<(u64, &mut [u8])>> = (0..plan.workers).map(|_| Vec::new()).collect();
+    let mut rest = out;
+    let skip = source.offset - source.start;
+    for k in 0..plan.chunks {
+        let chunk_end = ((k + 1) * plan.chunk).min(source.size);
+        let take =
+            usize::try_from(chunk_end.saturating_sub(skip) - (k * plan.chunk).saturating_sub(skip))
+                .unwrap_or(usize::MAX)
+                .min(rest.len());
+        let (piece, tail) = rest.split_at_mut(take);
+        pieces[(k % plan.workers as u64) as usize].push((k, piece));
+        rest = tail;
+    }
+    let shared = Shared::new(
+        TransferDirection::Readback,
+        source.len,
+        gpu.transfer_config().progress(),
+    );
+    let job = ReadJob {
+        gpu,
+        source,
+        plan,
+        shared: &shared,
+        mode,
+    };
+    let pieces: Vec<_> = pieces.into_iter().map(std::sync::Mutex::new).collect();
+    run_workers(plan.workers, mode, &shared, |w| {
+        let mine = std::mem::take(
+            &mut *pieces[w]
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        job.run(mine)
+    })
+    .await
+}
+
+/// One chunked readback, shared by its workers.
+struct ReadJob<'a> {
+    gpu: &'a Gpu,
+    source: &'a Source<'a>,
+    plan: Plan,
+    shared: &'a Shared<'a>,
+    mode: WaitMode,
+}
+
+impl ReadJob<'_> {
+    /// One worker: its chunks, each copied into a staging buffer and drained into its piece of
+    /// the destination, with up to `depth` chunks in flight.
+    async fn run(&self, pieces: Vec<(u64, &mut [u8])>) -> Result<(), GpuError> {
+        let Plan { chunk, depth, .. } = self.plan;
+        let gpu = self.gpu;
+        let mut spare: Vec<wgpu::Buffer> = Vec::new();
+        let mut in_flight: VecDeque<(Staging, u64, &mut [u8])> = VecDeque::new();
+        for (k, piece) in pieces {
+            if self.shared.failed() {
+                return Ok(());
+            }
+            if in_flight.len() == depth
+                && let Some((staging, k, piece)) = in_flight.pop_front()
+            {
+                spare.push(self.drain(staging, k, piece).await?);
+            }
+            let at = k * chunk;
+            let size = chunk.min(self.source.size - at);
+            let staging = match spare.pop() {
+                Some(buffer) => buffer,
+                None => {
+                    create_buffer_async(
+                        gpu,
+                        chunk.min(self.source.size),
+                        wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                        "gpudata readback staging",
+                    )
+                    .await?
+                }
+            };
+            let (staging, caught) = scoped(gpu, OPERATION, Some(size), || {
+                let mut encoder =
+                    gpu.device()
+                        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                            label: Some("gpudata readback"),
+                        });
+                encoder.copy_buffer_to_buffer(
+                    self.source.buffer,
+                    self.source.start + at,
+                    &staging,
+                    0,
+                    Some(size),
+                );
+                let submission = gpu.queue().submit([encoder.finish()]);
+                // Inside the scopes too: a lost device refuses the mapping.
+                Staging::map_after(staging, wgpu::MapMode::Read, size, submission)
+            });
+            caught.check(gpu).await?;
+            in_flight.push_back((staging, k, piece));
+        }
+        while let Some((staging, k, piece)) = in_flight.pop_front() {
+            self.drain(staging, k, piece).await?;
+        }
+        Ok(())
+    }
+
+    /// Waits for chunk `k`'s mapping, copies its bytes into `piece` and unmaps the buffer.
+    async fn drain(
+        &self,
+        staging: Staging,
+        k: u64,
+        piece: &mut [u8],
+    ) -> Result<wgpu::Buffer, GpuError> {
+        let buffer = staging.mapped(self.gpu, self.mode, OPERATION).await?;
+        let at = k * self.plan.chunk;
+        let size = self.plan.chunk.min(self.source.size - at);
+        {
+            let view = buffer.get_mapped_range(..size).map_err(range_error)?;
+            // Chunk 0 starts at the word holding `offset`.
+            let skip = if k == 0 {
+                (self.source.offset - self.source.start) as usize
+            } else {
+                0
+            };
+            piece.copy_from_slice(&view[skip..skip + piece.len()]);
+        }
+        buffer.unmap();
+        self.shared.advance(piece.len() as u64);
+        Ok(buffer)
+    }
 }

@@ -1,14 +1,24 @@
-//! Staging upload: host bytes written into a buffer range through wgpu's own staging memory
-//! ([`wgpu::Queue::write_buffer_with`]) in chunks of at most [`STAGING_CHUNK_BYTES`], with at
-//! most two chunks in flight, so an upload holds a bounded amount of staging memory however large
-//! it is.
+//! Uploads: host bytes written into a buffer range.
+//!
+//! [`upload`] moves data in chunks on the workers of the device's transfer configuration: each
+//! fills its chunk into wgpu's queue staging ([`wgpu::Queue::write_buffer_with`]) and submits it
+//! while the GPU copies its earlier ones, with at most two of its chunks staged at once, so an
+//! upload holds at most the configured budget of staging memory however large it is. Rows
+//! written one by one ([`Stager`]) go through the same queue staging in steps of at most
+//! [`STAGING_CHUNK_BYTES`], with at most two steps in flight.
 
 use std::collections::VecDeque;
 
+use super::config::{Plan, TransferDirection};
 use super::wait::{WaitMode, wait_for_submission};
+use super::workers::{Shared, plan, run_workers};
 use crate::device::buffers::align4;
 use crate::device::scope::scoped;
 use crate::device::{Gpu, GpuError};
+
+/// Fills bytes `at..at + dst.len()` of an upload into `dst` (`at` a multiple of the upload's
+/// granule; bytes past the end of the caller's data are zeros).
+pub(crate) type Fill<'f> = dyn Fn(u64, wgpu::WriteOnly<'_, [u8]>) + Sync + 'f;
 
 /// The operation uploads name in their errors.
 const OPERATION: &str = "stage an upload";
@@ -51,22 +61,10 @@ impl<'g> Stager<'g> {
         len: u64,
         fill: impl FnOnce(wgpu::WriteOnly<'_, [u8]>),
     ) -> Result<(), GpuError> {
-        let unaligned = GpuError::UnalignedWrite {
-            byte_offset: offset,
-            byte_length: len,
-        };
-        if !offset.is_multiple_of(4) || !len.is_multiple_of(4) {
-            return Err(unaligned);
-        }
+        check_write(buffer, offset, len)?;
         let Some(size) = wgpu::BufferSize::new(len) else {
             return Ok(());
         };
-        if offset
-            .checked_add(len)
-            .is_none_or(|end| end > buffer.size())
-        {
-            return Err(unaligned);
-        }
         let (staged, caught) = scoped(self.gpu, OPERATION, Some(len), || {
             let mut view = self.gpu.queue().write_buffer_with(buffer, offset, size)?;
             fill(view.slice(..));
@@ -86,28 +84,6 @@ impl<'g> Stager<'g> {
         self.staged += len;
         if self.staged >= STAGING_CHUNK_BYTES {
             self.submit().await?;
-        }
-        Ok(())
-    }
-
-    /// Stages `bytes` for `buffer` at `offset` (a multiple of 4) in chunks of
-    /// [`STAGING_CHUNK_BYTES`], zero-padding the tail to a whole word.
-    pub(crate) async fn write_bytes(
-        &mut self,
-        buffer: &wgpu::Buffer,
-        offset: u64,
-        bytes: &[u8],
-    ) -> Result<(), GpuError> {
-        let chunk = STAGING_CHUNK_BYTES as usize;
-        for (i, piece) in bytes.chunks(chunk).enumerate() {
-            let at = offset + (i * chunk) as u64;
-            let padded = align4(piece.len() as u64).unwrap_or(u64::MAX);
-            self.write(buffer, at, padded, |mut dst| {
-                let (mut head, mut tail) = dst.slice(..).split_at(piece.len());
-                head.copy_from_slice(piece);
-                tail.fill(0);
-            })
-            .await?;
         }
         Ok(())
     }
@@ -145,7 +121,137 @@ pub(crate) async fn write_bytes(
     bytes: &[u8],
     mode: WaitMode,
 ) -> Result<(), GpuError> {
-    let mut stager = Stager::new(gpu, mode)?;
-    stager.write_bytes(buffer, offset, bytes).await?;
-    stager.finish().await
+    let len = align4(bytes.len() as u64).unwrap_or(u64::MAX);
+    let fill = |at: u64, dst: wgpu::WriteOnly<'_, [u8]>| copy_padded(bytes, at, dst);
+    upload(gpu, buffer, offset, len, 4, &fill, mode).await
+}
+
+/// [`GpuError::UnalignedWrite`] unless `offset` and `len` are multiples of 4 and the range lies
+/// inside `buffer`.
+fn check_write(buffer: &wgpu::Buffer, offset: u64, len: u64) -> Result<(), GpuError> {
+    let aligned = offset.is_multiple_of(4) && len.is_multiple_of(4);
+    let inside = offset
+        .checked_add(len)
+        .is_some_and(|end| end <= buffer.size());
+    if aligned && inside {
+        Ok(())
+    } else {
+        Err(GpuError::UnalignedWrite {
+            byte_offset: offset,
+            byte_length: len,
+        })
+    }
+}
+
+/// Copies `bytes[at..]` into `dst`, zeros past the end of `bytes`.
+fn copy_padded(bytes: &[u8], at: u64, dst: wgpu::WriteOnly<'_, [u8]>) {
+    let start = usize::try_from(at).unwrap_or(usize::MAX).min(bytes.len());
+    let have = (bytes.len() - start).min(dst.len());
+    let (mut head, mut tail) = dst.split_at(have);
+    head.copy_from_slice(&bytes[start..start + have]);
+    tail.fill(0);
+}
+
+/// Writes `len` bytes (a multiple of 4) into `buffer` from `offset` (a multiple of 4), filled by
+/// `fill` in pieces whose starts are multiples of `granule` (a multiple of 4), on the workers
+/// of the device's [transfer configuration](crate::device::TransferConfig); returns once the
+/// last chunk is handed to the queue (later submissions see the bytes).
+pub(crate) async fn upload(
+    gpu: &Gpu,
+    buffer: &wgpu::Buffer,
+    offset: u64,
+    len: u64,
+    granule: u64,
+    fill: &Fill<'_>,
+    mode: WaitMode,
+) -> Result<(), GpuError> {
+    check_write(buffer, offset, len)?;
+    if len == 0 {
+        return Ok(());
+    }
+    gpu.check_lost(OPERATION)?;
+    let plan = plan(gpu, mode, len, granule.max(4));
+    let shared = Shared::new(
+        TransferDirection::Upload,
+        len,
+        gpu.transfer_config().progress(),
+    );
+    let job = UploadJob {
+        gpu,
+        buffer,
+        offset,
+        len,
+        plan,
+        fill,
+        shared: &shared,
+        mode,
+    };
+    run_workers(plan.workers, mode, &shared, |w| job.run(w)).await
+}
+
+/// One chunked upload, shared by its workers.
+struct UploadJob<'a> {
+    gpu: &'a Gpu,
+    buffer: &'a wgpu::Buffer,
+    offset: u64,
+    len: u64,
+    plan: Plan,
+    fill: &'a Fill<'a>,
+    shared: &'a Shared<'a>,
+    mode: WaitMode,
+}
+
+impl UploadJob<'_> {
+    /// Worker `w`: chunks `w`, `w + workers`, ..., each filled into wgpu's queue staging
+    /// (`write_buffer_with`) and submitted, with at most `depth` of its chunks staged at once.
+    ///
+    /// Measured on an H200 (BENCHMARKS.md): this beats staging buffers of the transfer's own
+    /// that are re-mapped with `map_async` after each copy, and both are bound by the CPU's
+    /// writes, because wgpu gives every `MAP_WRITE` buffer device-local, host-visible memory
+    /// there (written over PCIe), never host memory a DMA copy could read.
+    async fn run(&self, w: usize) -> Result<(), GpuError> {
+        let Plan {
+            chunk,
+            chunks,
+            workers,
+            depth,
+        } = self.plan;
+        let gpu = self.gpu;
+        let mut in_flight = VecDeque::with_capacity(depth);
+        let mut k = w as u64;
+        while k < chunks && !self.shared.failed() {
+            let at = k * chunk;
+            let size = chunk.min(self.len - at);
+            let Some(bytes) = wgpu::BufferSize::new(size) else {
+                break;
+            };
+            let (submission, caught) = scoped(gpu, OPERATION, Some(size), || {
+                let mut view =
+                    gpu.queue()
+                        .write_buffer_with(self.buffer, self.offset + at, bytes)?;
+                (self.fill)(at, view.slice(..));
+                // Dropping the view hands the bytes to the queue (and may be refused too).
+                drop(view);
+                Some(gpu.queue().submit([]))
+            });
+            caught.check(gpu).await?;
+            let Some(submission) = submission else {
+                // wgpu reports nothing for a lost device: its calls just fail.
+                gpu.confirm_lost(OPERATION)?;
+                return Err(GpuError::Staging {
+                    byte_offset: self.offset + at,
+                    byte_length: size,
+                });
+            };
+            in_flight.push_back(submission);
+            if in_flight.len() >= depth
+                && let Some(oldest) = in_flight.pop_front()
+            {
+                wait_for_submission(gpu, oldest, self.mode).await?;
+            }
+            self.shared.advance(size);
+            k += workers as u64;
+        }
+        Ok(())
+    }
 }

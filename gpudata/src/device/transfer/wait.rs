@@ -3,8 +3,9 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::task::{Context, Poll, Waker};
+use std::time::Duration;
 
 use crate::device::{Gpu, GpuError};
 
@@ -22,9 +23,10 @@ struct SlotState<T> {
     waker: Option<Waker>,
 }
 
-/// A one-shot slot a wgpu callback fills.
+/// A one-shot slot a wgpu callback fills. A blocked thread waits on the condition variable; a
+/// future registers its waker.
 pub(super) struct Slot<T> {
-    state: Arc<Mutex<SlotState<T>>>,
+    state: Arc<(Mutex<SlotState<T>>, Condvar)>,
 }
 
 impl<T> Clone for Slot<T> {
@@ -38,34 +40,46 @@ impl<T> Clone for Slot<T> {
 impl<T> Slot<T> {
     pub(super) fn new() -> Slot<T> {
         Slot {
-            state: Arc::new(Mutex::new(SlotState {
-                value: None,
-                waker: None,
-            })),
+            state: Arc::new((
+                Mutex::new(SlotState {
+                    value: None,
+                    waker: None,
+                }),
+                Condvar::new(),
+            )),
         }
     }
 
+    fn lock(&self) -> std::sync::MutexGuard<'_, SlotState<T>> {
+        self.state.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     pub(super) fn fill(&self, value: T) {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut state = self.lock();
         state.value = Some(value);
         if let Some(waker) = state.waker.take() {
             waker.wake();
         }
+        self.state.1.notify_all();
     }
 
     fn take(&self) -> Option<T> {
-        self.state
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .value
-            .take()
+        self.lock().value.take()
+    }
+
+    /// The value, waiting at most `timeout` for the callback to fill it.
+    fn take_within(&self, timeout: Duration) -> Option<T> {
+        let state = self.lock();
+        let (mut state, _) = self
+            .state
+            .1
+            .wait_timeout_while(state, timeout, |s| s.value.is_none())
+            .unwrap_or_else(PoisonError::into_inner);
+        state.value.take()
     }
 
     fn register(&self, waker: &Waker) {
-        self.state
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .waker = Some(waker.clone());
+        self.lock().waker = Some(waker.clone());
     }
 }
 
@@ -100,6 +114,9 @@ impl<T> Future for SlotFuture<T> {
         Poll::Pending
     }
 }
+
+/// How long a blocked thread waits for a callback between polls of the device.
+const CALLBACK_WAIT: Duration = Duration::from_millis(2);
 
 /// Waits until `submission` has finished on the GPU.
 pub(super) async fn wait_for_submission(
@@ -143,14 +160,16 @@ pub(super) async fn wait_for_callback<T>(
     match mode {
         WaitMode::Block => {
             wait_for_submission(gpu, submission, WaitMode::Block).await?;
-            match slot.take() {
-                Some(value) => Ok(value),
-                None => {
-                    gpu.wait_idle()?;
-                    slot.take().ok_or_else(|| GpuError::Map {
-                        reason: "the map callback did not run after the device went idle".into(),
-                    })
+            // wgpu hands the callbacks of finished work to whichever thread polls the device and
+            // runs them after that poll has released the device: with several threads on one
+            // device, another thread may hold this callback and run it a moment after this
+            // thread's own poll returned. So the slot is waited for, never concluded empty; the
+            // device is polled again between waits in case no other thread does.
+            loop {
+                if let Some(value) = slot.take_within(CALLBACK_WAIT) {
+                    return Ok(value);
                 }
+                gpu.check_lost("wait for a buffer mapping")?;
             }
         }
         WaitMode::Async => {

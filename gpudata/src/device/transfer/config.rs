@@ -1,0 +1,186 @@
+//! [`TransferConfig`]: how much host staging memory a transfer may hold, how many threads fill
+//! and drain it, how large its chunks are, and who hears of its progress.
+
+use std::fmt;
+use std::num::NonZeroUsize;
+use std::sync::Arc;
+
+use crate::device::AdapterKind;
+
+/// The staging memory budget a transfer gets unless told otherwise: 64 MiB.
+pub const DEFAULT_BUDGET_BYTES: u64 = 64 << 20;
+
+/// The smallest chunk a transfer moves at once: a smaller budget or chunk size is raised to it.
+pub const MIN_CHUNK_BYTES: u64 = 64 << 10;
+
+/// The largest chunk chosen automatically (an explicit [`TransferConfig::chunk_bytes`] may be
+/// larger).
+const MAX_AUTO_CHUNK_BYTES: u64 = 16 << 20;
+
+/// The most threads chosen automatically on a hardware adapter.
+const MAX_AUTO_THREADS: usize = 8;
+
+/// Which way a transfer goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TransferDirection {
+    /// Host memory to a GPU buffer.
+    Upload,
+    /// A GPU buffer to host memory.
+    Readback,
+}
+
+/// How far a transfer has come, as handed to [`TransferConfig::on_progress`]'s callback.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TransferProgress {
+    /// Which way the bytes go.
+    pub direction: TransferDirection,
+    /// Bytes moved so far (uploads: handed to the queue; readbacks: in host memory).
+    pub done_bytes: u64,
+    /// Bytes the transfer moves in all.
+    pub total_bytes: u64,
+}
+
+/// A progress callback: called after each chunk, possibly from several threads at once (each
+/// call reports a larger `done_bytes` than the transfer's calls before it on the same thread).
+pub type ProgressCallback = Arc<dyn Fn(TransferProgress) + Send + Sync>;
+
+/// How uploads and readbacks move bytes between host memory and the GPU.
+///
+/// Large transfers move in chunks through host-visible staging buffers the transfer creates:
+/// several threads fill (uploads) or drain (readbacks) them while the GPU copies the others,
+/// so the staging memory a transfer holds is at most [`budget_bytes`](Self::budget_bytes)
+/// however large the data. A transfer of at most one chunk goes through wgpu's queue staging
+/// (`Queue::write_buffer_with`) or one staging buffer.
+///
+/// Every [`Gpu`](crate::Gpu) carries one ([`Gpu::transfer_config`](crate::Gpu::transfer_config));
+/// [`Gpu::with_transfer_config`](crate::Gpu::with_transfer_config) gives a handle to the same
+/// device that transfers with another.
+///
+/// ```
+/// use gpudata::device::TransferConfig;
+/// let config = TransferConfig::new().budget_bytes(16 << 20).threads(4);
+/// assert_eq!(config.budget(), 16 << 20);
+/// ```
+#[derive(Clone, Default)]
+pub struct TransferConfig {
+    budget: Option<u64>,
+    threads: Option<NonZeroUsize>,
+    chunk: Option<u64>,
+    progress: Option<ProgressCallback>,
+}
+
+impl TransferConfig {
+    /// The default configuration: a [`DEFAULT_BUDGET_BYTES`] budget, threads and chunk size
+    /// chosen for the machine and adapter (one thread on a software adapter, which copies on
+    /// the CPU itself; up to 8 on hardware), no progress callback.
+    #[must_use]
+    pub fn new() -> TransferConfig {
+        TransferConfig::default()
+    }
+
+    /// Caps the host staging memory one transfer holds at `bytes` (raised to at least
+    /// [`MIN_CHUNK_BYTES`]). Fewer threads run when the budget cannot give each two chunks.
+    #[must_use]
+    pub fn budget_bytes(mut self, bytes: u64) -> TransferConfig {
+        self.budget = Some(bytes);
+        self
+    }
+
+    /// Runs transfers on `threads` threads (the calling one among them; 0 counts as 1).
+    #[must_use]
+    pub fn threads(mut self, threads: usize) -> TransferConfig {
+        self.threads = Some(NonZeroUsize::new(threads).unwrap_or(NonZeroUsize::MIN));
+        self
+    }
+
+    /// Moves `bytes` per chunk (raised to at least [`MIN_CHUNK_BYTES`], rounded to whole rows
+    /// for row uploads) instead of the size derived from the budget and threads.
+    #[must_use]
+    pub fn chunk_bytes(mut self, bytes: u64) -> TransferConfig {
+        self.chunk = Some(bytes);
+        self
+    }
+
+    /// Calls `callback` after each chunk of every transfer made with this configuration.
+    #[must_use]
+    pub fn on_progress(
+        mut self,
+        callback: impl Fn(TransferProgress) + Send + Sync + 'static,
+    ) -> TransferConfig {
+        self.progress = Some(Arc::new(callback));
+        self
+    }
+
+    /// The staging budget in bytes.
+    #[must_use]
+    pub fn budget(&self) -> u64 {
+        self.budget
+            .unwrap_or(DEFAULT_BUDGET_BYTES)
+            .max(MIN_CHUNK_BYTES)
+    }
+
+    /// The threads transfers run on for an adapter of `kind`: the configured number, else one
+    /// on a software adapter and `min(available parallelism, 8)` on others.
+    #[must_use]
+    pub fn threads_for(&self, kind: AdapterKind) -> usize {
+        if let Some(threads) = self.threads {
+            return threads.get();
+        }
+        match kind {
+            AdapterKind::Software => 1,
+            AdapterKind::Hardware | AdapterKind::Unknown => std::thread::available_parallelism()
+                .map_or(1, NonZeroUsize::get)
+                .min(MAX_AUTO_THREADS),
+        }
+    }
+
+    /// The progress callback, if one is set.
+    pub(crate) fn progress(&self) -> Option<&ProgressCallback> {
+        self.progress.as_ref()
+    }
+
+    /// The plan for moving `len` bytes on at most `threads` threads in chunks that are
+    /// multiples of `granule` (a multiple of 4: whole words, and whole rows for row uploads).
+    pub(crate) fn plan(&self, threads: usize, len: u64, granule: u64) -> Plan {
+        let budget = self.budget();
+        let threads = threads.max(1) as u64;
+        let chunk = self.chunk.unwrap_or_else(|| {
+            (budget / (2 * threads)).clamp(MIN_CHUNK_BYTES, MAX_AUTO_CHUNK_BYTES)
+        });
+        let chunk = chunk.max(MIN_CHUNK_BYTES).min(budget.max(granule));
+        let chunk = (chunk / granule).max(1) * granule;
+        let chunks = len.div_ceil(chunk).max(1);
+        // Each worker keeps two chunks (one filling or draining, one copying) when the budget
+        // allows, one otherwise; no more workers than chunks or than the budget holds.
+        let per_budget = (budget / chunk).max(1);
+        let workers = threads.min(chunks).min(per_budget).max(1);
+        let depth = if workers * 2 * chunk <= budget { 2 } else { 1 };
+        Plan {
+            chunk,
+            chunks,
+            workers: workers as usize,
+            depth,
+        }
+    }
+}
+
+/// How one transfer is cut up: `chunks` chunks of `chunk` bytes (the last one shorter), moved by
+/// `workers` threads that each hold `depth` staging buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Plan {
+    pub(crate) chunk: u64,
+    pub(crate) chunks: u64,
+    pub(crate) workers: usize,
+    pub(crate) depth: usize,
+}
+
+impl fmt::Debug for TransferConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TransferConfig")
+            .field("budget", &self.budget())
+            .field("threads", &self.threads)
+            .field("chunk", &self.chunk)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}

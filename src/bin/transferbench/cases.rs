@@ -1,0 +1,359 @@
+//! The timed cases: every upload and readback path at each size, the `--sweep` over threads and
+//! chunk sizes, and the peak-memory bookkeeping.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use arrow_array::{Array, Float32Array, Int32Array, RecordBatch};
+use arrow_schema::{DataType, Field, Schema};
+use gpudata::arrow::{
+    BatchOptions, ColumnOptions, array_from_gpu, array_to_gpu, record_batch_from_gpu,
+    record_batch_to_gpu,
+};
+use gpudata::data::DEFAULT_USAGE;
+use gpudata::device::TransferConfig;
+use gpudata::{Gpu, GpuData, GpuDataDescriptor, GpuStruct, TypedGpuData, VertexFormat};
+
+use crate::Args;
+use crate::rows::{packed_rows, storage_rows};
+
+/// A field of `/proc/self/status` in KiB.
+pub fn vm_kib(field: &str) -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// Resets `VmHWM` to the current resident set and returns that.
+fn reset_peak() -> u64 {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    vm_kib("VmRSS")
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn fail(e: impl std::fmt::Display) -> ! {
+    eprintln!("transferbench: {e}");
+    std::process::exit(1)
+}
+
+/// One row of the table: GB/s and the peak memory added (MiB) per direction.
+struct Row {
+    up: Option<(f64, u64)>,
+    down: Option<(f64, u64)>,
+}
+
+/// Times `iters` runs of `f` (seconds each) and the peak memory they added in MiB.
+fn measure(iters: u32, bytes: u64, mut f: impl FnMut() -> f64) -> (f64, u64) {
+    f(); // warm-up: pipelines, allocator blocks
+    let base = reset_peak();
+    let times: Vec<f64> = (0..iters).map(|_| f()).collect();
+    let added = vm_kib("VmHWM").saturating_sub(base) >> 10;
+    (bytes as f64 / median(times) / 1e9, added)
+}
+
+fn timed(f: impl FnOnce()) -> f64 {
+    let t = Instant::now();
+    f();
+    t.elapsed().as_secs_f64()
+}
+
+fn bytes_source(size: u64) -> Vec<u8> {
+    (0..size)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect()
+}
+
+const PATHS: [&str; 8] = [
+    "write_buffer",
+    "bytes",
+    "bytes_into",
+    "rows_zero_copy",
+    "rows_encoded",
+    "arrow_f32",
+    "table",
+    "whole_buffer_map",
+];
+
+/// Runs path `path` at `size` bytes.
+fn run(gpu: &Gpu, path: &str, size: u64, iters: u32) -> Row {
+    match path {
+        "write_buffer" => {
+            let src = bytes_source(size);
+            let dst = GpuData::zeroed(gpu, VertexFormat::Uint32, size / 4, DEFAULT_USAGE)
+                .unwrap_or_else(|e| fail(e));
+            let up = measure(iters, size, || {
+                timed(|| {
+                    gpu.queue().write_buffer(dst.buffer(), 0, &src);
+                    gpu.queue().submit([]);
+                    gpu.wait_idle().unwrap_or_else(|e| fail(e));
+                })
+            });
+            Row {
+                up: Some(up),
+                down: None,
+            }
+        }
+        "whole_buffer_map" => {
+            // The readback before this issue: one MAP_READ buffer of the whole size, one thread.
+            let src = bytes_source(size);
+            let data = GpuData::from_bytes(
+                gpu,
+                &src,
+                GpuDataDescriptor::new(VertexFormat::Uint32, size / 4),
+                DEFAULT_USAGE,
+            )
+            .unwrap_or_else(|e| fail(e));
+            let down = measure(iters, size, || {
+                timed(|| {
+                    let staging = gpu.device().create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("whole"),
+                        size,
+                        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                        mapped_at_creation: false,
+                    });
+                    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+                    encoder.copy_buffer_to_buffer(data.buffer(), 0, &staging, 0, None);
+                    gpu.queue().submit([encoder.finish()]);
+                    staging.map_async(wgpu::MapMode::Read, .., |r| r.unwrap());
+                    gpu.wait_idle().unwrap_or_else(|e| fail(e));
+                    let out = staging.get_mapped_range(..).unwrap().to_vec();
+                    assert_eq!(out.len() as u64, size);
+                })
+            });
+            Row {
+                up: None,
+                down: Some(down),
+            }
+        }
+        "bytes" => {
+            let src = bytes_source(size);
+            let descriptor = GpuDataDescriptor::new(VertexFormat::Uint32, size / 4);
+            let mut data = None;
+            let up = measure(iters, size, || {
+                timed(|| {
+                    data = Some(
+                        GpuData::from_bytes(gpu, &src, descriptor.clone(), DEFAULT_USAGE)
+                            .unwrap_or_else(|e| fail(e)),
+                    );
+                    gpu.wait_idle().unwrap_or_else(|e| fail(e));
+                })
+            });
+            let data = data.unwrap_or_else(|| fail("no data"));
+            let down = measure(iters, size, || {
+                let mut out = Vec::new();
+                let t = timed(|| out = data.read_bytes(gpu).unwrap_or_else(|e| fail(e)));
+                if out != src {
+                    fail("bytes read back differ");
+                }
+                t
+            });
+            Row {
+                up: Some(up),
+                down: Some(down),
+            }
+        }
+        "bytes_into" => {
+            // Readback into a slice the caller has touched already (no page faults).
+            let src = bytes_source(size);
+            let descriptor = GpuDataDescriptor::new(VertexFormat::Uint32, size / 4);
+            let data = GpuData::from_bytes(gpu, &src, descriptor, DEFAULT_USAGE)
+                .unwrap_or_else(|e| fail(e));
+            let mut out = vec![1u8; size as usize];
+            let down = measure(iters, size, || {
+                let t = timed(|| {
+                    data.read_bytes_into(gpu, &mut out)
+                        .unwrap_or_else(|e| fail(e))
+                });
+                if out != src {
+                    fail("bytes read back differ");
+                }
+                t
+            });
+            Row {
+                up: None,
+                down: Some(down),
+            }
+        }
+        "rows_zero_copy" => rows(gpu, &packed_rows(size as usize), iters),
+        "rows_encoded" => rows(gpu, &storage_rows(size as usize), iters),
+        "arrow_f32" => {
+            let values = Float32Array::from_iter_values((0..size / 4).map(|i| i as f32));
+            let field = Field::new("values", DataType::Float32, false);
+            let mut data = None;
+            let up = measure(iters, size, || {
+                timed(|| {
+                    data = Some(
+                        array_to_gpu(gpu, &field, &values, &ColumnOptions::default())
+                            .unwrap_or_else(|e| fail(e)),
+                    );
+                    gpu.wait_idle().unwrap_or_else(|e| fail(e));
+                })
+            });
+            let data = data.unwrap_or_else(|| fail("no data"));
+            let down = measure(iters, size, || {
+                let mut back = None;
+                let t =
+                    timed(|| back = Some(array_from_gpu(gpu, &data).unwrap_or_else(|e| fail(e))));
+                if back.as_deref().map(|a| a.to_data()) != Some(values.to_data()) {
+                    fail("arrow column read back differs");
+                }
+                t
+            });
+            Row {
+                up: Some(up),
+                down: Some(down),
+            }
+        }
+        "table" => {
+            let n = size / 8;
+            let schema = Arc::new(Schema::new(vec![
+                Field::new("x", DataType::Float32, false),
+                Field::new("id", DataType::Int32, false),
+            ]));
+            let x = Arc::new(Float32Array::from_iter_values((0..n).map(|i| i as f32)));
+            let id = Arc::new(Int32Array::from_iter_values((0..n).map(|i| i as i32)));
+            let batch = RecordBatch::try_new(schema, vec![x, id]).unwrap_or_else(|e| fail(e));
+            let mut gpu_batch = None;
+            let up = measure(iters, size, || {
+                timed(|| {
+                    gpu_batch = Some(
+                        record_batch_to_gpu(gpu, &batch, &BatchOptions::new())
+                            .unwrap_or_else(|e| fail(e))
+                            .0,
+                    );
+                    gpu.wait_idle().unwrap_or_else(|e| fail(e));
+                })
+            });
+            let gpu_batch = gpu_batch.unwrap_or_else(|| fail("no batch"));
+            let down = measure(iters, size, || {
+                let mut back = None;
+                let t = timed(|| {
+                    back = Some(record_batch_from_gpu(gpu, &gpu_batch).unwrap_or_else(|e| fail(e)));
+                });
+                if back.as_ref().map(|b| b.columns().to_vec()) != Some(batch.columns().to_vec()) {
+                    fail("table read back differs");
+                }
+                t
+            });
+            Row {
+                up: Some(up),
+                down: Some(down),
+            }
+        }
+        other => fail(format!("unknown path {other}")),
+    }
+}
+
+fn rows<T: GpuStruct + PartialEq + std::fmt::Debug>(gpu: &Gpu, rows: &[T], iters: u32) -> Row {
+    let size = rows.len() as u64 * T::FORMAT.byte_stride();
+    let mut data = None;
+    let up = measure(iters, size, || {
+        timed(|| {
+            data =
+                Some(TypedGpuData::from_rows(gpu, rows, DEFAULT_USAGE).unwrap_or_else(|e| fail(e)));
+            gpu.wait_idle().unwrap_or_else(|e| fail(e));
+        })
+    });
+    let data = data.unwrap_or_else(|| fail("no data"));
+    let down = measure(iters, size, || {
+        let mut back = Vec::new();
+        let t = timed(|| back = data.read_rows(gpu).unwrap_or_else(|e| fail(e)));
+        if back != rows {
+            fail("rows read back differ");
+        }
+        t
+    });
+    Row {
+        up: Some(up),
+        down: Some(down),
+    }
+}
+
+fn iters_for(args: &Args, size: u64) -> u32 {
+    args.iters
+        .unwrap_or_else(|| ((2u64 << 30) / size.max(1)).clamp(3, 40) as u32)
+}
+
+fn size_name(size: u64) -> String {
+    match size {
+        s if s >= 1 << 30 && s.is_multiple_of(1 << 30) => format!("{} GiB", s >> 30),
+        s if s >= 1 << 20 && s.is_multiple_of(1 << 20) => format!("{} MiB", s >> 20),
+        s if s.is_multiple_of(1 << 10) => format!("{} KiB", s >> 10),
+        s => format!("{s} B"),
+    }
+}
+
+/// The table: every path, both directions, every size.
+pub fn table(gpu: &Gpu, args: &Args) {
+    println!("| path | size | H2D GB/s | H2D peak +MiB | D2H GB/s | D2H peak +MiB |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    let paths: Vec<&str> = match &args.paths {
+        Some(p) => p.iter().map(String::as_str).collect(),
+        None => PATHS.to_vec(),
+    };
+    for path in paths {
+        for &size in &args.sizes {
+            if path == "whole_buffer_map" && size > gpu.limits().max_buffer_size {
+                continue;
+            }
+            let row = run(gpu, path, size, iters_for(args, size));
+            let cell = |c: Option<(f64, u64)>| match c {
+                Some((rate, mib)) => (format!("{rate:.2}"), mib.to_string()),
+                None => ("—".into(), "—".into()),
+            };
+            let (ur, um) = cell(row.up);
+            let (dr, dm) = cell(row.down);
+            println!(
+                "| {path} | {} | {ur} | {um} | {dr} | {dm} |",
+                size_name(size)
+            );
+        }
+    }
+}
+
+/// 1 GiB of bytes up and down over thread counts and chunk sizes (budget: two chunks per
+/// thread).
+pub fn sweep(gpu: &Gpu) {
+    let size = 1u64 << 30;
+    let src = bytes_source(size);
+    let descriptor = GpuDataDescriptor::new(VertexFormat::Uint32, size / 4);
+    println!("sweep, 1 GiB bytes (median of 3), GB/s up / down:");
+    println!("| threads | chunk MiB | up | down |");
+    println!("|---:|---:|---:|---:|");
+    for threads in [1, 2, 4, 8, 12, 16] {
+        for chunk_mib in [1u64, 4, 16, 64] {
+            let config = TransferConfig::new()
+                .threads(threads)
+                .chunk_bytes(chunk_mib << 20)
+                .budget_bytes(2 * threads as u64 * (chunk_mib << 20));
+            let g = gpu.with_transfer_config(config);
+            let mut data = None;
+            let (up, _) = measure(3, size, || {
+                timed(|| {
+                    data = Some(
+                        GpuData::from_bytes(&g, &src, descriptor.clone(), DEFAULT_USAGE)
+                            .unwrap_or_else(|e| fail(e)),
+                    );
+                    g.wait_idle().unwrap_or_else(|e| fail(e));
+                })
+            });
+            let data = data.unwrap_or_else(|| fail("no data"));
+            let (down, _) = measure(3, size, || {
+                let mut out = Vec::new();
+                let t = timed(|| out = data.read_bytes(&g).unwrap_or_else(|e| fail(e)));
+                if out != src {
+                    fail("sweep bytes differ");
+                }
+                t
+            });
+            println!("| {threads} | {chunk_mib} | {up:.2} | {down:.2} |");
+        }
+    }
+}

@@ -1,0 +1,444 @@
+//! The transfer engine on lavapipe: byte-exact round trips at sizes around chunk and word
+//! boundaries from eight threads at once on one `Gpu`, encoded and zero-copy rows across chunk
+//! boundaries, progress reports, many threads uploading, reading back and running operations
+//! on one `Gpu` with every result checked (issue 19, item 5), and the staging budget holding for
+//! a 2 GiB upload and readback (peak resident memory in a child process).
+
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+
+use gpudata::device::{MIN_CHUNK_BYTES, TransferConfig, TransferDirection, TransferProgress};
+use gpudata::{Gpu, GpuData, GpuDataDescriptor, GpuError, GpuStruct, TypedGpuData, VertexFormat};
+
+use crate::support::{Rng, USAGE, gpu};
+
+/// Chunks of the smallest size, three workers, a budget of six chunks (two per worker).
+fn chunked(gpu: &Gpu) -> Gpu {
+    gpu.with_transfer_config(
+        TransferConfig::new()
+            .chunk_bytes(MIN_CHUNK_BYTES)
+            .budget_bytes(6 * MIN_CHUNK_BYTES)
+            .threads(3),
+    )
+}
+
+/// Sizes at every boundary: empty, partial words, a chunk ± 1 and several chunks + 1 byte.
+fn boundary_sizes() -> Vec<usize> {
+    let c = MIN_CHUNK_BYTES as usize;
+    vec![
+        0,
+        1,
+        3,
+        4,
+        5,
+        8,
+        c - 4,
+        c - 1,
+        c,
+        c + 1,
+        c + 4,
+        2 * c + 3,
+        3 * c + 1,
+        7 * c - 4,
+    ]
+}
+
+fn bytes_data(gpu: &Gpu, bytes: &[u8]) -> GpuData {
+    let descriptor = GpuDataDescriptor::new(VertexFormat::Uint8, bytes.len() as u64);
+    GpuData::from_bytes(gpu, bytes, descriptor, USAGE).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// One thread's round trips: every boundary size up and back whole, into a slice, and from
+/// unaligned first rows.
+fn round_trips(gpu: &Gpu, seed: u64) {
+    let mut rng = Rng::new(seed);
+    for size in boundary_sizes() {
+        let bytes = rng.bytes(size);
+        let data = bytes_data(gpu, &bytes);
+        let back = data.read_bytes(gpu).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            back == bytes,
+            "read_bytes of {size} bytes differs (seed {seed})"
+        );
+        let mut into = vec![0xAA; size];
+        data.read_bytes_into(gpu, &mut into)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            into == bytes,
+            "read_bytes_into of {size} bytes differs (seed {seed})"
+        );
+        for first in [1usize, 3] {
+            if size > first {
+                let rows = (size - first) as u64;
+                let part = data
+                    .read_row_bytes(gpu, first as u64, rows)
+                    .unwrap_or_else(|e| panic!("{e}"));
+                assert!(
+                    part == bytes[first..],
+                    "bytes {first}.. of {size} differ (seed {seed})"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn round_trips_at_chunk_and_word_boundaries_from_eight_threads() {
+    let gpu = gpu();
+    let chunked = chunked(&gpu);
+    std::thread::scope(|scope| {
+        for t in 0..8u64 {
+            // Half the threads move several chunks on three workers each, half one chunk.
+            let g = if t % 2 == 0 {
+                chunked.clone()
+            } else {
+                gpu.clone()
+            };
+            scope.spawn(move || round_trips(&g, 100 + t));
+        }
+    });
+}
+
+/// Rows whose host layout is the GPU layout (12-byte stride: chunks cut at whole rows and
+/// whole words, a multiple of 12).
+#[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+#[repr(C)]
+#[gpu(layout = "packed", zero_copy)]
+struct Point {
+    position: [f32; 3],
+}
+
+/// Rows the encoder lays out: wgsl-storage moves `position` to byte 16, stride 32.
+#[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+#[repr(C)]
+struct Particle {
+    id: u32,
+    position: [f32; 3],
+    weight: f32,
+}
+
+fn point(rng: &mut Rng) -> Point {
+    Point {
+        position: [rng.f32(), rng.f32(), rng.f32()],
+    }
+}
+
+fn particle(rng: &mut Rng) -> Particle {
+    Particle {
+        id: rng.next_u32(),
+        position: [rng.f32(), rng.f32(), rng.f32()],
+        weight: rng.f32(),
+    }
+}
+
+/// Rows around chunk boundaries: `from_rows` and `read_rows`, and `write_rows` at a row offset
+/// into existing data, for one row type.
+fn row_round_trips<T: GpuStruct + PartialEq + std::fmt::Debug>(
+    gpu: &Gpu,
+    rng: &mut Rng,
+    make: impl Fn(&mut Rng) -> T,
+) {
+    let stride = T::FORMAT.byte_stride() as usize;
+    let per_chunk = MIN_CHUNK_BYTES as usize / stride;
+    for count in [
+        1,
+        per_chunk - 1,
+        per_chunk,
+        per_chunk + 1,
+        3 * per_chunk + 2,
+    ] {
+        let rows: Vec<T> = (0..count).map(|_| make(rng)).collect();
+        let data = TypedGpuData::from_rows(gpu, &rows, USAGE).unwrap_or_else(|e| panic!("{e}"));
+        let back = data.read_rows(gpu).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(back, rows, "{count} rows of stride {stride}");
+        let update: Vec<T> = (0..count - 1).map(|_| make(rng)).collect();
+        data.write_rows(gpu, 1, &update)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut expected = rows.clone();
+        expected[1..].copy_from_slice(&update);
+        let back = data.read_rows(gpu).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            back, expected,
+            "{count} rows of stride {stride} after write_rows at 1"
+        );
+    }
+}
+
+#[test]
+fn encoded_and_zero_copy_rows_across_chunk_boundaries_from_threads() {
+    let gpu = chunked(&gpu());
+    std::thread::scope(|scope| {
+        for t in 0..4u64 {
+            let g = gpu.clone();
+            scope.spawn(move || {
+                let mut rng = Rng::new(200 + t);
+                row_round_trips(&g, &mut rng, point);
+                row_round_trips(&g, &mut rng, particle);
+            });
+        }
+    });
+}
+
+#[test]
+fn progress_reports_every_chunk_in_both_directions() {
+    let seen: Arc<Mutex<Vec<TransferProgress>>> = Arc::default();
+    let sink = Arc::clone(&seen);
+    let gpu = gpu().with_transfer_config(
+        TransferConfig::new()
+            .chunk_bytes(MIN_CHUNK_BYTES)
+            .threads(2)
+            .on_progress(move |p| sink.lock().unwrap_or_else(|e| e.into_inner()).push(p)),
+    );
+    let size = 5 * MIN_CHUNK_BYTES as usize + 12;
+    let bytes = Rng::new(7).bytes(size);
+    let data = bytes_data(&gpu, &bytes);
+    assert!(data.read_bytes(&gpu).unwrap_or_else(|e| panic!("{e}")) == bytes);
+    let seen = seen.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    for direction in [TransferDirection::Upload, TransferDirection::Readback] {
+        let reports: Vec<_> = seen.iter().filter(|p| p.direction == direction).collect();
+        assert_eq!(reports.len(), 6, "{direction:?}: one report per chunk");
+        assert!(reports.iter().all(|p| p.total_bytes == size as u64));
+        let mut done: Vec<u64> = reports.iter().map(|p| p.done_bytes).collect();
+        done.sort_unstable();
+        done.dedup();
+        assert_eq!(
+            done.len(),
+            6,
+            "{direction:?}: each report counts more bytes"
+        );
+        assert_eq!(
+            done.last(),
+            Some(&(size as u64)),
+            "{direction:?}: ends at the total"
+        );
+    }
+}
+
+#[test]
+fn read_bytes_into_refuses_a_slice_of_another_length() {
+    let gpu = gpu();
+    let data = bytes_data(&gpu, &[1, 2, 3, 4, 5, 6, 7, 8]);
+    let mut short = [0u8; 7];
+    let error = data.read_bytes_into(&gpu, &mut short).unwrap_err();
+    assert_eq!(
+        error,
+        GpuError::ReadbackLength {
+            expected: 8,
+            found: 7
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "cannot read back into a slice of 7 bytes: the data holds 8 bytes"
+    );
+}
+
+/// One thread's share of the stress test: `iterations` rounds of two uploads, an operation on
+/// them and two readbacks, every result compared with the host's.
+fn stress(gpu: &Gpu, shared: &GpuData, seed: u64, iterations: usize) -> usize {
+    let mut rng = Rng::new(seed);
+    let mut calls = 0;
+    let shared_bytes = shared_bytes();
+    for i in 0..iterations {
+        // Bursts of small readbacks of one buffer shared by every thread: where wgpu's callbacks
+        // most often run on another thread than the one waiting for them.
+        for _ in 0..4 {
+            let back = shared
+                .read_bytes(gpu)
+                .unwrap_or_else(|e| panic!("read shared, thread {seed} round {i}: {e}"));
+            assert!(back == shared_bytes, "shared, thread {seed} round {i}");
+        }
+        // Mostly small transfers, now and then several chunks.
+        let n = if i % 25 == 0 {
+            1 + rng.below(60_000) as usize
+        } else {
+            1 + rng.below(2_000) as usize
+        };
+        let a: Vec<f32> = (0..n).map(|_| rng.f32_in(1000.0)).collect();
+        let b: Vec<f32> = (0..n).map(|_| rng.f32_in(1000.0)).collect();
+        let ga = GpuData::from_slice(gpu, VertexFormat::Float32, &a, USAGE)
+            .unwrap_or_else(|e| panic!("upload a, thread {seed} round {i}: {e}"));
+        let gb = GpuData::from_slice(gpu, VertexFormat::Float32, &b, USAGE)
+            .unwrap_or_else(|e| panic!("upload b, thread {seed} round {i}: {e}"));
+        let sum = gpudata::ops::add(gpu, &ga, &gb)
+            .unwrap_or_else(|e| panic!("add, thread {seed} round {i}: {e}"));
+        let back = ga
+            .read_bytes(gpu)
+            .unwrap_or_else(|e| panic!("read a, thread {seed} round {i}: {e}"));
+        assert!(
+            back == bytemuck::cast_slice::<f32, u8>(&a),
+            "a, thread {seed} round {i}"
+        );
+        let got = sum
+            .read_bytes(gpu)
+            .unwrap_or_else(|e| panic!("read sum, thread {seed} round {i}: {e}"));
+        let want: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+        assert!(
+            got == bytemuck::cast_slice::<f32, u8>(&want),
+            "a + b, thread {seed} round {i}"
+        );
+        calls += 9;
+    }
+    calls
+}
+
+/// The bytes of the stress test's shared buffer.
+fn shared_bytes() -> Vec<u8> {
+    (0..4096u32).map(|i| (i * 31 % 251) as u8).collect()
+}
+
+/// Issue 19, item 5: blocking uploads, readbacks and operations from many threads on clones of
+/// one `Gpu` all succeed with the right bytes (before the fix, readbacks failed now and then
+/// with `Map`: "the map callback did not run after the device went idle").
+#[test]
+fn many_threads_upload_read_back_and_operate_on_one_gpu() {
+    let gpu = gpu();
+    let chunked = chunked(&gpu);
+    let shared = bytes_data(&gpu, &shared_bytes());
+    let calls: usize = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..8u64)
+            .map(|t| {
+                let g = if t % 4 == 0 {
+                    chunked.clone()
+                } else {
+                    gpu.clone()
+                };
+                let shared = &shared;
+                scope.spawn(move || stress(&g, shared, 300 + t, 300))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .sum()
+    });
+    assert_eq!(calls, 8 * 300 * 9);
+}
+
+/// A field of `/proc/self/status`, in bytes.
+fn status_bytes(field: &str) -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_else(|e| panic!("{e}"));
+    let kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {field} in /proc/self/status"));
+    kib << 10
+}
+
+/// Resets `VmHWM` to the resident set and returns that, in bytes.
+fn reset_peak() -> u64 {
+    std::fs::write("/proc/self/clear_refs", "5").unwrap_or_else(|e| panic!("{e}"));
+    status_bytes("VmRSS")
+}
+
+const BUDGET: u64 = 16 << 20;
+const CHILD_ENV: &str = "GPUDATA_TRANSFER_MEMORY_CHILD";
+
+/// The child's part: a 2 GiB upload and readback; prints the peak memory each added beyond the
+/// source and the device's own copy of the buffer (lavapipe keeps it in host memory).
+fn memory_child() {
+    let gpu = gpu().with_transfer_config(TransferConfig::new().budget_bytes(BUDGET));
+    // Warm up: pipelines, allocator blocks, the first staging buffers.
+    let warm = bytes_data(&gpu, &[7; 4 << 20]);
+    warm.read_bytes(&gpu).unwrap_or_else(|e| panic!("{e}"));
+    warm.destroy();
+    gpu.wait_idle().unwrap_or_else(|e| panic!("{e}"));
+    // Just under 2 GiB: lavapipe's max_buffer_size is 2^31 - 1.
+    let size = (gpu.limits().max_buffer_size.min(2 << 30) & !((1 << 20) - 1)) as usize;
+    let block = 1 << 20;
+    let mut source = vec![0u8; size];
+    for (i, b) in source.chunks_mut(block).enumerate() {
+        b.fill(i as u8 ^ 0x5A);
+    }
+    let base = reset_peak();
+    let data = bytes_data(&gpu, &source);
+    gpu.wait_idle().unwrap_or_else(|e| panic!("{e}"));
+    let up = status_bytes("VmHWM").saturating_sub(base + size as u64);
+    source.fill(0);
+    let base = reset_peak();
+    data.read_bytes_into(&gpu, &mut source)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let down = status_bytes("VmHWM").saturating_sub(base);
+    for (i, b) in source.chunks(block).enumerate() {
+        assert!(
+            b == vec![i as u8 ^ 0x5A; b.len()].as_slice(),
+            "block {i} read back differs"
+        );
+    }
+    println!("transfer-memory size={size} up={up} down={down}");
+}
+
+/// Issue 17: the staging budget bounds the host memory of a 2 GiB upload and readback. Run in
+/// a child process (this test binary, filtered to this test) so its peak resident memory is
+/// its own.
+#[test]
+fn a_two_gib_transfer_stays_within_the_staging_budget() {
+    if std::env::var_os(CHILD_ENV).is_some() {
+        memory_child();
+        return;
+    }
+    let exe = std::env::current_exe().unwrap_or_else(|e| panic!("{e}"));
+    let output = Command::new(exe)
+        .args([
+            "--exact",
+            "transfer::a_two_gib_transfer_stays_within_the_staging_budget",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD_ENV, "1")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "child failed: {stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let line = stdout
+        .lines()
+        .find_map(|l| Some(l.split_once("transfer-memory ")?.1))
+        .unwrap_or_else(|| panic!("no report from the child: {stdout}"));
+    let field = |name: &str| -> u64 {
+        line.split(' ')
+            .find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in {line}"))
+    };
+    assert!(field("size") >= 2_000_000_000, "{line}");
+    // The budget plus what the process adds besides staging (allocator bookkeeping, command
+    // buffers): far below the 2 GiB a transfer staging the whole buffer at once would add.
+    let allowed = BUDGET + (16 << 20);
+    assert!(
+        field("up") <= allowed,
+        "upload added {} bytes, allowed {allowed}: {line}",
+        field("up")
+    );
+    assert!(
+        field("down") <= allowed,
+        "readback added {} bytes, allowed {allowed}: {line}",
+        field("down")
+    );
+}
+
+fn send<F: Future + Send>(future: F) -> F {
+    future
+}
+
+#[test]
+fn async_uploads_and_readbacks_are_send_futures_that_round_trip() {
+    let gpu = chunked(&gpu());
+    let bytes = Rng::new(9).bytes(3 * MIN_CHUNK_BYTES as usize + 5);
+    let descriptor = GpuDataDescriptor::new(VertexFormat::Uint8, bytes.len() as u64);
+    let data = pollster::block_on(send(GpuData::from_bytes_async(
+        &gpu, &bytes, descriptor, USAGE,
+    )))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let back =
+        pollster::block_on(send(data.read_bytes_async(&gpu))).unwrap_or_else(|e| panic!("{e}"));
+    assert!(back == bytes);
+    let mut into = vec![0; bytes.len()];
+    pollster::block_on(send(data.read_bytes_into_async(&gpu, &mut into)))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(into == bytes);
+}
