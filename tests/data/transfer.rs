@@ -442,3 +442,15 @@ fn async_uploads_and_readbacks_are_send_futures_that_round_trip() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(into == bytes);
 }
+
+#[test]
+fn encoded_rows_decode_on_several_threads() {
+    let gpu = gpu().with_transfer_config(TransferConfig::new().threads(4));
+    let mut rng = Rng::new(11);
+    // More than four shares of 64 Ki rows: the decode runs on four threads.
+    let rows: Vec<Particle> = (0..4 * (64 << 10) + 7)
+        .map(|_| particle(&mut rng))
+        .collect();
+    let data = TypedGpuData::from_rows(&gpu, &rows, USAGE).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(data.read_rows(&gpu).unwrap_or_else(|e| panic!("{e}")), rows);
+}

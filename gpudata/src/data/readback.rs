@@ -76,7 +76,7 @@ impl GpuData {
         }
         read_into(
             gpu,
-            self.buffer(),
+            self.buffer_on(gpu, "read back gpu data")?,
             self.byte_offset(),
             out,
             "read back gpu data",

@@ -251,7 +251,7 @@ impl<T: GpuStruct> TypedGpuData<T> {
             if let Some(dst) = bytes.get_mut(..len) {
                 read_into(
                     gpu,
-                    self.data.buffer(),
+                    self.data.buffer_on(gpu, "read back rows")?,
                     self.data.byte_offset(),
                     dst,
                     "read back rows",
@@ -271,10 +271,48 @@ impl<T: GpuStruct> TypedGpuData<T> {
         )
         .await?;
         let stride = self.data.byte_stride() as usize;
-        Ok((0..self.data.length() as usize)
-            .map(|i| T::decode_row(&bytes[i * stride..]))
-            .collect())
+        let threads = match mode {
+            WaitMode::Block => gpu.transfer_config().threads_for(gpu.adapter_kind()),
+            WaitMode::Async => 1,
+        };
+        Ok(decode_rows_on(
+            &bytes,
+            stride,
+            self.data.length() as usize,
+            threads,
+        ))
     }
+}
+
+/// `count` rows decoded from `bytes` (rows `stride` apart) on up to `threads` threads, each
+/// decoding a contiguous share of at least 64 Ki rows into its part of the result.
+fn decode_rows_on<T: GpuStruct>(
+    bytes: &[u8],
+    stride: usize,
+    count: usize,
+    threads: usize,
+) -> Vec<T> {
+    let decode = |first: usize, part: &mut [T]| {
+        for (j, row) in part.iter_mut().enumerate() {
+            *row = T::decode_row(&bytes[(first + j) * stride..]);
+        }
+    };
+    let Some(mut rows) = zeroed_rows::<T>(count) else {
+        return (0..count)
+            .map(|i| T::decode_row(&bytes[i * stride..]))
+            .collect();
+    };
+    let share = count.div_ceil(threads.max(1)).max(64 << 10);
+    if share >= count {
+        decode(0, &mut rows);
+        return rows;
+    }
+    std::thread::scope(|scope| {
+        for (c, part) in rows.chunks_mut(share).enumerate() {
+            scope.spawn(move || decode(c * share, part));
+        }
+    });
+    rows
 }
 
 impl<T: GpuStruct> From<TypedGpuData<T>> for GpuData {

@@ -15,7 +15,7 @@ use gpudata::device::TransferConfig;
 use gpudata::{Gpu, GpuData, GpuDataDescriptor, GpuStruct, TypedGpuData, VertexFormat};
 
 use crate::Args;
-use crate::rows::{packed_rows, storage_rows};
+use crate::rows::{Packed, packed_rows, storage_rows};
 
 /// A field of `/proc/self/status` in KiB.
 pub fn vm_kib(field: &str) -> u64 {
@@ -70,8 +70,10 @@ fn bytes_source(size: u64) -> Vec<u8> {
         .collect()
 }
 
-const PATHS: [&str; 8] = [
+const PATHS: [&str; 10] = [
+    "alloc",
     "write_buffer",
+    "write_rows",
     "bytes",
     "bytes_into",
     "rows_zero_copy",
@@ -95,6 +97,41 @@ fn run(gpu: &Gpu, path: &str, size: u64, iters: u32) -> Row {
                     gpu.wait_idle().unwrap_or_else(|e| fail(e));
                 })
             });
+            Row {
+                up: Some(up),
+                down: None,
+            }
+        }
+        "alloc" => {
+            // Creating the device buffer alone (every `from_*` upload pays it): size / time.
+            let up = measure(iters, size, || {
+                timed(|| {
+                    let data = GpuData::zeroed(gpu, VertexFormat::Uint32, size / 4, DEFAULT_USAGE)
+                        .unwrap_or_else(|e| fail(e));
+                    gpu.wait_idle().unwrap_or_else(|e| fail(e));
+                    data.destroy();
+                })
+            });
+            Row {
+                up: Some(up),
+                down: None,
+            }
+        }
+        "write_rows" => {
+            // Zero-copy rows into existing data (no buffer creation): the rate of the bus path.
+            let rows = packed_rows(size as usize);
+            let data =
+                TypedGpuData::from_rows(gpu, &rows, DEFAULT_USAGE).unwrap_or_else(|e| fail(e));
+            let bytes = rows.len() as u64 * Packed::FORMAT.byte_stride();
+            let up = measure(iters, bytes, || {
+                timed(|| {
+                    data.write_rows(gpu, 0, &rows).unwrap_or_else(|e| fail(e));
+                    gpu.wait_idle().unwrap_or_else(|e| fail(e));
+                })
+            });
+            if data.read_rows(gpu).unwrap_or_else(|e| fail(e)) != rows {
+                fail("rows written differ");
+            }
             Row {
                 up: Some(up),
                 down: None,
@@ -318,42 +355,51 @@ pub fn table(gpu: &Gpu, args: &Args) {
     }
 }
 
-/// 1 GiB of bytes up and down over thread counts and chunk sizes (budget: two chunks per
-/// thread).
+/// 1 GiB up (zero-copy `write_rows` into existing data) and down (`read_bytes` into a new
+/// `Vec`, `read_bytes_into` a touched one) over thread counts and chunk sizes (budget: two
+/// chunks per thread).
 pub fn sweep(gpu: &Gpu) {
-    let size = 1u64 << 30;
-    let src = bytes_source(size);
-    let descriptor = GpuDataDescriptor::new(VertexFormat::Uint32, size / 4);
-    println!("sweep, 1 GiB bytes (median of 3), GB/s up / down:");
-    println!("| threads | chunk MiB | up | down |");
-    println!("|---:|---:|---:|---:|");
-    for threads in [1, 2, 4, 8, 12, 16] {
-        for chunk_mib in [1u64, 4, 16, 64] {
+    let rows = packed_rows(1 << 30);
+    let data = TypedGpuData::from_rows(gpu, &rows, DEFAULT_USAGE).unwrap_or_else(|e| fail(e));
+    let size = data.as_data().byte_length();
+    let expected = data.as_data().read_bytes(gpu).unwrap_or_else(|e| fail(e));
+    let mut into = vec![1u8; size as usize];
+    println!("sweep, {size} bytes (median of 3), GB/s:");
+    println!("| threads | chunk MiB | write_rows | read_bytes | read_bytes_into |");
+    println!("|---:|---:|---:|---:|---:|");
+    for threads in [4, 8, 16] {
+        for chunk_mib in [1u64, 4, 16] {
             let config = TransferConfig::new()
                 .threads(threads)
                 .chunk_bytes(chunk_mib << 20)
                 .budget_bytes(2 * threads as u64 * (chunk_mib << 20));
             let g = gpu.with_transfer_config(config);
-            let mut data = None;
             let (up, _) = measure(3, size, || {
                 timed(|| {
-                    data = Some(
-                        GpuData::from_bytes(&g, &src, descriptor.clone(), DEFAULT_USAGE)
-                            .unwrap_or_else(|e| fail(e)),
-                    );
+                    data.write_rows(&g, 0, &rows).unwrap_or_else(|e| fail(e));
                     g.wait_idle().unwrap_or_else(|e| fail(e));
                 })
             });
-            let data = data.unwrap_or_else(|| fail("no data"));
             let (down, _) = measure(3, size, || {
                 let mut out = Vec::new();
-                let t = timed(|| out = data.read_bytes(&g).unwrap_or_else(|e| fail(e)));
-                if out != src {
+                let t = timed(|| out = data.as_data().read_bytes(&g).unwrap_or_else(|e| fail(e)));
+                if out != expected {
                     fail("sweep bytes differ");
                 }
                 t
             });
-            println!("| {threads} | {chunk_mib} | {up:.2} | {down:.2} |");
+            let (down_into, _) = measure(3, size, || {
+                let t = timed(|| {
+                    data.as_data()
+                        .read_bytes_into(&g, &mut into)
+                        .unwrap_or_else(|e| fail(e));
+                });
+                if into != expected {
+                    fail("sweep bytes differ");
+                }
+                t
+            });
+            println!("| {threads} | {chunk_mib} | {up:.2} | {down:.2} | {down_into:.2} |");
         }
     }
 }
