@@ -3,7 +3,7 @@
 //! checks spanned at the user's tokens, and the field marker types.
 
 use proc_macro2::{Delimiter, Group, Literal, Span, TokenStream};
-use quote::{ToTokens, format_ident, quote, quote_spanned};
+use quote::{ToTokens, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::{Ident, Type};
 
@@ -13,6 +13,7 @@ use crate::internals::attr::{LayoutKind, StepModeKind};
 use crate::internals::check;
 use crate::internals::ctxt::Ctxt;
 use crate::markers::marker_module;
+use crate::wgsl_type;
 
 /// The whole derive: parse, check, then expand or report every error with a fallback impl.
 pub(crate) fn derive(input: &syn::DeriveInput) -> TokenStream {
@@ -45,10 +46,16 @@ pub(crate) fn span_range(tokens: &impl ToTokens) -> (Span, Span) {
 }
 
 /// `gpudata::__private::fail(msg)` spanned over `range`: `fail` is `#[track_caller]`, so rustc
-/// reports a failed `const` at this call, on the user's token.
-pub(crate) fn fail_at(p: &TokenStream, msg: &Ident, (first, last): (Span, Span)) -> TokenStream {
+/// reports a failed `const` at this call, on the user's token. `msg` is an expression of type
+/// `&Msg`; the expansion's own messages bind nothing (a binding could be turned into a pattern by
+/// a user's constant).
+pub(crate) fn fail_at(
+    p: &TokenStream,
+    msg: &impl ToTokens,
+    (first, last): (Span, Span),
+) -> TokenStream {
     let path = respan(quote!(#p::fail), first);
-    let mut args = Group::new(Delimiter::Parenthesis, quote_spanned!(last=> #msg));
+    let mut args = Group::new(Delimiter::Parenthesis, msg.to_token_stream());
     args.set_span(last);
     quote!(#path #args)
 }
@@ -129,8 +136,18 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
     let n = usize_lit(gpu.len());
     let layout = match input.attrs.layout {
         LayoutKind::WgslStorage => quote!(#p::StructLayout::WgslStorage),
+        LayoutKind::WgslUniform => quote!(#p::StructLayout::WgslUniform),
         LayoutKind::Packed => quote!(#p::StructLayout::Packed),
     };
+    let space = match input.attrs.layout {
+        LayoutKind::WgslUniform => quote!(#p::AddressSpace::Uniform),
+        _ => quote!(#p::AddressSpace::Storage),
+    };
+    let packed = input.attrs.layout == LayoutKind::Packed;
+    // The general path lays fields out by WGSL's memory model and flattens nested types; the
+    // flat path (packed structs, and structs of plain scalar fields) keeps the flat engine, which
+    // gives the same offsets for those and costs less to compile.
+    let general = !packed && needs_general_path(input);
     let step_mode = match input.attrs.step_mode {
         StepModeKind::Vertex => quote!(#p::StepMode::Vertex),
         StepModeKind::Instance => quote!(#p::StepMode::Instance),
@@ -148,20 +165,55 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
         let (first, _) = span_range(ty);
         quote_spanned!(first=> ::core::mem::size_of::<#ty>())
     });
-    let requested = option_array(
-        gpu.iter()
-            .map(|f| f.attrs.format.as_ref().map(ToTokens::to_token_stream))
-            .collect(),
-    );
+    let requested_tokens: Vec<Option<TokenStream>> = gpu
+        .iter()
+        .map(|f| f.attrs.format.as_ref().map(ToTokens::to_token_stream))
+        .collect();
+    let requested = option_array(requested_tokens.clone());
     let formats = gpu.iter().map(|f| {
         let ty = f.ty;
         let (first, _) = span_range(ty);
-        let from_type = quote_spanned!(first=> <#ty as #p::GpuField>::FORMAT);
+        let from_type = if general {
+            let (_, _, flat) = describe(ty, &p);
+            let flat = respan(flat, first);
+            quote_spanned!(first=> #p::flat_or_placeholder(#flat))
+        } else {
+            quote_spanned!(first=> <#ty as #p::GpuField>::FORMAT)
+        };
         match &f.attrs.format {
             Some(lit) => quote!(#p::format_or(#p::VertexFormat::from_name(#lit), #from_type)),
             None => from_type,
         }
     });
+    let requested_opts: Vec<TokenStream> = requested_tokens
+        .iter()
+        .map(|r| option_tokens(r.clone()))
+        .collect();
+    let tree_facts = if general {
+        let hosts = gpu.iter().zip(&requested_opts).map(|(f, r)| {
+            let (_, host, _) = describe(f.ty, &p);
+            quote!(#p::host_shape(#host, #r))
+        });
+        let trees = gpu.iter().map(|f| {
+            let (_, _, flat) = describe(f.ty, &p);
+            let wgsl = f.attrs.wgsl.is_some();
+            quote!(#p::is_tree(#flat, #wgsl))
+        });
+        let wgsl = gpu.iter().map(|f| f.attrs.wgsl.is_some());
+        quote! {
+            structure: ::core::option::Option::Some(&<#ident as #p::Described>::STRUCT),
+            hosts: [#(#hosts),*],
+            tree: [#(#trees),*],
+            wgsl: [#(#wgsl),*],
+        }
+    } else {
+        quote! {
+            structure: ::core::option::Option::None,
+            hosts: [#p::HostShape::Packed; #n],
+            tree: [false; #n],
+            wgsl: [false; #n],
+        }
+    };
     let declared_offsets = option_array(
         gpu.iter()
             .map(|f| {
@@ -187,10 +239,28 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
     } else {
         (quote!(::core::option::Option::None), usize_lit(0))
     };
+    let pad_total = {
+        let pads = input.fields.iter().filter(|f| !f.is_gpu()).map(|f| {
+            let ty = f.ty;
+            quote!(+ ::core::mem::size_of::<#ty>())
+        });
+        quote!(0 #(#pads)*)
+    };
     let host_matches = if !input.attrs.repr_c {
         quote!(false)
     } else if zero_copy {
         quote!(#analysis.host_matches)
+    } else if general {
+        let tys = gpu.iter().map(|f| f.ty);
+        quote! {
+            #p::host_matches_members(
+                &#analysis,
+                [#(::core::mem::offset_of!(#ident, #members)),*],
+                [#(::core::mem::size_of::<#tys>()),*],
+                ::core::mem::size_of::<Self>(),
+                #pad_total,
+            )
+        }
     } else {
         let pad_sizes = input.fields.iter().filter(|f| !f.is_gpu()).map(|f| {
             let ty = f.ty;
@@ -210,7 +280,7 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
     // for every struct, reporting problems at the user's tokens, is emitted unless every field is
     // a plain scalar or array of scalars with nothing asserted: no problem can arise there
     // (shadowed scalar names aside, which the analysis then reports where it is first used).
-    let eager = needs_eager_check(input);
+    let eager = general || needs_eager_check(input);
     let checks = if eager {
         problem_arms(input, &gpu, &p, &analysis)
     } else {
@@ -222,18 +292,54 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
     };
 
     let padding_check = padding_check(input, &p);
-    let attributes = attributes_const(
-        &gpu,
-        &p,
-        &analysis,
-        &location,
-        input.attrs.layout == LayoutKind::WgslStorage,
-    );
+    let leaves = quote!(<#ident as #p::Flattened>::LEAVES);
+    let leaf_len = quote!({ #leaves.len() });
+    let attributes = if general {
+        leaf_attributes_const(&gpu, &p, &leaves, &leaf_len, &location)
+    } else {
+        attributes_const(&gpu, &p, &analysis, &location, !packed)
+    };
+
+    let (fields, copies) = if general {
+        (
+            quote!(&#p::leaf_fields::<#leaf_len>(#leaves)),
+            quote!(&#p::leaf_copies::<#leaf_len>(#leaves)),
+        )
+    } else {
+        (
+            quote!(&#p::struct_fields(&#analysis)),
+            quote! {
+                &#p::row_copies(
+                    &#analysis,
+                    [#(::core::mem::offset_of!(#ident, #members)),*],
+                )
+            },
+        )
+    };
+    let wgsl_impls = if packed {
+        TokenStream::new()
+    } else {
+        wgsl_impls(
+            input,
+            &gpu,
+            &p,
+            &requested_opts,
+            &pad_total,
+            general,
+            &analysis,
+            &n,
+        )
+    };
 
     let module = input.fields_mod();
     let marker_impls = gpu.iter().zip(&indices).map(|(f, k)| {
         let ty = f.ty;
         let marker = f.marker();
+        let k = if general {
+            quote!(#p::first_leaf(&#analysis, #k))
+        } else {
+            k.to_token_stream()
+        };
         // The bound holds exactly when the field type is a `GpuField`; the `for<'_>` binder keeps
         // an unsatisfied one from being an error here (the `FORMAT` lookup reports it, once).
         let bound = quote!(where for<'__gpudata> #ty: #p::GpuField);
@@ -267,6 +373,8 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
                     formats: [#(#formats),*],
                     declared_offsets: #declared_offsets,
                     declared_stride: #declared_stride,
+                    space: #space,
+                    #tree_facts
                     host: #host_for_analysis,
                     zero_copy: #zero_copy,
                     reported_by_caller: #eager,
@@ -276,19 +384,18 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
             #padding_check
             #shader_checks
 
+            #wgsl_impls
+
             #[automatically_derived]
             unsafe impl #p::GpuStruct for #ident {
                 const FORMAT: &'static #p::GpuDataStructFormat = {
-                    const FIELDS: &[#p::GpuDataStructField] = &#p::struct_fields(&#analysis);
+                    const FIELDS: &[#p::GpuDataStructField] = #fields;
                     &#p::GpuDataStructFormat::from_static(#layout, FIELDS, #analysis.layout.shape)
                 };
                 const STEP_MODE: #p::StepMode = #step_mode;
                 const ATTRIBUTES: &'static [#p::wgpu::VertexAttribute] = #attributes;
                 const HOST_LAYOUT_MATCHES: ::core::primitive::bool = #host_matches;
-                const FIELD_COPIES: &'static [#p::FieldCopy] = &#p::row_copies(
-                    &#analysis,
-                    [#(::core::mem::offset_of!(#ident, #members)),*],
-                );
+                const FIELD_COPIES: &'static [#p::FieldCopy] = #copies;
             }
 
             #(#marker_impls)*
@@ -382,7 +489,7 @@ fn attributes_const(
     location: &Literal,
     storage: bool,
 ) -> TokenStream {
-    let msg = format_ident!("__gpudata_msg");
+    let msg = quote!(&#p::no_vertex_layout_of(&#analysis));
     let arms = gpu
         .iter()
         .enumerate()
@@ -394,18 +501,13 @@ fn attributes_const(
             };
             let fail = fail_at(p, &msg, range);
             let k = usize_lit(k);
-            quote!(#k => #fail,)
+            quote!(::core::option::Option::Some(#k) => #fail,)
         });
     quote! {
-        &match #p::vertex_attributes(&#analysis, #location) {
-            ::core::result::Result::Ok(__gpudata_list) => __gpudata_list,
-            ::core::result::Result::Err(__gpudata_k) => {
-                let #msg = &#p::no_vertex_layout(&#analysis, __gpudata_k);
-                match __gpudata_k {
-                    #(#arms)*
-                    _ => #p::fail(#msg),
-                }
-            }
+        &match #p::webgl_index(&#analysis) {
+            ::core::option::Option::None => #p::vertex_attribute_list(&#analysis, #location),
+            #(#arms)*
+            ::core::option::Option::Some(_) => #p::fail(#msg),
         }
     }
 }
@@ -419,11 +521,11 @@ fn problem_arms(
     p: &TokenStream,
     analysis: &TokenStream,
 ) -> TokenStream {
-    let msg = format_ident!("__gpudata_msg");
+    let msg = quote!(&#p::problem_message(&#analysis));
     let mut arms = Vec::new();
     let mut arm = |pattern: TokenStream, range: (Span, Span)| {
         let fail = fail_at(p, &msg, range);
-        arms.push(quote!(#p::Spot::#pattern => #fail,));
+        arms.push(quote!(::core::option::Option::Some(#p::Spot::#pattern) => #fail,));
     };
     for (k, f) in gpu.iter().enumerate() {
         let k = usize_lit(k);
@@ -433,6 +535,15 @@ fn problem_arms(
         }
         if let Some((_, lit)) = &f.attrs.offset {
             arm(quote!(Offset(#k)), span_range(lit));
+        }
+        if let Some((lit, _)) = &f.attrs.wgsl {
+            arm(quote!(Wgsl(#k)), span_range(lit));
+        }
+        if let Some((_, lit)) = &f.attrs.align {
+            arm(quote!(Align(#k)), span_range(lit));
+        }
+        if let Some((_, lit)) = &f.attrs.size {
+            arm(quote!(Size(#k)), span_range(lit));
         }
     }
     if let Some((_, lit)) = &input.attrs.stride {
@@ -446,12 +557,188 @@ fn problem_arms(
         arm(quote!(ZeroCopyEnd), span_range(zero_copy));
     }
     quote! {
-        const _: () = if let ::core::option::Option::Some((__gpudata_spot, #msg)) = &#analysis.problem {
-            match __gpudata_spot {
-                #(#arms)*
-                _ => #p::fail(#msg),
+        const _: () = match #p::problem_spot(&#analysis) {
+            ::core::option::Option::None => {}
+            #(#arms)*
+            ::core::option::Option::Some(_) => #p::fail(#msg),
+        };
+    }
+}
+
+/// The `Described` and `GpuType` impls that let a non-`packed` struct be a member of another
+/// (and describe it as WGSL), and, on the general path, its `Flattened` leaves.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the pieces of the expansion this part reads, computed once in `expand`"
+)]
+fn wgsl_impls(
+    input: &Input<'_>,
+    gpu: &[&Field<'_>],
+    p: &TokenStream,
+    requested: &[TokenStream],
+    pad_total: &TokenStream,
+    general: bool,
+    analysis: &TokenStream,
+    n: &Literal,
+) -> TokenStream {
+    let ident = input.ident;
+    let name = ident.unraw().to_string();
+    let members = gpu.iter().zip(requested).map(|(f, r)| {
+        let gpu_name = f.gpu_name();
+        let wgsl_ty = match &f.attrs.wgsl {
+            Some((_, parsed)) => wgsl_type::tokens(parsed, p),
+            None => {
+                let (wgsl, _, _) = describe(f.ty, p);
+                quote!(#p::member_type(#wgsl, #r))
             }
         };
+        let align = option_tokens(
+            f.attrs
+                .align
+                .as_ref()
+                .map(|(n, _)| Literal::u64_suffixed(*n).into_token_stream()),
+        );
+        let size = option_tokens(
+            f.attrs
+                .size
+                .as_ref()
+                .map(|(n, _)| Literal::u64_suffixed(*n).into_token_stream()),
+        );
+        quote! {
+            #p::WgslMember { name: #gpu_name, ty: #wgsl_ty, align: #align, size: #size }
+        }
+    });
+    let hosts = gpu.iter().zip(requested).map(|(f, r)| {
+        let ty = f.ty;
+        let member = f.ident;
+        let (_, host, _) = describe(ty, p);
+        quote! {
+            #p::HostMember {
+                offset: ::core::mem::offset_of!(#ident, #member),
+                size: ::core::mem::size_of::<#ty>(),
+                shape: #p::host_shape(#host, #r),
+            }
+        }
+    });
+    let flattened = if general {
+        quote! {
+            #[automatically_derived]
+            impl #p::Flattened for #ident {
+                const LEAVES: &'static [#p::Leaf] = &#p::flatten::<
+                    { #p::leaf_total(&#analysis) },
+                    #n,
+                >(&#analysis, <Self as #p::GpuType>::HOST);
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
+    quote! {
+        #[automatically_derived]
+        impl #p::Described for #ident {
+            const STRUCT: #p::WgslStruct = #p::WgslStruct {
+                name: #name,
+                members: &[#(#members),*],
+            };
+        }
+        #[automatically_derived]
+        unsafe impl #p::GpuType for #ident {
+            const WGSL: #p::WgslType = #p::WgslType::Struct(&<Self as #p::Described>::STRUCT);
+            const HOST: #p::HostShape = #p::HostShape::Struct {
+                members: &[#(#hosts),*],
+                size: ::core::mem::size_of::<Self>(),
+                padding: #pad_total,
+            };
+        }
+        #flattened
+    }
+}
+
+/// A field type's WGSL description, host shape and flat vertex format, as tokens. An array of
+/// anything but a scalar (`[Light; 4]`, `[[f32; 4]; 4]`, `[glam::Vec3; 2]`) is `array<E, N>`,
+/// described here from its element, so no trait impl for arrays is needed (one would overlap the
+/// vertex-format arrays such as `[f32; 3]`, which keep their vector meaning); everything else is
+/// the type's `GpuType`.
+fn describe(ty: &Type, p: &TokenStream) -> (TokenStream, TokenStream, TokenStream) {
+    if let Type::Array(array) = ty
+        && !is_scalar(&array.elem)
+    {
+        let (wgsl, host, _) = describe(&array.elem, p);
+        let elem = &array.elem;
+        let len = &array.len;
+        return (
+            quote! {
+                #p::WgslType::Array {
+                    element: &#wgsl,
+                    count: ::core::option::Option::Some((#len) as ::core::primitive::u32),
+                }
+            },
+            quote! {
+                #p::HostShape::Array {
+                    element: &#host,
+                    stride: ::core::mem::size_of::<#elem>(),
+                }
+            },
+            quote!(::core::option::Option::None),
+        );
+    }
+    (
+        quote!(<#ty as #p::GpuType>::WGSL),
+        quote!(<#ty as #p::GpuType>::HOST),
+        quote!(<#ty as #p::GpuType>::FLAT),
+    )
+}
+
+/// Whether `ty` names a scalar whose arrays are vertex formats (vectors): the Rust primitives and
+/// `f16` (`half::f16`).
+fn is_scalar(ty: &Type) -> bool {
+    let Type::Path(path) = ty else { return false };
+    path.qself.is_none()
+        && path.path.segments.last().is_some_and(|last| {
+            ["f32", "u32", "i32", "u16", "i16", "u8", "i8", "f16"]
+                .iter()
+                .any(|name| last.ident == name)
+        })
+}
+
+/// Whether the struct needs the general path: a `wgsl-uniform` layout, a field that is not a
+/// plain scalar or array of scalars (possibly a nested type), or a `wgsl`, `align` or `size`
+/// attribute.
+fn needs_general_path(input: &Input<'_>) -> bool {
+    input.attrs.layout == LayoutKind::WgslUniform
+        || input.gpu_fields().any(|f| {
+            f.attrs.wgsl.is_some()
+                || f.attrs.align.is_some()
+                || f.attrs.size.is_some()
+                || !plain_type(f.ty, true)
+        })
+}
+
+/// `GpuStruct::ATTRIBUTES` on the general path: the leaves' vertex attributes, or a compile
+/// error at the field of the first leaf that no wgpu vertex attribute reads.
+fn leaf_attributes_const(
+    gpu: &[&Field<'_>],
+    p: &TokenStream,
+    leaves: &TokenStream,
+    leaf_len: &TokenStream,
+    location: &Literal,
+) -> TokenStream {
+    let msg = quote!(&#p::webgl_message(#leaves));
+    let arms = gpu.iter().enumerate().map(|(k, f)| {
+        let range = match &f.attrs.format {
+            Some(lit) => span_range(lit),
+            None => span_range(f.ty),
+        };
+        let fail = fail_at(p, &msg, range);
+        let k = usize_lit(k);
+        quote!(::core::option::Option::Some(#k) => #fail,)
+    });
+    quote! {
+        &match #p::webgl_field(#leaves) {
+            ::core::option::Option::None => #p::leaf_attributes::<#leaf_len>(#leaves, #location),
+            #(#arms)*
+            ::core::option::Option::Some(_) => #p::fail(#msg),
+        }
     }
 }
 

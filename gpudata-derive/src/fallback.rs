@@ -13,6 +13,23 @@ pub(crate) fn fallback(input: &Input<'_>) -> TokenStream {
     let p = quote!(#krate::__private);
     let ident = input.ident;
     let markers = marker_module(input);
+    // A failed non-packed struct still nests (as one `u32`), so its users add no errors.
+    let nested = if input.attrs.layout == crate::internals::attr::LayoutKind::Packed {
+        TokenStream::new()
+    } else {
+        quote! {
+            #[automatically_derived]
+            unsafe impl #p::GpuType for #ident
+            where
+                for<'__gpudata> #ident: ::core::marker::Copy,
+            {
+                const WGSL: #p::WgslType = #p::WgslType::Leaf(
+                    #p::LeafType::Scalar(#p::PrimitiveType::U32),
+                );
+                const HOST: #p::HostShape = #p::HostShape::Packed;
+            }
+        }
+    };
     quote! {
         #markers
 
@@ -29,6 +46,7 @@ pub(crate) fn fallback(input: &Input<'_>) -> TokenStream {
                 const HOST_LAYOUT_MATCHES: ::core::primitive::bool = false;
                 const FIELD_COPIES: &'static [#p::FieldCopy] = &[];
             }
+            #nested
         };
     }
 }

@@ -18,3 +18,4 @@ pub use crate::layout::{LayoutError, LayoutRuleError, TypeRuleError, WgslError};
 pub use crate::ops::OpError;
 pub use crate::record::RowBytesError;
 pub use crate::table::TableError;
+pub use crate::uniform::UniformError;

@@ -119,6 +119,7 @@ pub mod record;
 #[cfg(feature = "serde")]
 mod serde_impls;
 pub mod table;
+pub mod uniform;
 
 // The front door: the types a user names in the README and the examples. Everything else is
 // public under its module (`gpudata::layout::LayoutCursor`, `gpudata::data::GpuDataFormat`, ...).

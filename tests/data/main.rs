@@ -12,6 +12,7 @@ mod device_sweep;
 mod errors;
 mod faults;
 mod gpu_errors;
+mod nested;
 mod roundtrip;
 mod smoke;
 mod storage;

@@ -108,7 +108,7 @@ fn layout_unknown_layout() {
     );
     assert_eq!(
         error.to_string(),
-        "unknown struct layout `std430`: expected `wgsl-storage` or `packed`"
+        "unknown struct layout `std430`: expected `wgsl-storage`, `wgsl-uniform` or `packed`"
     );
 }
 

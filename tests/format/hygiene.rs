@@ -30,11 +30,35 @@ mod core {}
 mod gpudata {}
 mod __private {}
 mod wgpu {}
-// Not shadowed: `__gpudata_spot`, `__gpudata_msg`, `__gpudata_list` and `__gpudata_k`, the
-// names the expansion binds in the patterns of its `const`s. A constant of such a name in scope
-// turns the binding into a constant pattern and breaks the derive (mixed-site spans do not
-// prevent it), so the `__gpudata` prefix is reserved; the expansion would need patterns without
-// bindings to lift that.
+// Constants named like the bindings an earlier expansion used in the patterns of its `const`s
+// (a constant of such a name turns a binding into a constant pattern, which mixed-site spans do
+// not prevent): the expansion now binds nothing in patterns, so none of these can break it.
+#[allow(
+    non_upper_case_globals,
+    reason = "named like the bindings they would shadow"
+)]
+const __gpudata_spot: ::core::primitive::u8 = 0;
+#[allow(
+    non_upper_case_globals,
+    reason = "named like the bindings they would shadow"
+)]
+const __gpudata_msg: ::core::primitive::u8 = 0;
+#[allow(
+    non_upper_case_globals,
+    reason = "named like the bindings they would shadow"
+)]
+const __gpudata_list: ::core::primitive::u8 = 0;
+#[allow(
+    non_upper_case_globals,
+    reason = "named like the bindings they would shadow"
+)]
+const __gpudata_k: ::core::primitive::u8 = 0;
+// Names the nested expansion reaches by absolute path.
+trait GpuType {}
+trait Described {}
+trait Flattened {}
+struct WgslType;
+struct HostShape;
 
 #[derive(::core::clone::Clone, ::core::marker::Copy, ::gpudata::GpuStruct)]
 #[repr(C)]
@@ -71,6 +95,21 @@ struct NotReprC {
     meters: Meters,
 }
 
+// The nested path (WGSL's memory model, flattened leaves) under the same shadows, with a
+// `-webgl` field (its vertex-layout arm) and every attribute that arm and the problem arms read.
+#[derive(::core::clone::Clone, ::core::marker::Copy, ::gpudata::GpuStruct)]
+#[repr(C)]
+#[gpu(layout = "wgsl-uniform")]
+struct Nested {
+    #[gpu(wgsl = "mat4x4<f32>")]
+    transform: [[::core::primitive::f32; 4]; 4],
+    inner: Storage,
+    #[gpu(align = 16, size = 32)]
+    tag: ::core::primitive::u32,
+    #[gpu(format = "uint8x4")]
+    bytes: [::core::primitive::u8; 4],
+}
+
 // `impl_gpu_field!` names everything by absolute path too.
 #[derive(::core::clone::Clone, ::core::marker::Copy, ::bytemuck::Pod, ::bytemuck::Zeroable)]
 #[repr(transparent)]
@@ -104,4 +143,12 @@ fn derives_without_the_prelude() {
     let bytes = ::gpudata::record::encode_rows_to_vec(&[row]);
     let back = <Storage as ::gpudata::GpuStruct>::decode_row(&bytes);
     ::core::assert_eq!(back.c, [5, 6, 7]);
+    // transform 0..64, inner (Storage: 48 bytes, 16-aligned) 64, tag @align(16) @size(32) 112,
+    // bytes 144; 160 bytes.
+    ::core::assert_eq!(<Nested as ::gpudata::GpuStruct>::FORMAT.byte_stride(), 160);
+    ::core::assert_eq!(
+        <Nested as ::gpudata::GpuStruct>::FORMAT.fields()[4].name(),
+        "inner.a"
+    );
+    let _ = (__gpudata_spot, __gpudata_msg, __gpudata_list, __gpudata_k);
 }

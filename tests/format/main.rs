@@ -7,6 +7,7 @@ pub mod support;
 mod complexity;
 mod derive_layout;
 mod derive_markers;
+mod derive_nested;
 mod derive_rows;
 #[cfg(all(feature = "glam", feature = "mint"))]
 mod derive_vectors;

@@ -64,7 +64,7 @@ fn wgpu_formats() -> Vec<VertexFormat> {
 fn fields(layout: StructLayout) -> impl Strategy<Value = Vec<VertexFormat>> {
     let pool: Vec<VertexFormat> = match layout {
         StructLayout::Packed => wgpu_formats(),
-        StructLayout::WgslStorage => VertexFormat::ALL.to_vec(),
+        StructLayout::WgslStorage | StructLayout::WgslUniform => VertexFormat::ALL.to_vec(),
     };
     prop::collection::vec(prop::sample::select(pool), 1..8)
 }

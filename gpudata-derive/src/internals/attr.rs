@@ -8,9 +8,10 @@ use syn::{Expr, ExprLit, Ident, Lit, LitInt, LitStr, Token};
 
 use super::ctxt::Ctxt;
 use super::symbol::{
-    CRATE, FIELDS, FORMAT, GPU, LAYOUT, LOCATION, NAME, OFFSET, PADDING, REPR, STEP_MODE, STRIDE,
-    Symbol, ZERO_COPY,
+    ALIGN, CRATE, FIELDS, FORMAT, GPU, LAYOUT, LOCATION, NAME, OFFSET, PADDING, REPR, SIZE,
+    STEP_MODE, STRIDE, Symbol, WGSL, ZERO_COPY,
 };
+use crate::wgsl_type::{self, WgslTy};
 
 /// One key's value, remembering that it was set so a second setting is reported.
 struct Attr<'c, T> {
@@ -49,6 +50,7 @@ impl<'c, T> Attr<'c, T> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum LayoutKind {
     WgslStorage,
+    WgslUniform,
     Packed,
 }
 
@@ -90,10 +92,16 @@ pub(crate) struct FieldAttrs {
     pub(crate) offset: Option<(u64, LitInt)>,
     /// `padding`, kept as its token for spans.
     pub(crate) padding: Option<syn::Path>,
+    /// `wgsl = "..."`: the string and the type read from it.
+    pub(crate) wgsl: Option<(LitStr, WgslTy)>,
+    /// `align = N`.
+    pub(crate) align: Option<(u64, LitInt)>,
+    /// `size = N`.
+    pub(crate) size: Option<(u64, LitInt)>,
 }
 
 const STRUCT_KEYS: &str = "`layout`, `step_mode`, `location`, `stride`, `zero_copy`, `fields`, `crate`, `shader`, `shader_struct` or `vertex_entry`";
-const FIELD_KEYS: &str = "`format`, `name`, `offset` or `padding`";
+const FIELD_KEYS: &str = "`format`, `wgsl`, `name`, `offset`, `align`, `size` or `padding`";
 
 impl Container {
     /// Reads `#[gpu(...)]` and `#[repr(...)]` from the struct's attributes.
@@ -124,12 +132,13 @@ impl Container {
                     };
                     let kind = match s.value().as_str() {
                         "wgsl-storage" => Some(LayoutKind::WgslStorage),
+                        "wgsl-uniform" => Some(LayoutKind::WgslUniform),
                         "packed" => Some(LayoutKind::Packed),
                         other => {
                             cx.error_spanned_by(
                                 &s,
                                 format_args!(
-                                    "unknown layout `{other}`; expected `wgsl-storage` (the default) or `packed`"
+                                    "unknown layout `{other}`; expected `wgsl-storage` (the default), `wgsl-uniform` or `packed`"
                                 ),
                             );
                             None
@@ -226,6 +235,9 @@ impl FieldAttrs {
         let mut name = Attr::none(cx, NAME);
         let mut offset = Attr::none(cx, OFFSET);
         let mut padding = Attr::none(cx, PADDING);
+        let mut wgsl = Attr::none(cx, WGSL);
+        let mut align = Attr::none(cx, ALIGN);
+        let mut size = Attr::none(cx, SIZE);
 
         for attr in &field.attrs {
             if attr.path() != GPU || !is_list(cx, attr) {
@@ -245,6 +257,28 @@ impl FieldAttrs {
                     if flag(cx, &meta, PADDING)? {
                         padding.set(&meta.path, meta.path.clone());
                     }
+                } else if meta.path == WGSL {
+                    let value = string_value(cx, &meta, WGSL, "wgsl = \"mat4x4<f32>\"")?
+                        .and_then(|s| match wgsl_type::parse(&s.value()) {
+                            Some(ty) => Some((s, ty)),
+                            None => {
+                                cx.error_spanned_by(
+                                    &s,
+                                    format_args!(
+                                        "`{}` is not a WGSL type gpudata reads here; expected a scalar (`f32`, `f16`, `i32`, `u32`), `vecN<T>`, `matCxR<T>`, `atomic<T>`, a shorthand such as `vec3f`, or `array<E, N>` of them",
+                                        s.value()
+                                    ),
+                                );
+                                None
+                            }
+                        });
+                    wgsl.set(&meta.path, value);
+                } else if meta.path == ALIGN {
+                    let value = int_value::<u64>(cx, &meta, ALIGN, "align = 16")?;
+                    align.set(&meta.path, value);
+                } else if meta.path == SIZE {
+                    let value = int_value::<u64>(cx, &meta, SIZE, "size = 32")?;
+                    size.set(&meta.path, value);
                 } else {
                     unknown_key(cx, &meta, "field", FIELD_KEYS)?;
                 }
@@ -260,6 +294,9 @@ impl FieldAttrs {
             name: name.get().flatten(),
             offset: offset.get().flatten(),
             padding: padding.get(),
+            wgsl: wgsl.get().flatten(),
+            align: align.get().flatten(),
+            size: size.get().flatten(),
         }
     }
 }

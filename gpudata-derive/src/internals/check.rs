@@ -15,6 +15,59 @@ pub(crate) fn check(cx: &Ctxt, input: &Input<'_>) {
     check_markers(cx, input);
     check_zero_copy(cx, input);
     check_locations(cx, input);
+    check_wgsl_fields(cx, input);
+}
+
+/// `wgsl`, `align` and `size` place fields by WGSL's memory model: not in `packed` rows, not on
+/// padding fields, and `wgsl` not with `format`.
+fn check_wgsl_fields(cx: &Ctxt, input: &Input<'_>) {
+    let packed = input.attrs.layout == super::attr::LayoutKind::Packed;
+    for field in &input.fields {
+        let tokens = [
+            field
+                .attrs
+                .wgsl
+                .as_ref()
+                .map(|(lit, _)| ("wgsl", lit.to_token_stream())),
+            field
+                .attrs
+                .align
+                .as_ref()
+                .map(|(_, lit)| ("align", lit.to_token_stream())),
+            field
+                .attrs
+                .size
+                .as_ref()
+                .map(|(_, lit)| ("size", lit.to_token_stream())),
+        ];
+        for (key, at) in tokens.into_iter().flatten() {
+            if field.attrs.padding.is_some() {
+                cx.error_spanned_by(
+                    at,
+                    format_args!(
+                        "a `#[gpu(padding)]` field is not in the gpu row, so `{key}` does not apply; remove one of them"
+                    ),
+                );
+            } else if packed {
+                cx.error_spanned_by(
+                    at,
+                    format_args!(
+                        "`{key}` places a field by WGSL's memory model, which the packed layout (WebGPU vertex rules) does not follow; use `#[gpu(layout = \"wgsl-storage\")]` or `\"wgsl-uniform\"`"
+                    ),
+                );
+            }
+        }
+        if let (Some((wgsl, _)), Some(format)) = (&field.attrs.wgsl, &field.attrs.format) {
+            cx.error_spanned_by(
+                wgsl,
+                format_args!(
+                    "`wgsl = {:?}` and `format = {:?}` both say what the field is; keep one",
+                    wgsl.value(),
+                    format.value()
+                ),
+            );
+        }
+    }
 }
 
 fn check_has_gpu_fields(cx: &Ctxt, input: &Input<'_>) {

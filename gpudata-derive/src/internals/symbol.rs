@@ -26,6 +26,9 @@ pub(crate) const FORMAT: Symbol = Symbol("format");
 pub(crate) const NAME: Symbol = Symbol("name");
 pub(crate) const OFFSET: Symbol = Symbol("offset");
 pub(crate) const PADDING: Symbol = Symbol("padding");
+pub(crate) const WGSL: Symbol = Symbol("wgsl");
+pub(crate) const ALIGN: Symbol = Symbol("align");
+pub(crate) const SIZE: Symbol = Symbol("size");
 
 impl PartialEq<Symbol> for syn::Path {
     fn eq(&self, word: &Symbol) -> bool {

@@ -9,8 +9,10 @@ use crate::layout::{LayoutRuleError, TypeRuleError};
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum LayoutError {
-    /// The layout string is not `wgsl-storage` or `packed`.
-    #[error("unknown struct layout `{layout}`: expected `wgsl-storage` or `packed`")]
+    /// The layout string is not `wgsl-storage`, `wgsl-uniform` or `packed`.
+    #[error(
+        "unknown struct layout `{layout}`: expected `wgsl-storage`, `wgsl-uniform` or `packed`"
+    )]
     UnknownLayout {
         /// The string given.
         layout: String,

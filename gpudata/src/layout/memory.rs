@@ -12,72 +12,19 @@
 
 use core::fmt;
 
-/// The scalar types a host-shareable WGSL type is built from (`bool` is not host-shareable).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ScalarType {
-    /// `f16` (needs `enable f16;` in the shader, which gpudata's WGSL text carries).
-    F16,
-    /// `f32`.
-    F32,
-    /// `i32`.
-    I32,
-    /// `u32`.
-    U32,
-}
-
-impl ScalarType {
-    /// Every scalar type.
-    pub const ALL: [ScalarType; 4] = [
-        ScalarType::F16,
-        ScalarType::F32,
-        ScalarType::I32,
-        ScalarType::U32,
-    ];
-
-    /// Bytes of one value: 2 for `f16`, 4 otherwise.
-    #[must_use]
-    pub const fn byte_size(self) -> u64 {
-        match self {
-            ScalarType::F16 => 2,
-            _ => 4,
-        }
-    }
-
-    /// The WGSL name.
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            ScalarType::F16 => "f16",
-            ScalarType::F32 => "f32",
-            ScalarType::I32 => "i32",
-            ScalarType::U32 => "u32",
-        }
-    }
-
-    /// Whether it is `f16` or `f32`.
-    #[must_use]
-    pub const fn is_float(self) -> bool {
-        matches!(self, ScalarType::F16 | ScalarType::F32)
-    }
-}
-
-impl fmt::Display for ScalarType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+use crate::format::PrimitiveType;
 
 /// A WGSL type without members: a scalar, `vecN<T>`, `matCxR<T>` or `atomic<T>`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum LeafType {
     /// A scalar.
-    Scalar(ScalarType),
+    Scalar(PrimitiveType),
     /// `vecN<T>`, `N` in 2..=4.
     Vector {
         /// `N`.
         components: u8,
         /// `T`.
-        scalar: ScalarType,
+        scalar: PrimitiveType,
     },
     /// `matCxR<T>`, `C` and `R` in 2..=4, `T` `f32` or `f16`; `C` columns of `vecR<T>`.
     Matrix {
@@ -86,16 +33,16 @@ pub enum LeafType {
         /// `R`.
         rows: u8,
         /// `T`.
-        scalar: ScalarType,
+        scalar: PrimitiveType,
     },
     /// `atomic<T>`, `T` `u32` or `i32`.
-    Atomic(ScalarType),
+    Atomic(PrimitiveType),
 }
 
 impl LeafType {
     /// The scalar every component is.
     #[must_use]
-    pub const fn scalar(self) -> ScalarType {
+    pub const fn scalar(self) -> PrimitiveType {
         match self {
             LeafType::Scalar(s)
             | LeafType::Vector { scalar: s, .. }
@@ -251,13 +198,13 @@ pub enum TypeRuleError {
         /// `R`.
         rows: u8,
         /// The scalar.
-        scalar: ScalarType,
+        scalar: PrimitiveType,
     },
     /// An atomic of a float.
     #[error("atomics are `atomic<u32>` or `atomic<i32>`, not atomic<{scalar}>")]
     InvalidAtomic {
         /// The scalar.
-        scalar: ScalarType,
+        scalar: PrimitiveType,
     },
     /// An atomic in the uniform address space.
     #[error("atomics cannot be in the uniform address space; use a storage buffer")]
@@ -359,6 +306,11 @@ impl TypeRuleError {
     }
 }
 
+/// Whether `scalar` is `f16` or `f32`.
+pub(crate) const fn is_float(scalar: PrimitiveType) -> bool {
+    matches!(scalar, PrimitiveType::F16 | PrimitiveType::F32)
+}
+
 /// `value` rounded up to a multiple of `align` (a power of two, never zero here).
 pub(crate) const fn align_up(value: u64, align: u64) -> Option<u64> {
     match value.checked_add(align - 1) {
@@ -388,30 +340,30 @@ pub const fn leaf_layout(leaf: LeafType, space: AddressSpace) -> Result<TypeLayo
         (align, components as u64 * width)
     }
     let (alignment, size) = match leaf {
-        LeafType::Scalar(s) => (s.byte_size(), s.byte_size()),
+        LeafType::Scalar(s) => (s.byte_length(), s.byte_length()),
         LeafType::Vector { components, scalar } => {
             if components < 2 || components > 4 {
                 return Err(TypeRuleError::InvalidVector { components });
             }
-            vector(components, scalar.byte_size())
+            vector(components, scalar.byte_length())
         }
         LeafType::Matrix {
             columns,
             rows,
             scalar,
         } => {
-            if columns < 2 || columns > 4 || rows < 2 || rows > 4 || !scalar.is_float() {
+            if columns < 2 || columns > 4 || rows < 2 || rows > 4 || !is_float(scalar) {
                 return Err(TypeRuleError::InvalidMatrix {
                     columns,
                     rows,
                     scalar,
                 });
             }
-            let (align, _) = vector(rows, scalar.byte_size());
+            let (align, _) = vector(rows, scalar.byte_length());
             (align, columns as u64 * align)
         }
         LeafType::Atomic(scalar) => {
-            if scalar.is_float() {
+            if is_float(scalar) {
                 return Err(TypeRuleError::InvalidAtomic { scalar });
             }
             if let AddressSpace::Uniform = space {
@@ -490,12 +442,12 @@ pub struct MemberPlacement {
 /// sized to a multiple of that; in the uniform space aligned to at least 16).
 ///
 /// ```
-/// use gpudata::layout::{AddressSpace, LeafType, MemberCursor, ScalarType, leaf_layout};
+/// use gpudata::layout::{AddressSpace, LeafType, MemberCursor, PrimitiveType, leaf_layout};
 ///
 /// let space = AddressSpace::Storage;
-/// let vec3 = LeafType::Vector { components: 3, scalar: ScalarType::F32 };
+/// let vec3 = LeafType::Vector { components: 3, scalar: PrimitiveType::F32 };
 /// let vec3 = leaf_layout(vec3, space).unwrap();
-/// let f32 = leaf_layout(LeafType::Scalar(ScalarType::F32), space).unwrap();
+/// let f32 = leaf_layout(LeafType::Scalar(PrimitiveType::F32), space).unwrap();
 /// let mut cursor = MemberCursor::new(space);
 /// assert_eq!(cursor.place(f32, false, None, None).unwrap().offset, 0);
 /// assert_eq!(cursor.place(vec3, false, None, None).unwrap().offset, 16);
@@ -666,10 +618,10 @@ mod tests {
             TypeRuleError::InvalidMatrix {
                 columns: 1,
                 rows: 2,
-                scalar: ScalarType::F32,
+                scalar: PrimitiveType::F32,
             },
             TypeRuleError::InvalidAtomic {
-                scalar: ScalarType::F32,
+                scalar: PrimitiveType::F32,
             },
             TypeRuleError::AtomicInUniform,
             TypeRuleError::ZeroLengthArray,

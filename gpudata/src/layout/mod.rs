@@ -19,8 +19,8 @@ pub use buffer_layout::{BufferAttribute, BufferLayout, StepMode, WgpuVertexLayou
 pub use decl::{MemberDecl, StructDecl, TypeDecl};
 pub use error::{LayoutError, WgslError};
 pub use memory::{
-    AddressSpace, LeafType, MemberCursor, MemberPlacement, RuntimeTail, ScalarType, TypeLayout,
-    TypeRuleError, array_layout, leaf_layout,
+    AddressSpace, LeafType, MemberCursor, MemberPlacement, RuntimeTail, TypeLayout, TypeRuleError,
+    array_layout, leaf_layout,
 };
 pub use rules::{
     ConstLayout, LayoutCursor, LayoutRuleError, RowShape, StructLayout, layout_formats,

@@ -3,11 +3,19 @@
 //! `"a: vec3<f32>, @align(16) b: array<mat4x4<f32>, 2>"`.
 
 use super::decl::{MemberDecl, StructDecl, TypeDecl};
-use super::memory::{LeafType, ScalarType};
+use super::memory::LeafType;
+use crate::format::PrimitiveType;
 use crate::layout::LayoutError;
 
-fn scalar(name: &str) -> Option<ScalarType> {
-    ScalarType::ALL.into_iter().find(|s| s.as_str() == name)
+fn scalar(name: &str) -> Option<PrimitiveType> {
+    [
+        PrimitiveType::F16,
+        PrimitiveType::F32,
+        PrimitiveType::I32,
+        PrimitiveType::U32,
+    ]
+    .into_iter()
+    .find(|s| s.as_str() == name)
 }
 
 fn dimension(text: &str) -> Option<u8> {
@@ -23,10 +31,10 @@ fn dimension(text: &str) -> Option<u8> {
 fn alias(name: &str) -> Option<LeafType> {
     let (body, suffix) = name.split_at(name.len().checked_sub(1)?);
     let scalar = match suffix {
-        "f" => ScalarType::F32,
-        "h" => ScalarType::F16,
-        "i" => ScalarType::I32,
-        "u" => ScalarType::U32,
+        "f" => PrimitiveType::F32,
+        "h" => PrimitiveType::F16,
+        "i" => PrimitiveType::I32,
+        "u" => PrimitiveType::U32,
         _ => return None,
     };
     if let Some(n) = body.strip_prefix("vec") {
@@ -36,7 +44,7 @@ fn alias(name: &str) -> Option<LeafType> {
         });
     }
     let (columns, rows) = body.strip_prefix("mat")?.split_once('x')?;
-    scalar.is_float().then_some(LeafType::Matrix {
+    super::memory::is_float(scalar).then_some(LeafType::Matrix {
         columns: dimension(columns)?,
         rows: dimension(rows)?,
         scalar,
@@ -218,7 +226,7 @@ mod tests {
         let mat = TypeDecl::Leaf(LeafType::Matrix {
             columns: 4,
             rows: 3,
-            scalar: ScalarType::F16,
+            scalar: PrimitiveType::F16,
         });
         assert_eq!(TypeDecl::parse("mat4x3<f16>").unwrap(), mat);
         assert_eq!(TypeDecl::parse("mat4x3h").unwrap(), mat);
@@ -228,7 +236,7 @@ mod tests {
                 element: Box::new(TypeDecl::Array {
                     element: Box::new(TypeDecl::Leaf(LeafType::Vector {
                         components: 2,
-                        scalar: ScalarType::U32
+                        scalar: PrimitiveType::U32
                     })),
                     count: Some(3)
                 }),

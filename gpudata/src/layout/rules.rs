@@ -19,6 +19,11 @@ pub enum StructLayout {
     /// placed by WGSL's host-shareable rules, so a row matches a WGSL storage struct.
     #[default]
     WgslStorage,
+    /// `"wgsl-uniform"`: as `wgsl-storage`, with the row aligned to at least 16 bytes (so the
+    /// stride is a multiple of 16), as a WGSL uniform buffer needs of a struct; derived structs
+    /// with this layout also follow WGSL's other uniform rules (see
+    /// [`AddressSpace::Uniform`](super::AddressSpace::Uniform)).
+    WgslUniform,
     /// `"packed"`: WebGPU vertex-buffer rules: each offset aligned to `min(4, byte length)`, the
     /// stride rounded up to 4. WebGL-only formats are refused.
     Packed,
@@ -30,6 +35,7 @@ impl StructLayout {
     pub const fn as_str(self) -> &'static str {
         match self {
             StructLayout::WgslStorage => "wgsl-storage",
+            StructLayout::WgslUniform => "wgsl-uniform",
             StructLayout::Packed => "packed",
         }
     }
@@ -39,6 +45,8 @@ impl StructLayout {
     pub const fn from_name(name: &str) -> Option<StructLayout> {
         if crate::format::const_str_eq(name, "wgsl-storage") {
             Some(StructLayout::WgslStorage)
+        } else if crate::format::const_str_eq(name, "wgsl-uniform") {
+            Some(StructLayout::WgslUniform)
         } else if crate::format::const_str_eq(name, "packed") {
             Some(StructLayout::Packed)
         } else {
@@ -55,7 +63,7 @@ impl StructLayout {
                 let len = format.byte_length();
                 (if len < 4 { len } else { 4 }, len)
             }
-            StructLayout::WgslStorage => {
+            StructLayout::WgslStorage | StructLayout::WgslUniform => {
                 let carrier = format.wgsl_carrier();
                 (carrier.byte_align(), carrier.byte_size())
             }
@@ -68,6 +76,13 @@ impl StructLayout {
         match self {
             StructLayout::Packed => 4,
             StructLayout::WgslStorage => max_field_align,
+            StructLayout::WgslUniform => {
+                if max_field_align > 16 {
+                    max_field_align
+                } else {
+                    16
+                }
+            }
         }
     }
 }

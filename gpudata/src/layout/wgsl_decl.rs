@@ -5,8 +5,9 @@
 use std::fmt::Write as _;
 
 use super::decl::{StructDecl, TypeDecl};
-use super::memory::{AddressSpace, ScalarType};
+use super::memory::AddressSpace;
 use super::wgsl::check_name;
+use crate::format::PrimitiveType;
 use crate::layout::{LayoutError, WgslError};
 
 /// The WGSL spelling of a type (struct types by name).
@@ -44,7 +45,7 @@ fn natural_alignment(ty: &TypeDecl) -> Result<u64, LayoutError> {
 
 fn uses_f16(ty: &TypeDecl) -> bool {
     match ty {
-        TypeDecl::Leaf(leaf) => leaf.scalar() == ScalarType::F16,
+        TypeDecl::Leaf(leaf) => leaf.scalar() == PrimitiveType::F16,
         TypeDecl::Array { element, .. } => uses_f16(element),
         TypeDecl::Struct(s) => s.members.iter().any(|m| uses_f16(&m.ty)),
     }

@@ -3,9 +3,9 @@
 //! rules of `layout::memory`.
 
 use super::memory::{
-    AddressSpace, LeafType, MemberCursor, ScalarType, TypeLayout, TypeRuleError, array_layout,
-    leaf_layout,
+    AddressSpace, LeafType, MemberCursor, TypeLayout, TypeRuleError, array_layout, leaf_layout,
 };
+use crate::format::PrimitiveType;
 
 /// A host-shareable WGSL type, all of it `'static` and `Copy`, so it can be built and laid out in
 /// `const` items. [`TypeDecl`](super::TypeDecl) is the owned form for declarations read at run
@@ -67,41 +67,41 @@ pub struct WgslMember {
 
 impl WgslType {
     /// `f32`.
-    pub const F32: WgslType = WgslType::Leaf(LeafType::Scalar(ScalarType::F32));
+    pub const F32: WgslType = WgslType::Leaf(LeafType::Scalar(PrimitiveType::F32));
     /// `f16`.
-    pub const F16: WgslType = WgslType::Leaf(LeafType::Scalar(ScalarType::F16));
+    pub const F16: WgslType = WgslType::Leaf(LeafType::Scalar(PrimitiveType::F16));
     /// `i32`.
-    pub const I32: WgslType = WgslType::Leaf(LeafType::Scalar(ScalarType::I32));
+    pub const I32: WgslType = WgslType::Leaf(LeafType::Scalar(PrimitiveType::I32));
     /// `u32`.
-    pub const U32: WgslType = WgslType::Leaf(LeafType::Scalar(ScalarType::U32));
+    pub const U32: WgslType = WgslType::Leaf(LeafType::Scalar(PrimitiveType::U32));
 
     /// A scalar.
     #[must_use]
-    pub const fn scalar(scalar: ScalarType) -> WgslType {
+    pub const fn scalar(scalar: PrimitiveType) -> WgslType {
         WgslType::Leaf(LeafType::Scalar(scalar))
     }
 
     /// `vecN<f32>`.
     #[must_use]
     pub const fn vec(components: u8) -> WgslType {
-        WgslType::vector(components, ScalarType::F32)
+        WgslType::vector(components, PrimitiveType::F32)
     }
 
     /// `vecN<T>`.
     #[must_use]
-    pub const fn vector(components: u8, scalar: ScalarType) -> WgslType {
+    pub const fn vector(components: u8, scalar: PrimitiveType) -> WgslType {
         WgslType::Leaf(LeafType::Vector { components, scalar })
     }
 
     /// `matCxR<f32>`.
     #[must_use]
     pub const fn mat(columns: u8, rows: u8) -> WgslType {
-        WgslType::matrix(columns, rows, ScalarType::F32)
+        WgslType::matrix(columns, rows, PrimitiveType::F32)
     }
 
     /// `matCxR<T>`.
     #[must_use]
-    pub const fn matrix(columns: u8, rows: u8, scalar: ScalarType) -> WgslType {
+    pub const fn matrix(columns: u8, rows: u8, scalar: PrimitiveType) -> WgslType {
         WgslType::Leaf(LeafType::Matrix {
             columns,
             rows,
@@ -111,7 +111,7 @@ impl WgslType {
 
     /// `atomic<T>`.
     #[must_use]
-    pub const fn atomic(scalar: ScalarType) -> WgslType {
+    pub const fn atomic(scalar: PrimitiveType) -> WgslType {
         WgslType::Leaf(LeafType::Atomic(scalar))
     }
 

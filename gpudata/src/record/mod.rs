@@ -9,12 +9,17 @@
 //! Field types: `f32`, `u32`, `i32` and arrays of 2, 3 or 4 of them; `u16`, `i16`, `u8`, `i8` and
 //! arrays of 2 or 4 (3 maps to the WebGL-only `-webgl` formats); `half::f16` and arrays of 2 or 4
 //! (feature `half`); glam vectors (feature `glam`); and the normalized newtypes of this module,
-//! such as [`Unorm8x4`] and [`Unorm10_10_10_2`].
+//! such as [`Unorm8x4`] and [`Unorm10_10_10_2`]. Structs that are not `packed` also take any
+//! [`GpuType`]: nested derived structs, arrays of them, `[[T; R]; C]`, glam and mint matrices,
+//! `glam::Vec3A`, and any field reinterpreted with `#[gpu(wgsl = "...")]`; those fields are laid
+//! out by WGSL's memory model and flattened into the row format with luma.gl's names
+//! (`light.color`, `lights[2].color`, `transform[3]` for a matrix column).
 
 mod bytes;
 mod field;
 #[cfg(feature = "glam")]
 mod glam;
+mod gpu_type;
 #[cfg(feature = "half")]
 mod half;
 #[cfg(feature = "mint")]
@@ -24,9 +29,11 @@ mod newtypes;
 pub mod private;
 mod rows;
 pub(crate) mod shader;
+mod tree;
 
 pub(crate) use bytes::read_fields;
 pub use bytes::{field_bytes, fields_as_bytes, read_field};
+pub use gpu_type::{GpuType, HostMember, HostShape};
 pub use newtypes::{
     Snorm8, Snorm8x2, Snorm8x4, Snorm16, Snorm16x2, Snorm16x4, Unorm8, Unorm8x2, Unorm8x4,
     Unorm8x4Bgra, Unorm10_10_10_2, Unorm16, Unorm16x2, Unorm16x4,

@@ -15,12 +15,18 @@ pub use ::bytemuck;
 pub use ::core;
 pub use ::wgpu;
 
+pub use super::gpu_type::{GpuType, HostMember, HostShape, carrier_type};
 pub use super::shader::{ShaderInput, ShaderMember, input_problem, member_problem, stride_problem};
+use super::tree;
+pub use super::tree::{
+    Leaf, LeafName, TreeProblem, leaf_attributes, leaf_copies, leaf_count, leaf_fields, webgl_leaf,
+};
 pub use super::{FieldCopy, GpuField, GpuFieldMarker, GpuFieldOf, GpuStruct};
 pub use crate::format::{PrimitiveType, ShaderType, VertexFormat};
 pub use crate::layout::{
-    ConstLayout, GpuDataStructField, GpuDataStructFormat, LayoutRuleError, RowShape, StepMode,
-    StructLayout, layout_formats,
+    AddressSpace, ConstLayout, GpuDataStructField, GpuDataStructFormat, LayoutRuleError, LeafType,
+    RowShape, StepMode, StructLayout, TypeRuleError, WgslMember, WgslStruct, WgslType,
+    layout_formats,
 };
 
 /// A compile-time message: a fixed buffer that `const fn`s append text and numbers to.
@@ -101,6 +107,12 @@ impl Default for Msg {
 pub enum Spot {
     /// The `format = "..."` string of gpu field `k`.
     Format(usize),
+    /// The `wgsl = "..."` string of gpu field `k`.
+    Wgsl(usize),
+    /// The `align = N` literal of gpu field `k`.
+    Align(usize),
+    /// The `size = N` literal of gpu field `k`.
+    Size(usize),
     /// The type of gpu field `k`.
     Type(usize),
     /// The `offset = N` literal of gpu field `k`.
@@ -146,6 +158,19 @@ pub struct Facts<const N: usize, const M: usize> {
     pub host: Option<HostFacts<M>>,
     /// Whether `#[gpu(zero_copy)]` makes a differing host layout an error.
     pub zero_copy: bool,
+    /// The WGSL address space whose rules lay out a `wgsl-storage` or `wgsl-uniform` struct.
+    pub space: AddressSpace,
+    /// The struct as WGSL members (`None` for `packed` structs and structs of plain scalar
+    /// fields, laid out by the flat engine): set, every field is laid out by WGSL's memory model
+    /// and flattened into leaves.
+    pub structure: Option<&'static WgslStruct>,
+    /// Where each field's GPU bytes lie in its host bytes (members laid out by WGSL's model).
+    pub hosts: [HostShape; N],
+    /// Whether field `k` is a WGSL type rather than one vertex format (a nested struct, an array,
+    /// a matrix, or a `wgsl = "..."` field).
+    pub tree: [bool; N],
+    /// Whether field `k` has a `wgsl = "..."` string.
+    pub wgsl: [bool; N],
     /// Whether the expansion reports problems itself, from a `const` evaluated for every struct
     /// (spanned at the user's tokens). When `false` (fields of plain scalar types with nothing
     /// asserted, where no problem is expected) the analysis is evaluated only when a `GpuStruct`
@@ -177,6 +202,16 @@ pub struct Analysis<const N: usize> {
     pub host_matches: bool,
     /// The first problem, where to report it, and the message.
     pub problem: Option<(Spot, Msg)>,
+    /// As in [`Facts`].
+    pub space: AddressSpace,
+    /// As in [`Facts`].
+    pub structure: Option<&'static WgslStruct>,
+    /// As in [`Facts`].
+    pub hosts: [HostShape; N],
+    /// As in [`Facts`].
+    pub tree: [bool; N],
+    /// Leaves of each field (1 for a vertex-format field).
+    pub leaf_counts: [usize; N],
 }
 
 const EMPTY_SHAPE: RowShape = RowShape {
@@ -282,7 +317,7 @@ impl<const N: usize, const M: usize> Facts<N, M> {
                 None => Spot::Type(k),
             };
             let format_len = self.formats[k].byte_length();
-            if self.sizes[k] as u64 != format_len {
+            if !self.tree[k] && self.sizes[k] as u64 != format_len {
                 return Some((spot, self.size_mismatch(k, format_len)));
             }
             k += 1;
@@ -299,6 +334,217 @@ impl<const N: usize, const M: usize> Facts<N, M> {
                 Some((spot, msg))
             }
         }
+    }
+
+    /// The spot of a member rule broken by field `k`: its `align`/`size` literal, its `wgsl`
+    /// string, or its type.
+    const fn rule_spot(&self, k: usize, error: TypeRuleError, s: &WgslStruct) -> Spot {
+        match error {
+            TypeRuleError::AlignNotPowerOfTwo { .. } | TypeRuleError::AlignBelowRequired { .. }
+                if s.members[k].align.is_some() =>
+            {
+                Spot::Align(k)
+            }
+            TypeRuleError::SizeBelowRequired { .. } | TypeRuleError::SizeOnRuntimeArray
+                if s.members[k].size.is_some() =>
+            {
+                Spot::Size(k)
+            }
+            _ => self.type_spot(k),
+        }
+    }
+
+    /// Where a problem of field `k`'s type is reported: its `wgsl` string when it has one.
+    const fn type_spot(&self, k: usize) -> Spot {
+        if self.wgsl[k] {
+            Spot::Wgsl(k)
+        } else {
+            Spot::Type(k)
+        }
+    }
+
+    const fn rule_message(&self, k: usize, error: TypeRuleError, space: AddressSpace) -> Msg {
+        let msg = Msg::new().str("field `").str(self.names[k]).str("`");
+        match error {
+            TypeRuleError::AlignNotPowerOfTwo { align } => {
+                msg.str(": `align = ").num(align).str("` is not a power of two")
+            }
+            TypeRuleError::AlignBelowRequired { align, required } => msg
+                .str(": `align = ")
+                .num(align)
+                .str("` is not a multiple of the field type's alignment ")
+                .num(required)
+                .str(" in the ")
+                .str(space.as_str())
+                .str(" layout; use `align = ")
+                .num(required)
+                .str("` or a multiple of it"),
+            TypeRuleError::SizeBelowRequired { size, required } => msg
+                .str(": `size = ")
+                .num(size)
+                .str("` is smaller than the field type's size ")
+                .num(required)
+                .str(" in the ")
+                .str(space.as_str())
+                .str(" layout; use `size = ")
+                .num(required)
+                .str("` or more"),
+            TypeRuleError::UniformArrayStride { stride } => msg
+                .str(" is an array with a stride of ")
+                .num(stride)
+                .str(" bytes, but arrays in the wgsl-uniform layout need a stride that is a multiple of 16; use 4-component vectors or an array of a struct"),
+            other => msg
+                .str(": ")
+                .str(other.message())
+                .str(" (in the ")
+                .str(space.as_str())
+                .str(" layout)"),
+        }
+    }
+
+    const fn tree_message(&self, k: usize, problem: TreeProblem) -> Msg {
+        let msg = Msg::new().str("field `").str(self.names[k]).str("` ");
+        match problem {
+            TreeProblem::HostMismatch {
+                wgsl_bytes,
+                host_bytes,
+            } => msg
+                .str("is `")
+                .str(self.types[k])
+                .str("` (")
+                .num(host_bytes as u64)
+                .str(" bytes of components), but its `wgsl` type holds ")
+                .num(wgsl_bytes as u64)
+                .str(" bytes of components; use a field type with as many components as the WGSL type, such as `[[f32; R]; C]` for `matCxR<f32>`"),
+            TreeProblem::RuntimeArray => msg.str(
+                "holds a runtime-sized array, which a row type cannot: use a fixed-size array",
+            ),
+            TreeProblem::NoVertexFormat(_) => msg.str(
+                "holds a `vec3<f16>` (or a `matCx3<f16>` column), which has no vertex format, so the struct has no row format; use `vec4<f16>` or `f32` components",
+            ),
+        }
+    }
+
+    /// The general path: the fields as WGSL members of `s`, laid out by WGSL's memory model in
+    /// `self.space`, each flattened into leaves.
+    #[allow(
+        clippy::result_large_err,
+        reason = "a const fn cannot box; the message is a fixed buffer, built once per struct"
+    )]
+    const fn member_layout(
+        &self,
+        s: &WgslStruct,
+        leaf_counts: &mut [usize; N],
+    ) -> Result<ConstLayout<N>, (Spot, Msg)> {
+        let space = self.space;
+        let (offsets, layout) = match s.offsets::<N>(space) {
+            Ok(found) => found,
+            Err((k, error)) => {
+                let k = if k < N { k } else { 0 };
+                return Err((
+                    self.rule_spot(k, error, s),
+                    self.rule_message(k, error, space),
+                ));
+            }
+        };
+        let mut components = 0u32;
+        let mut row_end = 0u64;
+        let mut k = 0;
+        while k < N {
+            let member = &s.members[k];
+            // A `wgsl = "..."` type must hold as many bytes of components as the field.
+            let wgsl_bytes = tree::scalar_bytes(&member.ty);
+            if self.wgsl[k]
+                && !matches!(
+                    self.hosts[k],
+                    HostShape::Struct { .. } | HostShape::Columns { .. }
+                )
+                && wgsl_bytes != self.sizes[k]
+            {
+                let problem = TreeProblem::HostMismatch {
+                    wgsl_bytes,
+                    host_bytes: self.sizes[k],
+                };
+                return Err((self.type_spot(k), self.tree_message(k, problem)));
+            }
+            let count = leaf_count(&member.ty);
+            leaf_counts[k] = count;
+            let mut j = 0;
+            while j < count {
+                match tree::leaf_at(
+                    k,
+                    &member.ty,
+                    self.hosts[k],
+                    j,
+                    space,
+                    LeafName::new(),
+                    offsets[k],
+                    0,
+                ) {
+                    Ok(leaf) => {
+                        if let Some(format) = leaf.format {
+                            components += format.components();
+                        }
+                        let end = leaf.gpu + leaf.len as u64;
+                        if end > row_end {
+                            row_end = end;
+                        }
+                    }
+                    Err(problem) => {
+                        let spot = match problem {
+                            TreeProblem::HostMismatch { .. } => self.type_spot(k),
+                            _ => Spot::Type(k),
+                        };
+                        return Err((spot, self.tree_message(k, problem)));
+                    }
+                }
+                j += 1;
+            }
+            if count == 0 {
+                return Err((
+                    Spot::Type(k),
+                    self.tree_message(k, TreeProblem::RuntimeArray),
+                ));
+            }
+            k += 1;
+        }
+        Ok(ConstLayout {
+            offsets,
+            shape: RowShape {
+                components,
+                row_byte_length: row_end,
+                byte_stride: layout.size,
+                alignment: layout.alignment,
+            },
+        })
+    }
+
+    /// Under `zero_copy`, a field whose type's host bytes are not its GPU bytes.
+    const fn image_problem(&self, layout: &ConstLayout<N>) -> Option<(usize, Msg)> {
+        let (Some(s), Some(host)) = (self.structure, &self.host) else {
+            return None;
+        };
+        let _ = layout;
+        let mut j = 0;
+        while j < M {
+            let field = host.fields[j];
+            if let Some(k) = field.gpu_index
+                && self.tree[k]
+                && !tree::image_matches(&s.members[k].ty, self.hosts[k], field.size, self.space)
+            {
+                let msg = Msg::new()
+                    .str("`#[gpu(zero_copy)]`: field `")
+                    .str(field.name)
+                    .str("` is `")
+                    .str(self.types[k])
+                    .str("`, whose host bytes are not its gpu bytes in the ")
+                    .str(self.space.as_str())
+                    .str(" layout (its columns or elements are packed differently); use a type laid out as WGSL lays it out (such as `glam::Mat4` or `[[f32; 4]; 4]`, not `glam::Mat3` or `glam::Vec3A`), or leave out `zero_copy`");
+                return Some((j, msg));
+            }
+            j += 1;
+        }
+        None
     }
 
     /// The first declared `offset = N` or `stride = N` that the layout contradicts.
@@ -347,11 +593,30 @@ impl<const N: usize, const M: usize> Facts<N, M> {
 #[must_use]
 #[track_caller]
 pub const fn analyze<const N: usize, const M: usize>(facts: &Facts<N, M>) -> Analysis<N> {
-    let result = layout_formats(facts.layout, &facts.formats);
-    let mut problem = facts.field_problem(&result);
-    let layout = match (&result, &problem) {
-        (Ok(layout), None) => *layout,
-        _ => ConstLayout {
+    let mut leaf_counts = [1usize; N];
+    let (result, mut problem) = match facts.structure {
+        None => {
+            let result = layout_formats(facts.layout, &facts.formats);
+            let problem = facts.field_problem(&result);
+            match (result, problem) {
+                (Ok(layout), None) => (Some(layout), None),
+                (_, problem) => (None, problem),
+            }
+        }
+        Some(s) => match facts.field_problem(&Ok(ConstLayout {
+            offsets: [0; N],
+            shape: EMPTY_SHAPE,
+        })) {
+            Some(problem) => (None, Some(problem)),
+            None => match facts.member_layout(s, &mut leaf_counts) {
+                Ok(layout) => (Some(layout), None),
+                Err(problem) => (None, Some(problem)),
+            },
+        },
+    };
+    let layout = match result {
+        Some(layout) => layout,
+        None => ConstLayout {
             offsets: [0; N],
             shape: EMPTY_SHAPE,
         },
@@ -363,7 +628,10 @@ pub const fn analyze<const N: usize, const M: usize>(facts: &Facts<N, M>) -> Ana
 
     let mut host_matches = false;
     if let Some(host) = &facts.host {
-        let zero_copy = host_problem(&layout, host);
+        let mut zero_copy = host_problem(&layout, host);
+        if zero_copy.is_none() {
+            zero_copy = facts.image_problem(&layout);
+        }
         host_matches = valid && zero_copy.is_none();
         if valid
             && facts.zero_copy
@@ -392,7 +660,206 @@ pub const fn analyze<const N: usize, const M: usize>(facts: &Facts<N, M>) -> Ana
         valid,
         host_matches,
         problem,
+        space: facts.space,
+        structure: facts.structure,
+        hosts: facts.hosts,
+        tree: facts.tree,
+        leaf_counts,
     }
+}
+
+/// The spot of the analysis's problem, for the expansion's match (which binds nothing, so no
+/// constant of the user's can turn a binding into a pattern).
+#[must_use]
+pub const fn problem_spot<const N: usize>(analysis: &Analysis<N>) -> Option<Spot> {
+    match &analysis.problem {
+        Some((spot, _)) => Some(*spot),
+        None => None,
+    }
+}
+
+/// The analysis's problem message (empty when there is none).
+#[must_use]
+pub const fn problem_message<const N: usize>(analysis: &Analysis<N>) -> Msg {
+    match &analysis.problem {
+        Some((_, msg)) => *msg,
+        None => Msg::new(),
+    }
+}
+
+/// Leaves in the struct format: one per vertex-format field, more for nested types.
+#[must_use]
+pub const fn leaf_total<const N: usize>(analysis: &Analysis<N>) -> usize {
+    let mut total = 0;
+    let mut k = 0;
+    while k < N {
+        total += analysis.leaf_counts[k];
+        k += 1;
+    }
+    total
+}
+
+/// The index of field `k`'s first leaf in the struct format.
+#[must_use]
+pub const fn first_leaf<const N: usize>(analysis: &Analysis<N>, k: usize) -> usize {
+    let mut first = 0;
+    let mut j = 0;
+    while j < k && j < N {
+        first += analysis.leaf_counts[j];
+        j += 1;
+    }
+    first
+}
+
+/// The `L` leaves of a struct on the general path (`host`: the struct's own `GpuType::HOST`);
+/// placeholders when the analysis found a problem (which fails the build).
+#[must_use]
+pub const fn flatten<const L: usize, const N: usize>(
+    analysis: &Analysis<N>,
+    host: HostShape,
+) -> [Leaf; L] {
+    let empty = Leaf {
+        field: 0,
+        name: LeafName::EMPTY,
+        format: None,
+        leaf: LeafType::Scalar(PrimitiveType::F32),
+        gpu: 0,
+        host: 0,
+        len: 0,
+    };
+    let (Some(s), true) = (analysis.structure, analysis.valid) else {
+        return [empty; L];
+    };
+    match tree::leaves::<L>(s, host, analysis.space) {
+        Ok(leaves) => leaves,
+        Err(_) => [empty; L],
+    }
+}
+
+/// Whether a struct on the general path has host bytes that are its GPU rows: every field at
+/// its GPU offset with a type whose host bytes are its GPU bytes, no implicit padding, the struct
+/// as long as the stride.
+#[must_use]
+pub const fn host_matches_members<const N: usize>(
+    analysis: &Analysis<N>,
+    host_offsets: [usize; N],
+    host_sizes: [usize; N],
+    host_size: usize,
+    padding_sizes: usize,
+) -> bool {
+    let Some(s) = analysis.structure else {
+        return false;
+    };
+    if !analysis.valid
+        || analysis.problem.is_some()
+        || host_size as u64 != analysis.layout.shape.byte_stride
+    {
+        return false;
+    }
+    let mut covered = padding_sizes;
+    let mut k = 0;
+    while k < N {
+        if host_offsets[k] as u64 != analysis.layout.offsets[k]
+            || !tree::image_matches(
+                &s.members[k].ty,
+                analysis.hosts[k],
+                host_sizes[k],
+                analysis.space,
+            )
+        {
+            return false;
+        }
+        covered += host_sizes[k];
+        k += 1;
+    }
+    covered == host_size
+}
+
+/// A field's member type: the carrier of a `format = "..."` string it names, else its type's.
+#[must_use]
+pub const fn member_type(ty: WgslType, requested: Option<&str>) -> WgslType {
+    match requested {
+        Some(name) => match VertexFormat::from_name(name) {
+            Some(format) => carrier_type(format),
+            None => ty,
+        },
+        None => ty,
+    }
+}
+
+/// A field's host shape: a `format = "..."` string it names, else its type's.
+#[must_use]
+pub const fn host_shape(shape: HostShape, requested: Option<&str>) -> HostShape {
+    match requested {
+        Some(name) => match VertexFormat::from_name(name) {
+            Some(format) => HostShape::Field(format),
+            None => shape,
+        },
+        None => shape,
+    }
+}
+
+/// Whether a field is a WGSL type rather than one vertex format.
+#[must_use]
+pub const fn is_tree(flat: Option<VertexFormat>, wgsl: bool) -> bool {
+    flat.is_none() || wgsl
+}
+
+/// A field's vertex format on the general path: the type's flat format (the requested one is
+/// applied by [`format_or`]), or a placeholder for WGSL-typed fields.
+#[must_use]
+pub const fn flat_or_placeholder(flat: Option<VertexFormat>) -> VertexFormat {
+    match flat {
+        Some(format) => format,
+        None => VertexFormat::Float32,
+    }
+}
+
+/// Why leaf `k` leaves the struct without a vertex layout.
+#[must_use]
+pub const fn no_vertex_layout_leaf(leaves: &[Leaf], k: usize) -> Msg {
+    let leaf = &leaves[k];
+    let format = match leaf.format {
+        Some(format) => format.as_str(),
+        None => "(none)",
+    };
+    Msg::new()
+        .str("field `")
+        .str(leaf.name.as_str())
+        .str("` has WebGL-only format `")
+        .str(format)
+        .str("`, which no wgpu vertex attribute reads, so the struct has no vertex layout; use a 2- or 4-component type or format, or use the struct only as storage (without `vertex_buffer_layout`)")
+}
+
+/// The field of the first leaf without a wgpu vertex format.
+#[must_use]
+pub const fn webgl_field(leaves: &[Leaf]) -> Option<usize> {
+    match webgl_leaf(leaves) {
+        Some(k) => Some(leaves[k].field),
+        None => None,
+    }
+}
+
+/// The message for [`webgl_field`]'s leaf.
+#[must_use]
+pub const fn webgl_message(leaves: &[Leaf]) -> Msg {
+    match webgl_leaf(leaves) {
+        Some(k) => no_vertex_layout_leaf(leaves, k),
+        None => Msg::new(),
+    }
+}
+
+/// Describes a derived struct as WGSL members; the derive implements it for every non-`packed`
+/// struct, and [`GpuType::WGSL`] points at it.
+pub trait Described {
+    /// The struct.
+    const STRUCT: WgslStruct;
+}
+
+/// The leaves of a struct on the general path, computed once.
+pub trait Flattened {
+    /// The leaves in struct-format order.
+    const LEAVES: &'static [Leaf];
 }
 
 /// Why the host bytes of a `#[repr(C)]` struct are not its gpu rows (see [`zero_copy_problem`]).
@@ -441,16 +908,27 @@ pub const fn host_matches<const N: usize>(
     covered == host_size as u64
 }
 
-/// The vertex attributes, locations counted from `location`; for a struct with a `-webgl` field,
-/// which no wgpu vertex attribute reads, that field's index (the expansion then fails with
-/// [`no_vertex_layout`], spanned at the field).
-///
-/// # Errors
-/// The index of the first field whose format has no wgpu vertex format.
-pub const fn vertex_attributes<const N: usize>(
+/// The first field whose format no wgpu vertex attribute reads (a `-webgl` one), if any; the
+/// expansion then fails with [`no_vertex_layout_of`], spanned at the field.
+#[must_use]
+pub const fn webgl_index<const N: usize>(analysis: &Analysis<N>) -> Option<usize> {
+    let mut k = 0;
+    while k < N {
+        if analysis.formats[k].to_wgpu().is_none() {
+            return Some(k);
+        }
+        k += 1;
+    }
+    None
+}
+
+/// The vertex attributes, locations counted from `location` (a field without a wgpu format,
+/// which [`webgl_index`] finds first, gets `float32`).
+#[must_use]
+pub const fn vertex_attribute_list<const N: usize>(
     analysis: &Analysis<N>,
     location: u32,
-) -> Result<[wgpu::VertexAttribute; N], usize> {
+) -> [wgpu::VertexAttribute; N] {
     let mut list = [wgpu::VertexAttribute {
         format: wgpu::VertexFormat::Float32,
         offset: 0,
@@ -458,17 +936,23 @@ pub const fn vertex_attributes<const N: usize>(
     }; N];
     let mut k = 0;
     while k < N {
-        let Some(format) = analysis.formats[k].to_wgpu() else {
-            return Err(k);
-        };
-        list[k] = wgpu::VertexAttribute {
-            format,
-            offset: analysis.layout.offsets[k],
-            shader_location: location.saturating_add(k as u32),
-        };
+        if let Some(format) = analysis.formats[k].to_wgpu() {
+            list[k].format = format;
+        }
+        list[k].offset = analysis.layout.offsets[k];
+        list[k].shader_location = location.saturating_add(k as u32);
         k += 1;
     }
-    Ok(list)
+    list
+}
+
+/// Why the struct has no vertex layout: its first `-webgl` field (see [`webgl_index`]).
+#[must_use]
+pub const fn no_vertex_layout_of<const N: usize>(analysis: &Analysis<N>) -> Msg {
+    match webgl_index(analysis) {
+        Some(k) => no_vertex_layout(analysis, k),
+        None => Msg::new(),
+    }
 }
 
 /// Why field `k` leaves the struct without a vertex layout.

@@ -1,0 +1,282 @@
+//! `#[derive(GpuStruct)]` over WGSL's memory model: matrices, nested structs, arrays of structs,
+//! `align`/`size`, the uniform layout. The derived layout (consts) equals the run-time layout of
+//! the same declaration and naga's layouter on the WGSL text; rows encode and decode leaf by leaf;
+//! the zero-copy proof covers nested `#[repr(C)]` types.
+
+use gpudata::GpuStruct;
+use gpudata::layout::{AddressSpace, StructDecl, TypeDecl, WgslType};
+use gpudata::record::GpuType;
+
+#[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+#[repr(C)]
+struct Light {
+    position: [f32; 3],
+    intensity: f32,
+    color: [f32; 3],
+    #[gpu(padding)]
+    _pad: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+#[repr(C)]
+#[gpu(layout = "wgsl-uniform")]
+struct Camera {
+    #[gpu(wgsl = "mat4x4<f32>")]
+    view: [[f32; 4]; 4],
+    eye: [f32; 3],
+    count: u32,
+    lights: [Light; 2],
+    #[gpu(wgsl = "mat3x3<f32>")]
+    normal: [[f32; 3]; 3],
+    exposure: f32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+#[repr(C)]
+struct Particle {
+    #[gpu(wgsl = "mat4x4<f32>")]
+    transform: [[f32; 4]; 4],
+    velocity: [f32; 3],
+    mass: f32,
+    light: Light,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+struct Attributes {
+    a: f32,
+    #[gpu(align = 16)]
+    b: f32,
+    #[gpu(size = 12)]
+    c: u32,
+    d: [u8; 4],
+    #[gpu(wgsl = "array<f32, 3>")]
+    e: [f32; 3],
+}
+
+fn struct_decl<T: GpuType>() -> StructDecl {
+    match TypeDecl::from(&T::WGSL) {
+        TypeDecl::Struct(s) => s,
+        other => panic!("not a struct: {other:?}"),
+    }
+}
+
+/// naga's member offsets and span of struct `name` in `text` bound in `space`.
+fn naga_struct(text: &str, name: &str, space: AddressSpace) -> (Vec<u64>, u64) {
+    let var = match space {
+        AddressSpace::Storage => "var<storage, read_write>",
+        AddressSpace::Uniform => "var<uniform>",
+    };
+    let module_text = format!(
+        "{text}\n@group(0) @binding(0) {var} block: {name};\n@compute @workgroup_size(1) fn main() {{ _ = &block; }}\n"
+    );
+    let module =
+        naga::front::wgsl::parse_str(&module_text).unwrap_or_else(|e| panic!("{e}\n{module_text}"));
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::default(),
+    )
+    .validate(&module)
+    .unwrap_or_else(|e| panic!("{e:?}\n{module_text}"));
+    let ty = module
+        .types
+        .iter()
+        .find(|(_, t)| t.name.as_deref() == Some(name))
+        .unwrap()
+        .1;
+    let naga::TypeInner::Struct { members, span } = &ty.inner else {
+        panic!("{name} is not a struct")
+    };
+    (
+        members.iter().map(|m| u64::from(m.offset)).collect(),
+        u64::from(*span),
+    )
+}
+
+#[test]
+fn nested_uniform_struct_matches_the_run_time_layout_and_naga() {
+    let decl = struct_decl::<Camera>();
+    let (placed, layout) = decl.placements(AddressSpace::Uniform).unwrap();
+    let offsets: Vec<u64> = placed.iter().map(|p| p.offset).collect();
+    // view 0, eye 64, count 76, lights 80 (Light: 32 bytes in the uniform space), normal 144
+    // (48 bytes), exposure 192; 208 bytes.
+    assert_eq!(offsets, [0, 64, 76, 80, 144, 192]);
+    assert_eq!((layout.size, layout.alignment), (208, 16));
+    assert_eq!(Camera::FORMAT.byte_stride(), 208);
+    assert_eq!(Camera::FORMAT.layout(), gpudata::StructLayout::WgslUniform);
+    let text = decl.wgsl(AddressSpace::Uniform).unwrap();
+    assert_eq!(
+        naga_struct(&text, "Camera", AddressSpace::Uniform),
+        (offsets, 208)
+    );
+
+    // The flattened format: luma.gl's names, matrix columns as vectors.
+    let fields: Vec<(&str, u64, &str)> = Camera::FORMAT
+        .fields()
+        .iter()
+        .map(|f| (f.name(), f.byte_offset(), f.format().as_str()))
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            ("view[0]", 0, "float32x4"),
+            ("view[1]", 16, "float32x4"),
+            ("view[2]", 32, "float32x4"),
+            ("view[3]", 48, "float32x4"),
+            ("eye", 64, "float32x3"),
+            ("count", 76, "uint32"),
+            ("lights[0].position", 80, "float32x3"),
+            ("lights[0].intensity", 92, "float32"),
+            ("lights[0].color", 96, "float32x3"),
+            ("lights[1].position", 112, "float32x3"),
+            ("lights[1].intensity", 124, "float32"),
+            ("lights[1].color", 128, "float32x3"),
+            ("normal[0]", 144, "float32x3"),
+            ("normal[1]", 160, "float32x3"),
+            ("normal[2]", 176, "float32x3"),
+            ("exposure", 192, "float32"),
+        ]
+    );
+}
+
+#[test]
+fn storage_struct_with_a_nested_struct_and_a_matrix() {
+    let decl = struct_decl::<Particle>();
+    let (placed, layout) = decl.placements(AddressSpace::Storage).unwrap();
+    let offsets: Vec<u64> = placed.iter().map(|p| p.offset).collect();
+    assert_eq!(offsets, [0, 64, 76, 80]);
+    assert_eq!(layout.size, 112);
+    assert_eq!(Particle::FORMAT.byte_stride(), 112);
+    let text = decl.wgsl(AddressSpace::Storage).unwrap();
+    assert!(text.find("struct Light").unwrap() < text.find("struct Particle").unwrap());
+    assert_eq!(
+        naga_struct(&text, "Particle", AddressSpace::Storage),
+        (offsets, 112)
+    );
+    // The marker of `mass` points at its leaf, after the matrix's four columns and `velocity`.
+    assert_eq!(
+        <particle_fields::Mass as gpudata::record::GpuFieldMarker>::INDEX,
+        5
+    );
+    assert_eq!(
+        <particle_fields::Mass as gpudata::record::GpuFieldMarker>::BYTE_OFFSET,
+        76
+    );
+}
+
+#[test]
+fn rows_encode_and_decode_leaf_by_leaf() {
+    let light = Light {
+        position: [1.0, 2.0, 3.0],
+        intensity: 4.0,
+        color: [5.0, 6.0, 7.0],
+        _pad: 0,
+    };
+    let particle = Particle {
+        transform: [
+            [1.0, 2.0, 3.0, 4.0],
+            [5.0, 6.0, 7.0, 8.0],
+            [9.0, 10.0, 11.0, 12.0],
+            [13.0, 14.0, 15.0, 16.0],
+        ],
+        velocity: [17.0, 18.0, 19.0],
+        mass: 20.0,
+        light,
+    };
+    let mut row = vec![0xAAu8; 112];
+    particle.encode_row(&mut row);
+    let floats: Vec<f32> = row
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let mut expected: Vec<f32> = (1..=20).map(|i| i as f32).collect();
+    expected.extend([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 0.0]);
+    assert_eq!(floats, expected);
+    assert_eq!(Particle::decode_row(&row), particle);
+
+    let camera = Camera {
+        view: particle.transform,
+        eye: [1.5, 2.5, 3.5],
+        count: 2,
+        lights: [light; 2],
+        normal: [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]],
+        exposure: 0.5,
+    };
+    let mut row = vec![0u8; 208];
+    camera.encode_row(&mut row);
+    let at = |offset: usize| f32::from_le_bytes(row[offset..offset + 4].try_into().unwrap());
+    assert_eq!(at(144 + 16), 4.0, "normal's second column at 160");
+    assert_eq!(at(144 + 12), 0.0, "column padding is zero");
+    assert_eq!(at(192), 0.5);
+    assert_eq!(Camera::decode_row(&row), camera);
+}
+
+#[test]
+fn align_size_and_wgsl_attributes_place_members_as_wgsl_does() {
+    let offsets: Vec<u64> = Attributes::FORMAT
+        .fields()
+        .iter()
+        .map(|f| f.byte_offset())
+        .collect();
+    // a 0; b @align(16) 16; c @size(12) 20..32; d (u32 carrier) 32; e array<f32, 3> 36.
+    assert_eq!(offsets, [0, 16, 20, 32, 36, 40, 44]);
+    assert_eq!(Attributes::FORMAT.byte_stride(), 48);
+    let decl = struct_decl::<Attributes>();
+    let text = decl.wgsl(AddressSpace::Storage).unwrap();
+    assert_eq!(
+        naga_struct(&text, "Attributes", AddressSpace::Storage),
+        (vec![0, 16, 20, 32, 36], 48)
+    );
+    assert_eq!(
+        Attributes::FORMAT.fields()[4].name(),
+        "e[0]",
+        "an array of scalars flattens per element"
+    );
+}
+
+#[test]
+fn zero_copy_covers_nested_repr_c_types() {
+    // Particle: a matrix of packed columns, a vec3 followed by a scalar, a nested struct whose
+    // explicit padding fills its vec3's tail: the host bytes are the rows.
+    const { assert!(Particle::HOST_LAYOUT_MATCHES) };
+    const { assert!(Light::HOST_LAYOUT_MATCHES) };
+    // Camera's mat3x3 from `[[f32; 3]; 3]` packs its columns (12 bytes apart, 16 on the GPU).
+    const { assert!(!Camera::HOST_LAYOUT_MATCHES) };
+    let rows = [Particle {
+        transform: [[1.0; 4]; 4],
+        velocity: [2.0; 3],
+        mass: 3.0,
+        light: Light {
+            position: [4.0; 3],
+            intensity: 5.0,
+            color: [6.0; 3],
+            _pad: 0,
+        },
+    }];
+    let bytes = gpudata::record::rows_as_bytes(&rows).unwrap();
+    assert_eq!(bytes, gpudata::record::encode_rows_to_vec(&rows));
+}
+
+#[test]
+fn const_type_description_is_the_wgsl_type() {
+    const CAMERA: WgslType = <Camera as GpuType>::WGSL;
+    let WgslType::Struct(s) = CAMERA else {
+        panic!()
+    };
+    assert_eq!(s.name, "Camera");
+    assert_eq!(s.members.len(), 6);
+    assert_eq!(s.members[0].ty, WgslType::mat(4, 4));
+    const OFFSETS: [u64; 6] = match s_offsets() {
+        Some(o) => o,
+        None => [0; 6],
+    };
+    const fn s_offsets() -> Option<[u64; 6]> {
+        let WgslType::Struct(s) = <Camera as GpuType>::WGSL else {
+            return None;
+        };
+        match s.offsets::<6>(AddressSpace::Uniform) {
+            Ok((offsets, _)) => Some(offsets),
+            Err(_) => None,
+        }
+    }
+    assert_eq!(OFFSETS, [0, 64, 76, 80, 144, 192]);
+}
