@@ -280,3 +280,69 @@ fn const_type_description_is_the_wgsl_type() {
     }
     assert_eq!(OFFSETS, [0, 64, 76, 80, 144, 192]);
 }
+
+#[cfg(feature = "glam")]
+mod glam_fields {
+    use gpudata::GpuStruct;
+
+    /// glam's matrices and `Vec3A` as WGSL types: `Mat4` and `Vec4` are their GPU bytes,
+    /// `Vec3A` (a padding lane) and `Mat3` (packed 12-byte columns) are encoded leaf by leaf.
+    #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+    #[repr(C)]
+    struct Instance {
+        model: glam::Mat4,
+        normal: glam::Mat3,
+        offset: glam::Vec3A,
+        tint: glam::Vec4,
+        basis: glam::Mat3A,
+        uv: glam::Mat2,
+    }
+
+    #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+    #[repr(C)]
+    #[gpu(zero_copy)]
+    struct Transform {
+        model: glam::Mat4,
+        color: glam::Vec4,
+    }
+
+    #[test]
+    fn glam_matrices_lay_out_as_wgsl_matrices() {
+        let offsets: Vec<(&str, u64)> = Instance::FORMAT
+            .fields()
+            .iter()
+            .map(|f| (f.name(), f.byte_offset()))
+            .collect();
+        // model 0 (mat4x4), normal 64 (mat3x3: columns 16 apart), offset 112 (vec3), tint 128,
+        // basis 144 (mat3x3), uv 192 (mat2x2: columns 8 apart); 208 bytes.
+        assert_eq!(
+            offsets[4..7],
+            [("normal[0]", 64), ("normal[1]", 80), ("normal[2]", 96)]
+        );
+        assert_eq!(offsets[7], ("offset", 112));
+        assert_eq!(offsets[8], ("tint", 128));
+        assert_eq!(offsets[12..14], [("uv[0]", 192), ("uv[1]", 200)]);
+        assert_eq!(Instance::FORMAT.byte_stride(), 208);
+        const { assert!(!Instance::HOST_LAYOUT_MATCHES) };
+        const { assert!(Transform::HOST_LAYOUT_MATCHES) };
+        let row = Instance {
+            model: glam::Mat4::from_cols_array(&core::array::from_fn(|i| i as f32)),
+            normal: glam::Mat3::from_cols_array(&core::array::from_fn(|i| 100.0 + i as f32)),
+            offset: glam::Vec3A::new(1.0, 2.0, 3.0),
+            tint: glam::Vec4::new(4.0, 5.0, 6.0, 7.0),
+            basis: glam::Mat3A::from_cols_array(&core::array::from_fn(|i| 200.0 + i as f32)),
+            uv: glam::Mat2::from_cols_array(&[8.0, 9.0, 10.0, 11.0]),
+        };
+        let bytes = gpudata::record::encode_rows_to_vec(&[row]);
+        let at = |o: usize| f32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+        assert_eq!([at(80), at(84), at(88), at(92)], [103.0, 104.0, 105.0, 0.0]);
+        assert_eq!([at(112), at(116), at(120)], [1.0, 2.0, 3.0]);
+        assert_eq!(at(144 + 32 + 8), 208.0);
+        assert_eq!(Instance::decode_row(&bytes), row);
+        let transform = [Transform {
+            model: glam::Mat4::IDENTITY,
+            color: glam::Vec4::ONE,
+        }];
+        assert!(gpudata::record::rows_as_bytes(&transform).is_some());
+    }
+}

@@ -60,6 +60,21 @@ pub mod vertices {
         pub(crate) direction: [f32; 4],
     }
 
+    /// A uniform struct with a matrix, a nested struct, an array of it and WGSL attributes.
+    #[derive(Clone, Copy, Debug, GpuStruct)]
+    #[repr(C)]
+    #[gpu(layout = "wgsl-uniform", location = 1)]
+    pub(crate) struct Scene {
+        /// View matrix.
+        #[gpu(wgsl = "mat4x4<f32>")]
+        pub(crate) view: [[f32; 4]; 4],
+        /// Lights.
+        pub(crate) lights: [Light; 2],
+        /// Exposure.
+        #[gpu(align = 16, size = 16)]
+        pub(crate) exposure: f32,
+    }
+
     /// A private struct.
     #[derive(Clone, Copy, Debug, GpuStruct)]
     struct Private {
@@ -78,4 +93,6 @@ fn derived_code_passes_strict_lints() {
     const { assert!(vertices::Instance::HOST_LAYOUT_MATCHES) };
     assert_eq!(vertices::Light::FORMAT.byte_stride(), 32);
     assert_eq!(vertices::private_index(), 0);
+    assert_eq!(vertices::Scene::FORMAT.byte_stride(), 144);
+    assert_eq!(vertices::Scene::vertex_buffer_layout().attributes.len(), 9);
 }

@@ -442,7 +442,8 @@ pub struct MemberPlacement {
 /// sized to a multiple of that; in the uniform space aligned to at least 16).
 ///
 /// ```
-/// use gpudata::layout::{AddressSpace, LeafType, MemberCursor, PrimitiveType, leaf_layout};
+/// use gpudata::format::PrimitiveType;
+/// use gpudata::layout::{AddressSpace, LeafType, MemberCursor, leaf_layout};
 ///
 /// let space = AddressSpace::Storage;
 /// let vec3 = LeafType::Vector { components: 3, scalar: PrimitiveType::F32 };
