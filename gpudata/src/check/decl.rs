@@ -6,7 +6,8 @@ use naga::{ArraySize, Handle, ScalarKind, Type, TypeInner};
 use super::error::{MismatchError, ShaderCheckError, ShaderMismatch};
 use super::shader::Shader;
 use super::structs::finish;
-use crate::layout::{AddressSpace, LeafType, ScalarType, StructDecl, TypeDecl, array_layout};
+use crate::format::PrimitiveType;
+use crate::layout::{AddressSpace, LeafType, StructDecl, TypeDecl, array_layout};
 
 /// `ty` as WGSL writes it, for messages.
 fn decl_text(ty: &TypeDecl) -> String {
@@ -29,10 +30,10 @@ impl Shader {
     /// host-shareable scalar.
     fn leaf(&self, ty: Handle<Type>) -> Option<LeafType> {
         let scalar = |s: naga::Scalar| match (s.kind, s.width) {
-            (ScalarKind::Float, 4) => Some(ScalarType::F32),
-            (ScalarKind::Float, 2) => Some(ScalarType::F16),
-            (ScalarKind::Sint, 4) => Some(ScalarType::I32),
-            (ScalarKind::Uint, 4) => Some(ScalarType::U32),
+            (ScalarKind::Float, 4) => Some(PrimitiveType::F32),
+            (ScalarKind::Float, 2) => Some(PrimitiveType::F16),
+            (ScalarKind::Sint, 4) => Some(PrimitiveType::I32),
+            (ScalarKind::Uint, 4) => Some(PrimitiveType::U32),
             _ => None,
         };
         Some(match self.module().types[ty].inner {
