@@ -31,7 +31,7 @@ static HOOK: Once = Once::new();
 
 fuzz_target!(|data: &[u8]| {
     // libFuzzer's panic hook aborts on every panic, also one gpudata catches (arrow-ipc's, on
-    // corrupted files): replace it by the default hook, silent for those. A panic that escapes
+    // corrupted files, and arrow-data's validation on some): replace it by the default hook, silent for those. A panic that escapes
     // still aborts the run, as libfuzzer-sys catches it around this closure.
     HOOK.call_once(|| {
         let _ = std::panic::take_hook();
@@ -39,7 +39,7 @@ fuzz_target!(|data: &[u8]| {
         std::panic::set_hook(Box::new(move |info| {
             let contained = info
                 .location()
-                .is_some_and(|l| l.file().contains("arrow-buffer") || l.file().contains("arrow-ipc"));
+                .is_some_and(|l| ["arrow-buffer", "arrow-data", "arrow-ipc"].iter().any(|c| l.file().contains(c)));
             if !contained {
                 default(info);
             }
