@@ -6,12 +6,14 @@ pub mod support;
 
 mod add;
 mod deinterleave;
+mod elementwise;
 mod errors;
 mod faults;
 mod filter;
 mod fixtures;
 mod fround;
 mod interleave;
+mod luma_elementwise;
 mod luma_select;
 mod select;
 mod split;

@@ -1276,3 +1276,28 @@ fn layout() {
         &inner.to_string(),
     );
 }
+
+#[test]
+fn gpu_refused_copy_submission() {
+    // A table copy whose source buffer was destroyed after the table was built: wgpu refuses
+    // the submission of the copies, and the error scope around it returns that refusal instead
+    // of wgpu's panicking handler (issue 13).
+    let gpu = gpu();
+    let data = column(&gpu, VertexFormat::Float32, &[1.0f32, 2.0, 3.0, 4.0]);
+    let buffer = data.buffer().clone();
+    let table = vector_table("v", data);
+    buffer.destroy();
+    let error = table
+        .to_segmented(&gpu, SegmentOptions::default())
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            TableError::Gpu(GpuError::Validation {
+                operation: "submit the table copies",
+                ..
+            })
+        ),
+        "{error:?}"
+    );
+}

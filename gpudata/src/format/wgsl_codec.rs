@@ -4,7 +4,9 @@
 //!
 //! The operation kernels and the table's WGSL accessors generate their format handling here.
 //! Every snippet is a single expression over the names it is given, with no helper function (so
-//! any number of them can share one module) and no literal folded into another (normalized
+//! any number of them can share one module; the one exception is the kernels' float16 decode,
+//! [`NanBits::Unspecified`], a function the kernel declares once) and no literal folded into
+//! another (normalized
 //! values are `f32(v) / max`, one division, as on the host; decoded values are meant to be bound
 //! to a `let` before they meet other operands, so a compiler cannot reassociate or factor them).
 //!
@@ -53,27 +55,63 @@ fn signed_field(format: VertexFormat, lane: u32, unit: &str) -> String {
     }
 }
 
+/// The magnitude pieces of binary16 `r` (a name: it is used several times) as binary32 bits:
+/// `(normal, special, subnormal, exponent)`, with `special`'s payload `quiet` ORed in.
+fn f16_pieces(r: &str, quiet: &str) -> (String, String, String, String) {
+    let exponent = format!("(({r} >> 10u) & 0x1fu)");
+    let mantissa = format!("({r} & 0x3ffu)");
+    let normal = format!("((({exponent} + 112u) << 23u) | ({mantissa} << 13u))");
+    let special = format!("(0x7f800000u{quiet} | ({mantissa} << 13u))");
+    let subnormal = format!("bitcast<u32>(f32({mantissa}) * bitcast<f32>(0x33800000u))");
+    (normal, special, subnormal, exponent)
+}
+
 /// Exact binary16 → binary32 of the low 16 bits of `r` (a name: it is used several times), with
 /// integer operations only (`unpack2x16float` needs a capability some backends lack) and no
 /// branch: sign, then the normal, special (infinity, quiet NaN with the payload kept) or
 /// subnormal magnitude chosen by `select`, as [`codec::f16_to_f32`](super::codec::f16_to_f32).
 fn f16_to_f32(r: &str) -> String {
     let sign = format!("(({r} & 0x8000u) << 16u)");
-    let exponent = format!("(({r} >> 10u) & 0x1fu)");
-    let mantissa = format!("({r} & 0x3ffu)");
-    let normal = format!("((({exponent} + 112u) << 23u) | ({mantissa} << 13u))");
     // Bit 22 (quiet) when the mantissa is not 0: `m + 0x3ff` reaches bit 10 exactly then. An
     // add and a mask cost less than a compare and a select: on an H200, `add` of two float16x4
     // columns ran at 81% of the copy kernel with the select and the sign in every branch, 87%
     // with this form.
-    let quiet = format!("((({mantissa} + 0x3ffu) & 0x400u) << 12u)");
-    let special = format!("(0x7f800000u | {quiet} | ({mantissa} << 13u))");
-    let subnormal = format!("bitcast<u32>(f32({mantissa}) * bitcast<f32>(0x33800000u))");
+    let quiet = format!(" | (((({r} & 0x3ffu) + 0x3ffu) & 0x400u) << 12u)");
+    let (normal, special, subnormal, exponent) = f16_pieces(r, &quiet);
     format!(
         "bitcast<f32>({sign} | select(select({normal}, {special}, {exponent} == 31u), {subnormal}, {exponent} == 0u))"
     )
 }
 
+/// How a kernel's float16 decode treats NaNs.
+///
+/// Table accessors and readback deliver what vertex fetch delivers: NaNs quiet, payload kept
+/// ([`decode_unit`]). Arithmetic kernels need not: WGSL leaves a NaN result's bits
+/// unspecified, so they decode through one WGSL function per kernel ([`kernel_f16_function`])
+/// that widens the bits as stored (a signalling NaN stays signalling): on an H200 the inline,
+/// quieting expression ran `add` of two float16x4 columns at 87% of the copy kernel, this
+/// function at 97%.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NanBits {
+    /// NaNs come out quiet, payload kept (vertex fetch's result).
+    Quiet,
+    /// NaN bits are widened as stored; the caller promises not to depend on them.
+    Unspecified,
+}
+
+/// Name of the kernel float16 decode function ([`kernel_f16_function`]).
+pub const KERNEL_F16_NAME: &str = "gpudata_f16_to_f32";
+
+/// The WGSL function a kernel declares once when [`decode_unit_with`] gets
+/// [`NanBits::Unspecified`] for a float16 format: exact binary16 → binary32 of the low 16 bits
+/// of its argument, branch-free, NaN bits as stored.
+#[must_use]
+pub fn kernel_f16_function() -> String {
+    let (normal, special, subnormal, exponent) = f16_pieces("h", "");
+    format!(
+        "fn {KERNEL_F16_NAME}(h: u32) -> f32 {{\n    let e = {exponent};\n    return bitcast<f32>(((h & 0x8000u) << 16u) | select(select({normal}, {special}, e == 31u), {subnormal}, e == 0u));\n}}\n"
+    )
+}
 /// The WGSL expression of stored component `lane` of a value of `format` (see
 /// [`codec::unit_of_lane`](super::codec::unit_of_lane) for which unit holds it), decoded as
 /// vertex fetch delivers it, typed [`codec::decoded_type`](super::codec::decoded_type): `f32`
@@ -83,8 +121,17 @@ fn f16_to_f32(r: &str) -> String {
 /// float16 it must be a name (it appears several times).
 #[must_use]
 pub fn decode_unit(format: VertexFormat, lane: u32, unit: &str) -> String {
+    decode_unit_with(format, lane, unit, NanBits::Quiet)
+}
+
+/// [`decode_unit`] with float16 NaNs treated as `nans` says (for [`NanBits::Unspecified`] the
+/// expression calls [`KERNEL_F16_NAME`], which the kernel declares with
+/// [`kernel_f16_function`]).
+#[must_use]
+pub fn decode_unit_with(format: VertexFormat, lane: u32, unit: &str, nans: NanBits) -> String {
     match format.data_type() {
         DataType::Float32 => format!("bitcast<f32>({unit})"),
+        DataType::Float16 if nans == NanBits::Unspecified => format!("{KERNEL_F16_NAME}({unit})"),
         DataType::Float16 => f16_to_f32(unit),
         DataType::Uint8 | DataType::Uint16 | DataType::Uint32 => field(format, lane, unit),
         DataType::Sint8 | DataType::Sint16 | DataType::Sint32 => signed_field(format, lane, unit),
@@ -117,10 +164,20 @@ pub fn convert(value: &str, from: PrimitiveType, to: PrimitiveType) -> String {
     }
 }
 
-/// [`decode_unit`], then [`convert`]ed to `to`.
+/// [`decode_unit_with`], then [`convert`]ed to `to`.
 #[must_use]
-pub fn decode_unit_as(format: VertexFormat, lane: u32, unit: &str, to: PrimitiveType) -> String {
-    convert(&decode_unit(format, lane, unit), decoded_type(format), to)
+pub fn decode_unit_as(
+    format: VertexFormat,
+    lane: u32,
+    unit: &str,
+    to: PrimitiveType,
+    nans: NanBits,
+) -> String {
+    convert(
+        &decode_unit_with(format, lane, unit, nans),
+        decoded_type(format),
+        to,
+    )
 }
 
 /// The `u32` WGSL expression of stored component `lane` of a value of `format` encoded from
@@ -191,7 +248,13 @@ mod tests {
         );
         assert_eq!(decode_unit(VertexFormat::Uint16x2, 1, "r"), "r");
         assert_eq!(
-            decode_unit_as(VertexFormat::Uint8, 0, "r", PrimitiveType::I32),
+            decode_unit_as(
+                VertexFormat::Uint8,
+                0,
+                "r",
+                PrimitiveType::I32,
+                NanBits::Quiet
+            ),
             "bitcast<i32>(r)"
         );
         assert_eq!(

@@ -435,8 +435,14 @@ impl<'g> CopyRecorder<'g> {
         staging
     }
 
-    /// Submits every recorded copy.
-    pub(crate) fn submit(self) -> wgpu::SubmissionIndex {
-        self.gpu.queue().submit([self.encoder.finish()])
+    /// Submits every recorded copy, inside an error scope: a copy wgpu refuses when the
+    /// encoder is finished or submitted (a buffer destroyed since it was recorded, a device
+    /// out of memory) comes back as [`CopyError::Gpu`], not through wgpu's panicking handler.
+    pub(crate) fn submit(self) -> Result<(), CopyError> {
+        let CopyRecorder { gpu, encoder, .. } = self;
+        error_scope(gpu, "submit the table copies", || {
+            gpu.queue().submit([encoder.finish()]);
+        })?;
+        Ok(())
     }
 }

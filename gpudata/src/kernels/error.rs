@@ -40,6 +40,43 @@ pub enum OpError {
         /// Its lane count.
         lanes: usize,
     },
+    /// An operation given another number of operands than it takes.
+    #[error(
+        "{op}: expected {expected_operands}, found {found}",
+        expected_operands = Count(*.expected, "operand")
+    )]
+    Arity {
+        /// The operation.
+        op: &'static str,
+        /// The operands it takes.
+        expected: usize,
+        /// The operands given.
+        found: usize,
+    },
+    /// A swizzle column past the input's lanes.
+    #[error(
+        "{op}: column {column} is out of range: expected 0 to {last} for an input of {lanes} lanes",
+        last = .lanes.saturating_sub(1)
+    )]
+    LaneOutOfRange {
+        /// The operation.
+        op: &'static str,
+        /// The column asked for.
+        column: u32,
+        /// The input's lane count.
+        lanes: u32,
+    },
+    /// An output of no lanes or of more than a vertex format holds.
+    #[error(
+        "{op}: the output would have {output_lanes}: expected 1 to 4",
+        output_lanes = Count(*.lanes, "lane")
+    )]
+    OutputLanes {
+        /// The operation.
+        op: &'static str,
+        /// The lane count asked for.
+        lanes: usize,
+    },
     /// Inputs with different row counts.
     #[error(
         "{op}: input {input} has {found_rows}, expected {expected} like input 0",
@@ -233,9 +270,10 @@ pub enum OpError {
         /// What the data has.
         found: String,
     },
-    /// Operands of a comparison whose lane counts differ, neither being one lane.
+    /// An operand whose lane count the operation cannot combine with the others: comparisons of
+    /// a mask predicate, `select` (1 or the output's lanes), `dot` and `equalAll` (equal lanes).
     #[error(
-        "{op}: operand {input} has {found_lanes}, expected {expected} like the column it is compared with (or 1)",
+        "{op}: operand {input} has {found_lanes}, expected {expected}",
         found_lanes = Count(u64::from(*.found), "lane")
     )]
     LaneMismatch {
@@ -243,7 +281,8 @@ pub enum OpError {
         op: &'static str,
         /// The operand's position (its column's index in the predicate).
         input: usize,
-        /// The lanes of the column it is compared with.
+        /// The lanes needed: those of the column it is compared with or of the other operand
+        /// (`dot`, `equalAll`), or the output's (`select`, which also takes one lane).
         expected: u32,
         /// Its lanes.
         found: u32,

@@ -167,7 +167,13 @@ pub(crate) fn segmented_map(
     wgsl += &format!(
         "fn start(s: u32) -> u32 {{ let u = ld(param(1u) + s * {}u); return bitcast<u32>({}); }}\n",
         segments.byte_stride(),
-        wgsl_codec::decode_unit_as(format, 0, "u", crate::format::PrimitiveType::I32)
+        wgsl_codec::decode_unit_as(
+            format,
+            0,
+            "u",
+            crate::format::PrimitiveType::I32,
+            wgsl_codec::NanBits::Quiet,
+        )
     );
     wgsl += &entry(
         "    let v = param(3u) + row;\n\

@@ -1,19 +1,15 @@
 //! Elementwise arithmetic (`add`, `subtract`, `multiply`, `divide`): the type join and lane rule
-//! of spec §8.3–8.5, the scalar semantics shared by the GPU kernel and the CPU reference, and
-//! the kernel's row code.
+//! of spec §8.3–8.5 and the public functions; the kernels and the CPU reference are the
+//! element-wise engine's ([`elementwise`](super::elementwise)).
 
 use core::fmt;
 
+use super::elementwise::{self, kinds};
 use super::input::{IntoOperand, Operand};
-use super::output::output_data;
 use crate::data::GpuData;
 use crate::device::Gpu;
-use crate::format::codec::unit_of_lane;
-use crate::format::{DataType, PrimitiveType, VertexFormat, wgsl_codec};
-use crate::kernels::plan::{self, KernelRequest};
-use crate::kernels::shape::unit_size;
-use crate::kernels::wgsl_gen::{Body, RowCtx, ValueRef};
-use crate::kernels::{OpError, OpPlan, OpsConfig, Planner};
+use crate::format::{DataType, PrimitiveType, VertexFormat};
+use crate::kernels::{OpError, OpPlan, OpsConfig};
 
 /// An elementwise arithmetic operation, folded left over two or more operands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -40,7 +36,8 @@ impl ArithmeticOp {
         }
     }
 
-    const fn wgsl(self) -> &'static str {
+    /// The WGSL operator.
+    pub(crate) const fn symbol(self) -> &'static str {
         match self {
             ArithmeticOp::Add => "+",
             ArithmeticOp::Subtract => "-",
@@ -73,42 +70,6 @@ impl Compute {
             Compute::I32 => PrimitiveType::I32,
         }
     }
-}
-
-/// One operand as the semantics see it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum OperandKind {
-    /// Values of a format, one per row.
-    Data(VertexFormat),
-    /// A constant of this many lanes (float32).
-    Constant(usize),
-}
-
-impl From<&Operand<'_>> for OperandKind {
-    fn from(operand: &Operand<'_>) -> Self {
-        match operand {
-            Operand::Data(input) => OperandKind::Data(input.format()),
-            Operand::Constant(c) => OperandKind::Constant(c.lanes().len()),
-        }
-    }
-}
-
-impl OperandKind {
-    fn lanes(self) -> u32 {
-        match self {
-            OperandKind::Data(f) => f.components(),
-            OperandKind::Constant(n) => n as u32,
-        }
-    }
-}
-
-/// What an arithmetic call computes: the output format and the computation type.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct ArithmeticPlan {
-    pub op: ArithmeticOp,
-    pub compute: Compute,
-    pub output: VertexFormat,
-    pub operands: Vec<OperandKind>,
 }
 
 fn bits(t: DataType) -> u32 {
@@ -169,54 +130,6 @@ pub(crate) fn format_of(data_type: DataType, lanes: u32) -> Option<VertexFormat>
     })
 }
 
-/// Checks the operands and decides the output.
-pub(crate) fn plan_semantics(
-    op: ArithmeticOp,
-    operands: &[OperandKind],
-) -> Result<ArithmeticPlan, OpError> {
-    let name = op.as_str();
-    if operands.is_empty() {
-        return Err(OpError::NoInputs { op: name });
-    }
-    for (i, operand) in operands.iter().enumerate() {
-        if let OperandKind::Constant(n) = operand
-            && (*n == 0 || *n > 4)
-        {
-            return Err(OpError::ConstantLanes {
-                op: name,
-                input: i,
-                lanes: *n,
-            });
-        }
-    }
-    if !operands.iter().any(|o| matches!(o, OperandKind::Data(_))) {
-        return Err(OpError::NoGpuInput { op: name });
-    }
-    let joined = join(operands.iter().map(|o| match o {
-        OperandKind::Data(f) => (f.signed_data_type(), f.is_normalized()),
-        OperandKind::Constant(_) => (DataType::Float32, false),
-    }));
-    let lanes = operands.iter().map(|o| o.lanes()).max().unwrap_or(1);
-    let compute = match joined {
-        DataType::Float32 => Compute::F32,
-        DataType::Uint8 | DataType::Uint16 | DataType::Uint32 => Compute::U32,
-        _ => Compute::I32,
-    };
-    // The join gives only float32 and plain integer types, each of which has 1 to 4 lane formats.
-    let output = format_of(joined, lanes).ok_or(OpError::UnsupportedFormat {
-        op: name,
-        input: 0,
-        format: VertexFormat::Float32,
-        expected: "operands whose joined type has a packed format",
-    })?;
-    Ok(ArithmeticPlan {
-        op,
-        compute,
-        output,
-        operands: operands.to_vec(),
-    })
-}
-
 /// Which lane of an operand of `size` lanes feeds output lane `lane`: the same lane, lane 0 for
 /// one-lane operands, or none (the value 0).
 pub(crate) const fn source_lane(size: u32, lane: u32) -> Option<u32> {
@@ -229,77 +142,9 @@ pub(crate) const fn source_lane(size: u32, lane: u32) -> Option<u32> {
     }
 }
 
-/// Zero in `compute`, read from the uniform (`P[0].z` is always 0) rather than written as a
-/// literal: a literal would let the shader compiler fold `x * 0.0` to `+0.0` (dropping the sign
-/// of zero the CPU keeps) and make naga reject an integer division by a constant zero.
-fn zero_wgsl(compute: Compute) -> &'static str {
-    match compute {
-        Compute::F32 => "bitcast<f32>(P[0].z)",
-        Compute::U32 => "P[0].z",
-        Compute::I32 => "bitcast<i32>(P[0].z)",
-    }
-}
-
-fn binary_wgsl(compute: Compute, op: ArithmeticOp, a: &str, b: &str) -> String {
-    match (compute, op) {
-        (Compute::U32, ArithmeticOp::Divide) => format!("select(0u, {a} / {b}, {b} != 0u)"),
-        (Compute::I32, ArithmeticOp::Divide) => format!("select(0i, {a} / {b}, {b} != 0i)"),
-        _ => format!("{a} {} {b}", op.wgsl()),
-    }
-}
-
-/// The kernel's row code.
-struct ArithmeticBody {
-    plan: ArithmeticPlan,
-    /// Per operand: where its values are (data) or which constant it is.
-    places: Vec<Place>,
-}
-
-#[derive(Clone, Copy)]
-enum Place {
-    Data(ValueRef),
-    Constant(usize),
-}
-
-impl Body for ArithmeticBody {
-    fn row(&self, ctx: &mut RowCtx<'_>) {
-        let plan = &self.plan;
-        let out_unit = unit_size(plan.output);
-        for lane in 0..plan.output.components() {
-            let mut acc: Option<String> = None;
-            for (kind, place) in plan.operands.iter().zip(&self.places) {
-                let value = match (source_lane(kind.lanes(), lane), kind, place) {
-                    (None, _, _) => zero_wgsl(plan.compute).to_owned(),
-                    (Some(l), OperandKind::Data(format), Place::Data(at)) => {
-                        let us = unit_size(*format);
-                        let unit = u64::from(unit_of_lane(*format, l));
-                        let raw = ctx.unit(*at, unit * us, us as u32);
-                        let raw = ctx.bind(&raw);
-                        wgsl_codec::decode_unit_as(*format, l, &raw, plan.compute.primitive())
-                    }
-                    (Some(l), _, Place::Constant(j)) => {
-                        format!("bitcast<f32>({})", ctx.constant(*j, l))
-                    }
-                    (Some(_), OperandKind::Constant(_), Place::Data(_)) => {
-                        zero_wgsl(plan.compute).to_owned()
-                    }
-                };
-                let name = ctx.bind(&value);
-                acc = Some(match acc {
-                    None => name,
-                    Some(a) => ctx.bind(&binary_wgsl(plan.compute, plan.op, &a, &name)),
-                });
-            }
-            let result = acc.unwrap_or_else(|| zero_wgsl(plan.compute).to_owned());
-            let bits =
-                wgsl_codec::encode_unit(plan.output, lane, &result, plan.compute.primitive());
-            ctx.emit(0, u64::from(lane) * out_unit, out_unit as u32, bits);
-        }
-    }
-}
-
 /// Plans `op` folded left over `operands` on `gpu` with the kernels' tuning `config`, without
-/// running it.
+/// running it. A single data operand comes back unchanged, in its own format (luma.gl's
+/// `add(a)` returns `a`); literals ([`Literal`](super::Literal)) keep the data's type.
 ///
 /// # Errors
 /// [`OpError::NoInputs`], [`OpError::NoGpuInput`], [`OpError::ConstantLanes`],
@@ -313,49 +158,8 @@ pub fn plan_arithmetic(
     op: ArithmeticOp,
     operands: &[Operand<'_>],
 ) -> Result<OpPlan<GpuData>, OpError> {
-    let kinds: Vec<OperandKind> = operands.iter().map(OperandKind::from).collect();
-    let semantics = plan_semantics(op, &kinds)?;
-    let mut views = Vec::new();
-    let mut constants = Vec::new();
-    let mut places = Vec::with_capacity(operands.len());
-    for operand in operands {
-        match operand {
-            Operand::Data(input) => {
-                places.push(Place::Data(ValueRef { source: 0, rel: 0 }));
-                views.push(*input);
-            }
-            Operand::Constant(c) => {
-                places.push(Place::Constant(constants.len()));
-                constants.push(c.bits());
-            }
-        }
-    }
-    let length = views.first().map_or(0, |v| v.length());
-    let output = semantics.output;
-    let request = KernelRequest {
-        op: op.as_str(),
-        views,
-        length,
-        output_strides: vec![output.byte_length()],
-        constants,
-    };
-    let built = plan::build(&Planner::new(gpu, config), request, |refs| {
-        let mut next = refs.iter();
-        let mut places = places.clone();
-        for place in &mut places {
-            if let Place::Data(at) = place
-                && let Some(r) = next.next()
-            {
-                *at = *r;
-            }
-        }
-        ArithmeticBody {
-            plan: semantics.clone(),
-            places,
-        }
-    })?;
-    let data = output_data(gpu, op.as_str(), &built.outputs[0], output, length)?;
-    Ok(OpPlan::new(op.as_str(), built, data))
+    let semantics = elementwise::fold(op, &kinds(operands, true))?;
+    elementwise::plan(gpu, config, semantics, operands)
 }
 
 /// Runs `op` folded left over `operands` (`((a op b) op c) …`) on `gpu` and returns the packed
@@ -458,7 +262,8 @@ mod tests {
 
     #[test]
     fn output_formats() {
-        let plan = plan_semantics(
+        use super::super::elementwise::{OperandKind, fold};
+        let plan = fold(
             ArithmeticOp::Add,
             &[
                 OperandKind::Data(VertexFormat::Uint8x2),
@@ -468,7 +273,7 @@ mod tests {
         .unwrap();
         assert_eq!(plan.output, VertexFormat::Sint16x2);
         assert_eq!(plan.compute, Compute::I32);
-        let plan = plan_semantics(
+        let plan = fold(
             ArithmeticOp::Add,
             &[
                 OperandKind::Data(VertexFormat::Uint8x2),

@@ -23,13 +23,16 @@ mod select;
 pub use filter::{HostPredicate, compact, mask, prefix_sum};
 pub use select::{extent, gather, segmented_map, sequence};
 
-use super::arithmetic::{self, ArithmeticOp, Compute, OperandKind, source_lane};
+use super::arithmetic::ArithmeticOp;
+use super::cpu_eval::{self, HostPlace};
 use super::deinterleave::select_fields;
+use super::elementwise::{self, OperandKind, Semantics, literal_bits};
 use super::fround::{fround_bits, fround_output};
-use super::input::Constant;
+use super::input::{Constant, Literal};
 use super::interleave::check_interleave;
+use super::lanes::{LaneOp, semantics as lane_semantics};
+use super::math::{MathOp, check_arity};
 use crate::format::VertexFormat;
-use crate::format::codec::{self, Scalar, unit_of_lane};
 use crate::kernels::OpError;
 use crate::kernels::shape::{ViewShape, unit_count, unit_size};
 use crate::layout::GpuDataStructFormat;
@@ -78,7 +81,7 @@ impl<'a> HostInput<'a> {
     }
 
     /// The raw bits of unit `unit` of row `row` (checked beforehand to be in range).
-    fn unit(&self, row: u64, unit: u64) -> u32 {
+    pub(super) fn unit(&self, row: u64, unit: u64) -> u32 {
         let size = unit_size(self.shape.format);
         let at = (self.shape.byte_offset + row * self.shape.byte_stride + unit * size) as usize;
         let mut word = [0u8; 4];
@@ -96,8 +99,10 @@ impl<'a> HostInput<'a> {
 pub enum HostOperand<'a> {
     /// Values in host memory, one per row.
     Data(HostInput<'a>),
-    /// The same value for every row.
+    /// The same float32 value for every row.
     Constant(Constant),
+    /// An untyped number that keeps the data's type.
+    Literal(Literal),
 }
 
 impl<'a> From<HostInput<'a>> for HostOperand<'a> {
@@ -118,13 +123,63 @@ impl From<f32> for HostOperand<'_> {
     }
 }
 
-impl From<&HostOperand<'_>> for OperandKind {
-    fn from(operand: &HostOperand<'_>) -> Self {
-        match operand {
+impl From<Literal> for HostOperand<'_> {
+    fn from(literal: Literal) -> Self {
+        HostOperand::Literal(literal)
+    }
+}
+
+impl HostOperand<'_> {
+    /// The operand's kind; outside the arithmetic family (`literals` false) a literal is a
+    /// float32 constant.
+    fn kind(&self, literals: bool) -> OperandKind {
+        match self {
             HostOperand::Data(input) => OperandKind::Data(input.format()),
             HostOperand::Constant(c) => OperandKind::Constant(c.lanes().len()),
+            HostOperand::Literal(l) if literals => OperandKind::Literal(*l),
+            HostOperand::Literal(l) => OperandKind::Constant(l.lanes().len()),
         }
     }
+}
+
+fn host_kinds(operands: &[HostOperand<'_>], literals: bool) -> Vec<OperandKind> {
+    operands.iter().map(|o| o.kind(literals)).collect()
+}
+
+/// Runs `sem` (made from `operands`' kinds) on the host: the same length rule and input checks
+/// as the kernels, then the engine's evaluation.
+fn run(sem: &Semantics, operands: &[HostOperand<'_>]) -> Result<HostColumn, OpError> {
+    let name = sem.op;
+    let mut length = None;
+    let mut places = Vec::with_capacity(operands.len());
+    for (i, (operand, kind)) in operands.iter().zip(&sem.operands).enumerate() {
+        places.push(match operand {
+            HostOperand::Data(input) => {
+                let expected = *length.get_or_insert(input.length());
+                if input.length() != expected {
+                    return Err(OpError::LengthMismatch {
+                        op: name,
+                        input: i,
+                        expected,
+                        found: input.length(),
+                    });
+                }
+                input.check(name, i)?;
+                HostPlace::Data(*input)
+            }
+            HostOperand::Constant(c) => HostPlace::Bits(c.bits()),
+            HostOperand::Literal(l) => HostPlace::Bits(match kind {
+                OperandKind::Literal(_) => literal_bits(l, sem.compute),
+                _ => l.to_constant().bits(),
+            }),
+        });
+    }
+    let length = length.unwrap_or(0);
+    Ok(HostColumn {
+        format: sem.output,
+        length,
+        bytes: cpu_eval::evaluate(sem, &places, length),
+    })
 }
 
 /// A packed column the CPU reference wrote.
@@ -216,51 +271,6 @@ impl HostRows {
     }
 }
 
-/// Lane `lane` of a value of `format` whose unit holding it is `raw`, decoded by the host codec
-/// and converted to `compute` (the steps of the kernel's WGSL codec snippet).
-fn decode(compute: Compute, format: VertexFormat, lane: u32, raw: u32) -> Scalar {
-    let value = codec::decode_unit(format, lane, raw);
-    match compute {
-        Compute::F32 => Scalar::F32(value.to_f32()),
-        Compute::U32 => Scalar::U32(value.to_u32()),
-        Compute::I32 => Scalar::I32(value.to_i32()),
-    }
-}
-
-fn zero(compute: Compute) -> Scalar {
-    match compute {
-        Compute::F32 => Scalar::F32(0.0),
-        Compute::U32 => Scalar::U32(0),
-        Compute::I32 => Scalar::I32(0),
-    }
-}
-
-fn apply(op: ArithmeticOp, a: Scalar, b: Scalar) -> Scalar {
-    match (a, b) {
-        (Scalar::F32(a), Scalar::F32(b)) => Scalar::F32(match op {
-            ArithmeticOp::Add => a + b,
-            ArithmeticOp::Subtract => a - b,
-            ArithmeticOp::Multiply => a * b,
-            ArithmeticOp::Divide => a / b,
-        }),
-        (Scalar::U32(a), Scalar::U32(b)) => Scalar::U32(match op {
-            ArithmeticOp::Add => a.wrapping_add(b),
-            ArithmeticOp::Subtract => a.wrapping_sub(b),
-            ArithmeticOp::Multiply => a.wrapping_mul(b),
-            ArithmeticOp::Divide => a.checked_div(b).unwrap_or(0),
-        }),
-        (Scalar::I32(a), Scalar::I32(b)) => Scalar::I32(match op {
-            ArithmeticOp::Add => a.wrapping_add(b),
-            ArithmeticOp::Subtract => a.wrapping_sub(b),
-            ArithmeticOp::Multiply => a.wrapping_mul(b),
-            ArithmeticOp::Divide if b == 0 => 0,
-            ArithmeticOp::Divide => a.wrapping_div(b),
-        }),
-        // Operands are decoded into one computation type.
-        _ => a,
-    }
-}
-
 fn put_unit(out: &mut Vec<u8>, bits: u32, size: u64) {
     out.extend_from_slice(&bits.to_le_bytes()[..size as usize]);
 }
@@ -273,62 +283,10 @@ fn put_unit(out: &mut Vec<u8>, bits: u32, size: u64) {
 /// [`OpError::LengthMismatch`], [`OpError::Misaligned`], [`OpError::StrideTooSmall`],
 /// [`OpError::OutOfBounds`].
 pub fn arithmetic(op: ArithmeticOp, operands: &[HostOperand<'_>]) -> Result<HostColumn, OpError> {
-    let name = op.as_str();
-    let kinds: Vec<OperandKind> = operands.iter().map(OperandKind::from).collect();
-    let plan = arithmetic::plan_semantics(op, &kinds)?;
-    let mut length = None;
-    for (i, operand) in operands.iter().enumerate() {
-        if let HostOperand::Data(input) = operand {
-            let expected = *length.get_or_insert(input.length());
-            if input.length() != expected {
-                return Err(OpError::LengthMismatch {
-                    op: name,
-                    input: i,
-                    expected,
-                    found: input.length(),
-                });
-            }
-            input.check(name, i)?;
-        }
-    }
-    let length = length.unwrap_or(0);
-    let out_unit = unit_size(plan.output);
-    let mut bytes = Vec::with_capacity((length * plan.output.byte_length()) as usize);
-    for row in 0..length {
-        for lane in 0..plan.output.components() {
-            let mut acc = None;
-            for operand in operands {
-                let value = match operand {
-                    HostOperand::Data(input) => {
-                        let format = input.format();
-                        match source_lane(format.components(), lane) {
-                            None => zero(plan.compute),
-                            Some(l) => {
-                                let raw = input.unit(row, u64::from(unit_of_lane(format, l)));
-                                decode(plan.compute, format, l, raw)
-                            }
-                        }
-                    }
-                    HostOperand::Constant(c) => match source_lane(c.lanes().len() as u32, lane) {
-                        None => zero(plan.compute),
-                        Some(l) => Scalar::F32(c.lanes()[l as usize]),
-                    },
-                };
-                acc = Some(match acc {
-                    None => value,
-                    Some(a) => apply(op, a, value),
-                });
-            }
-            let value = acc.unwrap_or_else(|| zero(plan.compute));
-            let bits = codec::encode_unit(plan.output, lane, value);
-            put_unit(&mut bytes, bits, out_unit);
-        }
-    }
-    Ok(HostColumn {
-        format: plan.output,
-        length,
-        bytes,
-    })
+    run(
+        &elementwise::fold(op, &host_kinds(operands, true))?,
+        operands,
+    )
 }
 
 /// `a + b`: the reference of [`ops::add`](super::add).
@@ -340,6 +298,91 @@ pub fn add<'a>(
     b: impl Into<HostOperand<'a>>,
 ) -> Result<HostColumn, OpError> {
     arithmetic(ArithmeticOp::Add, &[a.into(), b.into()])
+}
+
+/// `op` of `operands` (one, or two for [`MathOp::Pow`]): the reference of
+/// [`ops::math`](super::math()).
+///
+/// # Errors
+/// As [`arithmetic`].
+pub fn math(op: MathOp, operands: &[HostOperand<'_>]) -> Result<HostColumn, OpError> {
+    check_arity(op, operands.len())?;
+    run(
+        &elementwise::math(op, &host_kinds(operands, true))?,
+        operands,
+    )
+}
+
+/// `op` over `operands`: the reference of [`ops::lanes`](super::lanes()).
+///
+/// # Errors
+/// As [`ops::plan_lanes`](super::plan_lanes) without the device's.
+pub fn lanes(op: &LaneOp, operands: &[HostOperand<'_>]) -> Result<HostColumn, OpError> {
+    run(&lane_semantics(op, &host_kinds(operands, false))?, operands)
+}
+
+/// `Σ x[l] · y[l]` per row: the reference of [`ops::dot`](super::dot).
+///
+/// # Errors
+/// As [`lanes`].
+pub fn dot<'a>(
+    x: impl Into<HostOperand<'a>>,
+    y: impl Into<HostOperand<'a>>,
+) -> Result<HostColumn, OpError> {
+    lanes(&LaneOp::Dot, &[x.into(), y.into()])
+}
+
+/// `sqrt(Σ x[l]²)` per row: the reference of [`ops::length`](super::length).
+///
+/// # Errors
+/// As [`lanes`].
+pub fn length<'a>(x: impl Into<HostOperand<'a>>) -> Result<HostColumn, OpError> {
+    lanes(&LaneOp::Length, &[x.into()])
+}
+
+/// `1` where every lane of `x` equals `y`'s, else `0`: the reference of
+/// [`ops::equal_all`](super::equal_all).
+///
+/// # Errors
+/// As [`lanes`].
+pub fn equal_all<'a>(
+    x: impl Into<HostOperand<'a>>,
+    y: impl Into<HostOperand<'a>>,
+) -> Result<HostColumn, OpError> {
+    lanes(&LaneOp::EqualAll, &[x.into(), y.into()])
+}
+
+/// `when_true` where `condition` is not zero, else `when_false`, lane by lane: the reference
+/// of [`ops::select`](super::select).
+///
+/// # Errors
+/// As [`lanes`].
+pub fn select<'a>(
+    condition: impl Into<HostOperand<'a>>,
+    when_true: impl Into<HostOperand<'a>>,
+    when_false: impl Into<HostOperand<'a>>,
+) -> Result<HostColumn, OpError> {
+    lanes(
+        &LaneOp::Select,
+        &[condition.into(), when_true.into(), when_false.into()],
+    )
+}
+
+/// The lanes `columns` of `x`, in that order: the reference of [`ops::swizzle`](super::swizzle).
+///
+/// # Errors
+/// As [`lanes`].
+pub fn swizzle(x: HostInput<'_>, columns: &[u32]) -> Result<HostColumn, OpError> {
+    lanes(&LaneOp::Swizzle(columns.to_vec()), &[HostOperand::Data(x)])
+}
+
+/// Each row's lanes of every operand, in order, as one column of the joined type: the reference
+/// of [`ops::interleave_lanes`](super::interleave_lanes).
+///
+/// # Errors
+/// As [`lanes`].
+pub fn interleave_lanes(operands: &[HostOperand<'_>]) -> Result<HostColumn, OpError> {
+    lanes(&LaneOp::InterleaveLanes, operands)
 }
 
 /// Rows of `format`, field `i` from input `i`, padding zero: the reference of

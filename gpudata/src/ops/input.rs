@@ -1,4 +1,5 @@
-//! What arithmetic reads: [`Operand`]s, each a [`GpuDataView`] or a [`Constant`].
+//! What operations read: [`Operand`]s, each a [`GpuDataView`], a [`Constant`] or a
+//! [`Literal`].
 
 use crate::data::{GpuData, GpuDataView, TypedGpuDataView};
 use crate::kernels::OpError;
@@ -54,13 +55,100 @@ impl Constant {
     }
 }
 
-/// One argument of an arithmetic operation: a GPU column or a constant.
+/// An untyped literal operand of the arithmetic family (luma.gl's plain `number` or
+/// `number[]` argument): it takes no part in the type join, so the result keeps the data's type
+/// (`sint32 + 0.5` stays `sint32`).
+///
+/// A scalar broadcasts to every lane; a vector's missing lanes are 0 (luma.gl's rule: `[5]` is
+/// `5` in lane 0 only). The value is converted to the type the operation computes in: when
+/// that is an integer type and every lane is an integer that type holds, the arithmetic stays
+/// in wrapping integers; otherwise it runs in `f32` and the result is truncated into the
+/// integer output (negative values wrap, as a JavaScript typed array stores them). Outside the
+/// arithmetic family (`dot`, `select`, ...), luma.gl makes a number a float32 constant, and so
+/// does gpudata.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Literal {
+    lanes: [f64; 4],
+    len: usize,
+    scalar: bool,
+}
+
+impl Literal {
+    /// A number, broadcast to every lane.
+    #[must_use]
+    pub const fn scalar(value: f64) -> Literal {
+        Literal {
+            lanes: [value, 0.0, 0.0, 0.0],
+            len: 1,
+            scalar: true,
+        }
+    }
+
+    /// One to four numbers, lane by lane; missing lanes are 0.
+    ///
+    /// # Errors
+    /// [`OpError::ConstantLanes`] for no lanes or more than four.
+    pub fn vector(values: &[f64]) -> Result<Literal, OpError> {
+        if values.is_empty() || values.len() > 4 {
+            return Err(OpError::ConstantLanes {
+                op: "literal",
+                input: 0,
+                lanes: values.len(),
+            });
+        }
+        let mut lanes = [0.0; 4];
+        lanes[..values.len()].copy_from_slice(values);
+        Ok(Literal {
+            lanes,
+            len: values.len(),
+            scalar: false,
+        })
+    }
+
+    /// The numbers given.
+    #[must_use]
+    pub fn lanes(&self) -> &[f64] {
+        &self.lanes[..self.len]
+    }
+
+    /// Whether it is a scalar (broadcast to every lane).
+    #[must_use]
+    pub const fn is_scalar(&self) -> bool {
+        self.scalar
+    }
+
+    /// The value of output lane `lane` (0..4).
+    pub(crate) fn lane(&self, lane: u32) -> f64 {
+        if self.scalar {
+            self.lanes[0]
+        } else {
+            self.lanes[lane as usize]
+        }
+    }
+
+    /// The float32 constant luma.gl makes of the number outside the arithmetic family.
+    pub(crate) fn to_constant(self) -> Constant {
+        let mut lanes = [0.0; 4];
+        for (to, from) in lanes.iter_mut().zip(self.lanes()) {
+            // Rounded to f32, as a Float32Array stores it.
+            *to = *from as f32;
+        }
+        Constant {
+            lanes,
+            len: self.len,
+        }
+    }
+}
+
+/// One argument of an operation: a GPU column, a constant or a literal.
 #[derive(Clone, Copy, Debug)]
 pub enum Operand<'a> {
     /// Values read from the GPU, one per row.
     Data(GpuDataView<'a>),
-    /// The same value for every row.
+    /// The same float32 value for every row.
     Constant(Constant),
+    /// An untyped number that keeps the data's type ([`Literal`]).
+    Literal(Literal),
 }
 
 impl<'a> From<GpuDataView<'a>> for Operand<'a> {
@@ -78,6 +166,12 @@ impl<'a> From<&GpuDataView<'a>> for Operand<'a> {
 impl From<Constant> for Operand<'_> {
     fn from(constant: Constant) -> Self {
         Operand::Constant(constant)
+    }
+}
+
+impl From<Literal> for Operand<'_> {
+    fn from(literal: Literal) -> Self {
+        Operand::Literal(literal)
     }
 }
 
@@ -118,9 +212,11 @@ pub(crate) fn describe(data: &GpuData) -> String {
         .map_or_else(|| "no format".to_owned(), |f| format!("format `{f}`"))
 }
 
-/// What the two-operand arithmetic functions ([`add`](super::add), ...) take: a
+/// What the operation functions ([`add`](super::add), [`sqrt`](super::sqrt), ...) take: a
 /// [`GpuDataView`] or [`TypedGpuDataView`], [`GpuData`] of one fixed vertex format, a
-/// [`Constant`], an `f32` scalar or an [`Operand`].
+/// [`Constant`] or an `f32` scalar (a float32 constant; an unsuffixed `1.5` is one), a
+/// [`Literal`] (an untyped number: there is deliberately no `f64` conversion, so that `1.5`
+/// keeps meaning a float32 constant), or an [`Operand`].
 pub trait IntoOperand<'a> {
     /// The operand.
     ///
@@ -174,5 +270,11 @@ impl<'a> IntoOperand<'a> for Constant {
 impl<'a> IntoOperand<'a> for f32 {
     fn into_operand(self) -> Result<Operand<'a>, OpError> {
         Ok(Operand::Constant(Constant::scalar(self)))
+    }
+}
+
+impl<'a> IntoOperand<'a> for Literal {
+    fn into_operand(self) -> Result<Operand<'a>, OpError> {
+        Ok(Operand::Literal(self))
     }
 }

@@ -7,6 +7,9 @@
 //! | [`interleave`] | one column per field | rows of a [`GpuDataStructFormat`](crate::GpuDataStructFormat) (packed or wgsl-storage) |
 //! | [`deinterleave`], [`deinterleave_views`] | rows (or any views) | one packed column per field |
 //! | [`fround`], [`fround_f64`] | float64 values as `uint32x2`/`uint32x4` word pairs | `float32x2`/`float32x4` high and low parts |
+//! | [`pow`], [`sqrt`], [`abs`], [`sin`], [`cos`], [`tan`], [`exp`], [`log`], [`math()`] | columns, constants, literals | one packed float32 column (`abs`: the joined type) |
+//! | [`dot`], [`length`], [`equal_all`] | columns, constants | float32 (`equal_all`: uint32 0/1), one lane |
+//! | [`select`], [`swizzle`], [`interleave_lanes`], [`lanes()`] | columns, constants | one packed column (luma.gl's lane rules) |
 //!
 //! Every operation takes the [`Gpu`](crate::Gpu) its data lives on and returns
 //! [`GpuData`](crate::GpuData) that owns a new buffer (usages `STORAGE | VERTEX | COPY_SRC |
@@ -30,9 +33,26 @@
 //!   has one lane, else 0. Float results are computed in `f32`; integer results in wrapping
 //!   32-bit arithmetic (`i32` for signed, `u32` for unsigned) and stored modulo 2^bits; integer
 //!   division by zero gives 0. A NaN result may carry another payload than the CPU's (GPUs
-//!   need not propagate payloads). Normalized values decode as `f32(x) * (1 / max)` (the factor
-//!   rounded to `f32`), snorm clamped to −1; `float16` decodes exactly; `unorm8x4-bgra` reads
-//!   in memory order, as luma.gl does. All data inputs need the same length.
+//!   need not propagate payloads; float16 NaNs reach the arithmetic with their bits as stored).
+//!   Normalized values decode as `f32(x) / max` (luma.gl's rule), snorm clamped to −1;
+//!   `float16` decodes exactly; `unorm8x4-bgra` reads in memory order, as luma.gl does. All data
+//!   inputs need the same length (luma.gl takes the longest). A single data operand comes back
+//!   unchanged, in its own format (luma.gl's `add(a)`). A [`Literal`] keeps the data's
+//!   type: integer data stays in wrapping integer arithmetic when every literal lane is an
+//!   integer of the computation's range, else computes in `f32` and truncates into the integer
+//!   output (negative values wrap, non-finite values store 0, as a typed array stores them;
+//!   beyond ±2³¹ gpudata clamps where luma.gl wraps). Chains round after every step (luma.gl's
+//!   CPU backend fuses them in f64), and the generated WGSL pins that order: operands are
+//!   decoded first, and normalized values, intermediate results and products pass through an
+//!   integer OR with a uniform zero, so no compiler can factor, reassociate or fuse them; the
+//!   GPU equals the CPU reference bit for bit.
+//! - **Math functions** ([`pow`] … [`log`]): float32 output of the larger lane count (`abs`:
+//!   the joined type, integers wrapping at their minimum, floats by clearing the sign bit); WGSL's
+//!   builtins, within the accuracy WGSL states ([`MathOp`]).
+//! - **Lane operations** ([`LaneOp`]): luma.gl's `dot`, `length` (float32, summed in lane order,
+//!   rounded per step), `equalAll` (uint32 0/1), `select` (the join of its values, one-lane
+//!   operands broadcast), `swizzle` (bits unchanged) and `interleave` ([`interleave_lanes`]: one
+//!   column of the promoted type), with luma.gl's lane-count rules and errors.
 //! - **interleave / deinterleave** move bytes: a column and its field need the same component
 //!   count and component size (so `uint8x4` may fill a `unorm8x4` field), and padding bytes of
 //!   the rows are written as zeros. `deinterleave(interleave(columns))` returns the columns
@@ -80,7 +100,9 @@
 mod arithmetic;
 mod compact;
 pub mod cpu;
+mod cpu_eval;
 mod deinterleave;
+mod elementwise;
 mod extent;
 mod fround;
 #[cfg(feature = "arrow")]
@@ -88,7 +110,9 @@ pub(crate) use fround::fround_output;
 mod gather;
 mod input;
 mod interleave;
+mod lanes;
 mod mask;
+mod math;
 mod output;
 mod predicate;
 
@@ -99,8 +123,12 @@ pub use deinterleave::{
 #[cfg(feature = "arrow")]
 pub use fround::fround_arrow;
 pub use fround::{fround, fround_f64, plan_fround};
-pub use input::{Constant, IntoOperand, Operand};
+pub use input::{Constant, IntoOperand, Literal, Operand};
 pub use interleave::{interleave, plan_interleave};
+pub use lanes::{
+    LaneOp, dot, equal_all, interleave_lanes, lanes, length, plan_lanes, select, swizzle,
+};
+pub use math::{MathOp, abs, cos, exp, log, math, plan_math, pow, sin, sqrt, tan};
 
 pub use compact::{Compacted, compact, compact_data, plan_compact, prefix_sum};
 pub(crate) use compact::{RowSet, compact_row_sets};

@@ -11,10 +11,13 @@ use gpudata::{
 };
 
 use crate::kernels::{self, Fill};
+
+#[path = "elementwise.rs"]
+mod elementwise;
 use crate::timing::Work;
 
 /// Case groups in run order; `--ops` selects by prefix.
-pub const NAMES: [&str; 18] = [
+pub const NAMES: [&str; 31] = [
     "copy_vec4_256",
     "copy_u32_64",
     "copy_buffer_to_buffer",
@@ -33,6 +36,19 @@ pub const NAMES: [&str; 18] = [
     "compact",
     "random_read_vec4",
     "gather_f32x4",
+    "sqrt_f32",
+    "abs_f32",
+    "sin_f32",
+    "cos_f32",
+    "tan_f32",
+    "exp_f32",
+    "log_f32",
+    "pow_f32",
+    "dot_f32x4",
+    "length_f32x4",
+    "equal_all_f32x4",
+    "select_f32",
+    "swizzle_f32x4",
 ];
 
 pub type Verify = Box<dyn Fn(&Gpu) -> Result<(), String>>;
@@ -143,6 +159,52 @@ fn verifier(
     outputs: Vec<(wgpu::Buffer, u64)>,
     reference: Reference,
 ) -> Verify {
+    verifier_within(inputs, length, outputs, reference, Close::Exact)
+}
+
+/// How sampled outputs must agree with the CPU reference.
+#[derive(Clone, Copy)]
+pub enum Close {
+    /// Byte for byte.
+    Exact,
+    /// float32 words within this relative tolerance (at least 1 absolute scale), NaN equal to
+    /// NaN.
+    Relative(f32),
+    /// float32 words whose arc tangents differ by at most this (for `tan`, whose error near a
+    /// pole WGSL bounds through `sin / cos`, not relatively).
+    Tangent(f32),
+}
+
+/// The first byte at which `found` and `want` disagree under `close`.
+fn agree(found: &[u8], want: &[u8], close: Close) -> Option<usize> {
+    let f = |c: &[u8]| f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+    let ok = |g: f32, c: f32| {
+        g == c
+            || (g.is_nan() && c.is_nan())
+            || match close {
+                Close::Exact => false,
+                Close::Relative(t) => (g - c).abs() <= t * c.abs().max(1.0),
+                Close::Tangent(t) => (g.atan() - c.atan()).abs() <= t,
+            }
+    };
+    match close {
+        Close::Exact => found.iter().zip(want).position(|(a, b)| a != b),
+        _ => found
+            .chunks_exact(4)
+            .zip(want.chunks_exact(4))
+            .position(|(g, c)| !ok(f(g), f(c)))
+            .map(|w| w * 4),
+    }
+}
+
+/// [`verifier`] comparing outputs as `close` says ([`agree`]).
+fn verifier_within(
+    inputs: Vec<Col>,
+    length: u64,
+    outputs: Vec<(wgpu::Buffer, u64)>,
+    reference: Reference,
+    close: Close,
+) -> Verify {
     Box::new(move |gpu: &Gpu| {
         // The first, middle and last rows (the middle crosses the first split of an operation
         // over twice the largest binding).
@@ -162,7 +224,7 @@ fn verifier(
             let expected = reference(&hosts).map_err(|e| e.to_string())?;
             for (o, ((buffer, row_bytes), want)) in outputs.iter().zip(&expected).enumerate() {
                 let found = read_range(gpu, buffer, rows.start * row_bytes, count * row_bytes)?;
-                if let Some(at) = found.iter().zip(want).position(|(a, b)| a != b) {
+                if let Some(at) = agree(&found, want, close) {
                     return Err(format!(
                         "output {o}, rows {rows:?}: first difference at byte {at} (row {})",
                         rows.start + at as u64 / row_bytes
@@ -596,7 +658,7 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
         other if crate::select::NAMES.contains(&other) => {
             cases.extend(crate::select::build(gpu, other, size)?);
         }
-        other => return Err(format!("unknown case `{other}`")),
+        other => return elementwise::build(gpu, other, size),
     }
     Ok(cases)
 }

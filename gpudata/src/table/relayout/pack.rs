@@ -215,7 +215,7 @@ pub(crate) fn pack_batches(
         )?;
         packed.push((group, batch));
     }
-    recorder.submit();
+    recorder.submit()?;
 
     // Swap, last group first so earlier ranges stay valid; destroy what was replaced.
     for (group, batch) in packed.into_iter().rev() {

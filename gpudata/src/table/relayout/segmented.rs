@@ -301,7 +301,7 @@ impl SegmentedTable {
                 true,
             )?;
         }
-        recorder.submit();
+        recorder.submit()?;
         let constants = table
             .constants()
             .map(|(n, c)| (n.to_owned(), c.clone()))
@@ -473,7 +473,7 @@ pub(crate) fn to_packed(
         let vector = packed_vector(gpu, field, buffer, stride)?;
         columns.push((field.name.clone(), GpuColumn::Vector(vector)));
     }
-    recorder.submit();
+    recorder.submit()?;
     finish_conversion(table, columns)
 }
 
@@ -536,7 +536,7 @@ pub(crate) fn to_interleaved(
             GpuColumn::Vector(packed_vector(gpu, field, buffer, stride)?),
         ));
     }
-    recorder.submit();
+    recorder.submit()?;
     finish_conversion(table, columns)
 }
 

@@ -1,0 +1,296 @@
+//! The host twin of the element-wise engine's row code: the same [`Semantics`], evaluated step
+//! by step as the generated WGSL evaluates it (operands decoded by the host codec, converted to
+//! the computation type, float results rounded to `f32` after every step).
+
+use super::arithmetic::{ArithmeticOp, Compute, source_lane};
+use super::cpu::HostInput;
+use super::elementwise::{OperandKind, Program, Semantics};
+use super::math::MathOp;
+use crate::format::codec::{self, Scalar, decoded_type, unit_of_lane};
+use crate::format::{DataType, PrimitiveType};
+use crate::kernels::shape::{unit_count, unit_size};
+
+/// Where an operand's values come from on the host.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum HostPlace<'a> {
+    /// A column in host memory (checked beforehand).
+    Data(HostInput<'a>),
+    /// The uniform lanes of a constant (f32 bits) or a literal (bits of the computation type).
+    Bits([u32; 4]),
+}
+
+fn convert(value: Scalar, to: PrimitiveType) -> Scalar {
+    match to {
+        PrimitiveType::U32 => Scalar::U32(value.to_u32()),
+        PrimitiveType::I32 => Scalar::I32(value.to_i32()),
+        PrimitiveType::F32 | PrimitiveType::F16 => Scalar::F32(value.to_f32()),
+    }
+}
+
+/// WGSL's `i32(f32)`: truncated, clamped to the `f32` values inside `i32`'s range (the largest
+/// is 2³¹ − 128), NaN as 0.
+#[allow(clippy::cast_possible_truncation, reason = "clamped first")]
+fn wgsl_i32(v: f32) -> i32 {
+    v.clamp(-2_147_483_648.0, 2_147_483_520.0) as i32
+}
+
+/// WGSL's `u32(f32)`: truncated, clamped to the `f32` values inside `u32`'s range (the largest
+/// is 2³² − 256), NaN as 0.
+#[allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    reason = "clamped first"
+)]
+fn wgsl_u32(v: f32) -> u32 {
+    v.clamp(0.0, 4_294_967_040.0) as u32
+}
+
+fn zero(ty: PrimitiveType) -> Scalar {
+    convert(Scalar::U32(0), ty)
+}
+
+fn from_bits(bits: u32, compute: Compute) -> Scalar {
+    match compute {
+        Compute::F32 => Scalar::F32(f32::from_bits(bits)),
+        Compute::U32 => Scalar::U32(bits),
+        Compute::I32 => Scalar::I32(bits as i32),
+    }
+}
+
+/// `a op b` in the computation type: wrapping integers, integer division by zero 0.
+pub(crate) fn apply(op: ArithmeticOp, a: Scalar, b: Scalar) -> Scalar {
+    match (a, b) {
+        (Scalar::F32(a), Scalar::F32(b)) => Scalar::F32(match op {
+            ArithmeticOp::Add => a + b,
+            ArithmeticOp::Subtract => a - b,
+            ArithmeticOp::Multiply => a * b,
+            ArithmeticOp::Divide => a / b,
+        }),
+        (Scalar::U32(a), Scalar::U32(b)) => Scalar::U32(match op {
+            ArithmeticOp::Add => a.wrapping_add(b),
+            ArithmeticOp::Subtract => a.wrapping_sub(b),
+            ArithmeticOp::Multiply => a.wrapping_mul(b),
+            ArithmeticOp::Divide => a.checked_div(b).unwrap_or(0),
+        }),
+        (Scalar::I32(a), Scalar::I32(b)) => Scalar::I32(match op {
+            ArithmeticOp::Add => a.wrapping_add(b),
+            ArithmeticOp::Subtract => a.wrapping_sub(b),
+            ArithmeticOp::Multiply => a.wrapping_mul(b),
+            ArithmeticOp::Divide if b == 0 => 0,
+            ArithmeticOp::Divide => a.wrapping_div(b),
+        }),
+        // Operands are converted to one computation type first.
+        _ => a,
+    }
+}
+
+fn math(op: MathOp, args: &[Scalar]) -> Scalar {
+    let f = |i: usize| args[i].to_f32();
+    match (op, args[0]) {
+        (MathOp::Abs, Scalar::I32(v)) => Scalar::I32(v.wrapping_abs()),
+        (MathOp::Abs, Scalar::U32(v)) => Scalar::U32(v),
+        (MathOp::Abs, Scalar::F32(v)) => Scalar::F32(f32::from_bits(v.to_bits() & 0x7fff_ffff)),
+        (MathOp::Pow, _) => Scalar::F32(f(0).powf(f(1))),
+        (MathOp::Sqrt, _) => Scalar::F32(f(0).sqrt()),
+        (MathOp::Sin, _) => Scalar::F32(f(0).sin()),
+        (MathOp::Cos, _) => Scalar::F32(f(0).cos()),
+        (MathOp::Tan, _) => Scalar::F32(f(0).tan()),
+        (MathOp::Exp, _) => Scalar::F32(f(0).exp()),
+        (MathOp::Log, _) => Scalar::F32(f(0).ln()),
+    }
+}
+
+/// Numeric equality as the kernel decides it (see the engine's `equal_wgsl`).
+fn equal(a: Scalar, b: Scalar) -> bool {
+    let float_eq = |a: f32, b: f32| {
+        let (x, y) = (a.to_bits(), b.to_bits());
+        (x == y || (x | y) & 0x7fff_ffff == 0) && x & 0x7fff_ffff <= 0x7f80_0000
+    };
+    match (a, b) {
+        (Scalar::I32(a), Scalar::I32(b)) => a == b,
+        (Scalar::U32(a), Scalar::U32(b)) => a == b,
+        (Scalar::I32(a), Scalar::U32(b)) | (Scalar::U32(b), Scalar::I32(a)) => {
+            a >= 0 && a as u32 == b
+        }
+        (a, b) => float_eq(a.to_f32(), b.to_f32()),
+    }
+}
+
+fn nonzero(c: Scalar) -> bool {
+    match c {
+        Scalar::F32(v) => v.to_bits() & 0x7fff_ffff != 0,
+        Scalar::I32(v) => v != 0,
+        Scalar::U32(v) => v != 0,
+    }
+}
+
+/// One row of `sem` over `places`.
+struct Row<'s, 'a> {
+    sem: &'s Semantics,
+    places: &'s [HostPlace<'a>],
+    row: u64,
+}
+
+impl Row<'_, '_> {
+    fn raw(&self, i: usize, lane: u32) -> u32 {
+        match (self.sem.operands[i], self.places[i]) {
+            (OperandKind::Data(format), HostPlace::Data(input)) => {
+                input.unit(self.row, u64::from(unit_of_lane(format, lane)))
+            }
+            _ => 0,
+        }
+    }
+
+    /// Lane `lane` of operand `i` after luma.gl's lane rule, converted to `to` (or as it
+    /// arrives).
+    fn value(&self, i: usize, lane: u32, to: Option<PrimitiveType>) -> Scalar {
+        let sem = self.sem;
+        let kind = sem.operands[i];
+        match (kind, self.places[i]) {
+            (OperandKind::Literal(_), HostPlace::Bits(bits)) => {
+                let v = from_bits(bits[lane as usize], sem.compute);
+                to.map_or(v, |t| convert(v, t))
+            }
+            (_, place) => {
+                let natural = match kind {
+                    OperandKind::Data(f) => decoded_type(f),
+                    _ => PrimitiveType::F32,
+                };
+                let ty = to.unwrap_or(natural);
+                let v = match (source_lane(kind.lanes(), lane), kind, place) {
+                    (None, _, _) => return zero(ty),
+                    (Some(l), OperandKind::Data(format), HostPlace::Data(_)) => {
+                        codec::decode_unit(format, l, self.raw(i, l))
+                    }
+                    (Some(l), _, HostPlace::Bits(bits)) => {
+                        Scalar::F32(f32::from_bits(bits[l as usize]))
+                    }
+                    (Some(_), _, HostPlace::Data(_)) => return zero(ty),
+                };
+                convert(v, ty)
+            }
+        }
+    }
+
+    fn lane(&self, lane: u32) -> Scalar {
+        let sem = self.sem;
+        let compute = Some(sem.compute.primitive());
+        match &sem.program {
+            Program::Fold(op) => {
+                let mut acc = self.value(0, lane, compute);
+                for i in 1..sem.operands.len() {
+                    acc = apply(*op, acc, self.value(i, lane, compute));
+                }
+                match (acc, decoded_type(sem.output)) {
+                    (Scalar::F32(v), _)
+                        if !v.is_finite() && sem.output.data_type() != DataType::Float32 =>
+                    {
+                        convert(Scalar::U32(0), decoded_type(sem.output))
+                    }
+                    (Scalar::F32(v), PrimitiveType::I32) => Scalar::I32(wgsl_i32(v)),
+                    (Scalar::F32(v), PrimitiveType::U32) => Scalar::U32(if v < 0.0 {
+                        wgsl_i32(v) as u32
+                    } else {
+                        wgsl_u32(v)
+                    }),
+                    (acc, _) => acc,
+                }
+            }
+            Program::Math(op) => {
+                let args: Vec<Scalar> = (0..sem.operands.len())
+                    .map(|i| self.value(i, lane, compute))
+                    .collect();
+                math(*op, &args)
+            }
+            Program::Select => {
+                if nonzero(self.value(0, lane, None)) {
+                    self.value(1, lane, compute)
+                } else {
+                    self.value(2, lane, compute)
+                }
+            }
+            Program::Gather(entries) => {
+                let (i, l) = entries[lane as usize];
+                self.value(i, l, compute)
+            }
+            Program::Dot | Program::Length | Program::EqualAll | Program::Identity => {
+                zero(sem.compute.primitive())
+            }
+        }
+    }
+
+    fn reduce(&self) -> Scalar {
+        let sem = self.sem;
+        let lanes = sem.operands[0].lanes();
+        let f32 = Some(PrimitiveType::F32);
+        if sem.program == Program::EqualAll {
+            let all = (0..lanes).all(|l| equal(self.value(0, l, None), self.value(1, l, None)));
+            return Scalar::U32(u32::from(all));
+        }
+        let mut sum: Option<f32> = None;
+        for l in 0..lanes {
+            let a = self.value(0, l, f32).to_f32();
+            let b = if sem.program == Program::Dot {
+                self.value(1, l, f32).to_f32()
+            } else {
+                a
+            };
+            let product = a * b;
+            sum = Some(sum.map_or(product, |s| s + product));
+        }
+        let sum = sum.unwrap_or(0.0);
+        Scalar::F32(if sem.program == Program::Length {
+            sum.sqrt()
+        } else {
+            sum
+        })
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        let sem = self.sem;
+        let size = unit_size(sem.output) as usize;
+        let mut put = |bits: u32| out.extend_from_slice(&bits.to_le_bytes()[..size]);
+        match &sem.program {
+            Program::Identity => {
+                if let OperandKind::Data(format) = sem.operands[0] {
+                    for j in 0..unit_count(format) {
+                        put(self.raw_unit(j));
+                    }
+                }
+            }
+            Program::Dot | Program::Length | Program::EqualAll => {
+                put(codec::encode_unit(sem.output, 0, self.reduce()));
+            }
+            program => {
+                // Lanes that share a unit (unorm10-10-10-2 never is an output here) each
+                // fill their own.
+                for lane in 0..sem.output.components() {
+                    let bits = match program {
+                        Program::Gather(entries) if sem.raw(entries[lane as usize].0) => {
+                            let (i, l) = entries[lane as usize];
+                            self.raw(i, l)
+                        }
+                        _ => codec::encode_unit(sem.output, lane, self.lane(lane)),
+                    };
+                    put(bits);
+                }
+            }
+        }
+    }
+
+    fn raw_unit(&self, unit: u64) -> u32 {
+        match self.places[0] {
+            HostPlace::Data(input) => input.unit(self.row, unit),
+            HostPlace::Bits(_) => 0,
+        }
+    }
+}
+
+/// `length` rows of `sem` over `places` (inputs checked), packed in `sem.output`.
+pub(crate) fn evaluate(sem: &Semantics, places: &[HostPlace<'_>], length: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity((length * sem.output.byte_length()) as usize);
+    for row in 0..length {
+        Row { sem, places, row }.write(&mut out);
+    }
+    out
+}
