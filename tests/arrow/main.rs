@@ -7,6 +7,8 @@ pub mod support;
 mod convert;
 mod errors;
 mod faults;
+#[cfg(feature = "flight")]
+mod flight;
 #[cfg(feature = "parquet")]
 mod flights;
 mod gpu;

@@ -67,6 +67,8 @@
 mod batch;
 pub mod convert;
 mod error;
+#[cfg(feature = "flight")]
+pub mod flight;
 mod format;
 mod gpu;
 mod ipc;

@@ -64,6 +64,14 @@ pub enum IngestError {
         #[source]
         source: parquet::errors::ParquetError,
     },
+    /// An Arrow Flight connection, `do_get` call or stream that failed.
+    #[cfg(feature = "flight")]
+    #[error("arrow flight: {source}")]
+    Flight {
+        /// What the Flight client said.
+        #[source]
+        source: arrow_flight::error::FlightError,
+    },
     /// A projection naming a column the file does not have.
     #[error("no column `{column}` in the file: found [{found}]")]
     NoSuchColumn {

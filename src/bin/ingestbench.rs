@@ -1,0 +1,147 @@
+//! `ingestbench`: a Parquet file to a GPU table, end to end, against arrow-rs reading the same
+//! file into memory alone (the floor), for `BENCHMARKS.md`.
+//!
+//! ```text
+//! cargo build --release --bin ingestbench --features parquet
+//! target/release/ingestbench [--iters N] FILE.parquet
+//! ```
+//!
+//! Each case runs once to warm up, then `N` times (default 5); the table gives the median.
+//! Cases: arrow-rs's reader alone, on one thread and with one thread per row group (up to the
+//! cores); gpudata's `ingest_parquet` under the `auto` policy (decode, convert, upload, GPU table)
+//! on one thread and on all cores.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use gpudata::Gpu;
+use gpudata::arrow::parquet::{DEFAULT_PARQUET_BATCH_ROWS, ParquetOptions, ingest_parquet};
+use gpudata::arrow::stream::{CancelToken, IngestOptions};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error + Send + Sync>>;
+
+/// arrow-rs decoding row groups `groups` of `path` into memory; returns rows and bytes.
+fn arrow_read(path: &Path, groups: Vec<usize>) -> Result<(u64, u64)> {
+    let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(path)?)?
+        .with_row_groups(groups)
+        .with_batch_size(DEFAULT_PARQUET_BATCH_ROWS)
+        .build()?;
+    let mut rows = 0;
+    let mut bytes = 0;
+    for batch in reader {
+        let batch = batch?;
+        rows += batch.num_rows() as u64;
+        bytes += batch.get_array_memory_size() as u64;
+    }
+    Ok((rows, bytes))
+}
+
+fn arrow_read_parallel(path: &Path, groups: usize, threads: usize) -> Result<(u64, u64)> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| scope.spawn(move || arrow_read(path, (t..groups).step_by(threads).collect())))
+            .collect();
+        let mut total = (0, 0);
+        for h in handles {
+            let (r, b) = h.join().map_err(|_| "a reader thread panicked")??;
+            total = (total.0 + r, total.1 + b);
+        }
+        Ok(total)
+    })
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn time(iters: usize, mut f: impl FnMut() -> Result<u64>) -> Result<(Duration, u64)> {
+    let rows = f()?;
+    let mut times = Vec::with_capacity(iters);
+    for _ in 0..iters {
+        let start = Instant::now();
+        f()?;
+        times.push(start.elapsed());
+    }
+    Ok((median(times), rows))
+}
+
+fn main() -> Result<()> {
+    let mut args = std::env::args().skip(1);
+    let mut iters = 5;
+    let mut path = None;
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--iters" => iters = args.next().ok_or("--iters needs a value")?.parse()?,
+            _ => path = Some(PathBuf::from(arg)),
+        }
+    }
+    let path = path.ok_or("usage: ingestbench [--iters N] FILE.parquet")?;
+    let file_bytes = std::fs::metadata(&path)?.len();
+    let groups = ParquetRecordBatchReaderBuilder::try_new(File::open(&path)?)?
+        .metadata()
+        .num_row_groups();
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let threads = cores.min(groups).max(1);
+    let gpu = Gpu::headless()?;
+    println!(
+        "file: {} ({file_bytes} bytes, {groups} row groups)",
+        path.display()
+    );
+    println!("adapter: {}", gpu.adapter_summary());
+    println!("cores: {cores}; iterations: {iters} (median)");
+    println!();
+    println!("| case | threads | median | rows/s | file MB/s | vs arrow-rs 1 thread |");
+    println!("|---|---|---|---|---|---|");
+    let mut floor = None;
+    let mut row = |name: &str, t: usize, (d, rows): (Duration, u64)| {
+        let s = d.as_secs_f64();
+        let base = *floor.get_or_insert(s);
+        println!(
+            "| {name} | {t} | {:.1} ms | {:.1} M | {:.0} | {:.2}x |",
+            s * 1e3,
+            rows as f64 / s / 1e6,
+            file_bytes as f64 / s / 1e6,
+            s / base
+        );
+    };
+    row(
+        "arrow-rs read into memory",
+        1,
+        time(iters, || Ok(arrow_read(&path, (0..groups).collect())?.0))?,
+    );
+    row(
+        "arrow-rs read into memory",
+        threads,
+        time(iters, || Ok(arrow_read_parallel(&path, groups, threads)?.0))?,
+    );
+    for t in [1, threads] {
+        let parquet = ParquetOptions {
+            threads: t,
+            ..ParquetOptions::default()
+        };
+        let mut gpu_bytes = 0;
+        let measured = time(iters, || {
+            let ingested = ingest_parquet(
+                &gpu,
+                &path,
+                &IngestOptions::default(),
+                &parquet,
+                |_| {},
+                &CancelToken::new(),
+            )?;
+            gpu_bytes = ingested.progress.gpu_bytes;
+            let rows = ingested.progress.rows;
+            ingested.table.destroy();
+            Ok(rows)
+        })?;
+        row(
+            &format!("gpudata ingest_parquet, auto ({gpu_bytes} gpu bytes)"),
+            t,
+            measured,
+        );
+    }
+    Ok(())
+}
