@@ -186,7 +186,9 @@ fn layout_duplicate_field() {
 fn layout_duplicate_field_check_scales_linearly() {
     // The duplicate-name check once compared every pair: 40,000 fields took 11 s. Time two
     // sizes ten times apart (the fastest of three runs each) and compare loosely: a linear check
-    // takes about 10 times as long, a quadratic one about 100 times.
+    // takes about 10 times as long, a quadratic one about 100 times. The 400k run's names leave
+    // the caches, so on a loaded machine an n log n check has measured up to 44 times: the bound
+    // sits between that and quadratic.
     fn declare(n: usize) -> std::time::Duration {
         let fields: Vec<(String, VertexFormat)> = (0..n)
             .map(|i| (format!("f{i}"), VertexFormat::Float32))
@@ -215,7 +217,7 @@ fn layout_duplicate_field_check_scales_linearly() {
     let large = declare(400_000);
     let ratio = large.as_secs_f64() / small.as_secs_f64().max(1e-9);
     assert!(
-        ratio < 40.0,
+        ratio < 70.0,
         "400k fields took {large:?}, 40k took {small:?}: ratio {ratio:.1}, expected about 10"
     );
 }
