@@ -2,6 +2,9 @@
 //! against a plain `memcpy` of the same bytes, and on a padded wgsl-storage struct (the
 //! derive's per-field encoder) against encase 0.13 writing the same data into the same layout.
 //!
+//! The nested groups do the same on a struct with a `mat4x4<f32>`, a `vec3<f32>` and a nested
+//! struct (issue 14).
+//!
 //! ```text
 //! cargo bench --bench encode
 //! ```
@@ -208,12 +211,172 @@ fn host_encoding(c: &mut Criterion) {
     group.finish();
 }
 
+/// A nested material (16 bytes, its host layout is its GPU layout).
+#[derive(Clone, Copy, GpuStruct)]
+#[repr(C)]
+struct Material {
+    color: [f32; 3],
+    roughness: f32,
+}
+
+/// Zero-copy nested row: `mat4x4<f32>`, `vec3<f32>`, a scalar, a nested struct (96 bytes).
+#[derive(Clone, Copy, GpuStruct)]
+#[repr(C)]
+#[gpu(zero_copy)]
+struct Instance {
+    #[gpu(wgsl = "mat4x4<f32>")]
+    transform: [[f32; 4]; 4],
+    position: [f32; 3],
+    scale: f32,
+    material: Material,
+}
+
+/// The encoder path on a nested row: `mass` first puts the matrix at 16, the vec3 at 80 and the
+/// material at 96 (112 bytes), so the row is encoded leaf by leaf.
+#[derive(Clone, Copy, GpuStruct)]
+struct Body {
+    mass: f32,
+    #[gpu(wgsl = "mat4x4<f32>")]
+    transform: [[f32; 4]; 4],
+    position: [f32; 3],
+    material: Material,
+}
+
+/// encase's matrix type for the same WGSL struct.
+#[derive(Clone, Copy)]
+struct Mat4([[f32; 4]; 4]);
+
+impl AsRef<[[f32; 4]; 4]> for Mat4 {
+    fn as_ref(&self) -> &[[f32; 4]; 4] {
+        &self.0
+    }
+}
+impl AsMut<[[f32; 4]; 4]> for Mat4 {
+    fn as_mut(&mut self) -> &mut [[f32; 4]; 4] {
+        &mut self.0
+    }
+}
+impl From<[[f32; 4]; 4]> for Mat4 {
+    fn from(m: [[f32; 4]; 4]) -> Self {
+        Mat4(m)
+    }
+}
+encase::impl_matrix!(4, 4, Mat4, f32; using AsRef AsMut From);
+
+/// `struct Material { color: vec3<f32>, roughness: f32 }` for encase.
+#[derive(Clone, Copy, ShaderType)]
+struct EncaseMaterial {
+    color: Vec3,
+    roughness: f32,
+}
+
+/// `struct Body { mass: f32, transform: mat4x4<f32>, position: vec3<f32>, material: Material }`
+/// for encase.
+#[derive(Clone, Copy, ShaderType)]
+struct EncaseBody {
+    mass: f32,
+    transform: Mat4,
+    position: Vec3,
+    material: EncaseMaterial,
+}
+
+#[allow(clippy::cast_precision_loss, reason = "bench data: any value will do")]
+fn matrix(i: usize) -> [[f32; 4]; 4] {
+    let f = i as f32;
+    [
+        [f, 1.0, 2.0, 3.0],
+        [4.0, f, 6.0, 7.0],
+        [8.0, 9.0, f, 11.0],
+        [12.0, 13.0, 14.0, 1.0],
+    ]
+}
+
+#[allow(clippy::cast_precision_loss, reason = "bench data: any value will do")]
+fn nested_encoding(c: &mut Criterion) {
+    let material = |i: usize| Material {
+        color: [0.5, i as f32, 0.25],
+        roughness: 0.75,
+    };
+    // Zero-copy path against a plain memcpy of the same bytes.
+    let instances: Vec<Instance> = (0..ROWS)
+        .map(|i| Instance {
+            transform: matrix(i),
+            position: [i as f32, 1.0, 2.0],
+            scale: 1.5,
+            material: material(i),
+        })
+        .collect();
+    let source = rows_as_bytes(&instances).expect("zero-copy").to_vec();
+    let mut dst = vec![0u8; source.len()];
+    encode_rows(&instances, &mut dst).unwrap();
+    assert!(dst == source, "encode_rows must copy the rows' bytes");
+    let mut group = c.benchmark_group("encode_nested_zero_copy");
+    group.throughput(Throughput::Bytes(source.len() as u64));
+    group.bench_function(BenchmarkId::new("memcpy", ROWS), |b| {
+        b.iter(|| dst.copy_from_slice(black_box(&source)));
+    });
+    group.bench_function(BenchmarkId::new("gpudata_encode_rows", ROWS), |b| {
+        b.iter(|| encode_rows(black_box(&instances), &mut dst).unwrap());
+    });
+    group.finish();
+
+    // Leaf-by-leaf encoder against encase on the same nested struct.
+    let bodies: Vec<Body> = (0..ROWS)
+        .map(|i| Body {
+            mass: 2.0,
+            transform: matrix(i),
+            position: [i as f32, 1.0, 2.0],
+            material: material(i),
+        })
+        .collect();
+    let encase_bodies: Vec<EncaseBody> = bodies
+        .iter()
+        .map(|b| EncaseBody {
+            mass: b.mass,
+            transform: Mat4(b.transform),
+            position: Vec3(b.position),
+            material: EncaseMaterial {
+                color: Vec3(b.material.color),
+                roughness: b.material.roughness,
+            },
+        })
+        .collect();
+    let stride = usize::try_from(Body::FORMAT.byte_stride()).unwrap();
+    assert_eq!(stride as u64, EncaseBody::min_size().get());
+    const { assert!(!Body::HOST_LAYOUT_MATCHES) };
+    let mut ours = vec![0u8; ROWS * stride];
+    let mut theirs = vec![0u8; ROWS * stride];
+    encode_rows(&bodies, &mut ours).unwrap();
+    let mut buffer = StorageBuffer::new(&mut theirs);
+    buffer
+        .write(&encase_bodies)
+        .expect("destination is large enough");
+    assert!(
+        ours == theirs,
+        "gpudata and encase must write the same bytes"
+    );
+    let mut group = c.benchmark_group("encode_nested_storage");
+    group.throughput(Throughput::Bytes((ROWS * stride) as u64));
+    group.bench_function(BenchmarkId::new("gpudata_encode_rows", ROWS), |b| {
+        b.iter(|| encode_rows(black_box(&bodies), &mut ours).unwrap());
+    });
+    group.bench_function(BenchmarkId::new("encase_storage_buffer_write", ROWS), |b| {
+        b.iter(|| {
+            let mut buffer = StorageBuffer::new(&mut theirs);
+            buffer
+                .write(black_box(&encase_bodies))
+                .expect("destination is large enough");
+        });
+    });
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .sample_size(30)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(6));
-    targets = host_encoding
+    targets = host_encoding, nested_encoding
 }
 criterion_main!(benches);

@@ -5,7 +5,7 @@ use gpudata::check::Shader;
 use gpudata::{GpuDataStructFormat, StructLayout};
 
 /// The usage line.
-pub const USAGE: &str = "usage: gpudata layout [--layout packed|wgsl-storage] [--json] [--check SHADER.wgsl STRUCT] NAME:FORMAT...";
+pub const USAGE: &str = "usage: gpudata layout [--layout packed|wgsl-storage|wgsl-uniform] [--json] [--check SHADER.wgsl STRUCT] NAME:FORMAT...\n       gpudata layout [--layout wgsl-storage|wgsl-uniform] [--json] --wgsl \"a: vec3<f32>, b: array<mat4x4<f32>, 2>\"";
 
 /// Parsed command line.
 #[derive(Debug)]
@@ -18,6 +18,8 @@ pub struct Args {
     pub fields: Vec<(String, String)>,
     /// `--check SHADER.wgsl STRUCT`: the WGSL file and struct to compare the rows with.
     pub check: Option<(String, String)>,
+    /// `--wgsl DECLARATION`: WGSL member declarations to lay out by WGSL's memory model.
+    pub wgsl: Option<String>,
 }
 
 /// Parses the arguments after the program name.
@@ -30,6 +32,7 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String
         json: false,
         fields: Vec::new(),
         check: None,
+        wgsl: None,
     };
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -48,6 +51,9 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String
                     .ok_or("--check needs a struct name after the file")?;
                 parsed.check = Some((file, name));
             }
+            "--wgsl" => {
+                parsed.wgsl = Some(args.next().ok_or("--wgsl needs member declarations")?);
+            }
             "-h" | "--help" => return Err(USAGE.to_owned()),
             _ => {
                 if let Some(value) = arg.strip_prefix("--layout=") {
@@ -63,7 +69,12 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String
             }
         }
     }
-    if parsed.fields.is_empty() {
+    if parsed.wgsl.is_some() && !parsed.fields.is_empty() {
+        return Err(format!(
+            "--wgsl declares the members; drop the NAME:FORMAT fields\n{USAGE}"
+        ));
+    }
+    if parsed.fields.is_empty() && parsed.wgsl.is_none() {
         return Err(format!("no fields given\n{USAGE}"));
     }
     Ok(parsed)
@@ -131,6 +142,9 @@ pub fn check(args: &Args, file: &str, name: &str) -> Result<(String, Option<Stri
 /// # Errors
 /// The layout engine's message for invalid declarations.
 pub fn run(args: Args) -> Result<String, String> {
+    if let Some(declaration) = &args.wgsl {
+        return run_wgsl(args.layout, args.json, declaration);
+    }
     let fields = args.fields.iter().map(|(n, f)| (n.as_str(), f.as_str()));
     let format = GpuDataStructFormat::parse(args.layout, fields).map_err(|e| e.to_string())?;
     if args.json {
@@ -138,6 +152,54 @@ pub fn run(args: Args) -> Result<String, String> {
     } else {
         Ok(table(&format))
     }
+}
+
+/// `--wgsl`: the declarations laid out by WGSL's memory model in the address space of `layout`,
+/// as a table of leaves plus the WGSL text, or luma.gl's `ShaderBlockLayout` JSON (in bytes).
+///
+/// # Errors
+/// A `packed` layout, unreadable declarations, a type without a layout in the address space.
+pub fn run_wgsl(layout: StructLayout, json: bool, declaration: &str) -> Result<String, String> {
+    use gpudata::layout::{AddressSpace, StructDecl};
+    let space = match layout {
+        StructLayout::WgslStorage => AddressSpace::Storage,
+        StructLayout::WgslUniform => AddressSpace::Uniform,
+        StructLayout::Packed => {
+            return Err("--wgsl lays members out by WGSL's memory model: use --layout wgsl-storage or wgsl-uniform".to_owned());
+        }
+    };
+    let decl = StructDecl::parse("Block", declaration).map_err(|e| e.to_string())?;
+    let block = decl.block_layout(space).map_err(|e| e.to_string())?;
+    if json {
+        return serde_json::to_string_pretty(&block).map_err(|e| e.to_string());
+    }
+    let width = block
+        .fields
+        .iter()
+        .map(|(path, _)| path.len())
+        .max()
+        .unwrap_or(0)
+        .max("field".len());
+    let mut out = format!(
+        "layout {space}: {} leaves, byte length {}\n{:<width$}  {:<16}  {:>6}  {:>6}\n",
+        block.fields.len(),
+        block.byte_length,
+        "field",
+        "type",
+        "offset",
+        "size"
+    );
+    for (path, field) in &block.fields {
+        out.push_str(&format!(
+            "{path:<width$}  {:<16}  {:>6}  {:>6}\n",
+            field.shader_type.to_string(),
+            field.offset,
+            field.size
+        ));
+    }
+    out.push('\n');
+    out.push_str(&decl.wgsl(space).map_err(|e| e.to_string())?);
+    Ok(out)
 }
 
 /// The whole command: parses `args`, writes the table or JSON to `stdout` and errors to

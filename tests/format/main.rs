@@ -15,6 +15,7 @@ mod error_catalogue;
 mod errors;
 mod fixtures;
 mod hygiene;
+mod layout_block;
 mod layout_naga;
 mod layout_types;
 mod layout_vectors;

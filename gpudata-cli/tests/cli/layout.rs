@@ -183,3 +183,35 @@ fn the_binary_rejects_unknown_subcommands_in_one_line() {
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8(out.stdout).unwrap().contains("layout"));
 }
+
+#[test]
+fn wgsl_declarations_lay_out_by_the_memory_model() {
+    let out = cli(&[
+        "--layout",
+        "wgsl-uniform",
+        "--wgsl",
+        "a: vec3<f32>, b: array<mat4x4<f32>, 2>, c: f32",
+    ])
+    .unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "layout wgsl-uniform: 4 leaves, byte length 160");
+    let cells: Vec<&str> = lines[4].split_whitespace().collect();
+    assert_eq!(cells, ["b[1]", "mat4x4<f32>", "80", "64"]);
+    assert!(out.contains("struct Block {"), "{out}");
+    let json = cli(&["--json", "--wgsl", "a: f32, b: vec2<f32>"]).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["layout"], "wgsl-storage");
+    assert_eq!(v["fields"]["b"]["offset"], 8);
+    assert_eq!(v["byteLength"], 16);
+    assert!(
+        cli(&["--layout", "packed", "--wgsl", "a: f32"])
+            .unwrap_err()
+            .contains("memory model")
+    );
+    assert!(cli(&["--wgsl", "a: f32", "b:float32"]).is_err());
+    assert!(
+        cli(&["--wgsl", "a: vec3<bool>"])
+            .unwrap_err()
+            .contains("vec3<bool>")
+    );
+}

@@ -3,6 +3,9 @@
 //! memory model over type trees (`const fn` rules for every host-shareable type, the `'static`
 //! [`WgslType`] and the owned [`TypeDecl`], WGSL text for both address spaces).
 
+mod block;
+#[cfg(feature = "serde")]
+mod block_serde;
 mod buffer_layout;
 mod decl;
 mod error;
@@ -15,6 +18,7 @@ mod wgsl;
 mod wgsl_decl;
 mod wgsl_type;
 
+pub use block::{BlockField, ShaderBlockLayout};
 pub use buffer_layout::{BufferAttribute, BufferLayout, StepMode, WgpuVertexLayout};
 pub use decl::{MemberDecl, StructDecl, TypeDecl};
 pub use error::{LayoutError, WgslError};
