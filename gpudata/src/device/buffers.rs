@@ -127,3 +127,24 @@ pub(crate) fn require_usage(
         })
     }
 }
+
+/// A small buffer holding `contents` (a kernel's parameters or accumulator), of `usage` plus
+/// `COPY_DST`: created unmapped and filled through the queue. Not wgpu's `create_buffer_init`:
+/// that one panics when the device is lost (its buffer comes back unmapped), while a queue write
+/// on a lost device is only refused. Call it inside an error scope (`device::scope`), which
+/// reports what wgpu refuses.
+pub(crate) fn filled_buffer(
+    gpu: &Gpu,
+    label: &str,
+    contents: &[u8],
+    usage: wgpu::BufferUsages,
+) -> wgpu::Buffer {
+    let buffer = gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: contents.len() as u64,
+        usage: usage | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    gpu.queue().write_buffer(&buffer, 0, contents);
+    buffer
+}

@@ -11,6 +11,7 @@
 //! correctness, not speed (one invocation per destination word); the operations' interleave and
 //! deinterleave kernels are the fast path.
 
+use crate::device::buffers::filled_buffer;
 use std::collections::HashMap;
 
 use super::split::{binding_start, dispatch_shape, even_runs, max_binding_size};
@@ -375,15 +376,12 @@ impl<'g> CopyRecorder<'g> {
             }
         }
         let bind_group = error_scope(self.gpu, "bind a table copy", || {
-            let uniform = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("gpudata table copy params"),
-                size: 32,
-                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            self.gpu
-                .queue()
-                .write_buffer(&uniform, 0, bytemuck::cast_slice(&params));
+            let uniform = filled_buffer(
+                self.gpu,
+                "gpudata table copy params",
+                bytemuck::cast_slice(&params),
+                wgpu::BufferUsages::UNIFORM,
+            );
             device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("gpudata table copy"),
                 layout: &pipeline.get_bind_group_layout(0),

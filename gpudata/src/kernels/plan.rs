@@ -3,6 +3,7 @@
 //! into several dispatches over runs of rows when one binding cannot hold them), the generated
 //! kernel, its uniform and the output buffers. [`OpPlan`] is the result.
 
+use crate::device::buffers::filled_buffer;
 use std::sync::Arc;
 
 use super::config::Planner;
@@ -693,15 +694,7 @@ fn dispatch(
         .collect();
 
     let bind_group = ops.scope(op, "bind the kernel's buffers", || {
-        // Not `create_buffer_init`: it panics when the device is lost between the check in
-        // `build` and here (its buffer comes back unmapped); a queue write is only refused.
-        let params = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(op),
-            size: param_bytes.len() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        ops.gpu().queue().write_buffer(&params, 0, &param_bytes);
+        let params = filled_buffer(ops.gpu(), op, &param_bytes, wgpu::BufferUsages::UNIFORM);
         let mut entries = vec![wgpu::BindGroupEntry {
             binding: 0,
             resource: params.as_entire_binding(),

@@ -9,7 +9,7 @@
 //! Integers (normalized ones by their stored integers, as luma.gl compares them) and floats are
 //! reduced exactly, so the result does not depend on the order of the reduction.
 
-use wgpu::util::DeviceExt as _;
+use crate::device::buffers::filled_buffer;
 
 use super::config::Planner;
 use super::plan::Dispatch;
@@ -204,11 +204,7 @@ pub(crate) fn plan(
         .collect();
     let device = planner.device();
     let acc = planner.scope(op, "create the accumulator", || {
-        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(op),
-            contents: &init,
-            usage: wgpu::BufferUsages::STORAGE,
-        })
+        filled_buffer(planner.gpu(), op, &init, wgpu::BufferUsages::STORAGE)
     })?;
     let limits = device.limits();
     let align = rows::alignment(&limits);

@@ -7,9 +7,8 @@
 //! at or before its first byte and pass the distance in the uniform, so a run of rows may start
 //! anywhere; the text holds only what shapes the kernel (formats, strides, row sizes).
 
+use crate::device::buffers::filled_buffer;
 use std::sync::Arc;
-
-use wgpu::util::DeviceExt as _;
 
 use super::config::Planner;
 use super::plan::Dispatch;
@@ -339,11 +338,7 @@ pub(crate) fn dispatch(
     words.resize(params.len().div_ceil(4).max(1) * 4, 0);
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     let bind_group = planner.scope(op, "bind the kernel's buffers", || {
-        let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(op),
-            contents: &bytes,
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
+        let uniform = filled_buffer(planner.gpu(), op, &bytes, wgpu::BufferUsages::UNIFORM);
         let mut entries = vec![wgpu::BindGroupEntry {
             binding: 0,
             resource: uniform.as_entire_binding(),
