@@ -95,21 +95,7 @@ impl<T: GpuStruct> GpuUniform<T> {
     /// [`UniformError::Gpu`], [`UniformError::Readback`].
     pub fn read(&self) -> Result<T, UniformError> {
         let size = T::FORMAT.byte_stride();
-        let bytes = pollster::block_on(read_range(
-            &self.gpu,
-            &self.buffer,
-            0,
-            size,
-            "read back a uniform",
-            WaitMode::Block,
-        ))?;
-        if bytes.len() as u64 != size {
-            return Err(UniformError::Readback {
-                expected: size,
-                found: bytes.len() as u64,
-            });
-        }
-        Ok(T::decode_row(&bytes))
+        read_value(&self.gpu, &self.buffer, 0, size)
     }
 
     /// The buffer.
@@ -250,21 +236,7 @@ impl<T: GpuStruct> GpuUniformArray<T> {
     pub fn read(&self, index: usize) -> Result<T, UniformError> {
         let offset = self.offset(index)?;
         let size = T::FORMAT.byte_stride();
-        let bytes = pollster::block_on(read_range(
-            &self.gpu,
-            &self.buffer,
-            u64::from(offset),
-            size,
-            "read back a uniform",
-            WaitMode::Block,
-        ))?;
-        if bytes.len() as u64 != size {
-            return Err(UniformError::Readback {
-                expected: size,
-                found: bytes.len() as u64,
-            });
-        }
-        Ok(T::decode_row(&bytes))
+        read_value(&self.gpu, &self.buffer, u64::from(offset), size)
     }
 
     /// The buffer.
@@ -282,4 +254,29 @@ impl<T: GpuStruct> GpuUniformArray<T> {
             size: NonZeroU64::new(T::FORMAT.byte_stride()),
         }
     }
+}
+
+/// Reads `size` bytes at `offset` of a uniform buffer and decodes one `T` from them: the one
+/// readback of [`GpuUniform::read`] and [`GpuUniformArray::read`].
+fn read_value<T: GpuStruct>(
+    gpu: &Gpu,
+    buffer: &wgpu::Buffer,
+    offset: u64,
+    size: u64,
+) -> Result<T, UniformError> {
+    let bytes = pollster::block_on(read_range(
+        gpu,
+        buffer,
+        offset,
+        size,
+        "read back a uniform",
+        WaitMode::Block,
+    ))?;
+    if bytes.len() as u64 != size {
+        return Err(UniformError::Readback {
+            expected: size,
+            found: bytes.len() as u64,
+        });
+    }
+    Ok(T::decode_row(&bytes))
 }
