@@ -8,7 +8,7 @@ use syn::ext::IdentExt;
 use syn::{Ident, Type};
 
 use crate::fallback;
-use crate::internals::ast::{Field, Input};
+use crate::internals::ast::{Field, Input, is_scalar, runtime_element};
 use crate::internals::attr::{LayoutKind, StepModeKind};
 use crate::internals::check;
 use crate::internals::ctxt::Ctxt;
@@ -354,8 +354,33 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
             impl #p::GpuFieldOf<#ident> for #module::#marker #bound {}
         }
     });
-    let markers = marker_module(input);
     let shader_checks = shader.map(|facts| crate::shader::expand(facts, input, &p, &analysis));
+    // A struct with a runtime-sized tail is a header plus elements, not a row: no `GpuStruct`
+    // impl and no field markers, a `GpuRuntimeStruct` impl instead.
+    let (markers, marker_impls, value_impl) = match input.tail() {
+        Some(tail) => (
+            TokenStream::new(),
+            Vec::new(),
+            runtime_impl(input, tail, &p, &fields, &copies),
+        ),
+        None => (
+            marker_module(input),
+            marker_impls.collect(),
+            quote! {
+                #[automatically_derived]
+                unsafe impl #p::GpuStruct for #ident {
+                    const FORMAT: &'static #p::GpuDataStructFormat = {
+                        const FIELDS: &[#p::GpuDataStructField] = #fields;
+                        &#p::GpuDataStructFormat::from_static(#layout, FIELDS, #analysis.layout.shape)
+                    };
+                    const STEP_MODE: #p::StepMode = #step_mode;
+                    const ATTRIBUTES: &'static [#p::wgpu::VertexAttribute] = #attributes;
+                    const HOST_LAYOUT_MATCHES: ::core::primitive::bool = #host_matches;
+                    const FIELD_COPIES: &'static [#p::FieldCopy] = #copies;
+                }
+            },
+        ),
+    };
 
     quote! {
         #markers
@@ -386,20 +411,46 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
 
             #wgsl_impls
 
-            #[automatically_derived]
-            unsafe impl #p::GpuStruct for #ident {
-                const FORMAT: &'static #p::GpuDataStructFormat = {
-                    const FIELDS: &[#p::GpuDataStructField] = #fields;
-                    &#p::GpuDataStructFormat::from_static(#layout, FIELDS, #analysis.layout.shape)
-                };
-                const STEP_MODE: #p::StepMode = #step_mode;
-                const ATTRIBUTES: &'static [#p::wgpu::VertexAttribute] = #attributes;
-                const HOST_LAYOUT_MATCHES: ::core::primitive::bool = #host_matches;
-                const FIELD_COPIES: &'static [#p::FieldCopy] = #copies;
-            }
+            #value_impl
 
             #(#marker_impls)*
         };
+    }
+}
+
+/// The `GpuRuntimeStruct` impl of a struct whose last field `tail` is `RuntimeArray<E>`: the
+/// storage layout with its tail, the header's leaves (`fields`, `copies`: the general path's,
+/// the tail having none) and the element's copies.
+fn runtime_impl(
+    input: &Input<'_>,
+    tail: &Field<'_>,
+    p: &TokenStream,
+    fields: &TokenStream,
+    copies: &TokenStream,
+) -> TokenStream {
+    let ident = input.ident;
+    let Some(elem) = tail.runtime_element() else {
+        return TokenStream::new();
+    };
+    let (wgsl, host, _) = describe(elem, p);
+    quote! {
+        #[automatically_derived]
+        unsafe impl #p::GpuRuntimeStruct for #ident {
+            type Element = #elem;
+            const LAYOUT: #p::TypeLayout =
+                #p::runtime_layout(&<Self as #p::Described>::STRUCT);
+            const HEADER_FIELDS: &'static [#p::GpuDataStructField] = #fields;
+            const HEADER_COPIES: &'static [#p::FieldCopy] = #copies;
+            const ELEMENT_COPIES: &'static [#p::FieldCopy] = &#p::element_copies::<
+                { #p::leaf_count(&#wgsl) },
+            >(&#wgsl, #host);
+            const ELEMENT_HOST_MATCHES: ::core::primitive::bool = #p::element_host_matches(
+                &#wgsl,
+                #host,
+                ::core::mem::size_of::<#elem>(),
+                <Self as #p::GpuRuntimeStruct>::LAYOUT,
+            );
+        }
     }
 }
 
@@ -660,6 +711,25 @@ fn wgsl_impls(
 /// vertex-format arrays such as `[f32; 3]`, which keep their vector meaning); everything else is
 /// the type's `GpuType`.
 fn describe(ty: &Type, p: &TokenStream) -> (TokenStream, TokenStream, TokenStream) {
+    // `RuntimeArray<E>`: `array<E>`, its elements outside the value (a zero-sized member).
+    if let Some(elem) = runtime_element(ty) {
+        let (wgsl, host, _) = describe(elem, p);
+        return (
+            quote! {
+                #p::WgslType::Array {
+                    element: &#wgsl,
+                    count: ::core::option::Option::None,
+                }
+            },
+            quote! {
+                #p::HostShape::Array {
+                    element: &#host,
+                    stride: ::core::mem::size_of::<#elem>(),
+                }
+            },
+            quote!(::core::option::Option::None),
+        );
+    }
     if let Type::Array(array) = ty
         && !is_scalar(&array.elem)
     {
@@ -689,23 +759,12 @@ fn describe(ty: &Type, p: &TokenStream) -> (TokenStream, TokenStream, TokenStrea
     )
 }
 
-/// Whether `ty` names a scalar whose arrays are vertex formats (vectors): the Rust primitives and
-/// `f16` (`half::f16`).
-fn is_scalar(ty: &Type) -> bool {
-    let Type::Path(path) = ty else { return false };
-    path.qself.is_none()
-        && path.path.segments.last().is_some_and(|last| {
-            ["f32", "u32", "i32", "u16", "i16", "u8", "i8", "f16"]
-                .iter()
-                .any(|name| last.ident == name)
-        })
-}
-
 /// Whether the struct needs the general path: a `wgsl-uniform` layout, a field that is not a
 /// plain scalar or array of scalars (possibly a nested type), or a `wgsl`, `align` or `size`
 /// attribute.
 fn needs_general_path(input: &Input<'_>) -> bool {
     input.attrs.layout == LayoutKind::WgslUniform
+        || input.tail().is_some()
         || input.gpu_fields().any(|f| {
             f.attrs.wgsl.is_some()
                 || f.attrs.align.is_some()

@@ -30,6 +30,28 @@ pub(crate) fn fallback(input: &Input<'_>) -> TokenStream {
             }
         }
     };
+    // A failed struct with a runtime-sized tail gets the trait of its kind, so `GpuStorage<T>`
+    // adds no errors either.
+    if let Some(elem) = input.tail().and_then(|f| f.runtime_element()) {
+        return quote! {
+            #[doc(hidden)]
+            const _: () = {
+                #[automatically_derived]
+                unsafe impl #p::GpuRuntimeStruct for #ident
+                where
+                    for<'__gpudata> #ident: ::core::marker::Copy,
+                    for<'__gpudata> #elem: #p::GpuType,
+                {
+                    type Element = #elem;
+                    const LAYOUT: #p::TypeLayout = #p::runtime_layout(&#p::FALLBACK_STRUCT);
+                    const HEADER_FIELDS: &'static [#p::GpuDataStructField] = &[];
+                    const HEADER_COPIES: &'static [#p::FieldCopy] = &[];
+                    const ELEMENT_COPIES: &'static [#p::FieldCopy] = &[];
+                    const ELEMENT_HOST_MATCHES: ::core::primitive::bool = false;
+                }
+            };
+        };
+    }
     quote! {
         #markers
 

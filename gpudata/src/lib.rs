@@ -118,6 +118,7 @@ pub mod ops;
 pub mod record;
 #[cfg(feature = "serde")]
 mod serde_impls;
+pub mod storage;
 pub mod table;
 pub mod uniform;
 

@@ -14,6 +14,7 @@ mod faults;
 mod gpu_errors;
 mod nested;
 mod roundtrip;
+mod runtime_array;
 mod smoke;
 mod storage;
 mod transfer;

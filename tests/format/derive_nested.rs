@@ -346,3 +346,36 @@ mod glam_fields {
         assert!(gpudata::record::rows_as_bytes(&transform).is_some());
     }
 }
+
+#[derive(Clone, Copy, GpuStruct)]
+struct Weighted {
+    color: [f32; 4],
+    #[gpu(wgsl = "array<f32, 4>")]
+    weights: [f32; 4],
+}
+
+#[derive(Clone, Copy, GpuStruct)]
+struct Lit {
+    count: u32,
+    lights: [Weighted; 2],
+}
+
+#[test]
+fn run_time_errors_inside_nested_types_name_the_member_path() {
+    // Fine in storage (the derive laid it out); the uniform rules refuse the stride-4 array
+    // inside the nested struct, and the error names it from the top-level field.
+    let decl = struct_decl::<Lit>();
+    let e = decl.placements(AddressSpace::Uniform).unwrap_err();
+    assert_eq!(
+        e,
+        gpudata::LayoutError::Type {
+            path: "lights[].weights".to_owned(),
+            source: gpudata::layout::TypeRuleError::UniformArrayStride { stride: 4 },
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "`lights[].weights`: arrays in the uniform address space need a stride that is a multiple of 16, but the element stride is 4; use 4-component vectors or a struct element padded with `@size`"
+    );
+    assert!(decl.placements(AddressSpace::Storage).is_ok());
+}

@@ -101,6 +101,14 @@ impl<'a> Input<'a> {
         self.fields.iter().filter(|f| f.is_gpu())
     }
 
+    /// The runtime-sized tail: the last field, when it is a [`Field::runtime_element`] field in
+    /// the gpu row.
+    pub(crate) fn tail(&self) -> Option<&Field<'a>> {
+        self.fields
+            .last()
+            .filter(|f| f.is_gpu() && f.runtime_element().is_some())
+    }
+
     /// The marker module's name: `#[gpu(fields = "...")]`, else `<snake_case name>_fields`.
     pub(crate) fn fields_mod(&self) -> Ident {
         match &self.attrs.fields_mod {
@@ -114,7 +122,7 @@ impl<'a> Input<'a> {
     }
 }
 
-impl Field<'_> {
+impl<'a> Field<'a> {
     /// Whether the field is part of the gpu row (not `#[gpu(padding)]`).
     pub(crate) fn is_gpu(&self) -> bool {
         self.attrs.padding.is_none()
@@ -128,6 +136,12 @@ impl Field<'_> {
         }
     }
 
+    /// The element type of a `RuntimeArray<E>` field (any path ending in `RuntimeArray` with one
+    /// type argument: `gpudata::record::RuntimeArray<Particle>`).
+    pub(crate) fn runtime_element(&self) -> Option<&'a Type> {
+        runtime_element(self.ty)
+    }
+
     /// The marker type's name, or `None` when the field's name has no UpperCamelCase form.
     pub(crate) fn marker(&self) -> Option<Ident> {
         let name = upper_camel_case(&self.ident.unraw().to_string());
@@ -135,4 +149,36 @@ impl Field<'_> {
             && syn::parse_str::<Ident>(&name).is_ok();
         valid.then(|| Ident::new(&name, self.ident.span()))
     }
+}
+
+/// The element type of `RuntimeArray<E>` (any path ending in `RuntimeArray` with one type
+/// argument: `gpudata::record::RuntimeArray<Particle>`).
+pub(crate) fn runtime_element(ty: &Type) -> Option<&Type> {
+    let Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if path.qself.is_some() || last.ident != "RuntimeArray" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    let mut types = args.args.iter();
+    match (types.next(), types.next()) {
+        (Some(syn::GenericArgument::Type(ty)), None) => Some(ty),
+        _ => None,
+    }
+}
+
+/// Whether `ty` names a scalar whose arrays are vertex formats (vectors): the Rust primitives and
+/// `f16` (`half::f16`).
+pub(crate) fn is_scalar(ty: &Type) -> bool {
+    let Type::Path(path) = ty else { return false };
+    path.qself.is_none()
+        && path.path.segments.last().is_some_and(|last| {
+            ["f32", "u32", "i32", "u16", "i16", "u8", "i8", "f16"]
+                .iter()
+                .any(|name| last.ident == name)
+        })
 }

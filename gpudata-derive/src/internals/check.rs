@@ -2,9 +2,11 @@
 
 use std::collections::HashMap;
 
+use proc_macro2::TokenStream;
 use quote::ToTokens;
 
 use super::ast::Input;
+use super::attr::LayoutKind;
 use super::ctxt::Ctxt;
 
 /// Records every cross-field problem of `input`.
@@ -16,12 +18,110 @@ pub(crate) fn check(cx: &Ctxt, input: &Input<'_>) {
     check_zero_copy(cx, input);
     check_locations(cx, input);
     check_wgsl_fields(cx, input);
+    check_runtime_arrays(cx, input);
+}
+
+/// A key and its token, when the key is set.
+fn key(name: &'static str, token: Option<&impl ToTokens>) -> Option<(&'static str, TokenStream)> {
+    token.map(|t| (name, t.to_token_stream()))
+}
+
+/// An error at every key that is set, with `message(key)`.
+fn refuse_keys<const N: usize>(
+    cx: &Ctxt,
+    keys: [Option<(&'static str, TokenStream)>; N],
+    message: impl Fn(&str) -> String,
+) {
+    for (key, at) in keys.into_iter().flatten() {
+        cx.error_spanned_by(at, message(key));
+    }
+}
+
+/// `RuntimeArray<E>` (WGSL's runtime-sized `array<E>`): only as the last field of a
+/// `wgsl-storage` struct, with nothing asserted that a header-plus-tail value cannot honour.
+fn check_runtime_arrays(cx: &Ctxt, input: &Input<'_>) {
+    let last = input.fields.len().saturating_sub(1);
+    let mut tail = None;
+    for (j, field) in input.fields.iter().enumerate() {
+        let Some(element) = field.runtime_element() else {
+            continue;
+        };
+        let name = field.ident;
+        if let syn::Type::Array(array) = element
+            && !super::ast::is_scalar(&array.elem)
+        {
+            cx.error_spanned_by(
+                element,
+                format_args!(
+                    "field `{name}`: the element of a `RuntimeArray` is one gpu type (a scalar, vector, matrix or derived struct), not an array of them; wrap the array in a `#[derive(GpuStruct)]` struct"
+                ),
+            );
+        }
+        if input.attrs.layout == LayoutKind::Packed {
+            cx.error_spanned_by(
+                field.ty,
+                format_args!(
+                    "field `{name}`: the packed layout (vertex rows) cannot hold a `RuntimeArray`, a row has a fixed size; use `#[gpu(layout = \"wgsl-storage\")]` for a storage struct with a runtime-sized tail, or a fixed-size array `[T; N]`"
+                ),
+            );
+        } else if input.attrs.layout == LayoutKind::WgslUniform {
+            cx.error_spanned_by(
+                field.ty,
+                format_args!(
+                    "field `{name}`: a `wgsl-uniform` struct cannot hold a `RuntimeArray`, uniform buffers have a fixed size; use a fixed-size array `[T; N]`, or the default `wgsl-storage` layout and bind the struct as `var<storage>`"
+                ),
+            );
+        } else if j != last {
+            cx.error_spanned_by(
+                field.ty,
+                format_args!(
+                    "field `{name}`: a `RuntimeArray` must be the struct's last field (WGSL allows a runtime-sized array only as the last member of a storage struct); move `{name}` after every other field"
+                ),
+            );
+        } else {
+            tail = Some(field);
+        }
+        refuse_keys(
+            cx,
+            [
+                key("format", field.attrs.format.as_ref()),
+                key("wgsl", field.attrs.wgsl.as_ref().map(|(lit, _)| lit)),
+                key("size", field.attrs.size.as_ref().map(|(_, lit)| lit)),
+                key("offset", field.attrs.offset.as_ref().map(|(_, lit)| lit)),
+                key("padding", field.attrs.padding.as_ref()),
+            ],
+            |key| {
+                format!(
+                    "`{key}` does not apply to a `RuntimeArray` field: its element type says what it holds and its offset follows from the fields before it; remove `{key}` (`name` and `align` apply)"
+                )
+            },
+        );
+    }
+    let Some(tail) = tail else { return };
+    let name = tail.ident;
+    refuse_keys(
+        cx,
+        [
+            key("zero_copy", input.attrs.zero_copy.as_ref()),
+            key("stride", input.attrs.stride.as_ref().map(|(_, lit)| lit)),
+            key(
+                "location",
+                input.attrs.location.as_ref().map(|(_, lit)| lit),
+            ),
+            key("shader", input.attrs.shader.file.as_ref()),
+        ],
+        |key| {
+            format!(
+                "`{key}` does not apply to a struct with a `RuntimeArray` tail (`{name}`): it is a header plus elements, not a row of fixed size; remove `{key}` (the elements' own struct may have it)"
+            )
+        },
+    );
 }
 
 /// `wgsl`, `align` and `size` place fields by WGSL's memory model: not in `packed` rows, not on
 /// padding fields, and `wgsl` not with `format`.
 fn check_wgsl_fields(cx: &Ctxt, input: &Input<'_>) {
-    let packed = input.attrs.layout == super::attr::LayoutKind::Packed;
+    let packed = input.attrs.layout == LayoutKind::Packed;
     for field in &input.fields {
         let tokens = [
             field

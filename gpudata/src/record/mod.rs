@@ -13,7 +13,10 @@
 //! [`GpuType`]: nested derived structs, arrays of them, `[[T; R]; C]`, glam and mint matrices,
 //! `glam::Vec3A`, and any field reinterpreted with `#[gpu(wgsl = "...")]`; those fields are laid
 //! out by WGSL's memory model and flattened into the row format with luma.gl's names
-//! (`light.color`, `lights[2].color`, `transform[3]` for a matrix column).
+//! (`light.color`, `lights[2].color`, `transform[3]` for a matrix column). A storage struct may end
+//! in a [`RuntimeArray<T>`] (WGSL's runtime-sized `array<T>`): it is then a
+//! [`GpuRuntimeStruct`], a header plus elements, held by
+//! [`GpuStorage`](crate::storage::GpuStorage).
 
 mod bytes;
 mod field;
@@ -28,6 +31,7 @@ mod newtypes;
 #[doc(hidden)]
 pub mod private;
 mod rows;
+mod runtime;
 pub(crate) mod shader;
 mod tree;
 
@@ -40,6 +44,8 @@ pub use newtypes::{
 };
 pub use rows::{RowBytesError, decode_rows, encode_rows, encode_rows_to_vec, rows_as_bytes};
 pub(crate) use rows::{rows_as_bytes_mut, zeroed_rows};
+pub use runtime::{GpuRuntimeStruct, RuntimeArray, decode_runtime, encode_runtime};
+pub(crate) use runtime::{decode_elements, encode_elements};
 
 /// How one GPU field's bytes move between a host struct and its GPU row (see
 /// [`GpuStruct::FIELD_COPIES`]).

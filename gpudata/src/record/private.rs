@@ -16,17 +16,20 @@ pub use ::core;
 pub use ::wgpu;
 
 pub use super::gpu_type::{GpuType, HostMember, HostShape, carrier_type};
+pub use super::runtime::{GpuRuntimeStruct, RuntimeArray};
 pub use super::shader::{ShaderInput, ShaderMember, input_problem, member_problem, stride_problem};
 use super::tree;
+pub use super::tree::element_copies;
 pub use super::tree::{
-    Leaf, LeafName, TreeProblem, leaf_attributes, leaf_copies, leaf_count, leaf_fields, webgl_leaf,
+    Leaf, LeafName, TreeFault, TreeProblem, leaf_attributes, leaf_copies, leaf_count, leaf_fields,
+    webgl_leaf,
 };
 pub use super::{FieldCopy, GpuField, GpuFieldMarker, GpuFieldOf, GpuStruct};
 pub use crate::format::{PrimitiveType, ShaderType, VertexFormat};
 pub use crate::layout::{
     AddressSpace, ConstLayout, GpuDataStructField, GpuDataStructFormat, LayoutRuleError, LeafType,
-    RowShape, StepMode, StructLayout, TypeRuleError, WgslMember, WgslStruct, WgslType,
-    layout_formats,
+    RowShape, RuntimeTail, StepMode, StructLayout, TypeLayout, TypeRuleError, WgslMember,
+    WgslStruct, WgslType, layout_formats,
 };
 
 /// A compile-time message: a fixed buffer that `const fn`s append text and numbers to.
@@ -67,22 +70,7 @@ impl Msg {
     /// Appends `n` in decimal.
     #[must_use]
     pub const fn num(self, n: u64) -> Msg {
-        let mut digits = [0u8; 20];
-        let mut start = digits.len();
-        let mut rest = n;
-        loop {
-            start -= 1;
-            digits[start] = b'0' + (rest % 10) as u8;
-            rest /= 10;
-            if rest == 0 {
-                break;
-            }
-        }
-        let (_, used) = digits.split_at(start);
-        match core::str::from_utf8(used) {
-            Ok(s) => self.str(s),
-            Err(_) => self,
-        }
+        self.str(tree::Decimal::new(n).as_str())
     }
 
     /// The text.
@@ -363,8 +351,22 @@ impl<const N: usize, const M: usize> Facts<N, M> {
         }
     }
 
-    const fn rule_message(&self, k: usize, error: TypeRuleError, space: AddressSpace) -> Msg {
-        let msg = Msg::new().str("field `").str(self.names[k]).str("`");
+    /// The message of a rule broken by field `k`, naming the member inside it at fault (see
+    /// [`tree::fault_path`]).
+    const fn rule_message(
+        &self,
+        k: usize,
+        s: &WgslStruct,
+        error: TypeRuleError,
+        space: AddressSpace,
+    ) -> Msg {
+        let field = LeafName::new().push(self.names[k]);
+        let path = if k < s.members.len() {
+            tree::fault_path(&s.members[k].ty, space, field)
+        } else {
+            field
+        };
+        let msg = Msg::new().str("field `").str(path.as_str()).str("`");
         match error {
             TypeRuleError::AlignNotPowerOfTwo { align } => {
                 msg.str(": `align = ").num(align).str("` is not a power of two")
@@ -393,6 +395,10 @@ impl<const N: usize, const M: usize> Facts<N, M> {
                 .str(" is an array with a stride of ")
                 .num(stride)
                 .str(" bytes, but arrays in the wgsl-uniform layout need a stride that is a multiple of 16; use 4-component vectors or an array of a struct"),
+            TypeRuleError::NestedRuntimeArray => msg
+                .str(": ")
+                .str(error.message())
+                .str("; bind the struct that ends in a `RuntimeArray` on its own (`var<storage>`), or hold a fixed-size array here"),
             other => msg
                 .str(": ")
                 .str(other.message())
@@ -402,9 +408,10 @@ impl<const N: usize, const M: usize> Facts<N, M> {
         }
     }
 
-    const fn tree_message(&self, k: usize, problem: TreeProblem) -> Msg {
-        let msg = Msg::new().str("field `").str(self.names[k]).str("` ");
-        match problem {
+    /// The message of a tree problem of field `k` at `path` (the field or a member inside it).
+    const fn tree_message(&self, k: usize, fault: TreeFault) -> Msg {
+        let msg = Msg::new().str("field `").str(fault.name.as_str()).str("` ");
+        match fault.problem {
             TreeProblem::HostMismatch {
                 wgsl_bytes,
                 host_bytes,
@@ -422,6 +429,14 @@ impl<const N: usize, const M: usize> Facts<N, M> {
             TreeProblem::NoVertexFormat(_) => msg.str(
                 "holds a `vec3<f16>` (or a `matCx3<f16>` column), which has no vertex format, so the struct has no row format; use `vec4<f16>` or `f32` components",
             ),
+        }
+    }
+
+    /// `problem` of field `k` itself.
+    const fn fault(&self, k: usize, problem: TreeProblem) -> TreeFault {
+        TreeFault {
+            name: LeafName::new().push(self.names[k]),
+            problem,
         }
     }
 
@@ -443,7 +458,7 @@ impl<const N: usize, const M: usize> Facts<N, M> {
                 let k = if k < N { k } else { 0 };
                 return Err((
                     self.rule_spot(k, error, s),
-                    self.rule_message(k, error, space),
+                    self.rule_message(k, s, error, space),
                 ));
             }
         };
@@ -465,10 +480,27 @@ impl<const N: usize, const M: usize> Facts<N, M> {
                     wgsl_bytes,
                     host_bytes: self.sizes[k],
                 };
-                return Err((self.type_spot(k), self.tree_message(k, problem)));
+                return Err((
+                    self.type_spot(k),
+                    self.tree_message(k, self.fault(k, problem)),
+                ));
             }
             let count = leaf_count(&member.ty);
             leaf_counts[k] = count;
+            // The runtime-sized tail (`RuntimeArray<E>`, the last member: the rules above refuse
+            // it anywhere else): no leaves in the header, but its element must flatten.
+            if let WgslType::Array {
+                element,
+                count: None,
+            } = &member.ty
+            {
+                let name = LeafName::new().push(self.names[k]);
+                if let Some(fault) = tree::element_problem(element, self.hosts[k], name) {
+                    return Err((Spot::Type(k), self.tree_message(k, fault)));
+                }
+                k += 1;
+                continue;
+            }
             let mut j = 0;
             while j < count {
                 match tree::leaf_at(
@@ -477,7 +509,7 @@ impl<const N: usize, const M: usize> Facts<N, M> {
                     self.hosts[k],
                     j,
                     space,
-                    LeafName::new(),
+                    LeafName::new().push(self.names[k]),
                     offsets[k],
                     0,
                 ) {
@@ -490,12 +522,12 @@ impl<const N: usize, const M: usize> Facts<N, M> {
                             row_end = end;
                         }
                     }
-                    Err(problem) => {
-                        let spot = match problem {
+                    Err(fault) => {
+                        let spot = match fault.problem {
                             TreeProblem::HostMismatch { .. } => self.type_spot(k),
                             _ => Spot::Type(k),
                         };
-                        return Err((spot, self.tree_message(k, problem)));
+                        return Err((spot, self.tree_message(k, fault)));
                     }
                 }
                 j += 1;
@@ -503,7 +535,7 @@ impl<const N: usize, const M: usize> Facts<N, M> {
             if count == 0 {
                 return Err((
                     Spot::Type(k),
-                    self.tree_message(k, TreeProblem::RuntimeArray),
+                    self.tree_message(k, self.fault(k, TreeProblem::RuntimeArray)),
                 ));
             }
             k += 1;
@@ -532,14 +564,24 @@ impl<const N: usize, const M: usize> Facts<N, M> {
                 && self.tree[k]
                 && !tree::image_matches(&s.members[k].ty, self.hosts[k], field.size, self.space)
             {
-                let msg = Msg::new()
+                let path = tree::image_fault(
+                    &s.members[k].ty,
+                    self.hosts[k],
+                    self.space,
+                    LeafName::new().push(field.name),
+                );
+                let mut msg = Msg::new()
                     .str("`#[gpu(zero_copy)]`: field `")
                     .str(field.name)
                     .str("` is `")
                     .str(self.types[k])
                     .str("`, whose host bytes are not its gpu bytes in the ")
                     .str(self.space.as_str())
-                    .str(" layout (its columns or elements are packed differently); use a type laid out as WGSL lays it out (such as `glam::Mat4` or `[[f32; 4]; 4]`, not `glam::Mat3` or `glam::Vec3A`), or leave out `zero_copy`");
+                    .str(" layout");
+                if path.as_str().len() > field.name.len() {
+                    msg = msg.str(" at `").str(path.as_str()).str("`");
+                }
+                let msg = msg.str(" (its columns or elements are packed differently); use a type laid out as WGSL lays it out (such as `glam::Mat4` or `[[f32; 4]; 4]`, not `glam::Mat3` or `glam::Vec3A`), or leave out `zero_copy`");
                 return Some((j, msg));
             }
             j += 1;
@@ -796,6 +838,40 @@ pub const fn host_shape(shape: HostShape, requested: Option<&str>) -> HostShape 
             None => shape,
         },
         None => shape,
+    }
+}
+
+/// The storage layout of a struct ending in a runtime-sized array (its analysis succeeded, or
+/// the build failed): the layout engine's, or a placeholder with an empty tail.
+#[must_use]
+pub const fn runtime_layout(s: &'static WgslStruct) -> TypeLayout {
+    match WgslType::Struct(s).layout(AddressSpace::Storage) {
+        Ok(layout) if layout.tail.is_some() => layout,
+        _ => TypeLayout {
+            alignment: 4,
+            size: 4,
+            tail: Some(RuntimeTail {
+                offset: 4,
+                stride: 0,
+            }),
+        },
+    }
+}
+
+/// Whether a slice of tail elements (WGSL type `ty`, host shape `host`, `size` bytes each) is
+/// its GPU bytes: the element's host image is its GPU image and its size is the tail's stride.
+#[must_use]
+pub const fn element_host_matches(
+    ty: &WgslType,
+    host: HostShape,
+    size: usize,
+    layout: TypeLayout,
+) -> bool {
+    match layout.tail {
+        Some(tail) => {
+            tail.stride == size as u64 && tree::image_matches(ty, host, size, AddressSpace::Storage)
+        }
+        None => false,
     }
 }
 
@@ -1114,6 +1190,10 @@ pub const fn zero_copy_problem(
 /// The struct format of a derive that failed (the compile error is already reported).
 pub const FALLBACK_FORMAT: &GpuDataStructFormat =
     &GpuDataStructFormat::from_static(StructLayout::WgslStorage, &[], EMPTY_SHAPE);
+
+/// The WGSL struct of a runtime-sized derive that failed (the compile error is already
+/// reported): it lays out as [`runtime_layout`]'s placeholder.
+pub const FALLBACK_STRUCT: WgslStruct = WgslStruct::new("Fallback", &[]);
 
 /// A type a host-only `#[gpu(padding)]` field may have: plain data, so the struct's bytes stay
 /// initialized and the field can decode as zeros.

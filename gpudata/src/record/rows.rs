@@ -272,16 +272,10 @@ pub(super) fn encode_row_by_table<T: GpuStruct>(row: &T, dst: &mut [u8]) {
         dst.len()
     );
     dst.fill(0);
-    let host = core::ptr::from_ref(row).cast::<u8>();
-    for copy in T::FIELD_COPIES {
-        assert!(copy.host + copy.len <= size_of::<T>());
-        let out = &mut dst[copy.gpu..copy.gpu + copy.len];
-        // SAFETY: by the `unsafe trait GpuStruct` contract (which the derive checks at compile
-        // time), `copy.host..copy.host + copy.len` is one plain-data field of `row`, so the bytes
-        // are initialized; the range is inside `T` (asserted above) and `out` is exactly
-        // `copy.len` bytes of a distinct buffer.
-        unsafe { core::ptr::copy_nonoverlapping(host.add(copy.host), out.as_mut_ptr(), copy.len) };
-    }
+    // SAFETY: by the `unsafe trait GpuStruct` contract (which the derive checks at compile time),
+    // each `FIELD_COPIES` host range is one plain-data field of `row`, so its bytes are
+    // initialized; `write_copies` checks the ranges against `T` and `dst`.
+    unsafe { super::runtime::write_copies(row, T::FIELD_COPIES, dst) };
 }
 
 /// [`GpuStruct::decode_row`]: starts from an all-zero row and copies each field's bytes from its
@@ -294,17 +288,8 @@ pub(super) fn decode_row_by_table<T: GpuStruct>(src: &[u8]) -> T {
         "decode_row needs at least {row_len} bytes (one gpu row), got {}",
         src.len()
     );
-    let mut out = core::mem::MaybeUninit::<T>::zeroed();
-    let host = out.as_mut_ptr().cast::<u8>();
-    for copy in T::FIELD_COPIES {
-        assert!(copy.host + copy.len <= size_of::<T>());
-        let bytes = &src[copy.gpu..copy.gpu + copy.len];
-        // SAFETY: the destination range is inside `out` (asserted above) and `bytes` is exactly
-        // `copy.len` bytes of a distinct buffer.
-        unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), host.add(copy.host), copy.len) };
-    }
     // SAFETY: by the `unsafe trait GpuStruct` contract (checked at compile time by the derive),
     // every field of `T` is plain data, valid for any bit pattern, so the all-zero row with
-    // arbitrary field bytes copied in is a valid `T`.
-    unsafe { out.assume_init() }
+    // field bytes copied in is a valid `T`; `read_copies` checks the ranges against `T` and `src`.
+    unsafe { super::runtime::read_copies(src, T::FIELD_COPIES) }
 }

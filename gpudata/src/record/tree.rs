@@ -39,7 +39,7 @@ impl LeafName {
     }
 
     /// Appends `s` whole, or `...` once the buffer is full (names stay UTF-8).
-    const fn push(mut self, s: &str) -> LeafName {
+    pub(crate) const fn push(mut self, s: &str) -> LeafName {
         let bytes = s.as_bytes();
         if self.len + bytes.len() > LeafName::CAPACITY - 3 {
             if self.len + 3 <= LeafName::CAPACITY {
@@ -60,25 +60,7 @@ impl LeafName {
     }
 
     const fn index(self, i: u64) -> LeafName {
-        let mut digits = [0u8; 22];
-        let mut at = digits.len() - 1;
-        digits[at] = b']';
-        let mut rest = i;
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (rest % 10) as u8;
-            rest /= 10;
-            if rest == 0 {
-                break;
-            }
-        }
-        at -= 1;
-        digits[at] = b'[';
-        let (_, used) = digits.split_at(at);
-        match core::str::from_utf8(used) {
-            Ok(s) => self.push(s),
-            Err(_) => self,
-        }
+        self.push("[").push(Decimal::new(i).as_str()).push("]")
     }
 
     /// The name.
@@ -95,6 +77,40 @@ impl LeafName {
 impl Default for LeafName {
     fn default() -> LeafName {
         LeafName::new()
+    }
+}
+
+/// A number's decimal digits, written in `const fn`s (leaf names, compile-time messages).
+#[derive(Clone, Copy)]
+pub(crate) struct Decimal {
+    digits: [u8; 20],
+    start: usize,
+}
+
+impl Decimal {
+    /// The digits of `n`.
+    pub(crate) const fn new(n: u64) -> Decimal {
+        let mut digits = [0u8; 20];
+        let mut start = digits.len();
+        let mut rest = n;
+        loop {
+            start -= 1;
+            digits[start] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        Decimal { digits, start }
+    }
+
+    /// The digits as text.
+    pub(crate) const fn as_str(&self) -> &str {
+        let (_, used) = self.digits.split_at(self.start);
+        match core::str::from_utf8(used) {
+            Ok(s) => s,
+            Err(_) => "",
+        }
     }
 }
 
@@ -131,6 +147,16 @@ pub enum TreeProblem {
     RuntimeArray,
     /// A leaf without a vertex format.
     NoVertexFormat(LeafType),
+}
+
+/// A [`TreeProblem`] and the path of the member it is about, luma.gl style (`lights[0].color`),
+/// from the name the walk started with.
+#[derive(Clone, Copy, Debug)]
+pub struct TreeFault {
+    /// The member's path.
+    pub name: LeafName,
+    /// The problem.
+    pub problem: TreeProblem,
 }
 
 /// The vertex format of a scalar or vector leaf.
@@ -272,10 +298,14 @@ const fn reinterpret(ty: &WgslType, host: HostShape) -> Result<HostShape, TreePr
 /// `gpu` and host offset `host_at`).
 ///
 /// # Errors
-/// A [`TreeProblem`].
+/// A [`TreeFault`]: the problem and the path (from `name`) of the member it is about.
 #[allow(
     clippy::too_many_arguments,
     reason = "one walk state, passed whole to a recursive const fn"
+)]
+#[allow(
+    clippy::result_large_err,
+    reason = "a const fn cannot box; the fault is a path in a fixed buffer, as the leaf is"
 )]
 pub const fn leaf_at(
     field: usize,
@@ -286,10 +316,10 @@ pub const fn leaf_at(
     mut name: LeafName,
     gpu: u64,
     host_at: usize,
-) -> Result<Leaf, TreeProblem> {
+) -> Result<Leaf, TreeFault> {
     let host = match reinterpret(ty, host) {
         Ok(h) => h,
-        Err(e) => return Err(e),
+        Err(problem) => return Err(TreeFault { name, problem }),
     };
     match ty {
         WgslType::Leaf(leaf) => {
@@ -324,7 +354,10 @@ pub const fn leaf_at(
                 _ => column_len as usize,
             };
             if format.is_none() {
-                return Err(TreeProblem::NoVertexFormat(column));
+                return Err(TreeFault {
+                    name,
+                    problem: TreeProblem::NoVertexFormat(column),
+                });
             }
             Ok(Leaf {
                 field,
@@ -338,7 +371,10 @@ pub const fn leaf_at(
         }
         WgslType::Array { element, count } => {
             if count.is_none() {
-                return Err(TreeProblem::RuntimeArray);
+                return Err(TreeFault {
+                    name,
+                    problem: TreeProblem::RuntimeArray,
+                });
             }
             let per = leaf_count(element);
             let i = k / per;
@@ -464,15 +500,59 @@ pub const fn image_matches(
     }
 }
 
+/// The path of the deepest member inside a value (WGSL type `ty`, host shape `host`, named
+/// `name`) whose host bytes are not its GPU bytes in `space` (see
+/// [`image_matches`]), arrays' elements as `[]`; `name` when no member alone is at fault.
+#[must_use]
+pub const fn image_fault(
+    ty: &WgslType,
+    host: HostShape,
+    space: AddressSpace,
+    name: LeafName,
+) -> LeafName {
+    let host = match reinterpret(ty, host) {
+        Ok(h) => h,
+        Err(_) => return name,
+    };
+    match (ty, host) {
+        (
+            WgslType::Array { element, .. },
+            HostShape::Array {
+                element: shape,
+                stride,
+            },
+        ) if !image_matches(element, *shape, stride, space) => {
+            image_fault(element, *shape, space, name.push("[]"))
+        }
+        (WgslType::Struct(s), HostShape::Struct { members, .. }) => {
+            let mut j = 0;
+            while j < members.len() && j < s.members.len() {
+                let m = members[j];
+                if !image_matches(&s.members[j].ty, m.shape, m.size, space) {
+                    let name = name.push(".").push(s.members[j].name);
+                    return image_fault(&s.members[j].ty, m.shape, space, name);
+                }
+                j += 1;
+            }
+            name
+        }
+        _ => name,
+    }
+}
+
 /// All `L` leaves of struct `s` with host shape `host` in `space`, field by field.
 ///
 /// # Errors
 /// The first leaf's problem, with its field.
+#[allow(
+    clippy::result_large_err,
+    reason = "a const fn cannot box; the fault is a path in a fixed buffer"
+)]
 pub const fn leaves<const L: usize>(
     s: &'static WgslStruct,
     host: HostShape,
     space: AddressSpace,
-) -> Result<[Leaf; L], (usize, TreeProblem)> {
+) -> Result<[Leaf; L], (usize, TreeFault)> {
     let empty = Leaf {
         field: 0,
         name: LeafName::new(),
@@ -520,21 +600,29 @@ pub const fn leaf_fields<const L: usize>(leaves: &'static [Leaf]) -> [GpuDataStr
     fields
 }
 
+/// A copy that moves nothing, the placeholder of copy tables.
+const NO_COPY: FieldCopy = FieldCopy {
+    host: 0,
+    gpu: 0,
+    len: 0,
+};
+
+/// The copy that moves `leaf`'s bytes.
+const fn leaf_copy(leaf: &Leaf) -> FieldCopy {
+    FieldCopy {
+        host: leaf.host,
+        gpu: leaf.gpu as usize,
+        len: leaf.len,
+    }
+}
+
 /// The copies that encode or decode one row, leaf by leaf.
 #[must_use]
 pub const fn leaf_copies<const L: usize>(leaves: &[Leaf]) -> [FieldCopy; L] {
-    let mut copies = [FieldCopy {
-        host: 0,
-        gpu: 0,
-        len: 0,
-    }; L];
+    let mut copies = [NO_COPY; L];
     let mut k = 0;
     while k < L && k < leaves.len() {
-        copies[k] = FieldCopy {
-            host: leaves[k].host,
-            gpu: leaves[k].gpu as usize,
-            len: leaves[k].len,
-        };
+        copies[k] = leaf_copy(&leaves[k]);
         k += 1;
     }
     copies
@@ -578,4 +666,82 @@ pub const fn leaf_attributes<const L: usize>(
         k += 1;
     }
     list
+}
+
+/// The element's shape inside a runtime-sized array's host shape.
+const fn element_shape(host: HostShape) -> HostShape {
+    match host {
+        HostShape::Array { element, .. } => *element,
+        other => other,
+    }
+}
+
+/// Why the elements of a runtime-sized array (`element`, inside the array's host shape `host`,
+/// the array named `name`) cannot be encoded leaf by leaf, if they cannot.
+#[must_use]
+pub const fn element_problem(
+    element: &WgslType,
+    host: HostShape,
+    name: LeafName,
+) -> Option<TreeFault> {
+    let shape = element_shape(host);
+    let mut k = 0;
+    while k < leaf_count(element) {
+        if let Err(fault) = leaf_at(
+            0,
+            element,
+            shape,
+            k,
+            AddressSpace::Storage,
+            name.push("[]"),
+            0,
+            0,
+        ) {
+            return Some(fault);
+        }
+        k += 1;
+    }
+    None
+}
+
+/// The `L` copies that encode or decode one element of a runtime-sized array (WGSL type `ty`,
+/// host shape `host`), offsets from the element's start; empty copies when a leaf has a problem
+/// (which the struct's analysis reports, failing the build).
+#[must_use]
+pub const fn element_copies<const L: usize>(ty: &WgslType, host: HostShape) -> [FieldCopy; L] {
+    let mut copies = [NO_COPY; L];
+    let mut k = 0;
+    while k < L {
+        match leaf_at(0, ty, host, k, AddressSpace::Storage, LeafName::new(), 0, 0) {
+            Ok(leaf) => copies[k] = leaf_copy(&leaf),
+            Err(_) => return [NO_COPY; L],
+        }
+        k += 1;
+    }
+    copies
+}
+
+/// The path of the member inside `ty` (named `name`) whose type or placement breaks a rule of
+/// WGSL's memory model in `space`: the deepest member at fault, arrays' elements as `[]`
+/// (`lights[].weights`, as run-time layout errors name them); `name` when `ty` itself is.
+#[must_use]
+pub const fn fault_path(ty: &WgslType, space: AddressSpace, name: LeafName) -> LeafName {
+    match ty {
+        WgslType::Leaf(_) => name,
+        WgslType::Array { element, .. } => match element.layout(space) {
+            Err(_) => fault_path(element, space, name.push("[]")),
+            Ok(_) => name,
+        },
+        WgslType::Struct(s) => match s.offsets::<0>(space) {
+            Err((i, _)) if i < s.members.len() => {
+                let member = &s.members[i];
+                let name = name.push(".").push(member.name);
+                match member.ty.layout(space) {
+                    Err(_) => fault_path(&member.ty, space, name),
+                    Ok(_) => name,
+                }
+            }
+            _ => name,
+        },
+    }
 }

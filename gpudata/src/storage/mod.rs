@@ -1,0 +1,312 @@
+//! Storage buffers of runtime-sized structs: [`GpuStorage<T>`] holds one value of a derived
+//! struct whose last field is a [`RuntimeArray`](crate::record::RuntimeArray) (WGSL's
+//! `struct Particles { count: u32, items: array<Particle> }`): the header and N elements, bound
+//! as `var<storage> particles: Particles;`, where `arrayLength(&particles.items)` is N.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use gpudata::GpuStruct;
+//! use gpudata::record::{GpuRuntimeStruct, RuntimeArray};
+//! use gpudata::storage::GpuStorage;
+//!
+//! #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+//! struct Particle {
+//!     position: [f32; 3],
+//!     mass: f32,
+//! }
+//!
+//! #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+//! struct Particles {
+//!     count: u32,
+//!     items: RuntimeArray<Particle>,
+//! }
+//!
+//! let gpu = gpudata::Gpu::headless()?;
+//! let items = [Particle { position: [1.0, 2.0, 3.0], mass: 4.0 }; 3];
+//! let header = Particles { count: 3, items: RuntimeArray::new() };
+//! let storage = GpuStorage::new(&gpu, &header, &items)?;
+//! assert_eq!(storage.byte_size(), 16 + 3 * 16);
+//! storage.write_elements(1, &[Particle { position: [0.0; 3], mass: 9.0 }])?;
+//! let (back, elements) = storage.read()?;
+//! assert_eq!((back, elements[1].mass, elements.len()), (header, 9.0, 3));
+//! // For the bind group layout: the header plus one element.
+//! assert_eq!(GpuStorage::<Particles>::min_binding_size().get(), 32);
+//! # Ok(())
+//! # }
+//! ```
+
+mod error;
+
+use std::marker::PhantomData;
+use std::num::NonZeroU64;
+
+pub use error::StorageError;
+
+use crate::device::Gpu;
+use crate::device::buffers::create_buffer;
+use crate::device::transfer::{WaitMode, read_range, write_bytes};
+use crate::record::{
+    GpuRuntimeStruct, decode_elements, decode_runtime, encode_elements, encode_runtime,
+};
+
+/// The usages of a runtime-sized struct's buffer: bound as storage, written and read back by
+/// copies.
+pub const STORAGE_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
+    .union(wgpu::BufferUsages::COPY_DST)
+    .union(wgpu::BufferUsages::COPY_SRC);
+
+/// One value of a runtime-sized struct `T` in a storage buffer: the header (`T`'s fields before
+/// its [`RuntimeArray`](crate::record::RuntimeArray)) and [`len`](Self::len) elements, laid out by
+/// WGSL's memory model, so `var<storage> v: T;` reads them with the WGSL declaration from `T`'s
+/// type description.
+///
+/// The buffer is [`byte_size`](Self::byte_size) bytes: the tail's end, at least
+/// [`min_binding_size`](Self::min_binding_size), rounded up to 4 (see
+/// [`GpuRuntimeStruct::byte_length`]). `arrayLength` counts the binding, so it reads
+/// [`len`](Self::len), except where the binding's minimum size (header plus one element) or the
+/// rounding to 4 leaves room for more (an empty tail reads as one zeroed element): keep the count
+/// in the header when the tail may be that short.
+#[derive(Debug)]
+pub struct GpuStorage<T: GpuRuntimeStruct> {
+    gpu: Gpu,
+    buffer: wgpu::Buffer,
+    len: usize,
+    _value: PhantomData<fn() -> T>,
+}
+
+impl<T: GpuRuntimeStruct> GpuStorage<T> {
+    /// A storage buffer holding `header` and `elements`.
+    ///
+    /// # Errors
+    /// [`StorageError::SizeOverflow`], [`StorageError::TooLarge`], [`StorageError::Gpu`].
+    pub fn new(
+        gpu: &Gpu,
+        header: &T,
+        elements: &[T::Element],
+    ) -> Result<GpuStorage<T>, StorageError> {
+        let size = size_for::<T>(gpu, elements.len())?;
+        let overflow = StorageError::SizeOverflow {
+            elements: elements.len() as u64,
+            stride: T::tail().stride,
+        };
+        let bytes = encode_runtime(header, elements).ok_or(overflow)?;
+        let buffer = create_buffer(gpu, size, STORAGE_USAGE, "gpudata runtime-sized storage")?;
+        pollster::block_on(write_bytes(gpu, &buffer, 0, &bytes, WaitMode::Block))?;
+        Ok(GpuStorage {
+            gpu: gpu.clone(),
+            buffer,
+            len: elements.len(),
+            _value: PhantomData,
+        })
+    }
+
+    /// Elements in the tail.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the tail has no elements.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The buffer's bytes (see the type's documentation).
+    #[must_use]
+    pub fn byte_size(&self) -> u64 {
+        self.buffer.size()
+    }
+
+    /// The buffer.
+    #[must_use]
+    pub fn buffer(&self) -> &wgpu::Buffer {
+        &self.buffer
+    }
+
+    /// The `min_binding_size` of a bind group layout entry for `T`: the header plus one element
+    /// ([`GpuRuntimeStruct::min_binding_size`]).
+    #[must_use]
+    pub fn min_binding_size() -> NonZeroU64 {
+        T::min_binding_size()
+    }
+
+    /// A bind group layout entry for `T` at `binding`: a storage buffer (`read_only` or
+    /// read-write) seen by `visibility`, with [`min_binding_size`](Self::min_binding_size).
+    #[must_use]
+    pub fn layout_entry(
+        binding: u32,
+        visibility: wgpu::ShaderStages,
+        read_only: bool,
+    ) -> wgpu::BindGroupLayoutEntry {
+        wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: Some(T::min_binding_size()),
+            },
+            count: None,
+        }
+    }
+
+    /// The whole buffer as a storage binding.
+    #[must_use]
+    pub fn binding(&self) -> wgpu::BufferBinding<'_> {
+        wgpu::BufferBinding {
+            buffer: &self.buffer,
+            offset: 0,
+            size: NonZeroU64::new(self.byte_size()),
+        }
+    }
+
+    /// Replaces the header (queued: later submissions see it); the elements stay.
+    ///
+    /// # Errors
+    /// [`StorageError::Gpu`].
+    pub fn write_header(&self, header: &T) -> Result<(), StorageError> {
+        let bytes = encode_runtime(header, &[]).unwrap_or_default();
+        let end = usize::try_from(T::tail().offset)
+            .unwrap_or(bytes.len())
+            .min(bytes.len());
+        let mut head = bytes[..end.next_multiple_of(4).min(bytes.len())].to_vec();
+        if !end.is_multiple_of(4) {
+            // The header ends inside a word that element 0 shares (2-byte members): keep the
+            // element's bytes of that word.
+            let word = (end / 4 * 4) as u64;
+            let old = self.read_bytes(word, 4)?;
+            let (keep, rest) = (end % 4, head.len() - end);
+            head[end..].copy_from_slice(&old[keep..keep + rest]);
+        }
+        pollster::block_on(write_bytes(
+            &self.gpu,
+            &self.buffer,
+            0,
+            &head,
+            WaitMode::Block,
+        ))?;
+        Ok(())
+    }
+
+    /// Replaces elements `first..first + elements.len()` of the tail (queued).
+    ///
+    /// # Errors
+    /// [`StorageError::ElementsOutOfRange`], [`StorageError::UnalignedElements`],
+    /// [`StorageError::Gpu`].
+    pub fn write_elements(
+        &self,
+        first: usize,
+        elements: &[T::Element],
+    ) -> Result<(), StorageError> {
+        let offset = self.element_range(first, elements.len())?;
+        let tail = T::tail();
+        let len = elements.len() as u64 * tail.stride;
+        if !offset.is_multiple_of(4) || !len.is_multiple_of(4) {
+            return Err(StorageError::UnalignedElements {
+                first,
+                count: elements.len(),
+                stride: tail.stride,
+                offset,
+            });
+        }
+        let mut bytes = vec![0u8; len as usize];
+        encode_elements::<T>(elements, &mut bytes);
+        pollster::block_on(write_bytes(
+            &self.gpu,
+            &self.buffer,
+            offset,
+            &bytes,
+            WaitMode::Block,
+        ))?;
+        Ok(())
+    }
+
+    /// Reads the header and every element back.
+    ///
+    /// # Errors
+    /// [`StorageError::Gpu`], [`StorageError::Readback`].
+    pub fn read(&self) -> Result<(T, Vec<T::Element>), StorageError> {
+        let size = self.byte_size();
+        let bytes = self.read_bytes(0, size)?;
+        decode_runtime(&bytes, self.len).ok_or(StorageError::Readback {
+            expected: size,
+            found: bytes.len() as u64,
+        })
+    }
+
+    /// Reads elements `first..first + count` back.
+    ///
+    /// # Errors
+    /// [`StorageError::ElementsOutOfRange`], [`StorageError::Gpu`], [`StorageError::Readback`].
+    pub fn read_elements(
+        &self,
+        first: usize,
+        count: usize,
+    ) -> Result<Vec<T::Element>, StorageError> {
+        let offset = self.element_range(first, count)?;
+        let len = count as u64 * T::tail().stride;
+        // Readbacks copy whole 4-byte words: widen the range, then skip the extra bytes.
+        let start = offset / 4 * 4;
+        let end = (offset + len).next_multiple_of(4).min(self.byte_size());
+        let bytes = self.read_bytes(start, end - start)?;
+        let skip = (offset - start) as usize;
+        let elements = decode_elements::<T>(bytes.get(skip..).unwrap_or_default(), count);
+        if elements.len() != count {
+            return Err(StorageError::Readback {
+                expected: end - start,
+                found: bytes.len() as u64,
+            });
+        }
+        Ok(elements)
+    }
+
+    /// The byte offset of element `first`, when `first..first + count` lies inside the tail.
+    fn element_range(&self, first: usize, count: usize) -> Result<u64, StorageError> {
+        match first.checked_add(count) {
+            Some(end) if end <= self.len => {}
+            _ => {
+                return Err(StorageError::ElementsOutOfRange {
+                    first,
+                    count,
+                    len: self.len,
+                });
+            }
+        }
+        let tail = T::tail();
+        // `new` checked that the whole tail's byte length fits in u64.
+        Ok(tail.offset + first as u64 * tail.stride)
+    }
+
+    fn read_bytes(&self, offset: u64, size: u64) -> Result<Vec<u8>, StorageError> {
+        let bytes = pollster::block_on(read_range(
+            &self.gpu,
+            &self.buffer,
+            offset,
+            size,
+            "read back a runtime-sized storage struct",
+            WaitMode::Block,
+        ))?;
+        if bytes.len() as u64 != size {
+            return Err(StorageError::Readback {
+                expected: size,
+                found: bytes.len() as u64,
+            });
+        }
+        Ok(bytes)
+    }
+}
+
+/// The buffer size for `elements` elements, checked against overflow and the device's storage
+/// binding limit.
+fn size_for<T: GpuRuntimeStruct>(gpu: &Gpu, elements: usize) -> Result<u64, StorageError> {
+    let size = T::byte_length(elements as u64).ok_or(StorageError::SizeOverflow {
+        elements: elements as u64,
+        stride: T::tail().stride,
+    })?;
+    let limit = gpu.limits().max_storage_buffer_binding_size;
+    if size > limit {
+        return Err(StorageError::TooLarge { size, limit });
+    }
+    Ok(size)
+}
