@@ -59,6 +59,10 @@ trait Described {}
 trait Flattened {}
 struct WgslType;
 struct HostShape;
+// Names the runtime-sized expansion reaches by absolute path.
+trait GpuRuntimeStruct {}
+struct TypeLayout;
+struct FieldCopy;
 
 #[derive(::core::clone::Clone, ::core::marker::Copy, ::gpudata::GpuStruct)]
 #[repr(C)]
@@ -110,6 +114,15 @@ struct Nested {
     bytes: [::core::primitive::u8; 4],
 }
 
+// A runtime-sized tail (its `GpuRuntimeStruct` impl) under the same shadows, with the keys the
+// tail takes.
+#[derive(::core::clone::Clone, ::core::marker::Copy, ::gpudata::GpuStruct)]
+struct Tail {
+    count: ::core::primitive::u32,
+    #[gpu(align = 32, name = "elements")]
+    items: ::gpudata::record::RuntimeArray<Storage>,
+}
+
 // `impl_gpu_field!` names everything by absolute path too.
 #[derive(::core::clone::Clone, ::core::marker::Copy, ::bytemuck::Pod, ::bytemuck::Zeroable)]
 #[repr(transparent)]
@@ -149,6 +162,13 @@ fn derives_without_the_prelude() {
     ::core::assert_eq!(
         <Nested as ::gpudata::GpuStruct>::FORMAT.fields()[4].name(),
         "inner.a"
+    );
+    // Storage is 48 bytes, 16-aligned; `@align(32)` puts the tail at 32.
+    let tail = <Tail as ::gpudata::record::GpuRuntimeStruct>::tail();
+    ::core::assert_eq!((tail.offset, tail.stride), (32, 48));
+    ::core::assert_eq!(
+        <Tail as ::gpudata::record::GpuRuntimeStruct>::HEADER_FIELDS[0].name(),
+        "count"
     );
     let _ = (__gpudata_spot, __gpudata_msg, __gpudata_list, __gpudata_k);
 }

@@ -75,6 +75,15 @@ pub mod vertices {
         pub(crate) exposure: f32,
     }
 
+    /// A storage struct ending in a runtime-sized array of lights.
+    #[derive(Clone, Copy, Debug, GpuStruct)]
+    pub(crate) struct Lights {
+        /// How many lights.
+        pub(crate) count: u32,
+        /// The lights.
+        pub(crate) items: gpudata::record::RuntimeArray<Light>,
+    }
+
     /// A private struct.
     #[derive(Clone, Copy, Debug, GpuStruct)]
     struct Private {
@@ -95,4 +104,8 @@ fn derived_code_passes_strict_lints() {
     assert_eq!(vertices::private_index(), 0);
     assert_eq!(vertices::Scene::FORMAT.byte_stride(), 144);
     assert_eq!(vertices::Scene::vertex_buffer_layout().attributes.len(), 9);
+    assert_eq!(
+        <vertices::Lights as gpudata::record::GpuRuntimeStruct>::min_binding_size().get(),
+        48
+    );
 }
