@@ -215,7 +215,7 @@ fn the_layout_has_a_tail_and_naga_agrees() {
     assert_eq!(Particles::byte_length(u64::MAX), None);
     let names: Vec<&str> = Particles::HEADER_FIELDS.iter().map(|f| f.name()).collect();
     assert_eq!(names, ["count"]);
-    assert!(!Particles::ELEMENT_HOST_MATCHES);
+    const { assert!(!Particles::ELEMENT_HOST_MATCHES) };
     assert_eq!(Particles::ELEMENT_COPIES.len(), 8);
 
     let swarm = struct_decl::<Swarm>().wgsl(AddressSpace::Storage).unwrap();
@@ -238,7 +238,7 @@ fn the_layout_has_a_tail_and_naga_agrees() {
         Samples::min_binding_size().get(),
         naga_size(&samples, "Samples")
     );
-    assert!(Samples::ELEMENT_HOST_MATCHES);
+    const { assert!(Samples::ELEMENT_HOST_MATCHES) };
     // The tail's end is not rounded up to the struct's alignment (8), only to 4.
     assert_eq!(Halves::byte_length(3), Some(12));
     assert_eq!(Halves::byte_length(1), Some(8));
