@@ -55,7 +55,9 @@
 //! marker; [`get_child_by_name`](TypedGpuData::get_child_by_name) and
 //! [`get_child_at`](TypedGpuData::get_child_at) for run-time names), and readbacks decode every
 //! format. [`GpuData`] is the runtime form for formats built from strings, with luma.gl's
-//! row metadata and every byte range checked.
+//! row metadata and every byte range checked. One struct value for a shader: [`uniform`]'s
+//! `GpuUniform` (a `wgsl-uniform` struct) and [`storage`]'s `GpuStorage` (a struct ending in a
+//! [`record::RuntimeArray`], uploaded as a header plus N elements).
 //!
 //! **5. Tables.** [`GpuVector`] (a column over chunks), [`GpuConstant`], [`GpuRecordBatch`],
 //! [`GpuTable`] and [`table::SegmentedTable`] (columns as aligned segments of one allocation) bind as
@@ -90,7 +92,7 @@
 //! [`StructLayout`], [`StepMode`], [`BufferLayout`]; [`GpuVector`], [`GpuConstant`],
 //! [`GpuRecordBatch`], [`GpuTable`]; and the area errors. The engine's pieces stay public under
 //! their modules: [`format`](mod@format), [`layout`], [`record`], [`data`], [`device`],
-//! [`table`], [`ops`], [`error`].
+//! [`uniform`], [`storage`], [`table`], [`ops`], [`error`].
 //!
 //! # Errors
 //!

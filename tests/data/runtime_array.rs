@@ -450,3 +450,110 @@ fn storage_errors() {
         lost.to_string()
     );
 }
+
+/// A header of one 2-byte leaf: the tail starts inside the header's word.
+#[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+struct HalfHeader {
+    scale: Half,
+    values: RuntimeArray<Half>,
+}
+
+/// No header at all: `struct Bare { items: array<Particle> }`.
+#[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+struct Bare {
+    #[gpu(name = "elements")]
+    items: RuntimeArray<Particle>,
+}
+
+/// A nested struct in the header.
+#[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+struct Meta {
+    count: u32,
+    #[gpu(wgsl = "mat2x2<f32>")]
+    frame: [[f32; 2]; 2],
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+struct Framed {
+    info: Meta,
+    items: RuntimeArray<Particle>,
+}
+
+#[test]
+fn a_header_write_keeps_the_tail_bytes_it_shares_a_word_with() {
+    use half::f16;
+    let gpu = gpu();
+    let half = |v: f32| Half {
+        x: f16::from_f32(v),
+    };
+    assert_eq!(
+        (HalfHeader::tail().offset, HalfHeader::tail().stride),
+        (2, 2)
+    );
+    let values: Vec<Half> = [1.0, 2.0, 3.0].map(half).to_vec();
+    let storage = GpuStorage::new(
+        &gpu,
+        &HalfHeader {
+            scale: half(0.5),
+            values: RuntimeArray::new(),
+        },
+        &values,
+    )
+    .unwrap();
+    assert_eq!(storage.byte_size(), 8);
+    let header = HalfHeader {
+        scale: half(7.0),
+        values: RuntimeArray::new(),
+    };
+    storage.write_header(&header).unwrap();
+    assert_eq!(storage.read().unwrap(), (header, values));
+}
+
+#[test]
+fn a_bare_tail_and_a_nested_header_reach_the_shader() {
+    let gpu = gpu();
+    let bare = struct_decl::<Bare>().wgsl(AddressSpace::Storage).unwrap();
+    assert!(
+        bare.contains("elements: array<Particle>, // offset 0"),
+        "{bare}"
+    );
+    assert_eq!(Bare::tail().offset, 0);
+    assert!(Bare::HEADER_FIELDS.is_empty());
+    assert_eq!(Bare::min_binding_size().get(), naga_size(&bare, "Bare"));
+    let items: Vec<Particle> = (0..3).map(particle).collect();
+    let storage = GpuStorage::new(
+        &gpu,
+        &Bare {
+            items: RuntimeArray::new(),
+        },
+        &items,
+    )
+    .unwrap();
+    let (words, wgsl) = run_probe(&storage, "elements", items.len());
+    let mut expected = vec![3];
+    for item in &items {
+        expected.extend(particle_words(item));
+    }
+    assert_eq!(words, expected, "{wgsl}");
+
+    // info: count at 0, frame (mat2x2, 8-aligned) at 8, 24 bytes; the tail at 32.
+    let names: Vec<&str> = Framed::HEADER_FIELDS.iter().map(|f| f.name()).collect();
+    assert_eq!(names, ["info.count", "info.frame[0]", "info.frame[1]"]);
+    assert_eq!(Framed::tail().offset, 32);
+    let header = Framed {
+        info: Meta {
+            count: 2,
+            frame: [[1.0, 2.0], [3.0, 4.0]],
+        },
+        items: RuntimeArray::new(),
+    };
+    let storage = GpuStorage::new(&gpu, &header, &items[..2]).unwrap();
+    let (words, wgsl) = run_probe(&storage, "items", 2);
+    let mut expected = vec![2, 2];
+    expected.extend([1.0f32, 2.0, 3.0, 4.0].map(f32::to_bits));
+    for item in &items[..2] {
+        expected.extend(particle_words(item));
+    }
+    assert_eq!(words, expected, "{wgsl}");
+    assert_eq!(storage.read().unwrap(), (header, items[..2].to_vec()));
+}

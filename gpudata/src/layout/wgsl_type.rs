@@ -9,7 +9,7 @@ use crate::format::PrimitiveType;
 
 /// A host-shareable WGSL type, all of it `'static` and `Copy`, so it can be built and laid out in
 /// `const` items. [`TypeDecl`](super::TypeDecl) is the owned form for declarations read at run
-/// time; [`TypeDecl::from`] converts.
+/// time; [`TypeDecl::from`](super::TypeDecl) converts.
 ///
 /// ```
 /// use gpudata::layout::{AddressSpace, WgslMember, WgslStruct, WgslType};
