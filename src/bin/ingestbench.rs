@@ -8,14 +8,17 @@
 //!
 //! Each case runs once to warm up, then `N` times (default 5); the table gives the median.
 //! Cases: arrow-rs's reader alone, on one thread and with one thread per row group (up to the
-//! cores); gpudata's `ingest_parquet` under the `auto` policy (decode, convert, upload, GPU table)
-//! on one thread and on all cores.
+//! cores); arrow-rs's reader plus gpudata's `auto` conversions on the host (no upload), on one
+//! thread; gpudata's `ingest_parquet` under the `auto` policy (decode, convert, upload, GPU
+//! table) on one thread and on all cores.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use arrow_array::RecordBatchReader;
 use gpudata::Gpu;
+use gpudata::arrow::convert::{ConversionPlan, Conversions};
 use gpudata::arrow::parquet::{DEFAULT_PARQUET_BATCH_ROWS, ParquetOptions, ingest_parquet};
 use gpudata::arrow::stream::{CancelToken, IngestOptions};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -50,6 +53,21 @@ fn arrow_read_parallel(path: &Path, groups: usize, threads: usize) -> Result<(u6
         }
         Ok(total)
     })
+}
+
+/// arrow-rs decoding every row group and gpudata's `auto` conversions of each batch on the
+/// host, nothing uploaded: what the ingest costs before the GPU.
+fn convert_only(path: &Path, groups: usize) -> Result<u64> {
+    let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(path)?)?
+        .with_row_groups((0..groups).collect())
+        .with_batch_size(DEFAULT_PARQUET_BATCH_ROWS)
+        .build()?;
+    let mut plan = ConversionPlan::new(reader.schema(), Conversions::auto())?;
+    let mut rows = 0;
+    for batch in reader {
+        rows += plan.convert(&batch?)?.num_rows() as u64;
+    }
+    Ok(rows)
 }
 
 fn median(mut times: Vec<Duration>) -> Duration {
@@ -116,6 +134,11 @@ fn main() -> Result<()> {
         "arrow-rs read into memory",
         threads,
         time(iters, || Ok(arrow_read_parallel(&path, groups, threads)?.0))?,
+    );
+    row(
+        "arrow-rs read + gpudata conversions (host, no upload)",
+        1,
+        time(iters, || convert_only(&path, groups))?,
     );
     for t in [1, threads] {
         let parquet = ParquetOptions {

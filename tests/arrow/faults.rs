@@ -83,7 +83,7 @@ fn batch(schema: &Arc<Schema>, rows: usize, seed: usize) -> RecordBatch {
 }
 
 /// A valid IPC file of two batches (`stream`: the stream format instead).
-fn ipc(stream: bool) -> (Vec<RecordBatch>, Vec<u8>) {
+pub(crate) fn ipc(stream: bool) -> (Vec<RecordBatch>, Vec<u8>) {
     let schema = schema();
     let batches = vec![batch(&schema, 5, 1), batch(&schema, 8, 3)];
     let mut out = Vec::new();
@@ -106,7 +106,7 @@ fn ipc(stream: bool) -> (Vec<RecordBatch>, Vec<u8>) {
 /// Corrupted copies of `file`, deterministically: truncations, single bytes overwritten with
 /// 0x00, 0xFF and 0x80, and little-endian 32-bit words overwritten with large, negative
 /// and off-by-a-little values (lengths and offsets of the flatbuffers and buffer specs).
-fn corrupted(file: &[u8]) -> Vec<Vec<u8>> {
+pub(crate) fn corrupted(file: &[u8]) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
     for cut in (0..file.len()).step_by(11) {
         out.push(file[..cut].to_vec());

@@ -18,3 +18,4 @@ mod parquet;
 mod roundtrip;
 mod segmented;
 mod stream;
+mod stream_memory;

@@ -191,3 +191,150 @@ fn file_errors_name_the_file_or_column() {
     );
     std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
 }
+
+/// A GPU table written by `write_table` through arrow-rs's Parquet `ArrowWriter` and read back
+/// by arrow-rs's reader equals the file it came from: types (timestamps, Int64 with nulls,
+/// booleans, strings, dictionaries), values, nulls.
+#[test]
+fn a_gpu_table_written_to_parquet_reads_back_equal() {
+    use arrow_array::types::Int32Type;
+    use arrow_array::{DictionaryArray, TimestampMicrosecondArray};
+    use gpudata::arrow::stream::write_table;
+    let gpu = support::gpu();
+    let rows = 5000_i64;
+    let dictionary: DictionaryArray<Int32Type> = (0..rows)
+        .map(|i| (i % 11 != 5).then(|| ["ab", "cd", "ef"][(i % 3) as usize]))
+        .collect();
+    let batch = RecordBatch::try_from_iter([
+        (
+            "when",
+            Arc::new(TimestampMicrosecondArray::from_iter_values(
+                (0..rows).map(|i| 1_600_000_000_000_000 + i * 60_000_000),
+            )) as ArrayRef,
+        ),
+        (
+            "delay",
+            Arc::new(Int64Array::from_iter(
+                (0..rows).map(|i| (i % 9 != 4).then_some(i * 3 - 700)),
+            )) as ArrayRef,
+        ),
+        (
+            "even",
+            Arc::new(BooleanArray::from_iter((0..rows).map(|i| Some(i % 2 == 0)))) as ArrayRef,
+        ),
+        (
+            "label",
+            Arc::new(StringArray::from_iter(
+                (0..rows).map(|i| (i % 7 != 0).then(|| format!("l{}", i % 13))),
+            )) as ArrayRef,
+        ),
+        ("kind", Arc::new(dictionary) as ArrayRef),
+    ])
+    .unwrap();
+    let dir = std::env::temp_dir().join(format!("gpudata-parquet-{}-write", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = dir.join("source.parquet");
+    let properties = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(1200))
+        .build();
+    let mut writer = ArrowWriter::try_new(
+        File::create(&source).unwrap(),
+        batch.schema(),
+        Some(properties),
+    )
+    .unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let original = read_with_arrow_rs(&source, None);
+
+    let ingested = ingest_parquet(
+        &gpu,
+        &source,
+        &IngestOptions::default(),
+        &ParquetOptions::default(),
+        |_| {},
+        &CancelToken::new(),
+    )
+    .unwrap();
+    assert_eq!(ingested.table.batches().len(), 5);
+    let written = dir.join("written.parquet");
+    let mut writer =
+        ArrowWriter::try_new(File::create(&written).unwrap(), original.schema(), None).unwrap();
+    assert_eq!(
+        write_table(&gpu, &ingested.table, &mut writer).unwrap(),
+        rows as u64
+    );
+    writer.close().unwrap();
+    let back = read_with_arrow_rs(&written, None);
+    assert_eq!(back, original);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `auto` narrows Int64 by the whole file's range (the row groups' statistics), not the first
+/// batch's: a value beyond 32 bits in the last row group makes the column float32 from the
+/// start instead of an error at that row; a file whose values all fit narrows exactly.
+#[test]
+fn auto_narrowing_is_decided_by_the_whole_files_statistics() {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int64Type;
+    use gpudata::arrow::convert::Conversion;
+    let gpu = support::gpu();
+    let dir = std::env::temp_dir().join(format!("gpudata-parquet-{}-ranges", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, last, expected) in [
+        ("wide", 1_i64 << 40, Conversion::Float32),
+        ("fits", -(1_i64 << 31), Conversion::Narrow),
+    ] {
+        let path = dir.join(format!("{name}.parquet"));
+        let values: Vec<i64> = (0..3000).chain([last]).collect();
+        let batch = RecordBatch::try_from_iter([(
+            "n",
+            Arc::new(Int64Array::from(values.clone())) as ArrayRef,
+        )])
+        .unwrap();
+        let properties = WriterProperties::builder()
+            .set_max_row_group_row_count(Some(1000))
+            .build();
+        let mut writer = ArrowWriter::try_new(
+            File::create(&path).unwrap(),
+            batch.schema(),
+            Some(properties),
+        )
+        .unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        let source = ParquetSource::open(&path, None).unwrap();
+        assert_eq!(
+            source.integer_ranges(),
+            [(
+                "n".to_owned(),
+                i128::from(last.min(0)),
+                i128::from(last.max(2999))
+            )]
+        );
+        let ingested = ingest_parquet(
+            &gpu,
+            &path,
+            &IngestOptions::default(),
+            &ParquetOptions::default(),
+            |_| {},
+            &CancelToken::new(),
+        )
+        .unwrap();
+        let report = &ingested.report[0];
+        assert_eq!(report.conversion, expected, "{name}");
+        assert!(
+            report.reason.contains("the file's statistics"),
+            "{}",
+            report.reason
+        );
+        let back = read_table(&gpu, &ingested.table).unwrap();
+        let back: Vec<i64> = back
+            .iter()
+            .flat_map(|b| b.column(0).as_primitive::<Int64Type>().values().to_vec())
+            .collect();
+        // float32 holds 0..3000 and 2^40 exactly.
+        assert_eq!(back, values, "{name}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

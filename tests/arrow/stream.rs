@@ -416,4 +416,123 @@ fn an_async_stream_grows_a_table_too() {
         e.to_string(),
         "reading record batch 1 failed: External error: connection reset"
     );
+    // A stream that panics when polled past its batches: an error at the boundary.
+    let panicking = PanicAtEnd(Ready(input.iter().cloned().map(Ok).collect()));
+    let e = pollster::block_on(ingest_stream(
+        &gpu,
+        input[0].schema(),
+        panicking,
+        &IngestOptions::default(),
+        |_| {},
+        &CancelToken::new(),
+    ))
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "reading record batch 3 failed: the reader panicked (connection state corrupted)"
+    );
+}
+
+/// A stream that panics once its batches are out.
+#[cfg(feature = "async")]
+struct PanicAtEnd(Ready);
+
+#[cfg(feature = "async")]
+impl futures_core::Stream for PanicAtEnd {
+    type Item = Result<RecordBatch, ArrowError>;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        match std::pin::Pin::new(&mut self.0).poll_next(cx) {
+            std::task::Poll::Ready(None) => panic!("connection state corrupted"),
+            other => other,
+        }
+    }
+}
+
+/// A reader of the caller's own that panics at its third batch.
+struct Panicking(std::vec::IntoIter<RecordBatch>, Arc<Schema>);
+
+impl Iterator for Panicking {
+    type Item = Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.0.next() {
+            Some(batch) => Some(Ok(batch)),
+            None => panic!("decoder state corrupted"),
+        }
+    }
+}
+
+impl arrow_array::RecordBatchReader for Panicking {
+    fn schema(&self) -> Arc<Schema> {
+        self.1.clone()
+    }
+}
+
+#[test]
+fn a_panicking_reader_is_an_error_and_leaves_nothing() {
+    // A device of its own: the shared one's allocations change under other tests.
+    let gpu = support::limited_gpu("ingest allocations", |_| {});
+    let before = allocated(&gpu);
+    let good = batches(&[3000, 3000]);
+    let schema = good[0].schema();
+    let e = ingest_reader(
+        &gpu,
+        Panicking(good.into_iter(), schema),
+        &IngestOptions::default(),
+        |_| {},
+        &CancelToken::new(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(e, IngestError::ReaderPanicked { batch: 2, .. }),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "reading record batch 2 failed: the reader panicked (decoder state corrupted)"
+    );
+    gpu.device()
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+    assert!(
+        allocated(&gpu) <= before,
+        "no buffer of the partial table is left"
+    );
+}
+
+#[test]
+fn a_corrupted_ipc_file_that_makes_arrow_ipc_panic_is_an_error() {
+    use arrow_ipc::reader::FileReader;
+    use gpudata::arrow::{ArrowInteropError, IpcPart, read_ipc_file};
+    // A corruption on which arrow-ipc 60's FileReader panics inside `next` (a buffer past the
+    // message body), handed to the ingest as the caller's own reader.
+    let (_, file) = crate::faults::ipc(false);
+    let (bad, expected) = crate::faults::corrupted(&file)
+        .into_iter()
+        .find_map(|f| match read_ipc_file(std::io::Cursor::new(&f)) {
+            Err(ArrowInteropError::IpcPanic {
+                part: IpcPart::Batch(_),
+                message,
+            }) => Some((f, message)),
+            _ => None,
+        })
+        .expect("a corruption on which arrow-ipc panics reading a batch");
+    let reader = FileReader::try_new(std::io::Cursor::new(bad), None).unwrap();
+    let gpu = support::gpu();
+    let e = ingest_reader(
+        &gpu,
+        reader,
+        &IngestOptions::default(),
+        |_| {},
+        &CancelToken::new(),
+    )
+    .unwrap_err();
+    let IngestError::ReaderPanicked { message, .. } = &e else {
+        panic!("expected ReaderPanicked, found {e:?}");
+    };
+    assert_eq!(*message, expected);
 }

@@ -139,11 +139,16 @@ fn contain<T>(
         }),
         Err(payload) => Err(ArrowInteropError::IpcPanic {
             part,
-            message: payload
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a panic without a message".to_owned()),
+            message: panic_message(payload.as_ref()),
         }),
     }
+}
+
+/// The message of a caught panic (`&str` or `String` payloads; others say so).
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_owned())
 }

@@ -114,6 +114,65 @@ impl ParquetSource {
         self.metadata().num_row_groups()
     }
 
+    /// The smallest and largest value of each top-level Int64 / UInt64 column over every row
+    /// group, from the file's column statistics (the whole file's range before a row is
+    /// read). A column is left out when a row group has no min / max statistics for it.
+    #[must_use]
+    pub fn integer_ranges(&self) -> Vec<(String, i128, i128)> {
+        use parquet::file::statistics::Statistics;
+        let metadata = self.metadata();
+        let leaves = metadata.file_metadata().schema_descr().columns();
+        let mut ranges = Vec::new();
+        for field in self.schema.fields() {
+            let unsigned = match field.data_type() {
+                arrow_schema::DataType::Int64 => false,
+                arrow_schema::DataType::UInt64 => true,
+                _ => continue,
+            };
+            let Some(leaf) = leaves
+                .iter()
+                .position(|c| c.path().parts() == [field.name().clone()])
+            else {
+                continue;
+            };
+            let widen = |v: i64| {
+                if unsigned {
+                    i128::from(v as u64)
+                } else {
+                    i128::from(v)
+                }
+            };
+            let mut range: Option<(i128, i128)> = None;
+            let mut known = true;
+            for group in metadata.row_groups() {
+                let Some(column) = group.columns().get(leaf) else {
+                    known = false;
+                    break;
+                };
+                if column.num_values() == 0 {
+                    continue;
+                }
+                match column.statistics() {
+                    Some(Statistics::Int64(stats)) => match (stats.min_opt(), stats.max_opt()) {
+                        (Some(min), Some(max)) => {
+                            let (min, max) = (widen(*min), widen(*max));
+                            range =
+                                Some(range.map_or((min, max), |(a, b)| (a.min(min), b.max(max))));
+                        }
+                        // Only nulls in this row group: nothing to narrow.
+                        _ if stats.null_count_opt() == u64::try_from(column.num_values()).ok() => {}
+                        _ => known = false,
+                    },
+                    _ => known = false,
+                }
+            }
+            if let (true, Some((min, max))) = (known, range) {
+                ranges.push((field.name().clone(), min, max));
+            }
+        }
+        ranges
+    }
+
     /// A reader of the projected columns of `row_groups` (`batch_size` 0:
     /// [`DEFAULT_PARQUET_BATCH_ROWS`]).
     ///
@@ -170,6 +229,10 @@ pub fn ingest_parquet(
 ) -> Result<Ingested, IngestError> {
     let source = ParquetSource::open(path, parquet.columns.as_deref())?;
     let mut builder = TableBuilder::new(gpu, source.schema().clone(), options)?;
+    // `auto` narrows 64-bit integers by the whole file's range, not the first batch's.
+    for (column, min, max) in source.integer_ranges() {
+        builder.plan_mut().set_value_range(&column, min, max);
+    }
     let groups = source.num_row_groups();
     let threads = match parquet.threads {
         0 => std::thread::available_parallelism().map_or(1, usize::from),

@@ -98,6 +98,8 @@ struct Resolved {
 pub struct ConversionPlan {
     schema: SchemaRef,
     policy: Conversions,
+    /// The whole stream's value ranges of 64-bit integer columns, where known.
+    ranges: Vec<(String, i128, i128)>,
     resolved: Option<Resolved>,
     rows: u64,
     batches: u64,
@@ -161,10 +163,23 @@ impl ConversionPlan {
         Ok(ConversionPlan {
             schema,
             policy,
+            ranges: Vec::new(),
             resolved: None,
             rows: 0,
             batches: 0,
         })
+    }
+
+    /// States the smallest and largest value the whole stream holds in the Int64 / UInt64
+    /// column `column` (a Parquet file's statistics know them before any batch is read): `auto`
+    /// then narrows that column to 32 bits exactly when the whole range fits, and chooses
+    /// `float32` otherwise, instead of deciding by the first batch. Without a range, a later
+    /// batch whose value does not fit the narrowing the first batch chose is
+    /// [`ConversionError::OutOfRange`] naming the column, row and value (never a wrong value).
+    /// Call it before the first batch; a range that the data then leaves is that error too.
+    pub fn set_value_range(&mut self, column: &str, min: i128, max: i128) {
+        self.ranges.retain(|(c, ..)| c != column);
+        self.ranges.push((column.to_owned(), min, max));
     }
 
     /// The input schema.
@@ -303,12 +318,33 @@ impl ConversionPlan {
                 }
             }
             Conversion::Narrow | Conversion::Float32 => {
-                let narrow = conversion == Conversion::Narrow
-                    && (asked != Conversion::Auto || array.is_none_or(values::fits_32));
+                let range = self
+                    .ranges
+                    .iter()
+                    .find(|(c, ..)| c == name)
+                    .map(|(_, min, max)| (*min, *max));
+                let fits = match range {
+                    Some((min, max)) => values::range_fits_32(data_type, min, max),
+                    None => array.is_none_or(values::fits_32),
+                };
+                let narrow =
+                    conversion == Conversion::Narrow && (asked != Conversion::Auto || fits);
+                if asked == Conversion::Auto
+                    && let Some((min, max)) = range
+                {
+                    reason = format!(
+                        "the whole stream's values lie in {min}..={max} (the file's statistics): {}",
+                        if fits {
+                            "narrowed to 32 bits exactly"
+                        } else {
+                            "beyond 32 bits, so float32, rounded beyond 2^24 (words keeps them exactly)"
+                        }
+                    );
+                }
                 if !narrow {
                     conversion = Conversion::Float32;
                     record = ConversionRecord::new(conversion.name(), data_type);
-                    if asked == Conversion::Auto {
+                    if asked == Conversion::Auto && range.is_none() {
                         reason = "values beyond 32 bits in the first batch: float32, rounded beyond 2^24 (words keeps them exactly)".to_owned();
                     }
                 }

@@ -83,6 +83,16 @@ pub(crate) fn fits_32(array: &dyn Array) -> bool {
     }
 }
 
+/// Whether every value of `min..=max` fits the 32-bit type an Int64 (`sint32`) or UInt64
+/// (`uint32`) column narrows to.
+pub(crate) fn range_fits_32(data_type: &ArrowType, min: i128, max: i128) -> bool {
+    let (low, high) = match data_type {
+        ArrowType::Int64 => (i128::from(i32::MIN), i128::from(i32::MAX)),
+        _ => (0, i128::from(u32::MAX)),
+    };
+    min >= low && max <= high
+}
+
 /// Int64 / UInt64 → Float32, with the count of valid values that round.
 pub(crate) fn to_float32(array: &dyn Array) -> (ArrayRef, u64) {
     let nulls = array.nulls();

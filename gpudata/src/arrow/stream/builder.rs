@@ -41,6 +41,9 @@ pub struct TableBuilder<'g> {
     pending_rows: usize,
     progress: Progress,
     started: Instant,
+    /// A queue marker submitted after the previous GPU batch's uploads: the next batch waits
+    /// for it, so at most two batches' staging memory is queued whatever the stream's length.
+    previous_upload: Option<(String, wgpu::SubmissionIndex)>,
 }
 
 impl<'g> TableBuilder<'g> {
@@ -78,6 +81,7 @@ impl<'g> TableBuilder<'g> {
             pending_rows: 0,
             progress: Progress::default(),
             started: Instant::now(),
+            previous_upload: None,
         })
     }
 
@@ -108,7 +112,38 @@ impl<'g> TableBuilder<'g> {
         self.progress.gpu_batches += 1;
         self.progress.rows += batch.num_rows() as u64;
         self.progress.gpu_bytes += bytes;
-        Ok(())
+        self.wait_for_previous_upload(batch)
+    }
+
+    /// Waits until the GPU has taken the previous batch's uploads, then marks this batch's.
+    /// An upload returns once its last staged chunk is handed to the queue; without this wait
+    /// a fast reader would queue every batch's staging memory ahead of a slower GPU (a software
+    /// adapter): here the queue holds at most this batch's and the previous one's.
+    fn wait_for_previous_upload(&mut self, batch: &RecordBatch) -> Result<(), IngestError> {
+        let column = batch
+            .schema()
+            .fields()
+            .last()
+            .map_or_else(String::new, |f| f.name().clone());
+        let marker = self.gpu.queue().submit(std::iter::empty());
+        let Some((column, previous)) = self.previous_upload.replace((column, marker)) else {
+            return Ok(());
+        };
+        self.gpu
+            .device()
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(previous),
+                timeout: None,
+            })
+            .map(|_| ())
+            .map_err(|e| {
+                IngestError::from(crate::arrow::ArrowInteropError::Gpu {
+                    column,
+                    source: crate::device::GpuError::Poll {
+                        reason: e.to_string(),
+                    },
+                })
+            })
     }
 
     /// Converts `batch` and uploads it (or, under `batch_rows`, whatever whole GPU batches the
@@ -172,6 +207,12 @@ impl<'g> TableBuilder<'g> {
     #[must_use]
     pub fn plan(&self) -> &ConversionPlan {
         &self.plan
+    }
+
+    /// The conversion plan, to state what is known of the whole stream before the first batch
+    /// ([`ConversionPlan::set_value_range`]).
+    pub fn plan_mut(&mut self) -> &mut ConversionPlan {
+        &mut self.plan
     }
 
     /// Uploads what is pending and hands the table over (an empty table with the converted

@@ -18,6 +18,16 @@ pub enum IngestError {
         #[source]
         source: arrow_schema::ArrowError,
     },
+    /// The record batch reader or stream panicked (arrow-ipc 60 panics on some corrupted
+    /// messages; so may a reader of the caller's own). The panic is caught at the ingest
+    /// boundary, the reader dropped, and the partial table destroyed.
+    #[error("reading record batch {batch} failed: the reader panicked ({message})")]
+    ReaderPanicked {
+        /// The batch being read, counted from 0.
+        batch: u64,
+        /// The panic's message.
+        message: String,
+    },
     /// A column conversion failed.
     #[error(transparent)]
     Convert {

@@ -39,15 +39,39 @@ where
             builder.abort();
             return Err(IngestError::Cancelled { rows });
         }
-        let next = std::future::poll_fn(|cx| Pin::new(&mut stream).poll_next(cx)).await;
+        let next = std::future::poll_fn(|cx| {
+            match super::reader::contained(|| Pin::new(&mut stream).poll_next(cx)) {
+                Ok(poll) => poll.map(|item| item.map(|r| r.map_err(Failure::Read))),
+                Err(message) => std::task::Poll::Ready(Some(Err(Failure::Panicked(message)))),
+            }
+        })
+        .await;
         let Some(item) = next else { break };
-        let batch = item.map_err(|e| IngestError::Read {
-            batch: index,
-            source: e.into(),
-        })?;
+        let batch = match item {
+            Ok(batch) => batch,
+            Err(Failure::Read(e)) => {
+                return Err(IngestError::Read {
+                    batch: index,
+                    source: e.into(),
+                });
+            }
+            // The stream is not polled again after it panicked.
+            Err(Failure::Panicked(message)) => {
+                return Err(IngestError::ReaderPanicked {
+                    batch: index,
+                    message,
+                });
+            }
+        };
         builder.push(&batch)?;
         progress(&builder.progress());
         index += 1;
     }
     builder.finish()
+}
+
+/// Why the stream gave no batch: its own error, or its panic's message.
+enum Failure<E> {
+    Read(E),
+    Panicked(String),
 }

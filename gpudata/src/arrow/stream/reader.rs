@@ -1,6 +1,7 @@
 //! Synchronous ingest of any [`RecordBatchReader`] (IPC files and streams, Parquet, CSV, query
 //! engines), read on its own thread a bounded number of batches ahead of the upload.
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc::sync_channel;
 
 use arrow_array::{RecordBatch, RecordBatchReader};
@@ -43,26 +44,44 @@ pub fn ingest_reader<R>(
 where
     R: RecordBatchReader + Send,
 {
-    let mut builder = TableBuilder::new(gpu, reader.schema(), options)?;
+    let schema = contained(|| reader.schema())
+        .map_err(|message| IngestError::ReaderPanicked { batch: 0, message })?;
+    let mut builder = TableBuilder::new(gpu, schema, options)?;
     std::thread::scope(|scope| {
-        let (sender, receiver) =
-            sync_channel::<Result<RecordBatch, arrow_schema::ArrowError>>(options.in_flight - 1);
+        let (sender, receiver) = sync_channel::<Read>(options.in_flight - 1);
         let reader_cancel = cancel.clone();
         scope.spawn(move || {
-            for item in reader {
-                if reader_cancel.is_cancelled() || sender.send(item).is_err() {
+            let mut reader = reader;
+            loop {
+                let item = match contained(|| reader.next()) {
+                    Ok(Some(item)) => Read::Item(item),
+                    Ok(None) => break,
+                    Err(message) => Read::Panicked(message),
+                };
+                let panicked = matches!(item, Read::Panicked(_));
+                if reader_cancel.is_cancelled() || sender.send(item).is_err() || panicked {
                     break;
                 }
             }
+            // A reader that panicked may panic again when dropped: contained too.
+            let _ = contained(move || drop(reader));
         });
         for (index, item) in receiver.iter().enumerate() {
             if cancel.is_cancelled() {
                 break;
             }
-            let batch = item.map_err(|source| IngestError::Read {
-                batch: index as u64,
-                source,
-            })?;
+            let batch = match item {
+                Read::Item(item) => item.map_err(|source| IngestError::Read {
+                    batch: index as u64,
+                    source,
+                })?,
+                Read::Panicked(message) => {
+                    return Err(IngestError::ReaderPanicked {
+                        batch: index as u64,
+                        message,
+                    });
+                }
+            };
             builder.push(&batch)?;
             progress(&builder.progress());
         }
@@ -74,4 +93,20 @@ where
         return Err(IngestError::Cancelled { rows });
     }
     builder.finish()
+}
+
+/// What the reader thread hands over: the reader's item, or the message of its panic.
+enum Read {
+    Item(Result<RecordBatch, arrow_schema::ArrowError>),
+    Panicked(String),
+}
+
+/// Runs one call into the caller's reader (or stream) with its panic caught and returned as
+/// the panic's message: a `RecordBatchReader` over arrow-ipc panics on some corrupted messages
+/// (see [`read_ipc_stream`](crate::arrow::read_ipc_stream)), and the ingest boundary reports
+/// that as [`IngestError::ReaderPanicked`] instead of unwinding through the caller. The panic
+/// hook still runs (the message is printed to stderr, as for any panic).
+pub(crate) fn contained<T>(call: impl FnOnce() -> T) -> Result<T, String> {
+    catch_unwind(AssertUnwindSafe(call))
+        .map_err(|payload| crate::arrow::ipc::panic_message(payload.as_ref()))
 }
