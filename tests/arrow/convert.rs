@@ -46,12 +46,16 @@ fn through_gpu(
             record_batch_to_gpu(gpu, &converted, &plan.batch_options()).unwrap();
         assert!(skipped.is_empty(), "{skipped:?}");
         let back = record_batch_from_gpu(gpu, &gpu_batch).unwrap();
-        // fround columns come back as hi + lo (about 48 bits); the rest bit for bit.
-        let fround = plan
-            .report()
-            .iter()
-            .any(|r| r.conversion == Conversion::Fround);
-        if !fround {
+        // fround columns come back as hi + lo (about 48 bits); booleans as the 0/1 integers
+        // the GPU unpacked them to (checked by `booleans_are_unpacked_on_the_gpu`); the rest
+        // bit for bit.
+        let on_gpu = plan.report().iter().any(|r| {
+            matches!(
+                r.conversion,
+                Conversion::Fround | Conversion::Uint8 | Conversion::Uint32
+            )
+        });
+        if !on_gpu {
             assert_eq!(back, converted, "the gpu keeps the converted bytes");
         }
         restored.push(restore_batch(&back).unwrap());
@@ -320,6 +324,49 @@ fn booleans_become_zero_one_integers() {
         let ints = arrow_cast_u32(read[0].column(0));
         assert_eq!([ints[0], ints[2], ints[3]], [1, 0, 1]);
         assert_eq!(restored[0], bools);
+    }
+}
+
+/// Booleans go to the GPU as their bitmap and a kernel unpacks them: every row's bit (under
+/// nulls too) as a 0/1 `uint8` / `uint32`, for slices at any bit offset, across several kernel
+/// runs on a device whose storage bindings hold a few hundred rows, and on empty batches.
+#[test]
+fn booleans_are_unpacked_on_the_gpu() {
+    let small = support::limited_gpu("boolean runs", |limits| {
+        limits.max_storage_buffer_binding_size = 4096;
+    });
+    let mut rng = support::Rng::new(18);
+    let n = 5000;
+    let all = BooleanArray::from_iter((0..n).map(|i| (i % 7 != 3).then(|| rng.below(3) == 0)));
+    for gpu in [support::gpu(), small] {
+        for (offset, length) in [(0, n), (3, 4093), (128, 1000), (4999, 1), (17, 0), (5, 131)] {
+            let sliced = all.slice(offset, length);
+            let bools = one("b", Arc::new(sliced.clone()));
+            let expected: Vec<u32> = (0..length)
+                .map(|i| u32::from(sliced.values().value(i)))
+                .collect();
+            for (conversion, data_type, width) in [
+                (Conversion::Uint8, DataType::UInt8, 1),
+                (Conversion::Uint32, DataType::UInt32, 4),
+            ] {
+                let policy = Conversions::auto()
+                    .masks(MaskPolicy::Never)
+                    .column("b", conversion);
+                let (plan, read, restored) =
+                    through_gpu(&gpu, std::slice::from_ref(&bools), policy);
+                let report = &plan.report()[0];
+                assert_eq!(report.bytes_per_row, Some(width));
+                assert_eq!(read[0].column(0).data_type(), &data_type);
+                assert_eq!(
+                    arrow_cast_u32(read[0].column(0)),
+                    expected,
+                    "{conversion} of rows {offset}..+{length}"
+                );
+                let nulls = |a: &dyn Array| a.nulls().filter(|n| n.null_count() > 0).cloned();
+                assert_eq!(nulls(read[0].column(0).as_ref()), nulls(&sliced));
+                assert_eq!(restored[0], bools);
+            }
+        }
     }
 }
 
@@ -649,4 +696,42 @@ proptest! {
         let expected: Vec<u32> = (0..sliced.len()).map(|i| u32::from(sliced.is_valid(i))).collect();
         prop_assert_eq!(mask, expected);
     }
+}
+
+/// The adapter itself takes Boolean columns asked as `uint8` / `uint32` (unpacked on the GPU,
+/// read back as those integers); without a format they stay unsupported, and a segmented
+/// table, whose segments are written from the host bytes, refuses them naming the column.
+#[test]
+fn the_adapter_unpacks_booleans_asked_as_integers_and_segmented_tables_refuse_them() {
+    use gpudata::arrow::{
+        ArrowColumnSource, ArrowInteropError, BatchOptions, ColumnOptions, array_from_gpu,
+        array_to_gpu, record_batch_to_segmented,
+    };
+    use gpudata::{GpuVectorFormat, VertexFormat};
+    let gpu = support::gpu();
+    let bools = BooleanArray::from(vec![true, false, false, true, true]);
+    let options = ColumnOptions::with_format(GpuVectorFormat::Fixed(VertexFormat::Uint32));
+    let field = Field::new("b", DataType::Boolean, false);
+    let source = ArrowColumnSource::new(&field, &bools, &options).unwrap();
+    assert!(source.unpacks_bits());
+    assert_eq!(source.bytes(), [0b11001]);
+    let data = array_to_gpu(&gpu, &field, &bools, &options).unwrap();
+    assert_eq!(data.byte_length(), 20);
+    let back = array_from_gpu(&gpu, &data).unwrap();
+    assert_eq!(arrow_cast_u32(&back), [1, 0, 0, 1, 1]);
+    assert!(
+        array_to_gpu(&gpu, &field, &bools, &ColumnOptions::default()).is_err(),
+        "booleans have no default format"
+    );
+    let batch = one("b", Arc::new(bools));
+    let e = record_batch_to_segmented(&gpu, &batch, &BatchOptions::new().column("b", options))
+        .unwrap_err();
+    assert!(
+        matches!(e, ArrowInteropError::NotSegmentable { .. }),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "column `b` (Boolean) cannot be a segment of a segmented table: booleans are unpacked on the gpu into a buffer of their own; upload the column with record_batch_to_gpu"
+    );
 }

@@ -586,6 +586,11 @@ pub fn resolve_format(
         format,
         fround: false,
     };
+    if data_type == &ArrowType::Boolean
+        && let Some(format) = boolean_format(choice)
+    {
+        return Ok(plain(GpuVectorFormat::Fixed(format)));
+    }
     match choice {
         FormatChoice::Default => default_format(column, data_type).map(plain),
         FormatChoice::Format(format) => {
@@ -645,5 +650,19 @@ pub fn resolve_format(
                 expected: "Float64 or FixedSizeList<Float64, 2> values for fround".to_owned(),
             }),
         },
+    }
+}
+
+/// The integer format a Boolean column is unpacked to on the GPU under `choice`: `uint8` or
+/// `uint32` asked explicitly (as a fixed or a vertex format); `None` otherwise (Booleans have
+/// no default format).
+pub(crate) fn boolean_format(choice: FormatChoice) -> Option<VertexFormat> {
+    match choice {
+        FormatChoice::Format(GpuVectorFormat::Fixed(f)) | FormatChoice::Vertex(f)
+            if matches!(f, VertexFormat::Uint8 | VertexFormat::Uint32) =>
+        {
+            Some(f)
+        }
+        _ => None,
     }
 }

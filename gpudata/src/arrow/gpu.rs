@@ -82,7 +82,11 @@ pub(crate) fn descriptor(source: &ArrowColumnSource) -> GpuDataDescriptor {
 
 /// Refuses uploads larger than the device's `max_buffer_size`, naming the column.
 fn check_device_limits(gpu: &Gpu, source: &ArrowColumnSource) -> Result<(), ArrowInteropError> {
-    let bytes = source.bytes().len() as u64;
+    let bytes = if source.unpacks_bits() {
+        source.length().saturating_mul(source.byte_stride())
+    } else {
+        source.bytes().len() as u64
+    };
     let max = gpu.limits().max_buffer_size;
     if bytes.div_ceil(4).saturating_mul(4) > max {
         return Err(ArrowInteropError::DeviceLimit {
@@ -98,7 +102,9 @@ fn check_device_limits(gpu: &Gpu, source: &ArrowColumnSource) -> Result<(), Arro
 /// Uploads a column source: one buffer written straight from the Arrow bytes through wgpu's
 /// staging memory ([`GpuData::from_bytes`]), described by the source's format, rows, values and
 /// strides, with the [`ArrowReadback`] as readback metadata. Columns that asked for fround are
-/// split on the GPU into `float32x2` / `float32x4` rows `[hi.., lo..]`.
+/// split on the GPU into `float32x2` / `float32x4` rows `[hi.., lo..]`; Boolean columns asked as
+/// `uint8` / `uint32` upload their bitmap (an eighth or a thirty-second of the bytes) and are
+/// unpacked on the GPU into 0/1 values.
 ///
 /// `usage` gets `COPY_DST` added (and `STORAGE` for fround input); [`DEFAULT_USAGE`] (vertex,
 /// storage, copies both ways) suits drawing, compute and readback.
@@ -113,6 +119,9 @@ pub fn upload_source(
 ) -> Result<GpuData, ArrowInteropError> {
     let column = source.readback().column();
     check_device_limits(gpu, source)?;
+    if source.unpacks_bits() {
+        return unpack_booleans(gpu, source, usage);
+    }
     let fround = source.needs_fround();
     // fround reads the uploaded words as a storage binding.
     let usage = if fround {
@@ -144,6 +153,60 @@ pub fn upload_source(
         Arc::new(source.readback().clone().after_fround());
     split.set_readback_metadata(Some(metadata));
     Ok(split)
+}
+
+/// Uploads a Boolean column's bitmap and unpacks it on the GPU into one `uint8` / `uint32` 0
+/// or 1 per row, in a buffer of `usage` (plus `STORAGE`, which the kernel writes through).
+fn unpack_booleans(
+    gpu: &Gpu,
+    source: &ArrowColumnSource,
+    usage: wgpu::BufferUsages,
+) -> Result<GpuData, ArrowInteropError> {
+    const OP: &str = "unpack booleans";
+    let column = source.readback().column();
+    let op_error = |e| ArrowInteropError::Op {
+        column: column.to_owned(),
+        source: e,
+    };
+    let width = source.byte_stride();
+    let rows = source.length();
+    // The bits, padded to whole words and at least one 16-byte chunk (a kernel binding's least).
+    let mut bits = source.bytes().to_vec();
+    bits.resize(bits.len().next_multiple_of(4).max(16), 0);
+    let words_descriptor = GpuDataDescriptor::new(
+        crate::format::GpuVectorFormat::Fixed(crate::format::VertexFormat::Uint32),
+        bits.len() as u64 / 4,
+    );
+    let words = GpuData::from_bytes(gpu, &bits, words_descriptor, wgpu::BufferUsages::STORAGE)
+        .map_err(|e| data_error(column, e))?;
+    let size = rows
+        .checked_mul(width)
+        .and_then(crate::device::buffers::align4)
+        .ok_or_else(|| ArrowInteropError::Overflow {
+            column: column.to_owned(),
+            what: "the unpacked byte length",
+        })?
+        .max(16);
+    let output = crate::device::buffers::create_buffer(
+        gpu,
+        size,
+        usage | wgpu::BufferUsages::STORAGE,
+        "gpudata booleans",
+    )
+    .map_err(|e| gpu_error(column, e))?;
+    let planner = crate::kernels::Planner::new(gpu, &crate::kernels::OpsConfig::default());
+    let unpacked = crate::kernels::bits::unpack(&planner, OP, words.buffer(), rows, width, &output)
+        .and_then(|dispatches| {
+            crate::kernels::OpPlan::from_dispatches(gpu, OP, dispatches, size, ()).run(gpu)
+        });
+    words.destroy();
+    if let Err(e) = unpacked {
+        output.destroy();
+        return Err(op_error(e));
+    }
+    GpuData::new(crate::data::BufferHandle::Owned(output), descriptor(source))
+        .map(|data| data.on_device(gpu))
+        .map_err(|e| data_error(column, e))
 }
 
 /// Uploads one Arrow column (`field` names it and, for interleaved rows, carries their layout).

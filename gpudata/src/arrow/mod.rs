@@ -13,6 +13,7 @@
 //! | `Utf8`, `Binary` (and `Large`) | `value-list<uint8>` | the value bytes between the first and last offset | rebased offsets, validity |
 //! | `Dictionary<K: Int8..UInt32, V>` | the key's format (`sint32`) | the keys slice | the dictionary values, validity |
 //! | `FixedSizeBinary(w)` tagged [`INTERLEAVED_ROWS_EXTENSION`] | interleaved rows of its [`BufferLayout`](crate::BufferLayout) | the rows slice | validity |
+//! | `Boolean` | none by default; `uint8` / `uint32` asked explicitly | the bitmap (a bit per row), unpacked on the GPU into 0/1 values | validity |
 //! | `Float64` / `FixedSizeList<Float64, 1..=2>` | none by default; [`FormatChoice::Fround`] or an explicit `uint32x2` / `uint32x4` | the values slice as 32-bit words | validity |
 //!
 //! An explicit format must store the same bytes ([`check_format`]): `unorm8x4` for

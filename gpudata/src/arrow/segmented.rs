@@ -30,6 +30,13 @@ fn segment_spec(
 ) -> Result<(SegmentSpec, Option<VertexFormat>), ArrowInteropError> {
     let readback = column.readback();
     let (format, metadata, fround) = match column.format() {
+        SourceFormat::Vector(_) if column.unpacks_bits() => {
+            return Err(ArrowInteropError::NotSegmentable {
+                column: readback.column().to_owned(),
+                data_type: arrow_schema::DataType::Boolean,
+                reason: "booleans are unpacked on the gpu into a buffer of their own; upload the column with record_batch_to_gpu",
+            });
+        }
         SourceFormat::Vector(format) if column.needs_fround() => {
             // resolve_format gives fround only `uint32x2` / `uint32x4`, which fround_output maps.
             let fixed = match format {

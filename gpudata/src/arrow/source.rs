@@ -198,6 +198,7 @@ pub struct ArrowColumnSource {
     value_length: u64,
     byte_stride: u64,
     fround: bool,
+    unpack_bits: bool,
     readback: ArrowReadback,
 }
 
@@ -333,6 +334,11 @@ impl ArrowColumnSource {
                 data_type: data_type.clone(),
             });
         }
+        if data_type == &ArrowType::Boolean
+            && let Some(format) = super::format::boolean_format(options.format)
+        {
+            return ArrowColumnSource::booleans(field, array, options, format);
+        }
         let shape = ArrowShape::of(column, data_type)?;
         let data = array.to_data();
         let length = data.len();
@@ -378,6 +384,7 @@ impl ArrowColumnSource {
                 value_length: rows,
                 byte_stride: width,
                 fround: false,
+                unpack_bits: false,
                 readback,
             });
         }
@@ -537,6 +544,64 @@ impl ArrowColumnSource {
             value_length,
             byte_stride: element_bytes,
             fround: resolved.fround,
+            unpack_bits: false,
+            readback,
+        })
+    }
+
+    /// A Boolean column to unpack on the GPU into `format` (`uint8` / `uint32`): the bytes are
+    /// its bitmap from bit 0 (a slice not starting at a whole byte is shifted on the host, the
+    /// bitmap's size), the readback that of the unpacked integers (field and type `UInt8` /
+    /// `UInt32`, the column's validity), so that the data reads back as 0/1 integers.
+    fn booleans(
+        field: &Field,
+        array: &dyn Array,
+        options: &ColumnOptions,
+        format: crate::format::VertexFormat,
+    ) -> Result<ArrowColumnSource, ArrowInteropError> {
+        let column = field.name().as_str();
+        let bools = array
+            .as_any()
+            .downcast_ref::<arrow_array::BooleanArray>()
+            .ok_or_else(|| ArrowInteropError::UnsupportedType {
+                column: column.to_owned(),
+                data_type: array.data_type().clone(),
+            })?;
+        let (scalar, int_type) = if format == crate::format::VertexFormat::Uint8 {
+            (ArrowScalar::UInt8, ArrowType::UInt8)
+        } else {
+            (ArrowScalar::UInt32, ArrowType::UInt32)
+        };
+        let length = bools.len();
+        let readback = ArrowReadback {
+            column: column.to_owned(),
+            field: Arc::new(
+                Field::new(column, int_type.clone(), field.is_nullable())
+                    .with_metadata(field.metadata().clone()),
+            ),
+            data_type: int_type,
+            shape: ArrowShape::Fixed {
+                scalar,
+                components: 1,
+            },
+            length,
+            nulls: row_validity(
+                column,
+                &ArrowType::Boolean,
+                bools.nulls(),
+                options.null_policy,
+            )?,
+            offsets: None,
+            dictionary: None,
+            fround: false,
+        };
+        Ok(ArrowColumnSource {
+            values: bools.values().sliced(),
+            format: SourceFormat::Vector(GpuVectorFormat::Fixed(format)),
+            value_length: length as u64,
+            byte_stride: format.byte_length(),
+            fround: false,
+            unpack_bits: true,
             readback,
         })
     }
@@ -555,7 +620,9 @@ impl ArrowColumnSource {
         ArrowColumnSource::new(&field, array, options)
     }
 
-    /// The bytes to upload: a zero-copy slice of the Arrow values buffer.
+    /// The bytes to upload: a zero-copy slice of the Arrow values buffer (for a Boolean column
+    /// asked as `uint8` / `uint32`, its bitmap, which [`upload_source`](super::upload_source)
+    /// unpacks on the GPU: see [`unpacks_bits`](Self::unpacks_bits)).
     #[must_use]
     pub fn bytes(&self) -> &[u8] {
         self.values.as_slice()
@@ -605,6 +672,14 @@ impl ArrowColumnSource {
     #[must_use]
     pub fn needs_fround(&self) -> bool {
         self.fround
+    }
+
+    /// Whether the bytes are a Boolean column's bitmap (one bit per row from bit 0) that the
+    /// upload unpacks on the GPU into the [`vector_format`](Self::vector_format)'s `uint8` /
+    /// `uint32` 0/1 values, [`byte_stride`](Self::byte_stride) bytes per row.
+    #[must_use]
+    pub fn unpacks_bits(&self) -> bool {
+        self.unpack_bits
     }
 
     /// The readback metadata.

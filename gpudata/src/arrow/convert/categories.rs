@@ -19,7 +19,9 @@ use super::ConversionError;
 /// The categories seen so far: label → id, and the labels in id order.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Categories {
-    ids: HashMap<String, u32>,
+    /// foldhash rather than SipHash: one lookup per row of every text column, and the labels
+    /// are data, not an attacker's keys to a long-lived server map.
+    ids: HashMap<Box<str>, u32, foldhash::fast::RandomState>,
     labels: Vec<String>,
     /// The labels as an Arrow array, rebuilt only when a batch adds some.
     snapshot: Option<ArrayRef>,
@@ -45,10 +47,26 @@ impl Categories {
                 categories: self.labels.len() as u64 + 1,
                 key_type: ArrowType::UInt32,
             })?;
-        self.ids.insert(label.to_owned(), id);
+        self.ids.insert(label.into(), id);
         self.labels.push(label.to_owned());
         self.snapshot = None;
         Ok(id)
+    }
+
+    /// The ids of `labels` (nulls 0) pushed onto `ids`.
+    fn ids_of<'a>(
+        &mut self,
+        column: &str,
+        labels: impl Iterator<Item = Option<&'a str>>,
+        ids: &mut Vec<u32>,
+    ) -> Result<(), ConversionError> {
+        for label in labels {
+            ids.push(match label {
+                Some(label) => self.id(column, label)?,
+                None => 0,
+            });
+        }
+        Ok(())
     }
 
     /// The labels in id order.
@@ -88,14 +106,13 @@ impl Categories {
                 });
             }
         } else {
-            for i in 0..array.len() {
-                let valid = nulls.as_ref().is_none_or(|n| n.is_valid(i));
-                ids.push(if valid {
-                    self.id(column, text_at(array, i))?
-                } else {
-                    0
-                });
-            }
+            match array.data_type() {
+                ArrowType::Utf8 => self.ids_of(column, array.as_string::<i32>().iter(), &mut ids),
+                ArrowType::LargeUtf8 => {
+                    self.ids_of(column, array.as_string::<i64>().iter(), &mut ids)
+                }
+                _ => self.ids_of(column, array.as_string_view().iter(), &mut ids),
+            }?;
         }
         let keys = PrimitiveArray::<UInt32Type>::new(ScalarBuffer::from(ids), nulls);
         DictionaryArray::try_new(keys, self.labels())

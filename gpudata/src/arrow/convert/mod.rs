@@ -6,7 +6,7 @@
 //! |---|---|---|---|
 //! | Timestamp, Date32/64, Time32/64, Duration | `time-offset` (`float32` offsets from an origin, in a step unit), `time-split` (`float32x2` `[hi, lo]`, exact below 2^48 steps) | `time-offset`, origin the first batch's minimum (0 for Time, Duration), step the coarsest unit dividing every offset | exact when offsets are whole steps below 2^24 (split: always, or an error) |
 //! | Int64, UInt64 | `narrow` (`sint32` / `uint32`, checked), `float32`, `words` (`sint32x2` / `uint32x2`) | `narrow` when the first batch fits, else `float32` | exact (`float32`: below 2^24) |
-//! | Boolean | `uint8`, `uint32` (0 / 1) | `uint32` | exact |
+//! | Boolean | `uint8`, `uint32` (0 / 1, the bitmap uploaded and unpacked on the GPU) | `uint32` | exact |
 //! | Utf8, LargeUtf8, Utf8View, Dictionary<_, Utf8> | `categories` (`uint32` ids, one host dictionary for the stream), `as-is` (`value-list<uint8>` for strings, the keys for dictionaries) | `categories` | exact (dictionaries come back with the stream's dictionary) |
 //! | Float64, FixedSizeList<Float64, 1..=2>, Decimal128 | `fround` (`float32x2` `[hi, lo]`; Decimal128 through Float64) | `fround` | about 48 bits |
 //! | anything else the adapter takes | `as-is` | `as-is` | exact |

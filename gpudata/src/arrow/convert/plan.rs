@@ -47,9 +47,7 @@ enum Kind {
     },
     Narrow,
     Float32,
-    Bool {
-        wide: bool,
-    },
+    Bool,
     Categories(Categories),
     Decimal {
         scale: i8,
@@ -356,13 +354,16 @@ impl ConversionPlan {
                 (if narrow { Kind::Narrow } else { Kind::Float32 }, out)
             }
             Conversion::Uint8 | Conversion::Uint32 => {
-                let wide = conversion == Conversion::Uint32;
-                let out = if wide {
-                    ArrowType::UInt32
-                } else {
-                    ArrowType::UInt8
-                };
-                (Kind::Bool { wide }, out)
+                // The bitmap goes to the GPU as it is and is unpacked there; the converted
+                // batch keeps the Boolean column, its upload format says into what.
+                choice = Some(FormatChoice::Format(GpuVectorFormat::Fixed(
+                    if conversion == Conversion::Uint32 {
+                        VertexFormat::Uint32
+                    } else {
+                        VertexFormat::Uint8
+                    },
+                )));
+                (Kind::Bool, ArrowType::Boolean)
             }
             Conversion::Categories => (
                 Kind::Categories(Categories::default()),
@@ -510,7 +511,7 @@ impl ConversionPlan {
                     plan.report.rounded += rounded;
                     array
                 }
-                Kind::Bool { wide } => values::bool_to_int(input.as_ref(), *wide),
+                Kind::Bool => input.clone(),
                 Kind::Categories(categories) => categories.convert(name, input.as_ref())?,
                 Kind::Decimal { scale } => {
                     let (array, rounded) = values::decimal_to_f64(input.as_ref(), *scale);

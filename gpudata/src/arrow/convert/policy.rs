@@ -46,9 +46,11 @@ pub enum Conversion {
     Float32,
     /// Int64 / UInt64 as their two 32-bit words (`sint32x2` / `uint32x2`, low word first).
     Words,
-    /// Boolean → `uint8` 0 / 1.
+    /// Boolean → `uint8` 0 / 1: the bitmap is uploaded (a bit per row) and unpacked on the
+    /// GPU.
     Uint8,
-    /// Boolean → `uint32` 0 / 1.
+    /// Boolean → `uint32` 0 / 1: the bitmap is uploaded (a bit per row) and unpacked on the
+    /// GPU.
     Uint32,
     /// Utf8 / LargeUtf8 / Utf8View / Dictionary<_, Utf8> → `uint32` category ids, one
     /// dictionary for the whole stream, kept on the host.

@@ -86,12 +86,12 @@ fn restore_column(
             }
             values::widen(&original, array.as_ref())
         }
-        "uint8" | "uint32" => {
-            if !matches!(array.data_type(), ArrowType::UInt8 | ArrowType::UInt32) {
-                return Err(wrong_type());
-            }
-            values::int_to_bool(array.as_ref())
-        }
+        "uint8" | "uint32" => match array.data_type() {
+            // Converted but not yet uploaded: the bits are still the booleans.
+            ArrowType::Boolean => array.clone(),
+            ArrowType::UInt8 | ArrowType::UInt32 => values::int_to_bool(array.as_ref()),
+            _ => return Err(wrong_type()),
+        },
         "categories" => categories::restore(column, &original, array.as_ref())?,
         "fround" => {
             let ArrowType::Decimal128(precision, scale) = original else {

@@ -188,13 +188,26 @@ pub(crate) fn to_offsets(
             if nulls.is_some_and(|n| n.is_null(i)) {
                 return 0.0;
             }
-            let delta = i128::from(*v) - i128::from(origin);
-            let step = i128::from(per_step);
-            if delta % step != 0 || (delta / step).abs() > F32_EXACT {
+            // 64-bit arithmetic where the offset fits (every real timestamp), 128-bit beyond.
+            let (whole, quotient) = match v.checked_sub(origin) {
+                Some(delta) => (
+                    delta % per_step == 0 && (delta / per_step).unsigned_abs() <= F32_EXACT as u64,
+                    delta as f64 / per_step as f64,
+                ),
+                None => {
+                    let delta = i128::from(*v) - i128::from(origin);
+                    let step = i128::from(per_step);
+                    (
+                        delta % step == 0 && (delta / step).abs() <= F32_EXACT,
+                        delta as f64 / per_step as f64,
+                    )
+                }
+            };
+            if !whole {
                 rounded += 1;
             }
             // f64 holds the quotient to 53 bits; f32 rounds it once more.
-            (delta as f64 / per_step as f64) as f32
+            quotient as f32
         })
         .collect();
     (

@@ -1,5 +1,5 @@
 //! The value conversions that need no state: 64-bit integers narrowed or rounded to 32 bits,
-//! booleans to 0/1 integers, Decimal128 to Float64, validity bitmaps to `uint32` masks; and
+//! 0/1 integers back to booleans (booleans are unpacked on the GPU), Decimal128 to Float64, validity bitmaps to `uint32` masks; and
 //! their inverses.
 
 use arrow_array::cast::AsArray;
@@ -163,26 +163,6 @@ pub(crate) fn widen(original: &ArrowType, array: &dyn Array) -> ArrayRef {
             .map(|v| (*v).clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64)
             .collect();
         Arc::new(PrimitiveArray::<Int64Type>::new(
-            ScalarBuffer::from(values),
-            nulls,
-        ))
-    }
-}
-
-/// Boolean → UInt8 or UInt32 0/1, nulls kept.
-pub(crate) fn bool_to_int(array: &dyn Array, wide: bool) -> ArrayRef {
-    let bools = array.as_boolean();
-    let nulls = array.nulls().cloned();
-    let bits = bools.values();
-    if wide {
-        let values: Vec<u32> = bits.iter().map(u32::from).collect();
-        Arc::new(PrimitiveArray::<UInt32Type>::new(
-            ScalarBuffer::from(values),
-            nulls,
-        ))
-    } else {
-        let values: Vec<u8> = bits.iter().map(u8::from).collect();
-        Arc::new(PrimitiveArray::<UInt8Type>::new(
             ScalarBuffer::from(values),
             nulls,
         ))
