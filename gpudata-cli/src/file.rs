@@ -173,6 +173,15 @@ impl Opened {
         })
     }
 
+    /// The whole file's value ranges of its Int64 / UInt64 columns, where its metadata knows
+    /// them (Parquet statistics; nothing for IPC files).
+    pub fn integer_ranges(&self) -> Vec<(String, i128, i128)> {
+        self.parquet
+            .as_ref()
+            .map(ParquetSource::integer_ranges)
+            .unwrap_or_default()
+    }
+
     /// The first record batch (for `auto` choices), `None` for a file without rows.
     ///
     /// # Errors

@@ -30,6 +30,12 @@ fn cell(report: &ColumnReport) -> [String; 6] {
     } else {
         report.reason.clone()
     };
+    if let Some(offsets) = &report.offsets {
+        let _ = write!(
+            note,
+            "; byte ranges `{offsets}` (uint32x2, 8 bytes per row)"
+        );
+    }
     if let Some(mask) = &report.mask {
         let _ = write!(note, "; validity mask `{mask}` (uint32, 4 bytes per row)");
     }
@@ -50,6 +56,10 @@ fn cell(report: &ColumnReport) -> [String; 6] {
 pub fn render(opened: &Opened, args: &InspectArgs) -> Result<String, String> {
     let mut plan = ConversionPlan::new(opened.schema.clone(), args.file.conversions())
         .map_err(|e| e.to_string())?;
+    // `auto` narrows 64-bit integers by the whole file's range, as `gpudata load` does.
+    for (column, min, max) in opened.integer_ranges() {
+        plan.set_value_range(&column, min, max);
+    }
     match opened.first_batch()? {
         Some(batch) => {
             plan.convert(&batch).map_err(|e| e.to_string())?;
@@ -109,7 +119,11 @@ pub fn render(opened: &Opened, args: &InspectArgs) -> Result<String, String> {
     let skipped = report.len() - carried.len();
     let fixed: u64 = carried
         .iter()
-        .map(|r| r.bytes_per_row.unwrap_or(0) + if r.mask.is_some() { 4 } else { 0 })
+        .map(|r| {
+            r.bytes_per_row.unwrap_or(0)
+                + if r.mask.is_some() { 4 } else { 0 }
+                + if r.offsets.is_some() { 8 } else { 0 }
+        })
         .sum();
     let variable = carried.iter().any(|r| r.bytes_per_row.is_none());
     let _ = write!(

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use arrow_array::builder::StringDictionaryBuilder;
+use arrow_array::cast::AsArray;
 use arrow_array::types::{Int8Type, UInt32Type};
 use arrow_array::{
     Array, ArrayRef, BooleanArray, Date32Array, Date64Array, Decimal128Array, DictionaryArray,
@@ -571,7 +572,7 @@ fn policy_errors_name_the_column() {
     let e = "fast".parse::<Conversion>().unwrap_err();
     assert_eq!(
         e.to_string(),
-        "unknown conversion `fast`: expected auto, as-is, time-offset, time-split, narrow, float32, words, uint8, uint32, categories, fround or skip"
+        "unknown conversion `fast`: expected auto, as-is, time-offset, time-split, narrow, float32, words, uint8, uint32, categories, value-list, fround or skip"
     );
     for name in Conversion::NAMES {
         assert_eq!(name.parse::<Conversion>().unwrap().name(), name);
@@ -733,5 +734,109 @@ fn the_adapter_unpacks_booleans_asked_as_integers_and_segmented_tables_refuse_th
     assert_eq!(
         e.to_string(),
         "column `b` (Boolean) cannot be a segment of a segmented table: booleans are unpacked on the gpu into a buffer of their own; upload the column with record_batch_to_gpu"
+    );
+}
+
+/// Strings as value lists: each GPU batch holds the rows' UTF-8 bytes (`value-list<uint8>`) and
+/// a `<name>_offsets` `uint32x2` column of each row's `[start, end)` in them from 0, computed in
+/// the test from the strings themselves; Utf8, LargeUtf8 and Utf8View (gathered into Utf8 on
+/// the way, restored as Utf8View), nulls, empty strings, slices and an empty batch.
+#[test]
+fn strings_become_value_lists_of_bytes_and_offsets() {
+    let gpu = support::gpu();
+    let words = [
+        Some("SEA"),
+        None,
+        Some(""),
+        Some("Zürich ✈"),
+        Some("LAX"),
+        Some("ORD"),
+    ];
+    let arrays: [ArrayRef; 3] = [
+        Arc::new(StringArray::from(words.to_vec())),
+        Arc::new(LargeStringArray::from(words.to_vec())),
+        Arc::new(StringViewArray::from(words.to_vec())),
+    ];
+    for array in arrays {
+        let field = Field::new("s", array.data_type().clone(), true);
+        let schema = Arc::new(Schema::new(vec![field]));
+        let batch = |offset, length| {
+            RecordBatch::try_new(schema.clone(), vec![array.slice(offset, length)]).unwrap()
+        };
+        let batches = [batch(1, 4), batch(0, 0), batch(3, 3)];
+        let policy = Conversions::auto()
+            .masks(MaskPolicy::Never)
+            .column("s", Conversion::ValueList);
+        let (plan, read, restored) = through_gpu(&gpu, &batches, policy);
+        let report = &plan.report()[0];
+        assert_eq!(report.conversion, Conversion::ValueList);
+        assert_eq!(report.offsets.as_deref(), Some("s_offsets"));
+        assert_eq!(
+            report.gpu_format.map(|f| f.to_string()).as_deref(),
+            Some("value-list<uint8>")
+        );
+        for (batch, back) in batches.iter().zip(&read) {
+            let strings: Vec<Option<String>> = (0..batch.num_rows())
+                .map(|i| {
+                    let c = batch.column(0);
+                    c.is_valid(i).then(|| match c.data_type() {
+                        DataType::Utf8 => c.as_string::<i32>().value(i).to_owned(),
+                        DataType::LargeUtf8 => c.as_string::<i64>().value(i).to_owned(),
+                        _ => c.as_string_view().value(i).to_owned(),
+                    })
+                })
+                .collect();
+            let mut expected = Vec::new();
+            let mut at = 0_u32;
+            for s in &strings {
+                let len = s.as_deref().map_or(0, str::len) as u32;
+                expected.extend([at, at + len]);
+                at += len;
+            }
+            assert_eq!(back.schema().field(1).name(), "s_offsets");
+            let pairs = back.column(1).as_fixed_size_list();
+            assert_eq!(arrow_cast_u32(pairs.values()), expected);
+            let bytes: String = strings.iter().flatten().cloned().collect();
+            let text = back.column(0);
+            let gpu_bytes: &[u8] = match text.data_type() {
+                DataType::LargeUtf8 => text.as_string::<i64>().value_data(),
+                _ => text.as_string::<i32>().value_data(),
+            };
+            let first = match text.data_type() {
+                DataType::LargeUtf8 => text.as_string::<i64>().value_offsets()[0] as usize,
+                _ => text.as_string::<i32>().value_offsets()[0] as usize,
+            };
+            assert_eq!(&gpu_bytes[first..first + bytes.len()], bytes.as_bytes());
+        }
+        assert_eq!(restored, batches);
+    }
+}
+
+#[test]
+fn a_value_list_offsets_name_that_is_taken_is_an_error() {
+    let batch = RecordBatch::try_from_iter([
+        ("s", Arc::new(StringArray::from(vec!["a"])) as ArrayRef),
+        ("s_offsets", Arc::new(Int64Array::from(vec![1])) as ArrayRef),
+    ])
+    .unwrap();
+    let policy = Conversions::auto().column("s", Conversion::ValueList);
+    let mut plan = ConversionPlan::new(batch.schema(), policy).unwrap();
+    let e = plan.convert(&batch).unwrap_err();
+    assert!(
+        matches!(e, ConversionError::OffsetsNameTaken { .. }),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "column `s`: its value offsets would be named `s_offsets`, which is already a column; rename one"
+    );
+    let e = ConversionPlan::new(
+        batch.schema(),
+        Conversions::auto().column("s_offsets", Conversion::ValueList),
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "column `s_offsets` (Int64) cannot take conversion `value-list`: expected Utf8, LargeUtf8 or Utf8View"
     );
 }

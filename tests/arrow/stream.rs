@@ -536,3 +536,46 @@ fn a_corrupted_ipc_file_that_makes_arrow_ipc_panic_is_an_error() {
     };
     assert_eq!(*message, expected);
 }
+
+#[test]
+fn value_lists_rebatched_keep_offsets_from_zero_in_every_gpu_batch() {
+    use arrow_array::cast::AsArray;
+    use gpudata::arrow::convert::{Conversion, Conversions};
+    use gpudata::arrow::record_batch_from_gpu;
+    let gpu = support::gpu();
+    let input = batches(&[7, 7, 25, 1, 0, 3]);
+    let options = IngestOptions {
+        batch_rows: Some(10),
+        conversions: Conversions::auto().column("origin", Conversion::ValueList),
+        ..IngestOptions::default()
+    };
+    let ingested = ingest_reader(
+        &gpu,
+        reader(input.clone()),
+        &options,
+        |_| {},
+        &CancelToken::new(),
+    )
+    .unwrap();
+    for gpu_batch in ingested.table.batches() {
+        let back = record_batch_from_gpu(&gpu, gpu_batch).unwrap();
+        let strings = back.column_by_name("origin").unwrap().as_string::<i32>();
+        let pairs = back.column_by_name("origin_offsets").unwrap();
+        let pairs = pairs
+            .as_fixed_size_list()
+            .values()
+            .as_primitive::<arrow_array::types::UInt32Type>();
+        let mut at = 0;
+        for (i, pair) in pairs.values().chunks(2).enumerate() {
+            let len = strings.value(i).len() as u32;
+            assert_eq!(pair, [at, at + len], "row {i}");
+            at += len;
+        }
+    }
+    let back = read_table(&gpu, &ingested.table).unwrap();
+    let schema = input[0].schema();
+    assert_eq!(
+        arrow_select::concat::concat_batches(&schema, &back).unwrap(),
+        arrow_select::concat::concat_batches(&schema, &input).unwrap()
+    );
+}

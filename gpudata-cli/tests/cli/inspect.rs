@@ -170,3 +170,42 @@ fn inspect_errors_are_one_line_with_status_1() {
         "{stderr}"
     );
 }
+
+/// `--convert COLUMN=value-list` shows the string bytes as `value-list<uint8>` with their
+/// byte-range column and its 8 bytes per row; `auto` narrowing of a Parquet file's Int64 says
+/// it was decided by the whole file's statistics.
+#[test]
+fn inspect_shows_value_lists_and_narrowing_by_the_files_statistics() {
+    let path = vega_file("flights-3m.parquet");
+    let out = gpudata()
+        .args([
+            "inspect",
+            "--columns",
+            "delay,origin",
+            "--convert",
+            "origin=value-list",
+        ])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[2],
+        "delay   Int64       narrow      sint32             4          the whole stream's values lie in -1116..=1688 (the file's statistics): narrowed to 32 bits exactly"
+    );
+    assert_eq!(
+        lines[3],
+        "origin  LargeUtf8   value-list  value-list<uint8>  variable   asked for; byte ranges `origin_offsets` (uint32x2, 8 bytes per row)"
+    );
+    assert_eq!(
+        lines[4],
+        "total: 2 carried, 0 cannot be carried, 12 bytes per row plus variable-length values, 36000000 gpu bytes for 3000000 rows"
+    );
+}

@@ -65,3 +65,32 @@ fn load_errors_are_one_line_with_status_1() {
         )
     );
 }
+
+/// `--convert origin=value-list`: the airport codes' bytes (3 per row) and a `uint32x2` byte
+/// range per row go to the GPU instead of category ids.
+#[test]
+fn load_carries_strings_as_value_lists() {
+    let path = vega_file("flights-3m.parquet");
+    let out = gpudata()
+        .args([
+            "load",
+            "--columns",
+            "delay,origin",
+            "--convert",
+            "origin=value-list",
+        ])
+        .arg(&path)
+        .env("XDG_RUNTIME_DIR", "/tmp")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(field(&text, "columns"), "2 carried, 0 left out");
+    // delay 4 + origin_offsets 8 per row, and the 3-letter codes.
+    assert_eq!(field(&text, "gpu bytes"), "45000000 (45.0 MB)");
+}

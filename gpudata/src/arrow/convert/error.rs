@@ -47,7 +47,7 @@ pub enum ConversionError {
     },
     /// A conversion name that is not one ([`Conversion::NAMES`]).
     #[error(
-        "unknown conversion `{name}`: expected auto, as-is, time-offset, time-split, narrow, float32, words, uint8, uint32, categories, fround or skip"
+        "unknown conversion `{name}`: expected auto, as-is, time-offset, time-split, narrow, float32, words, uint8, uint32, categories, value-list, fround or skip"
     )]
     Unknown {
         /// The name given.
@@ -70,6 +70,16 @@ pub enum ConversionError {
         column: String,
         /// The mask column's name.
         mask: String,
+    },
+    /// A value-list column whose offsets column's name is already a column of the batch.
+    #[error(
+        "column `{column}`: its value offsets would be named `{offsets}`, which is already a column; rename one"
+    )]
+    OffsetsNameTaken {
+        /// The value-list column.
+        column: String,
+        /// The offsets column's name.
+        offsets: String,
     },
     /// A record batch whose schema differs from the first batch's.
     #[error("record batch {batch} has fields [{found}]: expected [{expected}], the first batch's")]

@@ -18,7 +18,7 @@ pub const CONVERSION_METADATA_KEY: &str = "gpudata.conversion";
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ConversionRecord {
     /// The conversion's name ([`Conversion::name`](super::Conversion::name)), or
-    /// `"validity-mask"` for a mask column.
+    /// `"validity-mask"` for a mask column, `"value-offsets"` for a value-list's offsets.
     pub conversion: String,
     /// The original Arrow type, as arrow-rs prints it (and parses it back).
     pub arrow_type: String,
@@ -34,6 +34,10 @@ pub struct ConversionRecord {
     /// Validity masks: the column whose validity this is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mask_of: Option<String>,
+    /// Value offsets (`"value-offsets"`): the value-list column whose row byte ranges these
+    /// are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offsets_of: Option<String>,
 }
 
 impl ConversionRecord {
@@ -45,6 +49,7 @@ impl ConversionRecord {
             step: None,
             per_step: None,
             mask_of: None,
+            offsets_of: None,
         }
     }
 

@@ -31,6 +31,9 @@ pub struct ColumnReport {
     pub bytes_per_row: Option<u64>,
     /// The `uint32` validity mask column beside it, if any (4 more bytes per row).
     pub mask: Option<String>,
+    /// The `uint32x2` `[start, end)` byte-range column beside a value-list column (8 more
+    /// bytes per row).
+    pub offsets: Option<String>,
     /// Values that did not come through exactly so far (rounded to `float32`).
     pub rounded: u64,
     /// Why this conversion (for `auto`), or why the column cannot be carried.
@@ -49,6 +52,7 @@ enum Kind {
     Float32,
     Bool,
     Categories(Categories),
+    ValueList,
     Decimal {
         scale: i8,
     },
@@ -60,6 +64,7 @@ struct ColumnPlan {
     index: usize,
     kind: Kind,
     field: FieldRef,
+    offsets: Option<FieldRef>,
     mask: Option<FieldRef>,
     report: ColumnReport,
 }
@@ -227,12 +232,21 @@ impl ConversionPlan {
                     mask: mask.name().clone(),
                 });
             }
+            if let Some(offsets) = &plan.offsets
+                && names.contains(&offsets.name().as_str())
+            {
+                return Err(ConversionError::OffsetsNameTaken {
+                    column: field.name().clone(),
+                    offsets: offsets.name().clone(),
+                });
+            }
             columns.push(plan);
         }
         let mut fields: Vec<FieldRef> = Vec::new();
         for plan in &columns {
             if !matches!(plan.kind, Kind::Skip) {
                 fields.push(plan.field.clone());
+                fields.extend(plan.offsets.clone());
                 fields.extend(plan.mask.clone());
             }
         }
@@ -365,6 +379,14 @@ impl ConversionPlan {
                 )));
                 (Kind::Bool, ArrowType::Boolean)
             }
+            Conversion::ValueList => (
+                Kind::ValueList,
+                if data_type == &ArrowType::Utf8View {
+                    ArrowType::Utf8
+                } else {
+                    data_type.clone()
+                },
+            ),
             Conversion::Categories => (
                 Kind::Categories(Categories::default()),
                 ArrowType::Dictionary(Box::new(ArrowType::UInt32), Box::new(ArrowType::Utf8)),
@@ -437,6 +459,16 @@ impl ConversionPlan {
             let mask_field = Field::new(format!("{name}_valid"), ArrowType::UInt32, false);
             Arc::new(mask_record.apply(&mask_field, ArrowType::UInt32, false))
         });
+        let offsets = matches!(kind, Kind::ValueList).then(|| {
+            let mut offsets_record = ConversionRecord::new("value-offsets", data_type);
+            offsets_record.offsets_of = Some(name.to_owned());
+            let offsets_field = Field::new(
+                format!("{name}_offsets"),
+                values::offset_pairs_type(),
+                false,
+            );
+            Arc::new(offsets_record.apply(&offsets_field, values::offset_pairs_type(), false))
+        });
         let (format, bytes) = if matches!(kind, Kind::Skip) {
             (None, None)
         } else {
@@ -449,6 +481,7 @@ impl ConversionPlan {
             gpu_format: format,
             bytes_per_row: bytes,
             mask: mask.as_ref().map(|m| m.name().clone()),
+            offsets: offsets.as_ref().map(|o| o.name().clone()),
             rounded: 0,
             reason,
         };
@@ -457,6 +490,7 @@ impl ConversionPlan {
                 index,
                 kind,
                 field: out_field,
+                offsets,
                 mask,
                 report,
             },
@@ -470,20 +504,7 @@ impl ConversionPlan {
     /// [`ConversionError::SchemaChanged`] for a batch of another schema; the value errors of the
     /// columns' conversions ([`ConversionError::OutOfRange`], [`ConversionError::TooManyCategories`]).
     pub fn convert(&mut self, batch: &RecordBatch) -> Result<RecordBatch, ConversionError> {
-        let schema = batch.schema();
-        let same = schema.fields().len() == self.schema.fields().len()
-            && schema
-                .fields()
-                .iter()
-                .zip(self.schema.fields())
-                .all(|(a, b)| a.name() == b.name() && a.data_type() == b.data_type());
-        if !same {
-            return Err(ConversionError::SchemaChanged {
-                batch: self.batches,
-                expected: describe_schema(&self.schema),
-                found: describe_schema(&schema),
-            });
-        }
+        self.check_schema(batch, self.batches)?;
         if self.resolved.is_none() {
             self.resolved = Some(self.resolve(Some(batch))?);
         }
@@ -500,8 +521,14 @@ impl ConversionPlan {
         for plan in &mut resolved.columns {
             let input = batch.column(plan.index);
             let name = plan.report.column.as_str();
+            let mut offsets = None;
             let converted: ArrayRef = match &mut plan.kind {
                 Kind::Skip => continue,
+                Kind::ValueList => {
+                    let (bytes, pairs) = values::value_list(name, first_row, input)?;
+                    offsets = Some(pairs);
+                    bytes
+                }
                 Kind::AsIs => input.clone(),
                 Kind::Narrow => {
                     values::narrow(name, first_row, input.as_ref(), "32 bits (narrowing)")?
@@ -538,6 +565,7 @@ impl ConversionPlan {
                 }
             };
             arrays.push(converted);
+            arrays.extend(offsets);
             if plan.mask.is_some() {
                 arrays.push(values::validity_mask(input.as_ref()));
             }
@@ -551,6 +579,31 @@ impl ConversionPlan {
         self.rows += batch.num_rows() as u64;
         self.batches += 1;
         Ok(output)
+    }
+
+    /// [`ConversionError::SchemaChanged`] (naming record batch `index`) unless `batch` has the
+    /// plan's field names and types.
+    pub(crate) fn check_schema(
+        &self,
+        batch: &RecordBatch,
+        index: u64,
+    ) -> Result<(), ConversionError> {
+        let schema = batch.schema();
+        let same = schema.fields().len() == self.schema.fields().len()
+            && schema
+                .fields()
+                .iter()
+                .zip(self.schema.fields())
+                .all(|(a, b)| a.name() == b.name() && a.data_type() == b.data_type());
+        if same {
+            Ok(())
+        } else {
+            Err(ConversionError::SchemaChanged {
+                batch: index,
+                expected: describe_schema(&self.schema),
+                found: describe_schema(&schema),
+            })
+        }
     }
 
     /// What each input column became (in input order), once resolved; empty before.

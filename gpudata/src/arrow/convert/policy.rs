@@ -55,6 +55,11 @@ pub enum Conversion {
     /// Utf8 / LargeUtf8 / Utf8View / Dictionary<_, Utf8> → `uint32` category ids, one
     /// dictionary for the whole stream, kept on the host.
     Categories,
+    /// Utf8 / LargeUtf8 / Utf8View → value lists on the GPU: the column's UTF-8 bytes
+    /// (`value-list<uint8>`, Utf8View first gathered into one buffer) and beside it a
+    /// `<name>_offsets` `uint32x2` column holding each row's `[start, end)` byte range in them
+    /// (from 0 in each GPU batch), so shaders read the strings themselves.
+    ValueList,
     /// Float64 / Decimal128 (through Float64) → `float32x2` `[hi, lo]` by the fround operation.
     Fround,
     /// Leave the column out.
@@ -63,7 +68,7 @@ pub enum Conversion {
 
 impl Conversion {
     /// Every conversion's name, as [`FromStr`] reads it.
-    pub const NAMES: [&'static str; 12] = [
+    pub const NAMES: [&'static str; 13] = [
         "auto",
         "as-is",
         "time-offset",
@@ -74,6 +79,7 @@ impl Conversion {
         "uint8",
         "uint32",
         "categories",
+        "value-list",
         "fround",
         "skip",
     ];
@@ -92,6 +98,7 @@ impl Conversion {
             Conversion::Uint8 => "uint8",
             Conversion::Uint32 => "uint32",
             Conversion::Categories => "categories",
+            Conversion::ValueList => "value-list",
             Conversion::Fround => "fround",
             Conversion::Skip => "skip",
         }
@@ -170,6 +177,7 @@ impl Conversion {
             Conversion::Categories => {
                 is_text(data_type) || matches!(data_type, T::Dictionary(_, v) if is_text(v))
             }
+            Conversion::ValueList => is_text(data_type),
             Conversion::Fround => match data_type {
                 T::Float64 | T::Decimal128(..) => true,
                 T::FixedSizeList(child, 1 | 2) => child.data_type() == &T::Float64,
@@ -187,6 +195,7 @@ impl Conversion {
             Conversion::Narrow | Conversion::Float32 | Conversion::Words => "Int64 or UInt64",
             Conversion::Uint8 | Conversion::Uint32 => "Boolean",
             Conversion::Categories => "Utf8, LargeUtf8, Utf8View or Dictionary<_, Utf8>",
+            Conversion::ValueList => "Utf8, LargeUtf8 or Utf8View",
             Conversion::Fround => "Float64, Decimal128 or FixedSizeList<Float64, 1..=2>",
             Conversion::Auto | Conversion::Skip => "any type",
         })
@@ -226,6 +235,7 @@ impl FromStr for Conversion {
             "uint8" => Conversion::Uint8,
             "uint32" => Conversion::Uint32,
             "categories" => Conversion::Categories,
+            "value-list" => Conversion::ValueList,
             "fround" => Conversion::Fround,
             "skip" => Conversion::Skip,
             _ => {

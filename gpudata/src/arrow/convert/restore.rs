@@ -93,6 +93,16 @@ fn restore_column(
             _ => return Err(wrong_type()),
         },
         "categories" => categories::restore(column, &original, array.as_ref())?,
+        "value-list" => match (&original, array.data_type()) {
+            (ArrowType::Utf8View, ArrowType::Utf8) => Arc::new(
+                array
+                    .as_string::<i32>()
+                    .iter()
+                    .collect::<arrow_array::StringViewArray>(),
+            ),
+            (original, found) if original == found => array.clone(),
+            _ => return Err(wrong_type()),
+        },
         "fround" => {
             let ArrowType::Decimal128(precision, scale) = original else {
                 return Err(metadata_error(column, "fround records are for Decimal128"));
@@ -117,9 +127,10 @@ fn restore_column(
 
 /// A batch converted by a [`ConversionPlan`](super::ConversionPlan) (and read back from the GPU)
 /// with its original types: temporal offsets back to timestamps, narrowed integers widened,
-/// 0/1 back to booleans, category ids back to strings or dictionaries, fround Float64 back to
-/// Decimal128; validity-mask columns dropped (the validity travels with each column's readback
-/// metadata). Columns without a `gpudata.conversion` record are passed on unchanged.
+/// 0/1 back to booleans, category ids back to strings or dictionaries, value lists back to
+/// their string type, fround Float64 back to Decimal128; validity-mask and value-offsets
+/// columns dropped (the validity travels with each column's readback metadata, the offsets
+/// with the strings'). Columns without a `gpudata.conversion` record are passed on unchanged.
 ///
 /// Exact conversions restore the original values exactly; `float32` conversions restore the
 /// rounded values (the report's `rounded` counts them).
@@ -139,7 +150,9 @@ pub fn restore_batch(batch: &RecordBatch) -> Result<RecordBatch, ConversionError
                 fields.push(field.clone());
                 arrays.push(array.clone());
             }
-            Some(record) if record.conversion == "validity-mask" => {}
+            Some(record)
+                if record.conversion == "validity-mask" || record.conversion == "value-offsets" => {
+            }
             Some(record) => {
                 let (f, a) = restore_column(field, &record, array)?;
                 fields.push(f);

@@ -250,3 +250,77 @@ pub(crate) fn validity_mask(array: &dyn Array) -> ArrayRef {
     };
     Arc::new(PrimitiveArray::<UInt32Type>::from(values))
 }
+
+/// The type of a value-list column's offsets: `FixedSizeList<UInt32, 2>` (`uint32x2`).
+pub(crate) fn offset_pairs_type() -> ArrowType {
+    ArrowType::FixedSizeList(
+        Arc::new(arrow_schema::Field::new_list_field(
+            ArrowType::UInt32,
+            false,
+        )),
+        2,
+    )
+}
+
+/// A Utf8 / LargeUtf8 / Utf8View column as a value list: the strings with their bytes in one
+/// buffer (Utf8View gathered into Utf8; the others as they are), and each row's `[start, end)`
+/// byte range in them from 0, as `uint32` pairs (checked: a batch of more than 4 GiB of text is
+/// an error naming the row).
+pub(crate) fn value_list(
+    column: &str,
+    first_row: u64,
+    array: &ArrayRef,
+) -> Result<(ArrayRef, ArrayRef), ConversionError> {
+    let (strings, offsets): (ArrayRef, Vec<i64>) = match array.data_type() {
+        ArrowType::Utf8 => (
+            array.clone(),
+            array
+                .as_string::<i32>()
+                .value_offsets()
+                .iter()
+                .map(|o| i64::from(*o))
+                .collect(),
+        ),
+        ArrowType::LargeUtf8 => (
+            array.clone(),
+            array.as_string::<i64>().value_offsets().to_vec(),
+        ),
+        _ => {
+            let gathered: arrow_array::StringArray = array.as_string_view().iter().collect();
+            let offsets = gathered
+                .value_offsets()
+                .iter()
+                .map(|o| i64::from(*o))
+                .collect();
+            (Arc::new(gathered), offsets)
+        }
+    };
+    let base = offsets.first().copied().unwrap_or(0);
+    let mut pairs = Vec::with_capacity(offsets.len().saturating_sub(1) * 2);
+    for (i, o) in offsets.iter().enumerate().skip(1) {
+        let end = o - base;
+        let end = u32::try_from(end).map_err(|_| ConversionError::OutOfRange {
+            column: column.to_owned(),
+            row: first_row + i as u64 - 1,
+            value: format!("byte offset {end}"),
+            target: "32-bit byte offsets (a value-list column's text in one gpu batch)",
+            instead: "smaller gpu batches (batch_rows) or categories",
+        })?;
+        let start = pairs.last().copied().unwrap_or(0);
+        pairs.push(start);
+        pairs.push(end);
+    }
+    let values = PrimitiveArray::<UInt32Type>::from(pairs);
+    let field = Arc::new(arrow_schema::Field::new_list_field(
+        ArrowType::UInt32,
+        false,
+    ));
+    let list = arrow_array::FixedSizeListArray::try_new(field, 2, Arc::new(values), None).map_err(
+        |e| ConversionError::Arrow {
+            column: column.to_owned(),
+            data_type: offset_pairs_type(),
+            message: e.to_string(),
+        },
+    )?;
+    Ok((strings, Arc::new(list)))
+}

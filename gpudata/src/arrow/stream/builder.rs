@@ -155,12 +155,18 @@ impl<'g> TableBuilder<'g> {
     pub fn push(&mut self, batch: &RecordBatch) -> Result<(), IngestError> {
         self.progress.batches_read += 1;
         self.progress.arrow_bytes += batch.get_array_memory_size() as u64;
-        let converted = self.plan.convert(batch)?;
         match self.batch_rows {
-            None => self.upload(&converted)?,
+            None => {
+                let converted = self.plan.convert(batch)?;
+                self.upload(&converted)?;
+            }
             Some(rows) => {
-                self.pending_rows += converted.num_rows();
-                self.pending.push(converted);
+                // Re-batched before conversion, so that what a conversion derives per batch
+                // (a value list's byte offsets from 0) is that of the GPU batch.
+                self.plan
+                    .check_schema(batch, self.progress.batches_read - 1)?;
+                self.pending_rows += batch.num_rows();
+                self.pending.push(batch.clone());
                 while self.pending_rows >= rows {
                     self.flush(rows)?;
                 }
@@ -170,7 +176,7 @@ impl<'g> TableBuilder<'g> {
         Ok(())
     }
 
-    /// Uploads the first `rows` pending rows as one GPU batch.
+    /// Converts and uploads the first `rows` pending rows as one GPU batch.
     fn flush(&mut self, rows: usize) -> Result<(), IngestError> {
         let schema = match self.pending.first() {
             Some(first) => first.schema(),
@@ -183,7 +189,8 @@ impl<'g> TableBuilder<'g> {
             }
         })?;
         let take = rows.min(joined.num_rows());
-        self.upload(&joined.slice(0, take))?;
+        let converted = self.plan.convert(&joined.slice(0, take))?;
+        self.upload(&converted)?;
         let rest = joined.slice(take, joined.num_rows() - take);
         self.pending_rows = rest.num_rows();
         self.pending = if rest.num_rows() > 0 {
