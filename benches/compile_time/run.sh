@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# Compile time of a crate deriving 200 six-field structs: gpudata's `GpuStruct` against
-# bytemuck's `Pod + Zeroable` and encase's `ShaderType`, side by side.
+# Compile time of a crate deriving 200 structs: gpudata's `GpuStruct` against bytemuck's
+# `Pod + Zeroable` and encase's `ShaderType`, side by side.
 #
-#   benches/compile_time/run.sh [structs] [runs]     (defaults: 200 structs, 5 runs)
+#   benches/compile_time/run.sh [structs] [runs] [kind]     (defaults: 200 structs, 5 runs, flat)
+#
+# kind `flat`: six-field structs of scalars and vectors. kind `nested` (issue 14): half the
+# structs are materials (`color: vec3<f32>, roughness: f32`), half are rows nesting their own
+# material beside a `mat4x4<f32>`, a `vec3<f32>` and a scalar (gpudata reads `[[f32; 4]; 4]`
+# with `#[gpu(wgsl = "mat4x4<f32>")]`; encase gets the same WGSL types through its
+# `impl_matrix!`/`impl_vector!` newtypes, declared once; bytemuck and the baseline the arrays).
 #
 # For each derive it generates a library crate (same six fields per struct, `#[repr(C)]`, no
 # padding, `Clone + Copy`) plus a baseline crate with the same structs and no derive, builds all
@@ -17,6 +23,7 @@ cd "$(dirname "$0")/../.."
 root=$PWD
 structs=${1:-200}
 runs=${2:-5}
+kind=${3:-flat}
 work=$root/target/compile_time
 mkdir -p "$work"
 export CARGO_TARGET_DIR=$work/target
@@ -32,17 +39,45 @@ source "$root/benches/compile_time/rounds.sh"
 
 fields='a: [f32; 3], b: f32, c: [f32; 2], d: u32, e: [f32; 4], f: i32,'
 
+# encase's types for `mat4x4<f32>` and `vec3<f32>` over the same arrays (nested kind).
+encase_types='#[derive(Clone, Copy)] pub struct Mat4(pub [[f32; 4]; 4]);
+impl AsRef<[[f32; 4]; 4]> for Mat4 { fn as_ref(&self) -> &[[f32; 4]; 4] { &self.0 } }
+impl AsMut<[[f32; 4]; 4]> for Mat4 { fn as_mut(&mut self) -> &mut [[f32; 4]; 4] { &mut self.0 } }
+impl From<[[f32; 4]; 4]> for Mat4 { fn from(m: [[f32; 4]; 4]) -> Self { Mat4(m) } }
+encase::impl_matrix!(4, 4, Mat4, f32; using AsRef AsMut From);
+#[derive(Clone, Copy)] pub struct Vec3(pub [f32; 3]);
+impl AsRef<[f32; 3]> for Vec3 { fn as_ref(&self) -> &[f32; 3] { &self.0 } }
+impl AsMut<[f32; 3]> for Vec3 { fn as_mut(&mut self) -> &mut [f32; 3] { &mut self.0 } }
+impl From<[f32; 3]> for Vec3 { fn from(v: [f32; 3]) -> Self { Vec3(v) } }
+encase::impl_vector!(3, Vec3, f32; using AsRef AsMut From);'
+
 generate() { # name, dependency line, derive list, use line
     local name=$1 dep=$2 derives=$3 uses=$4 dir=$work/$1
     new_crate "$name" "$dep"
     {
         echo '#![allow(dead_code)]'
         echo "$uses"
-        for i in $(seq 1 "$structs"); do
-            echo "#[derive($derives)]"
-            echo '#[repr(C)]'
-            echo "pub struct Row$i { $fields }"
-        done
+        if [ "$kind" = nested ]; then
+            local mat='[[f32; 4]; 4]' vec='[f32; 3]' attr=''
+            case $name in
+                gpudata) attr='#[gpu(wgsl = "mat4x4<f32>")] ' ;;
+                encase) mat=Mat4 vec=Vec3; echo "$encase_types" ;;
+            esac
+            for i in $(seq 1 $((structs / 2))); do
+                echo "#[derive($derives)]"
+                echo '#[repr(C)]'
+                echo "pub struct Material$i { color: $vec, roughness: f32 }"
+                echo "#[derive($derives)]"
+                echo '#[repr(C)]'
+                echo "pub struct Row$i { ${attr}transform: $mat, position: $vec, scale: f32, material: Material$i }"
+            done
+        else
+            for i in $(seq 1 "$structs"); do
+                echo "#[derive($derives)]"
+                echo '#[repr(C)]'
+                echo "pub struct Row$i { $fields }"
+            done
+        fi
     } >"$dir/src/lib.rs"
 }
 
@@ -53,7 +88,7 @@ generate encase "$encase_dep" "Clone, Copy, encase::ShaderType" ""
 
 time_rounds baseline bytemuck gpudata encase
 
-echo "structs: $structs, rounds: $runs (fastest build of each crate kept), rustc: $(rustc --version)"
+echo "kind: $kind, structs: $structs, rounds: $runs (fastest build of each crate kept), rustc: $(rustc --version)"
 base=${best[baseline]}
 printf '%-10s %8.3f s\n' baseline "$base"
 for name in bytemuck gpudata encase; do

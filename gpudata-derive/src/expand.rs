@@ -144,10 +144,11 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
         _ => quote!(#p::AddressSpace::Storage),
     };
     let packed = input.attrs.layout == LayoutKind::Packed;
-    // The general path lays fields out by WGSL's memory model and flattens nested types; the
-    // flat path (packed structs, and structs of plain scalar fields) keeps the flat engine, which
-    // gives the same offsets for those and costs less to compile.
-    let general = !packed && needs_general_path(input);
+    // The general path flattens nested types into leaves, laid out by WGSL's memory model (or,
+    // in a packed struct, each leaf by the vertex rules); the flat path (structs of plain scalar
+    // fields) keeps the flat engine, which gives the same offsets for those and costs less to
+    // compile.
+    let general = needs_general_path(input);
     let step_mode = match input.attrs.step_mode {
         StepModeKind::Vertex => quote!(#p::StepMode::Vertex),
         StepModeKind::Instance => quote!(#p::StepMode::Instance),
@@ -316,7 +317,7 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
             },
         )
     };
-    let wgsl_impls = if packed {
+    let wgsl_impls = if packed && !general {
         TokenStream::new()
     } else {
         wgsl_impls(
@@ -617,7 +618,8 @@ fn problem_arms(
 }
 
 /// The `Described` and `GpuType` impls that let a non-`packed` struct be a member of another
-/// (and describe it as WGSL), and, on the general path, its `Flattened` leaves.
+/// (and describe it as WGSL), and, on the general path, its `Flattened` leaves (a `packed`
+/// struct on the general path gets `Described` and `Flattened` only: it does not nest).
 #[allow(
     clippy::too_many_arguments,
     reason = "the pieces of the expansion this part reads, computed once in `expand`"
@@ -671,6 +673,21 @@ fn wgsl_impls(
             }
         }
     });
+    let host = quote! {
+        #p::HostShape::Struct {
+            members: &[#(#hosts),*],
+            size: ::core::mem::size_of::<Self>(),
+            padding: #pad_total,
+        }
+    };
+    // A packed struct does not nest (its members are described only to be flattened): its
+    // leaves read its host shape directly.
+    let packed = input.attrs.layout == LayoutKind::Packed;
+    let leaves_host = if packed {
+        host.clone()
+    } else {
+        quote!(<Self as #p::GpuType>::HOST)
+    };
     let flattened = if general {
         quote! {
             #[automatically_derived]
@@ -678,11 +695,22 @@ fn wgsl_impls(
                 const LEAVES: &'static [#p::Leaf] = &#p::flatten::<
                     { #p::leaf_total(&#analysis) },
                     #n,
-                >(&#analysis, <Self as #p::GpuType>::HOST);
+                >(&#analysis, #leaves_host);
             }
         }
     } else {
         TokenStream::new()
+    };
+    let gpu_type = if packed {
+        TokenStream::new()
+    } else {
+        quote! {
+            #[automatically_derived]
+            unsafe impl #p::GpuType for #ident {
+                const WGSL: #p::WgslType = #p::WgslType::Struct(&<Self as #p::Described>::STRUCT);
+                const HOST: #p::HostShape = #host;
+            }
+        }
     };
     quote! {
         #[automatically_derived]
@@ -692,15 +720,7 @@ fn wgsl_impls(
                 members: &[#(#members),*],
             };
         }
-        #[automatically_derived]
-        unsafe impl #p::GpuType for #ident {
-            const WGSL: #p::WgslType = #p::WgslType::Struct(&<Self as #p::Described>::STRUCT);
-            const HOST: #p::HostShape = #p::HostShape::Struct {
-                members: &[#(#hosts),*],
-                size: ::core::mem::size_of::<Self>(),
-                padding: #pad_total,
-            };
-        }
+        #gpu_type
         #flattened
     }
 }

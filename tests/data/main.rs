@@ -13,6 +13,8 @@ mod errors;
 mod faults;
 mod gpu_errors;
 mod nested;
+mod nested_random;
+mod packed_vertex;
 mod roundtrip;
 mod runtime_array;
 mod smoke;

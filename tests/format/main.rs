@@ -8,6 +8,7 @@ mod complexity;
 mod derive_layout;
 mod derive_markers;
 mod derive_nested;
+mod derive_packed;
 mod derive_rows;
 #[cfg(all(feature = "glam", feature = "mint"))]
 mod derive_vectors;

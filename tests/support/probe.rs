@@ -49,6 +49,19 @@ pub fn draw_points(
     out: &wgpu::Buffer,
     vertices: u32,
 ) -> Option<String> {
+    draw_instanced_points(gpu, module, buffers, out, vertices, 1)
+}
+
+/// [`draw_points`] with `instances` instances of the `vertices` points (the target is
+/// `vertices * instances` pixels wide).
+pub fn draw_instanced_points(
+    gpu: &Gpu,
+    module: &wgpu::ShaderModule,
+    buffers: &[(wgpu::BufferSlice<'_>, wgpu::VertexBufferLayout<'_>)],
+    out: &wgpu::Buffer,
+    vertices: u32,
+    instances: u32,
+) -> Option<String> {
     let format = wgpu::TextureFormat::Rgba8Unorm;
     let layouts: Vec<Option<wgpu::VertexBufferLayout<'_>>> =
         buffers.iter().map(|(_, l)| Some(l.clone())).collect();
@@ -93,7 +106,7 @@ pub fn draw_points(
     let target = gpu.device().create_texture(&wgpu::TextureDescriptor {
         label: None,
         size: wgpu::Extent3d {
-            width: vertices,
+            width: vertices * instances,
             height: 1,
             depth_or_array_layers: 1,
         },
@@ -127,7 +140,7 @@ pub fn draw_points(
         for (slot, (slice, _)) in (0u32..).zip(buffers) {
             pass.set_vertex_buffer(slot, *slice);
         }
-        pass.draw(0..vertices, 0..1);
+        pass.draw(0..vertices, 0..instances);
     }
     gpu.queue().submit([encoder.finish()]);
     None

@@ -118,7 +118,8 @@ fn check_runtime_arrays(cx: &Ctxt, input: &Input<'_>) {
     );
 }
 
-/// `wgsl`, `align` and `size` place fields by WGSL's memory model: not in `packed` rows, not on
+/// `align` and `size` place fields by WGSL's memory model: not in `packed` rows (where `wgsl`
+/// only says what the field is: its leaves are placed by vertex rules); none of the three on
 /// padding fields, and `wgsl` not with `format`.
 fn check_wgsl_fields(cx: &Ctxt, input: &Input<'_>) {
     let packed = input.attrs.layout == LayoutKind::Packed;
@@ -148,7 +149,7 @@ fn check_wgsl_fields(cx: &Ctxt, input: &Input<'_>) {
                         "a `#[gpu(padding)]` field is not in the gpu row, so `{key}` does not apply; remove one of them"
                     ),
                 );
-            } else if packed {
+            } else if packed && key != "wgsl" {
                 cx.error_spanned_by(
                     at,
                     format_args!(

@@ -165,6 +165,25 @@ pub enum LayoutError {
         /// The rule broken.
         source: TypeRuleError,
     },
+    /// A type tree lowered to a row format ([`StructDecl::row_format`](super::StructDecl::row_format))
+    /// with a runtime-sized array: a row has a fixed size.
+    #[error(
+        "member `{field}` holds a runtime-sized array, which a row format cannot: rows have a fixed size; use a fixed-size array<E, N>"
+    )]
+    RuntimeArrayInRow {
+        /// The top-level member holding it.
+        field: String,
+    },
+    /// A leaf of a type tree lowered to a row format that no vertex format holds.
+    #[error(
+        "field `{field}` is `{leaf}`, which no vertex format holds, so the struct has no row format; use vec4<f16> or f32 components"
+    )]
+    NoVertexFormat {
+        /// The leaf's path (`light.color`, a matrix `m`).
+        field: String,
+        /// The leaf (a matrix's column).
+        leaf: crate::layout::LeafType,
+    },
     /// A WGSL type string gpudata does not read.
     #[error(
         "member `{member}` has unknown WGSL type `{text}`: expected a scalar, vecN<T>, matCxR<T>, atomic<T>, a shorthand such as vec3f, or array<E, N> / array<E> of them"

@@ -9,6 +9,7 @@ mod block_serde;
 mod buffer_layout;
 mod decl;
 mod error;
+mod lower;
 mod memory;
 mod parse_type;
 mod rules;

@@ -31,6 +31,15 @@ impl GpuDataStructField {
         }
     }
 
+    /// A field at an offset placed by WGSL's memory model (type-tree lowering).
+    pub(super) fn new_placed(name: String, format: VertexFormat, byte_offset: u64) -> Self {
+        GpuDataStructField {
+            name: Cow::Owned(name),
+            format,
+            byte_offset,
+        }
+    }
+
     /// The field name; `const`, so `T::FORMAT.fields()[i].name()` works in `const` items.
     #[must_use]
     pub const fn name(&self) -> &str {
@@ -182,6 +191,31 @@ impl GpuDataStructFormat {
             fields: Cow::Borrowed(fields),
             shape,
         }
+    }
+
+    /// A format whose fields were placed by WGSL's memory model (type-tree lowering): names
+    /// checked for duplicates, offsets and totals trusted.
+    pub(super) fn from_placed(
+        layout: StructLayout,
+        fields: Vec<GpuDataStructField>,
+        shape: RowShape,
+    ) -> Result<GpuDataStructFormat, LayoutError> {
+        if fields.is_empty() {
+            return Err(LayoutError::NoFields);
+        }
+        if let Some((first, second)) = first_duplicate(fields.iter().map(GpuDataStructField::name))
+        {
+            return Err(LayoutError::DuplicateField {
+                field: fields[second].name().to_owned(),
+                first,
+                second,
+            });
+        }
+        Ok(GpuDataStructFormat {
+            layout,
+            fields: Cow::Owned(fields),
+            shape,
+        })
     }
 
     /// The layout rules.

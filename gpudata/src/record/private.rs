@@ -200,6 +200,12 @@ pub struct Analysis<const N: usize> {
     pub tree: [bool; N],
     /// Leaves of each field (1 for a vertex-format field).
     pub leaf_counts: [usize; N],
+    /// The layout rules (a `packed` struct on the general path places its leaves by vertex
+    /// rules, not by WGSL's memory model).
+    pub rules: StructLayout,
+    /// Packed structs on the general path: whether field `k`'s host bytes are its packed GPU
+    /// bytes (every leaf at the same distance from the field's start on both sides, no gaps).
+    pub packed_images: [bool; N],
 }
 
 const EMPTY_SHAPE: RowShape = RowShape {
@@ -440,6 +446,126 @@ impl<const N: usize, const M: usize> Facts<N, M> {
         }
     }
 
+    /// A `wgsl = "..."` field whose WGSL type holds another number of component bytes than
+    /// the field's host type.
+    const fn wgsl_size_problem(&self, k: usize, member: &WgslMember) -> Option<(Spot, Msg)> {
+        let wgsl_bytes = tree::scalar_bytes(&member.ty);
+        if self.wgsl[k]
+            && !matches!(
+                self.hosts[k],
+                HostShape::Struct { .. } | HostShape::Columns { .. }
+            )
+            && wgsl_bytes != self.sizes[k]
+        {
+            let problem = TreeProblem::HostMismatch {
+                wgsl_bytes,
+                host_bytes: self.sizes[k],
+            };
+            return Some((self.type_spot(k), self.tree_message(k, self.fault(k, problem))));
+        }
+        None
+    }
+
+    /// The packed path (`layout = "packed"` with nested types): every field flattened into its
+    /// leaves (scalars, vectors, one column per matrix column, array elements and struct members
+    /// in order, luma.gl's names), each leaf's vertex format placed by the packed (WebGPU vertex)
+    /// rules through the flat engine's [`LayoutCursor`](crate::layout::LayoutCursor), as
+    /// [`StructDecl::row_format`](crate::layout::StructDecl::row_format) does at run time. Nested
+    /// structs' own `@align`/`@size` do not apply (vertex rules know no WGSL placement).
+    #[allow(
+        clippy::result_large_err,
+        reason = "a const fn cannot box; the message is a fixed buffer, built once per struct"
+    )]
+    const fn packed_layout(
+        &self,
+        s: &WgslStruct,
+        leaf_counts: &mut [usize; N],
+        images: &mut [bool; N],
+    ) -> Result<ConstLayout<N>, (Spot, Msg)> {
+        let mut cursor = crate::layout::LayoutCursor::new(StructLayout::Packed);
+        let mut offsets = [0u64; N];
+        let mut k = 0;
+        while k < N {
+            let member = &s.members[k];
+            if let Some(problem) = self.wgsl_size_problem(k, member) {
+                return Err(problem);
+            }
+            let count = leaf_count(&member.ty);
+            if tree::has_runtime_array(&member.ty) || count == 0 {
+                return Err((self.type_spot(k), self.packed_runtime_message(k)));
+            }
+            leaf_counts[k] = count;
+            let mut image = true;
+            let mut covered = 0usize;
+            let mut j = 0;
+            while j < count {
+                let leaf = match tree::leaf_at(
+                    k,
+                    &member.ty,
+                    self.hosts[k],
+                    j,
+                    AddressSpace::Storage,
+                    LeafName::new().push(self.names[k]),
+                    0,
+                    0,
+                ) {
+                    Ok(leaf) => leaf,
+                    Err(fault) => {
+                        let spot = match fault.problem {
+                            TreeProblem::HostMismatch { .. } => self.type_spot(k),
+                            _ => Spot::Type(k),
+                        };
+                        return Err((spot, self.tree_message(k, fault)));
+                    }
+                };
+                let format = match leaf.format {
+                    Some(format) => format,
+                    None => VertexFormat::Float32,
+                };
+                let offset = match cursor.place(format) {
+                    Ok(offset) => offset,
+                    Err(error) => {
+                        return Err((self.type_spot(k), Self::packed_leaf_message(&leaf, error)));
+                    }
+                };
+                if j == 0 {
+                    offsets[k] = offset;
+                }
+                if leaf.host as u64 != offset - offsets[k] {
+                    image = false;
+                }
+                covered += leaf.len;
+                j += 1;
+            }
+            images[k] = image && covered == self.sizes[k];
+            k += 1;
+        }
+        match cursor.finish() {
+            Ok(shape) => Ok(ConstLayout { offsets, shape }),
+            Err(error) => Err((Spot::Type(0), Msg::new().str(error.message()))),
+        }
+    }
+
+    /// A runtime-sized array in a packed struct.
+    const fn packed_runtime_message(&self, k: usize) -> Msg {
+        Msg::new()
+            .str("field `")
+            .str(self.names[k])
+            .str("` holds a runtime-sized array, which the packed layout (WebGPU vertex rules) cannot hold: a vertex row has a fixed size; use a fixed-size array (`[T; N]`), or a `wgsl-storage` struct for a header plus a runtime-sized tail")
+    }
+
+    /// A leaf (named by its whole path) that the packed rules refuse.
+    const fn packed_leaf_message(leaf: &Leaf, error: LayoutRuleError) -> Msg {
+        let msg = Msg::new().str("field `").str(leaf.name.as_str());
+        match error {
+            LayoutRuleError::WebglOnlyInPacked { format, .. } => msg
+                .str("` uses WebGL-only format `")
+                .str(format.as_str())
+                .str("`, which the packed layout (WebGPU vertex rules) cannot hold; use a 2- or 4-component type or format, or `#[gpu(layout = \"wgsl-storage\")]`"),
+            other => msg.str("`: ").str(other.message()),
+        }
+    }
+
     /// The general path: the fields as WGSL members of `s`, laid out by WGSL's memory model in
     /// `self.space`, each flattened into leaves.
     #[allow(
@@ -468,22 +594,8 @@ impl<const N: usize, const M: usize> Facts<N, M> {
         while k < N {
             let member = &s.members[k];
             // A `wgsl = "..."` type must hold as many bytes of components as the field.
-            let wgsl_bytes = tree::scalar_bytes(&member.ty);
-            if self.wgsl[k]
-                && !matches!(
-                    self.hosts[k],
-                    HostShape::Struct { .. } | HostShape::Columns { .. }
-                )
-                && wgsl_bytes != self.sizes[k]
-            {
-                let problem = TreeProblem::HostMismatch {
-                    wgsl_bytes,
-                    host_bytes: self.sizes[k],
-                };
-                return Err((
-                    self.type_spot(k),
-                    self.tree_message(k, self.fault(k, problem)),
-                ));
+            if let Some(problem) = self.wgsl_size_problem(k, member) {
+                return Err(problem);
             }
             let count = leaf_count(&member.ty);
             leaf_counts[k] = count;
@@ -552,7 +664,11 @@ impl<const N: usize, const M: usize> Facts<N, M> {
     }
 
     /// Under `zero_copy`, a field whose type's host bytes are not its GPU bytes.
-    const fn image_problem(&self, layout: &ConstLayout<N>) -> Option<(usize, Msg)> {
+    const fn image_problem(
+        &self,
+        layout: &ConstLayout<N>,
+        images: &[bool; N],
+    ) -> Option<(usize, Msg)> {
         let (Some(s), Some(host)) = (self.structure, &self.host) else {
             return None;
         };
@@ -560,9 +676,14 @@ impl<const N: usize, const M: usize> Facts<N, M> {
         let mut j = 0;
         while j < M {
             let field = host.fields[j];
+            let packed = matches!(self.layout, StructLayout::Packed);
             if let Some(k) = field.gpu_index
                 && self.tree[k]
-                && !tree::image_matches(&s.members[k].ty, self.hosts[k], field.size, self.space)
+                && !(if packed {
+                    images[k]
+                } else {
+                    tree::image_matches(&s.members[k].ty, self.hosts[k], field.size, self.space)
+                })
             {
                 let path = tree::image_fault(
                     &s.members[k].ty,
@@ -576,12 +697,16 @@ impl<const N: usize, const M: usize> Facts<N, M> {
                     .str("` is `")
                     .str(self.types[k])
                     .str("`, whose host bytes are not its gpu bytes in the ")
-                    .str(self.space.as_str())
+                    .str(self.layout.as_str())
                     .str(" layout");
                 if path.as_str().len() > field.name.len() {
                     msg = msg.str(" at `").str(path.as_str()).str("`");
                 }
-                let msg = msg.str(" (its columns or elements are packed differently); use a type laid out as WGSL lays it out (such as `glam::Mat4` or `[[f32; 4]; 4]`, not `glam::Mat3` or `glam::Vec3A`), or leave out `zero_copy`");
+                let msg = if packed {
+                    msg.str(" (its leaves, the vertex attributes, lie elsewhere on the host, or host bytes between them are implicit padding); use a type whose leaves lie back to back as the packed layout places them (such as `glam::Mat4`, `glam::Mat3` or `[[f32; 4]; 4]`, not `glam::Mat3A` or `glam::Vec3A`), or leave out `zero_copy`")
+                } else {
+                    msg.str(" (its columns or elements are packed differently); use a type laid out as WGSL lays it out (such as `glam::Mat4` or `[[f32; 4]; 4]`, not `glam::Mat3` or `glam::Vec3A`), or leave out `zero_copy`")
+                };
                 return Some((j, msg));
             }
             j += 1;
@@ -636,6 +761,7 @@ impl<const N: usize, const M: usize> Facts<N, M> {
 #[track_caller]
 pub const fn analyze<const N: usize, const M: usize>(facts: &Facts<N, M>) -> Analysis<N> {
     let mut leaf_counts = [1usize; N];
+    let mut packed_images = [true; N];
     let (result, mut problem) = match facts.structure {
         None => {
             let result = layout_formats(facts.layout, &facts.formats);
@@ -650,7 +776,11 @@ pub const fn analyze<const N: usize, const M: usize>(facts: &Facts<N, M>) -> Ana
             shape: EMPTY_SHAPE,
         })) {
             Some(problem) => (None, Some(problem)),
-            None => match facts.member_layout(s, &mut leaf_counts) {
+            None => match if matches!(facts.layout, StructLayout::Packed) {
+                facts.packed_layout(s, &mut leaf_counts, &mut packed_images)
+            } else {
+                facts.member_layout(s, &mut leaf_counts)
+            } {
                 Ok(layout) => (Some(layout), None),
                 Err(problem) => (None, Some(problem)),
             },
@@ -672,7 +802,7 @@ pub const fn analyze<const N: usize, const M: usize>(facts: &Facts<N, M>) -> Ana
     if let Some(host) = &facts.host {
         let mut zero_copy = host_problem(&layout, host);
         if zero_copy.is_none() {
-            zero_copy = facts.image_problem(&layout);
+            zero_copy = facts.image_problem(&layout, &packed_images);
         }
         host_matches = valid && zero_copy.is_none();
         if valid
@@ -707,6 +837,8 @@ pub const fn analyze<const N: usize, const M: usize>(facts: &Facts<N, M>) -> Ana
         hosts: facts.hosts,
         tree: facts.tree,
         leaf_counts,
+        rules: facts.layout,
+        packed_images,
     }
 }
 
@@ -773,6 +905,7 @@ pub const fn flatten<const L: usize, const N: usize>(
         return [empty; L];
     };
     match tree::leaves::<L>(s, host, analysis.space) {
+        Ok(leaves) if matches!(analysis.rules, StructLayout::Packed) => tree::pack_leaves(leaves),
         Ok(leaves) => leaves,
         Err(_) => [empty; L],
     }
@@ -801,14 +934,17 @@ pub const fn host_matches_members<const N: usize>(
     let mut covered = padding_sizes;
     let mut k = 0;
     while k < N {
-        if host_offsets[k] as u64 != analysis.layout.offsets[k]
-            || !tree::image_matches(
+        let image = if matches!(analysis.rules, StructLayout::Packed) {
+            analysis.packed_images[k]
+        } else {
+            tree::image_matches(
                 &s.members[k].ty,
                 analysis.hosts[k],
                 host_sizes[k],
                 analysis.space,
             )
-        {
+        };
+        if host_offsets[k] as u64 != analysis.layout.offsets[k] || !image {
             return false;
         }
         covered += host_sizes[k];

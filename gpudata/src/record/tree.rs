@@ -159,33 +159,48 @@ pub struct TreeFault {
     pub problem: TreeProblem,
 }
 
-/// The vertex format of a scalar or vector leaf.
+/// The vertex format of a scalar or vector leaf ([`LeafType::vertex_format`]).
 #[must_use]
 pub const fn leaf_format(leaf: LeafType) -> Option<VertexFormat> {
-    let (scalar, n) = match leaf {
-        LeafType::Scalar(s) => (s, 1),
-        LeafType::Atomic(s) => (s, 1),
-        LeafType::Vector { components, scalar } => (scalar, components),
-        LeafType::Matrix { .. } => return None,
-    };
-    Some(match (scalar, n) {
-        (PrimitiveType::F32, 1) => VertexFormat::Float32,
-        (PrimitiveType::F32, 2) => VertexFormat::Float32x2,
-        (PrimitiveType::F32, 3) => VertexFormat::Float32x3,
-        (PrimitiveType::F32, 4) => VertexFormat::Float32x4,
-        (PrimitiveType::I32, 1) => VertexFormat::Sint32,
-        (PrimitiveType::I32, 2) => VertexFormat::Sint32x2,
-        (PrimitiveType::I32, 3) => VertexFormat::Sint32x3,
-        (PrimitiveType::I32, 4) => VertexFormat::Sint32x4,
-        (PrimitiveType::U32, 1) => VertexFormat::Uint32,
-        (PrimitiveType::U32, 2) => VertexFormat::Uint32x2,
-        (PrimitiveType::U32, 3) => VertexFormat::Uint32x3,
-        (PrimitiveType::U32, 4) => VertexFormat::Uint32x4,
-        (PrimitiveType::F16, 1) => VertexFormat::Float16,
-        (PrimitiveType::F16, 2) => VertexFormat::Float16x2,
-        (PrimitiveType::F16, 4) => VertexFormat::Float16x4,
-        _ => return None,
-    })
+    leaf.vertex_format()
+}
+
+/// Whether a type holds a runtime-sized array anywhere (a packed row cannot).
+#[must_use]
+pub const fn has_runtime_array(ty: &WgslType) -> bool {
+    match ty {
+        WgslType::Leaf(_) => false,
+        WgslType::Array { element, count } => count.is_none() || has_runtime_array(element),
+        WgslType::Struct(s) => {
+            let mut i = 0;
+            while i < s.members.len() {
+                if has_runtime_array(&s.members[i].ty) {
+                    return true;
+                }
+                i += 1;
+            }
+            false
+        }
+    }
+}
+
+/// The leaves of a `packed` struct: the same leaves (names, formats, host offsets), each GPU
+/// offset placed in order by the packed (WebGPU vertex) rules of the flat engine's
+/// [`LayoutCursor`](crate::layout::LayoutCursor), as the analysis placed them. A leaf the rules
+/// refuse (which the analysis reports first) keeps its offset.
+#[must_use]
+pub const fn pack_leaves<const L: usize>(mut leaves: [Leaf; L]) -> [Leaf; L] {
+    let mut cursor = crate::layout::LayoutCursor::new(crate::layout::StructLayout::Packed);
+    let mut k = 0;
+    while k < L {
+        if let Some(format) = leaves[k].format
+            && let Ok(offset) = cursor.place(format)
+        {
+            leaves[k].gpu = offset;
+        }
+        k += 1;
+    }
+    leaves
 }
 
 /// Leaves of a type: one per scalar or vector, one per matrix column.
