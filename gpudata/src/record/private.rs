@@ -461,7 +461,10 @@ impl<const N: usize, const M: usize> Facts<N, M> {
                 wgsl_bytes,
                 host_bytes: self.sizes[k],
             };
-            return Some((self.type_spot(k), self.tree_message(k, self.fault(k, problem))));
+            return Some((
+                self.type_spot(k),
+                self.tree_message(k, self.fault(k, problem)),
+            ));
         }
         None
     }
@@ -699,7 +702,8 @@ impl<const N: usize, const M: usize> Facts<N, M> {
                     .str("`, whose host bytes are not its gpu bytes in the ")
                     .str(self.layout.as_str())
                     .str(" layout");
-                if path.as_str().len() > field.name.len() {
+                // (The path is found by WGSL's rules: packed rows report the field.)
+                if !packed && path.as_str().len() > field.name.len() {
                     msg = msg.str(" at `").str(path.as_str()).str("`");
                 }
                 let msg = if packed {
