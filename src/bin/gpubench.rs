@@ -87,7 +87,9 @@ fn parse_args() -> Result<Args, String> {
                             add_u8 add_f16x4 add_strided_f32x4 interleave deinterleave fround \
                             fround_all_classes add_f32_over_binding sqrt_f32 abs_f32 sin_f32 \
                             cos_f32 tan_f32 exp_f32 log_f32 pow_f32 dot_f32x4 length_f32x4 \
-                            equal_all_f32x4 select_f32 swizzle_f32x4"
+                            equal_all_f32x4 select_f32 swizzle_f32x4 read_vec4_256 extent \
+                            mask_f32 mask_u32 compact compact_sub random_read_vec4 \
+                            gather_f32x4 gather_sub"
                     .to_owned());
             }
             other => return Err(format!("unknown argument `{other}` (try --help)")),

@@ -18,7 +18,7 @@ use gpudata::{Gpu, GpuDataView, OpError, VertexFormat};
 
 /// Which values a column holds.
 #[derive(Clone, Copy, PartialEq)]
-enum Values {
+pub(crate) enum Values {
     /// Any bits, special float values and integer extremes mixed in.
     Special,
     /// Floats in `[lo, hi]` (other formats: any bits).
@@ -26,7 +26,7 @@ enum Values {
 }
 
 /// A GPU column and its host twin over the same bytes.
-struct Col {
+pub(crate) struct Col {
     bytes: Vec<u8>,
     flushed: Vec<u8>,
     buffer: wgpu::Buffer,
@@ -74,6 +74,26 @@ fn value(rng: &mut Rng, format: VertexFormat, values: Values) -> Vec<u8> {
                 out.extend_from_slice(&bits.to_le_bytes());
             }
             (DataType::Float32, _) => out.extend_from_slice(&rng.f32_in(1000.0).to_le_bytes()),
+            (t, Values::Range(lo, hi)) => {
+                // Stored integers whose value (decoded, for normalized formats) lies in
+                // `[lo, hi]`, within the type's range.
+                let n = t.byte_length() as u32;
+                let signed = format.is_signed();
+                let (min, max) = if signed {
+                    (-(1i64 << (8 * n - 1)), (1i64 << (8 * n - 1)) - 1)
+                } else {
+                    (0, (1i64 << (8 * n)) - 1)
+                };
+                let scale = if format.is_normalized() {
+                    max as f64
+                } else {
+                    1.0
+                };
+                let low = ((f64::from(lo) * scale).ceil() as i64).clamp(min, max);
+                let high = ((f64::from(hi) * scale).floor() as i64).clamp(min, max);
+                let v = low + rng.below((high - low + 1) as u64) as i64;
+                out.extend_from_slice(&(v as u32).to_le_bytes()[..n as usize]);
+            }
             (t, _) => {
                 let n = t.byte_length() as usize;
                 let bits = if special {
@@ -109,7 +129,13 @@ fn flush(bytes: &[u8], format: VertexFormat, length: u64, offset: u64, stride: u
 }
 
 impl Col {
-    fn new(gpu: &Gpu, rng: &mut Rng, format: VertexFormat, length: u64, values: Values) -> Col {
+    pub(crate) fn new(
+        gpu: &Gpu,
+        rng: &mut Rng,
+        format: VertexFormat,
+        length: u64,
+        values: Values,
+    ) -> Col {
         let unit = if format.is_packed_bits() {
             4
         } else {
@@ -163,7 +189,7 @@ impl Col {
 
 /// An operand of a case: a column (by index) or a constant or literal.
 #[derive(Clone, Copy)]
-enum Arg {
+pub(crate) enum Arg {
     Col(usize),
     Constant(Constant),
     Literal(Literal),
@@ -171,7 +197,7 @@ enum Arg {
 
 /// What a case runs.
 #[derive(Clone)]
-enum Op {
+pub(crate) enum Op {
     Fold(ArithmeticOp),
     Math(MathOp),
     Lanes(LaneOp),
@@ -179,7 +205,7 @@ enum Op {
 
 /// How outputs compare.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Check {
+pub(crate) enum Check {
     /// Bit for bit.
     Exact,
     /// Bit for bit, any NaN equal to any NaN (arithmetic leaves NaN bits unspecified).
@@ -262,7 +288,14 @@ fn host_run(op: &Op, args: &[HostOperand<'_>]) -> Result<HostColumn, OpError> {
 }
 
 /// Runs `op` over `args` on both sides and compares with `check`.
-fn run_case(gpu: &Gpu, config: &OpsConfig, op: &Op, cols: &[Col], args: &[Arg], check: Check) {
+pub(crate) fn run_case(
+    gpu: &Gpu,
+    config: &OpsConfig,
+    op: &Op,
+    cols: &[Col],
+    args: &[Arg],
+    check: Check,
+) {
     let gpu_args: Vec<Operand<'_>> = args
         .iter()
         .map(|a| match a {
@@ -320,7 +353,7 @@ fn op_name(op: &Op) -> String {
 }
 
 /// The domain WGSL's accuracy is stated on, for `op`'s first operand.
-fn domain(op: MathOp) -> Values {
+pub(crate) fn domain(op: MathOp) -> Values {
     match op {
         MathOp::Sin | MathOp::Cos => Values::Range(-std::f32::consts::PI, std::f32::consts::PI),
         MathOp::Tan => Values::Range(-1.2, 1.2),
@@ -332,7 +365,7 @@ fn domain(op: MathOp) -> Values {
     }
 }
 
-const MATH: [MathOp; 8] = [
+pub(crate) const MATH: [MathOp; 8] = [
     MathOp::Pow,
     MathOp::Sqrt,
     MathOp::Abs,

@@ -10,7 +10,7 @@ use gpudata::ops::{self, Comparand, Comparison, GpuMask, OpError, Predicate, Pre
 use gpudata::{Gpu, GpuDataView, VertexFormat};
 
 /// A host column and its upload.
-struct Column {
+pub(crate) struct Column {
     bytes: Vec<u8>,
     buffer: wgpu::Buffer,
     format: VertexFormat,
@@ -20,8 +20,12 @@ struct Column {
 }
 
 impl Column {
-    fn new(gpu: &Gpu, rng: &mut Rng, format: VertexFormat, length: u64) -> Column {
-        let align = format.byte_length() / u64::from(format.components());
+    pub(crate) fn new(gpu: &Gpu, rng: &mut Rng, format: VertexFormat, length: u64) -> Column {
+        let align = if format.is_packed_bits() {
+            4
+        } else {
+            format.byte_length() / u64::from(format.components())
+        };
         let offset = align * rng.below(3);
         let stride = format.byte_length().next_multiple_of(align) + align * rng.below(2);
         let mut bytes = special_rows(rng, format, length, offset, stride);
@@ -48,7 +52,7 @@ impl Column {
         }
     }
 
-    fn view(&self) -> GpuDataView<'_> {
+    pub(crate) fn view(&self) -> GpuDataView<'_> {
         view_at(
             &self.buffer,
             self.format,
@@ -58,14 +62,14 @@ impl Column {
         )
     }
 
-    fn host(&self) -> HostInput<'_> {
+    pub(crate) fn host(&self) -> HostInput<'_> {
         HostInput::new(&self.bytes, self.format, self.length)
             .with_byte_offset(self.offset)
             .with_byte_stride(self.stride)
     }
 }
 
-fn scalar(rng: &mut Rng) -> Scalar {
+pub(crate) fn scalar(rng: &mut Rng) -> Scalar {
     match rng.below(5) {
         0 => Scalar::F32(rng.f32_in(100.0)),
         1 => Scalar::F32([0.0, -0.0, f32::INFINITY, f32::NAN][rng.below(4) as usize]),
@@ -283,7 +287,7 @@ fn masks(rng: &mut Rng, length: u64) -> Vec<(&'static str, Vec<bool>)> {
 }
 
 /// The rows `mask` keeps of `column`, filtered on the host.
-fn host_filter(column: &Column, mask: &[bool]) -> Vec<u8> {
+pub(crate) fn host_filter(column: &Column, mask: &[bool]) -> Vec<u8> {
     let size = column.format.byte_length() as usize;
     mask.iter()
         .enumerate()

@@ -8,6 +8,7 @@ mod add;
 mod deinterleave;
 mod elementwise;
 mod errors;
+mod every_format;
 mod faults;
 mod filter;
 mod fixtures;

@@ -197,7 +197,7 @@ fn random_ids(rng: &mut Rng, format: VertexFormat, n: u64, source_len: u64) -> V
     out
 }
 
-fn check_gather(
+pub(crate) fn check_gather(
     gpu: &Gpu,
     rng: &mut Rng,
     ids_format: VertexFormat,
@@ -205,7 +205,11 @@ fn check_gather(
     n: u64,
     source_len: u64,
 ) {
-    let align = format.byte_length() / u64::from(format.components());
+    let align = if format.is_packed_bits() {
+        4
+    } else {
+        format.byte_length() / u64::from(format.components())
+    };
     let offset = align * rng.below(3);
     let stride = format.byte_length().next_multiple_of(4) + 4 * rng.below(2);
     let source = special_rows(rng, format, source_len, offset, stride);
@@ -275,6 +279,40 @@ fn gather_equals_the_cpu_reference() {
         ),
         Err(OpError::UnsupportedFormat { .. })
     ));
+}
+
+#[test]
+fn gather_splits_sources_larger_than_a_binding() {
+    // 1 MiB bindings: 200,000 float32x4 rows (3.2 MB) and 600,000 strided uint8x2 rows are
+    // bound in parts, one dispatch per part.
+    let gpu = small();
+    let mut rng = Rng::new(20);
+    check_gather(
+        &gpu,
+        &mut rng,
+        VertexFormat::Uint32,
+        VertexFormat::Float32x4,
+        20_000,
+        200_000,
+    );
+    check_gather(
+        &gpu,
+        &mut rng,
+        VertexFormat::Float32,
+        VertexFormat::Uint8x2,
+        20_000,
+        600_000,
+    );
+    let ids = upload(&gpu, &[0u8; 16]);
+    let source = upload(&gpu, &vec![0u8; 200_000 * 16]);
+    let plan = ops::plan_gather(
+        &gpu,
+        view(&ids, VertexFormat::Uint32, 4),
+        view(&source, VertexFormat::Float32x4, 200_000),
+        &ops::OpsConfig::default(),
+    )
+    .unwrap();
+    assert!(plan.dispatches() >= 4, "{} dispatches", plan.dispatches());
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //! another column, zero rows for invalid indices), `sequence` (`start + i × step`) and
 //! `segmented_map` (each vertex's segment and its index in it, by binary search over the
 //! segment starts). One invocation per output row; runs of rows when the indices or the output
-//! exceed one binding (a gather's source and the segment starts are bound whole).
+//! exceed one binding; a gather's source in parts, one dispatch each (the segment starts are
+//! bound whole).
 
 use super::config::Planner;
 use super::plan::Dispatch;
@@ -46,8 +47,13 @@ fn index_of(format: VertexFormat) -> String {
 }
 
 /// `gather`: rows of `source` at the indices in `ids` into `output` (packed rows of the
-/// source's format, zeroed). Parameters: rows of the run, the ids' byte base, the source's byte
-/// base, the output's byte base, the source's length.
+/// source's format, zeroed). Parameters: rows of the run, the ids' byte base, the source part's
+/// byte base, the output's byte base, the source's length, the part's first row and its rows.
+///
+/// A source larger than one storage binding is bound in parts (runs of rows, by the same rule
+/// as every other split): each part is one dispatch over the run of indices that writes the
+/// rows whose index falls in that part, so every output row is written once, by the part that
+/// holds its source row (the indices are read once per part).
 pub(crate) fn gather(
     planner: &Planner<'_>,
     op: &'static str,
@@ -57,7 +63,7 @@ pub(crate) fn gather(
 ) -> Result<Vec<Dispatch>, OpError> {
     let row_bytes = source.format().byte_length();
     let copy = RowCopy::choose(row_bytes, source.byte_offset(), source.byte_stride());
-    let mut wgsl = rows::header(5);
+    let mut wgsl = rows::header(7);
     wgsl += &rows::binding_decl(1, "ids", "u32", false);
     wgsl += &rows::binding_decl(2, "src", copy.source_element(), false);
     wgsl += &rows::binding_decl(3, "out", copy.output_element(), true);
@@ -68,7 +74,7 @@ pub(crate) fn gather(
     );
     body += &index_of(ids.format());
     body += &format!(
-        "    if (ok) {{\n        let sa = param(2u) + idx * {}u;\n        let da = param(3u) + row * {row_bytes}u;\n        {}    }}\n",
+        "    if (ok && idx >= param(5u) && idx - param(5u) < param(6u)) {{\n        let sa = param(2u) + (idx - param(5u)) * {}u;\n        let da = param(3u) + row * {row_bytes}u;\n        {}    }}\n",
         source.byte_stride(),
         copy.wgsl("src", "sa", "out", "da")
     );
@@ -77,7 +83,8 @@ pub(crate) fn gather(
     let align = rows::alignment(&limits);
     let id_span = Span::of(ids);
     let out_span = Span::packed(output, row_bytes);
-    let src = Span::of(source).bind(op, 0, source.length(), align)?;
+    let src_span = Span::of(source);
+    let parts = rows::runs(op, &limits, source.length(), 1, &[src_span], &[])?;
     let mut dispatches = Vec::new();
     for (first, n) in rows::runs(
         op,
@@ -89,21 +96,26 @@ pub(crate) fn gather(
     )? {
         let a = id_span.bind(op, first, n, align)?;
         let c = out_span.bind(op, first, n, align)?;
-        let params = [
-            rows::base32(op, n)?,
-            rows::base32(op, a.base)?,
-            rows::base32(op, src.base)?,
-            rows::base32(op, c.base)?,
-            rows::base32(op, source.length())?,
-        ];
-        dispatches.push(rows::dispatch(
-            planner,
-            op,
-            &wgsl,
-            &params,
-            &[a, src, c],
-            n.div_ceil(u64::from(WORKGROUP)),
-        )?);
+        for &(part, part_rows) in &parts {
+            let src = src_span.bind(op, part, part_rows, align)?;
+            let params = [
+                rows::base32(op, n)?,
+                rows::base32(op, a.base)?,
+                rows::base32(op, src.base)?,
+                rows::base32(op, c.base)?,
+                rows::base32(op, source.length())?,
+                rows::base32(op, part)?,
+                rows::base32(op, part_rows)?,
+            ];
+            dispatches.push(rows::dispatch(
+                planner,
+                op,
+                &wgsl,
+                &params,
+                &[a, src, c],
+                n.div_ceil(u64::from(WORKGROUP)),
+            )?);
+        }
     }
     Ok(dispatches)
 }

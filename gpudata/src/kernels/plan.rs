@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use super::config::Planner;
 use super::shape::ViewShape;
-use super::split::{binding_start, dispatch_shape, even_runs, max_binding_size};
+use super::split::{
+    binding_start, check_binding_count, dispatch_shape, even_runs, max_binding_size,
+};
 use super::wgsl_gen::{
     self, BindingDecl, Body, KernelLayout, OutputDecl, SourceDecl, StagedOutput, StagedSource,
     ValueRef, pitch,
@@ -623,23 +625,7 @@ fn dispatch(
         });
         output_ranges.push((target.offset, size));
     }
-    let storage = (bindings.len() + outputs.len()) as u64;
-    if storage > u64::from(limits.max_storage_buffers_per_shader_stage) {
-        return Err(OpError::TooManyBindings {
-            op,
-            what: "storage buffers per shader stage",
-            needed: storage,
-            limit: u64::from(limits.max_storage_buffers_per_shader_stage),
-        });
-    }
-    if storage + 1 > u64::from(limits.max_bindings_per_bind_group) {
-        return Err(OpError::TooManyBindings {
-            op,
-            what: "bindings per bind group",
-            needed: storage + 1,
-            limit: u64::from(limits.max_bindings_per_bind_group),
-        });
-    }
+    check_binding_count(op, &limits, (bindings.len() + outputs.len()) as u64)?;
 
     let (staged_sources, staged_outputs, stage_len) =
         staging(ops, geometry.groups, &sources, &outputs, g64);

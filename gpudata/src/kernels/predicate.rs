@@ -244,7 +244,11 @@ fn kernel(
     let out_base = 1 + views.len() + masks;
     // Each invocation evaluates `ROWS` rows, 256 apart (rows past the run are evaluated as the
     // last row and dropped), so their loads can be in flight together; the workgroup ORs the
-    // bits of each word from workgroup memory and writes its words in order.
+    // bits of each word from workgroup memory and writes its words in order. Invocation `w`
+    // reads the 32 flags of word `w` starting at flag `w % 32`: were they all to start at flag 0,
+    // the 32 invocations of a subgroup would read addresses 32 words apart, one memory bank, at
+    // every step (measured on an H200: that serialised reduction held the kernel at 16% of a
+    // copy; BENCHMARKS.md, "Selection operations").
     wgsl += &format!("fn eval_row(row: u32) -> bool {{\n{body}    return {test};\n}}\n");
     let tile = ROWS * WORKGROUP;
     let mut evals = String::new();
@@ -269,7 +273,7 @@ fn kernel(
          \x20   workgroupBarrier();\n\
          \x20   if (lid < {words}u) {{\n\
          \x20       var w = 0u;\n\
-         \x20       for (var j = 0u; j < 32u; j++) {{ w |= flags[lid * 32u + j]; }}\n\
+         \x20       for (var j = 0u; j < 32u; j++) {{ w |= flags[lid * 32u + ((j + lid) & 31u)]; }}\n\
          \x20       bits[param({out_base}u) + group * {words}u + lid] = w;\n\
          \x20   }}\n\
          }}\n",

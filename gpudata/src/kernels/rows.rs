@@ -7,12 +7,14 @@
 //! at or before its first byte and pass the distance in the uniform, so a run of rows may start
 //! anywhere; the text holds only what shapes the kernel (formats, strides, row sizes).
 
-use crate::device::buffers::filled_buffer;
+use crate::device::buffers::{create_buffer, filled_buffer};
 use std::sync::Arc;
 
 use super::config::Planner;
 use super::plan::Dispatch;
-use super::split::{binding_start, dispatch_shape, even_runs, max_binding_size};
+use super::split::{
+    binding_start, check_binding_count, dispatch_shape, even_runs, max_binding_size,
+};
 use crate::data::GpuDataView;
 use crate::kernels::OpError;
 
@@ -310,23 +312,7 @@ pub(crate) fn dispatch(
             });
         }
     }
-    let storage = bindings.len() as u64;
-    if storage > u64::from(limits.max_storage_buffers_per_shader_stage) {
-        return Err(OpError::TooManyBindings {
-            op,
-            what: "storage buffers per shader stage",
-            needed: storage,
-            limit: u64::from(limits.max_storage_buffers_per_shader_stage),
-        });
-    }
-    if storage + 1 > u64::from(limits.max_bindings_per_bind_group) {
-        return Err(OpError::TooManyBindings {
-            op,
-            what: "bindings per bind group",
-            needed: storage + 1,
-            limit: u64::from(limits.max_bindings_per_bind_group),
-        });
-    }
+    check_binding_count(op, &limits, bindings.len() as u64)?;
     let max_dim = limits.max_compute_workgroups_per_dimension;
     let (x, y) = dispatch_shape(workgroups.max(1), max_dim).ok_or(OpError::DispatchTooLarge {
         op,
@@ -363,7 +349,8 @@ pub(crate) fn dispatch(
 }
 
 /// A zeroed buffer of `size` bytes (at least 16, rounded up to whole words) for a kernel to write,
-/// with the usages of operation outputs.
+/// with the usages of operation outputs, made by the device layer
+/// ([`create_buffer`](crate::device::buffers::create_buffer): checked size, error scope).
 ///
 /// # Errors
 /// [`OpError::TooLarge`] over `max_buffer_size`; [`OpError::Gpu`] when the device refuses it.
@@ -372,9 +359,8 @@ pub(crate) fn output_buffer(
     op: &'static str,
     size: u64,
 ) -> Result<wgpu::Buffer, OpError> {
-    let device = planner.device();
     let size = size.max(16).next_multiple_of(4);
-    let limit = device.limits().max_buffer_size;
+    let limit = planner.device().limits().max_buffer_size;
     if size > limit {
         return Err(OpError::TooLarge {
             op,
@@ -383,17 +369,16 @@ pub(crate) fn output_buffer(
             limit,
         });
     }
-    planner.scope(op, "create the output buffers", || {
-        device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(op),
-            size,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST
-                | wgpu::BufferUsages::VERTEX,
-            mapped_at_creation: false,
-        })
-    })
+    create_buffer(
+        planner.gpu(),
+        size,
+        wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::VERTEX,
+        op,
+    )
+    .map_err(|source| OpError::Gpu { op, source })
 }
 
 /// A 32-bit base for the uniform.

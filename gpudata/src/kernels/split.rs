@@ -3,12 +3,44 @@
 //! cannot hold them all, and two-dimensional dispatch shapes. The operations' planner
 //! ([`plan`](super::plan)) and the table re-layout copy ([`copy`](super::copy)) both use these.
 
+use crate::kernels::OpError;
+
 /// The largest storage binding a dispatch may use: the device's limit, capped below 4 GiB so
 /// that every byte and element index the kernels compute fits a `u32`.
 pub(crate) fn max_binding_size(limits: &wgpu::Limits) -> u64 {
     limits
         .max_storage_buffer_binding_size
         .min(u64::from(u32::MAX))
+}
+
+/// Checks that a kernel of `storage` storage bindings (and its uniform) fits `limits`.
+///
+/// # Errors
+/// [`OpError::TooManyBindings`] naming the limit it exceeds.
+pub(crate) fn check_binding_count(
+    op: &'static str,
+    limits: &wgpu::Limits,
+    storage: u64,
+) -> Result<(), OpError> {
+    let per_stage = u64::from(limits.max_storage_buffers_per_shader_stage);
+    if storage > per_stage {
+        return Err(OpError::TooManyBindings {
+            op,
+            what: "storage buffers per shader stage",
+            needed: storage,
+            limit: per_stage,
+        });
+    }
+    let per_group = u64::from(limits.max_bindings_per_bind_group);
+    if storage + 1 > per_group {
+        return Err(OpError::TooManyBindings {
+            op,
+            what: "bindings per bind group",
+            needed: storage + 1,
+            limit: per_group,
+        });
+    }
+    Ok(())
 }
 
 /// The storage-bindable start at or before byte `offset` (`alignment` is the device's

@@ -17,82 +17,28 @@
 //! # Ok::<(), gpudata::OpError>(())
 //! ```
 
+mod eval;
 mod filter;
+mod host;
 mod select;
 
 pub use filter::{HostPredicate, compact, mask, prefix_sum};
+pub use host::{HostColumn, HostInput, HostRows};
 pub use select::{extent, gather, segmented_map, sequence};
 
-use super::arithmetic::ArithmeticOp;
-use super::cpu_eval::{self, HostPlace};
 use super::deinterleave::select_fields;
 use super::elementwise::{self, OperandKind, Semantics, literal_bits};
+use super::family::{ArithmeticOp, MathOp};
 use super::fround::{fround_bits, fround_output};
 use super::input::{Constant, Literal};
 use super::interleave::check_interleave;
 use super::lanes::{LaneOp, semantics as lane_semantics};
-use super::math::{MathOp, check_arity};
+use super::math::check_arity;
 use crate::format::VertexFormat;
 use crate::kernels::OpError;
-use crate::kernels::shape::{ViewShape, unit_count, unit_size};
+use crate::kernels::shape::{unit_count, unit_size};
 use crate::layout::GpuDataStructFormat;
-
-/// One fixed-width column in host memory: the CPU twin of a [`GpuDataView`](crate::GpuDataView).
-#[derive(Clone, Copy, Debug)]
-pub struct HostInput<'a> {
-    bytes: &'a [u8],
-    shape: ViewShape,
-}
-
-impl<'a> HostInput<'a> {
-    /// A packed column of `length` values of `format` at the start of `bytes`.
-    #[must_use]
-    pub fn new(bytes: &'a [u8], format: VertexFormat, length: u64) -> HostInput<'a> {
-        HostInput {
-            bytes,
-            shape: ViewShape::packed(format, length),
-        }
-    }
-
-    /// The same column starting `byte_offset` bytes in.
-    #[must_use]
-    pub fn with_byte_offset(mut self, byte_offset: u64) -> HostInput<'a> {
-        self.shape.byte_offset = byte_offset;
-        self
-    }
-
-    /// The same column with `byte_stride` bytes from one value to the next.
-    #[must_use]
-    pub fn with_byte_stride(mut self, byte_stride: u64) -> HostInput<'a> {
-        self.shape.byte_stride = byte_stride;
-        self
-    }
-
-    /// The format.
-    #[must_use]
-    pub fn format(&self) -> VertexFormat {
-        self.shape.format
-    }
-
-    /// The number of values.
-    #[must_use]
-    pub fn length(&self) -> u64 {
-        self.shape.length
-    }
-
-    /// The raw bits of unit `unit` of row `row` (checked beforehand to be in range).
-    pub(super) fn unit(&self, row: u64, unit: u64) -> u32 {
-        let size = unit_size(self.shape.format);
-        let at = (self.shape.byte_offset + row * self.shape.byte_stride + unit * size) as usize;
-        let mut word = [0u8; 4];
-        word[..size as usize].copy_from_slice(&self.bytes[at..at + size as usize]);
-        u32::from_le_bytes(word)
-    }
-
-    fn check(&self, op: &'static str, input: usize) -> Result<(), OpError> {
-        self.shape.check(op, input, self.bytes.len() as u64, false)
-    }
-}
+use eval::HostPlace;
 
 /// One argument of CPU arithmetic: the twin of [`Operand`](super::Operand).
 #[derive(Clone, Copy, Debug)]
@@ -178,97 +124,8 @@ fn run(sem: &Semantics, operands: &[HostOperand<'_>]) -> Result<HostColumn, OpEr
     Ok(HostColumn {
         format: sem.output,
         length,
-        bytes: cpu_eval::evaluate(sem, &places, length),
+        bytes: eval::evaluate(sem, &places, length),
     })
-}
-
-/// A packed column the CPU reference wrote.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HostColumn {
-    format: VertexFormat,
-    length: u64,
-    bytes: Vec<u8>,
-}
-
-impl HostColumn {
-    /// The format.
-    #[must_use]
-    pub fn format(&self) -> VertexFormat {
-        self.format
-    }
-
-    /// The number of values.
-    #[must_use]
-    pub fn length(&self) -> u64 {
-        self.length
-    }
-
-    /// The packed bytes (`length × byte length`).
-    #[must_use]
-    pub fn bytes(&self) -> &[u8] {
-        &self.bytes
-    }
-
-    /// The column as an input.
-    #[must_use]
-    pub fn as_input(&self) -> HostInput<'_> {
-        HostInput::new(&self.bytes, self.format, self.length)
-    }
-}
-
-/// Rows of a struct format in host memory, packed one stride apart from byte 0.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HostRows {
-    format: GpuDataStructFormat,
-    length: u64,
-    bytes: Vec<u8>,
-}
-
-impl HostRows {
-    /// `length` rows of `format` in `bytes`.
-    #[must_use]
-    pub fn new(format: GpuDataStructFormat, length: u64, bytes: Vec<u8>) -> HostRows {
-        HostRows {
-            format,
-            length,
-            bytes,
-        }
-    }
-
-    /// The row format.
-    #[must_use]
-    pub fn format(&self) -> &GpuDataStructFormat {
-        &self.format
-    }
-
-    /// The number of rows.
-    #[must_use]
-    pub fn length(&self) -> u64 {
-        self.length
-    }
-
-    /// The bytes (`length × byte stride`).
-    #[must_use]
-    pub fn bytes(&self) -> &[u8] {
-        &self.bytes
-    }
-
-    /// The strided view of field `index`.
-    #[must_use]
-    pub fn field_at(&self, index: usize) -> Option<HostInput<'_>> {
-        let field = self.format.fields().get(index)?;
-        Some(
-            HostInput::new(&self.bytes, field.format(), self.length)
-                .with_byte_offset(field.byte_offset())
-                .with_byte_stride(self.format.byte_stride()),
-        )
-    }
-
-    /// The strided view of the field called `name`.
-    #[must_use]
-    pub fn field(&self, name: &str) -> Option<HostInput<'_>> {
-        self.field_at(self.format.field(name)?.0)
-    }
 }
 
 fn put_unit(out: &mut Vec<u8>, bits: u32, size: u64) {
@@ -412,11 +269,7 @@ pub fn interleave(
             }
         }
     }
-    Ok(HostRows {
-        format: format.clone(),
-        length,
-        bytes,
-    })
+    Ok(HostRows::new(format.clone(), length, bytes))
 }
 
 fn check_views(op: &'static str, views: &[HostInput<'_>], length: u64) -> Result<(), OpError> {

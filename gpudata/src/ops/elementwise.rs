@@ -11,9 +11,8 @@
 //! reassociate a chain or contract a product and a sum into one fused multiply-add. Float
 //! results are therefore rounded per step, exactly as the CPU reference rounds them.
 
-use super::arithmetic::{ArithmeticOp, Compute, format_of, join, source_lane};
+use super::family::{ArithmeticOp, Compute, MathOp, format_of, join, source_lane};
 use super::input::{Literal, Operand};
-use super::math::MathOp;
 use super::output::output_data;
 use crate::data::GpuData;
 use crate::device::Gpu;

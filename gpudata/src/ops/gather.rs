@@ -77,8 +77,9 @@ pub fn plan_gather(
 /// bytes and format; luma.gl 9.4.2's CPU backend stores their decoded values truncated into the
 /// integer type instead (zeroing `unorm8` rows), a bug gpudata does not copy.
 ///
-/// The source is bound whole: sources larger than the device's largest storage binding are
-/// refused with [`OpError::TooLarge`]; the indices and the output are split as usual.
+/// Inputs larger than one storage binding are split as in the other operations: the indices
+/// and the output into runs, the source into parts, each part a dispatch that writes the rows
+/// whose indices fall into it (so a source of `k` parts reads the indices `k` times).
 ///
 /// # Errors
 /// [`OpError::UnsupportedFormat`] for an index format it does not take; the input checks of

@@ -1,79 +1,12 @@
 //! luma.gl's math functions of the arithmetic family: `pow`, `sqrt`, `abs`, `sin`, `cos`,
 //! `tan`, `exp`, `log`, lane by lane over views, constants and literals.
 
-use core::fmt;
-
 use super::elementwise::{self, kinds};
+use super::family::MathOp;
 use super::input::{IntoOperand, Operand};
 use crate::data::GpuData;
 use crate::device::Gpu;
 use crate::kernels::{OpError, OpPlan, OpsConfig};
-
-/// A math function of one operand (two for [`MathOp::Pow`]).
-///
-/// Every function but `abs` writes float32 (luma.gl's float-output operations); `abs` keeps the
-/// joined type of its input (`sint16` stays `sint16`, `abs(-32768)` wraps to `-32768` as the
-/// typed array stores it; normalized and float16 inputs give float32). The float functions are
-/// WGSL's builtins, whose accuracy WGSL bounds (and the tests check): `sqrt` as
-/// `1 / inverseSqrt`, `sin`/`cos` within 2⁻¹¹ absolute on `[-π, π]`, `exp` within
-/// `3 + 2·|x|` ulp, `log` within 2⁻²¹ absolute on `[0.5, 2]` else 3 ulp, `tan` and `pow` as
-/// the formulas WGSL derives them from. The CPU reference uses Rust's `f32` functions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MathOp {
-    /// `base ^ exponent` (two operands).
-    Pow,
-    /// `√x`.
-    Sqrt,
-    /// `|x|` in the input's type.
-    Abs,
-    /// `sin x`.
-    Sin,
-    /// `cos x`.
-    Cos,
-    /// `tan x`.
-    Tan,
-    /// `eˣ`.
-    Exp,
-    /// `ln x`.
-    Log,
-}
-
-impl MathOp {
-    /// The luma.gl name (`"sqrt"`).
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            MathOp::Pow => "pow",
-            MathOp::Sqrt => "sqrt",
-            MathOp::Abs => "abs",
-            MathOp::Sin => "sin",
-            MathOp::Cos => "cos",
-            MathOp::Tan => "tan",
-            MathOp::Exp => "exp",
-            MathOp::Log => "log",
-        }
-    }
-
-    /// The WGSL builtin.
-    pub(crate) const fn wgsl(self) -> &'static str {
-        self.as_str()
-    }
-
-    /// Operands the function takes.
-    #[must_use]
-    pub const fn arity(self) -> usize {
-        match self {
-            MathOp::Pow => 2,
-            _ => 1,
-        }
-    }
-}
-
-impl fmt::Display for MathOp {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// Plans `op` over `operands` with the kernels' tuning `config`, without running it.
 ///

@@ -100,10 +100,10 @@
 mod arithmetic;
 mod compact;
 pub mod cpu;
-mod cpu_eval;
 mod deinterleave;
 mod elementwise;
 mod extent;
+mod family;
 mod fround;
 #[cfg(feature = "arrow")]
 pub(crate) use fround::fround_output;
@@ -116,10 +116,11 @@ mod math;
 mod output;
 mod predicate;
 
-pub use arithmetic::{ArithmeticOp, add, arithmetic, divide, multiply, plan_arithmetic, subtract};
+pub use arithmetic::{add, arithmetic, divide, multiply, plan_arithmetic, subtract};
 pub use deinterleave::{
     deinterleave, deinterleave_views, plan_deinterleave, plan_deinterleave_views,
 };
+pub use family::{ArithmeticOp, MathOp};
 #[cfg(feature = "arrow")]
 pub use fround::fround_arrow;
 pub use fround::{fround, fround_f64, plan_fround};
@@ -128,7 +129,7 @@ pub use interleave::{interleave, plan_interleave};
 pub use lanes::{
     LaneOp, dot, equal_all, interleave_lanes, lanes, length, plan_lanes, select, swizzle,
 };
-pub use math::{MathOp, abs, cos, exp, log, math, plan_math, pow, sin, sqrt, tan};
+pub use math::{abs, cos, exp, log, math, plan_math, pow, sin, sqrt, tan};
 
 pub use compact::{Compacted, compact, compact_data, plan_compact, prefix_sum};
 pub(crate) use compact::{RowSet, compact_row_sets};

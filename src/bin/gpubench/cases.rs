@@ -17,7 +17,7 @@ mod elementwise;
 use crate::timing::Work;
 
 /// Case groups in run order; `--ops` selects by prefix.
-pub const NAMES: [&str; 31] = [
+pub const NAMES: [&str; 34] = [
     "copy_vec4_256",
     "copy_u32_64",
     "copy_buffer_to_buffer",
@@ -33,9 +33,12 @@ pub const NAMES: [&str; 31] = [
     "read_vec4_256",
     "extent",
     "mask_f32",
+    "mask_u32",
     "compact",
+    "compact_sub",
     "random_read_vec4",
     "gather_f32x4",
+    "gather_sub",
     "sqrt_f32",
     "abs_f32",
     "sin_f32",

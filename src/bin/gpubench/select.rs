@@ -11,13 +11,16 @@ use crate::kernels::{self, Fill, Kernel};
 use crate::timing::Work;
 
 /// Case groups of this file, in run order.
-pub const NAMES: [&str; 6] = [
+pub const NAMES: [&str; 9] = [
     "read_vec4_256",
     "extent",
     "mask_f32",
+    "mask_u32",
     "compact",
+    "compact_sub",
     "random_read_vec4",
     "gather_f32x4",
+    "gather_sub",
 ];
 
 fn alloc(gpu: &Gpu, size: u64, seed: u32, fill: Option<Fill>) -> Result<wgpu::Buffer, String> {
@@ -205,23 +208,135 @@ pub fn build(gpu: &Gpu, name: &str, size: u64) -> Result<Vec<Case>, String> {
                 ));
             }
         }
-        "mask_f32" => {
+        "mask_f32" | "mask_u32" => {
+            // `x < 1.5` over float32 values uniform in [1, 2) (NaN tested on the bits), or
+            // `x < 2^31` over uint32 bits (an integer compare: no NaN test); about half the rows.
             let n = size / 4;
-            let src = alloc(gpu, size, 52, Some(Fill::UnitF32))?;
-            let plan = ops::plan_mask(
-                gpu,
-                &Predicate::less(view(&src, VertexFormat::Float32, n)?, 1.5f32),
-                &OpsConfig::default(),
-            )
-            .map_err(|e| e.to_string())?;
+            let (format, fill, label) = if name == "mask_f32" {
+                (VertexFormat::Float32, Fill::UnitF32, "mask_f32_less")
+            } else {
+                (VertexFormat::Uint32, Fill::Bits, "mask_u32_less")
+            };
+            let src = alloc(gpu, size, 52, Some(fill))?;
+            let column = view(&src, format, n)?;
+            let predicate = if name == "mask_f32" {
+                Predicate::less(column, 1.5f32)
+            } else {
+                Predicate::less(column, 0x8000_0000u32)
+            };
+            let plan = ops::plan_mask(gpu, &predicate, &OpsConfig::default())
+                .map_err(|e| e.to_string())?;
             let detail = detail(&plan);
+            let words = plan.output().words().buffer().clone();
+            // The first 65,536 rows against the CPU reference.
+            let verify = Box::new(move |gpu: &Gpu| -> Result<(), String> {
+                let k = n.min(65536);
+                let input = bytes_all(gpu, &src, k * 4)?;
+                let column = HostInput::new(&input, format, k);
+                let want = if format == VertexFormat::Float32 {
+                    cpu::mask(&cpu::HostPredicate::less(column, 1.5f32))
+                } else {
+                    cpu::mask(&cpu::HostPredicate::less(column, 0x8000_0000u32))
+                }
+                .map_err(|e| e.to_string())?;
+                let got = bytes_all(gpu, &words, k.div_ceil(32) * 4)?;
+                let bits = (0..k as usize).map(|i| (got[i / 8] >> (i % 8)) & 1 == 1);
+                bits.eq(want.iter().copied())
+                    .then_some(())
+                    .ok_or("mask bits differ from the CPU reference".to_owned())
+            });
             cases.push(Case::new(
-                "mask_f32_less".to_owned(),
+                label.to_owned(),
                 plan.bytes_moved(),
                 Work::Pass(Box::new(move |pass| plan.encode(pass))),
                 detail,
-                None,
+                Some(verify),
             ));
+        }
+        "compact_sub" => {
+            // Sub-word rows (copied byte by byte into atomic words): a 256 MiB uint8 or uint16
+            // column at 50%, kept by `x < half` over its own random bits.
+            for (label, format, half) in [
+                ("compact_u8_50", VertexFormat::Uint8, 128u32),
+                ("compact_u16_50", VertexFormat::Uint16, 32768),
+            ] {
+                let bytes = size / 4;
+                let n = bytes / format.byte_length();
+                let src = alloc(gpu, bytes, 57, Some(Fill::Bits))?;
+                let mask = ops::mask(gpu, &Predicate::less(view(&src, format, n)?, half))
+                    .map_err(|e| e.to_string())?;
+                let plan =
+                    ops::plan_compact(gpu, &mask, &[view(&src, format, n)?], &OpsConfig::default())
+                        .map_err(|e| e.to_string())?;
+                let kept = plan.output().kept;
+                let detail = format!(
+                    "[{} dispatches, {kept} of {n} rows kept]",
+                    plan.dispatches()
+                );
+                let out = plan.output().columns[0].buffer().clone();
+                let moved = plan.bytes_moved();
+                let verify = Box::new(move |gpu: &Gpu| -> Result<(), String> {
+                    let keep = mask.read(gpu).map_err(|e| e.to_string())?;
+                    let input = bytes_all(gpu, &src, bytes)?;
+                    let (want, k) = cpu::compact(&keep, &[HostInput::new(&input, format, n)])
+                        .map_err(|e| e.to_string())?;
+                    let got = bytes_all(gpu, &out, k * format.byte_length())?;
+                    (got == want[0].bytes())
+                        .then_some(())
+                        .ok_or("compacted rows differ from the CPU reference".to_owned())
+                });
+                cases.push(Case::new(
+                    label.to_owned(),
+                    moved,
+                    Work::Pass(Box::new(move |pass| plan.encode(pass))),
+                    detail,
+                    Some(verify),
+                ));
+            }
+        }
+        "gather_sub" => {
+            // Sub-word rows gathered byte by byte: 32 Mi random uint32 indices into 32 Mi rows
+            // of uint8 or uint16.
+            let n = (size / 32).next_power_of_two() / 2;
+            let ids = random_ids(gpu, n)?;
+            for (label, format) in [
+                ("gather_u8", VertexFormat::Uint8),
+                ("gather_u16", VertexFormat::Uint16),
+            ] {
+                let row = format.byte_length();
+                let src = alloc(gpu, n * row, 61, Some(Fill::Bits))?;
+                let plan = ops::plan_gather(
+                    gpu,
+                    view(&ids, VertexFormat::Uint32, n)?,
+                    view(&src, format, n)?,
+                    &OpsConfig::default(),
+                )
+                .map_err(|e| e.to_string())?;
+                let out = plan.output().buffer().clone();
+                let detail = detail(&plan);
+                let ids = ids.clone();
+                let verify = Box::new(move |gpu: &Gpu| -> Result<(), String> {
+                    let k = n.min(65536);
+                    let id = bytes_all(gpu, &ids, k * 4)?;
+                    let source = bytes_all(gpu, &src, n * row)?;
+                    let want = cpu::gather(
+                        HostInput::new(&id, VertexFormat::Uint32, k),
+                        HostInput::new(&source, format, n),
+                    )
+                    .map_err(|e| e.to_string())?;
+                    let got = bytes_all(gpu, &out, k * row)?;
+                    (got == want.bytes())
+                        .then_some(())
+                        .ok_or("gathered rows differ from the CPU reference".to_owned())
+                });
+                cases.push(Case::new(
+                    label.to_owned(),
+                    n * 4 + 2 * n * row,
+                    Work::Pass(Box::new(move |pass| plan.encode(pass))),
+                    detail,
+                    Some(verify),
+                ));
+            }
         }
         "compact" => {
             // A 1 GiB table at 50%: one float32x4 column, or four float32 columns; the mask

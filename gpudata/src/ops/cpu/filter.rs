@@ -1,6 +1,6 @@
 //! The CPU reference of row masks, compaction and the prefix sum.
 
-use super::{HostColumn, HostInput};
+use super::host::{HostColumn, HostInput};
 use crate::format::VertexFormat;
 use crate::format::codec::{self, Scalar};
 use crate::kernels::predicate::{Node, Side};

@@ -1,19 +1,11 @@
 //! The CPU reference of `extent`, `gather`, `sequence` and `segmented_map`.
 
-use super::{HostColumn, HostInput};
+use super::host::{HostColumn, HostInput};
 use crate::format::codec::{self, Scalar};
 use crate::format::{DataType, VertexFormat};
 use crate::kernels::OpError;
 use crate::ops::extent::extent_output;
 use crate::ops::gather::{check_ids, check_segments, integer};
-
-impl HostInput<'_> {
-    /// The bytes of row `row`'s value (checked beforehand to be in range).
-    pub(super) fn row(&self, row: u64) -> &[u8] {
-        let at = (self.shape.byte_offset + row * self.shape.byte_stride) as usize;
-        &self.bytes[at..at + self.shape.format.byte_length() as usize]
-    }
-}
 
 /// A lane's stored value, comparable: floats by value (NaN `None`), integers exactly.
 #[derive(Clone, Copy, PartialEq, PartialOrd)]

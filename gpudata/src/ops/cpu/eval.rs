@@ -2,13 +2,12 @@
 //! by step as the generated WGSL evaluates it (operands decoded by the host codec, converted to
 //! the computation type, float results rounded to `f32` after every step).
 
-use super::arithmetic::{ArithmeticOp, Compute, source_lane};
-use super::cpu::HostInput;
-use super::elementwise::{OperandKind, Program, Semantics};
-use super::math::MathOp;
+use super::host::HostInput;
 use crate::format::codec::{self, Scalar, decoded_type, unit_of_lane};
 use crate::format::{DataType, PrimitiveType};
 use crate::kernels::shape::{unit_count, unit_size};
+use crate::ops::elementwise::{OperandKind, Program, Semantics};
+use crate::ops::family::{ArithmeticOp, Compute, MathOp, source_lane};
 
 /// Where an operand's values come from on the host.
 #[derive(Clone, Copy, Debug)]
