@@ -1,8 +1,8 @@
 //! The row-mask kernel: a predicate tree over columns, constants and other masks, evaluated
 //! once per row, written as one bit per row (bit `i % 32` of word `i / 32`, Arrow's order).
 //!
-//! Each workgroup evaluates 256 consecutive rows and assembles their eight words in workgroup
-//! memory, so the mask is written in whole, consecutive words. Rows are split into runs of
+//! Each workgroup evaluates 8192 consecutive rows, 32 per invocation, and transposes their
+//! bits in workgroup memory into 256 words, so the mask is written in whole, consecutive words. Rows are split into runs of
 //! whole workgroups when a column or the mask exceeds one binding.
 
 use super::config::Planner;
@@ -243,47 +243,55 @@ fn kernel(
     }
     let out_base = 1 + views.len() + masks;
     // Each invocation evaluates `ROWS` rows, 256 apart (rows past the run are evaluated as the
-    // last row and dropped), so their loads can be in flight together; the workgroup ORs the
-    // bits of each word from workgroup memory and writes its words in order. Invocation `w`
-    // reads the 32 flags of word `w` starting at flag `w % 32`: were they all to start at flag 0,
-    // the 32 invocations of a subgroup would read addresses 32 words apart, one memory bank, at
-    // every step (measured on an H200: that serialised reduction held the kernel at 16% of a
-    // copy; BENCHMARKS.md, "Selection operations").
-    wgsl += &format!("fn eval_row(row: u32) -> bool {{\n{body}    return {test};\n}}\n");
-    let tile = ROWS * WORKGROUP;
+    // last row and dropped), so that its loads are in flight together and each load of a
+    // subgroup is consecutive, and keeps their bits in one word (bit k: row k × 256 + lid).
+    // The workgroup then transposes: output word j (rows 32j..32j + 31 of the tile) takes bit
+    // j / 8 of the words of invocations 32 (j % 8) .. 32 (j % 8) + 31. Invocation j reads them
+    // starting at a different one for each j % 8, so a subgroup reads eight different memory
+    // banks at every step (all starting at the same one read one bank; that serialised
+    // reduction, with 8 rows per invocation, held the kernel at 16% of a copy on an H200;
+    // BENCHMARKS.md, "Selection operations").
     let mut evals = String::new();
     for k in 0..ROWS {
         evals += &format!(
             "    let r{k} = first + {}u + lid;\n\
-             \x20   let ok{k} = eval_row(min(r{k}, n - 1u)) && r{k} < n;\n\
-             \x20   flags[{}u + lid] = select(0u, 1u << (lid & 31u), ok{k});\n",
+             \x20   let ok{k} = eval_row(min(r{k}, n - 1u));\n\
+             \x20   m |= select(0u, {:#x}u, ok{k} && r{k} < n);\n",
             k * WORKGROUP,
-            k * WORKGROUP
+            1u32 << k
         );
     }
+    wgsl += &format!("fn eval_row(row: u32) -> bool {{\n{body}    return {test};\n}}\n");
     wgsl += &format!(
-        "var<workgroup> flags: array<u32, {tile}>;\n\
+        "var<workgroup> held: array<u32, {WORKGROUP}>;\n\
          @compute @workgroup_size({WORKGROUP})\n\
          fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n\
                  @builtin(local_invocation_index) lid: u32) {{\n\
          \x20   let group = group_index(wid, nwg);\n\
          \x20   let n = param(0u);\n\
          \x20   let first = group * {tile}u;\n\
+         \x20   var m = 0u;\n\
          {evals}\
+         \x20   held[lid] = m;\n\
          \x20   workgroupBarrier();\n\
-         \x20   if (lid < {words}u) {{\n\
-         \x20       var w = 0u;\n\
-         \x20       for (var j = 0u; j < 32u; j++) {{ w |= flags[lid * 32u + ((j + lid) & 31u)]; }}\n\
-         \x20       bits[param({out_base}u) + group * {words}u + lid] = w;\n\
+         \x20   let k = lid >> 3u;\n\
+         \x20   let w = lid & 7u;\n\
+         \x20   var word = 0u;\n\
+         \x20   for (var b = 0u; b < 32u; b++) {{\n\
+         \x20       let s = (b + w) & 31u;\n\
+         \x20       word |= ((held[w * 32u + s] >> k) & 1u) << s;\n\
          \x20   }}\n\
+         \x20   bits[param({out_base}u) + group * {words}u + lid] = word;\n\
          }}\n",
-        words = tile / 32,
+        tile = ROWS * WORKGROUP,
+        words = ROWS * WORKGROUP / 32,
     );
     Ok(wgsl)
 }
 
-/// Rows each invocation of the mask kernel evaluates.
-const ROWS: u32 = 8;
+/// Rows each invocation of the mask kernel evaluates: one bit of each of 32 words, so that the
+/// workgroup's 256 invocations hold its 256 words.
+const ROWS: u32 = 32;
 
 /// Words of a mask of `length` rows as the kernel writes them: whole workgroups of
 /// `ROWS × 256 / 32` words.

@@ -297,7 +297,7 @@ pub fn build(gpu: &Gpu, name: &str, size: u64) -> Result<Vec<Case>, String> {
         "gather_sub" => {
             // Sub-word rows gathered byte by byte: 32 Mi random uint32 indices into 32 Mi rows
             // of uint8 or uint16.
-            let n = (size / 32).next_power_of_two() / 2;
+            let n = (size / 32).next_power_of_two();
             let ids = random_ids(gpu, n)?;
             for (label, format) in [
                 ("gather_u8", VertexFormat::Uint8),
