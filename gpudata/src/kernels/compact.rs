@@ -64,33 +64,12 @@ fn kernel(sources: &[Source<'_>]) -> String {
             RowCopy::Bytes(_) => 0,
         })
         .sum();
-    let mut unroll = match hoisted {
+    let unroll = match hoisted {
         0..=4 => 8,
         5..=8 => 4,
         9..=16 => 2,
         _ => 1,
     };
-    // Sub-word rows (up to 4 bytes, copied byte by byte) are staged: the kept rows of a group
-    // of `unroll` steps land in consecutive output bytes, which the workgroup assembles in
-    // workgroup memory and writes as whole words, OR-ing only the two edge words it may share
-    // with its neighbours (one global atomic per row and byte otherwise: measured on an H200,
-    // `uint8` rows compacted at 12% of a copy). At most four such sources, in at most 8 KiB.
-    let staged: Vec<usize> = copies
-        .iter()
-        .enumerate()
-        .filter(|&(s, c)| matches!(c, RowCopy::Bytes(n) if *n <= 4) && sources[s].out_stride <= 4)
-        .map(|(s, _)| s)
-        .take(4)
-        .collect();
-    let staged_words = |unroll: u64| -> u64 {
-        staged
-            .iter()
-            .map(|&s| (unroll * u64::from(WORKGROUP) * sources[s].out_stride).div_ceil(4) + 2)
-            .sum()
-    };
-    while unroll > 1 && staged_words(unroll) > 2048 {
-        unroll /= 2;
-    }
     let mut loads = String::new();
     let mut stores = String::new();
     for j in 0..unroll {
@@ -126,14 +105,6 @@ fn kernel(sources: &[Source<'_>]) -> String {
                         );
                     }
                 }
-                RowCopy::Bytes(n) if staged.contains(&s) => {
-                    store += &format!(
-                        "            let {sa} = {src_addr};\n\
-                         \x20           for (var j = 0u; j < {n}u; j++) {{ let a = {sa} + j; let p = da{s} + j - start{s}; \
-                         let byte = (src{s}[a >> 2u] >> ((a & 3u) * 8u)) & 0xffu; \
-                         atomicOr(&stage{s}[p >> 2u], byte << ((p & 3u) * 8u)); }}\n"
-                    );
-                }
                 RowCopy::Bytes(_) => {
                     store += &format!(
                         "            let {sa} = {src_addr};\n            {}",
@@ -153,36 +124,6 @@ fn kernel(sources: &[Source<'_>]) -> String {
              {store}\
              \x20       }}\n"
         );
-    }
-    let mut prologue = String::new();
-    let mut flush = String::new();
-    if !staged.is_empty() {
-        let first_word = "k * 8u";
-        prologue += &format!(
-            "        let before = pre[{first_word}] - countOneBits(words[{first_word}]);\n\
-             \x20       let kept = pre[(k + {unroll}u) * 8u - 1u] - before;\n"
-        );
-        flush += "        workgroupBarrier();\n";
-        for &s in &staged {
-            let stride = sources[s].out_stride;
-            let size = (unroll * u64::from(WORKGROUP) * stride).div_ceil(4) + 2;
-            wgsl += &format!("var<workgroup> stage{s}: array<atomic<u32>, {size}>;\n");
-            let base = format!("param({}u)", 4 + count + s);
-            prologue += &format!(
-                "        let start{s} = ({base} + (block + before) * {stride}u) & ~3u;\n\
-                 \x20       let end{s} = {base} + (block + before + kept) * {stride}u;\n\
-                 \x20       let nw{s} = select(0u, (end{s} - start{s} + 3u) >> 2u, kept > 0u);\n"
-            );
-            flush += &format!(
-                "        for (var i = lid; i < nw{s}; i += {WORKGROUP}u) {{\n\
-                 \x20           let v = atomicExchange(&stage{s}[i], 0u);\n\
-                 \x20           let g = (start{s} >> 2u) + i;\n\
-                 \x20           if (i == 0u || i + 1u == nw{s}) {{ if (v != 0u) {{ atomicOr(&out{s}[g], v); }} }}\n\
-                 \x20           else {{ atomicStore(&out{s}[g], v); }}\n\
-                 \x20       }}\n"
-            );
-        }
-        flush += "        workgroupBarrier();\n";
     }
     wgsl += &format!(
         "var<workgroup> words: array<u32, {WORKGROUP}>;\n\
@@ -211,7 +152,7 @@ fn kernel(sources: &[Source<'_>]) -> String {
          \x20   }}\n\
          \x20   let block = offsets[param(2u) + group] - param(3u);\n\
          \x20   for (var k = 0u; k < 32u; k += {unroll}u) {{\n\
-         {prologue}{loads}{stores}{flush}\
+         {loads}{stores}\
          \x20   }}\n\
          }}\n"
     );
