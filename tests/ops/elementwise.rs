@@ -514,56 +514,62 @@ fn lane_operations_match_the_cpu_reference_bit_for_bit() {
             Col::new(&gpu, &mut rng, y, length, Values::Special),
             Col::new(&gpu, &mut rng, VertexFormat::Uint8, length, Values::Special),
         ];
-        let lanes = x.components();
-        // equalAll of a column with itself is 1 but for NaN lanes.
-        for (op, args, check) in [
-            (
-                LaneOp::EqualAll,
-                vec![Arg::Col(0), Arg::Col(1)],
-                Check::Exact,
-            ),
-            (
-                LaneOp::EqualAll,
-                vec![Arg::Col(0), Arg::Col(0)],
-                Check::Exact,
-            ),
-            (LaneOp::Dot, vec![Arg::Col(0), Arg::Col(1)], Check::ExactNan),
-            (LaneOp::Length, vec![Arg::Col(0)], Check::Length),
-            (
-                LaneOp::Select,
-                vec![Arg::Col(3), Arg::Col(0), Arg::Col(1)],
-                Check::Exact,
-            ),
-            (
-                LaneOp::Select,
-                vec![
-                    Arg::Col(1),
-                    Arg::Col(0),
-                    Arg::Constant(Constant::scalar(-2.5)),
-                ],
-                Check::Exact,
-            ),
-            (
-                LaneOp::Swizzle((0..lanes).rev().chain([0]).take(4).collect()),
-                vec![Arg::Col(0)],
-                Check::Exact,
-            ),
-            (
-                LaneOp::Swizzle(vec![lanes - 1]),
-                vec![Arg::Col(0)],
-                Check::Exact,
-            ),
-            (
-                LaneOp::InterleaveLanes,
-                vec![Arg::Col(3), Arg::Col(0)],
-                Check::Exact,
-            ),
-        ] {
-            if op == LaneOp::InterleaveLanes && lanes + 1 > 4 {
-                continue;
-            }
-            run_case(&gpu, &config, &Op::Lanes(op), &cols, &args, check);
+        run_lane_cases(&gpu, &config, &cols);
+    }
+}
+
+/// The lane operations over `cols` (x, a partner of x's lanes, any column, a uint8 selector),
+/// each against the CPU reference.
+pub(crate) fn run_lane_cases(gpu: &Gpu, config: &OpsConfig, cols: &[Col]) {
+    let lanes = cols[0].format.components();
+    // equalAll of a column with itself is 1 but for NaN lanes.
+    for (op, args, check) in [
+        (
+            LaneOp::EqualAll,
+            vec![Arg::Col(0), Arg::Col(1)],
+            Check::Exact,
+        ),
+        (
+            LaneOp::EqualAll,
+            vec![Arg::Col(0), Arg::Col(0)],
+            Check::Exact,
+        ),
+        (LaneOp::Dot, vec![Arg::Col(0), Arg::Col(1)], Check::ExactNan),
+        (LaneOp::Length, vec![Arg::Col(0)], Check::Length),
+        (
+            LaneOp::Select,
+            vec![Arg::Col(3), Arg::Col(0), Arg::Col(1)],
+            Check::Exact,
+        ),
+        (
+            LaneOp::Select,
+            vec![
+                Arg::Col(1),
+                Arg::Col(0),
+                Arg::Constant(Constant::scalar(-2.5)),
+            ],
+            Check::Exact,
+        ),
+        (
+            LaneOp::Swizzle((0..lanes).rev().chain([0]).take(4).collect()),
+            vec![Arg::Col(0)],
+            Check::Exact,
+        ),
+        (
+            LaneOp::Swizzle(vec![lanes - 1]),
+            vec![Arg::Col(0)],
+            Check::Exact,
+        ),
+        (
+            LaneOp::InterleaveLanes,
+            vec![Arg::Col(3), Arg::Col(0)],
+            Check::Exact,
+        ),
+    ] {
+        if op == LaneOp::InterleaveLanes && lanes + 1 > 4 {
+            continue;
         }
+        run_case(gpu, config, &Op::Lanes(op), cols, &args, check);
     }
 }
 

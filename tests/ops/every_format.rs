@@ -4,13 +4,13 @@
 //! Where an operation takes several columns in one pass (`compact`), many formats share one
 //! dispatch; elsewhere one dispatch per format, with short columns.
 
-use crate::elementwise::{Arg, Check, Col, MATH, Op, Values, domain, run_case};
+use crate::elementwise::{Arg, Check, Col, MATH, Op, Values, domain, run_case, run_lane_cases};
 use crate::filter::{Column, host_filter, scalar};
 use crate::fixtures::*;
 use crate::select::check_gather;
 use gpudata::format::DataType;
 use gpudata::ops::cpu::{self, HostInput, HostPredicate};
-use gpudata::ops::{self, ArithmeticOp, Constant, GpuMask, LaneOp, MathOp, OpsConfig, Predicate};
+use gpudata::ops::{self, ArithmeticOp, GpuMask, MathOp, OpsConfig, Predicate};
 use gpudata::{GpuDataView, VertexFormat};
 
 fn float(format: VertexFormat) -> bool {
@@ -73,62 +73,21 @@ fn lane_operations_over_every_format() {
     let all = VertexFormat::ALL;
     for (k, &x) in all.iter().enumerate() {
         let length = 1 + rng.below(60);
-        let lanes = x.components();
         // A partner of x's lane count (another format where one exists) for dot and equalAll.
         let same = all
             .iter()
             .copied()
-            .filter(|f| f.components() == lanes && *f != x)
+            .filter(|f| f.components() == x.components() && *f != x)
             .nth(k % 3)
             .unwrap_or(x);
+        let y = all[(k * 5 + 3) % all.len()];
         let cols = vec![
             Col::new(&gpu, &mut rng, x, length, Values::Special),
             Col::new(&gpu, &mut rng, same, length, Values::Special),
+            Col::new(&gpu, &mut rng, y, length, Values::Special),
             Col::new(&gpu, &mut rng, VertexFormat::Uint8, length, Values::Special),
         ];
-        let mut cases = vec![
-            (
-                LaneOp::EqualAll,
-                vec![Arg::Col(0), Arg::Col(1)],
-                Check::Exact,
-            ),
-            (
-                LaneOp::EqualAll,
-                vec![Arg::Col(0), Arg::Col(0)],
-                Check::Exact,
-            ),
-            (LaneOp::Dot, vec![Arg::Col(0), Arg::Col(1)], Check::ExactNan),
-            (LaneOp::Length, vec![Arg::Col(0)], Check::Length),
-            (
-                LaneOp::Select,
-                vec![Arg::Col(2), Arg::Col(0), Arg::Col(1)],
-                Check::Exact,
-            ),
-            (
-                LaneOp::Select,
-                vec![
-                    Arg::Col(1),
-                    Arg::Col(0),
-                    Arg::Constant(Constant::scalar(-2.5)),
-                ],
-                Check::Exact,
-            ),
-            (
-                LaneOp::Swizzle((0..lanes).rev().chain([0]).take(4).collect()),
-                vec![Arg::Col(0)],
-                Check::Exact,
-            ),
-        ];
-        if lanes < 4 {
-            cases.push((
-                LaneOp::InterleaveLanes,
-                vec![Arg::Col(2), Arg::Col(0)],
-                Check::Exact,
-            ));
-        }
-        for (op, args, check) in cases {
-            run_case(&gpu, &config, &Op::Lanes(op), &cols, &args, check);
-        }
+        run_lane_cases(&gpu, &config, &cols);
     }
 }
 

@@ -42,62 +42,41 @@ pub fn arithmetic(
     plan_arithmetic(gpu, &OpsConfig::default(), op, operands)?.run(gpu)
 }
 
-/// `op` over two operands.
-fn binary<'a>(
-    gpu: &Gpu,
-    op: ArithmeticOp,
-    a: impl IntoOperand<'a>,
-    b: impl IntoOperand<'a>,
-) -> Result<GpuData, OpError> {
-    arithmetic(gpu, op, &[a.into_operand()?, b.into_operand()?])
+/// The two-operand functions, one per [`ArithmeticOp`]: each is [`arithmetic`] over `[a, b]`.
+macro_rules! binary_functions {
+    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name<'a>(
+            gpu: &Gpu,
+            a: impl IntoOperand<'a>,
+            b: impl IntoOperand<'a>,
+        ) -> Result<GpuData, OpError> {
+            arithmetic(gpu, ArithmeticOp::$op, &[a.into_operand()?, b.into_operand()?])
+        }
+    )*};
 }
 
-/// `a + b`, elementwise, with luma.gl's type join and lane broadcasting.
-///
-/// # Errors
-/// [`OpError::WrongData`] for an operand that is not one column, then as [`plan_arithmetic`].
-pub fn add<'a>(
-    gpu: &Gpu,
-    a: impl IntoOperand<'a>,
-    b: impl IntoOperand<'a>,
-) -> Result<GpuData, OpError> {
-    binary(gpu, ArithmeticOp::Add, a, b)
-}
-
-/// `a - b`, elementwise.
-///
-/// # Errors
-/// As [`add`].
-pub fn subtract<'a>(
-    gpu: &Gpu,
-    a: impl IntoOperand<'a>,
-    b: impl IntoOperand<'a>,
-) -> Result<GpuData, OpError> {
-    binary(gpu, ArithmeticOp::Subtract, a, b)
-}
-
-/// `a * b`, elementwise.
-///
-/// # Errors
-/// As [`add`].
-pub fn multiply<'a>(
-    gpu: &Gpu,
-    a: impl IntoOperand<'a>,
-    b: impl IntoOperand<'a>,
-) -> Result<GpuData, OpError> {
-    binary(gpu, ArithmeticOp::Multiply, a, b)
-}
-
-/// `a / b`, elementwise (integer division truncates; by zero gives 0).
-///
-/// # Errors
-/// As [`add`].
-pub fn divide<'a>(
-    gpu: &Gpu,
-    a: impl IntoOperand<'a>,
-    b: impl IntoOperand<'a>,
-) -> Result<GpuData, OpError> {
-    binary(gpu, ArithmeticOp::Divide, a, b)
+binary_functions! {
+    /// `a + b`, elementwise, with luma.gl's type join and lane broadcasting.
+    ///
+    /// # Errors
+    /// [`OpError::WrongData`] for an operand that is not one column, then as [`plan_arithmetic`].
+    add => Add;
+    /// `a - b`, elementwise.
+    ///
+    /// # Errors
+    /// As [`add`].
+    subtract => Subtract;
+    /// `a * b`, elementwise.
+    ///
+    /// # Errors
+    /// As [`add`].
+    multiply => Multiply;
+    /// `a / b`, elementwise (integer division truncates; by zero gives 0).
+    ///
+    /// # Errors
+    /// As [`add`].
+    divide => Divide;
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! its operands (arithmetic, the math functions, `dot`, `length`, `equalAll`, `select`,
 //! `swizzle`, luma.gl's `interleave`). [`Semantics`] says what a call computes (checked against
 //! luma.gl's rules); [`ElementwiseBody`] writes it as the row code of the one kernel generator,
-//! and `cpu_eval` computes the same on the host.
+//! and `cpu/eval.rs` computes the same on the host.
 //!
 //! Evaluation order is pinned: every operand is decoded to its value (and bound to a name)
 //! before it meets another; normalized values, every intermediate result that feeds another
