@@ -8,10 +8,11 @@
 //! - `errors/`: the `#[derive(GpuStruct)]` compile errors of the error catalogue
 //!   (`docs/ERRORS.md`) that `fail/` does not pin;
 //! - `shader/`: the compile-time shader check (`#[gpu(shader = ...)]`) against
-//!   `tests/ui/shader/*.wgsl`: a mismatch, missing members, a missing struct, a WGSL parse error,
-//!   a missing file, a vertex entry point mismatch, attribute misuse. Their WGSL paths are relative
-//!   to the crate trybuild generates (`target/tests/trybuild/gpudata-suite`, the default target
-//!   directory).
+//!   `tests/ui/shader/*.wgsl`: a mismatch, missing members, nested types, globals, a missing
+//!   struct, a WGSL parse error, a missing file, a vertex entry point mismatch, attribute misuse.
+//!   Their WGSL paths name the files beside the cases: the crate trybuild generates has no such
+//!   file, so the macro finds them relative to the case's source file, wherever the target
+//!   directory is.
 
 #[test]
 fn ui() {

@@ -211,7 +211,15 @@ pub fn main_with(
     stdout: &mut dyn std::io::Write,
     stderr: &mut dyn std::io::Write,
 ) -> u8 {
-    let parsed = parse_args(args);
+    main_parsed(parse_args(args), stdout, stderr)
+}
+
+/// [`main_with`] after parsing (shared with `gpudata check`, [`crate::check`]).
+pub(crate) fn main_parsed(
+    parsed: Result<Args, String>,
+    stdout: &mut dyn std::io::Write,
+    stderr: &mut dyn std::io::Write,
+) -> u8 {
     if let Ok(
         args @ Args {
             check: Some((file, name)),

@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! gpudata layout [--layout packed|wgsl-storage] [--json] [--check SHADER.wgsl STRUCT] NAME:FORMAT...
+//! gpudata check [--layout packed|wgsl-storage|wgsl-uniform] SHADER.wgsl STRUCT NAME:FORMAT...
 //! gpudata inspect [--columns A,B] [--convert COLUMN=CONVERSION]... [--masks POLICY] FILE
 //! gpudata load [--columns A,B] [--convert COLUMN=CONVERSION]... [--batch-rows N] FILE
 //! ```
@@ -37,6 +38,18 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
         args: Vec<String>,
     },
+    /// Checks runtime rows against a WGSL struct: the two layouts side by side, exit status 1
+    /// (with every mismatch) when they disagree; the same check as `layout --check`.
+    #[command(
+        disable_help_flag = true,
+        override_usage = "gpudata check [--layout packed|wgsl-storage|wgsl-uniform] SHADER.wgsl STRUCT NAME:FORMAT..."
+    )]
+    Check {
+        /// `--layout L` (default `wgsl-storage`), the WGSL file, the struct's name, then
+        /// `NAME:FORMAT` fields in order.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        args: Vec<String>,
+    },
     /// Shows what a Parquet or Arrow IPC file's columns become on the GPU under a conversion
     /// policy (`auto` unless `--convert` says otherwise), bytes per row, and what cannot be
     /// carried and why.
@@ -53,6 +66,11 @@ fn main() -> ExitCode {
     };
     let code = match cli.command {
         Command::Layout { args } => gpudata_cli::layout::main_with(
+            args,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        ),
+        Command::Check { args } => gpudata_cli::check::main_with(
             args,
             &mut std::io::stdout().lock(),
             &mut std::io::stderr().lock(),

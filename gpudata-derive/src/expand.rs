@@ -2,7 +2,7 @@
 //! `GpuStruct` impl whose consts call the runtime's `const fn` layout engine, compile-time
 //! checks spanned at the user's tokens, and the field marker types.
 
-use proc_macro2::{Delimiter, Group, Literal, Span, TokenStream};
+use proc_macro2::{Literal, Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::{Ident, Type};
@@ -13,18 +13,23 @@ use crate::internals::attr::{LayoutKind, StepModeKind};
 use crate::internals::check;
 use crate::internals::ctxt::Ctxt;
 use crate::markers::marker_module;
+use crate::spans::{fail_at, respan, span_range};
 use crate::wgsl_type;
 
 /// The whole derive: parse, check, then expand or report every error with a fallback impl.
 pub(crate) fn derive(input: &syn::DeriveInput) -> TokenStream {
     let cx = Ctxt::new();
+    // The shader check's name-level errors (a field without a member, a binding that differs)
+    // leave the struct itself valid: it expands, with the `const` assertions of everything the
+    // names matched, so both kinds of error come in one build.
+    let shader_cx = Ctxt::new();
     let model = Input::from_ast(&cx, input);
     let mut shader = None;
     if let Some(model) = &model {
         check::check(&cx, model);
-        shader = crate::shader::read(&cx, model);
+        shader = crate::shader::read(&shader_cx, model);
     }
-    match (cx.check(), model) {
+    let mut out = match (cx.check(), model) {
         (Ok(()), Some(model)) => expand(&model, shader.as_ref()),
         (Ok(()), None) => TokenStream::new(),
         (Err(err), model) => {
@@ -34,47 +39,11 @@ pub(crate) fn derive(input: &syn::DeriveInput) -> TokenStream {
             }
             out
         }
+    };
+    if let Err(err) = shader_cx.check() {
+        out.extend(err.to_compile_error());
     }
-}
-
-/// The first and last token spans of `tokens`, so a generated expression covers all of them.
-pub(crate) fn span_range(tokens: &impl ToTokens) -> (Span, Span) {
-    let mut iter = tokens.to_token_stream().into_iter();
-    let first = iter.next().map_or_else(Span::call_site, |t| t.span());
-    let last = iter.last().map_or(first, |t| t.span());
-    (first, last)
-}
-
-/// `gpudata::__private::fail(msg)` spanned over `range`: `fail` is `#[track_caller]`, so rustc
-/// reports a failed `const` at this call, on the user's token. `msg` is an expression of type
-/// `&Msg`; the expansion's own messages bind nothing (a binding could be turned into a pattern by
-/// a user's constant).
-pub(crate) fn fail_at(
-    p: &TokenStream,
-    msg: &impl ToTokens,
-    (first, last): (Span, Span),
-) -> TokenStream {
-    let path = respan(quote!(#p::fail), first);
-    let mut args = Group::new(Delimiter::Parenthesis, msg.to_token_stream());
-    args.set_span(last);
-    quote!(#path #args)
-}
-
-/// `tokens` with every span set to `span`.
-fn respan(tokens: TokenStream, span: Span) -> TokenStream {
-    tokens
-        .into_iter()
-        .map(|mut token| {
-            if let proc_macro2::TokenTree::Group(group) = &token {
-                let mut inner = Group::new(group.delimiter(), respan(group.stream(), span));
-                inner.set_span(span);
-                token = proc_macro2::TokenTree::Group(inner);
-            } else {
-                token.set_span(span);
-            }
-            token
-        })
-        .collect()
+    out
 }
 
 /// A type as a user would write it, for messages: `[u8 ; 4]` → `[u8; 4]`.
@@ -355,6 +324,20 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
             impl #p::GpuFieldOf<#ident> for #module::#marker #bound {}
         }
     });
+    // The type tree the run-time shader check compares (`packed` structs have none).
+    let tree = if packed {
+        TokenStream::new()
+    } else {
+        quote! {
+            const TREE: ::core::option::Option<(
+                &'static #p::WgslStruct,
+                &'static #p::HostShape,
+            )> = ::core::option::Option::Some((
+                &<Self as #p::Described>::STRUCT,
+                &<Self as #p::GpuType>::HOST,
+            ));
+        }
+    };
     let shader_checks = shader.map(|facts| crate::shader::expand(facts, input, &p, &analysis));
     // A struct with a runtime-sized tail is a header plus elements, not a row: no `GpuStruct`
     // impl and no field markers, a `GpuRuntimeStruct` impl instead.
@@ -378,6 +361,7 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
                     const ATTRIBUTES: &'static [#p::wgpu::VertexAttribute] = #attributes;
                     const HOST_LAYOUT_MATCHES: ::core::primitive::bool = #host_matches;
                     const FIELD_COPIES: &'static [#p::FieldCopy] = #copies;
+                    #tree
                 }
             },
         ),

@@ -13,6 +13,7 @@ mod fallback;
 mod internals;
 mod markers;
 mod shader;
+mod spans;
 mod wgsl_type;
 
 /// Derives `gpudata::GpuStruct`; see its documentation in the `gpudata` crate.

@@ -71,8 +71,9 @@
 //! buffers and read back with their original types.
 //!
 //! **8. Host and shader agree.** With feature `naga`, `#[gpu(shader = "shaders/particles.wgsl",
-//! shader_struct = "Particle")]` (or `vertex_entry = "vs_main"`) makes a struct that disagrees with
-//! its WGSL a compile error at the field, naming the WGSL line; `gpudata::check` checks structs,
+//! shader_struct = "Particle")]` (or `shader_global = "particles", group = 0, binding = 1`, or
+//! `vertex_entry = "vs_main"`) makes a struct that disagrees with its WGSL, nested types included,
+//! a compile error at the field, naming the WGSL line; `gpudata::check` checks structs,
 //! vertex buffers, uniform/storage globals and table bindings against a parsed shader at run time,
 //! every mismatch at once (a short guide is in that module's documentation).
 //!

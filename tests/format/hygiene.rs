@@ -123,6 +123,53 @@ struct Tail {
     items: ::gpudata::record::RuntimeArray<Storage>,
 }
 
+// The shader check's expansion (`gpudata-derive/src/shader/asserts.rs`) under the same shadows,
+// with the consts above named like the binding its earlier version used (`__gpudata_msg`).
+struct ShaderTree;
+struct ShaderStruct;
+struct ShaderStructMember;
+struct ShaderMember;
+struct LeafType;
+struct PrimitiveType;
+fn fail_if() {}
+fn member_problem() {}
+
+#[derive(::core::clone::Clone, ::core::marker::Copy, ::gpudata::GpuStruct)]
+#[gpu(shader = "tests/shaders/scene.wgsl", shader_struct = "Light")]
+struct CheckedLight {
+    position: [::core::primitive::f32; 3],
+    intensity: ::core::primitive::f32,
+    color: [::core::primitive::f32; 4],
+}
+
+#[derive(::core::clone::Clone, ::core::marker::Copy, ::gpudata::GpuStruct)]
+#[gpu(
+    layout = "wgsl-uniform",
+    shader = "tests/shaders/scene.wgsl",
+    shader_global = "scene",
+    group = 0,
+    binding = 0
+)]
+struct CheckedScene {
+    #[gpu(wgsl = "mat4x4<f32>")]
+    view: [[::core::primitive::f32; 4]; 4],
+    #[gpu(wgsl = "mat3x3<f32>")]
+    normal: [[::core::primitive::f32; 3]; 3],
+    lights: [CheckedLight; 4],
+    exposure: ::core::primitive::f32,
+}
+
+#[derive(::core::clone::Clone, ::core::marker::Copy, ::gpudata::GpuStruct)]
+#[gpu(
+    layout = "packed",
+    shader = "tests/shaders/particles.wgsl",
+    vertex_entry = "vs_main"
+)]
+struct CheckedVertex {
+    position: [::core::primitive::f32; 3],
+    color: ::gpudata::Unorm8x4,
+}
+
 // `impl_gpu_field!` names everything by absolute path too.
 #[derive(::core::clone::Clone, ::core::marker::Copy, ::bytemuck::Pod, ::bytemuck::Zeroable)]
 #[repr(transparent)]

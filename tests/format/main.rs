@@ -23,5 +23,7 @@ mod layout_vectors;
 mod layout_wgpu;
 pub mod lints;
 mod shader_check;
+mod shader_nested;
 mod shader_props;
+mod shader_tree_props;
 mod vectors;

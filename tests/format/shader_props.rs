@@ -335,7 +335,7 @@ proptest! {
 
 /// WGSL types for the type-tree check: leaves of every shape (no `f16`, which needs
 /// `enable f16;`), fixed arrays of them, and arrays of arrays.
-fn decl_type() -> impl Strategy<Value = String> {
+pub(crate) fn decl_type() -> impl Strategy<Value = String> {
     let leaf = prop::sample::select(vec![
         "f32",
         "i32",

@@ -93,3 +93,69 @@ fn a_missing_file_or_struct_is_one_error_line() {
         "{stderr}"
     );
 }
+
+#[test]
+fn the_check_subcommand_is_the_same_check() {
+    let path = shader_file(
+        "subcommand.wgsl",
+        "struct P {\n    a: f32,\n    b: vec3<f32>,\n}\n",
+    );
+    let run = |subcommand: &[&str], fields: &[&str]| {
+        let mut cmd = gpudata();
+        cmd.args(subcommand);
+        if subcommand[0] == "layout" {
+            cmd.arg("--check").arg(&path).arg("P");
+        } else {
+            cmd.arg(&path).arg("P");
+        }
+        let output = cmd.args(fields).output().unwrap();
+        (
+            output.status.code(),
+            String::from_utf8(output.stdout).unwrap(),
+            String::from_utf8(output.stderr).unwrap(),
+        )
+    };
+    // Agreeing rows: status 0 and the same report either way.
+    let fields = ["a:float32", "b:float32x3"];
+    let checked = run(&["check"], &fields);
+    assert_eq!(checked.0, Some(0), "{checked:?}");
+    assert_eq!(checked, run(&["layout"], &fields));
+    // Packed rows disagree: status 1, the same report and mismatches either way.
+    let checked = run(&["check", "--layout", "packed"], &fields);
+    assert_eq!(checked.0, Some(1), "{checked:?}");
+    assert!(
+        checked
+            .2
+            .starts_with("error: struct P disagrees with the shader in 2 places:"),
+        "{checked:?}"
+    );
+    assert_eq!(checked, run(&["layout", "--layout", "packed"], &fields));
+}
+
+#[test]
+fn the_check_subcommand_needs_a_file_a_struct_and_fields() {
+    for (args, message) in [
+        (
+            &["check"][..],
+            "error: check needs a WGSL file and a struct name\n",
+        ),
+        (
+            &["check", "x.wgsl"][..],
+            "error: check needs a WGSL file and a struct name\n",
+        ),
+        (&["check", "x.wgsl", "P"][..], "error: no fields given\n"),
+        (
+            &["check", "--json", "x.wgsl", "P", "a:float32"][..],
+            "error: `--json` belongs to `gpudata layout`\n",
+        ),
+    ] {
+        let output = gpudata().args(args).output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(
+            stderr.starts_with(message)
+                && stderr.ends_with(&format!("{}\n", gpudata_cli::check::USAGE)),
+            "{args:?}: {stderr}"
+        );
+    }
+}

@@ -1,16 +1,16 @@
 //! `#[gpu(...)]` and `#[repr(...)]` parsing into typed holders. Parsers record errors in the
 //! [`Ctxt`] and return what they could read, so every bad key of a struct is reported at once.
 
-use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
-use syn::{Expr, ExprLit, Ident, Lit, LitInt, LitStr, Token};
+use syn::{Ident, LitInt, LitStr};
 
 use super::ctxt::Ctxt;
 use super::symbol::{
     ALIGN, CRATE, FIELDS, FORMAT, GPU, LAYOUT, LOCATION, NAME, OFFSET, PADDING, REPR, SIZE,
     STEP_MODE, STRIDE, Symbol, WGSL, ZERO_COPY,
 };
+use super::value::{flag, int_value, skip_value, string_value};
 use crate::wgsl_type::{self, WgslTy};
 
 /// One key's value, remembering that it was set so a second setting is reported.
@@ -78,7 +78,7 @@ pub(crate) struct Container {
     /// `#[repr(C)]` is present.
     pub(crate) repr_c: bool,
     /// `shader`, `shader_struct`, `vertex_entry`.
-    pub(crate) shader: crate::shader::ShaderAttrs,
+    pub(crate) shader: super::shader_attr::ShaderAttrs,
 }
 
 /// Field-level attributes.
@@ -100,7 +100,7 @@ pub(crate) struct FieldAttrs {
     pub(crate) size: Option<(u64, LitInt)>,
 }
 
-const STRUCT_KEYS: &str = "`layout`, `step_mode`, `location`, `stride`, `zero_copy`, `fields`, `crate`, `shader`, `shader_struct` or `vertex_entry`";
+const STRUCT_KEYS: &str = "`layout`, `step_mode`, `location`, `stride`, `zero_copy`, `fields`, `crate`, `shader`, `shader_struct`, `vertex_entry`, `shader_global`, `group` or `binding`";
 const FIELD_KEYS: &str = "`format`, `wgsl`, `name`, `offset`, `align`, `size` or `padding`";
 
 impl Container {
@@ -114,7 +114,7 @@ impl Container {
         let mut zero_copy = Attr::none(cx, ZERO_COPY);
         let mut fields_mod = Attr::none(cx, FIELDS);
         let mut repr_c = false;
-        let mut shader = crate::shader::ShaderAttrs::default();
+        let mut shader = super::shader_attr::ShaderAttrs::default();
 
         for attr in &input.attrs {
             if attr.path() == REPR {
@@ -326,110 +326,6 @@ fn repr_has_c(attr: &syn::Attribute) -> bool {
         skip_value(&meta)
     });
     c
-}
-
-/// Consumes `= value` or `(...)` after a key, whatever it is.
-fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
-    if meta.input.peek(Token![=]) {
-        meta.input.parse::<Token![=]>()?;
-        meta.input.parse::<Expr>()?;
-    } else if meta.input.peek(syn::token::Paren) {
-        let content;
-        syn::parenthesized!(content in meta.input);
-        content.parse::<TokenStream>()?;
-    }
-    Ok(())
-}
-
-/// The expression after `key =`, or `None` (reported) when the key has no value.
-fn value(
-    cx: &Ctxt,
-    meta: &ParseNestedMeta<'_>,
-    key: Symbol,
-    example: &str,
-) -> syn::Result<Option<Expr>> {
-    if meta.input.peek(Token![=]) {
-        meta.input.parse::<Token![=]>()?;
-        return Ok(Some(meta.input.parse::<Expr>()?));
-    }
-    cx.error_spanned_by(
-        &meta.path,
-        format_args!("`{key}` needs a value; write `{example}`"),
-    );
-    skip_value(meta)?;
-    Ok(None)
-}
-
-/// A string literal value.
-pub(crate) fn string_value(
-    cx: &Ctxt,
-    meta: &ParseNestedMeta<'_>,
-    key: Symbol,
-    example: &str,
-) -> syn::Result<Option<LitStr>> {
-    Ok(value(cx, meta, key, example)?.and_then(|expr| match expr {
-        Expr::Lit(ExprLit {
-            lit: Lit::Str(s), ..
-        }) => Some(s),
-        other => {
-            cx.error_spanned_by(
-                other,
-                format_args!("`{key}` expects a string; write `{example}`"),
-            );
-            None
-        }
-    }))
-}
-
-/// An unsigned integer literal value.
-fn int_value<N>(
-    cx: &Ctxt,
-    meta: &ParseNestedMeta<'_>,
-    key: Symbol,
-    example: &str,
-) -> syn::Result<Option<(N, LitInt)>>
-where
-    N: std::str::FromStr,
-    N::Err: std::fmt::Display,
-{
-    Ok(value(cx, meta, key, example)?.and_then(|expr| match expr {
-        Expr::Lit(ExprLit {
-            lit: Lit::Int(i), ..
-        }) => match i.base10_parse::<N>() {
-            Ok(n) => Some((n, i)),
-            Err(_) => {
-                cx.error_spanned_by(
-                    &i,
-                    format_args!(
-                        "`{key}` expects an unsigned integer that fits in {}; write `{example}`",
-                        std::any::type_name::<N>()
-                    ),
-                );
-                None
-            }
-        },
-        other => {
-            cx.error_spanned_by(
-                other,
-                format_args!("`{key}` expects an unsigned integer; write `{example}`"),
-            );
-            None
-        }
-    }))
-}
-
-/// A key without a value: `true` when well formed; a value given anyway is reported and skipped
-/// (and the flag left unset, so the mistake does not cascade).
-fn flag(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: Symbol) -> syn::Result<bool> {
-    if meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren) {
-        cx.error_spanned_by(
-            &meta.path,
-            format_args!("`{key}` takes no value; write `#[gpu({key})]`"),
-        );
-        skip_value(meta)?;
-        return Ok(false);
-    }
-    Ok(true)
 }
 
 /// Reports an unknown key and skips its value.

@@ -20,6 +20,9 @@ pub(crate) const FIELDS: Symbol = Symbol("fields");
 pub(crate) const SHADER: Symbol = Symbol("shader");
 pub(crate) const SHADER_STRUCT: Symbol = Symbol("shader_struct");
 pub(crate) const VERTEX_ENTRY: Symbol = Symbol("vertex_entry");
+pub(crate) const SHADER_GLOBAL: Symbol = Symbol("shader_global");
+pub(crate) const GROUP: Symbol = Symbol("group");
+pub(crate) const BINDING: Symbol = Symbol("binding");
 
 // Field keys.
 pub(crate) const FORMAT: Symbol = Symbol("format");

@@ -1,12 +1,15 @@
-//! What the compile-time check reads from a WGSL file with naga: a struct's members (WGSL type,
-//! offset, alignment, position) and size, and a vertex entry point's `@location` inputs.
+//! What the compile-time check reads from a WGSL file with naga: a struct's members (their type
+//! trees: nested structs, arrays, matrices, atomics; offsets, alignments, positions) and size, a
+//! uniform or storage global's binding and rows, and a vertex entry point's `@location` inputs.
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use naga::common::wgsl::TypeContext as _;
-use naga::{Binding, Handle, Scalar, ScalarKind, ShaderStage, Type, TypeInner};
+use naga::{
+    AddressSpace, ArraySize, Binding, Handle, Scalar, ScalarKind, ShaderStage, Type, TypeInner,
+};
 
 /// A scalar type of a shader value, named as `gpudata::__private::PrimitiveType`'s variants.
 #[derive(Clone, Copy)]
@@ -20,10 +23,29 @@ pub(crate) enum Primitive {
 /// A scalar or vector of `f32`, `f16`, `i32` or `u32`.
 pub(crate) type ValueType = Option<(Primitive, u32)>;
 
+/// A scalar, vector, matrix or atomic of [`Primitive`]s.
+#[derive(Clone, Copy)]
+pub(crate) enum Leaf {
+    Scalar(Primitive),
+    Vector(u8, Primitive),
+    Matrix(u8, u8, Primitive),
+    Atomic(Primitive),
+}
+
+/// A member's type as a tree.
+pub(crate) enum Tree {
+    /// A leaf (`None`: a type no host type matches), with its WGSL spelling.
+    Leaf(Option<Leaf>, String),
+    /// `array<E, N>` or `array<E>`: element, count, stride, WGSL spelling.
+    Array(Box<Tree>, Option<u32>, u32, String),
+    /// A struct.
+    Struct(Struct),
+}
+
 /// A struct member.
 pub(crate) struct Member {
     pub(crate) name: String,
-    pub(crate) ty: ValueType,
+    pub(crate) tree: Tree,
     pub(crate) type_name: String,
     pub(crate) offset: u32,
     pub(crate) align: u32,
@@ -32,9 +54,22 @@ pub(crate) struct Member {
 
 /// A struct: members, size and position.
 pub(crate) struct Struct {
+    pub(crate) name: String,
     pub(crate) members: Vec<Member>,
     pub(crate) size: u32,
     pub(crate) at: String,
+}
+
+/// A uniform or storage global: its position, `@group/@binding`, address space, and the rows
+/// its type holds (a struct, the element of `array<S>`, or of the runtime-sized array ending a
+/// struct) with their stride and the path suffix naming them (`.`, `[].`, `.items[].`).
+pub(crate) struct Global {
+    pub(crate) at: String,
+    pub(crate) binding: Option<(u32, u32)>,
+    /// `uniform`, `storage, read` or `storage, read_write`; `None` for other address spaces.
+    pub(crate) space: Option<String>,
+    pub(crate) type_name: String,
+    pub(crate) rows: Option<(Struct, u32, String)>,
 }
 
 /// A vertex input.
@@ -72,7 +107,7 @@ impl Wgsl {
     pub(crate) fn load(file: &str, path: &Path) -> Result<Rc<Wgsl>, String> {
         let source = std::fs::read_to_string(path).map_err(|e| {
             format!(
-                "cannot read the shader `{file}` (a path relative to the crate's Cargo.toml): {e}"
+                "cannot read the shader `{file}` (a path relative to the crate's Cargo.toml, or to the source file naming it): {e}"
             )
         })?;
         let cached = PARSED.with_borrow(|parsed| {
@@ -109,6 +144,11 @@ impl Wgsl {
         Ok(parsed)
     }
 
+    /// The file as the attribute names it.
+    pub(crate) fn file(&self) -> &str {
+        &self.file
+    }
+
     /// `file:line:column` of byte `offset`.
     fn at(&self, offset: usize) -> String {
         let before = &self.source[..offset.min(self.source.len())];
@@ -141,7 +181,7 @@ impl Wgsl {
         self.at(range.start)
     }
 
-    fn value_type(&self, ty: Handle<Type>) -> ValueType {
+    fn leaf(&self, ty: Handle<Type>) -> Option<Leaf> {
         let primitive = |s: Scalar| match (s.kind, s.width) {
             (ScalarKind::Float, 4) => Some(Primitive::F32),
             (ScalarKind::Float, 2) => Some(Primitive::F16),
@@ -149,10 +189,48 @@ impl Wgsl {
             (ScalarKind::Uint, 4) => Some(Primitive::U32),
             _ => None,
         };
-        match self.module.types[ty].inner {
-            TypeInner::Scalar(s) | TypeInner::Atomic(s) => primitive(s).map(|p| (p, 1)),
-            TypeInner::Vector { size, scalar } => primitive(scalar).map(|p| (p, size as u32)),
-            _ => None,
+        Some(match self.module.types[ty].inner {
+            TypeInner::Scalar(s) => Leaf::Scalar(primitive(s)?),
+            TypeInner::Atomic(s) => Leaf::Atomic(primitive(s)?),
+            TypeInner::Vector { size, scalar } => Leaf::Vector(size as u8, primitive(scalar)?),
+            TypeInner::Matrix {
+                columns,
+                rows,
+                scalar,
+            } => Leaf::Matrix(columns as u8, rows as u8, primitive(scalar)?),
+            _ => return None,
+        })
+    }
+
+    fn value_type(&self, ty: Handle<Type>) -> ValueType {
+        match self.leaf(ty)? {
+            Leaf::Scalar(p) | Leaf::Atomic(p) => Some((p, 1)),
+            Leaf::Vector(n, p) => Some((p, u32::from(n))),
+            Leaf::Matrix(..) => None,
+        }
+    }
+
+    fn type_name(&self, ty: Handle<Type>) -> String {
+        self.module.to_ctx().type_to_string(ty)
+    }
+
+    /// `ty` as a tree.
+    fn tree(&self, ty: Handle<Type>) -> Tree {
+        match &self.module.types[ty].inner {
+            TypeInner::Array { base, size, stride } => Tree::Array(
+                Box::new(self.tree(*base)),
+                match size {
+                    ArraySize::Constant(n) => Some(n.get()),
+                    _ => None,
+                },
+                *stride,
+                self.type_name(ty),
+            ),
+            TypeInner::Struct { .. } => match self.struct_at(ty) {
+                Some(s) => Tree::Struct(s),
+                None => Tree::Leaf(None, self.type_name(ty)),
+            },
+            _ => Tree::Leaf(self.leaf(ty), self.type_name(ty)),
         }
     }
 
@@ -168,22 +246,27 @@ impl Wgsl {
 
     /// The struct `name`.
     pub(crate) fn struct_named(&self, name: &str) -> Option<Struct> {
-        let (handle, ty) = self.module.types.iter().find(|(_, t)| {
+        let (handle, _) = self.module.types.iter().find(|(_, t)| {
             t.name.as_deref() == Some(name) && matches!(t.inner, TypeInner::Struct { .. })
         })?;
+        self.struct_at(handle)
+    }
+
+    /// The struct type `handle`.
+    fn struct_at(&self, handle: Handle<Type>) -> Option<Struct> {
+        let ty = &self.module.types[handle];
         let TypeInner::Struct { members, span } = &ty.inner else {
             return None;
         };
         let decl = self.module.types.get_span(handle);
-        let ctx = self.module.to_ctx();
         let members = members
             .iter()
             .map(|m| {
                 let name = m.name.clone().unwrap_or_default();
                 Member {
                     at: self.declaration(decl, &name),
-                    ty: self.value_type(m.ty),
-                    type_name: ctx.type_to_string(m.ty),
+                    tree: self.tree(m.ty),
+                    type_name: self.type_name(m.ty),
                     offset: m.offset,
                     align: self.layouter[m.ty].alignment.round_up(1),
                     name,
@@ -191,12 +274,83 @@ impl Wgsl {
             })
             .collect();
         Some(Struct {
+            name: ty.name.clone().unwrap_or_default(),
             members,
             size: *span,
             at: decl
                 .to_range()
                 .map_or_else(|| self.file.clone(), |r| self.at(r.start)),
         })
+    }
+
+    /// The names of the file's uniform and storage globals, for messages.
+    pub(crate) fn global_names(&self) -> Vec<String> {
+        self.module
+            .global_variables
+            .iter()
+            .filter(|(_, g)| {
+                matches!(
+                    g.space,
+                    AddressSpace::Uniform | AddressSpace::Storage { .. }
+                )
+            })
+            .filter_map(|(_, g)| g.name.clone())
+            .collect()
+    }
+
+    /// The global `name`.
+    pub(crate) fn global_named(&self, name: &str) -> Option<Global> {
+        let (handle, global) = self
+            .module
+            .global_variables
+            .iter()
+            .find(|(_, g)| g.name.as_deref() == Some(name))?;
+        let span = self.module.global_variables.get_span(handle);
+        let space = match global.space {
+            AddressSpace::Uniform | AddressSpace::Storage { .. } => {
+                match naga::common::wgsl::address_space_str(global.space) {
+                    (Some(space), Some(access)) => Some(format!("{space}, {access}")),
+                    (Some(space), None) => Some(space.to_owned()),
+                    (None, _) => None,
+                }
+            }
+            _ => None,
+        };
+        Some(Global {
+            at: span
+                .to_range()
+                .map_or_else(|| self.file.clone(), |r| self.at(r.start)),
+            binding: global.binding.as_ref().map(|b| (b.group, b.binding)),
+            space,
+            type_name: self.type_name(global.ty),
+            rows: self.rows_of(global.ty),
+        })
+    }
+
+    /// The struct rows `ty` holds, their stride and the path suffix naming them.
+    fn rows_of(&self, ty: Handle<Type>) -> Option<(Struct, u32, String)> {
+        let types = &self.module.types;
+        match &types[ty].inner {
+            TypeInner::Array { base, stride, .. } => {
+                Some((self.struct_at(*base)?, *stride, "[].".to_owned()))
+            }
+            TypeInner::Struct { members, span } => {
+                let tail = members.last().and_then(|last| match &types[last.ty].inner {
+                    TypeInner::Array {
+                        base,
+                        stride,
+                        size: ArraySize::Dynamic,
+                    } => Some((
+                        self.struct_at(*base)?,
+                        *stride,
+                        format!(".{}[].", last.name.as_deref().unwrap_or("")),
+                    )),
+                    _ => None,
+                });
+                tail.or_else(|| Some((self.struct_at(ty)?, *span, ".".to_owned())))
+            }
+            _ => None,
+        }
     }
 
     /// The `@location` inputs of the vertex entry point `entry`.
@@ -206,7 +360,6 @@ impl Wgsl {
             .entry_points
             .iter()
             .find(|ep| ep.name == entry && ep.stage == ShaderStage::Vertex)?;
-        let ctx = self.module.to_ctx();
         // naga keeps no span per argument: search the entry point's parameter list.
         let header = self.source.find(&format!("fn {entry}")).map(|start| {
             let end = self.source[start..]
@@ -221,7 +374,7 @@ impl Wgsl {
                 (Some(Binding::Location { location, .. }), _) => inputs.push(Input {
                     at: header.map_or_else(|| self.file.clone(), |h| self.declaration(h, &name)),
                     ty: self.value_type(argument.ty),
-                    type_name: ctx.type_to_string(argument.ty),
+                    type_name: self.type_name(argument.ty),
                     location: *location,
                     name,
                 }),
@@ -233,7 +386,7 @@ impl Wgsl {
                             inputs.push(Input {
                                 at: self.declaration(decl, &name),
                                 ty: self.value_type(member.ty),
-                                type_name: ctx.type_to_string(member.ty),
+                                type_name: self.type_name(member.ty),
                                 location,
                                 name,
                             });

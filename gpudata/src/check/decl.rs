@@ -8,6 +8,8 @@ use super::shader::Shader;
 use super::structs::finish;
 use crate::format::PrimitiveType;
 use crate::layout::{AddressSpace, LeafType, StructDecl, TypeDecl, array_layout};
+use crate::record::HostShape;
+use crate::record::shader_rules::storage_accepts;
 
 /// `ty` as WGSL writes it, for messages.
 fn decl_text(ty: &TypeDecl) -> String {
@@ -86,19 +88,32 @@ impl Shader {
         space: AddressSpace,
         shader_struct: &str,
     ) -> Result<(), ShaderCheckError> {
-        let ty =
-            self.struct_named(shader_struct)
-                .ok_or_else(|| ShaderCheckError::MissingStruct {
-                    name: shader_struct.to_owned(),
-                })?;
+        self.check_tree(host, None, space, shader_struct)
+    }
+
+    /// [`check_struct_decl`](Self::check_struct_decl), with a derived type's host shape when
+    /// `shape` is given (see [`compare_decl`](Self::compare_decl)).
+    pub(super) fn check_tree(
+        &self,
+        host: &StructDecl,
+        shape: Option<&HostShape>,
+        space: AddressSpace,
+        shader_struct: &str,
+    ) -> Result<(), ShaderCheckError> {
+        let ty = self.required_struct(shader_struct)?;
         let mut mismatches = Vec::new();
-        self.compare_decl(host, ty, space, "", &mut mismatches)?;
+        self.compare_decl(host, shape, ty, space, "", &mut mismatches)?;
         finish(format!("struct {shader_struct}"), mismatches)
     }
 
-    fn compare_decl(
+    /// Compares the host struct `host` with the struct `ty`, naming members `{prefix}{name}`.
+    /// With `shape` (a derived type's, [`GpuStruct::TREE`](crate::GpuStruct)), a vertex-format
+    /// field is compared as [`check_struct_format`](Self::check_struct_format) compares it:
+    /// any type that stores its format.
+    pub(super) fn compare_decl(
         &self,
         host: &StructDecl,
+        shape: Option<&HostShape>,
         ty: Handle<Type>,
         space: AddressSpace,
         prefix: &str,
@@ -114,7 +129,11 @@ impl Shader {
         let (placements, layout) = host.placements(space)?;
         let span = self.module().types.get_span(ty);
         let struct_name = self.type_text(ty);
-        for (member, placement) in host.members.iter().zip(&placements) {
+        let shapes = match shape {
+            Some(HostShape::Struct { members, .. }) => *members,
+            _ => &[],
+        };
+        for (i, (member, placement)) in host.members.iter().zip(&placements).enumerate() {
             let path = format!("{prefix}{}", member.name);
             let Some(shader) = members
                 .iter()
@@ -144,7 +163,8 @@ impl Shader {
                     },
                 });
             }
-            self.compare_type(&member.ty, shader.ty, space, &path, location, out)?;
+            let shape = shapes.get(i).map(|m| &m.shape);
+            self.compare_type(&member.ty, shape, shader.ty, space, &path, location, out)?;
         }
         for member in members {
             let name = member.name.as_deref().unwrap_or("");
@@ -172,10 +192,16 @@ impl Shader {
         Ok(())
     }
 
-    /// Compares one member's type; `path` names it, `location` is its declaration.
+    /// Compares one member's type (its GPU bytes located by `shape`, when known); `path` names
+    /// it, `location` is its declaration.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one level of the walk: both sides, the rules, and where to report"
+    )]
     fn compare_type(
         &self,
         host: &TypeDecl,
+        shape: Option<&HostShape>,
         shader: Handle<Type>,
         space: AddressSpace,
         path: &str,
@@ -193,11 +219,29 @@ impl Shader {
             });
         };
         match (host, &self.module().types[shader].inner) {
-            (TypeDecl::Leaf(leaf), _) => {
-                if self.leaf(shader) != Some(*leaf) {
-                    differs(out);
+            (TypeDecl::Leaf(leaf), _) => match shape {
+                Some(HostShape::Field(format)) => {
+                    let stores = self
+                        .value_type(shader)
+                        .is_some_and(|t| storage_accepts(*format, t));
+                    if self.leaf(shader) != Some(*leaf) && !stores {
+                        out.push(ShaderMismatch {
+                            path: path.to_owned(),
+                            location,
+                            error: MismatchError::Type {
+                                format: *format,
+                                carrier: format.wgsl_carrier().to_string(),
+                                shader_type: self.type_text(shader),
+                            },
+                        });
+                    }
                 }
-            }
+                _ => {
+                    if self.leaf(shader) != Some(*leaf) {
+                        differs(out);
+                    }
+                }
+            },
             (TypeDecl::Array { element, count }, TypeInner::Array { base, size, stride }) => {
                 let same_count = match (count, size) {
                     (Some(n), ArraySize::Constant(m)) => *n == m.get(),
@@ -222,10 +266,22 @@ impl Shader {
                         },
                     });
                 }
-                self.compare_type(element, *base, space, &element_path, location, out)?;
+                let element_shape = match shape {
+                    Some(HostShape::Array { element, .. }) => Some(*element),
+                    _ => None,
+                };
+                self.compare_type(
+                    element,
+                    element_shape,
+                    *base,
+                    space,
+                    &element_path,
+                    location,
+                    out,
+                )?;
             }
             (TypeDecl::Struct(s), TypeInner::Struct { .. }) => {
-                self.compare_decl(s, shader, space, &format!("{path}."), out)?;
+                self.compare_decl(s, shape, shader, space, &format!("{path}."), out)?;
             }
             _ => differs(out),
         }

@@ -7,7 +7,7 @@ use std::fmt;
 use crate::count::Count;
 use crate::format::VertexFormat;
 use crate::layout::LayoutError;
-use crate::record::shader::offset_hint;
+use crate::record::shader_rules::offset_hint;
 
 /// A line and column of the WGSL source (both from 1), from naga's spans.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

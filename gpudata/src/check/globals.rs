@@ -5,7 +5,7 @@ use naga::{AddressSpace, ArraySize, GlobalVariable, Handle, Type, TypeInner};
 
 use super::error::{MismatchError, ShaderCheckError, ShaderMismatch};
 use super::shader::Shader;
-use super::structs::finish;
+use super::structs::{HostTree, finish};
 use crate::layout::GpuDataStructFormat;
 
 /// Where the host binds a buffer: `@group(group) @binding(binding)`.
@@ -113,6 +113,26 @@ impl Shader {
         name: &str,
         binding: HostBinding,
     ) -> Result<(), ShaderCheckError> {
+        self.check_global_rows(name, binding, |shader, row, stride, prefix, out| {
+            shader.compare_rows(host, row, prefix, stride, out);
+            Ok(())
+        })
+    }
+
+    /// The global checks of [`check_global_format`](Self::check_global_format), with `rows`
+    /// comparing the host rows to the struct the global holds (its handle, stride and path).
+    fn check_global_rows(
+        &self,
+        name: &str,
+        binding: HostBinding,
+        rows: impl FnOnce(
+            &Shader,
+            Handle<Type>,
+            u64,
+            &str,
+            &mut Vec<ShaderMismatch>,
+        ) -> Result<(), ShaderCheckError>,
+    ) -> Result<(), ShaderCheckError> {
         let (handle, global) =
             self.global_named(name)
                 .ok_or_else(|| ShaderCheckError::MissingGlobal {
@@ -149,13 +169,13 @@ impl Shader {
         }
         match self.rows_of(global.ty) {
             Some((row, stride, suffix)) => {
-                self.compare_rows(
-                    host,
+                rows(
+                    self,
                     row,
-                    &format!("{name}{suffix}"),
                     stride,
+                    &format!("{name}{suffix}"),
                     &mut mismatches,
-                );
+                )?;
             }
             None => mismatches.push(mismatch(MismatchError::GlobalType {
                 shader_type: self.type_text(global.ty),
@@ -165,7 +185,9 @@ impl Shader {
     }
 
     /// Checks a derived type against the global `name`, as
-    /// [`check_global_format`](Self::check_global_format) with `T::FORMAT`.
+    /// [`check_global_format`](Self::check_global_format) does, its rows compared as
+    /// [`check_struct`](Self::check_struct) compares them (a struct that is not `packed` as its
+    /// type tree).
     ///
     /// # Errors
     /// As [`check_global_format`](Self::check_global_format).
@@ -174,7 +196,12 @@ impl Shader {
         name: &str,
         binding: HostBinding,
     ) -> Result<(), ShaderCheckError> {
-        self.check_global_format(T::FORMAT, name, binding)
+        let Some(tree) = HostTree::of::<T>() else {
+            return self.check_global_format(T::FORMAT, name, binding);
+        };
+        self.check_global_rows(name, binding, |shader, row, _, prefix, out| {
+            shader.compare_decl(&tree.decl, Some(tree.shape), row, tree.space, prefix, out)
+        })
     }
 
     /// The fewest bytes a binding of the global's type needs: its size, or for a type ending in

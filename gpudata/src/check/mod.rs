@@ -4,8 +4,10 @@
 //!
 //! # A short guide
 //!
-//! **At compile time.** Name the WGSL file (relative to the crate's `Cargo.toml`) and the struct
-//! or vertex entry point a derived type must match:
+//! **At compile time.** Name the WGSL file (relative to the crate's `Cargo.toml`; when no file
+//! is there, relative to the source file naming it, as `include_str!`) and what a derived type
+//! must match: a struct, a uniform or storage global (its `@group/@binding` too), or a vertex
+//! entry point:
 //!
 //! ```text
 //! #[derive(GpuStruct)]
@@ -17,6 +19,20 @@
 //! }
 //!
 //! #[derive(GpuStruct)]
+//! #[gpu(
+//!     layout = "wgsl-uniform",
+//!     shader = "shaders/scene.wgsl",
+//!     shader_global = "scene",
+//!     group = 0,
+//!     binding = 0
+//! )]
+//! struct Scene {
+//!     #[gpu(wgsl = "mat4x4<f32>")]
+//!     view: [[f32; 4]; 4],
+//!     lights: [Light; 4], // a derived struct, compared member by member
+//! }
+//!
+//! #[derive(GpuStruct)]
 //! #[gpu(layout = "packed", shader = "shaders/particles.wgsl", vertex_entry = "vs_main")]
 //! struct Vertex {
 //!     position: [f32; 3],
@@ -24,17 +40,29 @@
 //! }
 //! ```
 //!
-//! The macro parses the file with naga and emits `const` assertions against the derived layout:
-//! a field the shader places elsewhere, stores as another type, or does not declare, a member
-//! the struct lacks, a stride that differs, or an attribute that cannot feed its `@location`
-//! fails `cargo build` with an error at the Rust field naming the WGSL `file:line:column`. The
-//! build re-runs when the file changes; a WGSL parse error is a compile error with naga's
-//! message and position. Every disagreement of one struct is reported in one build.
+//! The macro parses the file with naga. What names decide is its own error, at the field or the
+//! attribute: a field the WGSL struct lacks, a member the struct lacks, a global at another
+//! `@group/@binding`, a location the entry point does not read, a missing struct, global, entry
+//! point or file, a WGSL parse error (naga's message and position). What the derived layout
+//! decides is a `const` assertion at the Rust field naming the WGSL `file:line:column`: a field
+//! the shader places elsewhere or stores as another type, the stride (with the two layouts'
+//! offsets side by side in the message), an attribute that cannot feed its `@location`. Nested
+//! types (derived structs, arrays of them, matrices, fixed arrays, atomics, a global's
+//! runtime-sized tail) are compared level by level: the message names the path below the field
+//! (`lights[].color`), the member's WGSL position, and how many more disagreements the field
+//! has. Both kinds of error come in one build, every field reporting its own; the build re-runs
+//! when the file changes.
+//!
+//! A derive sees one struct, so `vertex_entry` checks what one struct can: every field's
+//! location is read by the entry point, with a type its format can feed. Whether every input is
+//! fed by some buffer is a question about all the buffers of a pipeline:
+//! [`Shader::check_vertex_inputs`] answers it at run time, over all of them together.
 //!
 //! **At run time.** Parse once with [`Shader::parse`] (or wrap a `naga::Module` with
 //! [`Shader::from_module`]) and check what the program binds:
 //!
-//! - [`Shader::check_struct`] / [`Shader::check_struct_format`]: a derived type or a run-time
+//! - [`Shader::check_struct`] / [`Shader::check_struct_format`]: a derived type (a struct that
+//!   is not `packed` as its type tree, as the compile-time check compares it) or a run-time
 //!   [`GpuDataStructFormat`](crate::GpuDataStructFormat) against a WGSL struct;
 //! - [`Shader::check_struct_decl`]: a host type tree ([`StructDecl`](crate::layout::StructDecl):
 //!   nested structs, matrices, atomics, arrays, `@align`/`@size`) against a WGSL struct, level by
@@ -47,8 +75,9 @@
 //! - [`Shader::check_render_bindings`] and [`Shader::check_storage_bindings`]: a
 //!   [`GpuTable`](crate::GpuTable)'s bindings against the shader.
 //!
-//! [`Shader::struct_report`] prints a host format and a WGSL struct side by side (the layout
-//! CLI's `gpudata layout --check shader.wgsl STRUCT NAME:FORMAT...`).
+//! [`Shader::struct_report`] prints a host format and a WGSL struct side by side (the CLI's
+//! `gpudata check shader.wgsl STRUCT NAME:FORMAT...`, also spelled `gpudata layout --check
+//! shader.wgsl STRUCT NAME:FORMAT...`).
 //!
 //! Each returns every disagreement at once in [`ShaderCheckError::Mismatches`]: one
 //! [`ShaderMismatch`] per problem, with the host field path, the WGSL line and column, and a

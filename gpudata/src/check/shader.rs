@@ -88,6 +88,14 @@ impl Shader {
             .map(|(h, _)| h)
     }
 
+    /// The struct `name`, or [`ShaderCheckError::MissingStruct`].
+    pub(super) fn required_struct(&self, name: &str) -> Result<Handle<Type>, ShaderCheckError> {
+        self.struct_named(name)
+            .ok_or_else(|| ShaderCheckError::MissingStruct {
+                name: name.to_owned(),
+            })
+    }
+
     /// `ty` as WGSL writes it (`vec3<f32>`, `array<Particle>`, `Particle`).
     pub(super) fn type_text(&self, ty: Handle<Type>) -> String {
         self.module.to_ctx().type_to_string(ty)

@@ -4,8 +4,9 @@ use naga::{Handle, Type, TypeInner};
 
 use super::error::{MismatchError, ShaderCheckError, ShaderMismatch};
 use super::shader::Shader;
-use crate::layout::GpuDataStructFormat;
-use crate::record::shader::storage_accepts;
+use crate::layout::{AddressSpace, GpuDataStructFormat, StructDecl, StructLayout};
+use crate::record::HostShape;
+use crate::record::shader_rules::storage_accepts;
 
 impl Shader {
     /// Checks `host` (a derived `T::FORMAT` or a run-time struct format) against the WGSL struct
@@ -42,19 +43,19 @@ impl Shader {
         host: &GpuDataStructFormat,
         shader_struct: &str,
     ) -> Result<(), ShaderCheckError> {
-        let ty =
-            self.struct_named(shader_struct)
-                .ok_or_else(|| ShaderCheckError::MissingStruct {
-                    name: shader_struct.to_owned(),
-                })?;
+        let ty = self.required_struct(shader_struct)?;
         let mut mismatches = Vec::new();
         let (size, _) = self.size_align(ty);
         self.compare_rows(host, ty, "", size, &mut mismatches);
         finish(format!("struct {shader_struct}"), mismatches)
     }
 
-    /// Checks a derived type against the WGSL struct `shader_struct`, as
-    /// [`check_struct_format`](Self::check_struct_format) with `T::FORMAT`.
+    /// Checks a derived type against the WGSL struct `shader_struct`. A struct that is not
+    /// `packed` is compared as its type tree, level by level, as
+    /// [`check_struct_decl`](Self::check_struct_decl) compares one (nested structs, matrices,
+    /// fixed arrays, atomics, a runtime-sized tail; paths such as `lights[].color`), each
+    /// vertex-format field by the type that stores its format; a `packed` struct's flat rows
+    /// as [`check_struct_format`](Self::check_struct_format) with `T::FORMAT`.
     ///
     /// # Errors
     /// As [`check_struct_format`](Self::check_struct_format).
@@ -62,7 +63,10 @@ impl Shader {
         &self,
         shader_struct: &str,
     ) -> Result<(), ShaderCheckError> {
-        self.check_struct_format(T::FORMAT, shader_struct)
+        let Some(tree) = HostTree::of::<T>() else {
+            return self.check_struct_format(T::FORMAT, shader_struct);
+        };
+        self.check_tree(&tree.decl, Some(tree.shape), tree.space, shader_struct)
     }
 
     /// Compares `host` rows with the struct `ty`, whose rows step by `shader_stride` bytes (its
@@ -149,6 +153,29 @@ impl Shader {
                 },
             });
         }
+    }
+}
+
+/// A derived type's tree: its declaration, where its GPU bytes lie, and its rules.
+pub(super) struct HostTree {
+    pub(super) decl: StructDecl,
+    pub(super) shape: &'static HostShape,
+    pub(super) space: AddressSpace,
+}
+
+impl HostTree {
+    /// `T`'s tree, when it has one ([`GpuStruct::TREE`](crate::GpuStruct)).
+    pub(super) fn of<T: crate::GpuStruct>() -> Option<HostTree> {
+        let (decl, shape) = T::TREE?;
+        let space = match T::FORMAT.layout() {
+            StructLayout::WgslUniform => AddressSpace::Uniform,
+            _ => AddressSpace::Storage,
+        };
+        Some(HostTree {
+            decl: StructDecl::from(decl),
+            shape,
+            space,
+        })
     }
 }
 

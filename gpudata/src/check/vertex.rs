@@ -7,7 +7,7 @@ use super::shader::Shader;
 use super::structs::finish;
 use crate::format::VertexFormat;
 use crate::layout::{BufferLayout, StepMode};
-use crate::record::shader::vertex_accepts;
+use crate::record::shader_rules::vertex_accepts;
 
 /// One attribute a host vertex buffer feeds: its name, format and shader location.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -33,6 +33,8 @@ pub mod private;
 mod rows;
 mod runtime;
 pub(crate) mod shader;
+pub(crate) mod shader_rules;
+mod shader_tree;
 mod tree;
 
 pub(crate) use bytes::read_fields;
@@ -60,7 +62,7 @@ pub struct FieldCopy {
 }
 
 use crate::format::VertexFormat;
-use crate::layout::{GpuDataStructField, GpuDataStructFormat, StepMode};
+use crate::layout::{GpuDataStructField, GpuDataStructFormat, StepMode, WgslStruct};
 
 /// A Rust type stored as one fixed-width GPU value of [`FORMAT`](Self::FORMAT).
 ///
@@ -190,6 +192,13 @@ pub unsafe trait GpuStruct: Copy + Send + Sync + 'static {
     /// [`encode_row`](Self::encode_row) and [`decode_row`](Self::decode_row); because it is a
     /// constant, the compiler turns their loops into plain stores at fixed offsets.
     const FIELD_COPIES: &'static [FieldCopy];
+
+    /// The struct as a WGSL type tree, and where its GPU bytes lie in its host bytes: what the
+    /// shader check ([`check`](crate::check), feature `naga`) compares level by level. The
+    /// derive sets it for every struct that is not `packed`; `None` (the default) compares the
+    /// flat rows of [`FORMAT`](Self::FORMAT).
+    #[doc(hidden)]
+    const TREE: Option<(&'static WgslStruct, &'static HostShape)> = None;
 
     /// Writes one row's GPU bytes into `dst`: each field's bytes at its format offset, every
     /// padding byte zeroed.

@@ -17,7 +17,12 @@ pub use ::wgpu;
 
 pub use super::gpu_type::{GpuType, HostMember, HostShape, carrier_type};
 pub use super::runtime::{GpuRuntimeStruct, RuntimeArray};
-pub use super::shader::{ShaderInput, ShaderMember, input_problem, member_problem, stride_problem};
+pub use super::shader::{
+    ShaderInput, ShaderMember, fail_if, input_problem, member_problem, stride_problem,
+};
+pub use super::shader_tree::{
+    ShaderStruct, ShaderStructMember, ShaderTree, TreeFinding, compare_tree,
+};
 use super::tree;
 pub use super::tree::element_copies;
 pub use super::tree::{

@@ -5,60 +5,11 @@
 //! cannot disagree. Messages for the compile-time check are written here; the run-time check's
 //! are its error enums' `#[error]` texts.
 
+use super::gpu_type::{HostShape, carrier_type};
 use super::private::{Analysis, Msg};
-use crate::format::{GpuVectorFormat, PrimitiveType, ShaderType, VertexFormat};
-
-/// Whether a storage struct member of WGSL type `shader` stores a field of `format`: its WGSL
-/// carrier ([`VertexFormat::wgsl_carrier`]: `f32`/`i32`/`u32`/`vecN` for 32-bit formats, one
-/// `u32` or a `vec2<u32>` of raw bits otherwise), or, for `float16x2`/`float16x4`, the `f16`
-/// vector of the same bits and layout.
-#[must_use]
-pub const fn storage_accepts(format: VertexFormat, shader: ShaderType) -> bool {
-    let carrier = format.wgsl_carrier();
-    let same_carrier = carrier.components() == shader.components()
-        && carrier.primitive() as u8 == shader.primitive() as u8;
-    let f16_vector = matches!(shader.primitive(), PrimitiveType::F16)
-        && matches!(
-            (format, shader.components()),
-            (VertexFormat::Float16x2, 2) | (VertexFormat::Float16x4, 4)
-        );
-    same_carrier || f16_vector
-}
-
-/// Whether a vertex attribute of `format` can feed a shader input of `shader`: luma.gl's
-/// `isGPUVectorFormatCompatibleWithShaderType`, [`GpuVectorFormat::is_compatible_with`].
-#[must_use]
-pub const fn vertex_accepts(format: VertexFormat, shader: ShaderType) -> bool {
-    GpuVectorFormat::Fixed(format).is_compatible_with(shader)
-}
-
-/// What to do about a member the host places at `host` and the shader at `shader`.
-#[must_use]
-pub const fn offset_hint(host: u64, shader: u64) -> &'static str {
-    if host < shader {
-        "insert a #[gpu(padding)] field before it, or reorder the fields"
-    } else {
-        "the shader places it earlier: reorder the fields, or give the wgsl member an @align"
-    }
-}
-
-/// The WGSL spelling of `ty` (`f32`, `vec3<f32>`), for `const` messages.
-#[must_use]
-pub const fn type_name(ty: ShaderType) -> &'static str {
-    const NAMES: [[&str; 4]; 4] = [
-        ["f32", "vec2<f32>", "vec3<f32>", "vec4<f32>"],
-        ["f16", "vec2<f16>", "vec3<f16>", "vec4<f16>"],
-        ["i32", "vec2<i32>", "vec3<i32>", "vec4<i32>"],
-        ["u32", "vec2<u32>", "vec3<u32>", "vec4<u32>"],
-    ];
-    let row = match ty.primitive() {
-        PrimitiveType::F32 => 0,
-        PrimitiveType::F16 => 1,
-        PrimitiveType::I32 => 2,
-        PrimitiveType::U32 => 3,
-    };
-    NAMES[row][ty.components() as usize - 1]
-}
+use super::shader_rules::{type_name, vertex_accepts};
+use super::shader_tree::{ShaderTree, TreeFinding, compare_tree, offset_body};
+use crate::format::{ShaderType, const_str_eq};
 
 /// A WGSL struct member as the macro read it.
 #[derive(Clone, Copy, Debug)]
@@ -67,10 +18,8 @@ pub struct ShaderMember {
     pub path: &'static str,
     /// `file:line:column` of the member.
     pub at: &'static str,
-    /// Its type, when it is a scalar or vector of `f32`, `f16`, `i32` or `u32`.
-    pub ty: Option<ShaderType>,
-    /// Its WGSL type as written by naga.
-    pub type_name: &'static str,
+    /// Its type.
+    pub tree: ShaderTree,
     /// Its byte offset.
     pub offset: u64,
     /// Its alignment.
@@ -103,7 +52,10 @@ const fn field_head<const N: usize>(analysis: &Analysis<N>, k: usize, path: &str
         .str("): ")
 }
 
-/// Why gpu field `k` does not match the shader member `m`, or `None`.
+/// Why gpu field `k` does not match the shader member `m`, or `None`: its type tree against the
+/// member's, then its offset. The tree (a vertex-format field as its WGSL carrier; a nested struct,
+/// array or matrix level by level, naming the first disagreement's path below the field and its
+/// WGSL position, and how many more there are).
 #[must_use]
 pub const fn member_problem<const N: usize>(
     analysis: &Analysis<N>,
@@ -114,44 +66,72 @@ pub const fn member_problem<const N: usize>(
         // The struct's own problem is reported; a layout of zeros would only add noise.
         return None;
     }
-    let format = analysis.formats[k];
-    let accepted = match m.ty {
-        Some(ty) => storage_accepts(format, ty),
-        None => false,
+    let carrier;
+    let (ty, shape) = match analysis.structure {
+        Some(s) if analysis.tree[k] => (&s.members[k].ty, &analysis.hosts[k]),
+        _ => {
+            carrier = (
+                carrier_type(analysis.formats[k]),
+                HostShape::Field(analysis.formats[k]),
+            );
+            (&carrier.0, &carrier.1)
+        }
     };
-    if !accepted {
-        let carrier = format.wgsl_carrier();
-        let carrier = type_name(ShaderType::new(carrier.primitive(), carrier.components()));
+    let path = Msg::new().str(analysis.names[k]);
+    let found = compare_tree(
+        ty,
+        shape,
+        &m.tree,
+        analysis.space,
+        path,
+        m.at,
+        TreeFinding::none(),
+    );
+    if !found.found {
+        let host = analysis.layout.offsets[k];
+        if host == m.offset {
+            return None;
+        }
         return Some(
             field_head(analysis, k, m.path, m.at)
-                .str("host format ")
-                .str(format.as_str())
-                .str(" is stored as ")
-                .str(carrier)
-                .str(", the shader declares ")
-                .str(m.type_name)
-                .str("; declare the member as ")
-                .str(carrier)
-                .str(" or change the field's type"),
+                .str(offset_body(host, m.offset, m.tree.name(), m.align).as_str()),
         );
     }
+    let mut msg = field_head(analysis, k, m.path, m.at);
+    if !const_str_eq(found.path.as_str(), analysis.names[k]) {
+        msg = msg
+            .str("`")
+            .str(found.path.as_str())
+            .str("` (")
+            .str(found.at)
+            .str("): ");
+    }
+    msg = msg.str(found.body.as_str());
     let host = analysis.layout.offsets[k];
     if host != m.offset {
-        return Some(
-            field_head(analysis, k, m.path, m.at)
-                .str("host offset ")
-                .num(host)
-                .str(", shader offset ")
-                .num(m.offset)
-                .str(" (")
-                .str(m.type_name)
-                .str(" aligns to ")
-                .num(m.align)
-                .str("); ")
-                .str(offset_hint(host, m.offset)),
-        );
+        msg = msg
+            .str("; its offset differs too: host ")
+            .num(host)
+            .str(", shader ")
+            .num(m.offset);
     }
-    None
+    if found.more > 0 {
+        msg = msg
+            .str(" (")
+            .num(found.more)
+            .str(" more below `")
+            .str(analysis.names[k])
+            .str("`; `gpudata::check::Shader::check_struct` lists every one)");
+    }
+    Some(msg)
+}
+
+/// Fails compilation with `problem`'s message when there is one, reported at the caller.
+#[track_caller]
+pub const fn fail_if(problem: &Option<Msg>) {
+    if let Some(msg) = problem {
+        super::private::fail(msg);
+    }
 }
 
 /// Why the struct's stride differs from the shader struct's size, or `None`.
@@ -161,25 +141,44 @@ pub const fn stride_problem<const N: usize>(
     shader_struct: &str,
     at: &str,
     size: u64,
+    matched: &[(usize, u64)],
 ) -> Option<Msg> {
     let host = analysis.layout.shape.byte_stride;
     if host == size || !analysis.valid {
         return None;
     }
-    Some(
-        Msg::new()
-            .str("the struct's stride disagrees with wgsl `")
-            .str(shader_struct)
-            .str("` (")
-            .str(at)
-            .str("): host stride ")
-            .num(host)
-            .str(" bytes, shader size ")
-            .num(size)
-            .str(" bytes; make the last fields agree or set #[gpu(stride = ")
-            .num(size)
-            .str(")]"),
-    )
+    let mut msg = Msg::new()
+        .str("the struct's stride disagrees with wgsl `")
+        .str(shader_struct)
+        .str("` (")
+        .str(at)
+        .str("): host stride ")
+        .num(host)
+        .str(" bytes, shader size ")
+        .num(size)
+        .str(" bytes; make the last fields agree or set #[gpu(stride = ")
+        .num(size)
+        .str(")]\nfield offsets, host and shader side by side:");
+    // The side-by-side table: where the two layouts part.
+    let mut i = 0;
+    while i < matched.len() {
+        let (k, shader) = matched[i];
+        if k < N {
+            let host = analysis.layout.offsets[k];
+            msg = msg
+                .str("\n  ")
+                .str(analysis.names[k])
+                .str(": ")
+                .num(host)
+                .str(" | ")
+                .num(shader);
+            if host != shader {
+                msg = msg.str("  <- differs");
+            }
+        }
+        i += 1;
+    }
+    Some(msg.str("\n  (end): ").num(host).str(" | ").num(size))
 }
 
 /// Why gpu field `k`, fed to `input`'s location, cannot feed it, or `None`.

@@ -2,7 +2,7 @@
 use gpudata::GpuStruct;
 
 #[derive(GpuStruct, Clone, Copy)]
-#[gpu(shader = "../../../../tests/ui/shader/particles.wgsl")]
+#[gpu(shader = "particles.wgsl")]
 struct A {
     position: [f32; 3],
 }
@@ -14,7 +14,7 @@ struct B {
 }
 
 #[derive(GpuStruct, Clone, Copy)]
-#[gpu(shader = "../../../../tests/ui/shader/particles.wgsl", vertex_entry = "vs")]
+#[gpu(shader = "particles.wgsl", vertex_entry = "vs")]
 struct C {
     position: [f32; 3],
 }

@@ -1,7 +1,7 @@
 use gpudata::GpuStruct;
 
 #[derive(GpuStruct, Clone, Copy)]
-#[gpu(shader = "../../../../tests/ui/shader/particles.wgsl", shader_struct = "Particel")]
+#[gpu(shader = "particles.wgsl", shader_struct = "Particel")]
 struct Particle {
     position: [f32; 3],
 }

@@ -1,7 +1,7 @@
 use gpudata::GpuStruct;
 
 #[derive(GpuStruct, Clone, Copy)]
-#[gpu(shader = "../../../../tests/ui/shader/broken.wgsl", shader_struct = "Broken")]
+#[gpu(shader = "broken.wgsl", shader_struct = "Broken")]
 struct Broken {
     a: f32,
     b: f32,

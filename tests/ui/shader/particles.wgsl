@@ -1,5 +1,5 @@
-// The shader of the tests/ui/shader cases. Their paths are relative to the crate trybuild
-// builds them in, target/tests/trybuild/gpudata-suite, four levels below the workspace root.
+// The shader of the tests/ui/shader cases. Their paths name it beside them: no such file is in
+// the crate trybuild generates, so the macro finds it relative to the case's source file.
 
 struct Particle {
     position: vec3<f32>,

@@ -5,7 +5,7 @@ use gpudata::GpuStruct;
 #[derive(GpuStruct, Clone, Copy)]
 #[gpu(
     layout = "packed",
-    shader = "../../../../tests/ui/shader/particles.wgsl",
+    shader = "particles.wgsl",
     shader_struct = "Particle"
 )]
 struct Particle {

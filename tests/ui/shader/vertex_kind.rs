@@ -5,7 +5,7 @@ use gpudata::GpuStruct;
 #[derive(GpuStruct, Clone, Copy)]
 #[gpu(
     layout = "packed",
-    shader = "../../../../tests/ui/shader/particles.wgsl",
+    shader = "particles.wgsl",
     vertex_entry = "vs_main"
 )]
 struct Vertex {
