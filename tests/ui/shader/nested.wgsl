@@ -23,3 +23,32 @@ struct Particle {
 @group(0) @binding(2) var<storage, read> particles: array<Particle>;
 
 @group(0) @binding(3) var<storage, read> heights: array<f32>;
+
+// For nested_members.rs: one disagreement of each kind inside nested types.
+struct Wide {
+    a: vec4<f32>,
+    b: vec4<f32>,
+}
+
+struct Pair {
+    a: f32,
+    c: f32,
+}
+
+struct Extra {
+    a: f32,
+    b: f32,
+}
+
+struct Sized {
+    @size(16) a: f32,
+}
+
+struct Members {
+    wides: array<Wide, 2>,
+    pair: Pair,
+    extra: Extra,
+    sized: Sized,
+}
+
+var<private> scratch: Particle;

@@ -1,0 +1,7 @@
+// For global_unbound.rs: a storage global without @group/@binding.
+
+struct P {
+    a: f32,
+}
+
+var<storage> unbound: P;
