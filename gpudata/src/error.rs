@@ -18,5 +18,5 @@ pub use crate::layout::{LayoutError, LayoutRuleError, TypeRuleError, WgslError};
 pub use crate::ops::OpError;
 pub use crate::record::RowBytesError;
 pub use crate::storage::StorageError;
-pub use crate::table::TableError;
+pub use crate::table::{ChunkMapError, TableError};
 pub use crate::uniform::UniformError;

@@ -4,14 +4,15 @@
 //! on the same machine; run both in one job to compare side by side.
 //!
 //! ```text
-//! transferbench [--sizes 4k,1m,64m,256m,1g] [--paths a,b] [--iters N] [--probe] [--sweep]
+//! transferbench [--sizes 4k,1m,64m,256m,1g] [--paths a,b] [--iters N] [--probe] [--sweep] [--small]
 //!               [--threads N] [--chunk-mib N] [--budget-mib N]
 //! ```
 //!
 //! `--probe` prints the adapter's Vulkan memory types (and which ones wgpu's allocator picks for
 //! `MAP_WRITE` and `MAP_READ` staging), single-buffer mapped-memory copy rates by thread count
 //! and the `copy_buffer_to_buffer` rate between staging and device memory. `--sweep` times
-//! 1 GiB uploads and readbacks over thread counts and chunk sizes. The table times each path
+//! 1 GiB uploads and readbacks over thread counts and chunk sizes. `--small` breaks a 4 KiB and
+//! a 1 MiB upload down into what gpudata adds to `queue.write_buffer`. The table times each path
 //! (median of the iterations; uploads until the device is idle, readbacks until the bytes are in
 //! a host `Vec`), checks the bytes of every readback against the source, and reports GB/s
 //! (10⁹ bytes per second) and the peak resident memory the case added above the source
@@ -36,6 +37,7 @@ pub struct Args {
     iters: Option<u32>,
     probe: bool,
     sweep: bool,
+    small: bool,
     table: bool,
     threads: Option<usize>,
     chunk_mib: Option<u64>,
@@ -69,6 +71,7 @@ fn parse_args() -> Result<Args, String> {
         iters: None,
         probe: false,
         sweep: false,
+        small: false,
         table: true,
         threads: None,
         chunk_mib: None,
@@ -91,6 +94,7 @@ fn parse_args() -> Result<Args, String> {
             "--iters" => args.iters = Some(number("--iters", value("--iters")?)? as u32),
             "--probe" => args.probe = true,
             "--sweep" => args.sweep = true,
+            "--small" => args.small = true,
             "--no-table" => args.table = false,
             "--threads" => args.threads = Some(number("--threads", value("--threads")?)? as usize),
             "--chunk-mib" => args.chunk_mib = Some(number("--chunk-mib", value("--chunk-mib")?)?),
@@ -99,7 +103,7 @@ fn parse_args() -> Result<Args, String> {
             }
             "--help" | "-h" => {
                 println!(
-                    "transferbench [--sizes 4k,1m,64m,256m,1g] [--paths a,b] [--iters N] [--probe] [--sweep] [--no-table] [--threads N] [--chunk-mib N] [--budget-mib N]"
+                    "transferbench [--sizes 4k,1m,64m,256m,1g] [--paths a,b] [--iters N] [--probe] [--sweep] [--small] [--no-table] [--threads N] [--chunk-mib N] [--budget-mib N]"
                 );
                 std::process::exit(0);
             }
@@ -149,6 +153,9 @@ fn main() {
         probe::dma_rates(&gpu);
         probe::upload_strategies(&gpu);
         probe::fresh_vec_rates();
+    }
+    if args.small {
+        probe::small_costs(&gpu);
     }
     if args.sweep {
         cases::sweep(&gpu);

@@ -4,6 +4,7 @@
 #[path = "../support/mod.rs"]
 pub mod support;
 
+mod chunked;
 mod dynamic;
 mod errors;
 mod faults;

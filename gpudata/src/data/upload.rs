@@ -11,7 +11,7 @@ use super::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat};
 use crate::data::DataError;
 use crate::device::Gpu;
 use crate::device::buffers::{align4, create_buffer_async, require_usage};
-use crate::device::transfer::{Stager, WaitMode, upload, write_bytes};
+use crate::device::transfer::{Stager, WaitMode, row_granule, upload, write_bytes};
 use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::record::{GpuField, GpuStruct, fields_as_bytes, rows_as_bytes};
 
@@ -62,7 +62,7 @@ pub(super) async fn write_rows_into<T: GpuStruct>(
             write_bytes(gpu, buffer, start, &host[..len as usize], mode).await?;
         } else {
             // Chunks start at whole rows and whole words; each worker encodes its own.
-            let granule = stride / gcd(stride, 4) * 4;
+            let granule = row_granule(stride);
             let fill = |at: u64, dst: wgpu::WriteOnly<'_, [u8]>| {
                 let first = (at / stride) as usize;
                 let n = (dst.len() as u64).div_ceil(stride) as usize;
@@ -87,14 +87,6 @@ pub(super) async fn write_rows_into<T: GpuStruct>(
             .await?;
     }
     Ok(stager.finish().await?)
-}
-
-/// The greatest common divisor of `a` and `b`.
-const fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }
 
 /// Encodes `rows` into `dst` (at most `rows.len() * stride` bytes) through a small scratch.

@@ -56,20 +56,6 @@ pub(crate) fn create_buffer(
     pollster::block_on(create_buffer_async(gpu, size, usage, label))
 }
 
-/// [`create_buffer`], mapped at creation for writing (the caller fills it through
-/// `slice(..).get_mapped_range_mut()` and unmaps it).
-///
-/// # Errors
-/// As [`create_buffer`].
-pub(crate) fn create_mapped_buffer(
-    gpu: &Gpu,
-    size: u64,
-    usage: wgpu::BufferUsages,
-    label: &str,
-) -> Result<wgpu::Buffer, GpuError> {
-    pollster::block_on(create(gpu, size, usage, label, true))
-}
-
 /// The asynchronous form of [`create_buffer`], for the transfer engine's async paths.
 pub(crate) async fn create_buffer_async(
     gpu: &Gpu,

@@ -519,6 +519,64 @@ pub enum TableError {
         /// The batch.
         batch: usize,
     },
+    /// A chunked upload or a chunk-by-chunk operation over a list column, whose rows' element
+    /// counts the chunks cannot see.
+    #[error(
+        "gpu vector `{vector}`: chunks need one value per row, found format {format} (list rows cannot be cut into chunks)"
+    )]
+    ChunkedList {
+        /// The vector.
+        vector: String,
+        /// Its format.
+        format: String,
+    },
+    /// A chunked upload whose rows do not start at the first byte.
+    #[error(
+        "gpu vector `{vector}`: a chunked upload needs rows from byte 0, found byte offset {byte_offset}"
+    )]
+    ChunkedByteOffset {
+        /// The vector.
+        vector: String,
+        /// The descriptor's byte offset.
+        byte_offset: u64,
+    },
+    /// [`ChunkOptions::rows_per_chunk`](crate::table::ChunkOptions::rows_per_chunk) of zero.
+    #[error("gpu vector `{vector}`: rows per chunk must be at least 1, found 0")]
+    ChunkRows {
+        /// The vector.
+        vector: String,
+    },
+    /// One row larger than a chunk may be.
+    #[error(
+        "gpu vector `{vector}`: a row of byte stride {byte_stride} does not fit a chunk of at most {max_chunk_bytes}",
+        max_chunk_bytes = Count(*.max_chunk_bytes, "byte")
+    )]
+    RowExceedsChunk {
+        /// The vector.
+        vector: String,
+        /// Bytes between its rows.
+        byte_stride: u64,
+        /// The most bytes a chunk may hold.
+        max_chunk_bytes: u64,
+    },
+    /// An input of [`GpuVector::map_chunks`](crate::GpuVector::map_chunks) with another row
+    /// count than the first input, or without chunks.
+    #[error(
+        "map_chunks: gpu vector `{vector}` has {found_rows} in {chunks}, expected {expected_rows} in at least one chunk",
+        found_rows = Count(*.found, "row"),
+        chunks = Count(*.chunks, "chunk"),
+        expected_rows = Count(*.expected, "row")
+    )]
+    MapLength {
+        /// The input.
+        vector: String,
+        /// The first input's rows.
+        expected: u64,
+        /// This input's rows.
+        found: u64,
+        /// This input's chunks.
+        chunks: usize,
+    },
     /// Invalid data metadata. (A [`DataError::Gpu`] converts to [`TableError::Gpu`] instead, so
     /// a device error reaches a table error one way.)
     #[error(transparent)]
@@ -595,4 +653,31 @@ impl TableError {
             source => TableError::Filter { source },
         }
     }
+}
+
+/// A failure of [`GpuVector::map_chunks`](crate::GpuVector::map_chunks): the inputs could not
+/// be split, or the operation failed on one piece.
+#[derive(Debug, thiserror::Error)]
+pub enum ChunkMapError<E> {
+    /// The inputs cannot be split into pieces (see
+    /// [`GpuVector::map_chunks`](crate::GpuVector::map_chunks)), or the outputs cannot form one
+    /// vector.
+    #[error(transparent)]
+    Table(#[from] TableError),
+    /// The operation failed on the piece of rows `first_row..first_row + rows`.
+    #[error(
+        "gpu vector `{vector}`: the operation failed on {piece_rows} from row {first_row}: {source}",
+        piece_rows = Count(*.rows, "row")
+    )]
+    Piece {
+        /// The output vector's name.
+        vector: String,
+        /// The piece's first row among the vectors' rows.
+        first_row: u64,
+        /// The piece's rows.
+        rows: u64,
+        /// The operation's error.
+        #[source]
+        source: E,
+    },
 }

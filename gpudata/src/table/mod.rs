@@ -63,11 +63,12 @@ pub use bind::render::{
 pub use bind::storage::{BatchStorage, StorageColumn, TableStorageBindings, UniformConstant};
 pub use column::append::{AppendableOptions, Growth};
 pub use column::batch::{GpuRecordBatch, RecordBatchOptions, SourceInfo};
+pub use column::chunked::{ChunkOptions, ChunkPiece, ChunkSpan};
 pub use column::constant::{CONSTANT_BUFFER_BYTES, CONSTANT_USAGE, ConstantScalar, GpuConstant};
 pub use column::schema::{GpuSchema, GpuSchemaField, Metadata, RESERVED_INDEX_COLUMN};
 pub use column::table::{GpuColumn, GpuColumnRef, GpuTable};
 pub use column::vector::{DataVectorOptions, GpuVector, InterleavedDescriptor};
-pub use error::TableError;
+pub use error::{ChunkMapError, TableError};
 pub use relayout::pack::PackOptions;
 pub use relayout::segment::{Segment, SegmentSpec, SegmentStride, SegmentedLayout};
 pub use relayout::segmented::{SegmentOptions, SegmentedTable, SegmentedTableBuilder};

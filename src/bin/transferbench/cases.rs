@@ -12,6 +12,7 @@ use gpudata::arrow::{
 };
 use gpudata::data::DEFAULT_USAGE;
 use gpudata::device::TransferConfig;
+use gpudata::table::GpuVector;
 use gpudata::{Gpu, GpuData, GpuDataDescriptor, GpuStruct, TypedGpuData, VertexFormat};
 
 use crate::Args;
@@ -70,7 +71,29 @@ fn bytes_source(size: u64) -> Vec<u8> {
         .collect()
 }
 
-const PATHS: [&str; 10] = [
+/// [`bytes_source`]'s pattern in 8-byte words, written by every core (a 20 GiB source in a
+/// second or two instead of a minute).
+fn parallel_source(size: u64) -> Vec<u8> {
+    let mut out = vec![0u8; size as usize];
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let per = (out.len() / threads).next_multiple_of(8).max(8);
+    std::thread::scope(|scope| {
+        for (t, part) in out.chunks_mut(per).enumerate() {
+            scope.spawn(move || {
+                let base = (t * per / 8) as u64;
+                for (i, word) in part.chunks_mut(8).enumerate() {
+                    let v = (base + i as u64)
+                        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                        .to_le_bytes();
+                    word.copy_from_slice(&v[..word.len()]);
+                }
+            });
+        }
+    });
+    out
+}
+
+const PATHS: [&str; 11] = [
     "alloc",
     "write_buffer",
     "write_rows",
@@ -81,6 +104,7 @@ const PATHS: [&str; 10] = [
     "arrow_f32",
     "table",
     "whole_buffer_map",
+    "chunked",
 ];
 
 /// Runs path `path` at `size` bytes.
@@ -276,6 +300,46 @@ fn run(gpu: &Gpu, path: &str, size: u64, iters: u32) -> Row {
                 });
                 if back.as_ref().map(|b| b.columns().to_vec()) != Some(batch.columns().to_vec()) {
                     fail("table read back differs");
+                }
+                t
+            });
+            Row {
+                up: Some(up),
+                down: Some(down),
+            }
+        }
+        "chunked" => {
+            // A column of any size (issue 17): chunks of at most max_buffer_size, uploaded one
+            // after another, read back into one touched slice.
+            let src = parallel_source(size);
+            let descriptor = GpuDataDescriptor::new(VertexFormat::Uint32, size / 4);
+            let mut vector = None;
+            let up = measure(iters, size, || {
+                vector = None; // the previous column's buffers go first, untimed
+                timed(|| {
+                    vector = Some(
+                        GpuVector::upload(gpu, "chunked", &src, descriptor.clone(), DEFAULT_USAGE)
+                            .unwrap_or_else(|e| fail(e)),
+                    );
+                    gpu.wait_idle().unwrap_or_else(|e| fail(e));
+                })
+            });
+            let vector = vector.unwrap_or_else(|| fail("no column"));
+            println!(
+                "chunked {}: {} chunks of at most {} bytes",
+                size_name(size),
+                vector.chunks().len(),
+                gpu.limits().max_buffer_size
+            );
+            let mut out = vec![1u8; size as usize];
+            let down = measure(iters, size, || {
+                let t = timed(|| {
+                    vector
+                        .read_bytes_into(gpu, &mut out)
+                        .unwrap_or_else(|e| fail(e));
+                });
+                if out != src {
+                    fail("chunked column read back differs");
                 }
                 t
             });

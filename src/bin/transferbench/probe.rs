@@ -406,3 +406,67 @@ pub fn fresh_vec_rates() {
         }
     }
 }
+
+/// `--small`: where a small upload's time goes, in microseconds per call (median of many):
+/// `queue.write_buffer` + `submit` + `wait_idle` against gpudata's `write_rows` + `wait_idle`
+/// at 4 KiB and 1 MiB, and the pieces a gpudata upload adds: the full loss check
+/// (`Gpu::is_lost`: a poll and a mapped probe buffer), a bare poll, three error scopes pushed
+/// and popped, an empty submit, and `wait_idle` alone.
+pub fn small_costs(gpu: &Gpu) {
+    use gpudata::TypedGpuData;
+    use gpudata::data::DEFAULT_USAGE;
+    println!("small transfers, microseconds per call (median):");
+    println!("| what | 4 KiB | 1 MiB |");
+    println!("|---|---:|---:|");
+    let us = |n: usize, f: &mut dyn FnMut()| median_secs(n, f) * 1e6;
+    let sizes = [(4usize << 10, 2000usize), (1 << 20, 300)];
+    let mut write_buffer = Vec::new();
+    let mut write_rows = Vec::new();
+    for (size, n) in sizes {
+        let rows = crate::rows::packed_rows(size);
+        let data =
+            TypedGpuData::from_rows(gpu, &rows, DEFAULT_USAGE).unwrap_or_else(|e| panic!("{e}"));
+        let bytes: Vec<u8> = vec![7; data.as_data().byte_length() as usize];
+        write_buffer.push(us(n, &mut || {
+            gpu.queue().write_buffer(data.as_data().buffer(), 0, &bytes);
+            gpu.queue().submit([]);
+            gpu.wait_idle().unwrap_or_else(|e| panic!("{e}"));
+        }));
+        write_rows.push(us(n, &mut || {
+            data.write_rows(gpu, 0, &rows)
+                .unwrap_or_else(|e| panic!("{e}"));
+            gpu.wait_idle().unwrap_or_else(|e| panic!("{e}"));
+        }));
+    }
+    println!(
+        "| write_buffer + submit + wait_idle | {:.1} | {:.1} |",
+        write_buffer[0], write_buffer[1]
+    );
+    println!(
+        "| write_rows + wait_idle | {:.1} | {:.1} |",
+        write_rows[0], write_rows[1]
+    );
+    let device = gpu.device();
+    let one = |name: &str, f: &mut dyn FnMut()| println!("| {name} | {:.1} | |", us(2000, f));
+    one("Gpu::is_lost (poll + mapped probe buffer)", &mut || {
+        assert!(!gpu.is_lost());
+    });
+    one("device.poll(Poll)", &mut || {
+        let _ = device.poll(wgpu::PollType::Poll);
+    });
+    one("3 error scopes pushed, popped, awaited", &mut || {
+        let a = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let b = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let c = device.push_error_scope(wgpu::ErrorFilter::Internal);
+        let (c, b, a) = (c.pop(), b.pop(), a.pop());
+        assert!(pollster::block_on(c).is_none());
+        assert!(pollster::block_on(b).is_none());
+        assert!(pollster::block_on(a).is_none());
+    });
+    one("queue.submit([])", &mut || {
+        gpu.queue().submit([]);
+    });
+    one("wait_idle", &mut || {
+        gpu.wait_idle().unwrap_or_else(|e| panic!("{e}"));
+    });
+}

@@ -15,8 +15,8 @@ pub use config::{
     DEFAULT_BUDGET_BYTES, MIN_CHUNK_BYTES, ProgressCallback, TransferConfig, TransferDirection,
     TransferProgress,
 };
-pub(crate) use host::advise_huge_pages;
+pub(crate) use host::{advise_huge_pages, zeroed_bytes};
 pub(crate) use readback::{read_into, read_range};
 pub use upload::STAGING_CHUNK_BYTES;
-pub(crate) use upload::{Stager, upload, write_bytes};
+pub(crate) use upload::{Stager, row_granule, upload, write_bytes};
 pub(crate) use wait::WaitMode;

@@ -43,7 +43,7 @@ pub(crate) struct Stager<'g> {
 impl<'g> Stager<'g> {
     /// A stager for `gpu`, or [`GpuError::DeviceLost`] when its device is lost.
     pub(crate) fn new(gpu: &'g Gpu, mode: WaitMode) -> Result<Stager<'g>, GpuError> {
-        gpu.check_lost(OPERATION)?;
+        gpu.check_reported_lost(OPERATION)?;
         Ok(Stager {
             gpu,
             mode,
@@ -126,6 +126,16 @@ pub(crate) async fn write_bytes(
     upload(gpu, buffer, offset, len, 4, &fill, mode).await
 }
 
+/// The granule of an upload of rows `stride` bytes apart: the least multiple of both the stride
+/// and 4, so every chunk starts at a whole row and a whole word.
+pub(crate) const fn row_granule(stride: u64) -> u64 {
+    let (mut a, mut b) = (stride, 4);
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    stride / a * 4
+}
+
 /// [`GpuError::UnalignedWrite`] unless `offset` and `len` are multiples of 4 and the range lies
 /// inside `buffer`.
 fn check_write(buffer: &wgpu::Buffer, offset: u64, len: u64) -> Result<(), GpuError> {
@@ -169,7 +179,11 @@ pub(crate) async fn upload(
     if len == 0 {
         return Ok(());
     }
-    gpu.check_lost(OPERATION)?;
+    // Only a loss wgpu reported already: probing the device (a poll and a mapped buffer made
+    // and destroyed) cost a 4 KiB write half again `write_buffer`'s time. A loss not yet
+    // reported is found all the same: a destroyed device refuses the staging
+    // (`write_buffer_with` returns `None`), and the refusal confirms the loss below.
+    gpu.check_reported_lost(OPERATION)?;
     let plan = plan(gpu, mode, len, granule.max(4));
     let shared = Shared::new(
         TransferDirection::Upload,

@@ -11,6 +11,7 @@ use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::layout::{BufferAttribute, BufferLayout, StepMode};
 use crate::record::GpuStruct;
 use crate::table::TableError;
+use crate::table::column::chunked::ChunkOptions;
 
 /// Text for a format in error messages.
 pub(crate) fn format_text(format: Option<&GpuDataFormat>) -> String {
@@ -254,19 +255,50 @@ impl GpuVector {
         )
     }
 
-    /// An interleaved vector of `rows`, uploaded into a new owned buffer: the rows of a
+    /// An interleaved vector of `rows`, uploaded into new owned buffers: the rows of a
     /// `#[derive(GpuStruct)]` type become one column whose layout feeds one attribute per field.
+    /// Rows that do not fit one buffer (the device's `max_buffer_size`) go into as many chunks
+    /// as they need, whole rows each (see [`ChunkOptions`](crate::table::ChunkOptions)).
     ///
     /// # Errors
-    /// [`TableError::Gpu`] when the upload fails.
+    /// [`TableError::RowExceedsChunk`] for a row larger than a buffer; [`TableError::Gpu`] when
+    /// the upload fails.
     pub fn from_rows<T: GpuStruct>(
         gpu: &Gpu,
         name: impl Into<String>,
         rows: &[T],
         step_mode: Option<StepMode>,
     ) -> Result<GpuVector, TableError> {
-        let data = crate::TypedGpuData::from_rows(gpu, rows, crate::data::DEFAULT_USAGE)?;
-        GpuVector::from_struct_data(name, data.into_data(), step_mode)
+        GpuVector::from_rows_with(gpu, name, rows, step_mode, ChunkOptions::default())
+    }
+
+    /// [`from_rows`](Self::from_rows) in chunks cut by `options`.
+    ///
+    /// # Errors
+    /// As [`from_rows`](Self::from_rows), and [`TableError::ChunkRows`].
+    pub fn from_rows_with<T: GpuStruct>(
+        gpu: &Gpu,
+        name: impl Into<String>,
+        rows: &[T],
+        step_mode: Option<StepMode>,
+        options: ChunkOptions,
+    ) -> Result<GpuVector, TableError> {
+        let name = name.into();
+        let per_chunk = options.rows_per_chunk_for(gpu, &name, T::FORMAT.byte_stride())?;
+        let chunks = GpuVector::upload_struct_rows(gpu, rows, per_chunk)?;
+        let format = T::FORMAT;
+        let layout = BufferLayout {
+            byte_stride: Some(format.byte_stride()),
+            ..format.buffer_layout(name.clone(), step_mode)
+        };
+        GpuVector::from_data_with(
+            name,
+            chunks,
+            DataVectorOptions {
+                buffer_layout: Some(layout),
+                ..DataVectorOptions::default()
+            },
+        )
     }
 
     /// A vector over `chunks` (luma.gl's `data` mode), every number taken from the first chunk.

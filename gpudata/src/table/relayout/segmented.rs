@@ -7,7 +7,6 @@ use std::fmt;
 
 use crate::data::{BufferHandle, DEFAULT_USAGE, GpuData, GpuDataDescriptor};
 use crate::device::Gpu;
-use crate::device::GpuError;
 use crate::format::VertexFormat;
 use crate::layout::{BufferLayout, GpuDataStructFormat, StepMode, StructLayout};
 use crate::table::TableError;
@@ -15,6 +14,7 @@ use crate::table::TableError;
 use super::fields::{FieldSource, copy_fields_packed, table_fields};
 use super::segment::{Segment, SegmentSpec, SegmentStride, SegmentedLayout};
 use crate::device::buffers::create_buffer;
+use crate::device::transfer::{WaitMode, row_granule, upload, write_bytes};
 use crate::kernels::copy::CopyRecorder;
 use crate::table::column::batch::RecordBatchOptions;
 use crate::table::column::constant::GpuConstant;
@@ -174,10 +174,8 @@ impl<'a> SegmentedTableBuilder<'a> {
             } else {
                 wgpu::BufferUsages::empty()
             };
-        let buffer = create_mapped_buffer(gpu, layout.byte_length(), usage)?;
-        let written = write_segments(&buffer, &layout, &self.columns);
-        buffer.unmap();
-        written?;
+        let buffer = create_buffer(gpu, layout.byte_length(), usage, "gpudata segmented table")?;
+        write_segments(gpu, &buffer, &layout, &self.columns)?;
         // List segments hold flattened elements: their layout is one attribute of the element
         // format at the segment's stride (a table cannot synthesize one for a list column).
         let list_layouts = layout
@@ -204,56 +202,61 @@ impl<'a> SegmentedTableBuilder<'a> {
     }
 }
 
-/// A buffer of `size` bytes (at least 4, a multiple of 4) mapped at creation.
-fn create_mapped_buffer(
-    gpu: &Gpu,
-    size: u64,
-    usage: wgpu::BufferUsages,
-) -> Result<wgpu::Buffer, TableError> {
-    Ok(crate::device::buffers::create_mapped_buffer(
-        gpu,
-        size,
-        usage,
-        "gpudata segmented table",
-    )?)
-}
-
-/// Writes each column's values into its segment of `buffer` (mapped at creation): packed
-/// columns in one copy, wider strides value by value. Padding stays zero (new buffers are
-/// zero-initialized).
+/// Writes each column's values into its segment of `buffer` through the transfer engine, so
+/// the host memory staged at once stays within the device's transfer budget however large the
+/// table: packed columns as they are, wider strides value by value with zeroed padding.
 fn write_segments(
+    gpu: &Gpu,
     buffer: &wgpu::Buffer,
     layout: &SegmentedLayout,
     columns: &[HostColumn<'_>],
 ) -> Result<(), TableError> {
-    if columns.iter().all(|c| c.bytes.is_empty()) {
-        return Ok(());
-    }
-    let mut view = buffer.get_mapped_range_mut(..).map_err(|e| GpuError::Map {
-        reason: format!("the new segmented buffer cannot be written: {e}"),
-    })?;
     for (segment, column) in layout.segments().iter().zip(columns) {
         if column.bytes.is_empty() {
             continue;
         }
-        let overflow = || TableError::Overflow {
-            what: format!("the segment of column `{}`", segment.name()),
-        };
-        let start = usize::try_from(segment.byte_offset()).map_err(|_| overflow())?;
-        let element = usize::try_from(segment.row_byte_length()).map_err(|_| overflow())?;
-        let stride = usize::try_from(segment.byte_stride()).map_err(|_| overflow())?;
-        let end = start.checked_add(column.bytes.len()).ok_or_else(overflow)?;
-        if stride == element {
-            view.slice(start..end).copy_from_slice(column.bytes);
+        let start = segment.byte_offset();
+        let element = segment.row_byte_length();
+        let stride = segment.byte_stride();
+        let bytes = column.bytes;
+        let written = if stride == element {
+            pollster::block_on(write_bytes(gpu, buffer, start, bytes, WaitMode::Block))
         } else {
-            let reserved =
-                usize::try_from(segment.reserved_byte_length()).map_err(|_| overflow())?;
-            let mut out = view.slice(start..start + reserved);
-            for (i, value) in column.bytes.chunks_exact(element).enumerate() {
-                let at = i * stride;
-                out.slice(at..at + element).copy_from_slice(value);
-            }
-        }
+            // Chunks start at whole values and whole words; each fills its values and the
+            // padding between them (staging memory is not zeroed).
+            let granule = row_granule(stride);
+            let fill = |at: u64, mut dst: wgpu::WriteOnly<'_, [u8]>| {
+                // `at` is a multiple of the stride; the chunk holds its values' strides.
+                let first = at / stride;
+                let (stride, element) = (stride as usize, element as usize);
+                let mut offset = 0;
+                for value in bytes.chunks_exact(element).skip(first as usize) {
+                    if offset >= dst.len() {
+                        break;
+                    }
+                    let take = element.min(dst.len() - offset);
+                    dst.slice(offset..offset + take)
+                        .copy_from_slice(&value[..take]);
+                    let pad_end = (offset + stride).min(dst.len());
+                    dst.slice(offset + take..pad_end).fill(0);
+                    offset += stride;
+                }
+                if offset < dst.len() {
+                    dst.slice(offset..).fill(0);
+                }
+            };
+            let len = segment.reserved_byte_length();
+            pollster::block_on(upload(
+                gpu,
+                buffer,
+                start,
+                len,
+                granule,
+                &fill,
+                WaitMode::Block,
+            ))
+        };
+        written?;
     }
     Ok(())
 }
