@@ -4,7 +4,7 @@
 //! on the same machine; run both in one job to compare side by side.
 //!
 //! ```text
-//! transferbench [--sizes 4k,1m,64m,256m,1g] [--paths a,b] [--iters N] [--probe] [--sweep] [--small]
+//! transferbench [--sizes 4k,1m,64m,256m,1g] [--paths a,b] [--iters N] [--probe] [--sweep] [--small] [--levers]
 //!               [--threads N] [--chunk-mib N] [--budget-mib N]
 //! ```
 //!
@@ -12,7 +12,8 @@
 //! `MAP_WRITE` and `MAP_READ` staging), single-buffer mapped-memory copy rates by thread count
 //! and the `copy_buffer_to_buffer` rate between staging and device memory. `--sweep` times
 //! 1 GiB uploads and readbacks over thread counts and chunk sizes. `--small` breaks a 4 KiB and
-//! a 1 MiB upload down into what gpudata adds to `queue.write_buffer`. The table times each path
+//! a 1 MiB upload down into what gpudata adds to `queue.write_buffer`; `--levers` measures
+//! pinning the copy threads to cores. The table times each path
 //! (median of the iterations; uploads until the device is idle, readbacks until the bytes are in
 //! a host `Vec`), checks the bytes of every readback against the source, and reports GB/s
 //! (10⁹ bytes per second) and the peak resident memory the case added above the source
@@ -38,6 +39,7 @@ pub struct Args {
     probe: bool,
     sweep: bool,
     small: bool,
+    levers: bool,
     table: bool,
     threads: Option<usize>,
     chunk_mib: Option<u64>,
@@ -72,6 +74,7 @@ fn parse_args() -> Result<Args, String> {
         probe: false,
         sweep: false,
         small: false,
+        levers: false,
         table: true,
         threads: None,
         chunk_mib: None,
@@ -95,6 +98,7 @@ fn parse_args() -> Result<Args, String> {
             "--probe" => args.probe = true,
             "--sweep" => args.sweep = true,
             "--small" => args.small = true,
+            "--levers" => args.levers = true,
             "--no-table" => args.table = false,
             "--threads" => args.threads = Some(number("--threads", value("--threads")?)? as usize),
             "--chunk-mib" => args.chunk_mib = Some(number("--chunk-mib", value("--chunk-mib")?)?),
@@ -103,7 +107,7 @@ fn parse_args() -> Result<Args, String> {
             }
             "--help" | "-h" => {
                 println!(
-                    "transferbench [--sizes 4k,1m,64m,256m,1g] [--paths a,b] [--iters N] [--probe] [--sweep] [--small] [--no-table] [--threads N] [--chunk-mib N] [--budget-mib N]"
+                    "transferbench [--sizes 4k,1m,64m,256m,1g] [--paths a,b] [--iters N] [--probe] [--sweep] [--small] [--levers] [--no-table] [--threads N] [--chunk-mib N] [--budget-mib N]"
                 );
                 std::process::exit(0);
             }
@@ -156,6 +160,9 @@ fn main() {
     }
     if args.small {
         probe::small_costs(&gpu);
+    }
+    if args.levers {
+        probe::levers(&gpu);
     }
     if args.sweep {
         cases::sweep(&gpu);

@@ -408,7 +408,8 @@ pub fn fresh_vec_rates() {
 }
 
 /// `--small`: where a small upload's time goes, in microseconds per call (median of many):
-/// `queue.write_buffer` + `submit` + `wait_idle` against gpudata's `write_rows` + `wait_idle`
+/// `queue.write_buffer` (and `write_buffer_with`) + `submit` + `wait_idle` against gpudata's
+/// `write_rows` + `wait_idle`
 /// at 4 KiB and 1 MiB, and the pieces a gpudata upload adds: the full loss check
 /// (`Gpu::is_lost`: a poll and a mapped probe buffer), a bare poll, three error scopes pushed
 /// and popped, an empty submit, and `wait_idle` alone.
@@ -421,6 +422,7 @@ pub fn small_costs(gpu: &Gpu) {
     let us = |n: usize, f: &mut dyn FnMut()| median_secs(n, f) * 1e6;
     let sizes = [(4usize << 10, 2000usize), (1 << 20, 300)];
     let mut write_buffer = Vec::new();
+    let mut write_buffer_with = Vec::new();
     let mut write_rows = Vec::new();
     for (size, n) in sizes {
         let rows = crate::rows::packed_rows(size);
@@ -429,6 +431,17 @@ pub fn small_costs(gpu: &Gpu) {
         let bytes: Vec<u8> = vec![7; data.as_data().byte_length() as usize];
         write_buffer.push(us(n, &mut || {
             gpu.queue().write_buffer(data.as_data().buffer(), 0, &bytes);
+            gpu.queue().submit([]);
+            gpu.wait_idle().unwrap_or_else(|e| panic!("{e}"));
+        }));
+        write_buffer_with.push(us(n, &mut || {
+            let size = wgpu::BufferSize::new(bytes.len() as u64).unwrap_or_else(|| panic!("empty"));
+            let mut view = gpu
+                .queue()
+                .write_buffer_with(data.as_data().buffer(), 0, size)
+                .unwrap_or_else(|| panic!("no staging"));
+            view.slice(..).copy_from_slice(&bytes);
+            drop(view);
             gpu.queue().submit([]);
             gpu.wait_idle().unwrap_or_else(|e| panic!("{e}"));
         }));
@@ -443,8 +456,50 @@ pub fn small_costs(gpu: &Gpu) {
         write_buffer[0], write_buffer[1]
     );
     println!(
+        "| write_buffer_with + copy + submit + wait_idle | {:.1} | {:.1} |",
+        write_buffer_with[0], write_buffer_with[1]
+    );
+    println!(
         "| write_rows + wait_idle | {:.1} | {:.1} |",
         write_rows[0], write_rows[1]
+    );
+    // The calls alone, the wait for the device after each untimed: CPU time of the call.
+    let call_us = |n: usize, f: &mut dyn FnMut()| {
+        let mut v: Vec<f64> = (0..n)
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                let secs = t.elapsed().as_secs_f64();
+                gpu.wait_idle().unwrap_or_else(|e| panic!("{e}"));
+                secs * 1e6
+            })
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v[n / 2]
+    };
+    let mut calls = Vec::new();
+    for (size, n) in sizes {
+        let rows = crate::rows::packed_rows(size);
+        let data =
+            TypedGpuData::from_rows(gpu, &rows, DEFAULT_USAGE).unwrap_or_else(|e| panic!("{e}"));
+        let bytes: Vec<u8> = vec![7; data.as_data().byte_length() as usize];
+        let wb = call_us(n, &mut || {
+            gpu.queue().write_buffer(data.as_data().buffer(), 0, &bytes);
+            gpu.queue().submit([]);
+        });
+        let wr = call_us(n, &mut || {
+            data.write_rows(gpu, 0, &rows)
+                .unwrap_or_else(|e| panic!("{e}"));
+        });
+        calls.push((wb, wr));
+    }
+    println!(
+        "| write_buffer + submit, call only | {:.1} | {:.1} |",
+        calls[0].0, calls[1].0
+    );
+    println!(
+        "| write_rows, call only | {:.1} | {:.1} |",
+        calls[0].1, calls[1].1
     );
     let device = gpu.device();
     let one = |name: &str, f: &mut dyn FnMut()| println!("| {name} | {:.1} | |", us(2000, f));
@@ -469,4 +524,110 @@ pub fn small_costs(gpu: &Gpu) {
     one("wait_idle", &mut || {
         gpu.wait_idle().unwrap_or_else(|e| panic!("{e}"));
     });
+}
+
+/// Pins the calling thread to CPU `core` (Linux; elsewhere nothing).
+fn pin(core: usize) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: a zeroed cpu_set_t is an empty set; CPU_SET writes inside it; the call changes
+    // only this thread's affinity.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(core, &mut set);
+        libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &set);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = core;
+}
+
+/// `--levers`: what pinning the copy threads to one core each changes, on the two copies that
+/// bound the transfers (the caller's memory into mapped `MAP_WRITE` memory for uploads, mapped
+/// `MAP_READ` memory into touched memory for readbacks), 8 and 16 threads, median of 5 passes of
+/// 256 MiB, GB/s.
+pub fn levers(gpu: &Gpu) {
+    let device = gpu.device();
+    let src: Vec<u8> = (0..PROBE_BYTES).map(|i| (i * 7 + 3) as u8).collect();
+    let mut host = vec![1u8; PROBE_BYTES];
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let write = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("lever map_write"),
+        size: PROBE_BYTES as u64,
+        usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: true,
+    });
+    let copy_into = |threads: usize, pinned: bool| {
+        let share = src.len().div_ceil(threads).next_multiple_of(256);
+        let write = &write;
+        std::thread::scope(|scope| {
+            for (i, piece) in src.chunks(share).enumerate() {
+                scope.spawn(move || {
+                    if pinned {
+                        pin(i % cores);
+                    }
+                    let at = (i * share) as u64;
+                    let mut view = write
+                        .get_mapped_range_mut(at..at + piece.len() as u64)
+                        .unwrap_or_else(|e| panic!("{e}"));
+                    view.slice(..).copy_from_slice(piece);
+                });
+            }
+        });
+    };
+    copy_into(16, false); // first touch
+    let mut up = Vec::new();
+    for threads in [8, 16] {
+        for pinned in [false, true] {
+            let secs = median_secs(5, || copy_into(threads, pinned));
+            up.push((threads, pinned, PROBE_BYTES as f64 / secs / 1e9));
+        }
+    }
+    write.unmap();
+    let read = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("lever map_read"),
+        size: PROBE_BYTES as u64,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    encoder.copy_buffer_to_buffer(&write, 0, &read, 0, None);
+    gpu.queue().submit([encoder.finish()]);
+    read.map_async(wgpu::MapMode::Read, .., |r| {
+        r.unwrap_or_else(|e| panic!("{e}"))
+    });
+    gpu.wait_idle().unwrap_or_else(|e| panic!("{e}"));
+    let view = read.get_mapped_range(..).unwrap_or_else(|e| panic!("{e}"));
+    let mut down = Vec::new();
+    for threads in [8, 16] {
+        for pinned in [false, true] {
+            let secs = median_secs(5, || {
+                let share = view.len().div_ceil(threads);
+                std::thread::scope(|scope| {
+                    for (i, (d, s)) in host.chunks_mut(share).zip(view.chunks(share)).enumerate() {
+                        scope.spawn(move || {
+                            if pinned {
+                                pin(i % cores);
+                            }
+                            d.copy_from_slice(s);
+                        });
+                    }
+                });
+            });
+            down.push((threads, pinned, PROBE_BYTES as f64 / secs / 1e9));
+        }
+    }
+    assert!(host == src, "lever bytes differ");
+    println!("levers, {} MiB, median of 5, GB/s:", PROBE_BYTES >> 20);
+    println!("| copy | threads | unpinned | pinned |");
+    println!("|---|---:|---:|---:|");
+    for (name, rows) in [
+        ("host -> MAP_WRITE (upload)", &up),
+        ("MAP_READ -> touched host (readback)", &down),
+    ] {
+        for pair in rows.chunks(2) {
+            println!(
+                "| {name} | {} | {:.1} | {:.1} |",
+                pair[0].0, pair[0].2, pair[1].2
+            );
+        }
+    }
 }

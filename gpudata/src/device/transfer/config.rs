@@ -3,7 +3,7 @@
 
 use std::fmt;
 use std::num::NonZeroUsize;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::device::AdapterKind;
 
@@ -128,9 +128,7 @@ impl TransferConfig {
         }
         match kind {
             AdapterKind::Software => 1,
-            AdapterKind::Hardware | AdapterKind::Unknown => std::thread::available_parallelism()
-                .map_or(1, NonZeroUsize::get)
-                .min(MAX_AUTO_THREADS),
+            AdapterKind::Hardware | AdapterKind::Unknown => host_threads().min(MAX_AUTO_THREADS),
         }
     }
 
@@ -183,4 +181,12 @@ impl fmt::Debug for TransferConfig {
             .field("progress", &self.progress.is_some())
             .finish()
     }
+}
+
+/// The host's available parallelism, asked once per process: `available_parallelism` reads the
+/// cgroup quota files on Linux each time, which cost every transfer on a hardware adapter about
+/// 25 µs (a 4 KiB upload took 56 µs against `write_buffer`'s 44 on the H200; BENCHMARKS.md).
+fn host_threads() -> usize {
+    static THREADS: OnceLock<usize> = OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, NonZeroUsize::get))
 }
