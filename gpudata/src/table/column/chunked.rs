@@ -11,56 +11,8 @@ use crate::layout::strided_byte_length;
 use crate::record::{GpuField, GpuStruct, fields_as_bytes};
 use crate::table::{ChunkMapError, TableError};
 
+use super::chunk_options::ChunkOptions;
 use super::vector::{DataVectorOptions, GpuVector, format_text};
-
-/// How [`GpuVector::upload_with`] cuts a column into chunks. Rows are never split: a chunk
-/// holds whole rows, at most `max_chunk_bytes` bytes (rounded down to whole 4-byte words, and
-/// never more than the device's `max_buffer_size`) and at most `rows_per_chunk` rows.
-///
-/// Columns that go into one table together need the same chunk boundaries (chunk `i` of
-/// every column becomes batch `i`): give them the same `rows_per_chunk`, for example the
-/// smallest [`rows_per_chunk_for`](Self::rows_per_chunk_for) over their byte strides.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ChunkOptions {
-    /// The most bytes one chunk's buffer holds; `None`: the device's `max_buffer_size`.
-    pub max_chunk_bytes: Option<u64>,
-    /// The most rows one chunk holds; `None`: as many as fit.
-    pub rows_per_chunk: Option<u64>,
-}
-
-impl ChunkOptions {
-    /// The rows one chunk of rows `byte_stride` bytes apart holds on `gpu`.
-    ///
-    /// # Errors
-    /// [`TableError::ChunkRows`] for `rows_per_chunk: Some(0)`; [`TableError::RowExceedsChunk`]
-    /// when one row is larger than a chunk may be.
-    pub fn rows_per_chunk_for(
-        &self,
-        gpu: &Gpu,
-        vector: &str,
-        byte_stride: u64,
-    ) -> Result<u64, TableError> {
-        let device_max = gpu.limits().max_buffer_size;
-        let max_chunk_bytes = self.max_chunk_bytes.unwrap_or(device_max).min(device_max) & !3;
-        if self.rows_per_chunk == Some(0) {
-            return Err(TableError::ChunkRows {
-                vector: vector.to_owned(),
-            });
-        }
-        let fit = match byte_stride {
-            0 => u64::MAX,
-            stride => max_chunk_bytes / stride,
-        };
-        if fit == 0 {
-            return Err(TableError::RowExceedsChunk {
-                vector: vector.to_owned(),
-                byte_stride,
-                max_chunk_bytes,
-            });
-        }
-        Ok(self.rows_per_chunk.map_or(fit, |rows| rows.min(fit)))
-    }
-}
 
 /// Where one chunk of a [`GpuVector`] lies among the vector's rows: what a caller that binds
 /// the chunks one by one needs (the chunk's own bindings come from [`GpuData`]'s

@@ -2,6 +2,7 @@
 
 pub(crate) mod append;
 pub(crate) mod batch;
+pub(crate) mod chunk_options;
 pub(crate) mod chunked;
 pub(crate) mod constant;
 pub(crate) mod schema;

@@ -11,7 +11,7 @@ use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::layout::{BufferAttribute, BufferLayout, StepMode};
 use crate::record::GpuStruct;
 use crate::table::TableError;
-use crate::table::column::chunked::ChunkOptions;
+use crate::table::column::chunk_options::ChunkOptions;
 
 /// Text for a format in error messages.
 pub(crate) fn format_text(format: Option<&GpuDataFormat>) -> String {
