@@ -11,12 +11,12 @@ use core::fmt;
 use core::marker::PhantomData;
 use core::str::FromStr;
 
-use serde::de::{self, MapAccess, Visitor};
+use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::format::{GpuVectorFormat, ShaderType, VertexFormat};
-use crate::layout::LayoutError;
+use crate::layout::{DeclarationLimits, LayoutError};
 use crate::layout::{GpuDataStructFormat, StepMode, StructLayout};
 
 /// Serializes as `Display`, deserializes through `FromStr`.
@@ -119,35 +119,44 @@ struct FieldDe {
     byte_length: Option<u64>,
 }
 
-/// The `fields` object, kept in document order.
+/// The `fields` object, kept in document order, refused as soon as it has more than `max`
+/// entries (the rest of the document is not read).
 struct OrderedFields(Vec<(String, FieldDe)>);
 
-impl<'de> Deserialize<'de> for OrderedFields {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = OrderedFields;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object of fields in declaration order")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<OrderedFields, A::Error> {
-                let mut fields = Vec::new();
-                while let Some((name, field)) = map.next_entry::<String, FieldDe>()? {
-                    fields.push((name, field));
-                }
-                Ok(OrderedFields(fields))
-            }
-        }
-        deserializer.deserialize_map(V)
+struct FieldsSeed {
+    max: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for FieldsSeed {
+    type Value = OrderedFields;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<OrderedFields, D::Error> {
+        deserializer.deserialize_map(self)
     }
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+impl<'de> Visitor<'de> for FieldsSeed {
+    type Value = OrderedFields;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object of fields in declaration order")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<OrderedFields, A::Error> {
+        let mut fields = Vec::with_capacity(map.size_hint().unwrap_or(0).min(self.max).min(4096));
+        while let Some(name) = map.next_key::<String>()? {
+            if fields.len() == self.max {
+                return Err(de::Error::custom(LayoutError::TooManyFields {
+                    max: self.max,
+                }));
+            }
+            fields.push((name, map.next_value::<FieldDe>()?));
+        }
+        Ok(OrderedFields(fields))
+    }
+}
+
+/// A struct format's JSON object, its keys in any order.
 struct StructFormatDe {
-    #[serde(rename = "type")]
     kind: Option<String>,
-    #[serde(default)]
     layout: StructLayout,
     fields: OrderedFields,
     components: Option<u64>,
@@ -155,10 +164,103 @@ struct StructFormatDe {
     row_byte_length: Option<u64>,
 }
 
-fn check(what: impl Into<String>, expected: u64, found: Option<u64>) -> Result<(), LayoutError> {
+const STRUCT_FORMAT_KEYS: &[&str] = &[
+    "type",
+    "layout",
+    "fields",
+    "components",
+    "byteStride",
+    "rowByteLength",
+];
+
+/// Reads a [`StructFormatDe`] within `limits`.
+struct StructFormatSeed<'l> {
+    limits: &'l DeclarationLimits,
+}
+
+impl<'de> DeserializeSeed<'de> for StructFormatSeed<'_> {
+    type Value = StructFormatDe;
+
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<StructFormatDe, D::Error> {
+        deserializer.deserialize_struct("GpuDataStructFormat", STRUCT_FORMAT_KEYS, self)
+    }
+}
+
+/// Stores `value` read from `map` in `slot`, refusing a key given twice.
+fn once<'de, A: MapAccess<'de>, T>(
+    slot: &mut Option<T>,
+    key: &'static str,
+    value: impl FnOnce(&mut A) -> Result<T, A::Error>,
+    map: &mut A,
+) -> Result<(), A::Error> {
+    if slot.is_some() {
+        return Err(de::Error::duplicate_field(key));
+    }
+    *slot = Some(value(map)?);
+    Ok(())
+}
+
+impl<'de> Visitor<'de> for StructFormatSeed<'_> {
+    type Value = StructFormatDe;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a struct format object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<StructFormatDe, A::Error> {
+        let (mut kind, mut layout, mut fields) = (None, None, None);
+        let (mut components, mut byte_stride, mut row_byte_length) = (None, None, None);
+        let max = self.limits.max_fields;
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "type" => once(
+                    &mut kind,
+                    "type",
+                    |m| m.next_value::<Option<String>>(),
+                    &mut map,
+                )?,
+                "layout" => once(&mut layout, "layout", |m| m.next_value(), &mut map)?,
+                "fields" => once(
+                    &mut fields,
+                    "fields",
+                    |m| m.next_value_seed(FieldsSeed { max }),
+                    &mut map,
+                )?,
+                "components" => once(&mut components, "components", |m| m.next_value(), &mut map)?,
+                "byteStride" => once(&mut byte_stride, "byteStride", |m| m.next_value(), &mut map)?,
+                "rowByteLength" => once(
+                    &mut row_byte_length,
+                    "rowByteLength",
+                    |m| m.next_value(),
+                    &mut map,
+                )?,
+                other => return Err(de::Error::unknown_field(other, STRUCT_FORMAT_KEYS)),
+            }
+        }
+        Ok(StructFormatDe {
+            kind: kind.flatten(),
+            layout: layout.unwrap_or_default(),
+            fields: fields.ok_or_else(|| de::Error::missing_field("fields"))?,
+            components: components.flatten(),
+            byte_stride: byte_stride.flatten(),
+            row_byte_length: row_byte_length.flatten(),
+        })
+    }
+}
+
+/// `Err` when a number stated for `what` differs from the one the fields give; `what` is
+/// written only then.
+fn check(
+    what: impl FnOnce() -> String,
+    expected: u64,
+    found: Option<u64>,
+) -> Result<(), LayoutError> {
     match found {
         Some(found) if found != expected => Err(LayoutError::Inconsistent {
-            what: what.into(),
+            what: what(),
             expected,
             found,
         }),
@@ -167,38 +269,44 @@ fn check(what: impl Into<String>, expected: u64, found: Option<u64>) -> Result<(
 }
 
 impl StructFormatDe {
-    fn build(self) -> Result<GpuDataStructFormat, String> {
+    fn build(self, limits: &DeclarationLimits) -> Result<GpuDataStructFormat, String> {
         if let Some(kind) = self.kind.as_ref().filter(|kind| *kind != "struct") {
             return Err(format!("expected \"type\": \"struct\", found \"{kind}\""));
         }
-        let declared: Vec<(String, VertexFormat)> = self
+        let (declared, stated): (Vec<_>, Vec<_>) = self
             .fields
             .0
-            .iter()
-            .map(|(name, field)| (name.clone(), field.format))
-            .collect();
-        let format = GpuDataStructFormat::new(self.layout, declared).map_err(|e| e.to_string())?;
+            .into_iter()
+            .map(|(name, field)| ((name, field.format), (field.byte_offset, field.byte_length)))
+            .unzip();
+        let format = GpuDataStructFormat::with_limits(self.layout, declared, limits)
+            .map_err(|e| e.to_string())?;
         let verify = || -> Result<(), LayoutError> {
-            for ((name, stated), field) in self.fields.0.iter().zip(format.fields()) {
+            for ((byte_offset, byte_length), field) in stated.iter().zip(format.fields()) {
+                let name = field.name();
                 check(
-                    format!("byteOffset of field `{name}`"),
+                    || format!("byteOffset of field `{name}`"),
                     field.byte_offset(),
-                    stated.byte_offset,
+                    *byte_offset,
                 )?;
                 check(
-                    format!("byteLength of field `{name}`"),
+                    || format!("byteLength of field `{name}`"),
                     field.byte_length(),
-                    stated.byte_length,
+                    *byte_length,
                 )?;
             }
             check(
-                "components",
+                || "components".to_owned(),
                 u64::from(format.components()),
                 self.components,
             )?;
-            check("byteStride", format.byte_stride(), self.byte_stride)?;
             check(
-                "rowByteLength",
+                || "byteStride".to_owned(),
+                format.byte_stride(),
+                self.byte_stride,
+            )?;
+            check(
+                || "rowByteLength".to_owned(),
                 format.row_byte_length(),
                 self.row_byte_length,
             )
@@ -210,8 +318,43 @@ impl StructFormatDe {
 
 impl<'de> Deserialize<'de> for GpuDataStructFormat {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        StructFormatDe::deserialize(deserializer)?
-            .build()
+        GpuDataStructFormat::deserialize_with_limits(deserializer, &DeclarationLimits::DEFAULT)
+    }
+}
+
+impl GpuDataStructFormat {
+    /// Reads a struct format (luma.gl's JSON shape, as `Deserialize` does) with at most
+    /// `limits.max_fields` fields: the `fields` object is refused as soon as it has more, before
+    /// the rest of the document is read. `Deserialize` uses
+    /// [`DeclarationLimits::DEFAULT`].
+    ///
+    /// ```
+    /// use gpudata::GpuDataStructFormat;
+    /// use gpudata::layout::DeclarationLimits;
+    ///
+    /// let text = r#"{"layout": "packed", "fields": {"a": {"format": "float32"}, "b": {"format": "uint8x4"}}}"#;
+    /// let small = DeclarationLimits { max_fields: 1, ..DeclarationLimits::DEFAULT };
+    /// let refused = GpuDataStructFormat::deserialize_with_limits(
+    ///     &mut serde_json::Deserializer::from_str(text),
+    ///     &small,
+    /// );
+    /// assert!(refused.unwrap_err().to_string().contains("more than 1 fields"));
+    /// let format: GpuDataStructFormat = serde_json::from_str(text)?;
+    /// assert_eq!(format.byte_stride(), 8);
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// The deserializer's error: input of another shape, unknown keys, a
+    /// [`LayoutError`] of the fields (its message), stated numbers that disagree with the
+    /// layout.
+    pub fn deserialize_with_limits<'de, D: Deserializer<'de>>(
+        deserializer: D,
+        limits: &DeclarationLimits,
+    ) -> Result<GpuDataStructFormat, D::Error> {
+        StructFormatSeed { limits }
+            .deserialize(deserializer)?
+            .build(limits)
             .map_err(de::Error::custom)
     }
 }

@@ -198,7 +198,13 @@ fn layout_duplicate_field_check_scales_linearly() {
             .map(|_| {
                 let fields = fields.clone();
                 let start = std::time::Instant::now();
-                let error = GpuDataStructFormat::new(StructLayout::Packed, fields).unwrap_err();
+                // 400k fields: past the default bound of 65,536 (`DeclarationLimits`), raised.
+                let limits = gpudata::layout::DeclarationLimits {
+                    max_fields: usize::MAX,
+                    ..Default::default()
+                };
+                let error = GpuDataStructFormat::with_limits(StructLayout::Packed, fields, &limits)
+                    .unwrap_err();
                 let elapsed = start.elapsed();
                 assert_eq!(
                     error,

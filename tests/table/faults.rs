@@ -3,10 +3,10 @@
 //! error; none reaches wgpu's default handler, and no test installs a handler of its own.
 
 use gpudata::table::{PackOptions, RenderOptions, SegmentOptions, SegmentedTable, TableError};
-use gpudata::{Gpu, GpuError, GpuTable, StructLayout};
+use gpudata::{Gpu, GpuConstant, GpuError, GpuTable, StructLayout, VertexFormat};
 
 use crate::fixtures::batches_table;
-use crate::support::{assert_other_device, fresh_gpu, gpu, other_gpu};
+use crate::support::{assert_other_device, f32_bytes, fresh_gpu, gpu, other_gpu, read_buffer};
 
 /// Every table entry point that takes `gpu`, over `table`, by name: `Err` with what each
 /// returned, `Ok` where it succeeded. `pack_batches`, which changes the table, runs last.
@@ -95,4 +95,29 @@ fn a_lost_device_is_reported_by_the_table_copies() {
             }
         }
     }
+}
+
+#[test]
+fn a_constants_buffer_is_made_on_the_device_asked_for() {
+    // The shared device and `other` are the first devices of two wgpu instances: their ids
+    // collide, so a cache keyed by wgpu's device equality handed `other`'s buffer to `gpu`.
+    let (gpu, other) = (gpu(), other_gpu());
+    let constant = GpuConstant::new(VertexFormat::Float32x2, &[1.5f32, -2.0]).unwrap();
+    let mut expected = f32_bytes(&[1.5, -2.0]);
+    expected.resize(16, 0);
+    let on_other = constant.buffer(&other).unwrap();
+    let on_gpu = constant.buffer(&gpu).unwrap();
+    assert_eq!(read_buffer(&gpu, &on_gpu, 0, 16), expected);
+    assert_eq!(read_buffer(&other, &on_other, 0, 16), expected);
+    // The first upload is kept for its own device.
+    let again = constant.buffer(&other).unwrap();
+    assert_eq!(read_buffer(&other, &again, 0, 16), expected);
+
+    let lost = fresh_gpu();
+    lost.device().destroy();
+    let result = constant.buffer(&lost);
+    assert!(
+        matches!(result, Err(TableError::Gpu(GpuError::DeviceLost { .. }))),
+        "{result:?}"
+    );
 }

@@ -56,6 +56,39 @@ pub(crate) fn create_buffer(
     pollster::block_on(create_buffer_async(gpu, size, usage, label))
 }
 
+/// [`create_buffer`], filled before first use: mapped at creation, `fill` writes the mapped
+/// bytes (zero-initialized; every byte of the allocation, `size` rounded up to 4), then the
+/// buffer is unmapped. The mapping stays here: callers only write bytes. A `fill` error
+/// destroys the buffer and is returned.
+///
+/// # Errors
+/// As [`create_buffer`], [`GpuError::Map`] when the new buffer's mapping cannot be read, and
+/// `fill`'s errors.
+pub(crate) fn create_filled_buffer<E: From<GpuError>>(
+    gpu: &Gpu,
+    size: u64,
+    usage: wgpu::BufferUsages,
+    label: &str,
+    fill: impl FnOnce(&mut wgpu::BufferViewMut) -> Result<(), E>,
+) -> Result<wgpu::Buffer, E> {
+    let buffer = pollster::block_on(create(gpu, size, usage, label, true))?;
+    let filled = match buffer.get_mapped_range_mut(..) {
+        Ok(mut view) => fill(&mut view),
+        Err(e) => Err(GpuError::Map {
+            reason: format!("the new buffer `{label}` cannot be written: {e}"),
+        }
+        .into()),
+    };
+    buffer.unmap();
+    match filled {
+        Ok(()) => Ok(buffer),
+        Err(e) => {
+            buffer.destroy();
+            Err(e)
+        }
+    }
+}
+
 /// The asynchronous form of [`create_buffer`], for the transfer engine's async paths.
 pub(crate) async fn create_buffer_async(
     gpu: &Gpu,

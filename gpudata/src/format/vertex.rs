@@ -33,6 +33,9 @@ macro_rules! vertex_formats {
             /// Every format, in declaration order.
             pub const ALL: [VertexFormat; 49] = [$(VertexFormat::$variant),*];
 
+            /// Every format's name, in `ALL`'s order (a lookup compares names, not formats).
+            const NAMES: [&'static str; 49] = [$($name),*];
+
             /// The WebGPU / luma.gl name, e.g. `"unorm8x4"`.
             #[must_use]
             pub const fn as_str(self) -> &'static str {
@@ -223,10 +226,9 @@ impl VertexFormat {
     #[must_use]
     pub const fn from_name(name: &str) -> Option<VertexFormat> {
         let mut i = 0;
-        while i < VertexFormat::ALL.len() {
-            let format = VertexFormat::ALL[i];
-            if const_str_eq(format.as_str(), name) {
-                return Some(format);
+        while i < VertexFormat::NAMES.len() {
+            if const_str_eq(VertexFormat::NAMES[i], name) {
+                return Some(VertexFormat::ALL[i]);
             }
             i += 1;
         }

@@ -3,7 +3,7 @@
 //! into several dispatches over runs of rows when one binding cannot hold them), the generated
 //! kernel, its uniform and the output buffers. [`OpPlan`] is the result.
 
-use crate::device::buffers::filled_buffer;
+use crate::device::buffers::{create_buffer, filled_buffer};
 use std::sync::Arc;
 
 use super::config::Planner;
@@ -18,6 +18,13 @@ use super::wgsl_gen::{
 use crate::data::GpuDataView;
 use crate::device::Gpu;
 use crate::kernels::OpError;
+
+/// Usage of an operation's output buffers: written by its kernels, then read back, copied,
+/// written again or drawn from.
+const OUTPUT_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
+    .union(wgpu::BufferUsages::COPY_SRC)
+    .union(wgpu::BufferUsages::COPY_DST)
+    .union(wgpu::BufferUsages::VERTEX);
 
 /// What a kernel reads and writes, before it is laid out.
 pub(crate) struct KernelRequest<'a> {
@@ -261,22 +268,13 @@ pub(crate) fn build<'a, B: Body>(
         .map(|v| v.length() * v.format().byte_length())
         .sum();
     let bytes_written: u64 = request.output_strides.iter().map(|s| s * length).sum();
-    let output_buffers = ops.scope(op, "create the output buffers", || {
-        output_sizes
-            .iter()
-            .map(|&size| {
-                device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some(op),
-                    size,
-                    usage: wgpu::BufferUsages::STORAGE
-                        | wgpu::BufferUsages::COPY_SRC
-                        | wgpu::BufferUsages::COPY_DST
-                        | wgpu::BufferUsages::VERTEX,
-                    mapped_at_creation: false,
-                })
-            })
-            .collect::<Vec<_>>()
-    })?;
+    let output_buffers = output_sizes
+        .iter()
+        .map(|&size| {
+            create_buffer(ops.gpu(), size, OUTPUT_USAGE, op)
+                .map_err(|source| OpError::Gpu { op, source })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let mut built = Built {
         gpu: ops.gpu().clone(),
         dispatches: Vec::new(),

@@ -3,6 +3,7 @@
 //! where luma.gl counts 32-bit words).
 
 use super::decl::{StructDecl, TypeDecl, member_path};
+use super::limits::DeclarationLimits;
 use super::memory::{AddressSpace, LeafType};
 use crate::format::PrimitiveType;
 use crate::layout::LayoutError;
@@ -122,15 +123,53 @@ fn add(
     Ok(())
 }
 
+/// How many leaves `ty` flattens to (arrays per element, a runtime-sized tail none), or `None`
+/// past `u64`.
+fn leaf_count(ty: &TypeDecl) -> Option<u64> {
+    match ty {
+        TypeDecl::Leaf(_) => Some(1),
+        TypeDecl::Array { element, count } => {
+            u64::from(count.unwrap_or(0)).checked_mul(leaf_count(element)?)
+        }
+        TypeDecl::Struct(s) => s
+            .members
+            .iter()
+            .try_fold(0u64, |sum, m| sum.checked_add(leaf_count(&m.ty)?)),
+    }
+}
+
 impl StructDecl {
-    /// The struct's leaves in `space`, luma.gl's `makeShaderBlockLayout(types, {layout})` shape.
+    /// The struct's leaves in `space`, luma.gl's `makeShaderBlockLayout(types, {layout})` shape,
+    /// at most [`DeclarationLimits::MAX_FIELDS`] of them
+    /// ([`block_layout_with_limits`](Self::block_layout_with_limits) takes another bound): the
+    /// leaves are counted before any is listed, so `array<f32, 4000000000>` is refused at once.
     ///
     /// # Errors
-    /// [`LayoutError::Type`] when the struct has no layout in `space`.
+    /// [`LayoutError::Type`] when the struct has no layout in `space`,
+    /// [`LayoutError::TooManyFields`].
     pub fn block_layout(&self, space: AddressSpace) -> Result<ShaderBlockLayout, LayoutError> {
+        self.block_layout_with_limits(space, &DeclarationLimits::DEFAULT)
+    }
+
+    /// [`block_layout`](Self::block_layout) with at most `limits.max_fields` leaves.
+    ///
+    /// # Errors
+    /// As [`block_layout`](Self::block_layout).
+    pub fn block_layout_with_limits(
+        &self,
+        space: AddressSpace,
+        limits: &DeclarationLimits,
+    ) -> Result<ShaderBlockLayout, LayoutError> {
         let (_, layout) = self.placements(space)?;
-        let mut fields = Vec::new();
-        add(&mut fields, "", &TypeDecl::Struct(self.clone()), 0, space)?;
+        let root = TypeDecl::Struct(self.clone());
+        let count = leaf_count(&root)
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|n| *n <= limits.max_fields)
+            .ok_or(LayoutError::TooManyFields {
+                max: limits.max_fields,
+            })?;
+        let mut fields = Vec::with_capacity(count);
+        add(&mut fields, "", &root, 0, space)?;
         Ok(ShaderBlockLayout {
             layout: space,
             byte_length: layout.size,

@@ -4,12 +4,14 @@
 
 use std::fmt;
 
-use serde::de::{self, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::ser::{SerializeMap, SerializeStruct};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserializer, Serialize, Serializer};
 
 use super::block::{BlockField, ShaderBlockLayout};
 use super::decl::{MemberDecl, StructDecl, TypeDecl};
+use super::limits::DeclarationLimits;
+use crate::layout::LayoutError;
 
 struct Fields<'a>(&'a [(String, BlockField)]);
 
@@ -57,9 +59,38 @@ enum Composite {
     Struct(Vec<(String, Composite)>),
 }
 
-struct CompositeVisitor;
+/// Reads a [`Composite`] at most `depth` arrays and structs deep, with at most
+/// `limits.max_members` members per struct, refusing as soon as either bound is passed.
+#[derive(Clone, Copy)]
+struct CompositeSeed<'l, 'm> {
+    /// Levels of arrays and structs left below this one.
+    depth: usize,
+    limits: &'l DeclarationLimits,
+    /// The member being read (for errors).
+    member: &'m str,
+}
 
-impl<'de> Visitor<'de> for CompositeVisitor {
+impl<'l, 'm> CompositeSeed<'l, 'm> {
+    /// The depth left for what this array or struct holds, or the refusal.
+    fn inner<E: de::Error>(self) -> Result<usize, E> {
+        self.depth.checked_sub(1).ok_or_else(|| {
+            E::custom(LayoutError::TooDeep {
+                member: self.member.to_owned(),
+                max: self.limits.max_depth,
+            })
+        })
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for CompositeSeed<'_, '_> {
+    type Value = Composite;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Composite, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CompositeSeed<'_, '_> {
     type Value = Composite;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -72,7 +103,10 @@ impl<'de> Visitor<'de> for CompositeVisitor {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Composite, A::Error> {
         let element: Composite = seq
-            .next_element()?
+            .next_element_seed(CompositeSeed {
+                depth: self.inner()?,
+                ..self
+            })?
             .ok_or_else(|| de::Error::invalid_length(0, &self))?;
         let length: u32 = seq
             .next_element()?
@@ -84,17 +118,23 @@ impl<'de> Visitor<'de> for CompositeVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Composite, A::Error> {
+        let depth = self.inner()?;
         let mut members = Vec::new();
-        while let Some((name, ty)) = map.next_entry::<String, Composite>()? {
+        while let Some(name) = map.next_key::<String>()? {
+            if members.len() == self.limits.max_members {
+                return Err(de::Error::custom(LayoutError::TooManyMembers {
+                    structure: format!("the object holding member `{name}`"),
+                    max: self.limits.max_members,
+                }));
+            }
+            let ty = map.next_value_seed(CompositeSeed {
+                depth,
+                limits: self.limits,
+                member: &name,
+            })?;
             members.push((name, ty));
         }
         Ok(Composite::Struct(members))
-    }
-}
-
-impl<'de> Deserialize<'de> for Composite {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Composite, D::Error> {
-        deserializer.deserialize_any(CompositeVisitor)
     }
 }
 
@@ -108,16 +148,25 @@ fn struct_name(root: &str, path: &str) -> String {
     name
 }
 
-fn to_type<E: de::Error>(root: &str, path: &str, ty: Composite) -> Result<TypeDecl, E> {
+fn to_type<E: de::Error>(
+    root: &str,
+    path: &str,
+    ty: Composite,
+    limits: &DeclarationLimits,
+) -> Result<TypeDecl, E> {
     Ok(match ty {
-        Composite::Leaf(text) => TypeDecl::parse(&text).map_err(E::custom)?,
+        Composite::Leaf(text) => TypeDecl::parse_with_limits(&text, limits).map_err(E::custom)?,
         Composite::Array(element, length) => TypeDecl::Array {
-            element: Box::new(to_type(root, &format!("{path}[]"), *element)?),
+            element: Box::new(to_type(root, &format!("{path}[]"), *element, limits)?),
             count: Some(length),
         },
-        Composite::Struct(members) => {
-            TypeDecl::Struct(to_struct(struct_name(root, path), root, path, members)?)
-        }
+        Composite::Struct(members) => TypeDecl::Struct(to_struct(
+            struct_name(root, path),
+            root,
+            path,
+            members,
+            limits,
+        )?),
     })
 }
 
@@ -126,6 +175,7 @@ fn to_struct<E: de::Error>(
     root: &str,
     path: &str,
     members: Vec<(String, Composite)>,
+    limits: &DeclarationLimits,
 ) -> Result<StructDecl, E> {
     let members = members
         .into_iter()
@@ -133,7 +183,7 @@ fn to_struct<E: de::Error>(
             let at = super::decl::member_path(path, &member);
             Ok(MemberDecl {
                 name: member,
-                ty: to_type(root, &at, ty)?,
+                ty: to_type(root, &at, ty, limits)?,
                 align: None,
                 size: None,
             })
@@ -161,14 +211,38 @@ impl StructDecl {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
+    /// At most [`DeclarationLimits::MAX_MEMBERS`] members per struct and
+    /// [`DeclarationLimits::MAX_DEPTH`] levels of arrays and structs;
+    /// [`from_composite_with_limits`](Self::from_composite_with_limits) takes other bounds.
+    ///
     /// # Errors
-    /// The deserializer's error for input of another shape or an unknown type string.
+    /// The deserializer's error for input of another shape, an unknown type string or a
+    /// declaration over its limits ([`LayoutError::TooManyMembers`],
+    /// [`LayoutError::TooDeep`]'s messages), refused as soon as the bound is passed.
     pub fn from_composite<'de, D: Deserializer<'de>>(
         name: &str,
         deserializer: D,
     ) -> Result<StructDecl, D::Error> {
-        match Composite::deserialize(deserializer)? {
-            Composite::Struct(members) => to_struct(name.to_owned(), name, "", members),
+        StructDecl::from_composite_with_limits(name, deserializer, &DeclarationLimits::DEFAULT)
+    }
+
+    /// [`from_composite`](Self::from_composite) within `limits`.
+    ///
+    /// # Errors
+    /// As [`from_composite`](Self::from_composite).
+    pub fn from_composite_with_limits<'de, D: Deserializer<'de>>(
+        name: &str,
+        deserializer: D,
+        limits: &DeclarationLimits,
+    ) -> Result<StructDecl, D::Error> {
+        // The top-level object is the struct itself, not a level of nesting.
+        let seed = CompositeSeed {
+            depth: limits.max_depth.saturating_add(1),
+            limits,
+            member: name,
+        };
+        match seed.deserialize(deserializer)? {
+            Composite::Struct(members) => to_struct(name.to_owned(), name, "", members, limits),
             _ => Err(de::Error::custom(
                 "expected an object of members at the top level",
             )),

@@ -202,6 +202,40 @@ pub enum LayoutError {
         /// The declaration.
         text: String,
     },
+    /// A flat struct format or shader block layout with more fields than its
+    /// [`DeclarationLimits::max_fields`](crate::layout::DeclarationLimits::max_fields) allows,
+    /// refused when the count passes it.
+    #[error(
+        "the declaration has more than {max} fields, the bound `DeclarationLimits::max_fields`: pass larger limits to the `_with_limits` form of the call (`GpuDataStructFormat::with_limits`, `GpuDataStructFormat::deserialize_with_limits`, `StructDecl::block_layout_with_limits`)"
+    )]
+    TooManyFields {
+        /// The bound.
+        max: usize,
+    },
+    /// A WGSL struct with more members than its
+    /// [`DeclarationLimits::max_members`](crate::layout::DeclarationLimits::max_members) allows
+    /// (by default WGSL's own limit), refused when the count passes it.
+    #[error(
+        "struct `{structure}` declares more than {max} members, the bound `DeclarationLimits::max_members` (by default WGSL's limit per struct): pass larger limits to `StructDecl::parse_with_limits` or `StructDecl::from_composite_with_limits`"
+    )]
+    TooManyMembers {
+        /// The struct.
+        structure: String,
+        /// The bound.
+        max: usize,
+    },
+    /// A member type nested deeper than its
+    /// [`DeclarationLimits::max_depth`](crate::layout::DeclarationLimits::max_depth) allows (by
+    /// default WGSL's own limit), refused before the deeper levels are read.
+    #[error(
+        "member `{member}` nests arrays and structs more than {max} levels deep, the bound `DeclarationLimits::max_depth` (by default WGSL's limit of composite nesting): pass larger limits to `StructDecl::parse_with_limits` or `StructDecl::from_composite_with_limits`"
+    )]
+    TooDeep {
+        /// The member (empty for a type read alone).
+        member: String,
+        /// The bound.
+        max: usize,
+    },
     /// A serialized struct format whose stated numbers disagree with its fields.
     #[error("serialized struct format states {what} {found}, but its fields give {expected}")]
     Inconsistent {

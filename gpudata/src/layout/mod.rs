@@ -9,6 +9,7 @@ mod block_serde;
 mod buffer_layout;
 mod decl;
 mod error;
+mod limits;
 mod lower;
 mod memory;
 mod parse_type;
@@ -23,6 +24,7 @@ pub use block::{BlockField, ShaderBlockLayout};
 pub use buffer_layout::{BufferAttribute, BufferLayout, StepMode, WgpuVertexLayout};
 pub use decl::{MemberDecl, StructDecl, TypeDecl};
 pub use error::{LayoutError, WgslError};
+pub use limits::DeclarationLimits;
 pub use memory::{
     AddressSpace, LeafType, MemberCursor, MemberPlacement, RuntimeTail, TypeLayout, TypeRuleError,
     array_layout, leaf_layout,

@@ -3,6 +3,7 @@
 //! `"a: vec3<f32>, @align(16) b: array<mat4x4<f32>, 2>"`.
 
 use super::decl::{MemberDecl, StructDecl, TypeDecl};
+use super::limits::DeclarationLimits;
 use super::memory::LeafType;
 use crate::format::PrimitiveType;
 use crate::layout::LayoutError;
@@ -101,29 +102,60 @@ fn leaf(text: &str) -> Option<LeafType> {
     })
 }
 
-fn parse_type(text: &str) -> Option<TypeDecl> {
+/// Why [`parse_type`] read no type.
+enum Unread {
+    /// Not a type gpudata reads.
+    Unknown,
+    /// Nested deeper than the bound.
+    TooDeep,
+}
+
+/// The type `text` spells, nested at most `depth` arrays deep: each level is checked before its
+/// text is scanned, so a deep input costs the bound's worth of scans, not its own depth's.
+fn parse_type(text: &str, depth: usize) -> Result<TypeDecl, Unread> {
     let text = text.trim();
     if let Some(inner) = generic(text, "array") {
-        return Some(match last_top_level_comma(inner) {
+        let depth = depth.checked_sub(1).ok_or(Unread::TooDeep)?;
+        return Ok(match last_top_level_comma(inner) {
             Some(comma) => {
                 let count = inner[comma + 1..].trim();
                 let count = count.strip_suffix(['u', 'i']).unwrap_or(count);
                 TypeDecl::Array {
-                    element: Box::new(parse_type(&inner[..comma])?),
-                    count: Some(count.parse().ok()?),
+                    element: Box::new(parse_type(&inner[..comma], depth)?),
+                    count: Some(count.parse().map_err(|_| Unread::Unknown)?),
                 }
             }
             None => TypeDecl::Array {
-                element: Box::new(parse_type(inner)?),
+                element: Box::new(parse_type(inner, depth)?),
                 count: None,
             },
         });
     }
-    leaf(text).map(TypeDecl::Leaf)
+    leaf(text).map(TypeDecl::Leaf).ok_or(Unread::Unknown)
 }
 
-/// Splits `text` at the commas and newlines outside `<...>` and `(...)`.
-fn split_members(text: &str) -> Vec<&str> {
+/// [`parse_type`] with `member`'s name in its errors.
+fn parse_member_type(
+    member: &str,
+    text: &str,
+    limits: &DeclarationLimits,
+) -> Result<TypeDecl, LayoutError> {
+    parse_type(text, limits.max_depth).map_err(|unread| match unread {
+        Unread::Unknown => LayoutError::UnknownType {
+            member: member.to_owned(),
+            text: text.trim().to_owned(),
+        },
+        Unread::TooDeep => LayoutError::TooDeep {
+            member: member.to_owned(),
+            max: limits.max_depth,
+        },
+    })
+}
+
+/// Splits `text` at the commas and newlines outside `<...>` and `(...)`, stopping after
+/// `max + 1` non-empty parts (more than `max` is all the caller needs to know).
+fn split_members(text: &str, max: usize) -> Vec<&str> {
+    let bound = max.saturating_add(1);
     let mut parts = Vec::new();
     let mut depth = 0i32;
     let mut start = 0;
@@ -132,18 +164,23 @@ fn split_members(text: &str) -> Vec<&str> {
             '<' | '(' => depth += 1,
             '>' | ')' => depth -= 1,
             ',' | '\n' | ';' if depth == 0 => {
-                parts.push(&text[start..i]);
+                let part = text[start..i].trim();
+                if !part.is_empty() {
+                    parts.push(part);
+                    if parts.len() == bound {
+                        return parts;
+                    }
+                }
                 start = i + 1;
             }
             _ => {}
         }
     }
-    parts.push(&text[start..]);
+    let part = text[start..].trim();
+    if !part.is_empty() {
+        parts.push(part);
+    }
     parts
-        .into_iter()
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .collect()
 }
 
 /// `@align(n)` / `@size(n)` at the start of `text`: the attribute, its value and the rest.
@@ -154,7 +191,7 @@ fn attribute(text: &str) -> Option<(&str, u64, &str)> {
     Some((name.trim(), value.trim().parse().ok()?, rest.trim_start()))
 }
 
-fn parse_member(text: &str) -> Result<MemberDecl, LayoutError> {
+fn parse_member(text: &str, limits: &DeclarationLimits) -> Result<MemberDecl, LayoutError> {
     let syntax = || LayoutError::MemberSyntax {
         text: text.to_owned(),
     };
@@ -171,10 +208,7 @@ fn parse_member(text: &str) -> Result<MemberDecl, LayoutError> {
     }
     let (name, ty) = rest.split_once(':').ok_or_else(syntax)?;
     let (name, ty) = (name.trim(), ty.trim());
-    let ty = TypeDecl::parse(ty).map_err(|_| LayoutError::UnknownType {
-        member: name.to_owned(),
-        text: ty.to_owned(),
-    })?;
+    let ty = parse_member_type(name, ty, limits)?;
     Ok(MemberDecl {
         name: name.to_owned(),
         ty,
@@ -186,15 +220,24 @@ fn parse_member(text: &str) -> Result<MemberDecl, LayoutError> {
 impl TypeDecl {
     /// Reads a WGSL type without structs: a scalar (`f32`, `f16`, `i32`, `u32`), `vecN<T>`,
     /// `matCxR<T>`, `atomic<T>`, a predeclared alias (`vec3f`, `mat4x4h`), `array<E, N>` or
-    /// `array<E>` of any of them. Validity (`vec5`, `mat4x4<i32>`) is checked by the layout.
+    /// `array<E>` of any of them, nested at most [`DeclarationLimits::MAX_DEPTH`] arrays deep.
+    /// Validity (`vec5`, `mat4x4<i32>`) is checked by the layout.
     ///
     /// # Errors
-    /// [`LayoutError::UnknownType`] with the text.
+    /// [`LayoutError::UnknownType`] with the text, [`LayoutError::TooDeep`].
     pub fn parse(text: &str) -> Result<TypeDecl, LayoutError> {
-        parse_type(text).ok_or_else(|| LayoutError::UnknownType {
-            member: String::new(),
-            text: text.trim().to_owned(),
-        })
+        TypeDecl::parse_with_limits(text, &DeclarationLimits::DEFAULT)
+    }
+
+    /// [`parse`](Self::parse) nested at most `limits.max_depth` arrays deep.
+    ///
+    /// # Errors
+    /// As [`parse`](Self::parse).
+    pub fn parse_with_limits(
+        text: &str,
+        limits: &DeclarationLimits,
+    ) -> Result<TypeDecl, LayoutError> {
+        parse_member_type("", text, limits)
     }
 }
 
@@ -203,15 +246,40 @@ impl StructDecl {
     /// semicolons or newlines, each optionally with `@align(n)` and `@size(n)`:
     /// `"a: vec3<f32>, @align(16) b: array<mat4x4<f32>, 2>"`.
     ///
+    /// At most [`DeclarationLimits::MAX_MEMBERS`] members (WGSL's limit), each nested at most
+    /// [`DeclarationLimits::MAX_DEPTH`] deep; [`parse_with_limits`](Self::parse_with_limits)
+    /// takes other bounds.
+    ///
     /// # Errors
+    /// [`LayoutError::TooManyMembers`] (before any member is read),
     /// [`LayoutError::MemberSyntax`] for a declaration that is not `name: type`,
-    /// [`LayoutError::UnknownType`] for a type [`TypeDecl::parse`] does not read.
+    /// [`LayoutError::UnknownType`] for a type [`TypeDecl::parse`] does not read,
+    /// [`LayoutError::TooDeep`].
     pub fn parse(name: &str, members: &str) -> Result<StructDecl, LayoutError> {
+        StructDecl::parse_with_limits(name, members, &DeclarationLimits::DEFAULT)
+    }
+
+    /// [`parse`](Self::parse) within `limits`.
+    ///
+    /// # Errors
+    /// As [`parse`](Self::parse).
+    pub fn parse_with_limits(
+        name: &str,
+        members: &str,
+        limits: &DeclarationLimits,
+    ) -> Result<StructDecl, LayoutError> {
+        let parts = split_members(members, limits.max_members);
+        if parts.len() > limits.max_members {
+            return Err(LayoutError::TooManyMembers {
+                structure: name.to_owned(),
+                max: limits.max_members,
+            });
+        }
         Ok(StructDecl {
             name: name.to_owned(),
-            members: split_members(members)
+            members: parts
                 .into_iter()
-                .map(parse_member)
+                .map(|part| parse_member(part, limits))
                 .collect::<Result<_, _>>()?,
         })
     }

@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 
+use super::limits::{DeclarationLimits, take_bounded};
 use super::rules::{LayoutCursor, LayoutRuleError, RowShape, StructLayout};
 use crate::format::VertexFormat;
 use crate::layout::LayoutError;
@@ -102,11 +103,14 @@ pub struct GpuDataStructFormat {
 }
 
 impl GpuDataStructFormat {
-    /// Lays out `fields` (name and format, in declaration order) under `layout`.
+    /// Lays out `fields` (name and format, in declaration order) under `layout`, at most
+    /// [`DeclarationLimits::MAX_FIELDS`] of them ([`with_limits`](Self::with_limits) takes
+    /// other bounds).
     ///
     /// # Errors
-    /// [`LayoutError::NoFields`], [`LayoutError::DuplicateField`],
-    /// [`LayoutError::WebglOnlyInPacked`], [`LayoutError::Overflow`].
+    /// [`LayoutError::TooManyFields`], [`LayoutError::NoFields`],
+    /// [`LayoutError::DuplicateField`], [`LayoutError::WebglOnlyInPacked`],
+    /// [`LayoutError::Overflow`].
     pub fn new<N>(
         layout: StructLayout,
         fields: impl IntoIterator<Item = (N, VertexFormat)>,
@@ -114,13 +118,42 @@ impl GpuDataStructFormat {
     where
         N: Into<Cow<'static, str>>,
     {
-        let declared: Vec<(Cow<'static, str>, VertexFormat)> = fields
+        GpuDataStructFormat::with_limits(layout, fields, &DeclarationLimits::DEFAULT)
+    }
+
+    /// [`new`](Self::new) with at most `limits.max_fields` fields: the iterator is read only
+    /// that far, so an oversized declaration is refused before its fields are laid out.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new).
+    pub fn with_limits<N>(
+        layout: StructLayout,
+        fields: impl IntoIterator<Item = (N, VertexFormat)>,
+        limits: &DeclarationLimits,
+    ) -> Result<GpuDataStructFormat, LayoutError>
+    where
+        N: Into<Cow<'static, str>>,
+    {
+        let declared = take_bounded(fields, limits.max_fields);
+        if declared.len() > limits.max_fields {
+            return Err(LayoutError::TooManyFields {
+                max: limits.max_fields,
+            });
+        }
+        let declared: Vec<(Cow<'static, str>, VertexFormat)> = declared
             .into_iter()
             .map(|(name, format)| (name.into(), format))
             .collect();
-        let names: Vec<&str> = declared.iter().map(|(name, _)| name.as_ref()).collect();
-        let name_of = |index: usize| names[index].to_owned();
-        if let Some((first, second)) = first_duplicate(names.iter().copied()) {
+        GpuDataStructFormat::lay_out(layout, declared)
+    }
+
+    /// Places `declared` (already within its limits).
+    fn lay_out(
+        layout: StructLayout,
+        declared: Vec<(Cow<'static, str>, VertexFormat)>,
+    ) -> Result<GpuDataStructFormat, LayoutError> {
+        let name_of = |index: usize| declared[index].0.as_ref().to_owned();
+        if let Some((first, second)) = first_duplicate(declared.iter().map(|(n, _)| n.as_ref())) {
             return Err(LayoutError::from_rule(
                 LayoutRuleError::DuplicateName { first, second },
                 name_of,
@@ -154,27 +187,47 @@ impl GpuDataStructFormat {
         })
     }
 
-    /// Lays out fields declared as strings (`("position", "float32x3")`).
+    /// Lays out fields declared as strings (`("position", "float32x3")`), at most
+    /// [`DeclarationLimits::MAX_FIELDS`] of them.
     ///
     /// # Errors
-    /// [`LayoutError::UnknownFormat`] naming the field and the string, then as
-    /// [`new`](Self::new).
+    /// [`LayoutError::TooManyFields`], [`LayoutError::UnknownFormat`] naming the field and the
+    /// string, then as [`new`](Self::new).
     pub fn parse<'a>(
         layout: StructLayout,
         fields: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) -> Result<GpuDataStructFormat, LayoutError> {
-        let parsed = fields
+        GpuDataStructFormat::parse_with_limits(layout, fields, &DeclarationLimits::DEFAULT)
+    }
+
+    /// [`parse`](Self::parse) with at most `limits.max_fields` fields, refused before any
+    /// format string is read.
+    ///
+    /// # Errors
+    /// As [`parse`](Self::parse).
+    pub fn parse_with_limits<'a>(
+        layout: StructLayout,
+        fields: impl IntoIterator<Item = (&'a str, &'a str)>,
+        limits: &DeclarationLimits,
+    ) -> Result<GpuDataStructFormat, LayoutError> {
+        let declared = take_bounded(fields, limits.max_fields);
+        if declared.len() > limits.max_fields {
+            return Err(LayoutError::TooManyFields {
+                max: limits.max_fields,
+            });
+        }
+        let parsed = declared
             .into_iter()
             .map(|(name, format)| {
                 VertexFormat::from_name(format)
-                    .map(|f| (name.to_owned(), f))
+                    .map(|f| (Cow::Owned(name.to_owned()), f))
                     .ok_or_else(|| LayoutError::UnknownFormat {
                         field: name.to_owned(),
                         format: format.to_owned(),
                     })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        GpuDataStructFormat::new(layout, parsed)
+        GpuDataStructFormat::lay_out(layout, parsed)
     }
 
     /// A format from fields and totals computed in a `const` item; the derive's expansion calls
@@ -305,9 +358,9 @@ impl GpuDataStructFormat {
 pub(super) fn first_duplicate<'a>(
     names: impl IntoIterator<Item = &'a str>,
 ) -> Option<(usize, usize)> {
-    let mut seen = std::collections::HashMap::new();
+    let names = names.into_iter();
+    let mut seen = std::collections::HashMap::with_capacity(names.size_hint().0);
     names
-        .into_iter()
         .enumerate()
         .find_map(|(second, name)| seen.insert(name, second).map(|first| (first, second)))
 }

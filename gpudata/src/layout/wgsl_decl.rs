@@ -2,10 +2,12 @@
 //! `@align`/`@size` attributes that make a WGSL compiler place every member where gpudata's
 //! layout rules do, in the storage or the uniform address space.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::decl::{StructDecl, TypeDecl};
 use super::memory::AddressSpace;
+use super::struct_format::first_duplicate;
 use super::wgsl::check_name;
 use crate::format::PrimitiveType;
 use crate::layout::{LayoutError, WgslError};
@@ -52,23 +54,31 @@ fn uses_f16(ty: &TypeDecl) -> bool {
 }
 
 /// Every struct `s` contains, dependencies first, then `s`; a name declared twice with two
-/// different definitions is an error.
-fn collect<'a>(s: &'a StructDecl, out: &mut Vec<&'a StructDecl>) -> Result<(), WgslError> {
+/// different definitions is an error. `known` maps the names in `out` to their structs, so each
+/// struct is looked up once, not compared with every other.
+fn collect<'a>(
+    s: &'a StructDecl,
+    out: &mut Vec<&'a StructDecl>,
+    known: &mut HashMap<&'a str, &'a StructDecl>,
+) -> Result<(), WgslError> {
     for member in &s.members {
         let mut ty = &member.ty;
         while let TypeDecl::Array { element, .. } = ty {
             ty = element;
         }
         if let TypeDecl::Struct(inner) = ty {
-            collect(inner, out)?;
+            collect(inner, out, known)?;
         }
     }
-    match out.iter().find(|known| known.name == s.name) {
-        Some(known) if *known != s => Err(WgslError::ConflictingStruct {
-            name: s.name.clone(),
-        }),
+    match known.get(s.name.as_str()) {
+        Some(first) if !std::ptr::eq(*first, s) && *first != s => {
+            Err(WgslError::ConflictingStruct {
+                name: s.name.clone(),
+            })
+        }
         Some(_) => Ok(()),
         None => {
+            known.insert(&s.name, s);
             out.push(s);
             Ok(())
         }
@@ -100,7 +110,7 @@ impl StructDecl {
     /// `space`).
     pub fn wgsl(&self, space: AddressSpace) -> Result<String, WgslError> {
         let mut structs = Vec::new();
-        collect(self, &mut structs)?;
+        collect(self, &mut structs, &mut HashMap::new())?;
         let mut out = String::new();
         if uses_f16(&TypeDecl::Struct(self.clone())) {
             out.push_str("enable f16;\n\n");
@@ -116,14 +126,14 @@ impl StructDecl {
 
     fn declaration(&self, space: AddressSpace, out: &mut String) -> Result<(), WgslError> {
         check_name(&self.name)?;
-        for (i, member) in self.members.iter().enumerate() {
+        for member in &self.members {
             check_name(&member.name)?;
-            if self.members[..i].iter().any(|m| m.name == member.name) {
-                return Err(WgslError::DuplicateMember {
-                    structure: self.name.clone(),
-                    member: member.name.clone(),
-                });
-            }
+        }
+        if let Some((_, second)) = first_duplicate(self.members.iter().map(|m| m.name.as_str())) {
+            return Err(WgslError::DuplicateMember {
+                structure: self.name.clone(),
+                member: self.members[second].name.clone(),
+            });
         }
         let (placed, layout) = self.placements(space).map_err(Box::new)?;
         let natural_struct_align = placed.iter().map(|p| p.alignment).max().unwrap_or(1);

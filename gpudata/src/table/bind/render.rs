@@ -288,7 +288,7 @@ pub(crate) fn render_bindings(
         locations.push(((*name).to_owned(), next));
         next = next.checked_add(1).ok_or_else(overflow)?;
         constant_ranges.push(VertexBufferRange {
-            buffer: constant.buffer(gpu),
+            buffer: constant.buffer(gpu)?,
             offset: 0,
             size: crate::table::column::constant::CONSTANT_BUFFER_BYTES,
         });

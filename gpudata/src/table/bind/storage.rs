@@ -358,12 +358,14 @@ pub(crate) fn storage_bindings(
 ) -> Result<TableStorageBindings, TableError> {
     let constants: Vec<UniformConstant> = table
         .constants()
-        .map(|(name, constant)| UniformConstant {
-            name: name.to_owned(),
-            buffer: constant.buffer(gpu),
-            constant: constant.clone(),
+        .map(|(name, constant)| {
+            Ok(UniformConstant {
+                name: name.to_owned(),
+                buffer: constant.buffer(gpu)?,
+                constant: constant.clone(),
+            })
         })
-        .collect();
+        .collect::<Result<_, TableError>>()?;
     let names: Vec<&str> = table
         .batches()
         .first()

@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 
 use crate::data::{HostValues, decode_values};
 use crate::device::Gpu;
+use crate::device::buffers::create_filled_buffer;
 use crate::format::{DataType, VertexFormat};
 use crate::layout::{BufferLayout, StepMode, WgpuVertexLayout};
 use crate::record::GpuField;
@@ -97,7 +98,7 @@ const fn expected_scalar(storage: DataType) -> &'static str {
 pub struct GpuConstant {
     format: VertexFormat,
     bytes: Vec<u8>,
-    upload: OnceLock<(wgpu::Device, wgpu::Buffer)>,
+    upload: OnceLock<(Gpu, wgpu::Buffer)>,
 }
 
 impl GpuConstant {
@@ -210,33 +211,38 @@ impl GpuConstant {
     }
 
     /// The value uploaded into a 16-byte buffer on `gpu` (zero-padded; usage
-    /// [`CONSTANT_USAGE`]). The first call per device uploads; later calls return the same
-    /// buffer. The upload runs before the next submission.
-    #[must_use]
-    pub fn buffer(&self, gpu: &Gpu) -> wgpu::Buffer {
-        if let Some((device, buffer)) = self.upload.get() {
-            if device == gpu.device() {
-                return buffer.clone();
-            }
-            return self.create_buffer(gpu);
+    /// [`CONSTANT_USAGE`]). The first call uploads and keeps the buffer for that `Gpu`; later
+    /// calls with the same device ([`Gpu::same_device`], exact across instances) return it, and
+    /// calls with another device upload anew. The buffer is made through the device layer
+    /// (checked, inside an error scope), filled before it is returned.
+    ///
+    /// # Errors
+    /// [`TableError::Gpu`]: [`GpuError::DeviceLost`](crate::GpuError::DeviceLost),
+    /// [`GpuError::OutOfMemory`](crate::GpuError::OutOfMemory) and what wgpu reports.
+    pub fn buffer(&self, gpu: &Gpu) -> Result<wgpu::Buffer, TableError> {
+        if let Some((owner, buffer)) = self.upload.get()
+            && owner.same_device(gpu)
+        {
+            return Ok(buffer.clone());
         }
-        let (_, buffer) = self
-            .upload
-            .get_or_init(|| (gpu.device().clone(), self.create_buffer(gpu)));
-        buffer.clone()
+        let buffer = self.create_buffer(gpu)?;
+        // A first upload is kept; a racing one or another device's is simply returned.
+        let _ = self.upload.set((gpu.clone(), buffer.clone()));
+        Ok(buffer)
     }
 
-    fn create_buffer(&self, gpu: &Gpu) -> wgpu::Buffer {
-        let buffer = gpu.device().create_buffer(&wgpu::BufferDescriptor {
-            label: Some("gpudata constant"),
-            size: CONSTANT_BUFFER_BYTES,
-            usage: CONSTANT_USAGE,
-            mapped_at_creation: false,
-        });
-        let mut padded = [0u8; CONSTANT_BUFFER_BYTES as usize];
-        padded[..self.bytes.len()].copy_from_slice(&self.bytes);
-        gpu.queue().write_buffer(&buffer, 0, &padded);
-        buffer
+    fn create_buffer(&self, gpu: &Gpu) -> Result<wgpu::Buffer, TableError> {
+        create_filled_buffer(
+            gpu,
+            CONSTANT_BUFFER_BYTES,
+            CONSTANT_USAGE,
+            "gpudata constant",
+            |view| {
+                // The rest of the 16 bytes stays zero (new buffers are zero-initialized).
+                view.slice(..self.bytes.len()).copy_from_slice(&self.bytes);
+                Ok::<(), TableError>(())
+            },
+        )
     }
 
     /// WGSL that reads the constant in a compute (or any) shader: a uniform
