@@ -189,3 +189,84 @@ fn names_wgsl_cannot_use_are_refused() {
     );
     assert!(ok.wgsl_struct("_Row2").is_ok());
 }
+
+/// Whether naga parses and validates `module`.
+fn naga_accepts(module: &str) -> Result<(), String> {
+    let parsed = naga::front::wgsl::parse_str(module).map_err(|e| e.emit_to_string(module))?;
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::default(),
+    )
+    .validate(&parsed)
+    .map(drop)
+    .map_err(|e| format!("{e:?}"))
+}
+
+#[test]
+fn struct_names_wgsl_predeclares_are_refused() {
+    // Issue 19 item 8: `wgsl_struct("f32")` and `wgsl_struct("array")` gave text naga refuses.
+    let row = GpuDataStructFormat::parse(StructLayout::WgslStorage, [("a", "float32")]).unwrap();
+    let text = row.wgsl_struct("Row").unwrap();
+    let module = |name: &str| {
+        format!(
+            "{}@group(0) @binding(0) var<storage, read_write> rows: array<{name}>;\n\
+             @compute @workgroup_size(1) fn main() {{ rows[0] = rows[1]; }}\n",
+            text.replace("struct Row", &format!("struct {name}"))
+        )
+    };
+    assert_eq!(naga_accepts(&module("Row")), Ok(()));
+    // The oracle: naga refuses the text these names would give. Others (`vec3f`) naga takes,
+    // the struct silently shadowing WGSL's meaning for the rest of the module: refused too.
+    for name in ["f32", "array"] {
+        assert!(
+            naga_accepts(&module(name)).is_err(),
+            "naga accepts `{name}`"
+        );
+    }
+    for name in [
+        "f32",
+        "array",
+        "bool",
+        "vec3",
+        "vec3f",
+        "vec2h",
+        "vec4u",
+        "mat4x4f",
+        "mat2x3h",
+        "atomic",
+        "sampler",
+        "storage",
+        "read_write",
+        "dot",
+        "unpack4x8unorm",
+        "arrayLength",
+    ] {
+        assert_eq!(
+            row.wgsl_struct(name),
+            Err(WgslError::PredeclaredName { name: name.into() }),
+            "`{name}`"
+        );
+        let decl = gpudata::layout::StructDecl::parse(name, "a: f32").unwrap();
+        assert_eq!(
+            decl.wgsl(gpudata::layout::AddressSpace::Storage),
+            Err(WgslError::PredeclaredName { name: name.into() }),
+            "`{name}`"
+        );
+    }
+    assert_eq!(
+        row.wgsl_struct("f32").unwrap_err().to_string(),
+        "`f32` cannot name a WGSL struct: it is a WGSL predeclared type, address space, access mode or built-in function, which the struct would shadow in the whole module; rename the struct"
+    );
+    // Names that only look alike stay valid, and members may use predeclared names (they
+    // shadow nothing): naga agrees.
+    for name in ["F32", "vec5f", "mat4x4i", "vec3x", "arrays", "Storage"] {
+        assert_eq!(naga_accepts(&module(name)), Ok(()), "`{name}`");
+        assert!(row.wgsl_struct(name).is_ok(), "`{name}`");
+    }
+    let members = GpuDataStructFormat::parse(
+        StructLayout::WgslStorage,
+        [("length", "float32"), ("dot", "float32"), ("min", "uint32")],
+    )
+    .unwrap();
+    assert_naga_agrees(&members);
+}

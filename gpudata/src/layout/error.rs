@@ -283,6 +283,16 @@ pub enum WgslError {
         /// The name.
         name: String,
     },
+    /// A struct name that is one of WGSL's predeclared names (a type, an alias such as `vec3f`,
+    /// an address space or access mode, a built-in function), which the struct would shadow in
+    /// the whole module.
+    #[error(
+        "`{name}` cannot name a WGSL struct: it is a WGSL predeclared type, address space, access mode or built-in function, which the struct would shadow in the whole module; rename the struct"
+    )]
+    PredeclaredName {
+        /// The name.
+        name: String,
+    },
     /// A field whose offset is not a multiple of its carrier's alignment.
     #[error(
         "field `{field}` at byte offset {byte_offset} cannot be a WGSL storage member: its carrier `{carrier}` needs {alignment}-byte alignment"

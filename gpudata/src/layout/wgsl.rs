@@ -199,6 +199,219 @@ pub(crate) fn is_wgsl_identifier(name: &str) -> bool {
         && !RESERVED.contains(&name)
 }
 
+/// WGSL's predeclared names a module-scope declaration would shadow: types and type generators,
+/// their aliases (`vec3f`, `mat4x4h`), address spaces and access modes, and built-in functions.
+/// WGSL lets a struct shadow them, but then the predeclared meaning is gone from the whole
+/// module (`struct f32 { a: f32 }` no longer means `f32`; a struct named `storage` breaks
+/// `var<storage>`); naga refuses some (`f32`, `array`) and silently shadows others (`vec3f`):
+/// gpudata refuses them all.
+const PREDECLARED: &[&str] = &[
+    // Types and type generators.
+    "bool",
+    "f16",
+    "f32",
+    "i32",
+    "u32",
+    "vec2",
+    "vec3",
+    "vec4",
+    "mat2x2",
+    "mat2x3",
+    "mat2x4",
+    "mat3x2",
+    "mat3x3",
+    "mat3x4",
+    "mat4x2",
+    "mat4x3",
+    "mat4x4",
+    "array",
+    "atomic",
+    "ptr",
+    "sampler",
+    "sampler_comparison",
+    "texture_1d",
+    "texture_2d",
+    "texture_2d_array",
+    "texture_3d",
+    "texture_cube",
+    "texture_cube_array",
+    "texture_multisampled_2d",
+    "texture_external",
+    "texture_storage_1d",
+    "texture_storage_2d",
+    "texture_storage_2d_array",
+    "texture_storage_3d",
+    "texture_depth_2d",
+    "texture_depth_2d_array",
+    "texture_depth_cube",
+    "texture_depth_cube_array",
+    "texture_depth_multisampled_2d",
+    // Address spaces and access modes.
+    "function",
+    "private",
+    "workgroup",
+    "uniform",
+    "storage",
+    "read",
+    "write",
+    "read_write",
+    // Built-in functions.
+    "bitcast",
+    "all",
+    "any",
+    "select",
+    "arrayLength",
+    "abs",
+    "acos",
+    "acosh",
+    "asin",
+    "asinh",
+    "atan",
+    "atanh",
+    "atan2",
+    "ceil",
+    "clamp",
+    "cos",
+    "cosh",
+    "countLeadingZeros",
+    "countOneBits",
+    "countTrailingZeros",
+    "cross",
+    "degrees",
+    "determinant",
+    "distance",
+    "dot",
+    "dot4U8Packed",
+    "dot4I8Packed",
+    "exp",
+    "exp2",
+    "extractBits",
+    "faceForward",
+    "firstLeadingBit",
+    "firstTrailingBit",
+    "floor",
+    "fma",
+    "fract",
+    "frexp",
+    "insertBits",
+    "inverseSqrt",
+    "ldexp",
+    "length",
+    "log",
+    "log2",
+    "max",
+    "min",
+    "mix",
+    "modf",
+    "normalize",
+    "pow",
+    "quantizeToF16",
+    "radians",
+    "reflect",
+    "refract",
+    "reverseBits",
+    "round",
+    "saturate",
+    "sign",
+    "sin",
+    "sinh",
+    "smoothstep",
+    "sqrt",
+    "step",
+    "tan",
+    "tanh",
+    "transpose",
+    "trunc",
+    "dpdx",
+    "dpdxCoarse",
+    "dpdxFine",
+    "dpdy",
+    "dpdyCoarse",
+    "dpdyFine",
+    "fwidth",
+    "fwidthCoarse",
+    "fwidthFine",
+    "textureDimensions",
+    "textureGather",
+    "textureGatherCompare",
+    "textureLoad",
+    "textureNumLayers",
+    "textureNumLevels",
+    "textureNumSamples",
+    "textureSample",
+    "textureSampleBias",
+    "textureSampleCompare",
+    "textureSampleCompareLevel",
+    "textureSampleGrad",
+    "textureSampleLevel",
+    "textureSampleBaseClampToEdge",
+    "textureStore",
+    "atomicLoad",
+    "atomicStore",
+    "atomicAdd",
+    "atomicSub",
+    "atomicMax",
+    "atomicMin",
+    "atomicAnd",
+    "atomicOr",
+    "atomicXor",
+    "atomicExchange",
+    "atomicCompareExchangeWeak",
+    "pack4x8snorm",
+    "pack4x8unorm",
+    "pack4xI8",
+    "pack4xU8",
+    "pack4xI8Clamp",
+    "pack4xU8Clamp",
+    "pack2x16snorm",
+    "pack2x16unorm",
+    "pack2x16float",
+    "unpack4x8snorm",
+    "unpack4x8unorm",
+    "unpack4xI8",
+    "unpack4xU8",
+    "unpack2x16snorm",
+    "unpack2x16unorm",
+    "unpack2x16float",
+    "storageBarrier",
+    "textureBarrier",
+    "workgroupBarrier",
+    "workgroupUniformLoad",
+];
+
+/// Whether `name` is one of WGSL's predeclared names ([`PREDECLARED`]) or a vector or matrix
+/// alias (`vec3f`, `vec2h`, `vec4i`, `vec3u`, `mat4x4f`, `mat2x3h`).
+fn is_predeclared(name: &str) -> bool {
+    if PREDECLARED.contains(&name) {
+        return true;
+    }
+    let Some(body) = name.strip_suffix(['f', 'h', 'i', 'u']) else {
+        return false;
+    };
+    let dimension = |d: &str| matches!(d, "2" | "3" | "4");
+    if let Some(n) = body.strip_prefix("vec") {
+        return dimension(n);
+    }
+    let matrix = body
+        .strip_prefix("mat")
+        .and_then(|m| m.split_once('x'))
+        .is_some_and(|(c, r)| dimension(c) && dimension(r));
+    matrix && (name.ends_with('f') || name.ends_with('h'))
+}
+
+/// The rule for a struct's name, a module-scope declaration: [`check_name`], and not a
+/// predeclared name it would shadow ([`WgslError::PredeclaredName`]). Member names only follow
+/// [`check_name`]: they live in their struct and shadow nothing (`length` is a fine member).
+pub(crate) fn check_struct_name(name: &str) -> Result<(), WgslError> {
+    check_name(name)?;
+    if is_predeclared(name) {
+        return Err(WgslError::PredeclaredName {
+            name: name.to_owned(),
+        });
+    }
+    Ok(())
+}
+
 /// The one WGSL identifier rule with its one error: [`is_wgsl_identifier`], or
 /// [`WgslError::InvalidName`] naming `name`. Struct and member names and the prefixes of the
 /// table's generated bindings and accessors all go through it.
@@ -259,12 +472,13 @@ impl GpuDataStructFormat {
     /// ```
     ///
     /// # Errors
-    /// [`WgslError::InvalidName`] for a struct or field name WGSL cannot use;
+    /// [`WgslError::InvalidName`] for a struct or field name WGSL cannot use,
+    /// [`WgslError::PredeclaredName`] for a struct name WGSL predeclares (`f32`, `array`);
     /// [`WgslError::Misaligned`] for a field off its carrier's alignment;
     /// [`WgslError::Unreachable`] for a field inside the previous member's carrier (or a first
     /// field not at 0); [`WgslError::Stride`] for a stride WGSL cannot give the struct.
     pub fn wgsl_struct(&self, name: &str) -> Result<String, WgslError> {
-        check_name(name)?;
+        check_struct_name(name)?;
         struct Member<'f> {
             name: &'f str,
             format: VertexFormat,

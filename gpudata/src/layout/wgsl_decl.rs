@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use super::decl::{StructDecl, TypeDecl};
 use super::memory::AddressSpace;
 use super::struct_format::first_duplicate;
-use super::wgsl::check_name;
+use super::wgsl::{check_name, check_struct_name};
 use crate::format::PrimitiveType;
 use crate::layout::{LayoutError, WgslError};
 
@@ -105,7 +105,8 @@ impl StructDecl {
     /// ```
     ///
     /// # Errors
-    /// [`WgslError::InvalidName`] (a struct or member name), [`WgslError::DuplicateMember`],
+    /// [`WgslError::InvalidName`] (a struct or member name), [`WgslError::PredeclaredName`] (a
+    /// struct named like a WGSL type or built-in), [`WgslError::DuplicateMember`],
     /// [`WgslError::ConflictingStruct`], [`WgslError::Layout`] (the type has no layout in
     /// `space`).
     pub fn wgsl(&self, space: AddressSpace) -> Result<String, WgslError> {
@@ -125,7 +126,7 @@ impl StructDecl {
     }
 
     fn declaration(&self, space: AddressSpace, out: &mut String) -> Result<(), WgslError> {
-        check_name(&self.name)?;
+        check_struct_name(&self.name)?;
         for member in &self.members {
             check_name(&member.name)?;
         }
