@@ -151,6 +151,8 @@ fn resolve(relative: &str, lit: &syn::LitStr) -> std::path::PathBuf {
     if in_crate.exists() {
         return in_crate;
     }
+    // `Span::unwrap` (proc_macro2 → proc_macro) fails only outside a procedural macro; this runs
+    // only while the derive expands, where it cannot.
     let beside_source = lit
         .span()
         .unwrap()
