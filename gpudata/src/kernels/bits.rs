@@ -26,21 +26,13 @@ pub(crate) fn slice(
         0 => 32,
         r => r,
     };
-    let mut wgsl = rows::header(8);
-    wgsl += &rows::binding_decl(1, "src", "u32", false);
-    wgsl += &rows::binding_decl(2, "dst", "u32", true);
-    wgsl += &format!(
-        "@compute @workgroup_size({WORKGROUP})\n\
-         fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n\
-                 @builtin(local_invocation_index) lid: u32) {{\n\
-         \x20   let w = group_index(wid, nwg) * {WORKGROUP}u + lid;\n\
-         \x20   if (w >= param(0u)) {{ return; }}\n\
-         \x20   let s = param(3u);\n\
+    let wgsl = word_kernel(
+        8,
+        "\x20   let s = param(3u);\n\
          \x20   var bits = src[param(1u) + w] >> s;\n\
-         \x20   if (s != 0u && w + 1u < param(4u)) {{ bits |= src[param(1u) + w + 1u] << (32u - s); }}\n\
-         \x20   if (param(5u) + w + 1u == param(6u)) {{ bits &= select((1u << param(7u)) - 1u, 0xffffffffu, param(7u) == 32u); }}\n\
-         \x20   dst[param(2u) + w] = bits;\n\
-         }}\n"
+         \x20   if (s != 0u && w + 1u < param(4u)) { bits |= src[param(1u) + w + 1u] << (32u - s); }\n\
+         \x20   if (param(5u) + w + 1u == param(6u)) { bits &= select((1u << param(7u)) - 1u, 0xffffffffu, param(7u) == 32u); }\n\
+         \x20   dst[param(2u) + w] = bits;\n",
     );
     let limits = planner.device().limits();
     let align = rows::alignment(&limits);
@@ -95,25 +87,19 @@ pub(crate) fn unpack(
         return Ok(Vec::new());
     }
     let per_word = 4 / width;
-    let mut wgsl = rows::header(4);
-    wgsl += &rows::binding_decl(1, "src", "u32", false);
-    wgsl += &rows::binding_decl(2, "dst", "u32", true);
-    wgsl += &format!(
-        "@compute @workgroup_size({WORKGROUP})\n\
-         fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n\
-                 @builtin(local_invocation_index) lid: u32) {{\n\
-         \x20   let w = group_index(wid, nwg) * {WORKGROUP}u + lid;\n\
-         \x20   if (w >= param(0u)) {{ return; }}\n\
-         \x20   var word = 0u;\n\
+    let wgsl = word_kernel(
+        4,
+        &format!(
+            "\x20   var word = 0u;\n\
          \x20   for (var j = 0u; j < {per_word}u; j++) {{\n\
          \x20       let r = w * {per_word}u + j;\n\
          \x20       if (r < param(3u)) {{\n\
          \x20           word |= ((src[param(1u) + (r >> 5u)] >> (r & 31u)) & 1u) << (j * {}u);\n\
          \x20       }}\n\
          \x20   }}\n\
-         \x20   dst[param(2u) + w] = word;\n\
-         }}\n",
-        width * 8
+         \x20   dst[param(2u) + w] = word;\n",
+            width * 8
+        ),
     );
     let limits = planner.device().limits();
     let align = rows::alignment(&limits);
@@ -142,4 +128,22 @@ pub(crate) fn unpack(
         )?);
     }
     Ok(dispatches)
+}
+
+/// The WGSL of a kernel with one invocation per output word `w` (`u32` bindings `src` and `dst`,
+/// `params` parameter words, invocations past `param(0u)` return at once): the shape both bit
+/// kernels share; `body` is the statements after that check.
+fn word_kernel(params: usize, body: &str) -> String {
+    let mut wgsl = rows::header(params);
+    wgsl += &rows::binding_decl(1, "src", "u32", false);
+    wgsl += &rows::binding_decl(2, "dst", "u32", true);
+    wgsl += &format!(
+        "@compute @workgroup_size({WORKGROUP})\n\
+         fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n\
+                 @builtin(local_invocation_index) lid: u32) {{\n\
+         \x20   let w = group_index(wid, nwg) * {WORKGROUP}u + lid;\n\
+         \x20   if (w >= param(0u)) {{ return; }}\n\
+         {body}}}\n"
+    );
+    wgsl
 }
