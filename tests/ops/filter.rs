@@ -416,3 +416,74 @@ fn prefix_sums_equal_the_cpu_reference() {
         assert_eq!(out.read_bytes(gpu).unwrap(), expected.bytes(), "{n} values");
     }
 }
+
+#[test]
+fn prefix_sums_of_every_integer_format() {
+    // One-lane integers of 8, 16 and 32 bits, offset and strided, against the CPU reference and
+    // a running sum written here (sign-extended for signed formats, wrapping at 32 bits); a
+    // device of 1 MiB bindings splits the last.
+    let gpu = gpu();
+    let split = small();
+    let mut rng = Rng::new(36);
+    let formats = [
+        VertexFormat::Uint8,
+        VertexFormat::Uint16,
+        VertexFormat::Uint32,
+        VertexFormat::Sint8,
+        VertexFormat::Sint16,
+        VertexFormat::Sint32,
+    ];
+    for (k, format) in formats.into_iter().enumerate() {
+        for (gpu, n) in [(&gpu, 1 + rng.below(300)), (&gpu, 5000), (&split, 300_000)] {
+            let size = format.byte_length();
+            let offset = size * rng.below(3);
+            let stride = size * (1 + (k as u64 % 3));
+            let bytes = special_rows(&mut rng, format, n, offset, stride);
+            let host = HostInput::new(&bytes, format, n)
+                .with_byte_offset(offset)
+                .with_byte_stride(stride);
+            let expected = cpu::prefix_sum(host).unwrap();
+            let mut sum = 0u32;
+            let mut running = Vec::new();
+            for row in 0..n {
+                running.extend_from_slice(&sum.to_le_bytes());
+                let at = (offset + row * stride) as usize;
+                let mut word = [0u8; 8];
+                word[..size as usize].copy_from_slice(&bytes[at..at + size as usize]);
+                let raw = u64::from_le_bytes(word);
+                let value = if format.is_signed() {
+                    let shift = 64 - 8 * size;
+                    ((raw << shift) as i64 >> shift) as u32
+                } else {
+                    raw as u32
+                };
+                sum = sum.wrapping_add(value);
+            }
+            running.extend_from_slice(&sum.to_le_bytes());
+            assert_eq!(expected.bytes(), running, "{format}: the reference");
+            let buffer = upload(gpu, &bytes);
+            let out =
+                ops::prefix_sum(gpu, view_at(&buffer, format, n, offset, Some(stride))).unwrap();
+            let want = if format.is_signed() {
+                VertexFormat::Sint32
+            } else {
+                VertexFormat::Uint32
+            };
+            assert_eq!(format_of(&out), want);
+            assert_eq!(
+                out.read_bytes(gpu).unwrap(),
+                running,
+                "{format}: {n} values"
+            );
+        }
+    }
+    let floats = upload(&gpu, &[0u8; 16]);
+    assert!(matches!(
+        ops::prefix_sum(&gpu, view(&floats, VertexFormat::Float32, 4)),
+        Err(OpError::UnsupportedFormat { .. })
+    ));
+    assert!(matches!(
+        ops::prefix_sum(&gpu, view(&floats, VertexFormat::Uint16x2, 4)),
+        Err(OpError::UnsupportedFormat { .. })
+    ));
+}

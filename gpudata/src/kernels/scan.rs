@@ -1,4 +1,5 @@
-//! Prefix sums of 32-bit words: an exclusive scan (wrapping `u32` addition) with the total after
+//! Prefix sums of integers (8, 16 or 32 bits, widened to 32): an exclusive scan (wrapping `u32`
+//! addition, which is also two's complement `i32` addition) with the total after
 //! the last element, as three kernels: per-block sums of 256 elements, the scan of those sums
 //! (recursively, until one block holds them), and a per-block scan that adds each block's
 //! offset. The elements are `uint32` values at a word stride, or the set bits of mask words
@@ -9,13 +10,16 @@ use super::plan::Dispatch;
 use super::rows::{self, Span, WORKGROUP};
 use crate::kernels::OpError;
 
-/// Where a scan's elements are: word `offset / 4 + i × stride / 4` of `buffer`, or the number of
-/// set bits of that word.
+/// Where a scan's elements are: the `unit`-byte integer (1, 2 or 4 bytes; sign-extended when
+/// `signed`) at byte `offset + i × stride` of `buffer`, or the number of set bits of that word
+/// (`popcount`, 4-byte units).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Words<'a> {
     pub buffer: &'a wgpu::Buffer,
     pub offset: u64,
     pub stride: u64,
+    pub unit: u64,
+    pub signed: bool,
     pub popcount: bool,
 }
 
@@ -26,6 +30,8 @@ impl<'a> Words<'a> {
             buffer,
             offset: 0,
             stride: 4,
+            unit: 4,
+            signed: false,
             popcount: false,
         }
     }
@@ -35,18 +41,31 @@ impl<'a> Words<'a> {
             buffer: self.buffer,
             offset: self.offset,
             stride: self.stride,
-            row_bytes: 4,
+            row_bytes: self.unit,
         }
     }
 
-    /// WGSL of element `e` (relative to the run) with the source's base word `param(1u)`.
+    /// The WGSL function `elem(e)`: element `e` (relative to the run) as a `u32`, with the
+    /// source's byte base `param(1u)`.
     fn load(&self) -> String {
-        let word = format!("src[param(1u) + e * {}u]", self.stride / 4);
-        if self.popcount {
-            format!("countOneBits({word})")
-        } else {
-            word
-        }
+        let value = match (self.unit, self.popcount, self.signed) {
+            (4, true, _) => "countOneBits(src[a >> 2u])".to_owned(),
+            (4, false, _) => "src[a >> 2u]".to_owned(),
+            (bytes, _, signed) => {
+                let bits = bytes * 8;
+                let raw = "(src[a >> 2u] >> ((a & 3u) * 8u))";
+                if signed {
+                    let shift = 32 - bits;
+                    format!("bitcast<u32>(bitcast<i32>({raw} << {shift}u) >> {shift}u)")
+                } else {
+                    format!("({raw} & {:#x}u)", (1u64 << bits) - 1)
+                }
+            }
+        };
+        format!(
+            "fn elem(e: u32) -> u32 {{ let a = param(1u) + e * {}u; return {value}; }}\n",
+            self.stride
+        )
     }
 }
 
@@ -66,14 +85,14 @@ fn block_sums(
     let blocks = n.div_ceil(wg);
     let sums = rows::output_buffer(planner, op, blocks * 4)?;
     let wgsl = format!(
-        "{}{}{}var<workgroup> acc: array<u32, {WORKGROUP}>;\n\
+        "{}{}{}{}var<workgroup> acc: array<u32, {WORKGROUP}>;\n\
          @compute @workgroup_size({WORKGROUP})\n\
          fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n\
                  @builtin(local_invocation_index) lid: u32) {{\n\
          \x20   let group = group_index(wid, nwg);\n\
          \x20   let e = group * {WORKGROUP}u + lid;\n\
          \x20   var v = 0u;\n\
-         \x20   if (e < param(0u)) {{ v = {}; }}\n\
+         \x20   if (e < param(0u)) {{ v = elem(e); }}\n\
          \x20   acc[lid] = v;\n\
          \x20   workgroupBarrier();\n{TREE}\
          \x20   if (lid == 0u) {{ sums[param(2u) + group] = acc[0]; }}\n\
@@ -92,7 +111,7 @@ fn block_sums(
         let b = out.bind(op, first / wg, count.div_ceil(wg), align)?;
         let params = [
             rows::base32(op, count)?,
-            rows::base32(op, a.base / 4)?,
+            rows::base32(op, a.base)?,
             rows::base32(op, b.base / 4)?,
         ];
         dispatches.push(rows::dispatch(
@@ -127,7 +146,7 @@ fn scan_blocks(
         "0u"
     };
     let wgsl = format!(
-        "{}{}{}{offset_decl}var<workgroup> acc: array<u32, {WORKGROUP}>;\n\
+        "{}{}{}{}{offset_decl}var<workgroup> acc: array<u32, {WORKGROUP}>;\n\
          @compute @workgroup_size({WORKGROUP})\n\
          fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n\
                  @builtin(local_invocation_index) lid: u32) {{\n\
@@ -135,7 +154,7 @@ fn scan_blocks(
          \x20   let e = group * {WORKGROUP}u + lid;\n\
          \x20   let n = param(0u);\n\
          \x20   var v = 0u;\n\
-         \x20   if (e < n) {{ v = {}; }}\n\
+         \x20   if (e < n) {{ v = elem(e); }}\n\
          \x20   acc[lid] = v;\n\
          \x20   workgroupBarrier();\n\
          \x20   for (var s = 1u; s < {WORKGROUP}u; s <<= 1u) {{\n\
@@ -169,7 +188,7 @@ fn scan_blocks(
         let b = out_span.bind(op, first, count + 1, align)?;
         let mut params = vec![
             rows::base32(op, count)?,
-            rows::base32(op, a.base / 4)?,
+            rows::base32(op, a.base)?,
             rows::base32(op, b.base / 4)?,
             0,
         ];
@@ -230,6 +249,8 @@ pub(crate) fn mask_block_offsets(
         buffer: mask,
         offset: 0,
         stride: 4,
+        unit: 4,
+        signed: false,
         popcount: true,
     };
     let (mut dispatches, sums, blocks) = block_sums(planner, op, source, words.max(1))?;

@@ -298,32 +298,49 @@ pub fn compact_data(gpu: &Gpu, mask: &GpuMask, data: &[&GpuData]) -> Result<Comp
     plan_inputs(gpu, OP, mask, inputs, &lengths, &OpsConfig::default())?.run(gpu)
 }
 
-/// The exclusive prefix sum of a `uint32` column, in wrapping 32-bit arithmetic: `n + 1`
-/// `uint32` values, value `i` the sum of the values before row `i`, the last the total.
+/// The exclusive prefix sum of a one-lane integer column (`uint8`, `uint16`, `uint32`, `sint8`,
+/// `sint16`, `sint32`: counts, flags such as an Arrow boolean column converted to `uint8`,
+/// offsets), in wrapping 32-bit arithmetic: `n + 1` values, value `i` the sum of the values
+/// before row `i`, the last the total; `uint32` for unsigned input, `sint32` for signed input
+/// (8- and 16-bit values widened first). Floats are refused: a parallel scan adds them in
+/// another order than a running sum, so its result would depend on the device's blocking.
 ///
 /// # Errors
-/// [`OpError::UnsupportedFormat`] for a format other than `uint32`; the input checks of every
-/// operation; [`OpError::TooLarge`], [`OpError::Gpu`].
+/// [`OpError::UnsupportedFormat`] for another format; the input checks of every operation;
+/// [`OpError::TooLarge`], [`OpError::Gpu`].
 pub fn prefix_sum(gpu: &Gpu, column: GpuDataView<'_>) -> Result<GpuData, OpError> {
     const OP: &str = "prefix_sum";
-    if column.format() != VertexFormat::Uint32 {
-        return Err(OpError::UnsupportedFormat {
-            op: OP,
-            input: 0,
-            format: column.format(),
-            expected: "uint32",
-        });
-    }
+    let output = prefix_sum_output(OP, column.format())?;
     rows::check_view(gpu, OP, 0, &column)?;
     let planner = Planner::new(gpu, &OpsConfig::default());
     let words = Words {
         buffer: column.buffer(),
         offset: column.byte_offset(),
         stride: column.byte_stride(),
+        unit: column.format().byte_length(),
+        signed: column.format().is_signed(),
         popcount: false,
     };
     let n = column.length();
     let (dispatches, out) = scan::exclusive_scan(&planner, OP, words, n)?;
     OpPlan::from_dispatches(gpu, OP, dispatches, 0, ()).run(gpu)?;
-    output_data(gpu, OP, &out, VertexFormat::Uint32, n + 1)
+    output_data(gpu, OP, &out, output, n + 1)
+}
+
+/// The output format of [`prefix_sum`] over `format`: `uint32` or `sint32`.
+pub(crate) fn prefix_sum_output(
+    op: &'static str,
+    format: VertexFormat,
+) -> Result<VertexFormat, OpError> {
+    use VertexFormat as F;
+    match format {
+        F::Uint8 | F::Uint16 | F::Uint32 => Ok(F::Uint32),
+        F::Sint8 | F::Sint16 | F::Sint32 => Ok(F::Sint32),
+        other => Err(OpError::UnsupportedFormat {
+            op,
+            input: 0,
+            format: other,
+            expected: "a one-lane integer format (uint8, uint16, uint32, sint8, sint16, sint32)",
+        }),
+    }
 }

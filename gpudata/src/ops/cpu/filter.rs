@@ -1,10 +1,10 @@
 //! The CPU reference of row masks, compaction and the prefix sum.
 
 use super::host::{HostColumn, HostInput};
-use crate::format::VertexFormat;
 use crate::format::codec::{self, Scalar};
 use crate::kernels::predicate::{Node, Side};
 use crate::kernels::{Comparison, OpError};
+use crate::ops::compact::prefix_sum_output;
 use crate::ops::predicate::{Comparand, PredicateOf, predicate_length};
 
 /// A predicate over host columns and masks: the twin of [`Predicate`](crate::ops::Predicate).
@@ -161,27 +161,30 @@ pub fn compact(
 /// The reference of [`ops::prefix_sum`](crate::ops::prefix_sum).
 ///
 /// # Errors
-/// [`OpError::UnsupportedFormat`] for a format other than `uint32`, and the input checks.
+/// [`OpError::UnsupportedFormat`] for a format other than a one-lane integer, and the input
+/// checks.
 pub fn prefix_sum(column: HostInput<'_>) -> Result<HostColumn, OpError> {
     const OP: &str = "prefix_sum";
-    if column.format() != VertexFormat::Uint32 {
-        return Err(OpError::UnsupportedFormat {
-            op: OP,
-            input: 0,
-            format: column.format(),
-            expected: "uint32",
-        });
-    }
+    let format = prefix_sum_output(OP, column.format())?;
     column.check(OP, 0)?;
+    let bits = column.format().byte_length() as u32 * 8;
+    let signed = column.format().is_signed();
     let mut sum = 0u32;
     let mut bytes = Vec::with_capacity((column.length() as usize + 1) * 4);
     for row in 0..column.length() {
         bytes.extend_from_slice(&sum.to_le_bytes());
-        sum = sum.wrapping_add(column.unit(row, 0));
+        let raw = column.unit(row, 0);
+        // Sign-extended for signed input (two's complement: the same wrapping sum).
+        let value = if signed && bits < 32 {
+            (((raw << (32 - bits)) as i32) >> (32 - bits)) as u32
+        } else {
+            raw
+        };
+        sum = sum.wrapping_add(value);
     }
     bytes.extend_from_slice(&sum.to_le_bytes());
     Ok(HostColumn {
-        format: VertexFormat::Uint32,
+        format,
         length: column.length() + 1,
         bytes,
     })
