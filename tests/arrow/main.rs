@@ -7,6 +7,7 @@ pub mod support;
 mod convert;
 mod errors;
 mod faults;
+mod filter;
 #[cfg(feature = "flight")]
 mod flight;
 #[cfg(feature = "parquet")]

@@ -237,3 +237,236 @@ fn filtering_checks_the_mask() {
         })
     ));
 }
+
+/// A table of `batches` (rows, index count): a `float32` column counting up from each batch's
+/// first table row, and `indices` of `format` (`uint16` or `uint32`) at random rows of the
+/// batch, one in fifty past its rows.
+fn indexed_table(
+    gpu: &Gpu,
+    rng: &mut Rng,
+    batches: &[(usize, usize)],
+    format: VertexFormat,
+) -> (GpuTable, Vec<Vec<u32>>) {
+    let mut values = Vec::new();
+    let mut index_data = Vec::new();
+    let mut all = Vec::new();
+    let mut first = 0;
+    for &(rows, count) in batches {
+        let v: Vec<f32> = (0..rows).map(|i| (first + i) as f32).collect();
+        first += rows;
+        values.push(column(gpu, VertexFormat::Float32, &v));
+        let indices: Vec<u32> = (0..count)
+            .map(|_| {
+                if rng.below(50) == 0 {
+                    (rows as u64 + rng.below(3)) as u32
+                } else {
+                    rng.below(rows.max(1) as u64) as u32
+                }
+            })
+            .collect();
+        let bytes: Vec<u8> = match format {
+            VertexFormat::Uint16 => indices
+                .iter()
+                .flat_map(|&i| (i as u16).to_le_bytes())
+                .collect(),
+            _ => indices.iter().flat_map(|&i| i.to_le_bytes()).collect(),
+        };
+        let descriptor = gpudata::GpuDataDescriptor {
+            format: Some(gpudata::GpuVectorFormat::VertexList(format).into()),
+            length: rows as u64,
+            value_length: Some(count as u64),
+            ..Default::default()
+        };
+        index_data.push(crate::fixtures::bytes(gpu, &bytes, descriptor));
+        all.push(indices);
+    }
+    let table = GpuTable::from_vectors(
+        [
+            GpuVector::from_data("value", values).unwrap(),
+            GpuVector::from_data("indices", index_data).unwrap(),
+        ],
+        RecordBatchOptions::default(),
+    )
+    .unwrap();
+    (table, all)
+}
+
+/// The host's filter of one batch's indices: the primitives of `k` indices whose every index
+/// is a kept row, each renumbered to its row's place among the kept rows.
+fn host_indices(indices: &[u32], keep: &[bool], k: usize) -> Vec<u32> {
+    let mut rank = Vec::with_capacity(keep.len());
+    let mut kept = 0u32;
+    for &on in keep {
+        rank.push(kept);
+        kept += u32::from(on);
+    }
+    indices
+        .chunks_exact(k)
+        .filter(|p| p.iter().all(|&i| keep.get(i as usize) == Some(&true)))
+        .flat_map(|p| p.iter().map(|&i| rank[i as usize]))
+        .collect()
+}
+
+/// Filters `table` (from [`indexed_table`]) by every mask and compares values and indices with
+/// the host's filter.
+fn check_indexed(
+    gpu: &Gpu,
+    rng: &mut Rng,
+    table: &GpuTable,
+    indices: &[Vec<u32>],
+    format: VertexFormat,
+    topology: wgpu::PrimitiveTopology,
+    k: usize,
+) {
+    let n = table.num_rows() as usize;
+    for (name, keep) in masks(rng, n) {
+        let what = format!("{name} mask, {format}, {topology:?}");
+        let mask = GpuMask::from_bools(gpu, &keep).unwrap();
+        let filtered = table.filter_primitives(gpu, &mask, topology).unwrap();
+        assert_eq!(
+            filtered.num_rows(),
+            keep.iter().filter(|&&k| k).count() as u64,
+            "{what}"
+        );
+        let mut first = 0;
+        for ((batch, source), want_indices) in
+            filtered.batches().iter().zip(table.batches()).zip(indices)
+        {
+            let rows = source.num_rows() as usize;
+            let part = &keep[first..first + rows];
+            let values = batch.column("value").unwrap();
+            let got: Vec<f32> = if values.length() == 0 {
+                Vec::new()
+            } else {
+                bytemuck::pod_collect_to_vec(&values.read_bytes(gpu).unwrap())
+            };
+            let want: Vec<f32> = (0..rows)
+                .filter(|&i| part[i])
+                .map(|i| (first + i) as f32)
+                .collect();
+            assert_eq!(got, want, "{what}: values");
+            let data = batch.indices().unwrap();
+            let want = host_indices(want_indices, part, k);
+            assert_eq!(data.length(), batch.num_rows(), "{what}");
+            assert_eq!(data.value_length(), want.len() as u64, "{what}");
+            assert_eq!(data.format(), source.indices().unwrap().format(), "{what}");
+            assert!(data.buffer().usage().contains(wgpu::BufferUsages::INDEX));
+            let unit = format.byte_length() as usize;
+            let bytes = if want.is_empty() {
+                Vec::new()
+            } else {
+                data.read_bytes(gpu).unwrap()
+            };
+            let got: Vec<u32> = bytes
+                .chunks_exact(unit)
+                .map(|c| match unit {
+                    2 => u32::from(u16::from_le_bytes([c[0], c[1]])),
+                    _ => u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
+                })
+                .collect();
+            assert_eq!(got, want, "{what}: indices");
+            first += rows;
+        }
+    }
+}
+
+#[test]
+fn filtering_indexed_tables_keeps_whole_primitives_renumbered() {
+    let gpu = gpu();
+    let mut rng = Rng::new(44);
+    let topologies = [
+        (wgpu::PrimitiveTopology::PointList, 1),
+        (wgpu::PrimitiveTopology::LineList, 2),
+        (wgpu::PrimitiveTopology::TriangleList, 3),
+    ];
+    for format in [VertexFormat::Uint16, VertexFormat::Uint32] {
+        for (topology, k) in topologies {
+            // Batches that start inside mask words, index counts that leave an incomplete
+            // primitive, an empty batch and a batch without indices.
+            let (table, indices) = indexed_table(
+                &gpu,
+                &mut rng,
+                &[(37, 100), (1000, 3001), (0, 0), (300, 0), (9000, 20_000)],
+                format,
+            );
+            check_indexed(&gpu, &mut rng, &table, &indices, format, topology, k);
+        }
+    }
+}
+
+#[test]
+fn filtering_indices_splits_them_over_bindings() {
+    // 400,000 uint32 triangle indices (1.6 MB) on a device of 1 MiB bindings: the primitive
+    // kernel runs in several dispatches.
+    let gpu = crate::support::limited_gpu("filter", |l| {
+        l.max_storage_buffer_binding_size = 1 << 20;
+    });
+    let mut rng = Rng::new(45);
+    let (table, indices) =
+        indexed_table(&gpu, &mut rng, &[(50_000, 400_000)], VertexFormat::Uint32);
+    let n = table.num_rows() as usize;
+    let keep: Vec<bool> = (0..n).map(|_| rng.below(10) != 0).collect();
+    let mask = GpuMask::from_bools(&gpu, &keep).unwrap();
+    let filtered = table
+        .filter_primitives(&gpu, &mask, wgpu::PrimitiveTopology::TriangleList)
+        .unwrap();
+    let data = filtered.batches()[0].indices().unwrap();
+    let want = host_indices(&indices[0], &keep, 3);
+    let bytes = data.read_bytes(&gpu).unwrap();
+    let got: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
+    assert_eq!(got, want);
+}
+
+#[test]
+fn filtering_refuses_strips_and_list_columns() {
+    let gpu = gpu();
+    let mut rng = Rng::new(46);
+    let (table, _) = indexed_table(&gpu, &mut rng, &[(10, 12)], VertexFormat::Uint32);
+    let mask = GpuMask::from_bools(&gpu, &[true; 10]).unwrap();
+    assert_eq!(
+        table.filter(&gpu, &mask).unwrap_err(),
+        TableError::FilterIndexed
+    );
+    for topology in [
+        wgpu::PrimitiveTopology::LineStrip,
+        wgpu::PrimitiveTopology::TriangleStrip,
+    ] {
+        let error = table.filter_primitives(&gpu, &mask, topology).unwrap_err();
+        assert_eq!(error, TableError::FilterStrip { topology });
+    }
+    assert!(
+        TableError::FilterStrip {
+            topology: wgpu::PrimitiveTopology::TriangleStrip
+        }
+        .to_string()
+        .contains("`triangle-strip`")
+    );
+    // A list column's rows have no fixed place to compact.
+    let names = gpudata::GpuDataDescriptor {
+        format: Some(gpudata::GpuVectorFormat::ValueList(VertexFormat::Uint8).into()),
+        length: 4,
+        value_length: Some(10),
+        ..Default::default()
+    };
+    // (Storage data without a vertex layout, as Arrow uploads make string columns.)
+    let batch = gpudata::table::GpuRecordBatch::with_options(
+        [
+            ("offset", column(&gpu, VertexFormat::Float32, &[0f32; 4])),
+            ("names", crate::fixtures::bytes(&gpu, &[7u8; 12], names)),
+        ],
+        RecordBatchOptions {
+            buffer_layouts: Some(Vec::new()),
+            ..RecordBatchOptions::default()
+        },
+    )
+    .unwrap();
+    let listed = GpuTable::from_batches(vec![batch], Vec::<(String, GpuConstant)>::new()).unwrap();
+    let mask = GpuMask::from_bools(&gpu, &[true; 4]).unwrap();
+    assert_eq!(
+        listed.filter(&gpu, &mask).unwrap_err(),
+        TableError::FilterList {
+            column: "names".to_owned(),
+            format: "value-list<uint8>".to_owned()
+        }
+    );
+}

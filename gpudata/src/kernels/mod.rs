@@ -14,6 +14,7 @@ mod error;
 pub(crate) mod index;
 pub(crate) mod plan;
 pub(crate) mod predicate;
+pub(crate) mod primitives;
 pub(crate) mod reduce;
 pub(crate) mod rows;
 pub(crate) mod scan;

@@ -349,7 +349,7 @@ pub(crate) fn dispatch(
 }
 
 /// A zeroed buffer of `size` bytes (at least 16, rounded up to whole words) for a kernel to write,
-/// with the usages of operation outputs, made by the device layer
+/// with the usages of operation outputs (storage, copies both ways, vertex and index buffers), made by the device layer
 /// ([`create_buffer`](crate::device::buffers::create_buffer): checked size, error scope).
 ///
 /// # Errors
@@ -375,7 +375,8 @@ pub(crate) fn output_buffer(
         wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::COPY_SRC
             | wgpu::BufferUsages::COPY_DST
-            | wgpu::BufferUsages::VERTEX,
+            | wgpu::BufferUsages::VERTEX
+            | wgpu::BufferUsages::INDEX,
         op,
     )
     .map_err(|source| OpError::Gpu { op, source })

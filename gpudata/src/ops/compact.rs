@@ -9,6 +9,7 @@ use crate::kernels::compact::{self, BLOCK_ROWS, Source};
 use crate::kernels::rows::{self, Span};
 use crate::kernels::scan::{self, Words};
 use crate::kernels::{OpError, OpPlan, OpsConfig, Planner};
+use crate::kernels::{predicate, primitives};
 use crate::ops::mask::{GpuMask, read_u32};
 use crate::ops::output::output_data;
 
@@ -343,4 +344,98 @@ pub(crate) fn prefix_sum_output(
             expected: "a one-lane integer format (uint8, uint16, uint32, sint8, sint16, sint32)",
         }),
     }
+}
+
+/// Indices to filter with [`compact_indices`]: `count` indices of `unit` bytes (2 or 4) at byte
+/// `offset + i × stride` of `buffer`.
+pub(crate) struct IndexRows<'a> {
+    pub buffer: &'a wgpu::Buffer,
+    pub offset: u64,
+    pub stride: u64,
+    pub unit: u64,
+    pub count: u64,
+}
+
+/// The primitives of `primitive` consecutive indices (1 point, 2 line, 3 triangle) whose every
+/// index is a row `mask` keeps, each index renumbered to its row's place among the kept rows
+/// (the mask's exclusive prefix sum at that row), in their order: a new buffer of packed
+/// indices of `indices.unit` bytes (with the usages of every operation output, INDEX among
+/// them) and how many indices it holds. Indices at or past the mask's length drop their
+/// primitive; so does the incomplete primitive that a count not a multiple of `primitive`
+/// ends with.
+pub(crate) fn compact_indices(
+    gpu: &Gpu,
+    mask: &GpuMask,
+    indices: IndexRows<'_>,
+    primitive: u64,
+) -> Result<(wgpu::Buffer, u64), OpError> {
+    const OP: &str = "filter indices";
+    let planner = Planner::new(gpu, &OpsConfig::default());
+    let primitives = indices.count / primitive;
+    let rows = mask.len();
+    if primitives == 0 || rows == 0 {
+        return Ok((rows::output_buffer(&planner, OP, 0)?, 0));
+    }
+    let words = rows.div_ceil(32);
+    let (mut dispatches, ranks) = scan::exclusive_scan(
+        &planner,
+        OP,
+        Words {
+            buffer: mask.buffer(),
+            offset: 0,
+            stride: 4,
+            unit: 4,
+            signed: false,
+            popcount: true,
+        },
+        words,
+    )?;
+    let keep = rows::output_buffer(&planner, OP, predicate::mask_words(primitives) * 4)?;
+    let group_bytes = primitive
+        .checked_mul(indices.unit)
+        .ok_or(OpError::Overflow { op: OP, input: 0 })?;
+    let size = primitives
+        .checked_mul(group_bytes)
+        .ok_or(OpError::Overflow { op: OP, input: 0 })?;
+    let renumbered = rows::output_buffer(&planner, OP, size)?;
+    dispatches.extend(primitives::plan(
+        &planner,
+        OP,
+        primitives::Vertices {
+            mask: mask.buffer(),
+            ranks: &ranks,
+            rows,
+        },
+        primitives::Indices {
+            buffer: indices.buffer,
+            offset: indices.offset,
+            stride: indices.stride,
+            unit: indices.unit,
+            per_primitive: primitive,
+        },
+        primitives,
+        &keep,
+        &renumbered,
+    )?);
+    OpPlan::from_dispatches(gpu, OP, dispatches, 0, ()).run(gpu)?;
+    let keep = GpuMask::from_buffer(gpu, keep, primitives)?;
+    let input = Input {
+        source: Source {
+            rows: Span::packed(&renumbered, group_bytes),
+            out_stride: group_bytes,
+        },
+        format: GpuVectorFormat::Fixed(VertexFormat::Uint8).into(),
+    };
+    let plan = plan_inputs(
+        gpu,
+        OP,
+        &keep,
+        vec![input],
+        &[primitives],
+        &OpsConfig::default(),
+    )?;
+    let buffer = plan.output().columns[0].buffer().clone();
+    let kept = plan.output().kept;
+    plan.run(gpu)?;
+    Ok((buffer, kept * primitive))
 }

@@ -132,7 +132,7 @@ pub use lanes::{
 pub use math::{abs, cos, exp, log, math, plan_math, pow, sin, sqrt, tan};
 
 pub use compact::{Compacted, compact, compact_data, plan_compact, prefix_sum};
-pub(crate) use compact::{RowSet, compact_row_sets};
+pub(crate) use compact::{IndexRows, RowSet, compact_indices, compact_row_sets};
 pub use extent::{extent, plan_extent};
 pub use gather::{gather, plan_gather, segmented_map, sequence};
 pub use mask::GpuMask;

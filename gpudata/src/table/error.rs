@@ -594,9 +594,36 @@ pub enum TableError {
         found: u64,
     },
     /// [`GpuTable::filter`](crate::GpuTable::filter) of a table with an index column, whose
-    /// indices name rows that filtering moves.
-    #[error("filter: the table has an `indices` column, whose indices would name moved rows")]
+    /// indices name rows that filtering moves: which primitives to keep depends on the
+    /// topology, which [`filter_primitives`](crate::GpuTable::filter_primitives) takes.
+    #[error(
+        "filter: the table has an `indices` column, whose indices name rows that filtering \
+         moves; filter_primitives with the table's primitive topology keeps whole primitives"
+    )]
     FilterIndexed,
+    /// [`GpuTable::filter_primitives`](crate::GpuTable::filter_primitives) with a strip
+    /// topology, whose primitives share vertices with their neighbours.
+    #[error(
+        "filter: `{name}` primitives share vertices with their neighbours, so no list of whole \
+         primitives can be kept; expected point-list, line-list or triangle-list",
+        name = topology_name(*topology)
+    )]
+    FilterStrip {
+        /// The topology given.
+        topology: wgpu::PrimitiveTopology,
+    },
+    /// [`GpuTable::filter`](crate::GpuTable::filter) of a table with a list column (other
+    /// than `indices`): its rows have no fixed place in the buffer to compact.
+    #[error(
+        "filter: column `{column}` has list rows ({format}), which filtering cannot compact; \
+         expected fixed-size rows"
+    )]
+    FilterList {
+        /// The column.
+        column: String,
+        /// Its format.
+        format: String,
+    },
     /// The compaction behind [`GpuTable::filter`](crate::GpuTable::filter) refused the table's
     /// data (device errors arrive as [`TableError::Gpu`]).
     #[error("filter: {source}")]
@@ -680,4 +707,15 @@ pub enum ChunkMapError<E> {
         #[source]
         source: E,
     },
+}
+
+/// WebGPU's name of a primitive topology, for messages.
+fn topology_name(topology: wgpu::PrimitiveTopology) -> &'static str {
+    match topology {
+        wgpu::PrimitiveTopology::PointList => "point-list",
+        wgpu::PrimitiveTopology::LineList => "line-list",
+        wgpu::PrimitiveTopology::LineStrip => "line-strip",
+        wgpu::PrimitiveTopology::TriangleList => "triangle-list",
+        wgpu::PrimitiveTopology::TriangleStrip => "triangle-strip",
+    }
 }

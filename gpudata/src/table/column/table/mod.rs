@@ -18,6 +18,7 @@ use crate::table::column::vector::{DataVectorOptions, GpuVector, checked_sum, fo
 
 mod bind;
 mod filter;
+mod filter_nulls;
 mod relayout;
 
 /// A column given to [`GpuTable::from_columns`]: varying rows or one constant value.

@@ -1,0 +1,111 @@
+//! `GpuTable::filter` on tables uploaded from Arrow with nulls: the kept rows' validity comes
+//! along (the filtered table reads back as Arrow equal to arrow-select's `filter_record_batch`
+//! of each batch), and the null counts are the kept rows' nulls.
+
+use std::sync::Arc;
+
+use arrow_array::types::Int8Type;
+use arrow_array::{
+    Array, ArrayRef, BooleanArray, DictionaryArray, FixedSizeListArray, Float32Array, Int16Array,
+    Int32Array, RecordBatch, StringArray, UInt8Array,
+};
+use arrow_schema::{DataType, Field, Schema};
+use gpudata::arrow::{BatchOptions, record_batches_from_gpu_table, record_batches_to_gpu_table};
+use gpudata::ops::GpuMask;
+
+use crate::support::{self, Rng};
+
+fn batch(schema: &Arc<Schema>, rng: &mut Rng, rows: usize) -> RecordBatch {
+    let mut maybe = |p: u64| rng.below(100) >= p;
+    let valid: Vec<[bool; 5]> = (0..rows)
+        .map(|_| [maybe(20), maybe(50), maybe(3), maybe(10), maybe(0)])
+        .collect();
+    let floats = Float32Array::from_iter((0..rows).map(|i| valid[i][0].then_some(i as f32 * 0.5)));
+    let shorts = Int16Array::from_iter((0..rows).map(|i| valid[i][1].then_some(-(i as i16))));
+    let ints = Int32Array::from_iter((0..rows).map(|i| valid[i][4].then_some(i as i32 * 7)));
+    let colors = FixedSizeListArray::try_new(
+        Arc::new(Field::new_list_field(DataType::UInt8, true)),
+        4,
+        Arc::new(UInt8Array::from_iter_values(
+            (0..4 * rows).map(|i| (i * 3) as u8),
+        )),
+        Some((0..rows).map(|i| valid[i][2]).collect()),
+    )
+    .unwrap();
+    let kinds = DictionaryArray::<Int8Type>::try_new(
+        (0..rows)
+            .map(|i| valid[i][3].then_some((i % 3) as i8))
+            .collect(),
+        Arc::new(StringArray::from(vec!["tree", "rock", "lake"])),
+    )
+    .unwrap();
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(floats),
+        Arc::new(shorts),
+        Arc::new(ints),
+        Arc::new(colors),
+        Arc::new(kinds),
+    ];
+    RecordBatch::try_new(schema.clone(), columns).unwrap()
+}
+
+#[test]
+fn filtering_keeps_the_kept_rows_nulls() {
+    let gpu = support::gpu();
+    let mut rng = Rng::new(160);
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("floats", DataType::Float32, true),
+        Field::new("shorts", DataType::Int16, true),
+        Field::new("ints", DataType::Int32, true),
+        Field::new(
+            "colors",
+            DataType::FixedSizeList(Arc::new(Field::new_list_field(DataType::UInt8, true)), 4),
+            true,
+        ),
+        Field::new(
+            "kinds",
+            DataType::Dictionary(Box::new(DataType::Int8), Box::new(DataType::Utf8)),
+            true,
+        ),
+    ]));
+    // Batches that start inside mask words, and an empty one.
+    let sizes = [37, 1000, 0, 2500];
+    let batches: Vec<RecordBatch> = sizes.iter().map(|&n| batch(&schema, &mut rng, n)).collect();
+    let (table, skipped) =
+        record_batches_to_gpu_table(&gpu, &schema, &batches, &BatchOptions::default()).unwrap();
+    assert!(skipped.is_empty(), "{skipped:?}");
+    let nulls =
+        |b: &RecordBatch| -> u64 { b.columns().iter().map(|c| c.null_count() as u64).sum() };
+    assert_eq!(table.null_count(), batches.iter().map(nulls).sum::<u64>());
+    let n = sizes.iter().sum::<usize>();
+    let masks: Vec<(&str, Vec<bool>)> = vec![
+        ("all", vec![true; n]),
+        ("none", vec![false; n]),
+        ("alternating", (0..n).map(|i| i % 2 == 1).collect()),
+        ("random", (0..n).map(|_| rng.below(2) == 0).collect()),
+        ("1%", (0..n).map(|_| rng.below(100) == 0).collect()),
+    ];
+    for (name, keep) in masks {
+        let mask = GpuMask::from_bools(&gpu, &keep).unwrap();
+        let filtered = table.filter(&gpu, &mask).unwrap();
+        let mut first = 0;
+        let expected: Vec<RecordBatch> = batches
+            .iter()
+            .map(|b| {
+                let part = BooleanArray::from(keep[first..first + b.num_rows()].to_vec());
+                first += b.num_rows();
+                arrow_select::filter::filter_record_batch(b, &part).unwrap()
+            })
+            .collect();
+        let got = record_batches_from_gpu_table(&gpu, &filtered).unwrap();
+        assert_eq!(got, expected, "{name} mask");
+        for (gpu_batch, want) in filtered.batches().iter().zip(&expected) {
+            assert_eq!(gpu_batch.null_count(), nulls(want), "{name} mask");
+        }
+        assert_eq!(
+            filtered.null_count(),
+            expected.iter().map(nulls).sum::<u64>(),
+            "{name} mask"
+        );
+    }
+}
