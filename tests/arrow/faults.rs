@@ -17,9 +17,10 @@ use arrow_schema::{DataType, Field, Schema};
 use gpudata::GpuError;
 use gpudata::arrow::{
     ArrowInteropError, BatchOptions, IpcPart, array_from_gpu, array_to_gpu, read_ipc_file,
-    read_ipc_stream, record_batch_to_segmented, record_batches_from_gpu_table,
+    read_ipc_stream, record_batch_to_gpu, record_batch_to_segmented, record_batches_from_gpu_table,
     record_batches_to_gpu_table,
 };
+use gpudata::table::TableError;
 
 use crate::roundtrip::example;
 use crate::support::{self, assert_other_device, fresh_gpu, other_gpu};
@@ -370,7 +371,7 @@ fn a_lost_device_is_reported_by_the_arrow_uploads_and_readbacks() {
             ..
         } => {}
         ArrowInteropError::Table {
-            source: gpudata::table::TableError::Gpu(GpuError::DeviceLost { .. }),
+            source: TableError::Gpu(GpuError::DeviceLost { .. }),
         } => {}
         other => panic!("expected DeviceLost, found {other:?}"),
     };
@@ -387,4 +388,41 @@ fn a_lost_device_is_reported_by_the_arrow_uploads_and_readbacks() {
         )
         .unwrap_err(),
     );
+}
+
+#[test]
+fn a_bad_usage_in_batch_options_is_refused_by_every_batch_upload() {
+    use wgpu::BufferUsages as U;
+    let gpu = support::gpu();
+    let (batches, _) = ipc(false);
+    let bad = U::MAP_READ | U::STORAGE;
+    let mut options = BatchOptions::new().skip_unsupported();
+    options.usage = Some(bad);
+    let expected = GpuError::MapUsage {
+        usage: bad | U::COPY_DST,
+        map: U::MAP_READ,
+        partner: U::COPY_DST,
+    };
+    // Per-column uploads name the first column; the segmented table is one buffer for all.
+    let per_column = ArrowInteropError::Gpu {
+        column: "weights".into(),
+        source: expected.clone(),
+    };
+    assert_eq!(
+        record_batch_to_gpu(&gpu, &batches[0], &options).err(),
+        Some(per_column.clone())
+    );
+    assert_eq!(
+        record_batches_to_gpu_table(&gpu, &batches[0].schema(), &batches, &options).err(),
+        Some(per_column)
+    );
+    assert_eq!(
+        record_batch_to_segmented(&gpu, &batches[0], &options).err(),
+        Some(ArrowInteropError::Table {
+            source: TableError::Gpu(expected)
+        })
+    );
+    // The same options with a valid usage upload.
+    options.usage = Some(U::STORAGE | U::COPY_SRC);
+    assert!(record_batch_to_gpu(&gpu, &batches[0], &options).is_ok());
 }

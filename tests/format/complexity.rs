@@ -5,7 +5,8 @@
 //! column where serde_json stopped), so the refusal costs the bound's work, not the input's.
 //! With the bounds raised, the same declarations are accepted and two sizes ten times apart are
 //! timed: a linear algorithm takes about 10 times as long, a quadratic one 100 times, and the
-//! ratio is compared loosely (the machine is shared). Timings are printed for the record
+//! ratio is compared loosely (the machine is shared): below 60, the fastest of three small runs
+//! against the fastest of two large ones (one large run read 46 once at load average 12). Timings are printed for the record
 //! (RELIABILITY.md), not asserted beyond the ratio.
 
 use std::cell::Cell;
@@ -85,7 +86,7 @@ fn assert_linear(what: &str, sizes: (usize, usize), small: Duration, large: Dura
         sizes.0, sizes.1
     );
     assert!(
-        ratio < 40.0,
+        ratio < 60.0,
         "{what}: {} took {large:?}, {} took {small:?}: ratio {ratio:.1}, expected about 10",
         sizes.1,
         sizes.0
@@ -241,10 +242,10 @@ fn a_million_fields_declare_in_linear_time_with_the_bound_raised() {
     let declare = |f: Vec<(String, VertexFormat)>| {
         GpuDataStructFormat::with_limits(StructLayout::Packed, f, &UNBOUNDED).unwrap()
     };
-    // The small size three times (its fastest run), the large one once: an unlucky large run
-    // only makes the ratio larger, which the loose bound absorbs.
+    // The small size three times, the large one twice (the fastest run of each): an unlucky
+    // large run only makes the ratio larger, which the loose bound absorbs.
     let (small, _) = fastest(3, &fields(100_000), declare);
-    let (large, format) = fastest(1, &fields(1_000_000), declare);
+    let (large, format) = fastest(2, &fields(1_000_000), declare);
     assert_eq!(format.fields().len(), 1_000_000);
     assert_eq!(format.byte_stride(), 4_000_000);
     assert_eq!(format.fields()[999_999].byte_offset(), 3_999_996);
@@ -264,7 +265,7 @@ fn a_million_fields_of_json_parse_in_linear_time_with_the_bound_raised() {
     // A million fields whose last name repeats the first: every field is read, and the
     // duplicate is found.
     let text = struct_json(1_000_000).replacen("\"f999999\"", "\"f0\"", 1);
-    let (large, result) = fastest(1, &text, parse);
+    let (large, result) = fastest(2, &text, parse);
     let error = result.unwrap_err();
     assert!(
         error.to_string().contains("duplicate field `f0`"),
@@ -283,7 +284,7 @@ fn wgsl_members_parse_lay_out_and_print_in_linear_time_with_the_bound_raised() {
     };
     let (small, (n, _)) = fastest(3, &members(20_000), run);
     assert_eq!(n, 20_000);
-    let (large, (n, wgsl)) = fastest(1, &members(200_000), run);
+    let (large, (n, wgsl)) = fastest(2, &members(200_000), run);
     assert_eq!(n, 200_000);
     assert!(wgsl > 200_000 * 10, "{wgsl} bytes of WGSL");
     assert_linear("WGSL members", (20_000, 200_000), small, large);

@@ -162,6 +162,50 @@ fn layout_no_fields() {
 }
 
 #[test]
+fn layout_invalid_field_name() {
+    use gpudata::layout::{BufferAttribute, BufferLayout, FieldNameProblem};
+    let error =
+        GpuDataStructFormat::parse(StructLayout::Packed, [("a", "float32"), ("b c", "uint32")])
+            .unwrap_err();
+    assert_eq!(
+        error,
+        LayoutError::InvalidFieldName {
+            field: "b c".into(),
+            problem: FieldNameProblem::Character { found: ' ', at: 1 },
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "field name \"b c\" is not a field path: expected identifiers joined by `.`, each with optional `[N]` indices (`position`, `lights[1].color`), found ' ' at byte 1"
+    );
+    // Every way to a struct format or vertex layout applies the one rule.
+    let empty = GpuDataStructFormat::new(StructLayout::WgslStorage, [("", VertexFormat::Float32)]);
+    assert_eq!(
+        empty.unwrap_err(),
+        LayoutError::InvalidFieldName {
+            field: String::new(),
+            problem: FieldNameProblem::Empty,
+        }
+    );
+    let mut layout = BufferLayout::single("p", VertexFormat::Float32, 4);
+    layout.attributes = vec![BufferAttribute {
+        attribute: "a.".into(),
+        format: VertexFormat::Float32,
+        byte_offset: 0,
+    }];
+    assert_eq!(
+        layout.to_wgpu(0).unwrap_err(),
+        LayoutError::InvalidFieldName {
+            field: "a.".into(),
+            problem: FieldNameProblem::Segment { at: 2 },
+        }
+    );
+    // luma.gl's flattened paths are names.
+    let paths = [("lights[1].color", "float32x4"), ("bones[2]", "float32")];
+    assert!(GpuDataStructFormat::parse(StructLayout::Packed, paths).is_ok());
+}
+
+#[test]
 fn layout_duplicate_field() {
     let error = GpuDataStructFormat::parse(
         StructLayout::Packed,
@@ -486,19 +530,19 @@ fn layout_inconsistent() {
 
 #[test]
 fn wgsl_invalid_name() {
+    // A field path (the format's name rule) that WGSL cannot use: a keyword.
     let format =
-        GpuDataStructFormat::parse(StructLayout::WgslStorage, [("a-position", "float32x3")])
-            .unwrap();
+        GpuDataStructFormat::parse(StructLayout::WgslStorage, [("loop", "float32x3")]).unwrap();
     let error = format.wgsl_struct("Row").unwrap_err();
     assert_eq!(
         error,
         WgslError::InvalidName {
-            name: "a-position".into()
+            name: "loop".into()
         }
     );
     assert_eq!(
         error.to_string(),
-        "`a-position` is not a valid WGSL identifier: expected ASCII letters, digits and `_`, not starting with a digit or `__`, and not a WGSL keyword"
+        "`loop` is not a valid WGSL identifier: expected ASCII letters, digits and `_`, not starting with a digit or `__`, and not a WGSL keyword"
     );
 }
 

@@ -397,6 +397,29 @@ fn too_large() {
 }
 
 #[test]
+fn output_too_large() {
+    // A device whose buffers hold at most 1 KiB: 256 unorm8x4 rows (1 KiB) fit, but adding a
+    // constant to them writes float32x4 rows, 4 KiB, which no buffer of that device can hold.
+    let (gpu, _) = ops_with(|l| l.max_buffer_size = 1024, OpsConfig::default());
+    let a = upload(&gpu, &[255u8; 1024]);
+    let error = ops::add(&gpu, view(&a, VertexFormat::Unorm8x4, 256), 0.0).unwrap_err();
+    let OpError::TooLarge {
+        op: "add",
+        what: "an output buffer",
+        size,
+        limit: 1024,
+    } = error
+    else {
+        panic!("expected TooLarge, found {error:?}");
+    };
+    assert!(size >= 4096, "{size}");
+    assert_eq!(
+        error.to_string(),
+        format!("add: needs an output buffer of {size} bytes, exceeding the device limit 1024")
+    );
+}
+
+#[test]
 fn dispatch_too_large() {
     // 16 workgroups per dimension of one invocation each: 5000 rows need 1250 > 16 x 16.
     let (gpu, config) = ops_with(

@@ -2,7 +2,9 @@
 //! device's data, and a lost device. Each returns `TableError::Gpu` with the typed device
 //! error; none reaches wgpu's default handler, and no test installs a handler of its own.
 
-use gpudata::table::{PackOptions, RenderOptions, SegmentOptions, SegmentedTable, TableError};
+use gpudata::table::{
+    PackOptions, RenderOptions, SegmentOptions, SegmentedTable, SegmentedTableBuilder, TableError,
+};
 use gpudata::{Gpu, GpuConstant, GpuError, GpuTable, StructLayout, VertexFormat};
 
 use crate::fixtures::batches_table;
@@ -120,4 +122,24 @@ fn a_constants_buffer_is_made_on_the_device_asked_for() {
         matches!(result, Err(TableError::Gpu(GpuError::DeviceLost { .. }))),
         "{result:?}"
     );
+}
+
+#[test]
+fn a_bad_usage_is_refused_by_the_segmented_builder() {
+    use wgpu::BufferUsages as U;
+    let gpu = gpu();
+    let bytes = f32_bytes(&[1.0, 2.0, 3.0]);
+    let build = |usage| {
+        SegmentedTableBuilder::new()
+            .column("a", VertexFormat::Float32, &bytes)
+            .usage(usage)
+            .build(&gpu)
+    };
+    let error = build(U::MAP_WRITE | U::STORAGE).unwrap_err();
+    assert!(
+        matches!(&error, TableError::Gpu(GpuError::MapUsage { map, .. }) if *map == U::MAP_WRITE),
+        "{error:?}"
+    );
+    let table = build(U::STORAGE | U::COPY_SRC).unwrap();
+    assert_eq!(read_buffer(&gpu, table.buffer(), 0, 12), bytes);
 }

@@ -79,6 +79,17 @@ fn invalid_input_is_an_error_message() {
             .unwrap_err()
             .contains("duplicate field `a`")
     );
+    // Names follow the one field-name rule (`position`, `lights[1].color`).
+    assert_eq!(
+        cli(&["a b:uint8"]).unwrap_err(),
+        "field name \"a b\" is not a field path: expected identifiers joined by `.`, each with optional `[N]` indices (`position`, `lights[1].color`), found ' ' at byte 1"
+    );
+    assert!(
+        cli(&[":uint8"])
+            .unwrap_err()
+            .ends_with("found an empty name")
+    );
+    assert!(cli(&["lights[1].color:float32x4"]).is_ok());
 }
 
 /// A writer that fails every write with `kind`.

@@ -8,6 +8,7 @@ use quote::ToTokens;
 use super::ast::Input;
 use super::attr::LayoutKind;
 use super::ctxt::Ctxt;
+use super::field_name::field_name_problem;
 
 /// Records every cross-field problem of `input`.
 pub(crate) fn check(cx: &Ctxt, input: &Input<'_>) {
@@ -223,6 +224,15 @@ fn check_names(cx: &Ctxt, input: &Input<'_>) {
             cx.error_spanned_by(
                 at,
                 "gpu field names cannot be empty; write a name such as `name = \"a_position\"`",
+            );
+            continue;
+        }
+        if let Some(problem) = field_name_problem(&name) {
+            cx.error_spanned_by(
+                at,
+                format_args!(
+                    "gpu field name {name:?} is not a field path: expected identifiers joined by `.`, each with optional `[N]` indices (`position`, `lights[1].color`), found {problem}; write a name such as `name = \"a_position\"`"
+                ),
             );
             continue;
         }

@@ -3,7 +3,7 @@
 
 use crate::count::Count;
 use crate::format::VertexFormat;
-use crate::layout::{LayoutRuleError, TypeRuleError};
+use crate::layout::{FieldNameProblem, LayoutRuleError, TypeRuleError};
 
 /// A struct format or buffer layout that cannot be built.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -34,6 +34,16 @@ pub enum LayoutError {
     /// The struct declares no field.
     #[error("a gpu struct format must declare at least one field")]
     NoFields,
+    /// A field name that is not a field path (see [`FieldNameProblem`]).
+    #[error(
+        "field name {field:?} is not a field path: expected identifiers joined by `.`, each with optional `[N]` indices (`position`, `lights[1].color`), found {problem}"
+    )]
+    InvalidFieldName {
+        /// The name.
+        field: String,
+        /// What is wrong with it, and where.
+        problem: FieldNameProblem,
+    },
     /// Two fields share a name.
     #[error("duplicate field `{field}`: fields {first} and {second} share the name")]
     DuplicateField {

@@ -9,6 +9,7 @@ mod block_serde;
 mod buffer_layout;
 mod decl;
 mod error;
+mod field_name;
 mod limits;
 mod lower;
 mod memory;
@@ -24,6 +25,8 @@ pub use block::{BlockField, ShaderBlockLayout};
 pub use buffer_layout::{BufferAttribute, BufferLayout, StepMode, WgpuVertexLayout};
 pub use decl::{MemberDecl, StructDecl, TypeDecl};
 pub use error::{LayoutError, WgslError};
+pub use field_name::FieldNameProblem;
+pub(crate) use field_name::check_field_name;
 pub use limits::DeclarationLimits;
 pub use memory::{
     AddressSpace, LeafType, MemberCursor, MemberPlacement, RuntimeTail, TypeLayout, TypeRuleError,

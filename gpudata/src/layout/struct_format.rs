@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use super::limits::{DeclarationLimits, take_bounded};
 use super::rules::{LayoutCursor, LayoutRuleError, RowShape, StructLayout};
 use crate::format::VertexFormat;
-use crate::layout::LayoutError;
+use crate::layout::{LayoutError, check_field_name};
 
 /// One field of a [`GpuDataStructFormat`]: name, format and byte offset in the row.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -109,7 +109,8 @@ impl GpuDataStructFormat {
     ///
     /// # Errors
     /// [`LayoutError::TooManyFields`], [`LayoutError::NoFields`],
-    /// [`LayoutError::DuplicateField`], [`LayoutError::WebglOnlyInPacked`],
+    /// [`LayoutError::InvalidFieldName`] (a name that is not a field path: `position`,
+    /// `lights[1].color`), [`LayoutError::DuplicateField`], [`LayoutError::WebglOnlyInPacked`],
     /// [`LayoutError::Overflow`].
     pub fn new<N>(
         layout: StructLayout,
@@ -152,6 +153,7 @@ impl GpuDataStructFormat {
         layout: StructLayout,
         declared: Vec<(Cow<'static, str>, VertexFormat)>,
     ) -> Result<GpuDataStructFormat, LayoutError> {
+        check_field_names(declared.iter().map(|(n, _)| n.as_ref()))?;
         let name_of = |index: usize| declared[index].0.as_ref().to_owned();
         if let Some((first, second)) = first_duplicate(declared.iter().map(|(n, _)| n.as_ref())) {
             return Err(LayoutError::from_rule(
@@ -256,6 +258,7 @@ impl GpuDataStructFormat {
         if fields.is_empty() {
             return Err(LayoutError::NoFields);
         }
+        check_field_names(fields.iter().map(GpuDataStructField::name))?;
         if let Some((first, second)) = first_duplicate(fields.iter().map(GpuDataStructField::name))
         {
             return Err(LayoutError::DuplicateField {
@@ -363,4 +366,15 @@ pub(super) fn first_duplicate<'a>(
     names
         .enumerate()
         .find_map(|(second, name)| seen.insert(name, second).map(|first| (first, second)))
+}
+
+/// The first name of `names` that breaks the field-name rule, as
+/// [`LayoutError::InvalidFieldName`].
+fn check_field_names<'a>(mut names: impl Iterator<Item = &'a str>) -> Result<(), LayoutError> {
+    names.try_for_each(|name| {
+        check_field_name(name).map_err(|problem| LayoutError::InvalidFieldName {
+            field: name.to_owned(),
+            problem,
+        })
+    })
 }

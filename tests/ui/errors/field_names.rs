@@ -1,4 +1,5 @@
-//! Field names the derive refuses: an empty gpu name, a name without an UpperCamelCase form for
+//! Field names the derive refuses: an empty gpu name, names that are not field paths (the
+//! runtime's one rule: a space, a trailing `.`, an index without digits), a name without an UpperCamelCase form for
 //! its marker, two names with one marker, `name` and `offset` on a padding field.
 use gpudata::GpuStruct;
 
@@ -6,6 +7,18 @@ use gpudata::GpuStruct;
 struct EmptyName {
     #[gpu(name = "")]
     value: f32,
+}
+
+#[derive(Clone, Copy, GpuStruct)]
+struct NotPaths {
+    #[gpu(name = "a b")]
+    spaced: f32,
+    #[gpu(name = "light.")]
+    dotted: f32,
+    #[gpu(name = "bones[]")]
+    unindexed: f32,
+    #[gpu(name = "lights[1].color")]
+    path: f32,
 }
 
 #[derive(Clone, Copy, GpuStruct)]
