@@ -167,15 +167,15 @@ fn gaps_and_trailing_padding_become_explicit_sizes() {
 
 #[test]
 fn names_wgsl_cannot_use_are_refused() {
-    let format =
-        GpuDataStructFormat::parse(StructLayout::WgslStorage, [("a-position", "float32x3")])
-            .unwrap();
-    assert_eq!(
-        format.wgsl_struct("Row"),
-        Err(WgslError::InvalidName {
-            name: "a-position".into()
-        })
-    );
+    // Field paths (the format's name rule) that WGSL cannot use as members.
+    for name in ["loop", "__x", "lights[1].color"] {
+        let format =
+            GpuDataStructFormat::parse(StructLayout::WgslStorage, [(name, "float32x3")]).unwrap();
+        assert_eq!(
+            format.wgsl_struct("Row"),
+            Err(WgslError::InvalidName { name: name.into() })
+        );
+    }
     let ok = GpuDataStructFormat::parse(StructLayout::WgslStorage, [("a", "float32")]).unwrap();
     for bad in ["", "1st", "_", "__x", "struct", "var", "type", "écho"] {
         assert!(
