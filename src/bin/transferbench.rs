@@ -4,14 +4,16 @@
 //! on the same machine; run both in one job to compare side by side.
 //!
 //! ```text
-//! transferbench [--sizes 4k,1m,64m,256m,1g] [--paths a,b] [--iters N] [--probe] [--sweep] [--small] [--levers]
+//! transferbench [--sizes 4k,1m,64m,256m,1g] [--paths a,b] [--iters N] [--probe] [--sweep] [--readback-sweep] [--small] [--levers]
 //!               [--threads N] [--chunk-mib N] [--budget-mib N]
 //! ```
 //!
 //! `--probe` prints the adapter's Vulkan memory types (and which ones wgpu's allocator picks for
 //! `MAP_WRITE` and `MAP_READ` staging), single-buffer mapped-memory copy rates by thread count
 //! and the `copy_buffer_to_buffer` rate between staging and device memory. `--sweep` times
-//! 1 GiB uploads and readbacks over thread counts and chunk sizes. `--small` breaks a 4 KiB and
+//! 1 GiB uploads and readbacks over thread counts and chunk sizes; `--readback-sweep` times
+//! readbacks into a touched slice at 256 MiB, 1 GiB and 4 GiB over readback-pipeline
+//! configurations. `--small` breaks a 4 KiB and
 //! a 1 MiB upload down into what gpudata adds to `queue.write_buffer`; `--levers` measures
 //! pinning the copy threads to cores. The table times each path
 //! (median of the iterations; uploads until the device is idle, readbacks until the bytes are in
@@ -38,6 +40,7 @@ pub struct Args {
     iters: Option<u32>,
     probe: bool,
     sweep: bool,
+    readback_sweep: bool,
     small: bool,
     levers: bool,
     table: bool,
@@ -73,6 +76,7 @@ fn parse_args() -> Result<Args, String> {
         iters: None,
         probe: false,
         sweep: false,
+        readback_sweep: false,
         small: false,
         levers: false,
         table: true,
@@ -97,6 +101,7 @@ fn parse_args() -> Result<Args, String> {
             "--iters" => args.iters = Some(number("--iters", value("--iters")?)? as u32),
             "--probe" => args.probe = true,
             "--sweep" => args.sweep = true,
+            "--readback-sweep" => args.readback_sweep = true,
             "--small" => args.small = true,
             "--levers" => args.levers = true,
             "--no-table" => args.table = false,
@@ -107,7 +112,7 @@ fn parse_args() -> Result<Args, String> {
             }
             "--help" | "-h" => {
                 println!(
-                    "transferbench [--sizes 4k,1m,64m,256m,1g] [--paths a,b] [--iters N] [--probe] [--sweep] [--small] [--levers] [--no-table] [--threads N] [--chunk-mib N] [--budget-mib N]"
+                    "transferbench [--sizes 4k,1m,64m,256m,1g] [--paths a,b] [--iters N] [--probe] [--sweep] [--readback-sweep] [--small] [--levers] [--no-table] [--threads N] [--chunk-mib N] [--budget-mib N]"
                 );
                 std::process::exit(0);
             }
@@ -166,6 +171,9 @@ fn main() {
     }
     if args.sweep {
         cases::sweep(&gpu);
+    }
+    if args.readback_sweep {
+        cases::readback_sweep(&gpu);
     }
     if args.table {
         cases::table(&gpu, &args);

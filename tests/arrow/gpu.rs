@@ -27,7 +27,7 @@ fn fsl_field(child: DataType) -> Arc<Field> {
 }
 
 /// A batch of `n` rows holding one column of every supported shape, from `seed`.
-fn every_type_batch(n: usize, seed: u64) -> RecordBatch {
+pub(crate) fn every_type_batch(n: usize, seed: u64) -> RecordBatch {
     let mut rng = support::Rng::new(seed | 1);
     let mut next = || rng.next_u32();
     let valid: Vec<bool> = (0..n).map(|i| i % 3 != 1).collect();
@@ -145,7 +145,7 @@ fn every_type_batch(n: usize, seed: u64) -> RecordBatch {
     RecordBatch::try_new(Arc::new(schema), arrays).unwrap()
 }
 
-fn options() -> BatchOptions {
+pub(crate) fn options() -> BatchOptions {
     // Float64 travels as exact words; everything else takes its default format.
     BatchOptions::new().format("float64", "uint32x2".parse().unwrap())
 }

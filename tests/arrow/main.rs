@@ -4,6 +4,7 @@
 #[path = "../support/mod.rs"]
 pub mod support;
 
+mod chunked;
 mod convert;
 mod errors;
 mod faults;

@@ -595,3 +595,105 @@ fn a_segmented_table_upload_stays_within_the_staging_budget() {
         field("up")
     );
 }
+
+/// Threads of [`shared_budget_child`], the buffers of `SERIES_ROWS` rows (8 MiB) each writes.
+const SERIES_THREADS: usize = 8;
+const SERIES_UPLOADS: usize = 8;
+const SERIES_ROWS: usize = (8 << 20) / 12;
+
+/// The child's part: eight threads at once, each writing eight 8 MiB buffers one after another
+/// (each write one chunk of the 16 MiB budget, returning before the GPU has copied it) and then
+/// reading each back; prints the peak memory each phase added beyond the sources, the
+/// destinations and the device's buffers (all made and touched before).
+fn shared_budget_child() {
+    let gpu = gpu().with_transfer_config(TransferConfig::new().budget_bytes(BUDGET));
+    let rows: Vec<Vec<Point>> = (0..SERIES_THREADS)
+        .map(|t| {
+            let mut rng = Rng::new(500 + t as u64);
+            (0..SERIES_ROWS).map(|_| point(&mut rng)).collect()
+        })
+        .collect();
+    let zeros = vec![Point { position: [0.0; 3] }; SERIES_ROWS];
+    let buffers: Vec<Vec<TypedGpuData<Point>>> = (0..SERIES_THREADS)
+        .map(|_| {
+            (0..SERIES_UPLOADS)
+                .map(|_| {
+                    TypedGpuData::from_rows(&gpu, &zeros, USAGE).unwrap_or_else(|e| panic!("{e}"))
+                })
+                .collect()
+        })
+        .collect();
+    let mut outs: Vec<Vec<u8>> = (0..SERIES_THREADS)
+        .map(|_| vec![0xAA; SERIES_ROWS * 12])
+        .collect();
+    let expected: Vec<Vec<u8>> = rows
+        .iter()
+        .map(|r| {
+            r.iter()
+                .flat_map(|p| p.position)
+                .flat_map(f32::to_le_bytes)
+                .collect()
+        })
+        .collect();
+    gpu.wait_idle().unwrap_or_else(|e| panic!("{e}"));
+    let base = reset_peak();
+    std::thread::scope(|scope| {
+        for (mine, rows) in buffers.iter().zip(&rows) {
+            let gpu = &gpu;
+            scope.spawn(move || {
+                for data in mine {
+                    data.write_rows(gpu, 0, rows)
+                        .unwrap_or_else(|e| panic!("{e}"));
+                }
+            });
+        }
+    });
+    gpu.wait_idle().unwrap_or_else(|e| panic!("{e}"));
+    let up = status_bytes("VmHWM").saturating_sub(base);
+    let base = reset_peak();
+    std::thread::scope(|scope| {
+        for ((mine, out), expected) in buffers.iter().zip(&mut outs).zip(&expected) {
+            let gpu = &gpu;
+            scope.spawn(move || {
+                for data in mine {
+                    out.fill(0);
+                    data.as_data()
+                        .read_bytes_into(gpu, out)
+                        .unwrap_or_else(|e| panic!("{e}"));
+                    assert!(out == expected, "a buffer read back differs");
+                }
+            });
+        }
+    });
+    let down = status_bytes("VmHWM").saturating_sub(base);
+    gpu.wait_idle().unwrap_or_else(|e| panic!("{e}"));
+    let held = gpudata::device::staging_in_use();
+    println!("transfer-memory up={up} down={down} held={held}");
+}
+
+/// Issue 17: the staging budget bounds the process, not one transfer: a series of writes (each
+/// returning once its chunk is queued) and transfers on eight threads at once take their
+/// staging from one shared budget, so together they stay within it (without it, each thread's
+/// transfers held a budget of their own and queued writes piled up: 282-286 MB added here).
+#[test]
+fn a_series_of_transfers_from_eight_threads_shares_one_staging_budget() {
+    if std::env::var_os(CHILD_ENV).is_some() {
+        shared_budget_child();
+        return;
+    }
+    let (line, field) =
+        child_report("a_series_of_transfers_from_eight_threads_shares_one_staging_budget");
+    let allowed = BUDGET + (16 << 20);
+    assert!(
+        field("up") <= allowed,
+        "the writes added {} bytes, allowed {allowed}: {line}",
+        field("up")
+    );
+    assert!(
+        field("down") <= allowed,
+        "the readbacks added {} bytes, allowed {allowed}: {line}",
+        field("down")
+    );
+    // Every permit came back once the device was idle.
+    assert_eq!(field("held"), 0, "{line}");
+}

@@ -57,6 +57,10 @@ pub struct BatchOptions {
     pub skip_unsupported: bool,
     /// Buffer usages of the uploaded buffers ([`DEFAULT_USAGE`] when empty).
     pub usage: Option<wgpu::BufferUsages>,
+    /// Where [`record_batches_to_gpu_table`](super::record_batches_to_gpu_table) cuts a batch
+    /// into several GPU batches: by default only where a column would exceed the device's
+    /// `max_buffer_size`.
+    pub chunks: crate::table::ChunkOptions,
 }
 
 impl BatchOptions {

@@ -8,6 +8,7 @@ use arrow_array::{Array, ArrayRef};
 use arrow_schema::Field;
 
 use super::ArrowInteropError;
+use super::buffers::buffer_from_gpu;
 use super::source::{ArrowColumnSource, ArrowReadback, ColumnOptions, SourceFormat};
 use crate::data::{
     DEFAULT_USAGE, DataError, GpuData, GpuDataDescriptor, GpuDataFormat, GpuDataView,
@@ -17,7 +18,7 @@ use crate::device::GpuError;
 use crate::layout::{BufferLayout, GpuDataStructFormat, StructLayout};
 use crate::ops;
 
-fn gpu_error(column: &str, source: GpuError) -> ArrowInteropError {
+pub(super) fn gpu_error(column: &str, source: GpuError) -> ArrowInteropError {
     ArrowInteropError::Gpu {
         column: column.to_owned(),
         source,
@@ -26,7 +27,7 @@ fn gpu_error(column: &str, source: GpuError) -> ArrowInteropError {
 
 /// [`ArrowInteropError::Data`], or [`ArrowInteropError::Gpu`] for a device error the data layer
 /// passed on (one path for a [`GpuError`]).
-fn data_error(column: &str, source: DataError) -> ArrowInteropError {
+pub(super) fn data_error(column: &str, source: DataError) -> ArrowInteropError {
     match source {
         DataError::Gpu(gpu) => gpu_error(column, gpu),
         source => ArrowInteropError::Data {
@@ -80,7 +81,8 @@ pub(crate) fn descriptor(source: &ArrowColumnSource) -> GpuDataDescriptor {
     }
 }
 
-/// Refuses uploads larger than the device's `max_buffer_size`, naming the column.
+/// Refuses uploads larger than the device's `max_buffer_size`, naming the column (columns of
+/// any size upload as chunked vectors: [`array_to_gpu_vector`](super::array_to_gpu_vector)).
 fn check_device_limits(gpu: &Gpu, source: &ArrowColumnSource) -> Result<(), ArrowInteropError> {
     let bytes = if source.unpacks_bits() {
         source.length().saturating_mul(source.byte_stride())
@@ -110,7 +112,8 @@ fn check_device_limits(gpu: &Gpu, source: &ArrowColumnSource) -> Result<(), Arro
 /// storage, copies both ways) suits drawing, compute and readback.
 ///
 /// # Errors
-/// [`ArrowInteropError::DeviceLimit`] when the bytes exceed `max_buffer_size`;
+/// [`ArrowInteropError::DeviceLimit`] when the bytes exceed `max_buffer_size` (upload such a
+/// column in chunks with [`array_to_gpu_vector`](super::array_to_gpu_vector));
 /// [`ArrowInteropError::Gpu`] and [`ArrowInteropError::Op`] from the GPU layers.
 pub fn upload_source(
     gpu: &Gpu,
@@ -257,17 +260,7 @@ pub(crate) fn read_array<'d>(
     let readback = data
         .readback_metadata_as::<ArrowReadback>()
         .ok_or(ArrowInteropError::MissingMetadata)?;
-    let bytes = read_compact(gpu, data).map_err(|e| data_error(readback.column(), e))?;
+    // Straight into an aligned Arrow buffer, which the array then holds without a copy.
+    let bytes = buffer_from_gpu(gpu, data)?;
     Ok((readback, readback.to_array(bytes)?))
-}
-
-/// The data's values, packed one after another.
-fn read_compact(gpu: &Gpu, data: &GpuData) -> Result<Vec<u8>, DataError> {
-    if data.value_length() == 0 {
-        Ok(Vec::new())
-    } else if data.byte_stride() == data.row_byte_length() {
-        Ok(data.read_bytes(gpu)?)
-    } else {
-        data.read_row_bytes(gpu, 0, data.value_length())
-    }
 }

@@ -41,6 +41,16 @@
 //! # Ok::<(), gpudata::arrow::ArrowInteropError>(())
 //! ```
 //!
+//! # Columns larger than one buffer, readback into Arrow buffers
+//!
+//! [`array_to_gpu_vector`] uploads a column of any size as a chunked
+//! [`GpuVector`](crate::table::GpuVector) (chunks of whole rows, each within
+//! `max_buffer_size`), which [`array_from_gpu_vector`] reads back as one array;
+//! [`record_batches_to_gpu_table`] cuts a batch too large for one buffer into consecutive GPU
+//! batches. Readbacks land straight in the Arrow buffers ([`buffer_from_gpu`],
+//! [`buffer_from_gpu_into`], [`buffer_from_gpu_vector`]), which the rebuilt arrays hold
+//! without a copy.
+//!
 //! # Record batches and tables
 //!
 //! [`record_batch_to_gpu`] uploads a batch as a [`GpuRecordBatch`](crate::table::GpuRecordBatch)
@@ -66,6 +76,8 @@
 //! an [`ArrowInteropError::IpcPanic`] where arrow-ipc 60 itself panics on it (caught there).
 
 mod batch;
+mod buffers;
+mod chunked;
 pub mod convert;
 mod error;
 #[cfg(feature = "flight")]
@@ -87,6 +99,8 @@ pub use batch::{
     BatchOptions, BatchSource, GpuColumns, SkippedColumn, check_schemas,
     record_batch_from_gpu_columns, record_batch_to_gpu_columns,
 };
+pub use buffers::{buffer_from_gpu, buffer_from_gpu_into, buffer_from_gpu_vector};
+pub use chunked::{array_from_gpu_vector, array_to_gpu_vector};
 pub use error::{ArrowInteropError, IpcPart};
 pub use format::{
     ArrowScalar, ArrowShape, BytesType, FormatChoice, ResolvedFormat, check_format, default_format,

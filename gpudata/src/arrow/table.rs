@@ -11,6 +11,7 @@ use super::batch::{
     BatchOptions, BatchSource, SkippedColumn, check_schemas, describe_schema,
     record_batch_from_gpu_columns, row_count,
 };
+use super::chunked::{ColumnLimit, cut_rows};
 use super::format::{FormatChoice, resolve_format};
 use super::gpu::{array_from_gpu, upload_source};
 use super::source::{ArrowColumnSource, SourceFormat};
@@ -146,13 +147,18 @@ fn gpu_schema(schema: &Schema) -> GpuSchema {
 
 /// Uploads Arrow record batches as a [`GpuTable`] with one GPU batch per Arrow batch (batch
 /// boundaries preserved), each with its `SourceInfo` (source batch index, first row, rows).
+/// An Arrow batch with a column too large for one buffer (`max_buffer_size`, or
+/// [`BatchOptions::chunks`]) becomes several consecutive GPU batches of whole rows, cut at the
+/// same rows for every column (their `SourceInfo`s name the source batch and the rows each
+/// holds); reading the table back gives one record batch per GPU batch.
 /// With [`BatchOptions::skip_unsupported`], a column that any batch cannot carry is left out of
 /// all of them, so the batches share one schema. No batches give an empty table with the
 /// schema's carried fields.
 ///
 /// # Errors
 /// [`ArrowInteropError::SchemaMismatch`] when the batches' schemas differ; as
-/// [`record_batch_to_gpu`]; [`ArrowInteropError::Table`].
+/// [`record_batch_to_gpu`]; [`ArrowInteropError::Table`] (with
+/// [`TableError::RowExceedsChunk`] for one row larger than a buffer may be).
 pub fn record_batches_to_gpu_table(
     gpu: &Gpu,
     schema: &Schema,
@@ -196,14 +202,32 @@ pub fn record_batches_to_gpu_table(
     let mut gpu_batches = Vec::with_capacity(sources.len());
     let mut first_row = 0_u64;
     for (index, source) in sources.iter().enumerate() {
-        let rows = source.num_rows as u64;
-        let info = SourceInfo {
-            source_batch_index: index as u64,
-            source_row_index_offset: first_row,
-            source_row_count: rows,
-        };
-        first_row += rows;
-        gpu_batches.push(upload_batch(gpu, source, options, Some(info))?);
+        let limits = source
+            .columns
+            .iter()
+            .map(|c| ColumnLimit::of(gpu, c, &options.chunks))
+            .collect::<Result<Vec<_>, _>>()?;
+        let ranges = cut_rows(source.num_rows, &limits)?;
+        for range in ranges {
+            let info = SourceInfo {
+                source_batch_index: index as u64,
+                source_row_index_offset: first_row + range.start as u64,
+                source_row_count: range.len() as u64,
+            };
+            if range.len() == source.num_rows {
+                gpu_batches.push(upload_batch(gpu, source, options, Some(info))?);
+                continue;
+            }
+            // Too large for one buffer: consecutive GPU batches of whole rows, each from a
+            // zero-copy slice of the Arrow batch.
+            let slice = batches[index].slice(range.start, range.len());
+            let mut piece = BatchSource::new(&slice, options)?;
+            piece
+                .columns
+                .retain(|c| !skipped.iter().any(|s| s.column == c.readback().column()));
+            gpu_batches.push(upload_batch(gpu, &piece, options, Some(info))?);
+        }
+        first_row += source.num_rows as u64;
     }
     let table = GpuTable::from_batches(
         gpu_batches,

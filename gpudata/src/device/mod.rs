@@ -16,6 +16,6 @@ pub use gpu::{AdapterKind, Gpu};
 pub(crate) use scope::error_scope;
 pub use transfer::{
     DEFAULT_BUDGET_BYTES, MIN_CHUNK_BYTES, ProgressCallback, STAGING_CHUNK_BYTES, TransferConfig,
-    TransferDirection, TransferProgress,
+    TransferDirection, TransferProgress, staging_in_use,
 };
 pub use wgpu_error::WgpuError;

@@ -7,11 +7,12 @@ use std::time::Instant;
 use arrow_array::{Array, Float32Array, Int32Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
 use gpudata::arrow::{
-    BatchOptions, ColumnOptions, array_from_gpu, array_to_gpu, record_batch_from_gpu,
-    record_batch_to_gpu,
+    BatchOptions, ColumnOptions, array_from_gpu, array_from_gpu_vector, array_to_gpu,
+    array_to_gpu_vector, record_batch_from_gpu, record_batch_to_gpu,
 };
 use gpudata::data::DEFAULT_USAGE;
 use gpudata::device::TransferConfig;
+use gpudata::table::ChunkOptions;
 use gpudata::table::GpuVector;
 use gpudata::{Gpu, GpuData, GpuDataDescriptor, GpuStruct, TypedGpuData, VertexFormat};
 
@@ -93,7 +94,7 @@ fn parallel_source(size: u64) -> Vec<u8> {
     out
 }
 
-const PATHS: [&str; 11] = [
+const PATHS: [&str; 12] = [
     "alloc",
     "write_buffer",
     "write_rows",
@@ -105,6 +106,7 @@ const PATHS: [&str; 11] = [
     "table",
     "whole_buffer_map",
     "chunked",
+    "arrow_vector",
 ];
 
 /// Runs path `path` at `size` bytes.
@@ -348,6 +350,50 @@ fn run(gpu: &Gpu, path: &str, size: u64, iters: u32) -> Row {
                 down: Some(down),
             }
         }
+        "arrow_vector" => {
+            // An Arrow Float32 column of any size (issue 17): `array_to_gpu_vector` in chunks of
+            // at most max_buffer_size, read back by `array_from_gpu_vector` into one Arrow
+            // buffer.
+            let values = Float32Array::new(
+                arrow_buffer::ScalarBuffer::from(arrow_buffer::Buffer::from_vec(parallel_source(
+                    size & !3,
+                ))),
+                None,
+            );
+            let field = Field::new("values", DataType::Float32, false);
+            let mut vector = None;
+            let up = measure(iters, size, || {
+                vector = None;
+                timed(|| {
+                    vector = Some(
+                        array_to_gpu_vector(
+                            gpu,
+                            &field,
+                            &values,
+                            &ColumnOptions::default(),
+                            ChunkOptions::default(),
+                        )
+                        .unwrap_or_else(|e| fail(e)),
+                    );
+                    gpu.wait_idle().unwrap_or_else(|e| fail(e));
+                })
+            });
+            let vector = vector.unwrap_or_else(|| fail("no column"));
+            let down = measure(iters, size, || {
+                let mut back = None;
+                let t = timed(|| {
+                    back = Some(array_from_gpu_vector(gpu, &vector).unwrap_or_else(|e| fail(e)))
+                });
+                if back.as_deref().map(|a| a.to_data()) != Some(values.to_data()) {
+                    fail("arrow vector read back differs");
+                }
+                t
+            });
+            Row {
+                up: Some(up),
+                down: Some(down),
+            }
+        }
         other => fail(format!("unknown path {other}")),
     }
 }
@@ -465,5 +511,66 @@ pub fn sweep(gpu: &Gpu) {
             });
             println!("| {threads} | {chunk_mib} | {up:.2} | {down:.2} | {down_into:.2} |");
         }
+    }
+}
+
+/// Readbacks into a touched slice (`read_bytes_into`) at 256 MiB, 1 GiB and 4 GiB − 2 MiB over
+/// pipeline configurations (drain threads, chunk size, budget), median of 5: what sets the
+/// readback pipeline's rate.
+pub fn readback_sweep(gpu: &Gpu) {
+    let configs: [(usize, u64, u64); 7] = [
+        (16, 2, 64),
+        (16, 1, 64),
+        (16, 4, 128),
+        (12, 2, 64),
+        (8, 4, 64),
+        (16, 2, 128),
+        (16, 8, 256),
+    ];
+    let sizes = [
+        256u64 << 20,
+        1 << 30,
+        gpu.limits().max_buffer_size & !((1 << 20) - 1),
+    ];
+    println!("readback sweep (read_bytes_into, median of 5), GB/s:");
+    println!("| threads | chunk MiB | budget MiB | 256 MiB | 1 GiB | 4 GiB − 2 MiB |");
+    println!("|---:|---:|---:|---:|---:|---:|");
+    let datas: Vec<(GpuData, Vec<u8>)> = sizes
+        .iter()
+        .map(|&size| {
+            let src = parallel_source(size);
+            let descriptor = GpuDataDescriptor::new(VertexFormat::Uint32, size / 4);
+            let data = GpuData::from_bytes(gpu, &src, descriptor, DEFAULT_USAGE)
+                .unwrap_or_else(|e| fail(e));
+            (data, src)
+        })
+        .collect();
+    let mut out = vec![1u8; *sizes.iter().max().unwrap_or(&0) as usize];
+    for (threads, chunk_mib, budget_mib) in configs {
+        let g = gpu.with_transfer_config(
+            TransferConfig::new()
+                .threads(threads)
+                .chunk_bytes(chunk_mib << 20)
+                .budget_bytes(budget_mib << 20),
+        );
+        let rates: Vec<String> = datas
+            .iter()
+            .map(|(data, src)| {
+                let out = &mut out[..src.len()];
+                let (rate, _) = measure(5, src.len() as u64, || {
+                    timed(|| data.read_bytes_into(&g, out).unwrap_or_else(|e| fail(e)))
+                });
+                // Checked once per configuration (a 4 GiB comparison takes longer than the
+                // readback).
+                if out != src.as_slice() {
+                    fail("readback sweep bytes differ");
+                }
+                format!("{rate:.2}")
+            })
+            .collect();
+        println!(
+            "| {threads} | {chunk_mib} | {budget_mib} | {} |",
+            rates.join(" | ")
+        );
     }
 }

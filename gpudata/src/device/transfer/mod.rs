@@ -1,16 +1,19 @@
 //! The transfer engine: host bytes uploaded into a buffer range ([`upload`], [`write_bytes`],
 //! [`Stager`] for rows written one by one), a buffer range read back into host memory
 //! ([`read_range`], [`read_into`]), both in bounded chunks on the workers of a
-//! [`TransferConfig`], and waiting for submissions and mappings, blocking or async ([`WaitMode`]).
+//! [`TransferConfig`] under one staging budget shared by the process, and waiting for submissions and mappings, blocking or async ([`WaitMode`]).
 
+mod budget;
 mod config;
 mod host;
+mod pipeline;
 mod readback;
 mod staging;
 mod upload;
 mod wait;
 mod workers;
 
+pub use budget::staging_in_use;
 pub use config::{
     DEFAULT_BUDGET_BYTES, MIN_CHUNK_BYTES, ProgressCallback, TransferConfig, TransferDirection,
     TransferProgress,

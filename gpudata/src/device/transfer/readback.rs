@@ -1,12 +1,17 @@
 //! Readback: a buffer range copied chunk by chunk into `MAP_READ` staging buffers, mapped and
-//! copied into host memory. Each of the configuration's workers keeps up to two chunks in
-//! flight (one being copied by the GPU while it drains the other), so a readback holds at most
-//! the configured budget of staging memory however large the range.
+//! copied into host memory, holding at most the configured budget of staging memory however
+//! large the range (and, with every other transfer of the process, at most the largest budget
+//! in use: the staging buffers hold permits of the shared budget). Blocking readbacks on
+//! several threads run as one pipeline ([`Pipeline`]: one thread submits the copies and polls,
+//! the others drain); async or one-thread ones keep up to two chunks in flight (one being
+//! copied by the GPU while the worker drains the other).
 
 use std::collections::VecDeque;
 
+use super::budget::{self, Permit};
 use super::config::{Plan, TransferDirection};
 use super::host::zeroed_bytes;
+use super::pipeline::Pipeline;
 use super::staging::{Staging, range_error};
 use super::wait::WaitMode;
 use super::workers::{Shared, plan, run_workers};
@@ -108,8 +113,8 @@ async fn read_source(
     gpu.check_lost(OPERATION)?;
     let plan = plan(gpu, mode, source.size, 4);
     // The destination cut at chunk boundaries (the first chunk also holds the bytes before
-    // `offset` in its first word), dealt round-robin to the workers.
-    let mut pieces: Vec<Vec<(u64, &mut [u8])>> = (0..plan.workers).map(|_| Vec::new()).collect();
+    // `offset` in its first word).
+    let mut pieces: Vec<&mut [u8]> = Vec::with_capacity(plan.chunks as usize);
     let mut rest = out;
     let skip = source.offset - source.start;
     for k in 0..plan.chunks {
@@ -119,7 +124,7 @@ async fn read_source(
                 .unwrap_or(usize::MAX)
                 .min(rest.len());
         let (piece, tail) = rest.split_at_mut(take);
-        pieces[(k % plan.workers as u64) as usize].push((k, piece));
+        pieces.push(piece);
         rest = tail;
     }
     let shared = Shared::new(
@@ -127,6 +132,14 @@ async fn read_source(
         source.len,
         gpu.transfer_config().progress(),
     );
+    if mode == WaitMode::Block && plan.workers > 1 {
+        return read_pipelined(gpu, source, plan, pieces, &shared).await;
+    }
+    // Dealt round-robin to the workers.
+    let mut dealt: Vec<Vec<(u64, &mut [u8])>> = (0..plan.workers).map(|_| Vec::new()).collect();
+    for (k, piece) in pieces.into_iter().enumerate() {
+        dealt[k % plan.workers].push((k as u64, piece));
+    }
     let job = ReadJob {
         gpu,
         source,
@@ -134,16 +147,64 @@ async fn read_source(
         shared: &shared,
         mode,
     };
-    let pieces: Vec<_> = pieces.into_iter().map(std::sync::Mutex::new).collect();
+    let dealt: Vec<_> = dealt.into_iter().map(std::sync::Mutex::new).collect();
     run_workers(plan.workers, mode, &shared, |w| {
         let mine = std::mem::take(
-            &mut *pieces[w]
+            &mut *dealt[w]
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner),
         );
         job.run(mine)
     })
     .await
+}
+
+/// A blocking readback on several threads: the staging ring the budget grants (two chunks per
+/// worker at most, one at least), then [`Pipeline::run`].
+async fn read_pipelined(
+    gpu: &Gpu,
+    source: &Source<'_>,
+    plan: Plan,
+    pieces: Vec<&mut [u8]>,
+    shared: &Shared<'_>,
+) -> Result<(), GpuError> {
+    let limit = gpu.transfer_config().budget();
+    let size = plan.chunk.min(source.size);
+    let wanted = (plan.chunks as usize).min(plan.workers * plan.depth).max(1);
+    let mut permit = budget::acquire(size, limit, WaitMode::Block).await;
+    while permit.bytes() < wanted as u64 * size {
+        match budget::try_acquire(size, limit) {
+            Some(more) => permit.merge(more),
+            None => break,
+        }
+    }
+    let count = (permit.bytes() / size) as usize;
+    let mut staging = Vec::with_capacity(count);
+    for _ in 0..count {
+        staging.push(
+            create_buffer_async(
+                gpu,
+                size,
+                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                "gpudata readback staging",
+            )
+            .await?,
+        );
+    }
+    let pipeline = Pipeline {
+        gpu,
+        buffer: source.buffer,
+        start: source.start,
+        size: source.size,
+        skip: (source.offset - source.start) as usize,
+        chunk: plan.chunk,
+        shared,
+    };
+    let drainers = plan.workers.min(count);
+    let result = pipeline.run(&staging, drainers, pieces);
+    drop(staging);
+    drop(permit);
+    result
 }
 
 /// One chunked readback, shared by its workers.
@@ -157,10 +218,14 @@ struct ReadJob<'a> {
 
 impl ReadJob<'_> {
     /// One worker: its chunks, each copied into a staging buffer and drained into its piece of
-    /// the destination, with up to `depth` chunks in flight.
+    /// the destination, with up to `depth` chunks in flight (fewer when the process's staging
+    /// budget has no bytes to spare).
     async fn run(&self, pieces: Vec<(u64, &mut [u8])>) -> Result<(), GpuError> {
         let Plan { chunk, depth, .. } = self.plan;
         let gpu = self.gpu;
+        let limit = gpu.transfer_config().budget();
+        let buffer_size = chunk.min(self.source.size);
+        let mut permits = Permit::empty();
         let mut spare: Vec<wgpu::Buffer> = Vec::new();
         let mut in_flight: VecDeque<(Staging, u64, &mut [u8])> = VecDeque::new();
         for (k, piece) in pieces {
@@ -177,13 +242,33 @@ impl ReadJob<'_> {
             let staging = match spare.pop() {
                 Some(buffer) => buffer,
                 None => {
-                    create_buffer_async(
-                        gpu,
-                        chunk.min(self.source.size),
-                        wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                        "gpudata readback staging",
-                    )
-                    .await?
+                    // Holding no buffer in flight, wait for bytes; holding some, only try, and
+                    // drain the oldest for its buffer when the budget has none to spare.
+                    let permit = if in_flight.is_empty() {
+                        Some(budget::acquire(buffer_size, limit, self.mode).await)
+                    } else {
+                        budget::try_acquire(buffer_size, limit)
+                    };
+                    match permit {
+                        Some(permit) => {
+                            permits.merge(permit);
+                            create_buffer_async(
+                                gpu,
+                                buffer_size,
+                                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                                "gpudata readback staging",
+                            )
+                            .await?
+                        }
+                        None => {
+                            // Not empty: a worker without buffers in flight waited above.
+                            let (staging, k, piece) =
+                                in_flight.pop_front().ok_or_else(|| GpuError::Map {
+                                    reason: "a readback worker holds no staging buffer".into(),
+                                })?;
+                            self.drain(staging, k, piece).await?
+                        }
+                    }
                 }
             };
             let (staging, caught) = scoped(gpu, OPERATION, Some(size), || {
@@ -209,6 +294,8 @@ impl ReadJob<'_> {
         while let Some((staging, k, piece)) = in_flight.pop_front() {
             self.drain(staging, k, piece).await?;
         }
+        drop(spare);
+        drop(permits);
         Ok(())
     }
 

@@ -9,6 +9,7 @@
 
 use std::collections::VecDeque;
 
+use super::budget::{self, Permit};
 use super::config::{Plan, TransferDirection};
 use super::wait::{WaitMode, wait_for_submission};
 use super::workers::{Shared, plan, run_workers};
@@ -37,6 +38,8 @@ pub(crate) struct Stager<'g> {
     gpu: &'g Gpu,
     mode: WaitMode,
     staged: u64,
+    /// The budget's bytes for the steps staged since the last submission.
+    permit: Permit,
     in_flight: VecDeque<wgpu::SubmissionIndex>,
 }
 
@@ -48,6 +51,7 @@ impl<'g> Stager<'g> {
             gpu,
             mode,
             staged: 0,
+            permit: Permit::empty(),
             in_flight: VecDeque::new(),
         })
     }
@@ -65,6 +69,18 @@ impl<'g> Stager<'g> {
         let Some(size) = wgpu::BufferSize::new(len) else {
             return Ok(());
         };
+        let limit = self.gpu.transfer_config().budget();
+        let permit = match budget::try_acquire(len, limit) {
+            Some(permit) => permit,
+            None => {
+                // Hand what is staged to the GPU first: its permit comes back when it is done.
+                if self.staged > 0 {
+                    self.submit().await?;
+                }
+                budget::acquire(len, limit, self.mode).await
+            }
+        };
+        self.permit.merge(permit);
         let (staged, caught) = scoped(self.gpu, OPERATION, Some(len), || {
             let mut view = self.gpu.queue().write_buffer_with(buffer, offset, size)?;
             fill(view.slice(..));
@@ -93,6 +109,8 @@ impl<'g> Stager<'g> {
         let (submission, caught) = scoped(self.gpu, OPERATION, Some(staged), || {
             self.gpu.queue().submit([])
         });
+        std::mem::replace(&mut self.permit, Permit::empty())
+            .release_after(self.gpu, submission.clone());
         caught.check(self.gpu).await?;
         self.in_flight.push_back(submission);
         while self.in_flight.len() > MAX_IN_FLIGHT {
@@ -231,6 +249,7 @@ impl UploadJob<'_> {
             depth,
         } = self.plan;
         let gpu = self.gpu;
+        let limit = gpu.transfer_config().budget();
         let mut in_flight = VecDeque::with_capacity(depth);
         let mut k = w as u64;
         while k < chunks && !self.shared.failed() {
@@ -239,6 +258,9 @@ impl UploadJob<'_> {
             let Some(bytes) = wgpu::BufferSize::new(size) else {
                 break;
             };
+            // Waits while the process's other transfers hold the budget; this worker's own
+            // earlier chunks come back as the GPU finishes them.
+            let permit = budget::acquire(size, limit, self.mode).await;
             let (submission, caught) = scoped(gpu, OPERATION, Some(size), || {
                 let mut view =
                     gpu.queue()
@@ -257,6 +279,7 @@ impl UploadJob<'_> {
                     byte_length: size,
                 });
             };
+            permit.release_after(gpu, submission.clone());
             in_flight.push_back(submission);
             if in_flight.len() >= depth
                 && let Some(oldest) = in_flight.pop_front()

@@ -44,6 +44,11 @@ impl<'a> Shared<'a> {
         }
     }
 
+    /// Marks the transfer failed (so the other workers stop).
+    pub(super) fn fail(&self) {
+        self.failed.store(true, Ordering::Relaxed);
+    }
+
     /// Whether another worker has failed (so this one should stop).
     pub(super) fn failed(&self) -> bool {
         self.failed.load(Ordering::Relaxed)

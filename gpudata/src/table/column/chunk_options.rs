@@ -20,6 +20,14 @@ pub struct ChunkOptions {
 }
 
 impl ChunkOptions {
+    /// The most bytes one chunk's buffer holds on `gpu`: `max_chunk_bytes` (or the device's
+    /// `max_buffer_size`), never more than `max_buffer_size`, rounded down to whole 4-byte words.
+    #[must_use]
+    pub fn chunk_bytes_for(&self, gpu: &Gpu) -> u64 {
+        let device_max = gpu.limits().max_buffer_size;
+        self.max_chunk_bytes.unwrap_or(device_max).min(device_max) & !3
+    }
+
     /// The rows one chunk of rows `byte_stride` bytes apart holds on `gpu`.
     ///
     /// # Errors
@@ -31,8 +39,7 @@ impl ChunkOptions {
         vector: &str,
         byte_stride: u64,
     ) -> Result<u64, TableError> {
-        let device_max = gpu.limits().max_buffer_size;
-        let max_chunk_bytes = self.max_chunk_bytes.unwrap_or(device_max).min(device_max) & !3;
+        let max_chunk_bytes = self.chunk_bytes_for(gpu);
         if self.rows_per_chunk == Some(0) {
             return Err(TableError::ChunkRows {
                 vector: vector.to_owned(),
