@@ -557,3 +557,96 @@ fn a_bare_tail_and_a_nested_header_reach_the_shader() {
     assert_eq!(words, expected, "{wgsl}");
     assert_eq!(storage.read().unwrap(), (header, items[..2].to_vec()));
 }
+
+#[test]
+fn the_tail_grows_like_a_vec_and_the_shader_sees_each_length() {
+    let gpu = gpu();
+    let header = Particles {
+        count: 7,
+        items: RuntimeArray::new(),
+    };
+    let all: Vec<Particle> = (0..7).map(particle).collect();
+    let mut storage = GpuStorage::with_capacity(&gpu, &header, &all[..1], 2).unwrap();
+    assert_eq!((storage.len(), storage.capacity()), (1, 2));
+    assert_eq!(storage.buffer().size(), 16 + 2 * 96);
+    // Within the capacity: the same buffer.
+    let first = storage.buffer().clone();
+    storage.extend(&all[1..2]).unwrap();
+    assert_eq!(storage.buffer(), &first);
+    // Past it: twice the capacity, then exactly what is asked when more is needed.
+    storage.extend(&all[2..3]).unwrap();
+    assert_eq!(storage.capacity(), 4);
+    assert_ne!(storage.buffer(), &first);
+    storage.extend(&all[3..7]).unwrap();
+    assert_eq!((storage.len(), storage.capacity()), (7, 8));
+    assert_eq!(storage.byte_size(), 16 + 7 * 96);
+    assert_eq!(storage.read().unwrap(), (header, all.clone()));
+    let expected = |n: usize| {
+        let mut words = vec![n as u32, 7];
+        for item in &all[..n] {
+            words.extend(particle_words(item));
+        }
+        words
+    };
+    let (words, wgsl) = run_probe(&storage, "items", 7);
+    assert_eq!(words, expected(7), "{wgsl}");
+    // Truncated, the binding and `arrayLength` shrink; the next elements overwrite old ones.
+    storage.truncate(3);
+    let (words, wgsl) = run_probe(&storage, "items", 3);
+    assert_eq!(words, expected(3), "{wgsl}");
+    let again = [particle(40)];
+    storage.extend(&again).unwrap();
+    assert_eq!(storage.capacity(), 8);
+    assert_eq!(storage.read_elements(3, 1).unwrap(), again);
+    assert_eq!(storage.read().unwrap().1.len(), 4);
+}
+
+#[test]
+fn two_byte_elements_extend_inside_a_word() {
+    use half::f16;
+    let gpu = gpu();
+    let half = |v: f32| Half {
+        x: f16::from_f32(v),
+    };
+    let header = Halves {
+        count: 9,
+        values: RuntimeArray::new(),
+    };
+    let mut values: Vec<Half> = (0..3).map(|i| half(i as f32)).collect();
+    let mut storage = GpuStorage::new(&gpu, &header, &values).unwrap();
+    // Element 3 starts at byte 10, inside the word element 2 ends in; then aligned, then odd.
+    for extra in [vec![half(3.0)], vec![half(4.0), half(5.0)], vec![half(6.0)]] {
+        storage.extend(&extra).unwrap();
+        values.extend(extra);
+        assert_eq!(storage.read().unwrap(), (header, values.clone()));
+    }
+    assert_eq!(storage.len(), 7);
+}
+
+#[test]
+fn growth_stays_within_the_binding_limit() {
+    let small = crate::support::device::limited_gpu("small storage", |limits| {
+        limits.max_storage_buffer_binding_size = 16 + 3 * 96;
+    });
+    let header = Particles {
+        count: 0,
+        items: RuntimeArray::new(),
+    };
+    let mut storage = GpuStorage::new(&small, &header, &[particle(0), particle(1)]).unwrap();
+    // Twice the capacity (4) would not bind; exactly the 3 needed do.
+    storage.extend(&[particle(2)]).unwrap();
+    assert_eq!((storage.len(), storage.capacity()), (3, 3));
+    let e = storage.extend(&[particle(3)]).unwrap_err();
+    assert_eq!(
+        e,
+        StorageError::TooLarge {
+            size: 16 + 4 * 96,
+            limit: 16 + 3 * 96
+        }
+    );
+    // Refused growth leaves the value as it was.
+    assert_eq!(
+        storage.read().unwrap().1,
+        [particle(0), particle(1), particle(2)]
+    );
+}

@@ -167,3 +167,29 @@ pub(crate) fn filled_buffer(
     gpu.queue().write_buffer(&buffer, 0, contents);
     buffer
 }
+
+/// Copies the first `size` bytes of `source` to the start of `destination` on the GPU (one
+/// `copy_buffer_to_buffer`, queued after earlier work), inside an error scope. `size` is a
+/// multiple of 4 no larger than either buffer; 0 copies nothing.
+///
+/// # Errors
+/// [`GpuError::Validation`] (a destroyed buffer, a missing `COPY_SRC`/`COPY_DST`),
+/// [`GpuError::DeviceLost`].
+pub(crate) fn copy_prefix(
+    gpu: &Gpu,
+    source: &wgpu::Buffer,
+    destination: &wgpu::Buffer,
+    size: u64,
+    label: &str,
+) -> Result<(), GpuError> {
+    if size == 0 {
+        return Ok(());
+    }
+    crate::device::scope::error_scope(gpu, "copy a buffer", || {
+        let mut encoder = gpu
+            .device()
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+        encoder.copy_buffer_to_buffer(source, 0, destination, 0, Some(size));
+        gpu.queue().submit([encoder.finish()]);
+    })
+}

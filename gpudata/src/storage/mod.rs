@@ -43,7 +43,7 @@ use std::num::NonZeroU64;
 pub use error::StorageError;
 
 use crate::device::Gpu;
-use crate::device::buffers::create_buffer;
+use crate::device::buffers::{copy_prefix, create_buffer};
 use crate::device::transfer::{WaitMode, read_range, write_bytes};
 use crate::record::{
     GpuRuntimeStruct, decode_elements, decode_runtime, encode_elements, encode_runtime,
@@ -60,17 +60,28 @@ pub const STORAGE_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
 /// WGSL's memory model, so `var<storage> v: T;` reads them with the WGSL declaration from `T`'s
 /// type description.
 ///
-/// The buffer is [`byte_size`](Self::byte_size) bytes: the tail's end, at least
+/// The value takes [`byte_size`](Self::byte_size) bytes: the tail's end, at least
 /// [`min_binding_size`](Self::min_binding_size), rounded up to 4 (see
-/// [`GpuRuntimeStruct::byte_length`]). `arrayLength` counts the binding, so it reads
-/// [`len`](Self::len), except where the binding's minimum size (header plus one element) or the
-/// rounding to 4 leaves room for more (an empty tail reads as one zeroed element): keep the count
-/// in the header when the tail may be that short.
+/// [`GpuRuntimeStruct::byte_length`]); [`binding`](Self::binding) binds exactly those bytes.
+/// `arrayLength` counts the binding, so it reads [`len`](Self::len), except where the binding's
+/// minimum size (header plus one element) or the rounding to 4 leaves room for more (an empty
+/// tail reads as one zeroed element): keep the count in the header when the tail may be that
+/// short.
+///
+/// Like a `Vec`, the tail grows: the buffer holds [`capacity`](Self::capacity) elements
+/// ([`with_capacity`](Self::with_capacity), [`reserve`](Self::reserve)), and
+/// [`extend`](Self::extend) past it moves the value into a larger buffer (at least twice the
+/// capacity, within the device's `max_storage_buffer_binding_size`) by a GPU copy. Bind groups
+/// made from the old [`buffer`](Self::buffer) or [`binding`](Self::binding) keep the old buffer
+/// alive and see the old value: make them again after a call that reallocates (the capacity
+/// changed); a bind group made after [`truncate`](Self::truncate) or `extend` binds the new
+/// length.
 #[derive(Debug)]
 pub struct GpuStorage<T: GpuRuntimeStruct> {
     gpu: Gpu,
     buffer: wgpu::Buffer,
     len: usize,
+    capacity: usize,
     _value: PhantomData<fn() -> T>,
 }
 
@@ -84,7 +95,22 @@ impl<T: GpuRuntimeStruct> GpuStorage<T> {
         header: &T,
         elements: &[T::Element],
     ) -> Result<GpuStorage<T>, StorageError> {
-        let size = size_for::<T>(gpu, elements.len())?;
+        GpuStorage::with_capacity(gpu, header, elements, elements.len())
+    }
+
+    /// A storage buffer holding `header` and `elements`, with room for `capacity` elements (at
+    /// least `elements.len()`) before [`extend`](Self::extend) reallocates.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new), for `capacity` elements.
+    pub fn with_capacity(
+        gpu: &Gpu,
+        header: &T,
+        elements: &[T::Element],
+        capacity: usize,
+    ) -> Result<GpuStorage<T>, StorageError> {
+        let capacity = capacity.max(elements.len());
+        let size = size_for::<T>(gpu, capacity)?;
         let overflow = StorageError::SizeOverflow {
             elements: elements.len() as u64,
             stride: T::tail().stride,
@@ -96,8 +122,96 @@ impl<T: GpuRuntimeStruct> GpuStorage<T> {
             gpu: gpu.clone(),
             buffer,
             len: elements.len(),
+            capacity,
             _value: PhantomData,
         })
+    }
+
+    /// Elements the buffer holds before [`extend`](Self::extend) reallocates.
+    #[must_use]
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Makes room for at least `additional` more elements than [`len`](Self::len): when the
+    /// capacity is short, the value moves into a buffer of at least twice the capacity (or
+    /// exactly what is needed, where twice would pass the device's binding limit), copied on
+    /// the GPU; the old buffer is released once nothing binds it.
+    ///
+    /// # Errors
+    /// [`StorageError::SizeOverflow`], [`StorageError::TooLarge`] (the elements needed do not fit
+    /// one binding; the value is unchanged), [`StorageError::Gpu`].
+    pub fn reserve(&mut self, additional: usize) -> Result<(), StorageError> {
+        let needed = self
+            .len
+            .checked_add(additional)
+            .ok_or(StorageError::SizeOverflow {
+                elements: (self.len as u64).saturating_add(additional as u64),
+                stride: T::tail().stride,
+            })?;
+        if needed <= self.capacity {
+            return Ok(());
+        }
+        let doubled = self.capacity.saturating_mul(2).max(needed);
+        let (capacity, size) = match size_for::<T>(&self.gpu, doubled) {
+            Ok(size) => (doubled, size),
+            Err(_) => (needed, size_for::<T>(&self.gpu, needed)?),
+        };
+        let buffer = create_buffer(
+            &self.gpu,
+            size,
+            STORAGE_USAGE,
+            "gpudata runtime-sized storage",
+        )?;
+        copy_prefix(
+            &self.gpu,
+            &self.buffer,
+            &buffer,
+            self.byte_size(),
+            "gpudata growing storage",
+        )?;
+        self.buffer = buffer;
+        self.capacity = capacity;
+        Ok(())
+    }
+
+    /// Appends `elements` to the tail (queued), reallocating as [`reserve`](Self::reserve)
+    /// does when the capacity is short. Elements of 2 bytes may start inside a word: the bytes
+    /// of that word the last element holds are kept (read back first).
+    ///
+    /// # Errors
+    /// As [`reserve`](Self::reserve), and [`StorageError::Readback`].
+    pub fn extend(&mut self, elements: &[T::Element]) -> Result<(), StorageError> {
+        if elements.is_empty() {
+            return Ok(());
+        }
+        self.reserve(elements.len())?;
+        let tail = T::tail();
+        // `reserve` checked that `len + elements.len()` elements fit in u64 bytes.
+        let offset = tail.offset + self.len as u64 * tail.stride;
+        let start = offset / 4 * 4;
+        let kept = (offset - start) as usize;
+        let len = elements.len() * tail.stride as usize;
+        let mut bytes = vec![0u8; (kept + len).next_multiple_of(4)];
+        if kept > 0 {
+            let word = self.read_bytes(start, 4)?;
+            bytes[..kept].copy_from_slice(&word[..kept]);
+        }
+        encode_elements::<T>(elements, &mut bytes[kept..kept + len]);
+        pollster::block_on(write_bytes(
+            &self.gpu,
+            &self.buffer,
+            start,
+            &bytes,
+            WaitMode::Block,
+        ))?;
+        self.len += elements.len();
+        Ok(())
+    }
+
+    /// Shortens the tail to `len` elements (no effect when it is not longer); the capacity stays.
+    pub fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
     }
 
     /// Elements in the tail.
@@ -112,10 +226,12 @@ impl<T: GpuRuntimeStruct> GpuStorage<T> {
         self.len == 0
     }
 
-    /// The buffer's bytes (see the type's documentation).
+    /// The value's bytes, header and [`len`](Self::len) elements (see the type's
+    /// documentation); the buffer holds [`capacity`](Self::capacity) elements and may be larger.
     #[must_use]
     pub fn byte_size(&self) -> u64 {
-        self.buffer.size()
+        // `with_capacity` and `reserve` checked the size of `capacity >= len` elements.
+        T::byte_length(self.len as u64).unwrap_or(self.buffer.size())
     }
 
     /// The buffer.
@@ -151,7 +267,8 @@ impl<T: GpuRuntimeStruct> GpuStorage<T> {
         }
     }
 
-    /// The whole buffer as a storage binding.
+    /// The value as a storage binding: [`byte_size`](Self::byte_size) bytes from the buffer's
+    /// start, so `arrayLength` reads [`len`](Self::len).
     #[must_use]
     pub fn binding(&self) -> wgpu::BufferBinding<'_> {
         wgpu::BufferBinding {

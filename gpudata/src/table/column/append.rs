@@ -4,6 +4,7 @@
 
 use crate::data::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat};
 use crate::device::Gpu;
+use crate::device::buffers::copy_prefix;
 use crate::record::{GpuStruct, encode_rows_to_vec};
 use crate::table::TableError;
 
@@ -466,17 +467,13 @@ impl GpuVector {
         if let Some(old) = old {
             let used = self.length * self.byte_stride;
             let copy = used.next_multiple_of(4).min(old.buffer().size());
-            if copy > 0 {
-                let mut encoder =
-                    state
-                        .gpu
-                        .device()
-                        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                            label: Some("gpudata growing vector"),
-                        });
-                encoder.copy_buffer_to_buffer(old.buffer(), 0, grown.buffer(), 0, Some(copy));
-                state.gpu.queue().submit([encoder.finish()]);
-            }
+            copy_prefix(
+                &state.gpu,
+                old.buffer(),
+                grown.buffer(),
+                copy,
+                "gpudata growing vector",
+            )?;
             old.destroy();
         }
         self.chunks = vec![grown];
