@@ -454,3 +454,115 @@ fn chunked_uploads_and_operations_refuse_what_chunks_cannot_hold() {
         })
     );
 }
+
+#[test]
+fn element_wise_operations_take_chunked_columns_as_one_buffer_data() {
+    use gpudata::ops::{ArithmeticOp, Constant, Literal, MathOp};
+    use gpudata::table::{ChunkMapError, ChunkOperand};
+    let gpu = small_gpu();
+    let full = crate::support::gpu();
+    let mut rng = Rng::new(174);
+    let n: usize = 600;
+    let a: Vec<f32> = (0..n).map(|_| rng.f32_in(100.0)).collect();
+    let b: Vec<f32> = (0..n).map(|_| rng.f32_in(100.0) + 101.0).collect();
+    let ints: Vec<i32> = (0..n).map(|i| i as i32 * 7 - 2000).collect();
+    // a: 256 rows per chunk; b: 90; the integers 256.
+    let a_vec = GpuVector::upload_values(&gpu, "a", &a, USAGE, ChunkOptions::default()).unwrap();
+    let b_options = ChunkOptions {
+        rows_per_chunk: Some(90),
+        ..ChunkOptions::default()
+    };
+    let b_vec = GpuVector::upload_values(&gpu, "b", &b, USAGE, b_options).unwrap();
+    let i_vec = GpuVector::upload_values(&gpu, "i", &ints, USAGE, ChunkOptions::default()).unwrap();
+    // The oracle: the same operation on one buffer of the same values on a full-size device.
+    let one = |values: &[f32]| {
+        GpuData::from_slice::<f32>(&full, VertexFormat::Float32, values, USAGE).unwrap()
+    };
+    let (a_one, b_one) = (one(&a), one(&b));
+    for op in [
+        ArithmeticOp::Add,
+        ArithmeticOp::Subtract,
+        ArithmeticOp::Multiply,
+        ArithmeticOp::Divide,
+    ] {
+        let chunked =
+            GpuVector::arithmetic(&gpu, op, &[(&a_vec).into(), (&b_vec).into(), 0.5.into()])
+                .unwrap();
+        assert!(chunked.chunks().len() > 1);
+        assert_eq!(chunked.name(), op.as_str());
+        let oracle = gpudata::ops::arithmetic(
+            &full,
+            op,
+            &[
+                a_one.as_view().unwrap().into(),
+                b_one.as_view().unwrap().into(),
+                0.5.into(),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            chunked.read_bytes(&gpu).unwrap(),
+            oracle.read_bytes(&full).unwrap(),
+            "{op}"
+        );
+    }
+    // A literal keeps the integers' type, as on one buffer.
+    let shifted = GpuVector::arithmetic(
+        &gpu,
+        ArithmeticOp::Add,
+        &[(&i_vec).into(), ChunkOperand::Literal(Literal::scalar(3.0))],
+    )
+    .unwrap();
+    assert_eq!(shifted.format(), i_vec.format());
+    let got: Vec<i32> = bytemuck::pod_collect_to_vec(&shifted.read_bytes(&gpu).unwrap());
+    assert_eq!(got, ints.iter().map(|v| v + 3).collect::<Vec<_>>());
+    for op in [
+        MathOp::Sqrt,
+        MathOp::Abs,
+        MathOp::Sin,
+        MathOp::Exp,
+        MathOp::Log,
+    ] {
+        let chunked = GpuVector::math(&gpu, op, &[(&b_vec).into()]).unwrap();
+        let oracle = gpudata::ops::math(&full, op, &[b_one.as_view().unwrap().into()]).unwrap();
+        assert_eq!(
+            chunked.read_bytes(&gpu).unwrap(),
+            oracle.read_bytes(&full).unwrap(),
+            "{op}"
+        );
+    }
+    let powered = GpuVector::math(
+        &gpu,
+        MathOp::Pow,
+        &[
+            (&a_vec).into(),
+            ChunkOperand::Constant(Constant::scalar(2.0)),
+        ],
+    )
+    .unwrap();
+    let oracle = gpudata::ops::pow(&full, a_one.as_view().unwrap(), Constant::scalar(2.0)).unwrap();
+    assert_eq!(
+        powered.read_bytes(&gpu).unwrap(),
+        oracle.read_bytes(&full).unwrap()
+    );
+    // Refusals: no column at all; columns of other lengths.
+    let none = GpuVector::arithmetic(&gpu, ArithmeticOp::Add, &[1.0.into(), 2.0.into()]);
+    assert!(
+        matches!(
+            none,
+            Err(ChunkMapError::Piece {
+                source: gpudata::ops::OpError::NoGpuInput { op: "add" },
+                ..
+            })
+        ),
+        "{none:?}"
+    );
+    let short =
+        GpuVector::upload_values(&gpu, "s", &a[..10], USAGE, ChunkOptions::default()).unwrap();
+    let mismatch =
+        GpuVector::arithmetic(&gpu, ArithmeticOp::Add, &[(&a_vec).into(), (&short).into()]);
+    assert!(
+        matches!(mismatch, Err(ChunkMapError::Table(_))),
+        "{mismatch:?}"
+    );
+}
