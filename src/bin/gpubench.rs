@@ -19,6 +19,8 @@
 mod cases;
 #[path = "gpubench/kernels.rs"]
 mod kernels;
+#[path = "gpubench/relayout.rs"]
+mod relayout;
 #[path = "gpubench/select.rs"]
 mod select;
 #[path = "gpubench/timing.rs"]
@@ -83,7 +85,8 @@ fn parse_args() -> Result<Args, String> {
                 return Err("usage: gpubench [--size-mib N] [--iters N] [--warmup N] \
                             [--ops a,b,...] [--variants] [--no-verify] [--json PATH] \
                             [--wgsl-dir DIR]\n\
-                            ops: copy_vec4_256 copy_u32_64 copy_buffer_to_buffer add_f32 \
+                            ops: copy_vec4_256 copy_u32_64 copy_buffer_to_buffer relayout_pack \
+                            relayout_interleave relayout_segment add_f32 \
                             add_u8 add_f16x4 add_strided_f32x4 interleave deinterleave fround \
                             fround_all_classes add_f32_over_binding sqrt_f32 abs_f32 sin_f32 \
                             cos_f32 tan_f32 exp_f32 log_f32 pow_f32 dot_f32x4 length_f32x4 \

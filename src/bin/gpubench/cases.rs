@@ -17,10 +17,13 @@ mod elementwise;
 use crate::timing::Work;
 
 /// Case groups in run order; `--ops` selects by prefix.
-pub const NAMES: [&str; 34] = [
+pub const NAMES: [&str; 37] = [
     "copy_vec4_256",
     "copy_u32_64",
     "copy_buffer_to_buffer",
+    "relayout_pack",
+    "relayout_interleave",
+    "relayout_segment",
     "add_f32",
     "add_u8",
     "add_f16x4",
@@ -246,7 +249,7 @@ fn verifier_within(
     })
 }
 
-fn alloc(gpu: &Gpu, size: u64, seed: u32, fill: Option<Fill>) -> Result<wgpu::Buffer, String> {
+pub fn alloc(gpu: &Gpu, size: u64, seed: u32, fill: Option<Fill>) -> Result<wgpu::Buffer, String> {
     let buffer = gpu.device().create_buffer(&wgpu::BufferDescriptor {
         label: Some("gpubench"),
         size: size.next_multiple_of(16),
@@ -351,7 +354,7 @@ fn add_cases(
 }
 
 /// The vertex-like row of the interleave and deinterleave cases: 32 packed bytes.
-fn vertex_format() -> GpuDataStructFormat {
+pub fn vertex_format() -> GpuDataStructFormat {
     GpuDataStructFormat::parse(
         StructLayout::Packed,
         [
@@ -657,6 +660,9 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                 n,
                 variants(false, &[]),
             )?);
+        }
+        other if crate::relayout::NAMES.contains(&other) => {
+            cases.extend(crate::relayout::build(gpu, other, size)?);
         }
         other if crate::select::NAMES.contains(&other) => {
             cases.extend(crate::select::build(gpu, other, size)?);

@@ -17,6 +17,9 @@ pub enum Work {
         /// Bytes.
         size: u64,
     },
+    /// A whole call that submits its own work (a table re-layout), timed by the wall clock
+    /// around the call and the wait for the device it ends with.
+    Call(Box<dyn Fn() -> Result<(), String>>),
 }
 
 /// The device, and whether passes and encoders can carry timestamps.
@@ -90,6 +93,7 @@ fn record(encoder: &mut wgpu::CommandEncoder, work: &Work, stamps: Option<(&wgpu
             });
             encode(&mut pass);
         }
+        Work::Call(_) => {}
         Work::Copy { src, dst, size } => {
             if let Some((set, i)) = stamps {
                 encoder.write_timestamp(set, i);
@@ -112,6 +116,9 @@ fn submit_and_wait(gpu: &Gpu, encoder: wgpu::CommandEncoder) -> Result<(), Strin
 
 /// Times `work`: `warmup` untimed runs, then `iters` runs.
 pub fn time(timer: &Timer, work: &Work, warmup: u32, iters: u32) -> Result<Times, String> {
+    if let Work::Call(call) = work {
+        return time_calls(call, warmup, iters);
+    }
     let gpu = &timer.gpu;
     let device = gpu.device();
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -133,6 +140,7 @@ pub fn time(timer: &Timer, work: &Work, warmup: u32, iters: u32) -> Result<Times
     let stamped = match work {
         Work::Pass(_) => timer.pass_timestamps,
         Work::Copy { .. } => timer.encoder_timestamps,
+        Work::Call(_) => false,
     };
     let times = if stamped {
         let count = 2 * iters;
@@ -174,6 +182,31 @@ pub fn time(timer: &Timer, work: &Work, warmup: u32, iters: u32) -> Result<Times
     let median_ms = sorted[sorted.len() / 2];
     Ok(Times {
         median_ms,
+        min_ms: sorted[0],
+        wall_ms,
+    })
+}
+
+/// Times a whole call: `warmup` untimed calls, then `iters` calls, each timed by the wall clock.
+fn time_calls(
+    call: &dyn Fn() -> Result<(), String>,
+    warmup: u32,
+    iters: u32,
+) -> Result<Times, String> {
+    for _ in 0..warmup {
+        call()?;
+    }
+    let mut times = Vec::with_capacity(iters as usize);
+    for _ in 0..iters {
+        let start = Instant::now();
+        call()?;
+        times.push(start.elapsed().as_secs_f64() * 1e3);
+    }
+    let wall_ms = times.iter().sum::<f64>() / f64::from(iters);
+    let mut sorted = times;
+    sorted.sort_by(f64::total_cmp);
+    Ok(Times {
+        median_ms: sorted[sorted.len() / 2],
         min_ms: sorted[0],
         wall_ms,
     })

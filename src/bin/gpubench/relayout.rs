@@ -1,0 +1,244 @@
+//! The table re-layout cases: `pack_batches`, `to_interleaved` and `SegmentedTable::from_table`
+//! of a table of `size` bytes (the vertex-like 32-byte rows of the interleave case, as packed
+//! columns in four batches of odd row counts, so batch edges fall inside words and chunks).
+//!
+//! Each is a whole public call (buffers created, copies recorded and submitted), timed by the
+//! wall clock around the call and the wait for the device. The check compares every byte of the
+//! result with the host re-layout of the source bytes read back.
+
+use gpudata::data::{BufferHandle, GpuDataDescriptor};
+use gpudata::table::{GpuRecordBatch, GpuTable, PackOptions, SegmentOptions, SegmentedTable};
+use gpudata::{Gpu, GpuData, StructLayout, VertexFormat};
+
+use crate::cases::{Case, alloc, vertex_format};
+use crate::kernels::Fill;
+use crate::timing::Work;
+
+/// Case groups of this module.
+pub const NAMES: [&str; 3] = ["relayout_pack", "relayout_interleave", "relayout_segment"];
+
+/// One column of one batch: its buffer, format and rows.
+#[derive(Clone)]
+struct Part {
+    name: String,
+    buffer: wgpu::Buffer,
+    format: VertexFormat,
+    rows: u64,
+}
+
+/// The batches of the packed table: per batch, its columns.
+#[derive(Clone)]
+struct Source {
+    batches: Vec<Vec<Part>>,
+}
+
+impl Source {
+    fn table(&self) -> Result<GpuTable, String> {
+        let batches = self
+            .batches
+            .iter()
+            .map(|parts| {
+                let columns = parts
+                    .iter()
+                    .map(|p| {
+                        GpuData::new(
+                            BufferHandle::Shared(p.buffer.clone()),
+                            GpuDataDescriptor::new(p.format, p.rows),
+                        )
+                        .map(|d| (p.name.clone(), d))
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| e.to_string())?;
+                GpuRecordBatch::new(columns).map_err(|e| e.to_string())
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        GpuTable::from_batches(batches, Vec::<(String, gpudata::GpuConstant)>::new())
+            .map_err(|e| e.to_string())
+    }
+
+    /// Each column's bytes over all batches, read back.
+    fn host_columns(&self, gpu: &Gpu) -> Result<Vec<(String, usize, Vec<u8>)>, String> {
+        let mut out: Vec<(String, usize, Vec<u8>)> = Vec::new();
+        for parts in &self.batches {
+            for (i, p) in parts.iter().enumerate() {
+                let len = p.rows * p.format.byte_length();
+                let bytes = crate::cases::read_range(gpu, &p.buffer, 0, len)?;
+                match out.get_mut(i) {
+                    Some(column) => column.2.extend_from_slice(&bytes),
+                    None => out.push((p.name.clone(), p.format.byte_length() as usize, bytes)),
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The host interleave of `columns` into packed rows.
+fn host_rows(columns: &[(String, usize, Vec<u8>)]) -> Vec<u8> {
+    let stride: usize = columns.iter().map(|c| c.1).sum();
+    let rows = columns.first().map_or(0, |c| c.2.len() / c.1);
+    let mut out = Vec::with_capacity(rows * stride);
+    for r in 0..rows {
+        for (_, width, bytes) in columns {
+            out.extend_from_slice(&bytes[r * width..(r + 1) * width]);
+        }
+    }
+    out
+}
+
+fn compare(what: &str, found: &[u8], expected: &[u8]) -> Result<(), String> {
+    if found.len() != expected.len() {
+        return Err(format!(
+            "{what}: {} bytes, expected {}",
+            found.len(),
+            expected.len()
+        ));
+    }
+    match found.iter().zip(expected).position(|(a, b)| a != b) {
+        None => Ok(()),
+        Some(at) => Err(format!("{what}: first difference at byte {at}")),
+    }
+}
+
+fn wait(gpu: &Gpu) -> Result<(), String> {
+    gpu.device()
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map(|_| ())
+        .map_err(|e| format!("poll: {e}"))
+}
+
+/// Builds the cases of group `name` over a table of about `size` bytes.
+pub fn build(gpu: &Gpu, name: &str, size: u64) -> Result<Vec<Case>, String> {
+    let format = vertex_format();
+    let n = size / format.byte_stride();
+    // Four batches of odd row counts: edges inside words, chunks and invocations.
+    let quarter = n / 4;
+    let counts = [quarter - 3, quarter + 5, quarter - 1, n - 3 * quarter - 1];
+    let mut batches = Vec::new();
+    for (b, &rows) in counts.iter().enumerate() {
+        let mut parts = Vec::new();
+        for (i, f) in format.fields().iter().enumerate() {
+            let bytes = rows * f.byte_length();
+            let buffer = alloc(gpu, bytes, 60 + (b * 8 + i) as u32, Some(Fill::Bits))?;
+            parts.push(Part {
+                name: f.name().to_owned(),
+                buffer,
+                format: f.format(),
+                rows,
+            });
+        }
+        batches.push(parts);
+    }
+    let source = Source { batches };
+    let bytes = n * format.byte_stride();
+    let table_gpu = gpu.clone();
+    let case = match name {
+        "relayout_pack" => {
+            let src = source.clone();
+            let call = move || -> Result<(), String> {
+                let mut table = src.table()?;
+                table
+                    .pack_batches(&table_gpu, PackOptions::default())
+                    .map_err(|e| e.to_string())?;
+                wait(&table_gpu)
+            };
+            let src = source.clone();
+            let verify = Box::new(move |gpu: &Gpu| -> Result<(), String> {
+                let mut table = src.table()?;
+                table
+                    .pack_batches(gpu, PackOptions::default())
+                    .map_err(|e| e.to_string())?;
+                for (column, _, expected) in src.host_columns(gpu)? {
+                    let found = table
+                        .vector(&column)
+                        .ok_or(format!("no column {column}"))?
+                        .read_bytes(gpu)
+                        .map_err(|e| e.to_string())?;
+                    compare(&column, &found, &expected)?;
+                }
+                Ok(())
+            });
+            Case::new(
+                name.to_owned(),
+                2 * bytes,
+                Work::Call(Box::new(call)),
+                "[4 batches of packed columns into one]".to_owned(),
+                Some(verify),
+            )
+        }
+        "relayout_interleave" => {
+            let src = source.clone();
+            let call = move || -> Result<(), String> {
+                let table = src.table()?;
+                let rows = table
+                    .to_interleaved(&table_gpu, "rows", StructLayout::Packed, None)
+                    .map_err(|e| e.to_string())?;
+                wait(&table_gpu)?;
+                drop(rows);
+                Ok(())
+            };
+            let src = source.clone();
+            let verify = Box::new(move |gpu: &Gpu| -> Result<(), String> {
+                let table = src.table()?;
+                let rows = table
+                    .to_interleaved(gpu, "rows", StructLayout::Packed, None)
+                    .map_err(|e| e.to_string())?;
+                let found = rows
+                    .vector("rows")
+                    .ok_or("no column rows")?
+                    .read_bytes(gpu)
+                    .map_err(|e| e.to_string())?;
+                compare("rows", &found, &host_rows(&src.host_columns(gpu)?))
+            });
+            Case::new(
+                name.to_owned(),
+                2 * bytes,
+                Work::Call(Box::new(call)),
+                "[4 batches of 5 packed columns into 32-byte rows]".to_owned(),
+                Some(verify),
+            )
+        }
+        "relayout_segment" => {
+            // The source: the interleaved rows (one batch of 32-byte rows), split into segments.
+            let rows = source
+                .table()?
+                .to_interleaved(gpu, "rows", StructLayout::Packed, None)
+                .map_err(|e| e.to_string())?;
+            wait(gpu)?;
+            let rows = std::sync::Arc::new(rows);
+            let table = rows.clone();
+            let call = move || -> Result<(), String> {
+                let segmented =
+                    SegmentedTable::from_table(&table_gpu, &table, SegmentOptions::default())
+                        .map_err(|e| e.to_string())?;
+                wait(&table_gpu)?;
+                segmented.destroy();
+                Ok(())
+            };
+            let src = source.clone();
+            let verify = Box::new(move |gpu: &Gpu| -> Result<(), String> {
+                let segmented = SegmentedTable::from_table(gpu, &rows, SegmentOptions::default())
+                    .map_err(|e| e.to_string())?;
+                for (column, _, expected) in src.host_columns(gpu)? {
+                    let found = segmented
+                        .table()
+                        .vector(&column)
+                        .ok_or(format!("no segment {column}"))?
+                        .read_bytes(gpu)
+                        .map_err(|e| e.to_string())?;
+                    compare(&column, &found, &expected)?;
+                }
+                Ok(())
+            });
+            Case::new(
+                name.to_owned(),
+                2 * bytes,
+                Work::Call(Box::new(call)),
+                "[32-byte rows into 5 segments of one buffer]".to_owned(),
+                Some(verify),
+            )
+        }
+        other => return Err(format!("unknown case {other}")),
+    };
+    Ok(vec![case])
+}
