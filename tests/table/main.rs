@@ -11,6 +11,7 @@ mod faults;
 mod filter;
 mod fixtures;
 mod formats;
+mod relayout;
 mod render;
 mod segmented;
 mod shader_check;

@@ -59,6 +59,13 @@ pub(crate) struct Dispatch {
 }
 
 impl Dispatch {
+    /// Records the dispatch into `pass`.
+    pub(crate) fn encode(&self, pass: &mut wgpu::ComputePass<'_>) {
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.dispatch_workgroups(self.workgroups.0, self.workgroups.1, 1);
+    }
+
     /// A dispatch of a kernel generated outside the row-transform generator (the selection
     /// kernels of [`rows`](super::rows)), one row per invocation.
     pub(crate) fn new(
@@ -144,11 +151,36 @@ fn widest_unit(bytes: u64) -> u64 {
         .unwrap_or(4)
 }
 
-/// One output buffer range a dispatch writes.
+/// Where a placed kernel writes one output: rows of `stride` bytes (the request's output
+/// stride) in a region of an existing `buffer` that starts at byte `offset` (a multiple of 16),
+/// request row 0 going to the region's row `first_row`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Placement<'b> {
+    pub buffer: &'b wgpu::Buffer,
+    pub offset: u64,
+    pub first_row: u64,
+}
+
+/// The outputs of a plan: fresh buffers (an operation's), or placements (a re-layout's).
+#[derive(Clone, Copy)]
+enum Outputs<'o, 'b> {
+    Fresh(&'o [wgpu::Buffer]),
+    Placed(&'o [Placement<'b>]),
+}
+
+impl Outputs<'_, '_> {
+    fn placed(&self) -> bool {
+        matches!(self, Outputs::Placed(_))
+    }
+}
+
+/// One output binding of a dispatch: its range and the first invocation's store base in it.
 struct OutputTarget<'b> {
     buffer: &'b wgpu::Buffer,
-    offset: u64,
+    start: u64,
+    size: u64,
     stride: u64,
+    base: u64,
 }
 
 /// Plans the kernels of `request`; `make_body` gets the [`ValueRef`] of each view, in order.
@@ -168,8 +200,135 @@ pub(crate) fn build<'a, B: Body>(
     make_body: impl Fn(&[ValueRef]) -> B,
 ) -> Result<Built, OpError> {
     let op = request.op;
-    let device = ops.device();
-    let limits = device.limits();
+    let limits = ops.device().limits();
+    let (groups, refs) = group_sources(ops, &request)?;
+    let length = request.length;
+    let g64 = u64::from(rows_per_thread_of(ops, &groups, &request.output_strides));
+    let threads = length.div_ceil(g64);
+
+    // Outputs, sized for whole invocations.
+    let mut output_sizes = Vec::with_capacity(request.output_strides.len());
+    for (o, &stride) in request.output_strides.iter().enumerate() {
+        let size = threads
+            .checked_mul(g64 * stride)
+            .ok_or(OpError::Overflow { op, input: o })?
+            .max(4);
+        if size > limits.max_buffer_size {
+            return Err(OpError::TooLarge {
+                op,
+                what: "an output buffer",
+                size,
+                limit: limits.max_buffer_size,
+            });
+        }
+        output_sizes.push(size);
+    }
+    let output_buffers = output_sizes
+        .iter()
+        .map(|&size| {
+            create_buffer(ops.gpu(), size, OUTPUT_USAGE, op)
+                .map_err(|source| OpError::Gpu { op, source })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let dispatches = plan_dispatches(
+        ops,
+        &request,
+        &groups,
+        &refs,
+        g64,
+        Outputs::Fresh(&output_buffers),
+        make_body,
+    )?;
+    Ok(Built {
+        gpu: ops.gpu().clone(),
+        dispatches,
+        outputs: output_buffers,
+        bytes_moved: bytes_moved(&request),
+    })
+}
+
+/// Bytes a plan of `request` moves at least: every input value read once and every output row
+/// written once.
+fn bytes_moved(request: &KernelRequest<'_>) -> u64 {
+    let bytes_read: u64 = request
+        .views
+        .iter()
+        .map(|v| v.length() * v.format().byte_length())
+        .sum();
+    let bytes_written: u64 = request
+        .output_strides
+        .iter()
+        .map(|s| s * request.length)
+        .sum();
+    bytes_read + bytes_written
+}
+
+/// Plans the kernels of `request` writing into existing buffers: output `o`'s rows go to
+/// `places[o]` (see [`Placement`] and the placed kernels of [`wgsl_gen`]). Every byte of the
+/// buffers outside the placed rows keeps its value, so several plans (one per batch, field or
+/// segment) can fill one buffer; their dispatches must run in the order planned. Row splitting,
+/// tails and binding limits are as in [`build`].
+pub(crate) fn build_placed<'a, B: Body>(
+    ops: &Planner<'_>,
+    request: KernelRequest<'a>,
+    places: &[Placement<'_>],
+    make_body: impl Fn(&[ValueRef]) -> B,
+) -> Result<Vec<Dispatch>, OpError> {
+    let op = request.op;
+    if places.len() != request.output_strides.len() {
+        return Err(OpError::Overflow { op, input: 0 });
+    }
+    let (groups, refs) = group_sources(ops, &request)?;
+    for (o, (place, &stride)) in places.iter().zip(&request.output_strides).enumerate() {
+        let end = place
+            .first_row
+            .checked_add(request.length)
+            .and_then(|rows| rows.checked_mul(stride))
+            .and_then(|bytes| bytes.checked_add(place.offset))
+            .ok_or(OpError::Overflow { op, input: o })?;
+        if !place.offset.is_multiple_of(16) || end > place.buffer.size() {
+            return Err(OpError::OutOfBounds {
+                op,
+                input: o,
+                needed: end,
+                available: place.buffer.size(),
+            });
+        }
+    }
+    let g64 = u64::from(rows_per_thread_of(ops, &groups, &request.output_strides));
+    plan_dispatches(
+        ops,
+        &request,
+        &groups,
+        &refs,
+        g64,
+        Outputs::Placed(places),
+        make_body,
+    )
+}
+
+/// Rows per invocation of a plan over `groups` writing `output_strides`.
+fn rows_per_thread_of(
+    ops: &Planner<'_>,
+    groups: &[SourceGroup<'_>],
+    output_strides: &[u64],
+) -> u32 {
+    let source_strides: Vec<u64> = groups.iter().map(|g| g.stride).collect();
+    rows_per_thread(
+        &source_strides,
+        output_strides,
+        ops.config().rows_per_thread,
+        ops.config().stage_outputs,
+    )
+}
+
+/// Checks the request's views (lengths, shapes, device) and groups those that share a buffer,
+/// a stride and a row window into sources; returns the sources and each view's place in them.
+fn group_sources<'a>(
+    ops: &Planner<'_>,
+    request: &KernelRequest<'a>,
+) -> Result<(Vec<SourceGroup<'a>>, Vec<ValueRef>), OpError> {
+    let op = request.op;
     for (i, view) in request.views.iter().enumerate() {
         if view.length() != request.length {
             return Err(OpError::LengthMismatch {
@@ -194,7 +353,6 @@ pub(crate) fn build<'a, B: Body>(
             max: u64::from(u32::MAX),
         });
     }
-    let length = request.length;
 
     // Group views that share a buffer and a stride and lie in one row window.
     let mut order: Vec<usize> = (0..request.views.len()).collect();
@@ -234,55 +392,25 @@ pub(crate) fn build<'a, B: Body>(
             rel: view.byte_offset() - groups[source].offset,
         };
     }
+    Ok((groups, refs))
+}
 
-    let source_strides: Vec<u64> = groups.iter().map(|g| g.stride).collect();
-    let g_rows = rows_per_thread(
-        &source_strides,
-        &request.output_strides,
-        ops.config().rows_per_thread,
-        ops.config().stage_outputs,
-    );
-    let g64 = u64::from(g_rows);
-    let threads = length.div_ceil(g64);
-
-    // Outputs, sized for whole invocations.
-    let mut output_sizes = Vec::with_capacity(request.output_strides.len());
-    for (o, &stride) in request.output_strides.iter().enumerate() {
-        let size = threads
-            .checked_mul(g64 * stride)
-            .ok_or(OpError::Overflow { op, input: o })?
-            .max(4);
-        if size > limits.max_buffer_size {
-            return Err(OpError::TooLarge {
-                op,
-                what: "an output buffer",
-                size,
-                limit: limits.max_buffer_size,
-            });
-        }
-        output_sizes.push(size);
-    }
-    let bytes_read: u64 = request
-        .views
-        .iter()
-        .map(|v| v.length() * v.format().byte_length())
-        .sum();
-    let bytes_written: u64 = request.output_strides.iter().map(|s| s * length).sum();
-    let output_buffers = output_sizes
-        .iter()
-        .map(|&size| {
-            create_buffer(ops.gpu(), size, OUTPUT_USAGE, op)
-                .map_err(|source| OpError::Gpu { op, source })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut built = Built {
-        gpu: ops.gpu().clone(),
-        dispatches: Vec::new(),
-        outputs: output_buffers,
-        bytes_moved: bytes_read + bytes_written,
-    };
+/// The dispatches of `request` over its `groups` of sources, `g64` rows per invocation, into
+/// `outputs`.
+fn plan_dispatches<B: Body>(
+    ops: &Planner<'_>,
+    request: &KernelRequest<'_>,
+    groups: &[SourceGroup<'_>],
+    refs: &[ValueRef],
+    g64: u64,
+    outputs: Outputs<'_, '_>,
+    make_body: impl Fn(&[ValueRef]) -> B,
+) -> Result<Vec<Dispatch>, OpError> {
+    let op = request.op;
+    let limits = ops.device().limits();
+    let length = request.length;
     if length == 0 {
-        return Ok(built);
+        return Ok(Vec::new());
     }
 
     // The widest unit each source's stride allows, and whether its buffer ends inside one.
@@ -309,27 +437,16 @@ pub(crate) fn build<'a, B: Body>(
         None => length,
         Some(tail) => length.saturating_sub(tail) / step * step,
     };
-    let targets = |first_row: u64| -> Vec<OutputTarget<'_>> {
-        built
-            .outputs
-            .iter()
-            .zip(&request.output_strides)
-            .map(|(buffer, &stride)| OutputTarget {
-                buffer,
-                offset: first_row * stride,
-                stride,
-            })
-            .collect()
-    };
     let rows = RowGeometry {
         op,
-        groups: &groups,
+        groups,
         output_strides: &request.output_strides,
         length,
         g64,
         align,
         step,
         max_binding: max_binding_size(&limits),
+        placed: outputs.placed(),
     };
     let mut ranges = Vec::with_capacity(2);
     if bulk > 0 {
@@ -342,30 +459,29 @@ pub(crate) fn build<'a, B: Body>(
             .map(|(g, &u)| {
                 [u, 8, 4]
                     .into_iter()
-                    .find(|&w| w <= u && (g64 * g.stride) % w == 0 && fits(g, w))
+                    .find(|&w| w <= u && (g64 * g.stride).is_multiple_of(w) && fits(g, w))
                     .unwrap_or(4)
             })
             .collect();
         ranges.push((bulk, length, fitted));
     }
-    let body = make_body(&refs);
+    let body = make_body(refs);
     let mut dispatches = Vec::new();
     for (from, to, units) in &ranges {
         for (first_row, count) in rows.chunks(units, *from, *to)? {
+            let (targets, lo) = rows.targets(outputs, first_row, count)?;
             dispatches.push(dispatch(
                 ops,
                 &rows,
                 units,
-                first_row,
-                count,
-                &targets(first_row),
+                (first_row, count, lo),
+                &targets,
                 &request.constants,
                 &body,
             )?);
         }
     }
-    built.dispatches = dispatches;
-    Ok(built)
+    Ok(dispatches)
 }
 
 /// A storage range one dispatch binds: a source buffer's `[start, end)`, read in `decl.unit`s.
@@ -387,7 +503,8 @@ impl BindingRange<'_> {
 struct SourceBindings<'a> {
     bindings: Vec<BindingRange<'a>>,
     sources: Vec<SourceDecl>,
-    bases: Vec<u64>,
+    /// Negative only for a placed dispatch whose first block begins before its source.
+    bases: Vec<i128>,
 }
 
 /// What every dispatch of one operation shares: where the sources' rows lie, the outputs' row
@@ -407,6 +524,8 @@ struct RowGeometry<'g, 'a> {
     step: u64,
     /// The largest storage binding.
     max_binding: u64,
+    /// Whether the outputs are placements (a dispatch then starts at its first row's block).
+    placed: bool,
 }
 
 impl<'a> RowGeometry<'_, 'a> {
@@ -419,11 +538,16 @@ impl<'a> RowGeometry<'_, 'a> {
     /// the end of the last unit its rows use (never past the buffer's last whole unit). Sources
     /// in one buffer read in the same unit share a binding while the union fits the binding
     /// limit.
+    ///
+    /// `lo` rows before the first (a placed dispatch's place in its first block) are read as
+    /// well: the bases point at row `first_row - lo`, below the binding's start (wrapping) when
+    /// those rows lie before the buffer.
     fn source_bindings(
         &self,
         units: &[u64],
         first_row: u64,
         rows: u64,
+        lo: u64,
     ) -> Result<SourceBindings<'a>, OpError> {
         // Rows of the operation after this dispatch's last.
         let after = self
@@ -439,9 +563,13 @@ impl<'a> RowGeometry<'_, 'a> {
                 .checked_mul(group.stride)
                 .and_then(|d| d.checked_add(group.offset))
                 .ok_or_else(|| self.overflow(s))?;
-            let phase = offset % unit;
-            let first = offset - phase;
-            let start = binding_start(first, self.align);
+            // The block's first row, as a signed byte position (`lo × stride` is below 16 rows).
+            let virtual_row = i128::from(offset) - i128::from(lo) * i128::from(group.stride);
+            let unit_i = i128::from(unit);
+            let phase = virtual_row.rem_euclid(unit_i) as u64;
+            let first = virtual_row - i128::from(phase);
+            // `first` lies in [offset - 16 × stride, offset]: the u64 conversions hold.
+            let start = binding_start(first.max(0) as u64, self.align);
             let end = after
                 .checked_mul(group.stride)
                 .and_then(|d| group.end.checked_sub(d))
@@ -485,7 +613,7 @@ impl<'a> RowGeometry<'_, 'a> {
             .iter()
             .zip(firsts)
             .map(|(source, first)| {
-                (first - bindings[source.binding].start) / u64::from(source.unit)
+                (first - i128::from(bindings[source.binding].start)) / i128::from(source.unit)
             })
             .collect();
         Ok(SourceBindings {
@@ -495,18 +623,84 @@ impl<'a> RowGeometry<'_, 'a> {
         })
     }
 
-    /// Bytes output `o`'s binding needs for `rows` rows: whole invocations of `G` rows.
+    /// Bytes output `o`'s binding needs for `rows` rows: whole invocations of `G` rows, and
+    /// for a placed output the most that its first block and its aligned start can add.
     fn output_size(&self, o: usize, rows: u64) -> Result<u64, OpError> {
+        let slack = if self.placed {
+            self.g64 * self.output_strides[o] + self.align
+        } else {
+            0
+        };
         rows.div_ceil(self.g64)
             .checked_mul(self.g64)
             .and_then(|r| r.checked_mul(self.output_strides[o]))
+            .and_then(|b| b.checked_add(slack))
             .ok_or_else(|| self.overflow(o))
+    }
+
+    /// The output bindings of rows `first_row..first_row + rows`, and the dispatch's `lo` (its
+    /// first row's place in its first block; 0 for fresh outputs).
+    fn targets<'b>(
+        &self,
+        outputs: Outputs<'b, 'b>,
+        first_row: u64,
+        rows: u64,
+    ) -> Result<(Vec<OutputTarget<'b>>, u64), OpError> {
+        let mut targets = Vec::with_capacity(self.output_strides.len());
+        match outputs {
+            Outputs::Fresh(buffers) => {
+                for (o, (buffer, &stride)) in buffers.iter().zip(self.output_strides).enumerate() {
+                    targets.push(OutputTarget {
+                        buffer,
+                        start: first_row * stride,
+                        size: self.output_size(o, rows)?,
+                        stride,
+                        base: 0,
+                    });
+                }
+                Ok((targets, 0))
+            }
+            Outputs::Placed(places) => {
+                let mut lo = 0;
+                for (o, (place, &stride)) in places.iter().zip(self.output_strides).enumerate() {
+                    let overflow = || self.overflow(o);
+                    let first = place
+                        .first_row
+                        .checked_add(first_row)
+                        .ok_or_else(overflow)?;
+                    let block = first / self.g64 * self.g64;
+                    lo = first - block;
+                    let unit = widest_unit(self.g64 * stride);
+                    let block_byte = block
+                        .checked_mul(stride)
+                        .and_then(|b| b.checked_add(place.offset))
+                        .ok_or_else(overflow)?;
+                    let end = first
+                        .checked_add(rows)
+                        .and_then(|r| r.checked_mul(stride))
+                        .and_then(|b| b.checked_add(place.offset))
+                        .and_then(|b| b.checked_next_multiple_of(unit))
+                        .ok_or_else(overflow)?
+                        .min(place.buffer.size() / unit * unit);
+                    let start = binding_start(block_byte, self.align);
+                    targets.push(OutputTarget {
+                        buffer: place.buffer,
+                        start,
+                        size: end.saturating_sub(start),
+                        stride,
+                        base: (block_byte - start) / unit,
+                    });
+                }
+                Ok((targets, lo))
+            }
+        }
     }
 
     /// Whether one dispatch over rows `first_row..first_row + rows` binds nothing larger than
     /// the limit.
     fn fits(&self, units: &[u64], first_row: u64, rows: u64) -> Result<bool, OpError> {
-        let sources = self.source_bindings(units, first_row, rows)?;
+        let lo = if self.placed { self.g64 - 1 } else { 0 };
+        let sources = self.source_bindings(units, first_row, rows, lo)?;
         if sources.bindings.iter().any(|b| b.size() > self.max_binding) {
             return Ok(false);
         }
@@ -526,7 +720,14 @@ impl<'a> RowGeometry<'_, 'a> {
     fn chunk_rows(&self, units: &[u64]) -> u64 {
         let mut rows = u64::MAX;
         for &stride in self.output_strides {
-            if let Some(fit) = self.max_binding.checked_div(stride) {
+            let room = if self.placed {
+                // The first block and the aligned start (see `output_size`).
+                self.max_binding
+                    .saturating_sub(self.g64 * stride * 2 + self.align)
+            } else {
+                self.max_binding
+            };
+            if let Some(fit) = room.checked_div(stride) {
                 rows = rows.min(fit);
             }
         }
@@ -535,8 +736,18 @@ impl<'a> RowGeometry<'_, 'a> {
             let extent = (self.length - 1)
                 .checked_mul(group.stride)
                 .and_then(|d| group.end.checked_sub(group.offset)?.checked_sub(d));
+            // A placed dispatch also reads up to `G - 1` rows before its first.
+            let before = if self.placed {
+                (self.g64 - 1).saturating_mul(group.stride)
+            } else {
+                0
+            };
             let room = extent
-                .and_then(|e| e.checked_add(self.align)?.checked_add(unit))
+                .and_then(|e| {
+                    e.checked_add(self.align)?
+                        .checked_add(unit)?
+                        .checked_add(before)
+                })
                 .and_then(|slack| self.max_binding.checked_sub(slack));
             rows = rows.min(match room {
                 None => 0,
@@ -559,37 +770,46 @@ impl<'a> RowGeometry<'_, 'a> {
     }
 }
 
-/// One dispatch over rows `first_row..first_row + rows` of the sources, reading each source in
-/// `units[s]` bytes and writing the outputs' ranges in `targets`.
-#[allow(clippy::too_many_arguments)] // One private call site.
+/// One dispatch over rows `first_row..first_row + rows` of the sources (`span`, with `lo`, the
+/// first row's place in its block for a placed dispatch), reading each source in `units[s]`
+/// bytes and writing the outputs' ranges in `targets`.
 fn dispatch(
     ops: &Planner<'_>,
     geometry: &RowGeometry<'_, '_>,
     units: &[u64],
-    first_row: u64,
-    rows: u64,
+    span: (u64, u64, u64),
     targets: &[OutputTarget<'_>],
     constants: &[[u32; 4]],
     body: &dyn Body,
 ) -> Result<Dispatch, OpError> {
+    let (first_row, rows, lo) = span;
     let op = geometry.op;
     let device = ops.device();
     let limits = device.limits();
     let g64 = geometry.g64;
     // At most 16: see `rows_per_thread`.
     let g_rows = g64 as u32;
-    let threads = rows.div_ceil(g64);
+    // A placed dispatch covers its rows' blocks: `lo` rows of the first belong to others.
+    let threads = (rows + lo).div_ceil(g64);
     let overflow = |input: usize| OpError::Overflow { op, input };
 
     let SourceBindings {
         bindings,
         sources,
         bases,
-    } = geometry.source_bindings(units, first_row, rows)?;
+    } = geometry.source_bindings(units, first_row, rows, lo)?;
     let bases = bases
         .into_iter()
         .enumerate()
-        .map(|(s, base)| u32::try_from(base).map_err(|_| overflow(s)))
+        .map(|(s, base)| {
+            // A negative base (a placed first block before its source) wraps: the kernel's
+            // unsigned index arithmetic brings every row of the range back into the binding.
+            match u32::try_from(base) {
+                Ok(base) => Ok(base),
+                Err(_) if base < 0 && base > -(1 << 31) => Ok(base as i32 as u32),
+                Err(_) => Err(overflow(s)),
+            }
+        })
         .collect::<Result<Vec<u32>, OpError>>()?;
     let max_binding = geometry.max_binding;
     for binding in &bindings {
@@ -607,7 +827,7 @@ fn dispatch(
     let mut output_ranges = Vec::with_capacity(targets.len());
     for (o, target) in targets.iter().enumerate() {
         let unit = widest_unit(g64 * target.stride);
-        let size = geometry.output_size(o, rows)?;
+        let size = target.size;
         if size > max_binding {
             return Err(OpError::TooLarge {
                 op,
@@ -621,7 +841,7 @@ fn dispatch(
             unit: unit as u32,
             row_stride: target.stride,
         });
-        output_ranges.push((target.offset, size));
+        output_ranges.push((target.start, size));
     }
     check_binding_count(op, &limits, (bindings.len() + outputs.len()) as u64)?;
 
@@ -659,15 +879,24 @@ fn dispatch(
         staged_sources,
         staged_outputs,
         stage_len,
+        placed: geometry.placed,
     };
     let wgsl: Arc<str> = Arc::from(wgsl_gen::generate(&layout, body));
     let pipeline = ops.pipeline(op, &wgsl)?;
 
     let mut params = vec![[0u32; 4]; layout.param_len()];
-    // `rows` and `threads` fit in u32: the caller checked the length.
-    params[0] = [rows as u32, threads as u32, 0, 0];
+    // `rows`, `rows + lo` and `threads` fit in u32: the caller checked the length, and a
+    // placed dispatch covers at most one more block.
+    let end = u32::try_from(rows + lo).map_err(|_| overflow(0))?;
+    params[0] = [end, threads as u32, lo as u32, 0];
     for (i, base) in bases.iter().enumerate() {
         params[1 + i / 4][i % 4] = *base;
+    }
+    if geometry.placed {
+        for (o, target) in targets.iter().enumerate() {
+            params[layout.output_base() + o / 4][o % 4] =
+                u32::try_from(target.base).map_err(|_| overflow(o))?;
+        }
     }
     for (j, c) in constants.iter().enumerate() {
         params[layout.constant_base() + j] = *c;
@@ -844,9 +1073,7 @@ impl<T> OpPlan<T> {
     /// Records the dispatches into `pass` (none for empty inputs).
     pub fn encode(&self, pass: &mut wgpu::ComputePass<'_>) {
         for d in &self.dispatches {
-            pass.set_pipeline(&d.pipeline);
-            pass.set_bind_group(0, &d.bind_group, &[]);
-            pass.dispatch_workgroups(d.workgroups.0, d.workgroups.1, 1);
+            d.encode(pass);
         }
     }
 

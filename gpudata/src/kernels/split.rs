@@ -1,7 +1,8 @@
 //! The binding and dispatch rules every kernel of the crate is split by: the largest storage
 //! binding, storage-aligned binding starts, runs of rows of about equal size when one binding
-//! cannot hold them all, and two-dimensional dispatch shapes. The operations' planner
-//! ([`plan`](super::plan)) and the table re-layout copy ([`copy`](super::copy)) both use these.
+//! cannot hold them all, and two-dimensional dispatch shapes. The row-transform planner
+//! ([`plan`](super::plan): operations and table re-layouts) and the selection kernels
+//! ([`rows`](super::rows)) use these.
 
 use crate::kernels::OpError;
 

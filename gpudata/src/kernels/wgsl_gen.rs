@@ -15,6 +15,21 @@
 //!
 //! `P[0].x` is the row count, `P[0].y` the invocation count; source `i`'s base (in load units)
 //! is `P[1 + i / 4][i % 4]`; constant `j` is the `vec4<u32>` `P[constant_base + j]`.
+//!
+//! A *placed* kernel ([`KernelLayout::placed`], the table re-layouts) writes rows into a range of
+//! an existing buffer instead of a fresh one. Its invocations follow the output's own grid of
+//! `G`-row blocks (block `k` is rows `kG..kG + G` of the output region), so a dispatch over the
+//! absolute rows `[start, end)` begins with the block holding `start`: `P[0].z` is `start`'s
+//! place in that block (`lo`) and `P[0].x` the end (`lo` + rows). Output `o`'s base (in store
+//! units from its binding's start) is `P[output_base + o / 4][o % 4]`. Invocations whose block
+//! lies inside the range store whole units as usual; the first and last invocation of a range
+//! (whose blocks hold rows of another dispatch: another batch, the neighbouring segment) merge
+//! their words: each word keeps the bytes of rows outside the range (read, masked, written
+//! back), and words with no byte in the range are not written at all. Dispatches run in order
+//! and only one invocation of a dispatch touches an edge block, so no two writes race. Sources
+//! are read from the block's first row: rows of the first block before `lo` are loaded (at
+//! indices that may wrap below the binding, which WebGPU's bounds rules make zero or an
+//! in-bounds value) and discarded by the merge.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -82,6 +97,8 @@ pub(crate) struct KernelLayout {
     pub staged_outputs: Vec<Option<StagedOutput>>,
     /// `vec4<u32>` elements of the workgroup array (0: no staging).
     pub stage_len: u64,
+    /// Whether the outputs are ranges of existing buffers (see the module documentation).
+    pub placed: bool,
 }
 
 /// A source whose rows the workgroup loads together, in consecutive `vec4<u32>`s (fully
@@ -129,9 +146,19 @@ pub(crate) struct StagedOutput {
 }
 
 impl KernelLayout {
+    /// The `vec4<u32>` entry of `P` where a placed kernel's output bases begin.
+    pub(crate) fn output_base(&self) -> usize {
+        1 + self.sources.len().div_ceil(4)
+    }
+
     /// `vec4<u32>` entries of `P` before the constants.
     pub(crate) fn constant_base(&self) -> usize {
-        1 + self.sources.len().div_ceil(4)
+        let outputs = if self.placed {
+            self.outputs.len().div_ceil(4)
+        } else {
+            0
+        };
+        self.output_base() + outputs
     }
 
     /// `vec4<u32>` entries of `P`.
@@ -315,7 +342,20 @@ pub(crate) fn generate(layout: &KernelLayout, body: &dyn Body) -> String {
     } else {
         s.push_str("    if (t >= P[0].y) { return; }\n");
     }
-    if g_rows > 1 {
+    if layout.placed {
+        let _ = writeln!(s, "    let r0 = t * {g_rows}u;");
+        s.push_str("    let n = P[0].x;\n");
+        s.push_str("    let lo = P[0].z;\n");
+        let _ = writeln!(s, "    let full = r0 >= lo && r0 + {g_rows}u <= n;");
+        for o in 0..layout.outputs.len() {
+            let _ = writeln!(
+                s,
+                "    let obase{o} = P[{}].{};",
+                layout.output_base() + o / 4,
+                ["x", "y", "z", "w"][o % 4]
+            );
+        }
+    } else if g_rows > 1 {
         let _ = writeln!(s, "    let r0 = t * {g_rows}u;");
         s.push_str("    let n = P[0].x;\n");
     }
@@ -380,9 +420,12 @@ pub(crate) fn generate(layout: &KernelLayout, body: &dyn Body) -> String {
         .iter()
         .map(|o| vec![Vec::new(); (u64::from(g_rows) * o.row_stride / 4) as usize])
         .collect();
+    // Bytes of each output word that the row code writes (a placed kernel keeps the others).
+    let mut cover: Vec<Vec<u32>> = words.iter().map(|w| vec![0u32; w.len()]).collect();
     for (g, (stmts, out)) in rows.iter().enumerate() {
         s.push_str(stmts);
-        let valid = if g_rows > 1 && g > 0 {
+        // A placed kernel's rows outside its range are masked when merged, not here.
+        let valid = if g_rows > 1 && g > 0 && !layout.placed {
             let name = format!("ok{g}");
             let _ = writeln!(s, "    let {name} = r0 + {g}u < n;");
             Some(name)
@@ -402,6 +445,12 @@ pub(crate) fn generate(layout: &KernelLayout, body: &dyn Body) -> String {
                 piece = format!("select(0u, {piece}, {valid})");
             }
             debug_assert!(shift + u64::from(unit.size) * 8 <= 32);
+            let bits = if unit.size >= 4 {
+                u32::MAX
+            } else {
+                ((1u32 << (8 * unit.size)) - 1) << shift
+            };
+            cover[unit.output][(byte / 4) as usize] |= bits;
             words[unit.output][(byte / 4) as usize].push(piece);
         }
     }
@@ -415,6 +464,10 @@ pub(crate) fn generate(layout: &KernelLayout, body: &dyn Body) -> String {
         let per_unit = (output.unit / 4) as usize;
         let step = u64::from(g_rows) * output.row_stride / u64::from(output.unit);
         let staged = layout.staged_outputs[o].as_ref();
+        if layout.placed {
+            placed_stores(&mut s, layout, o, &words[o], &cover[o], staging);
+            continue;
+        }
         let word = |w: usize| -> String {
             let pieces = &words[o][w];
             if pieces.is_empty() {
@@ -462,8 +515,24 @@ pub(crate) fn generate(layout: &KernelLayout, body: &dyn Body) -> String {
             let Some(staged) = &layout.staged_outputs[o] else {
                 continue;
             };
+            if layout.placed && !fully_covered(&cover[o]) {
+                // Stored word by word (see `placed_stores`).
+                continue;
+            }
             let binding = output.binding + 1;
             for k in 0..staged.chunks {
+                if layout.placed {
+                    // Only blocks inside the range: the edge blocks merged their own words.
+                    let _ = writeln!(
+                        s,
+                        "    {{ let i = {}u + lid; let g = wbase * {c}u + i; let rb = g / {c}u * {g_rows}u; if (g < P[0].y * {c}u && rb >= lo && rb + {g_rows}u <= n) {{ b{binding}[obase{o} + g] = stage[{}u + {}]; }} }}",
+                        k * wg,
+                        staged.offset,
+                        padded("i", staged.chunks),
+                        c = staged.chunks
+                    );
+                    continue;
+                }
                 let _ = writeln!(
                     s,
                     "    {{ let i = {}u + lid; let g = wbase * {c}u + i; if (g < P[0].y * {c}u) {{ b{binding}[g] = stage[{}u + {}]; }} }}",
@@ -477,4 +546,135 @@ pub(crate) fn generate(layout: &KernelLayout, body: &dyn Body) -> String {
     }
     s.push_str("}\n");
     s
+}
+
+/// Whether the row code writes every byte of an output's words.
+fn fully_covered(cover: &[u32]) -> bool {
+    cover.iter().all(|&c| c == u32::MAX)
+}
+
+/// The stores of output `o` of a placed kernel (`words`: the pieces of each of its words in one
+/// invocation's block; `cover`: the bytes of each word they write). A placed kernel writes only
+/// those bytes: for a block inside the range, whole units when the row code writes all of their
+/// bytes (through workgroup memory when the output is staged), else word by word, merging
+/// partly written words with the bytes they keep; for an edge block, every word that holds a
+/// byte to write is merged, keeping also the bytes of rows outside the range. A word with no
+/// byte to write is never touched.
+fn placed_stores(
+    s: &mut String,
+    layout: &KernelLayout,
+    o: usize,
+    words: &[Vec<String>],
+    cover: &[u32],
+    staging: bool,
+) {
+    let output = &layout.outputs[o];
+    let g_rows = layout.rows_per_thread;
+    let binding = output.binding + 1;
+    let per_unit = (output.unit / 4) as usize;
+    let step = u64::from(g_rows) * output.row_stride / u64::from(output.unit);
+    let name = |w: usize| format!("o{o}w{w}");
+    let element = |w: usize| {
+        format!(
+            "b{binding}[obase{o} + t * {step}u + {}u]{}",
+            w / per_unit,
+            match per_unit {
+                4 => [".x", ".y", ".z", ".w"][w % 4],
+                2 => [".x", ".y"][w % 2],
+                _ => "",
+            }
+        )
+    };
+    for (w, pieces) in words.iter().enumerate() {
+        if cover[w] == 0 {
+            continue;
+        }
+        let _ = writeln!(s, "    let {} = {};", name(w), pieces.join(" | "));
+    }
+    let live = if staging { "live && " } else { "" };
+    let _ = writeln!(s, "    if ({live}full) {{");
+    let whole = fully_covered(cover);
+    for (k, start) in (0..words.len()).step_by(per_unit).enumerate() {
+        if !whole {
+            for (w, &c) in cover.iter().enumerate().skip(start).take(per_unit) {
+                match c {
+                    0 => {}
+                    u32::MAX => {
+                        let _ = writeln!(s, "        {} = {};", element(w), name(w));
+                    }
+                    c => {
+                        let e = element(w);
+                        let _ = writeln!(s, "        {e} = ({e} & {:#010x}u) | {};", !c, name(w));
+                    }
+                }
+            }
+            continue;
+        }
+        let value = match per_unit {
+            4 => format!(
+                "vec4<u32>({}, {}, {}, {})",
+                name(start),
+                name(start + 1),
+                name(start + 2),
+                name(start + 3)
+            ),
+            2 => format!("vec2<u32>({}, {})", name(start), name(start + 1)),
+            _ => name(start),
+        };
+        match &layout.staged_outputs[o] {
+            Some(staged) => {
+                let _ = writeln!(
+                    s,
+                    "        stage[{}u + lid * {}u + {k}u] = {value};",
+                    staged.offset,
+                    pitch(staged.chunks)
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    s,
+                    "        b{binding}[obase{o} + t * {step}u + {k}u] = {value};"
+                );
+            }
+        }
+    }
+    s.push_str(if staging {
+        "    } else if (live) {\n"
+    } else {
+        "    } else {\n"
+    });
+    let stride = output.row_stride;
+    for g in 0..u64::from(g_rows) {
+        let _ = writeln!(s, "        let in{g} = r0 + {g}u >= lo && r0 + {g}u < n;");
+    }
+    for (w, &c) in cover.iter().enumerate() {
+        if c == 0 {
+            continue;
+        }
+        // The bytes of each row in this word that the row code writes, as masks.
+        let mut masks: Vec<(u64, u32)> = Vec::new();
+        for b in 4 * w as u64..4 * w as u64 + 4 {
+            let row = b / stride;
+            let bit = (0xffu32 << ((b % 4) * 8)) & c;
+            if bit == 0 {
+                continue;
+            }
+            match masks.last_mut() {
+                Some((r, m)) if *r == row => *m |= bit,
+                _ => masks.push((row, bit)),
+            }
+        }
+        let write = masks
+            .iter()
+            .map(|(row, mask)| format!("select(0u, {mask:#010x}u, in{row})"))
+            .collect::<Vec<_>>()
+            .join(" | ");
+        let e = element(w);
+        let _ = writeln!(
+            s,
+            "        {{ let m = {write}; if (m != 0u) {{ {e} = ({e} & ~m) | ({} & m); }} }}",
+            name(w)
+        );
+    }
+    s.push_str("    }\n");
 }

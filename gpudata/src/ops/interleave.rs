@@ -1,13 +1,14 @@
-//! `interleave`: packed columns (or any views) into rows of a [`GpuDataStructFormat`], and the
-//! byte-moving row code it shares with `deinterleave`.
+//! `interleave`: packed columns (or any views) into rows of a [`GpuDataStructFormat`]; its
+//! byte-moving row code ([`CopyBody`]) lives with the kernels, shared with `deinterleave` and
+//! the table re-layouts.
 
 use super::output::output_data;
 use crate::data::{GpuData, GpuDataView};
 use crate::device::Gpu;
 use crate::format::VertexFormat;
+pub(crate) use crate::kernels::moves::{CopyBody, Move};
 use crate::kernels::plan::{self, KernelRequest};
 use crate::kernels::shape::unit_size;
-use crate::kernels::wgsl_gen::{Body, RowCtx, ValueRef};
 use crate::kernels::{OpError, OpPlan, OpsConfig, Planner};
 use crate::layout::GpuDataStructFormat;
 
@@ -17,49 +18,6 @@ pub(crate) fn bytes_compatible(input: VertexFormat, field: VertexFormat) -> bool
     input.components() == field.components()
         && unit_size(input) == unit_size(field)
         && input.is_packed_bits() == field.is_packed_bits()
-}
-
-/// One value moved into an output row.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Move {
-    /// Where the value is read.
-    pub from: ValueRef,
-    /// Which output it goes to.
-    pub output: usize,
-    /// Its byte offset in the output row.
-    pub byte: u64,
-    /// The format moved.
-    pub format: VertexFormat,
-}
-
-/// Row code that copies values unit by unit.
-pub(crate) struct CopyBody {
-    pub moves: Vec<Move>,
-}
-
-impl Body for CopyBody {
-    fn row(&self, ctx: &mut RowCtx<'_>) {
-        for m in &self.moves {
-            let size = unit_size(m.format);
-            let length = m.format.byte_length();
-            let mut byte = 0;
-            while byte < length {
-                // Whole words where both sides are word-aligned: 8- and 16-bit components move
-                // four or two at a time.
-                let step = if byte + 4 <= length
-                    && ctx.word_aligned(m.from, byte)
-                    && ctx.output_word_aligned(m.output, m.byte + byte)
-                {
-                    4
-                } else {
-                    size
-                };
-                let unit = ctx.unit(m.from, byte, step as u32);
-                ctx.emit(m.output, m.byte + byte, step as u32, unit);
-                byte += step;
-            }
-        }
-    }
 }
 
 /// Plans [`interleave`] on `gpu` with the kernels' tuning `config`, without running it.

@@ -400,7 +400,7 @@ pub enum TableError {
     },
     /// A GPU copy whose ranges leave their buffers, or one of whose rows (with the bytes that
     /// align its binding) is larger than one storage binding. Copies longer than a binding are
-    /// not an error: the strided copy kernel runs over them in several dispatches.
+    /// not an error: the re-layout kernels run over them in several dispatches.
     #[error(
         "cannot copy {rows} of {row_bytes} from byte {src_offset} to byte {dst_offset}: the ranges leave their buffers, or one row exceeds what one storage binding can address",
         rows = Count(*.rows, "row"),
@@ -639,12 +639,12 @@ pub enum TableError {
     Wgsl(#[from] WgslError),
 }
 
-impl From<crate::kernels::copy::CopyError> for TableError {
+impl From<crate::kernels::relayout::RelayoutError> for TableError {
     /// A re-layout copy's failure: its rows as a [`TableError::CopyRange`], or the device's error.
-    fn from(error: crate::kernels::copy::CopyError) -> Self {
-        use crate::kernels::copy::CopyError;
+    fn from(error: crate::kernels::relayout::RelayoutError) -> Self {
+        use crate::kernels::relayout::RelayoutError;
         match error {
-            CopyError::Range {
+            RelayoutError::Range {
                 src_offset,
                 dst_offset,
                 rows,
@@ -655,7 +655,7 @@ impl From<crate::kernels::copy::CopyError> for TableError {
                 rows,
                 row_bytes,
             },
-            CopyError::Gpu(error) => TableError::Gpu(error),
+            RelayoutError::Gpu(error) => TableError::Gpu(error),
         }
     }
 }

@@ -7,7 +7,7 @@ use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::layout::BufferLayout;
 use crate::table::TableError;
 
-use crate::kernels::copy::{CopyRecorder, StridedCopy};
+use crate::kernels::relayout::{Field, Relayout, Run, Target};
 use crate::table::column::table::GpuTable;
 use crate::table::column::vector::GpuVector;
 
@@ -51,40 +51,151 @@ impl FieldSource<'_> {
         self.chunks.iter().map(|c| c.rows).sum()
     }
 
-    /// Records the copies of every value to `dst`, the first at `dst_offset`, every
-    /// `dst_stride` bytes. `gaps_free`: the bytes between destination values belong to nobody.
-    pub(crate) fn write_to(
-        &self,
-        recorder: &mut CopyRecorder<'_>,
-        dst: &wgpu::Buffer,
-        dst_offset: u64,
-        dst_stride: u64,
-        gaps_free: bool,
-    ) -> Result<(), TableError> {
-        let element = self.format.element_format().byte_length();
-        let mut at = dst_offset;
-        for chunk in &self.chunks {
-            recorder.copy(&StridedCopy {
-                src: chunk.buffer,
-                src_offset: chunk.byte_offset,
-                src_stride: chunk.byte_stride,
-                dst,
-                dst_offset: at,
-                dst_stride,
-                rows: chunk.values,
-                row_bytes: element,
-                gaps_free,
-            })?;
-            at = chunk
-                .values
-                .checked_mul(dst_stride)
-                .and_then(|b| at.checked_add(b))
-                .ok_or_else(|| TableError::Overflow {
-                    what: format!("the destination of field `{}`", self.name),
-                })?;
-        }
-        Ok(())
+    /// The cumulative value counts at which this field's chunks end.
+    fn chunk_ends(&self) -> Vec<u64> {
+        let mut at = 0u64;
+        self.chunks
+            .iter()
+            .map(|c| {
+                at = at.saturating_add(c.values);
+                at
+            })
+            .collect()
     }
+
+    /// Values `from..to` (inside one chunk) as a run of rows.
+    fn run(&self, from: u64, to: u64) -> Result<Run<'_>, TableError> {
+        let overflow = || TableError::Overflow {
+            what: format!("the values of field `{}`", self.name),
+        };
+        let mut start = 0u64;
+        for chunk in &self.chunks {
+            let end = start.checked_add(chunk.values).ok_or_else(overflow)?;
+            if from >= start && to <= end {
+                let byte_offset = (from - start)
+                    .checked_mul(chunk.byte_stride)
+                    .and_then(|b| b.checked_add(chunk.byte_offset))
+                    .ok_or_else(overflow)?;
+                return Ok(Run {
+                    buffer: chunk.buffer,
+                    byte_offset,
+                    byte_stride: chunk.byte_stride,
+                    rows: to - from,
+                    row_bytes: self.format.element_format().byte_length(),
+                });
+            }
+            start = end;
+        }
+        Err(overflow())
+    }
+}
+
+/// Where one field's values go: value `i` to row `i` of target `target`, `byte` bytes into it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FieldPlace {
+    pub target: usize,
+    pub byte: u64,
+}
+
+/// How [`write_fields`] groups fields into kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Grouping {
+    /// The fields of one column together (segments, packed columns: one interleaved column's
+    /// fields read once; a packed column alone, so that it can move as one block).
+    ByColumn,
+    /// Every field together (interleaved rows: every field of a row written by one kernel).
+    Rows,
+}
+
+/// Records the copies of `fields` (`places[i]` says where field `i` goes) into `targets` (each
+/// with `first_row` 0: the targets' regions hold every value of their fields).
+///
+/// Fields are copied in groups (`grouping`, then as many as one kernel's storage bindings
+/// hold: distinct source columns plus distinct targets; fields of one group have the same
+/// value count), each group in one kernel per run of values that no chunk boundary of its
+/// fields splits (batches concatenated). `gaps_free`: the bytes between a target's values
+/// belong to nobody (a single field may then move as one block with its source's gaps).
+pub(crate) fn write_fields(
+    gpu: &Gpu,
+    relayout: &mut Relayout<'_>,
+    fields: &[&FieldSource<'_>],
+    places: &[FieldPlace],
+    targets: &[Target<'_>],
+    grouping: Grouping,
+    gaps_free: bool,
+) -> Result<(), TableError> {
+    let limits = gpu.limits();
+    let most = limits
+        .max_storage_buffers_per_shader_stage
+        .min(limits.max_bindings_per_bind_group.saturating_sub(1))
+        .max(2) as usize;
+    // Greedy groups: distinct source columns plus distinct targets within the binding limit.
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut columns: Vec<&str> = Vec::new();
+    let mut used: Vec<usize> = Vec::new();
+    for (i, field) in fields.iter().enumerate() {
+        let new_column = !columns.contains(&field.column.as_str());
+        let new_target = !used.contains(&places[i].target);
+        let needed = columns.len() + used.len() + usize::from(new_column) + usize::from(new_target);
+        let joins = |group: &Vec<usize>| {
+            let first = fields[group[0]];
+            needed <= most
+                && first.values() == field.values()
+                && (grouping == Grouping::Rows || first.column == field.column)
+        };
+        match groups.last_mut() {
+            Some(group) if joins(group) => group.push(i),
+            _ => {
+                groups.push(vec![i]);
+                columns.clear();
+                used.clear();
+            }
+        }
+        if !columns.contains(&field.column.as_str()) {
+            columns.push(&field.column);
+        }
+        if !used.contains(&places[i].target) {
+            used.push(places[i].target);
+        }
+    }
+    for group in groups {
+        let mut ends: Vec<u64> = group.iter().flat_map(|&i| fields[i].chunk_ends()).collect();
+        ends.sort_unstable();
+        ends.dedup();
+        let mut from = 0u64;
+        for to in ends {
+            if to == from {
+                continue;
+            }
+            // The group's own targets, numbered in the order its fields name them.
+            let mut own: Vec<usize> = Vec::new();
+            let mut copies = Vec::with_capacity(group.len());
+            for &i in &group {
+                let target = match own.iter().position(|&t| t == places[i].target) {
+                    Some(t) => t,
+                    None => {
+                        own.push(places[i].target);
+                        own.len() - 1
+                    }
+                };
+                copies.push(Field {
+                    run: fields[i].run(from, to)?,
+                    target,
+                    byte: places[i].byte,
+                });
+            }
+            let at: Vec<Target<'_>> = own
+                .iter()
+                .map(|&t| Target {
+                    first_row: from,
+                    ..targets[t]
+                })
+                .collect();
+            relayout.copy(&copies, &at, gaps_free)?;
+            from = to;
+        }
+    }
+    Ok(())
 }
 
 /// The fields of one aggregate vector.
@@ -180,21 +291,70 @@ pub(crate) fn table_fields(table: &GpuTable) -> Result<Vec<FieldSource<'_>>, Tab
     Ok(out)
 }
 
-/// Copies `field` into a new packed buffer of `byte_stride` bytes per value and returns it.
+/// A new buffer for `bytes` bytes of re-layout output: whole 16-byte units (the kernels store
+/// in them), at least 16.
+pub(crate) fn output_buffer(
+    gpu: &Gpu,
+    bytes: u64,
+    usage: wgpu::BufferUsages,
+    label: &str,
+) -> Result<wgpu::Buffer, TableError> {
+    let size = bytes
+        .checked_next_multiple_of(16)
+        .ok_or_else(|| TableError::Overflow {
+            what: format!("the size of {label}"),
+        })?
+        .max(16);
+    Ok(crate::device::buffers::create_buffer(
+        gpu, size, usage, label,
+    )?)
+}
+
+/// Records the copy of each of `fields` into a new packed buffer of `strides[i]` bytes per
+/// value (with usage `usages[i]`) and returns the buffers.
 pub(crate) fn copy_fields_packed(
     gpu: &Gpu,
-    recorder: &mut CopyRecorder<'_>,
-    field: &FieldSource<'_>,
-    byte_stride: u64,
-    usage: wgpu::BufferUsages,
-) -> Result<wgpu::Buffer, TableError> {
-    let size = field
-        .values()
-        .checked_mul(byte_stride)
-        .ok_or_else(|| TableError::Overflow {
-            what: format!("the packed size of field `{}`", field.name),
-        })?;
-    let buffer = crate::device::buffers::create_buffer(gpu, size, usage, "gpudata packed column")?;
-    field.write_to(recorder, &buffer, 0, byte_stride, true)?;
-    Ok(buffer)
+    relayout: &mut Relayout<'_>,
+    fields: &[&FieldSource<'_>],
+    strides: &[u64],
+    usages: &[wgpu::BufferUsages],
+) -> Result<Vec<wgpu::Buffer>, TableError> {
+    let mut buffers = Vec::with_capacity(fields.len());
+    let mut sizes = Vec::with_capacity(fields.len());
+    for ((field, &stride), &usage) in fields.iter().zip(strides).zip(usages) {
+        let size = field
+            .values()
+            .checked_mul(stride)
+            .ok_or_else(|| TableError::Overflow {
+                what: format!("the packed size of field `{}`", field.name),
+            })?;
+        buffers.push(output_buffer(gpu, size, usage, "gpudata packed column")?);
+        sizes.push(size);
+    }
+    let targets: Vec<Target<'_>> = buffers
+        .iter()
+        .zip(strides)
+        .zip(&sizes)
+        .map(|((buffer, &stride), &size)| Target {
+            buffer,
+            offset: 0,
+            stride,
+            first_row: 0,
+            region_bytes: size,
+        })
+        .collect();
+    let places: Vec<FieldPlace> = (0..fields.len())
+        .map(|target| FieldPlace { target, byte: 0 })
+        .collect();
+    write_fields(
+        gpu,
+        relayout,
+        fields,
+        &places,
+        &targets,
+        Grouping::ByColumn,
+        true,
+    )?;
+    drop(targets);
+    Ok(buffers)
 }

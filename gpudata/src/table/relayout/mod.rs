@@ -1,5 +1,5 @@
 //! Physical re-layout on the GPU: packed columns, segmented tables, interleaved rows. Their
-//! copies are recorded with the kernels' copy engine (`crate::kernels::copy`).
+//! copies are plans of the operations' kernels, recorded by `crate::kernels::relayout`.
 
 pub(crate) mod fields;
 pub(crate) mod pack;

@@ -4,8 +4,8 @@ use crate::data::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat};
 use crate::device::Gpu;
 use crate::table::TableError;
 
-use crate::device::buffers::create_buffer;
-use crate::kernels::copy::{CopyRecorder, StridedCopy};
+use super::fields::output_buffer;
+use crate::kernels::relayout::{Field, Relayout, Run, Target};
 use crate::table::column::batch::{GpuRecordBatch, RecordBatchOptions, SourceInfo};
 use crate::table::column::schema::RESERVED_INDEX_COLUMN;
 use crate::table::column::table::GpuTable;
@@ -134,7 +134,7 @@ pub(crate) fn pack_batches(
     }
 
     // Copy.
-    let mut recorder = CopyRecorder::new(gpu, "gpudata pack batches");
+    let mut relayout = Relayout::new(gpu, "gpudata pack batches");
     let mut packed: Vec<(std::ops::Range<usize>, GpuRecordBatch)> = Vec::new();
     for (group, columns) in plans {
         let batches = &table.batches[group.clone()];
@@ -147,7 +147,7 @@ pub(crate) fn pack_batches(
                         column: column.name.clone(),
                         batch: group.start,
                     })?;
-            let buffer = create_buffer(
+            let buffer = output_buffer(
                 gpu,
                 column.size,
                 crate::data::DEFAULT_USAGE,
@@ -160,17 +160,37 @@ pub(crate) fn pack_batches(
                 let Some(data) = batch.column(&column.name) else {
                     continue;
                 };
-                recorder.copy(&StridedCopy {
-                    src: data.buffer_on(gpu, "pack batches")?,
-                    src_offset: data.byte_offset(),
-                    src_stride: data.byte_stride(),
-                    dst: &buffer,
-                    dst_offset: offset,
-                    dst_stride: data.byte_stride(),
-                    rows: data.length(),
-                    row_bytes: data.row_byte_length(),
-                    gaps_free: true,
-                })?;
+                // Batches of one column share its stride: batch rows follow each other.
+                let stride = template.byte_stride();
+                if data.byte_stride() != stride {
+                    return Err(TableError::CopyRange {
+                        src_offset: data.byte_offset(),
+                        dst_offset: offset,
+                        rows: data.length(),
+                        row_bytes: data.row_byte_length(),
+                    });
+                }
+                relayout.copy(
+                    &[Field {
+                        run: Run {
+                            buffer: data.buffer_on(gpu, "pack batches")?,
+                            byte_offset: data.byte_offset(),
+                            byte_stride: stride,
+                            rows: data.length(),
+                            row_bytes: data.row_byte_length(),
+                        },
+                        target: 0,
+                        byte: 0,
+                    }],
+                    &[Target {
+                        buffer: &buffer,
+                        offset: 0,
+                        stride,
+                        first_row: length,
+                        region_bytes: column.size,
+                    }],
+                    true,
+                )?;
                 // Within `column.size`, checked above.
                 offset += data.length() * data.byte_stride();
                 length += data.length();
@@ -215,7 +235,7 @@ pub(crate) fn pack_batches(
         )?;
         packed.push((group, batch));
     }
-    recorder.submit()?;
+    relayout.submit()?;
 
     // Swap, last group first so earlier ranges stay valid; destroy what was replaced.
     for (group, batch) in packed.into_iter().rev() {

@@ -11,11 +11,14 @@ use crate::format::VertexFormat;
 use crate::layout::{BufferLayout, GpuDataStructFormat, StepMode, StructLayout};
 use crate::table::TableError;
 
-use super::fields::{FieldSource, copy_fields_packed, table_fields};
+use super::fields::{
+    FieldPlace, FieldSource, Grouping, copy_fields_packed, output_buffer, table_fields,
+    write_fields,
+};
 use super::segment::{Segment, SegmentSpec, SegmentStride, SegmentedLayout};
 use crate::device::buffers::create_buffer;
 use crate::device::transfer::{WaitMode, row_granule, upload, write_bytes};
-use crate::kernels::copy::CopyRecorder;
+use crate::kernels::relayout::{Relayout, Target};
 use crate::table::column::batch::RecordBatchOptions;
 use crate::table::column::constant::GpuConstant;
 use crate::table::column::schema::{Metadata, RESERVED_INDEX_COLUMN};
@@ -293,18 +296,34 @@ impl SegmentedTable {
             } else {
                 wgpu::BufferUsages::empty()
             };
-        let buffer = create_buffer(gpu, layout.byte_length(), usage, "gpudata segmented table")?;
-        let mut recorder = CopyRecorder::new(gpu, "gpudata segment columns");
-        for (field, segment) in fields.iter().zip(layout.segments()) {
-            field.write_to(
-                &mut recorder,
-                &buffer,
-                segment.byte_offset(),
-                segment.byte_stride(),
-                true,
-            )?;
-        }
-        recorder.submit()?;
+        let buffer = output_buffer(gpu, layout.byte_length(), usage, "gpudata segmented table")?;
+        let mut relayout = Relayout::new(gpu, "gpudata segment columns");
+        let targets: Vec<Target<'_>> = layout
+            .segments()
+            .iter()
+            .map(|segment| Target {
+                buffer: &buffer,
+                offset: segment.byte_offset(),
+                stride: segment.byte_stride(),
+                first_row: 0,
+                region_bytes: segment.reserved_byte_length(),
+            })
+            .collect();
+        let places: Vec<FieldPlace> = (0..fields.len())
+            .map(|target| FieldPlace { target, byte: 0 })
+            .collect();
+        let sources: Vec<&FieldSource<'_>> = fields.iter().collect();
+        write_fields(
+            gpu,
+            &mut relayout,
+            &sources,
+            &places,
+            &targets,
+            Grouping::ByColumn,
+            true,
+        )?;
+        relayout.submit()?;
+        drop(targets);
         let constants = table
             .constants()
             .map(|(n, c)| (n.to_owned(), c.clone()))
@@ -467,16 +486,20 @@ pub(crate) fn to_packed(
     options: SegmentOptions,
 ) -> Result<GpuTable, TableError> {
     let fields = table_fields(table)?;
-    let mut recorder = CopyRecorder::new(gpu, "gpudata pack columns");
+    let mut relayout = Relayout::new(gpu, "gpudata pack columns");
+    let sources: Vec<&FieldSource<'_>> = fields.iter().collect();
+    let strides: Vec<u64> = fields
+        .iter()
+        .map(|f| options.stride.byte_stride(f.format.element_format()))
+        .collect();
+    let usages: Vec<wgpu::BufferUsages> = fields.iter().map(|f| usage_for(&f.name)).collect();
+    let buffers = copy_fields_packed(gpu, &mut relayout, &sources, &strides, &usages)?;
+    relayout.submit()?;
     let mut columns: Vec<(String, GpuColumn)> = Vec::new();
-    for field in &fields {
-        let stride = options.stride.byte_stride(field.format.element_format());
-        let usage = usage_for(&field.name);
-        let buffer = copy_fields_packed(gpu, &mut recorder, field, stride, usage)?;
+    for ((field, buffer), stride) in fields.iter().zip(buffers).zip(strides) {
         let vector = packed_vector(gpu, field, buffer, stride)?;
         columns.push((field.name.clone(), GpuColumn::Vector(vector)));
     }
-    recorder.submit()?;
     finish_conversion(table, columns)
 }
 
@@ -498,7 +521,7 @@ pub(crate) fn to_interleaved(
             });
         }
     }
-    let mut recorder = CopyRecorder::new(gpu, "gpudata interleave columns");
+    let mut relayout = Relayout::new(gpu, "gpudata interleave columns");
     let mut columns: Vec<(String, GpuColumn)> = Vec::new();
     if !rows.is_empty() {
         let format = GpuDataStructFormat::new(
@@ -513,16 +536,32 @@ pub(crate) fn to_interleaved(
                 .ok_or_else(|| TableError::Overflow {
                     what: format!("the rows of interleaved column `{name}`"),
                 })?;
-        let buffer = create_buffer(gpu, size, DEFAULT_USAGE, "gpudata interleaved rows")?;
-        for (field, place) in rows.iter().zip(format.fields()) {
-            field.write_to(
-                &mut recorder,
-                &buffer,
-                place.byte_offset(),
-                format.byte_stride(),
-                false,
-            )?;
-        }
+        let buffer = output_buffer(gpu, size, DEFAULT_USAGE, "gpudata interleaved rows")?;
+        // Every field of a row in one kernel (N sources, one output), batch by batch.
+        let target = Target {
+            buffer: &buffer,
+            offset: 0,
+            stride: format.byte_stride(),
+            first_row: 0,
+            region_bytes: size,
+        };
+        let places: Vec<FieldPlace> = format
+            .fields()
+            .iter()
+            .map(|place| FieldPlace {
+                target: 0,
+                byte: place.byte_offset(),
+            })
+            .collect();
+        write_fields(
+            gpu,
+            &mut relayout,
+            &rows,
+            &places,
+            &[target],
+            Grouping::Rows,
+            false,
+        )?;
         let data = GpuData::new(
             BufferHandle::Owned(buffer),
             GpuDataDescriptor::new(format, length),
@@ -531,15 +570,19 @@ pub(crate) fn to_interleaved(
         let vector = GpuVector::from_struct_data(name, data, step_mode)?;
         columns.push((name.to_owned(), GpuColumn::Vector(vector)));
     }
-    for field in indices {
-        let stride = field.format.element_format().byte_length();
-        let buffer = copy_fields_packed(gpu, &mut recorder, field, stride, usage_for(&field.name))?;
+    let strides: Vec<u64> = indices
+        .iter()
+        .map(|f| f.format.element_format().byte_length())
+        .collect();
+    let usages: Vec<wgpu::BufferUsages> = indices.iter().map(|f| usage_for(&f.name)).collect();
+    let buffers = copy_fields_packed(gpu, &mut relayout, &indices, &strides, &usages)?;
+    relayout.submit()?;
+    for ((field, buffer), stride) in indices.iter().zip(buffers).zip(strides) {
         columns.push((
             field.name.clone(),
             GpuColumn::Vector(packed_vector(gpu, field, buffer, stride)?),
         ));
     }
-    recorder.submit()?;
     finish_conversion(table, columns)
 }
 

@@ -1,0 +1,506 @@
+//! Table re-layouts (pack, segment, interleave) as plans of the operations' kernels: every copy
+//! that cannot move as one 4-byte aligned block (`copy_buffer_to_buffer`) is a *placed* plan of
+//! the row-transform generator ([`plan::build_placed`]) running the byte-moving row code of
+//! `interleave` and `deinterleave` ([`CopyBody`]): the fields of one run of rows in one kernel
+//! (N sources into one output for interleaved rows, one source into N segments or packed
+//! columns), the dispatches of several runs (batches concatenated, segments of one buffer)
+//! merging their edge words in the order recorded. Splitting over binding limits is the
+//! planner's.
+//!
+//! Sources a kernel cannot bind (no `STORAGE` usage) are first copied, word-aligned, into a
+//! storage buffer of the device layer. Outputs whose region does not start on a 16-byte boundary
+//! (segments on a device whose storage offset alignment is below 16) are written into a
+//! 16-aligned buffer of their own first, which is block-copied into place after every kernel.
+
+use std::collections::HashMap;
+
+use super::config::Planner;
+use super::moves::{CopyBody, Move};
+use super::plan::{self, Dispatch, KernelRequest, Placement};
+use super::{OpError, OpsConfig};
+use crate::data::GpuDataView;
+use crate::device::buffers::create_buffer;
+use crate::device::{Gpu, GpuError, error_scope};
+use crate::format::VertexFormat;
+use crate::layout::strided_byte_length;
+
+/// Why a re-layout cannot be recorded.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum RelayoutError {
+    /// The rows leave a buffer, or their byte arithmetic overflows, or a run of them cannot be
+    /// bound or dispatched; the fields are the copy's (its first field's source).
+    Range {
+        src_offset: u64,
+        dst_offset: u64,
+        rows: u64,
+        row_bytes: u64,
+    },
+    /// A buffer without a usage the copy needs, or the device refused the work.
+    Gpu(GpuError),
+}
+
+impl From<GpuError> for RelayoutError {
+    fn from(error: GpuError) -> Self {
+        RelayoutError::Gpu(error)
+    }
+}
+
+/// Rows of one field in one buffer: `rows` rows of `row_bytes` bytes every `byte_stride` bytes
+/// from `byte_offset`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Run<'a> {
+    pub buffer: &'a wgpu::Buffer,
+    pub byte_offset: u64,
+    pub byte_stride: u64,
+    pub rows: u64,
+    pub row_bytes: u64,
+}
+
+/// Where rows go: row `first_row` of a region of `stride`-byte rows that starts at `offset` of
+/// `buffer` and holds `region_bytes` bytes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Target<'b> {
+    pub buffer: &'b wgpu::Buffer,
+    pub offset: u64,
+    pub stride: u64,
+    pub first_row: u64,
+    pub region_bytes: u64,
+}
+
+/// One field copied: its rows, the target it goes to and its byte offset in the target's rows.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Field<'a> {
+    pub run: Run<'a>,
+    pub target: usize,
+    pub byte: u64,
+}
+
+/// A recorded step, in order.
+enum Step {
+    Block {
+        src: wgpu::Buffer,
+        src_offset: u64,
+        dst: wgpu::Buffer,
+        dst_offset: u64,
+        size: u64,
+    },
+    Kernels(Vec<Dispatch>),
+}
+
+/// A region written through a 16-aligned buffer of its own: copied into place at submission.
+struct Detour {
+    buffer: wgpu::Buffer,
+    bytes: u64,
+}
+
+/// Records the copies of one re-layout and submits them together, in order.
+pub(crate) struct Relayout<'g> {
+    gpu: &'g Gpu,
+    label: &'static str,
+    config: OpsConfig,
+    steps: Vec<Step>,
+    /// Source ranges without `STORAGE` usage, staged once: (buffer, start, size) → copy.
+    staged: HashMap<(wgpu::Buffer, u64, u64), wgpu::Buffer>,
+    /// Regions that do not start on 16 bytes: (buffer, offset) → their own buffer.
+    detours: HashMap<(wgpu::Buffer, u64), Detour>,
+    detour_order: Vec<(wgpu::Buffer, u64)>,
+}
+
+/// The byte-compatible pieces a field of `bytes` bytes moves in: formats of 4-byte components
+/// when `alignment` (of every offset and stride involved) is 4, of 2-byte ones when it is 2,
+/// bytes otherwise; each piece with its byte offset in the field.
+fn pieces(bytes: u64, alignment: u64) -> Vec<(u64, VertexFormat)> {
+    let sizes: &[(u64, VertexFormat)] = match alignment {
+        4 => &[
+            (16, VertexFormat::Uint32x4),
+            (12, VertexFormat::Uint32x3),
+            (8, VertexFormat::Uint32x2),
+            (4, VertexFormat::Uint32),
+        ],
+        2 => &[
+            (8, VertexFormat::Uint16x4),
+            (4, VertexFormat::Uint16x2),
+            (2, VertexFormat::Uint16),
+        ],
+        _ => &[
+            (4, VertexFormat::Uint8x4),
+            (2, VertexFormat::Uint8x2),
+            (1, VertexFormat::Uint8),
+        ],
+    };
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < bytes {
+        let left = bytes - at;
+        // The sizes end with the alignment itself, and `left` is a multiple of it.
+        let &(size, format) = sizes
+            .iter()
+            .find(|(size, _)| *size <= left)
+            .unwrap_or(&sizes[sizes.len() - 1]);
+        out.push((at, format));
+        at += size;
+    }
+    out
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+impl<'g> Relayout<'g> {
+    pub(crate) fn new(gpu: &'g Gpu, label: &'static str) -> Relayout<'g> {
+        Relayout {
+            gpu,
+            label,
+            config: OpsConfig::default(),
+            steps: Vec::new(),
+            staged: HashMap::new(),
+            detours: HashMap::new(),
+            detour_order: Vec::new(),
+        }
+    }
+
+    /// The copy's error when its ranges cannot be copied.
+    fn range(fields: &[Field<'_>], targets: &[Target<'_>]) -> RelayoutError {
+        let first = fields.first();
+        let target = first.and_then(|f| targets.get(f.target));
+        RelayoutError::Range {
+            src_offset: first.map_or(0, |f| f.run.byte_offset),
+            dst_offset: target.map_or(0, |t| {
+                t.offset
+                    .saturating_add(t.first_row.saturating_mul(t.stride))
+                    .saturating_add(first.map_or(0, |f| f.byte))
+            }),
+            rows: first.map_or(0, |f| f.run.rows),
+            row_bytes: first.map_or(0, |f| f.run.row_bytes),
+        }
+    }
+
+    /// Records the copy of `fields` (each with the same row count) into `targets`: row `r` of
+    /// field `f` goes to row `first_row + r` of target `f.target`, `f.byte` bytes into it. The
+    /// bytes of the targets' rows that no field writes are zero, except for one field copied
+    /// as one block: then `gaps_free` says that the bytes between its rows belong to nobody and
+    /// may take the source's. Bytes outside the rows keep their values.
+    pub(crate) fn copy(
+        &mut self,
+        fields: &[Field<'_>],
+        targets: &[Target<'_>],
+        gaps_free: bool,
+    ) -> Result<(), RelayoutError> {
+        let Some(first) = fields.first() else {
+            return Ok(());
+        };
+        let rows = first.run.rows;
+        if rows == 0 {
+            return Ok(());
+        }
+        let range = || Self::range(fields, targets);
+        for field in fields {
+            let run = &field.run;
+            let target = targets.get(field.target).ok_or_else(range)?;
+            let src_end = strided_byte_length(run.rows, run.byte_stride, run.row_bytes)
+                .and_then(|span| span.checked_add(run.byte_offset))
+                .ok_or_else(range)?;
+            let dst_end = target
+                .first_row
+                .checked_add(rows)
+                .and_then(|r| r.checked_mul(target.stride))
+                .and_then(|b| b.checked_add(target.offset))
+                .ok_or_else(range)?;
+            if run.rows != rows
+                || field.byte.saturating_add(run.row_bytes) > target.stride
+                || src_end > run.buffer.size()
+                || dst_end > target.buffer.size()
+                || dst_end - target.offset > target.region_bytes
+            {
+                return Err(range());
+            }
+            for (buffer, needed, what) in [
+                (
+                    run.buffer,
+                    wgpu::BufferUsages::COPY_SRC,
+                    "copy gpu data out",
+                ),
+                (
+                    target.buffer,
+                    wgpu::BufferUsages::COPY_DST,
+                    "copy gpu data in",
+                ),
+            ] {
+                if !buffer.usage().contains(needed) {
+                    return Err(GpuError::MissingUsage {
+                        operation: what,
+                        required: needed,
+                        found: buffer.usage(),
+                    }
+                    .into());
+                }
+            }
+        }
+        // Targets that start off 16 bytes go through a buffer of their own.
+        let mut places: Vec<(wgpu::Buffer, u64)> = Vec::with_capacity(targets.len());
+        for target in targets {
+            places.push(self.place_of(target)?);
+        }
+        if let [field] = fields
+            && self.block(
+                field,
+                &targets[field.target],
+                &places[field.target],
+                gaps_free,
+            )
+        {
+            return Ok(());
+        }
+        self.kernel(fields, targets, &places)
+    }
+
+    /// Where `target`'s region is written: its own buffer and offset, or a detour.
+    fn place_of(&mut self, target: &Target<'_>) -> Result<(wgpu::Buffer, u64), RelayoutError> {
+        if target.offset.is_multiple_of(16) {
+            return Ok((target.buffer.clone(), target.offset));
+        }
+        let key = (target.buffer.clone(), target.offset);
+        if let Some(detour) = self.detours.get(&key) {
+            return Ok((detour.buffer.clone(), 0));
+        }
+        let bytes = target.region_bytes.next_multiple_of(4);
+        let buffer = create_buffer(
+            self.gpu,
+            bytes.next_multiple_of(16).max(16),
+            wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            "gpudata re-layout region",
+        )?;
+        self.detours.insert(
+            key.clone(),
+            Detour {
+                buffer: buffer.clone(),
+                bytes,
+            },
+        );
+        self.detour_order.push(key);
+        Ok((buffer, 0))
+    }
+
+    /// Records `field` as one `copy_buffer_to_buffer` when its bytes move as one 4-byte aligned
+    /// block; whether it did.
+    fn block(
+        &mut self,
+        field: &Field<'_>,
+        target: &Target<'_>,
+        place: &(wgpu::Buffer, u64),
+        gaps_free: bool,
+    ) -> bool {
+        let run = &field.run;
+        let Some(span) = strided_byte_length(run.rows, run.byte_stride, run.row_bytes) else {
+            return false;
+        };
+        // Checked in `copy`: within the target's buffer.
+        let dst_offset = place.1 + target.first_row * target.stride + field.byte;
+        let block = run.byte_stride == target.stride
+            && (run.rows == 1 || run.byte_stride == run.row_bytes || gaps_free)
+            && run.byte_offset.is_multiple_of(4)
+            && dst_offset.is_multiple_of(4)
+            && span.is_multiple_of(4);
+        if block {
+            self.steps.push(Step::Block {
+                src: run.buffer.clone(),
+                src_offset: run.byte_offset,
+                dst: place.0.clone(),
+                dst_offset,
+                size: span,
+            });
+        }
+        block
+    }
+
+    /// A storage-bindable buffer holding `run`'s bytes, and the offset of its first row there.
+    fn source(&mut self, run: &Run<'_>) -> Result<(wgpu::Buffer, u64), RelayoutError> {
+        if run.buffer.usage().contains(wgpu::BufferUsages::STORAGE) {
+            return Ok((run.buffer.clone(), run.byte_offset));
+        }
+        let start = run.byte_offset - run.byte_offset % 4;
+        let end = strided_byte_length(run.rows, run.byte_stride, run.row_bytes)
+            .and_then(|span| span.checked_add(run.byte_offset))
+            .and_then(|end| end.checked_next_multiple_of(4))
+            .filter(|&end| end <= run.buffer.size())
+            .ok_or(RelayoutError::Range {
+                src_offset: run.byte_offset,
+                dst_offset: 0,
+                rows: run.rows,
+                row_bytes: run.row_bytes,
+            })?;
+        let key = (run.buffer.clone(), start, end - start);
+        if let Some(staged) = self.staged.get(&key) {
+            return Ok((staged.clone(), run.byte_offset - start));
+        }
+        let staged = create_buffer(
+            self.gpu,
+            (end - start).max(4),
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            "gpudata re-layout source",
+        )?;
+        self.steps.push(Step::Block {
+            src: run.buffer.clone(),
+            src_offset: start,
+            dst: staged.clone(),
+            dst_offset: 0,
+            size: end - start,
+        });
+        self.staged.insert(key, staged.clone());
+        Ok((staged, run.byte_offset - start))
+    }
+
+    /// Records `fields` as one placed plan of the row-transform kernels.
+    fn kernel(
+        &mut self,
+        fields: &[Field<'_>],
+        targets: &[Target<'_>],
+        places: &[(wgpu::Buffer, u64)],
+    ) -> Result<(), RelayoutError> {
+        let range = || Self::range(fields, targets);
+        for (place, _) in places {
+            if !place.usage().contains(wgpu::BufferUsages::STORAGE) {
+                return Err(GpuError::MissingUsage {
+                    operation: "copy gpu data into strided rows",
+                    required: wgpu::BufferUsages::STORAGE,
+                    found: place.usage(),
+                }
+                .into());
+            }
+        }
+        let sources = fields
+            .iter()
+            .map(|f| self.source(&f.run))
+            .collect::<Result<Vec<_>, _>>()?;
+        let rows = fields[0].run.rows;
+        let mut views = Vec::new();
+        let mut moves = Vec::new();
+        for (field, (buffer, offset)) in fields.iter().zip(&sources) {
+            let run = &field.run;
+            let stride = targets[field.target].stride;
+            let alignment = [*offset, run.byte_stride, field.byte, stride, run.row_bytes]
+                .into_iter()
+                .fold(4, gcd);
+            for (at, format) in pieces(run.row_bytes, alignment) {
+                let view =
+                    GpuDataView::new(buffer, format, rows, offset + at, Some(run.byte_stride))
+                        .map_err(|_| range())?;
+                moves.push((views.len(), field.target, field.byte + at, format));
+                views.push(view);
+            }
+        }
+        let request = KernelRequest {
+            op: self.label,
+            views,
+            length: rows,
+            output_strides: targets.iter().map(|t| t.stride).collect(),
+            constants: Vec::new(),
+        };
+        let placements: Vec<Placement<'_>> = targets
+            .iter()
+            .zip(places)
+            .map(|(t, (buffer, offset))| Placement {
+                buffer,
+                offset: *offset,
+                first_row: t.first_row,
+            })
+            .collect();
+        let planner = Planner::new(self.gpu, &self.config);
+        let dispatches = plan::build_placed(&planner, request, &placements, |refs| CopyBody {
+            moves: moves
+                .iter()
+                .map(|&(view, output, byte, format)| Move {
+                    from: refs[view],
+                    output,
+                    byte,
+                    format,
+                })
+                .collect(),
+        })
+        .map_err(|error| match error {
+            OpError::Gpu { source, .. } => RelayoutError::Gpu(source),
+            _ => range(),
+        })?;
+        match self.steps.last_mut() {
+            Some(Step::Kernels(recorded)) => recorded.extend(dispatches),
+            _ => self.steps.push(Step::Kernels(dispatches)),
+        }
+        Ok(())
+    }
+
+    /// Submits every recorded copy in order, inside an error scope: a copy wgpu refuses when
+    /// the encoder is finished or submitted (a buffer destroyed since it was recorded, a device
+    /// out of memory) comes back as [`RelayoutError::Gpu`], not through wgpu's panicking
+    /// handler.
+    pub(crate) fn submit(self) -> Result<(), RelayoutError> {
+        let Relayout {
+            gpu,
+            label,
+            steps,
+            mut detours,
+            detour_order,
+            ..
+        } = self;
+        error_scope(gpu, "submit the table copies", || {
+            let mut encoder = gpu
+                .device()
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+            for step in &steps {
+                match step {
+                    Step::Block {
+                        src,
+                        src_offset,
+                        dst,
+                        dst_offset,
+                        size,
+                    } => encoder.copy_buffer_to_buffer(src, *src_offset, dst, *dst_offset, *size),
+                    Step::Kernels(dispatches) => {
+                        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                            label: Some(label),
+                            timestamp_writes: None,
+                        });
+                        for d in dispatches {
+                            d.encode(&mut pass);
+                        }
+                    }
+                }
+            }
+            for key in &detour_order {
+                if let Some(detour) = detours.remove(key) {
+                    encoder.copy_buffer_to_buffer(&detour.buffer, 0, &key.0, key.1, detour.bytes);
+                }
+            }
+            gpu.queue().submit([encoder.finish()]);
+        })?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pieces;
+    use crate::format::VertexFormat;
+
+    #[test]
+    fn pieces_cover_the_field_in_aligned_formats() {
+        assert_eq!(
+            pieces(28, 4),
+            [(0, VertexFormat::Uint32x4), (16, VertexFormat::Uint32x3)]
+        );
+        assert_eq!(
+            pieces(6, 2),
+            [(0, VertexFormat::Uint16x2), (4, VertexFormat::Uint16)]
+        );
+        assert_eq!(
+            pieces(7, 1),
+            [
+                (0, VertexFormat::Uint8x4),
+                (4, VertexFormat::Uint8x2),
+                (6, VertexFormat::Uint8)
+            ]
+        );
+    }
+}
