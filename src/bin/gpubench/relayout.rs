@@ -2,9 +2,10 @@
 //! of a table of `size` bytes (the vertex-like 32-byte rows of the interleave case, as packed
 //! columns in four batches of odd row counts, so batch edges fall inside words and chunks).
 //!
-//! Each is a whole public call (buffers created, copies recorded and submitted), timed by the
-//! wall clock around the call and the wait for the device. The check compares every byte of the
-//! result with the host re-layout of the source bytes read back.
+//! Each is a whole public call (buffers created, copies recorded and submitted), timed on the
+//! GPU between timestamps around the call (see `Work::Call`); the wall column is the call and
+//! the wait for the device. The check compares every byte of the result with the host
+//! re-layout of the source bytes read back.
 
 use gpudata::data::{BufferHandle, GpuDataDescriptor};
 use gpudata::table::{GpuRecordBatch, GpuTable, PackOptions, SegmentOptions, SegmentedTable};
@@ -139,8 +140,7 @@ pub fn build(gpu: &Gpu, name: &str, size: u64) -> Result<Vec<Case>, String> {
                 let mut table = src.table()?;
                 table
                     .pack_batches(&table_gpu, PackOptions::default())
-                    .map_err(|e| e.to_string())?;
-                wait(&table_gpu)
+                    .map_err(|e| e.to_string())
             };
             let src = source.clone();
             let verify = Box::new(move |gpu: &Gpu| -> Result<(), String> {
@@ -170,12 +170,10 @@ pub fn build(gpu: &Gpu, name: &str, size: u64) -> Result<Vec<Case>, String> {
             let src = source.clone();
             let call = move || -> Result<(), String> {
                 let table = src.table()?;
-                let rows = table
+                table
                     .to_interleaved(&table_gpu, "rows", StructLayout::Packed, None)
-                    .map_err(|e| e.to_string())?;
-                wait(&table_gpu)?;
-                drop(rows);
-                Ok(())
+                    .map(drop)
+                    .map_err(|e| e.to_string())
             };
             let src = source.clone();
             let verify = Box::new(move |gpu: &Gpu| -> Result<(), String> {
@@ -208,12 +206,9 @@ pub fn build(gpu: &Gpu, name: &str, size: u64) -> Result<Vec<Case>, String> {
             let rows = std::sync::Arc::new(rows);
             let table = rows.clone();
             let call = move || -> Result<(), String> {
-                let segmented =
-                    SegmentedTable::from_table(&table_gpu, &table, SegmentOptions::default())
-                        .map_err(|e| e.to_string())?;
-                wait(&table_gpu)?;
-                segmented.destroy();
-                Ok(())
+                SegmentedTable::from_table(&table_gpu, &table, SegmentOptions::default())
+                    .map(drop)
+                    .map_err(|e| e.to_string())
             };
             let src = source.clone();
             let verify = Box::new(move |gpu: &Gpu| -> Result<(), String> {

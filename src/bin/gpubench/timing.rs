@@ -17,8 +17,11 @@ pub enum Work {
         /// Bytes.
         size: u64,
     },
-    /// A whole call that submits its own work (a table re-layout), timed by the wall clock
-    /// around the call and the wait for the device it ends with.
+    /// A whole call that submits its own work (a table re-layout). With encoder timestamps its
+    /// GPU time is the time between two timestamps submitted just before and just after the
+    /// call, while the queue is kept busy with block copies across the call's host work (so
+    /// the GPU never waits for the host in between); else the wall clock around the call and
+    /// the wait for the device.
     Call(Box<dyn Fn() -> Result<(), String>>),
 }
 
@@ -117,7 +120,7 @@ fn submit_and_wait(gpu: &Gpu, encoder: wgpu::CommandEncoder) -> Result<(), Strin
 /// Times `work`: `warmup` untimed runs, then `iters` runs.
 pub fn time(timer: &Timer, work: &Work, warmup: u32, iters: u32) -> Result<Times, String> {
     if let Work::Call(call) = work {
-        return time_calls(call, warmup, iters);
+        return time_calls(timer, call, warmup, iters);
     }
     let gpu = &timer.gpu;
     let device = gpu.device();
@@ -187,22 +190,86 @@ pub fn time(timer: &Timer, work: &Work, warmup: u32, iters: u32) -> Result<Times
     })
 }
 
-/// Times a whole call: `warmup` untimed calls, then `iters` calls, each timed by the wall clock.
+/// Block copies of 1 GiB (or the buffer's size) queued before each timed call: about 160 ms on
+/// an H200, longer than a re-layout's host work (buffer creation, planning).
+const BUSY_COPIES: u32 = 64;
+
+/// Times a whole call: `warmup` untimed calls, then `iters` calls (see [`Work::Call`]).
 fn time_calls(
+    timer: &Timer,
     call: &dyn Fn() -> Result<(), String>,
     warmup: u32,
     iters: u32,
 ) -> Result<Times, String> {
+    let gpu = &timer.gpu;
+    let device = gpu.device();
     for _ in 0..warmup {
         call()?;
+        submit_and_wait(gpu, device.create_command_encoder(&Default::default()))?;
     }
-    let mut times = Vec::with_capacity(iters as usize);
+    let mut walls = Vec::with_capacity(iters as usize);
     for _ in 0..iters {
         let start = Instant::now();
         call()?;
-        times.push(start.elapsed().as_secs_f64() * 1e3);
+        submit_and_wait(gpu, device.create_command_encoder(&Default::default()))?;
+        walls.push(start.elapsed().as_secs_f64() * 1e3);
     }
-    let wall_ms = times.iter().sum::<f64>() / f64::from(iters);
+    let wall_ms = walls.iter().sum::<f64>() / f64::from(iters);
+    let times = if timer.encoder_timestamps {
+        let busy_size = gpu.limits().max_buffer_size.min(1 << 30) / 16 * 16;
+        let busy = |usage| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("gpubench busy"),
+                size: busy_size,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        let (src, dst) = (
+            busy(wgpu::BufferUsages::COPY_SRC),
+            busy(wgpu::BufferUsages::COPY_DST),
+        );
+        let count = 2 * iters;
+        let set = device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("gpubench calls"),
+            ty: wgpu::QueryType::Timestamp,
+            count,
+        });
+        let resolved = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gpubench call timestamps"),
+            size: u64::from(count) * 8,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        for i in 0..iters {
+            let mut before = device.create_command_encoder(&Default::default());
+            for _ in 0..BUSY_COPIES {
+                before.copy_buffer_to_buffer(&src, 0, &dst, 0, busy_size);
+            }
+            before.write_timestamp(&set, 2 * i);
+            gpu.queue().submit([before.finish()]);
+            call()?;
+            let mut after = device.create_command_encoder(&Default::default());
+            after.write_timestamp(&set, 2 * i + 1);
+            gpu.queue().submit([after.finish()]);
+            submit_and_wait(gpu, device.create_command_encoder(&Default::default()))?;
+        }
+        let mut encoder = device.create_command_encoder(&Default::default());
+        encoder.resolve_query_set(&set, 0..count, &resolved, 0);
+        submit_and_wait(gpu, encoder)?;
+        let bytes = crate::cases::read_range(gpu, &resolved, 0, u64::from(count) * 8)?;
+        let period = f64::from(gpu.queue().get_timestamp_period());
+        let ticks: Vec<u64> = bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+            .collect();
+        ticks
+            .chunks_exact(2)
+            .map(|p| p[1].saturating_sub(p[0]) as f64 * period * 1e-6)
+            .collect::<Vec<f64>>()
+    } else {
+        walls
+    };
     let mut sorted = times;
     sorted.sort_by(f64::total_cmp);
     Ok(Times {
