@@ -170,15 +170,45 @@ fn check_masks(gpu: &Gpu, rng: &mut Rng, length: u64, trees: usize) {
     let gpu_mask = GpuMask::from_bools(gpu, &bools).unwrap();
     let views: Vec<GpuDataView<'_>> = columns.iter().map(Column::view).collect();
     let hosts: Vec<HostInput<'_>> = columns.iter().map(Column::host).collect();
-    for _ in 0..trees {
+    for i in 0..trees {
         let t = tree(rng, columns.len(), 3);
         let host: HostPredicate<'_> = build(&t, &hosts, &bools[..]);
         let device: Predicate<'_> = build(&t, &views, &gpu_mask);
         let expected = cpu::mask(&host).unwrap();
-        let got = ops::mask(gpu, &device).unwrap();
-        assert_eq!(got.len(), length);
-        assert_eq!(got.read(gpu).unwrap(), expected, "{t:?}");
+        // With subgroup ballots where the device has them (the default), and, for every
+        // fourth tree (each is a new kernel to compile), without.
+        for subgroups in [true, false] {
+            if !subgroups && i % 4 != 0 {
+                continue;
+            }
+            let config = ops::OpsConfig {
+                subgroups,
+                ..ops::OpsConfig::default()
+            };
+            let got = ops::plan_mask(gpu, &device, &config)
+                .unwrap()
+                .run(gpu)
+                .unwrap();
+            assert_eq!(got.len(), length);
+            assert_eq!(
+                got.read(gpu).unwrap(),
+                expected,
+                "{t:?}, subgroups {subgroups}"
+            );
+        }
     }
+}
+
+#[test]
+fn the_test_device_has_subgroups() {
+    // lavapipe has them, so `masks_equal_the_cpu_reference` runs the ballot kernel as well as
+    // the one without subgroups; the limited devices (no features) run the latter only.
+    let gpu = gpu();
+    assert!(
+        gpu.device().features().contains(wgpu::Features::SUBGROUP),
+        "{:?}",
+        gpu.adapter_info()
+    );
 }
 
 #[test]

@@ -40,6 +40,7 @@ pub fn ops_tuned(
             rows_per_thread,
             stage_outputs: staging,
             stage_sources: staging,
+            ..OpsConfig::default()
         },
     )
 }

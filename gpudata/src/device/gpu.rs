@@ -106,7 +106,9 @@ impl Gpu {
     /// [`adapter_info`](Self::adapter_info) report the choice.
     ///
     /// The device gets the adapter's own limits (so storage offset alignment, buffer sizes and
-    /// vertex strides are the adapter's, not WebGPU's defaults) and no optional features.
+    /// vertex strides are the adapter's, not WebGPU's defaults) and one optional feature,
+    /// [`wgpu::Features::SUBGROUP`] where the adapter has it (the mask kernel's ballots use it; see
+    /// [`OpsConfig::subgroups`](crate::ops::OpsConfig::subgroups)).
     ///
     /// # Errors
     /// [`GpuError::NoAdapter`] when the machine has no usable adapter (the message says how to
@@ -178,7 +180,8 @@ impl Gpu {
             let adapter_info = adapter.get_info();
             let request = adapter.request_device(&wgpu::DeviceDescriptor {
                 label: Some("gpudata headless device"),
-                required_features: wgpu::Features::empty(),
+                // Subgroups where the adapter has them: the mask kernel's ballots use them.
+                required_features: adapter.features() & wgpu::Features::SUBGROUP,
                 required_limits: adapter.limits(),
                 ..Default::default()
             });

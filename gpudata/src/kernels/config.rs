@@ -22,6 +22,11 @@ pub struct OpsConfig {
     /// (default `false`: on an H200 the L1 cache already coalesces strided loads, and staging
     /// them was slower).
     pub stage_sources: bool,
+    /// Whether kernels use subgroup operations where the device has
+    /// [`wgpu::Features::SUBGROUP`] (default `true`): the mask kernel then writes its bits with
+    /// subgroup ballots instead of transposing them in workgroup memory. `false` keeps every
+    /// kernel to core WGSL (for comparing both, as `gpubench` and the tests do).
+    pub subgroups: bool,
 }
 
 impl Default for OpsConfig {
@@ -31,6 +36,7 @@ impl Default for OpsConfig {
             rows_per_thread: None,
             stage_outputs: true,
             stage_sources: false,
+            subgroups: true,
         }
     }
 }

@@ -204,6 +204,7 @@ fn kernel(
     node: &Node,
     views: &[GpuDataView<'_>],
     masks: usize,
+    ballot: bool,
 ) -> Result<String, OpError> {
     let test = expression(op, node, views)?;
     let mut wgsl = rows::header(2 + views.len() + masks);
@@ -242,49 +243,126 @@ fn kernel(
         );
     }
     let out_base = 1 + views.len() + masks;
-    // Each invocation evaluates `ROWS` rows, 256 apart (rows past the run are evaluated as the
-    // last row and dropped), so that its loads are in flight together and each load of a
-    // subgroup is consecutive, and keeps their bits in one word (bit k: row k × 256 + lid).
-    // The workgroup then transposes: output word j (rows 32j..32j + 31 of the tile) takes bit
-    // j / 8 of the words of invocations 32 (j % 8) .. 32 (j % 8) + 31. Invocation j reads them
-    // starting at a different one for each j % 8, so a subgroup reads eight different memory
-    // banks at every step (all starting at the same one read one bank; that serialised
-    // reduction, with 8 rows per invocation, held the kernel at 16% of a copy on an H200;
-    // BENCHMARKS.md, "Selection operations").
-    let mut evals = String::new();
+    wgsl += &format!("fn eval_row(row: u32) -> bool {{\n{body}    return {test};\n}}\n");
+    let tile = ROWS * WORKGROUP;
+    let words = ROWS * WORKGROUP / 32;
+    // Without subgroups each invocation evaluates `ROWS` rows, 256 apart (rows past the run
+    // are evaluated as the last row and dropped), so that its loads are in flight together and
+    // each load of a subgroup is consecutive, and keeps their bits in one word (bit k: row
+    // k × 256 + lid). The workgroup then transposes: output word j (rows 32j..32j + 31 of the
+    // tile) takes bit j / 8 of the words of invocations 32 (j % 8) .. 32 (j % 8) + 31.
+    // Invocation j reads them starting at a different one for each j % 8, so a subgroup reads
+    // eight different memory banks at every step (all starting at the same one read one bank;
+    // that serialised reduction, with 8 rows per invocation, held the kernel at 16% of a copy
+    // on an H200; BENCHMARKS.md, "Selection operations").
+    let transpose = "\x20       let k = lid >> 3u;\n\
+         \x20       let w = lid & 7u;\n\
+         \x20       for (var b = 0u; b < 32u; b++) {\n\
+         \x20           let s = (b + w) & 31u;\n\
+         \x20           word |= ((held[w * 32u + s] >> k) & 1u) << s;\n\
+         \x20       }\n";
+    let store = format!("    bits[param({out_base}u) + group * {words}u + lid] = word;\n");
+    if !ballot {
+        let mut evals = String::new();
+        for k in 0..ROWS {
+            evals += &format!(
+                "    let r{k} = first + {}u + lid;\n\
+                 \x20   let ok{k} = eval_row(min(r{k}, n - 1u));\n\
+                 \x20   m |= select(0u, {:#x}u, ok{k} && r{k} < n);\n",
+                k * WORKGROUP,
+                1u32 << k
+            );
+        }
+        wgsl += &format!(
+            "var<workgroup> held: array<u32, {WORKGROUP}>;\n\
+             @compute @workgroup_size({WORKGROUP})\n\
+             fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n\
+                     @builtin(local_invocation_index) lid: u32) {{\n\
+             \x20   let group = group_index(wid, nwg);\n\
+             \x20   let n = param(0u);\n\
+             \x20   let first = group * {tile}u;\n\
+             \x20   var m = 0u;\n\
+             {evals}\
+             \x20   held[lid] = m;\n\
+             \x20   workgroupBarrier();\n\
+             \x20   var word = 0u;\n\
+             \x20   {{\n{transpose}    }}\n\
+             {store}\
+             }}\n"
+        );
+        return Ok(wgsl);
+    }
+    // With subgroups, invocation `lane = subgroup_id × subgroup_size + subgroup_invocation_id`
+    // evaluates rows `k × 256 + lane`; a subgroup's ballot of step k holds the bits of its
+    // `subgroup_size` consecutive rows, which its first lanes OR into the tile's words in
+    // workgroup memory (whole words from subgroups of 32 or more, parts of one word from
+    // smaller ones). That numbering covers the workgroup only when its subgroups are full and
+    // of one size, which Vulkan does not promise: the workgroup checks it first (every lane
+    // marks its number) and otherwise evaluates as without subgroups (lanes by
+    // `local_invocation_index`, bits transposed).
+    // The rows are evaluated first (all 32 loads in flight, as without subgroups), their bits
+    // kept in `m`; the ballots then only read `m`. (One ballot right after each row's
+    // evaluation made every load wait for the ballot before it: 0.484 ms instead of 0.359 on
+    // an H200, BENCHMARKS.md "The mask kernel with subgroup ballots".)
+    let mut ballots = String::new();
     for k in 0..ROWS {
-        evals += &format!(
-            "    let r{k} = first + {}u + lid;\n\
-             \x20   let ok{k} = eval_row(min(r{k}, n - 1u));\n\
-             \x20   m |= select(0u, {:#x}u, ok{k} && r{k} < n);\n",
-            k * WORKGROUP,
-            1u32 << k
+        ballots += &format!(
+            "        let r{k} = first + {o}u + lane;\n\
+             \x20       m |= select(0u, {bit:#x}u, eval_row(min(r{k}, n - 1u)) && r{k} < n);\n",
+            o = k * WORKGROUP,
+            bit = 1u32 << k,
         );
     }
-    wgsl += &format!("fn eval_row(row: u32) -> bool {{\n{body}    return {test};\n}}\n");
+    for k in 0..ROWS {
+        ballots += &format!(
+            "        let b{k} = subgroupBallot((m & {bit:#x}u) != 0u);\n\
+             \x20       let at{k} = {o}u + sg * ss;\n\
+             \x20       if (sid < q) {{ atomicOr(&tally[(at{k} >> 5u) + sid], b{k}[sid] << (at{k} & 31u)); }}\n",
+            o = k * WORKGROUP,
+            bit = 1u32 << k,
+        );
+    }
     wgsl += &format!(
         "var<workgroup> held: array<u32, {WORKGROUP}>;\n\
+         var<workgroup> tally: array<atomic<u32>, {WORKGROUP}>;\n\
+         var<workgroup> seen: array<atomic<u32>, {seen}>;\n\
+         var<workgroup> full: u32;\n\
          @compute @workgroup_size({WORKGROUP})\n\
          fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n\
-                 @builtin(local_invocation_index) lid: u32) {{\n\
+                 @builtin(local_invocation_index) lid: u32,\n\
+                 @builtin(subgroup_invocation_id) sid: u32, @builtin(subgroup_size) ss: u32,\n\
+                 @builtin(subgroup_id) sg: u32) {{\n\
          \x20   let group = group_index(wid, nwg);\n\
          \x20   let n = param(0u);\n\
          \x20   let first = group * {tile}u;\n\
+         \x20   let lane = sg * ss + sid;\n\
+         \x20   if (lane < {WORKGROUP}u && ss <= 128u) {{ atomicOr(&seen[lane >> 5u], 1u << (lane & 31u)); }}\n\
+         \x20   workgroupBarrier();\n\
+         \x20   if (lid == 0u) {{\n\
+         \x20       var all = 1u;\n\
+         \x20       for (var i = 0u; i < {seen}u; i++) {{ if (atomicLoad(&seen[i]) != 0xffffffffu) {{ all = 0u; }} }}\n\
+         \x20       full = all;\n\
+         \x20   }}\n\
+         \x20   let whole = workgroupUniformLoad(&full) == 1u;\n\
          \x20   var m = 0u;\n\
-         {evals}\
+         \x20   if (whole) {{\n\
+         \x20       let q = max(ss >> 5u, 1u);\n\
+         {ballots}\
+         \x20   }} else {{\n\
+         \x20       for (var k = 0u; k < {ROWS}u; k++) {{\n\
+         \x20           let r = first + k * {WORKGROUP}u + lid;\n\
+         \x20           if (eval_row(min(r, n - 1u)) && r < n) {{ m |= 1u << k; }}\n\
+         \x20       }}\n\
+         \x20   }}\n\
          \x20   held[lid] = m;\n\
          \x20   workgroupBarrier();\n\
-         \x20   let k = lid >> 3u;\n\
-         \x20   let w = lid & 7u;\n\
          \x20   var word = 0u;\n\
-         \x20   for (var b = 0u; b < 32u; b++) {{\n\
-         \x20       let s = (b + w) & 31u;\n\
-         \x20       word |= ((held[w * 32u + s] >> k) & 1u) << s;\n\
-         \x20   }}\n\
-         \x20   bits[param({out_base}u) + group * {words}u + lid] = word;\n\
+         \x20   if (whole) {{\n\
+         \x20       word = atomicLoad(&tally[lid]);\n\
+         \x20   }} else {{\n{transpose}    }}\n\
+         {store}\
          }}\n",
-        tile = ROWS * WORKGROUP,
-        words = ROWS * WORKGROUP / 32,
+        seen = WORKGROUP / 32,
     );
     Ok(wgsl)
 }
@@ -311,7 +389,12 @@ pub(crate) fn plan(
     length: u64,
     output: &wgpu::Buffer,
 ) -> Result<Vec<Dispatch>, OpError> {
-    let wgsl = kernel(op, node, views, masks.len())?;
+    let ballot = planner.config().subgroups
+        && planner
+            .device()
+            .features()
+            .contains(wgpu::Features::SUBGROUP);
+    let wgsl = kernel(op, node, views, masks.len(), ballot)?;
     let limits = planner.device().limits();
     let align = rows::alignment(&limits);
     let spans: Vec<Span<'_>> = views.iter().map(Span::of).collect();

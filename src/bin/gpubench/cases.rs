@@ -310,6 +310,7 @@ fn variants(all: bool, extra: &[Tuning]) -> Vec<(String, OpsConfig)> {
                     rows_per_thread: rows,
                     stage_outputs: outputs,
                     stage_sources: sources,
+                    ..OpsConfig::default()
                 },
             ));
         }

@@ -224,34 +224,53 @@ pub fn build(gpu: &Gpu, name: &str, size: u64) -> Result<Vec<Case>, String> {
             } else {
                 Predicate::less(column, 0x8000_0000u32)
             };
-            let plan = ops::plan_mask(gpu, &predicate, &OpsConfig::default())
-                .map_err(|e| e.to_string())?;
-            let detail = detail(&plan);
-            let words = plan.output().words().buffer().clone();
-            // The first 65,536 rows against the CPU reference.
-            let verify = Box::new(move |gpu: &Gpu| -> Result<(), String> {
-                let k = n.min(65536);
-                let input = bytes_all(gpu, &src, k * 4)?;
-                let column = HostInput::new(&input, format, k);
-                let want = if format == VertexFormat::Float32 {
-                    cpu::mask(&cpu::HostPredicate::less(column, 1.5f32))
+            // With subgroup ballots (where the device has them: the default) and without (the
+            // bits transposed in workgroup memory), in the same run.
+            let ballots = gpu.device().features().contains(wgpu::Features::SUBGROUP);
+            for subgroups in [true, false] {
+                let config = OpsConfig {
+                    subgroups,
+                    ..OpsConfig::default()
+                };
+                let plan = ops::plan_mask(gpu, &predicate, &config).map_err(|e| e.to_string())?;
+                let kernel = if subgroups && ballots {
+                    "subgroup ballots"
                 } else {
-                    cpu::mask(&cpu::HostPredicate::less(column, 0x8000_0000u32))
-                }
-                .map_err(|e| e.to_string())?;
-                let got = bytes_all(gpu, &words, k.div_ceil(32) * 4)?;
-                let bits = (0..k as usize).map(|i| (got[i / 8] >> (i % 8)) & 1 == 1);
-                bits.eq(want.iter().copied())
-                    .then_some(())
-                    .ok_or("mask bits differ from the CPU reference".to_owned())
-            });
-            cases.push(Case::new(
-                label.to_owned(),
-                plan.bytes_moved(),
-                Work::Pass(Box::new(move |pass| plan.encode(pass))),
-                detail,
-                Some(verify),
-            ));
+                    "bits transposed in workgroup memory"
+                };
+                let detail = format!("[{} dispatches, {kernel}]", plan.dispatches());
+                let words = plan.output().words().buffer().clone();
+                let src = src.clone();
+                // The first 65,536 rows against the CPU reference.
+                let verify = Box::new(move |gpu: &Gpu| -> Result<(), String> {
+                    let k = n.min(65536);
+                    let input = bytes_all(gpu, &src, k * 4)?;
+                    let column = HostInput::new(&input, format, k);
+                    let want = if format == VertexFormat::Float32 {
+                        cpu::mask(&cpu::HostPredicate::less(column, 1.5f32))
+                    } else {
+                        cpu::mask(&cpu::HostPredicate::less(column, 0x8000_0000u32))
+                    }
+                    .map_err(|e| e.to_string())?;
+                    let got = bytes_all(gpu, &words, k.div_ceil(32) * 4)?;
+                    let bits = (0..k as usize).map(|i| (got[i / 8] >> (i % 8)) & 1 == 1);
+                    bits.eq(want.iter().copied())
+                        .then_some(())
+                        .ok_or("mask bits differ from the CPU reference".to_owned())
+                });
+                let name = if subgroups {
+                    label.to_owned()
+                } else {
+                    format!("{label} no-subgroups")
+                };
+                cases.push(Case::new(
+                    name,
+                    plan.bytes_moved(),
+                    Work::Pass(Box::new(move |pass| plan.encode(pass))),
+                    detail,
+                    Some(verify),
+                ));
+            }
         }
         "compact_sub" => {
             // Sub-word rows (copied byte by byte into atomic words): a 256 MiB uint8 or uint16

@@ -52,7 +52,9 @@ impl Timer {
         )?;
         let wanted =
             wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
-        let features = adapter.features() & wanted;
+        // Subgroups too, where the adapter has them (the mask kernel's ballots), as
+        // `Gpu::headless` asks for them.
+        let features = adapter.features() & (wanted | wgpu::Features::SUBGROUP);
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("gpubench"),
             required_features: features,
