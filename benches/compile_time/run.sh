@@ -89,11 +89,14 @@ generate encase "$encase_dep" "Clone, Copy, encase::ShaderType" ""
 time_rounds baseline bytemuck gpudata encase
 
 echo "kind: $kind, structs: $structs, rounds: $runs (fastest build of each crate kept), rustc: $(rustc --version)"
-base=${best[baseline]}
-printf '%-10s %8.3f s\n' baseline "$base"
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+base=${best[baseline]} cbase=${cpu[baseline]}
+printf '%-10s wall %8.3f s   cpu %8.3f s\n' baseline "$base" "$cbase"
 for name in bytemuck gpudata encase; do
-    printf '%-10s %8.3f s   derive cost %8.3f s\n' "$name" "${best[$name]}" "$(echo "${best[$name]} - $base" | bc -l)"
+    printf '%-10s wall %8.3f s   cpu %8.3f s   derive cost: wall %8.3f s, cpu %8.3f s\n' "$name" \
+        "${best[$name]}" "${cpu[$name]}" "$(echo "${best[$name]} - $base" | bc -l)" \
+        "$(echo "${cpu[$name]} - $cbase" | bc -l)"
 done
-ratio() { echo "scale=2; ($1 - $base) / ($2 - $base)" | bc -l; }
-echo "gpudata / bytemuck (derive cost): $(ratio "${best[gpudata]}" "${best[bytemuck]}")x"
-echo "encase / gpudata (derive cost):   $(ratio "${best[encase]}" "${best[gpudata]}")x"
+ratio() { echo "scale=2; ($1 - $3) / ($2 - $3)" | bc -l; }
+echo "gpudata / bytemuck (derive cost): wall $(ratio "${best[gpudata]}" "${best[bytemuck]}" "$base")x, cpu $(ratio "${cpu[gpudata]}" "${cpu[bytemuck]}" "$cbase")x"
+echo "encase / gpudata (derive cost):   wall $(ratio "${best[encase]}" "${best[gpudata]}" "$base")x, cpu $(ratio "${cpu[encase]}" "${cpu[gpudata]}" "$cbase")x"

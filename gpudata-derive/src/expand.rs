@@ -13,7 +13,7 @@ use crate::internals::attr::{LayoutKind, StepModeKind};
 use crate::internals::check;
 use crate::internals::ctxt::Ctxt;
 use crate::markers::marker_module;
-use crate::spans::{fail_at, respan, span_range};
+use crate::spans::{fail_at, fail_with_at, respan, span_range};
 use crate::wgsl_type;
 
 /// The whole derive: parse, check, then expand or report every error with a fallback impl.
@@ -216,34 +216,16 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
         });
         quote!(0 #(#pads)*)
     };
+    // Every constant below is a call of a generic `const fn` of `__private` naming no constant
+    // itself, so rustc computes nothing for a struct before it is used (see `Analyzed`).
     let host_matches = if !input.attrs.repr_c {
         quote!(false)
     } else if zero_copy {
-        quote!(#analysis.host_matches)
+        quote!(#p::analysis_host_matches::<Self, #n>())
     } else if general {
-        let tys = gpu.iter().map(|f| f.ty);
-        quote! {
-            #p::host_matches_members(
-                &#analysis,
-                [#(::core::mem::offset_of!(#ident, #members)),*],
-                [#(::core::mem::size_of::<#tys>()),*],
-                ::core::mem::size_of::<Self>(),
-                #pad_total,
-            )
-        }
+        quote!(#p::tree_host_matches::<Self, #n>())
     } else {
-        let pad_sizes = input.fields.iter().filter(|f| !f.is_gpu()).map(|f| {
-            let ty = f.ty;
-            quote!(+ ::core::mem::size_of::<#ty>())
-        });
-        quote! {
-            #p::host_matches(
-                &#analysis,
-                <Self as #p::GpuStruct>::FIELD_COPIES,
-                ::core::mem::size_of::<Self>(),
-                0 #(#pad_sizes)*,
-            )
-        }
+        quote!(#p::flat_host_matches::<Self, #n>())
     };
 
     // The analysis lives in an associated const (evaluated on first use). A `const` that reads it
@@ -262,43 +244,34 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
     };
 
     let padding_check = padding_check(input, &p);
-    let leaves = quote!(<#ident as #p::Flattened>::LEAVES);
-    let leaf_len = quote!({ #leaves.len() });
     let attributes = if general {
-        leaf_attributes_const(&gpu, &p, &leaves, &leaf_len, &location)
+        leaf_attributes_const(&gpu, &p)
     } else {
-        attributes_const(&gpu, &p, &analysis, &location, !packed)
+        attributes_const(&gpu, &p, &n, &location, !packed)
     };
 
-    let (fields, copies) = if general {
+    let (format, fields, copies) = if general {
         (
-            quote!(&#p::leaf_fields::<#leaf_len>(#leaves)),
-            quote!(&#p::leaf_copies::<#leaf_len>(#leaves)),
+            quote!(#p::tree_format::<Self>()),
+            quote!(#p::tree_fields::<Self>()),
+            quote!(#p::tree_copies::<Self>()),
         )
     } else {
         (
-            quote!(&#p::struct_fields(&#analysis)),
-            quote! {
-                &#p::row_copies(
-                    &#analysis,
-                    [#(::core::mem::offset_of!(#ident, #members)),*],
-                )
-            },
+            quote!(#p::flat_format::<Self, #n>()),
+            TokenStream::new(),
+            quote!(#p::flat_copies::<Self, #n>()),
         )
     };
     let wgsl_impls = if packed && !general {
         TokenStream::new()
     } else {
-        wgsl_impls(
-            input,
-            &gpu,
-            &p,
-            &requested_opts,
-            &pad_total,
-            general,
-            &analysis,
-            &n,
-        )
+        wgsl_impls(input, &gpu, &p, &requested_opts, &pad_total)
+    };
+    let flattened = if general {
+        flattened_impl(input, &gpu, &p, &requested_opts, &pad_total, &location)
+    } else {
+        TokenStream::new()
     };
 
     let module = input.fields_mod();
@@ -306,7 +279,7 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
         let ty = f.ty;
         let marker = f.marker();
         let k = if general {
-            quote!(#p::first_leaf(&#analysis, #k))
+            quote!(#p::first_leaf_of::<#ident, #n>(#k))
         } else {
             k.to_token_stream()
         };
@@ -332,10 +305,7 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
             const TREE: ::core::option::Option<(
                 &'static #p::WgslStruct,
                 &'static #p::HostShape,
-            )> = ::core::option::Option::Some((
-                &<Self as #p::Described>::STRUCT,
-                &<Self as #p::GpuType>::HOST,
-            ));
+            )> = #p::tree_of::<Self>();
         }
     };
     let shader_checks = shader.map(|facts| crate::shader::expand(facts, input, &p, &analysis));
@@ -353,10 +323,7 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
             quote! {
                 #[automatically_derived]
                 unsafe impl #p::GpuStruct for #ident {
-                    const FORMAT: &'static #p::GpuDataStructFormat = {
-                        const FIELDS: &[#p::GpuDataStructField] = #fields;
-                        &#p::GpuDataStructFormat::from_static(#layout, FIELDS, #analysis.layout.shape)
-                    };
+                    const FORMAT: &'static #p::GpuDataStructFormat = #format;
                     const STEP_MODE: #p::StepMode = #step_mode;
                     const ATTRIBUTES: &'static [#p::wgpu::VertexAttribute] = #attributes;
                     const HOST_LAYOUT_MATCHES: ::core::primitive::bool = #host_matches;
@@ -374,7 +341,10 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
         const _: () = {
             #[automatically_derived]
             impl #p::Analyzed<#n> for #ident {
-                const ANALYSIS: #p::Analysis<#n> = #analyze(&#p::Facts::<#n, #m> {
+                const OFFSETS: [::core::primitive::usize; #n] =
+                    [#(::core::mem::offset_of!(#ident, #members)),*];
+                const PADDING: ::core::primitive::usize = #pad_total;
+                const ANALYSIS: #p::Analysis<#n> = #analyze(#p::Facts::<#n, #m> {
                     layout: #layout,
                     names: [#(#names),*],
                     types: [#(#type_names),*],
@@ -395,6 +365,7 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
             #shader_checks
 
             #wgsl_impls
+            #flattened
 
             #value_impl
 
@@ -521,11 +492,11 @@ fn needs_eager_check(input: &Input<'_>) -> bool {
 fn attributes_const(
     gpu: &[&Field<'_>],
     p: &TokenStream,
-    analysis: &TokenStream,
+    n: &Literal,
     location: &Literal,
     storage: bool,
 ) -> TokenStream {
-    let msg = quote!(&#p::no_vertex_layout_of(&#analysis));
+    let msg = quote!(#p::flat_webgl_message::<Self, #n>());
     let arms = gpu
         .iter()
         .enumerate()
@@ -535,15 +506,15 @@ fn attributes_const(
                 Some(lit) => span_range(lit),
                 None => span_range(f.ty),
             };
-            let fail = fail_at(p, &msg, range);
+            let fail = fail_with_at(p, &msg, range);
             let k = usize_lit(k);
             quote!(::core::option::Option::Some(#k) => #fail,)
         });
     quote! {
-        &match #p::webgl_index(&#analysis) {
-            ::core::option::Option::None => #p::vertex_attribute_list(&#analysis, #location),
+        &match #p::flat_webgl::<Self, #n>() {
+            ::core::option::Option::None => #p::flat_attributes::<Self, #n>(#location),
             #(#arms)*
-            ::core::option::Option::Some(_) => #p::fail(#msg),
+            ::core::option::Option::Some(_) => #p::fail_with(#msg),
         }
     }
 }
@@ -604,19 +575,12 @@ fn problem_arms(
 /// The `Described` and `GpuType` impls that let a non-`packed` struct be a member of another
 /// (and describe it as WGSL), and, on the general path, its `Flattened` leaves (a `packed`
 /// struct on the general path gets `Described` and `Flattened` only: it does not nest).
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the pieces of the expansion this part reads, computed once in `expand`"
-)]
 fn wgsl_impls(
     input: &Input<'_>,
     gpu: &[&Field<'_>],
     p: &TokenStream,
     requested: &[TokenStream],
     pad_total: &TokenStream,
-    general: bool,
-    analysis: &TokenStream,
-    n: &Literal,
 ) -> TokenStream {
     let ident = input.ident;
     let name = ident.unraw().to_string();
@@ -645,47 +609,8 @@ fn wgsl_impls(
             #p::WgslMember { name: #gpu_name, ty: #wgsl_ty, align: #align, size: #size }
         }
     });
-    let hosts = gpu.iter().zip(requested).map(|(f, r)| {
-        let ty = f.ty;
-        let member = f.ident;
-        let (_, host, _) = describe(ty, p);
-        quote! {
-            #p::HostMember {
-                offset: ::core::mem::offset_of!(#ident, #member),
-                size: ::core::mem::size_of::<#ty>(),
-                shape: #p::host_shape(#host, #r),
-            }
-        }
-    });
-    let host = quote! {
-        #p::HostShape::Struct {
-            members: &[#(#hosts),*],
-            size: ::core::mem::size_of::<Self>(),
-            padding: #pad_total,
-        }
-    };
-    // A packed struct does not nest (its members are described only to be flattened): its
-    // leaves read its host shape directly.
-    let packed = input.attrs.layout == LayoutKind::Packed;
-    let leaves_host = if packed {
-        host.clone()
-    } else {
-        quote!(<Self as #p::GpuType>::HOST)
-    };
-    let flattened = if general {
-        quote! {
-            #[automatically_derived]
-            impl #p::Flattened for #ident {
-                const LEAVES: &'static [#p::Leaf] = &#p::flatten::<
-                    { #p::leaf_total(&#analysis) },
-                    #n,
-                >(&#analysis, #leaves_host);
-            }
-        }
-    } else {
-        TokenStream::new()
-    };
-    let gpu_type = if packed {
+    let host = host_shape_tokens(input, gpu, p, requested, pad_total);
+    let gpu_type = if input.attrs.layout == LayoutKind::Packed {
         TokenStream::new()
     } else {
         quote! {
@@ -705,7 +630,69 @@ fn wgsl_impls(
             };
         }
         #gpu_type
-        #flattened
+    }
+}
+
+/// The struct's `HostShape::Struct { .. }`: each gpu field's host offset, size and shape.
+fn host_shape_tokens(
+    input: &Input<'_>,
+    gpu: &[&Field<'_>],
+    p: &TokenStream,
+    requested: &[TokenStream],
+    pad_total: &TokenStream,
+) -> TokenStream {
+    let ident = input.ident;
+    let hosts = gpu.iter().zip(requested).map(|(f, r)| {
+        let ty = f.ty;
+        let member = f.ident;
+        let (_, host, _) = describe(ty, p);
+        quote! {
+            #p::HostMember {
+                offset: ::core::mem::offset_of!(#ident, #member),
+                size: ::core::mem::size_of::<#ty>(),
+                shape: #p::host_shape(#host, #r),
+            }
+        }
+    });
+    quote! {
+        #p::HostShape::Struct {
+            members: &[#(#hosts),*],
+            size: ::core::mem::size_of::<Self>(),
+            padding: #pad_total,
+        }
+    }
+}
+
+/// The `Flattened` impl of a general-path struct: the host shape its leaves are read from (a
+/// packed struct, which does not nest, has no `GpuType::HOST`: its shape is written here), its
+/// first location, and its tables with the leaf count, the one const argument of the expansion
+/// (evaluated with the item, from the analysis the problem check evaluates anyway).
+fn flattened_impl(
+    input: &Input<'_>,
+    gpu: &[&Field<'_>],
+    p: &TokenStream,
+    requested: &[TokenStream],
+    pad_total: &TokenStream,
+    location: &Literal,
+) -> TokenStream {
+    let ident = input.ident;
+    let n = usize_lit(gpu.len());
+    let leaves_host = if input.attrs.layout == LayoutKind::Packed {
+        host_shape_tokens(input, gpu, p, requested, pad_total)
+    } else {
+        quote!(<Self as #p::GpuType>::HOST)
+    };
+    quote! {
+        #[automatically_derived]
+        impl #p::Flattened for #ident {
+            const LEAF_HOST: #p::HostShape = #leaves_host;
+            const LOCATION: ::core::primitive::u32 = #location;
+            type Tables = #p::LeafTables<
+                Self,
+                #n,
+                { #p::leaf_total(&<Self as #p::Analyzed<#n>>::ANALYSIS) },
+            >;
+        }
     }
 }
 
@@ -779,28 +766,22 @@ fn needs_general_path(input: &Input<'_>) -> bool {
 
 /// `GpuStruct::ATTRIBUTES` on the general path: the leaves' vertex attributes, or a compile
 /// error at the field of the first leaf that no wgpu vertex attribute reads.
-fn leaf_attributes_const(
-    gpu: &[&Field<'_>],
-    p: &TokenStream,
-    leaves: &TokenStream,
-    leaf_len: &TokenStream,
-    location: &Literal,
-) -> TokenStream {
-    let msg = quote!(&#p::webgl_message(#leaves));
+fn leaf_attributes_const(gpu: &[&Field<'_>], p: &TokenStream) -> TokenStream {
+    let msg = quote!(#p::tree_webgl_message::<Self>());
     let arms = gpu.iter().enumerate().map(|(k, f)| {
         let range = match &f.attrs.format {
             Some(lit) => span_range(lit),
             None => span_range(f.ty),
         };
-        let fail = fail_at(p, &msg, range);
+        let fail = fail_with_at(p, &msg, range);
         let k = usize_lit(k);
         quote!(::core::option::Option::Some(#k) => #fail,)
     });
     quote! {
-        &match #p::webgl_field(#leaves) {
-            ::core::option::Option::None => #p::leaf_attributes::<#leaf_len>(#leaves, #location),
+        match #p::tree_webgl::<Self>() {
+            ::core::option::Option::None => #p::tree_attributes::<Self>(),
             #(#arms)*
-            ::core::option::Option::Some(_) => #p::fail(#msg),
+            ::core::option::Option::Some(_) => #p::fail_with(#msg),
         }
     }
 }

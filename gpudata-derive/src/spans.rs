@@ -19,8 +19,22 @@ pub(crate) fn fail_at(p: &TokenStream, msg: &impl ToTokens, range: (Span, Span))
     call_at(quote!(#p::fail), msg, range)
 }
 
+/// `gpudata::__private::fail_with(msg)` spanned over `range`, `msg` an expression of type `Msg`
+/// (by value: a `&call()` would be a promoted constant, which rustc evaluates with the item).
+pub(crate) fn fail_with_at(
+    p: &TokenStream,
+    msg: &impl ToTokens,
+    range: (Span, Span),
+) -> TokenStream {
+    call_at(quote!(#p::fail_with), msg, range)
+}
+
 /// `gpudata::__private::fail_if(problem)` spanned over `range`, `problem` an expression of type
 /// `&Option<Msg>`: fails there when it is `Some`, binding nothing.
+#[cfg_attr(
+    not(feature = "naga"),
+    allow(dead_code, reason = "the shader check's, feature `naga`")
+)]
 pub(crate) fn fail_if_at(
     p: &TokenStream,
     problem: &impl ToTokens,

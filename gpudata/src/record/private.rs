@@ -172,10 +172,21 @@ pub struct Facts<const N: usize, const M: usize> {
 }
 
 /// Holds a struct's [`Analysis`] as an associated const, so it is evaluated on first use only
-/// (a free `const` is evaluated for every struct, used or not).
+/// (a free `const` is evaluated for every struct, used or not), and the host facts its tables
+/// read.
+///
+/// Every other constant of the expansion is a call of a generic `const fn` here ([`flat_format`],
+/// [`tree_copies`], ...) reading these through the type: rustc evaluates the constants an
+/// associated const's body names (a lint pass looks at every one, in the environment of the
+/// item that names it), but not calls, so nothing is computed for a struct before it is used,
+/// and nothing twice.
 pub trait Analyzed<const N: usize> {
     /// The analysis.
     const ANALYSIS: Analysis<N>;
+    /// `offset_of!` each gpu field.
+    const OFFSETS: [usize; N];
+    /// The bytes of the host-only `#[gpu(padding)]` fields.
+    const PADDING: usize;
 }
 
 /// What the checks need, computed once per struct from its [`Facts`]. Only this and the check
@@ -211,6 +222,8 @@ pub struct Analysis<const N: usize> {
     /// Packed structs on the general path: whether field `k`'s host bytes are its packed GPU
     /// bytes (every leaf at the same distance from the field's start on both sides, no gaps).
     pub packed_images: [bool; N],
+    /// As in [`Facts`].
+    pub sizes: [usize; N],
 }
 
 const EMPTY_SHAPE: RowShape = RowShape {
@@ -440,6 +453,7 @@ impl<const N: usize, const M: usize> Facts<N, M> {
             TreeProblem::NoVertexFormat(_) => msg.str(
                 "holds a `vec3<f16>` (or a `matCx3<f16>` column), which has no vertex format, so the struct has no row format; use `vec4<f16>` or `f32` components",
             ),
+            TreeProblem::Packed(error) => msg.str(error.message()),
         }
     }
 
@@ -490,65 +504,48 @@ impl<const N: usize, const M: usize> Facts<N, M> {
         leaf_counts: &mut [usize; N],
         images: &mut [bool; N],
     ) -> Result<ConstLayout<N>, (Spot, Msg)> {
-        let mut cursor = crate::layout::LayoutCursor::new(StructLayout::Packed);
         let mut offsets = [0u64; N];
+        let mut walk = tree::Walk::packing(&mut [], false);
         let mut k = 0;
         while k < N {
             let member = &s.members[k];
             if let Some(problem) = self.wgsl_size_problem(k, member) {
                 return Err(problem);
             }
-            let count = leaf_count(&member.ty);
-            if tree::has_runtime_array(&member.ty) || count == 0 {
+            if tree::has_runtime_array(&member.ty) || leaf_count(&member.ty) == 0 {
                 return Err((self.type_spot(k), self.packed_runtime_message(k)));
             }
-            leaf_counts[k] = count;
-            let mut image = true;
-            let mut covered = 0usize;
-            let mut j = 0;
-            while j < count {
-                let leaf = match tree::leaf_at(
+            let before = walk.count;
+            if let Err(fault) = walk.field(k, member, self.hosts[k], 0, 0) {
+                // Walk the field again building paths, to name the leaf at fault (every fault
+                // but an offset overflow is the leaf's own, found by a fresh walk too).
+                let fault = match tree::Walk::packing(&mut [], true).field(
                     k,
-                    &member.ty,
+                    member,
                     self.hosts[k],
-                    j,
-                    AddressSpace::Storage,
-                    LeafName::new().push(self.names[k]),
                     0,
                     0,
                 ) {
-                    Ok(leaf) => leaf,
-                    Err(fault) => {
-                        let spot = match fault.problem {
-                            TreeProblem::HostMismatch { .. } => self.type_spot(k),
-                            _ => Spot::Type(k),
-                        };
-                        return Err((spot, self.tree_message(k, fault)));
+                    Err(named_fault) => named_fault,
+                    Ok(()) => fault,
+                };
+                return Err(match fault.problem {
+                    TreeProblem::HostMismatch { .. } => {
+                        (self.type_spot(k), self.tree_message(k, fault))
                     }
-                };
-                let format = match leaf.format {
-                    Some(format) => format,
-                    None => VertexFormat::Float32,
-                };
-                let offset = match cursor.place(format) {
-                    Ok(offset) => offset,
-                    Err(error) => {
-                        return Err((self.type_spot(k), Self::packed_leaf_message(&leaf, error)));
-                    }
-                };
-                if j == 0 {
-                    offsets[k] = offset;
-                }
-                if leaf.host as u64 != offset - offsets[k] {
-                    image = false;
-                }
-                covered += leaf.len;
-                j += 1;
+                    TreeProblem::Packed(error) => (
+                        self.type_spot(k),
+                        Self::packed_leaf_message(&fault.name, error),
+                    ),
+                    _ => (Spot::Type(k), self.tree_message(k, fault)),
+                });
             }
-            images[k] = image && covered == self.sizes[k];
+            leaf_counts[k] = walk.count - before;
+            offsets[k] = walk.field_start();
+            images[k] = walk.image && walk.covered == self.sizes[k];
             k += 1;
         }
-        match cursor.finish() {
+        match walk.packed_shape() {
             Ok(shape) => Ok(ConstLayout { offsets, shape }),
             Err(error) => Err((Spot::Type(0), Msg::new().str(error.message()))),
         }
@@ -563,8 +560,8 @@ impl<const N: usize, const M: usize> Facts<N, M> {
     }
 
     /// A leaf (named by its whole path) that the packed rules refuse.
-    const fn packed_leaf_message(leaf: &Leaf, error: LayoutRuleError) -> Msg {
-        let msg = Msg::new().str("field `").str(leaf.name.as_str());
+    const fn packed_leaf_message(name: &LeafName, error: LayoutRuleError) -> Msg {
+        let msg = Msg::new().str("field `").str(name.as_str());
         match error {
             LayoutRuleError::WebglOnlyInPacked { format, .. } => msg
                 .str("` uses WebGL-only format `")
@@ -596,8 +593,7 @@ impl<const N: usize, const M: usize> Facts<N, M> {
                 ));
             }
         };
-        let mut components = 0u32;
-        let mut row_end = 0u64;
+        let mut walk = tree::Walk::counting(space);
         let mut k = 0;
         while k < N {
             let member = &s.members[k];
@@ -605,8 +601,6 @@ impl<const N: usize, const M: usize> Facts<N, M> {
             if let Some(problem) = self.wgsl_size_problem(k, member) {
                 return Err(problem);
             }
-            let count = leaf_count(&member.ty);
-            leaf_counts[k] = count;
             // The runtime-sized tail (`RuntimeArray<E>`, the last member: the rules above refuse
             // it anywhere else): no leaves in the header, but its element must flatten.
             if let WgslType::Array {
@@ -614,6 +608,7 @@ impl<const N: usize, const M: usize> Facts<N, M> {
                 count: None,
             } = &member.ty
             {
+                leaf_counts[k] = 0;
                 let name = LeafName::new().push(self.names[k]);
                 if let Some(fault) = tree::element_problem(element, self.hosts[k], name) {
                     return Err((Spot::Type(k), self.tree_message(k, fault)));
@@ -621,38 +616,27 @@ impl<const N: usize, const M: usize> Facts<N, M> {
                 k += 1;
                 continue;
             }
-            let mut j = 0;
-            while j < count {
-                match tree::leaf_at(
+            let before = walk.count;
+            if let Err(fault) = walk.field(k, member, self.hosts[k], offsets[k], 0) {
+                // Walk the field again building paths, to name the member at fault.
+                let fault = match tree::Walk::counting(space).named().field(
                     k,
-                    &member.ty,
+                    member,
                     self.hosts[k],
-                    j,
-                    space,
-                    LeafName::new().push(self.names[k]),
                     offsets[k],
                     0,
                 ) {
-                    Ok(leaf) => {
-                        if let Some(format) = leaf.format {
-                            components += format.components();
-                        }
-                        let end = leaf.gpu + leaf.len as u64;
-                        if end > row_end {
-                            row_end = end;
-                        }
-                    }
-                    Err(fault) => {
-                        let spot = match fault.problem {
-                            TreeProblem::HostMismatch { .. } => self.type_spot(k),
-                            _ => Spot::Type(k),
-                        };
-                        return Err((spot, self.tree_message(k, fault)));
-                    }
-                }
-                j += 1;
+                    Err(named_fault) => named_fault,
+                    Ok(()) => fault,
+                };
+                let spot = match fault.problem {
+                    TreeProblem::HostMismatch { .. } => self.type_spot(k),
+                    _ => Spot::Type(k),
+                };
+                return Err((spot, self.tree_message(k, fault)));
             }
-            if count == 0 {
+            leaf_counts[k] = walk.count - before;
+            if leaf_counts[k] == 0 {
                 return Err((
                     Spot::Type(k),
                     self.tree_message(k, self.fault(k, TreeProblem::RuntimeArray)),
@@ -663,8 +647,8 @@ impl<const N: usize, const M: usize> Facts<N, M> {
         Ok(ConstLayout {
             offsets,
             shape: RowShape {
-                components,
-                row_byte_length: row_end,
+                components: walk.components,
+                row_byte_length: walk.end,
                 byte_stride: layout.size,
                 alignment: layout.alignment,
             },
@@ -768,7 +752,8 @@ impl<const N: usize, const M: usize> Facts<N, M> {
 /// On a problem, unless `facts.reported_by_caller`, at the caller.
 #[must_use]
 #[track_caller]
-pub const fn analyze<const N: usize, const M: usize>(facts: &Facts<N, M>) -> Analysis<N> {
+pub const fn analyze<const N: usize, const M: usize>(facts: Facts<N, M>) -> Analysis<N> {
+    let facts = &facts;
     let mut leaf_counts = [1usize; N];
     let mut packed_images = [true; N];
     let (result, mut problem) = match facts.structure {
@@ -848,6 +833,7 @@ pub const fn analyze<const N: usize, const M: usize>(facts: &Facts<N, M>) -> Ana
         leaf_counts,
         rules: facts.layout,
         packed_images,
+        sizes: facts.sizes,
     }
 }
 
@@ -913,8 +899,8 @@ pub const fn flatten<const L: usize, const N: usize>(
     let (Some(s), true) = (analysis.structure, analysis.valid) else {
         return [empty; L];
     };
-    match tree::leaves::<L>(s, host, analysis.space) {
-        Ok(leaves) if matches!(analysis.rules, StructLayout::Packed) => tree::pack_leaves(leaves),
+    let packed = matches!(analysis.rules, StructLayout::Packed);
+    match tree::leaves::<L>(s, host, analysis.space, packed) {
         Ok(leaves) => leaves,
         Err(_) => [empty; L],
     }
@@ -1077,10 +1063,192 @@ pub trait Described {
     const STRUCT: WgslStruct;
 }
 
-/// The leaves of a struct on the general path, computed once.
+/// A struct on the general path: the host shape its leaves are read from (its
+/// [`GpuType::HOST`], or a `packed` struct's own, which does not nest), its first shader
+/// location, and its tables ([`LeafTables`] with its leaf count, the one const argument the
+/// expansion writes).
 pub trait Flattened {
+    /// The host shape of the whole struct.
+    const LEAF_HOST: HostShape;
+    /// The first vertex attribute's shader location.
+    const LOCATION: u32;
+    /// `LeafTables<Self, N, L>`.
+    type Tables: LeafTableSet;
+}
+
+/// The tables of a struct on the flat path (`N` vertex-format fields), computed on first use.
+struct FlatTables<T, const N: usize>(core::marker::PhantomData<T>);
+
+impl<T: Analyzed<N>, const N: usize> FlatTables<T, N> {
+    const FIELDS: &'static [GpuDataStructField] = &struct_fields(&T::ANALYSIS);
+    const FORMAT: &'static GpuDataStructFormat = &GpuDataStructFormat::from_static(
+        T::ANALYSIS.rules,
+        Self::FIELDS,
+        T::ANALYSIS.layout.shape,
+    );
+    const COPIES: &'static [FieldCopy] = &row_copies(&T::ANALYSIS, T::OFFSETS);
+}
+
+/// The tables of a general-path struct `T` (`N` fields, `L` leaves), computed on first use.
+pub struct LeafTables<T, const N: usize, const L: usize>(core::marker::PhantomData<T>);
+
+/// What [`LeafTables`] hold.
+pub trait LeafTableSet {
     /// The leaves in struct-format order.
     const LEAVES: &'static [Leaf];
+    /// The struct format's fields, one per leaf.
+    const FIELDS: &'static [GpuDataStructField];
+    /// The struct format.
+    const FORMAT: &'static GpuDataStructFormat;
+    /// The copies that encode and decode a row.
+    const COPIES: &'static [FieldCopy];
+    /// The vertex attributes (a leaf without a wgpu format, which `WEBGL` finds, gets
+    /// `float32`).
+    const ATTRIBUTES: &'static [wgpu::VertexAttribute];
+    /// The field of the first leaf without a wgpu vertex format.
+    const WEBGL: Option<usize>;
+}
+
+impl<T: Analyzed<N> + Flattened, const N: usize, const L: usize> LeafTableSet
+    for LeafTables<T, N, L>
+{
+    const LEAVES: &'static [Leaf] = &flatten::<L, N>(&T::ANALYSIS, T::LEAF_HOST);
+    const FIELDS: &'static [GpuDataStructField] = &leaf_fields::<L>(Self::LEAVES);
+    const FORMAT: &'static GpuDataStructFormat = &GpuDataStructFormat::from_static(
+        T::ANALYSIS.rules,
+        Self::FIELDS,
+        T::ANALYSIS.layout.shape,
+    );
+    const COPIES: &'static [FieldCopy] = &leaf_copies::<L>(Self::LEAVES);
+    const ATTRIBUTES: &'static [wgpu::VertexAttribute] =
+        &leaf_attributes::<L>(Self::LEAVES, T::LOCATION);
+    const WEBGL: Option<usize> = webgl_field(Self::LEAVES);
+}
+
+/// `GpuStruct::FORMAT` of a flat-path struct.
+#[must_use]
+pub const fn flat_format<T: Analyzed<N>, const N: usize>() -> &'static GpuDataStructFormat {
+    FlatTables::<T, N>::FORMAT
+}
+
+/// `GpuStruct::FIELD_COPIES` of a flat-path struct.
+#[must_use]
+pub const fn flat_copies<T: Analyzed<N>, const N: usize>() -> &'static [FieldCopy] {
+    FlatTables::<T, N>::COPIES
+}
+
+/// `GpuStruct::HOST_LAYOUT_MATCHES` of a flat-path `#[repr(C)]` struct (see [`host_matches`]).
+#[must_use]
+pub const fn flat_host_matches<T: Analyzed<N>, const N: usize>() -> bool {
+    host_matches(
+        &T::ANALYSIS,
+        FlatTables::<T, N>::COPIES,
+        size_of::<T>(),
+        T::PADDING,
+    )
+}
+
+/// The first field of a flat-path struct without a wgpu vertex format (see [`webgl_index`]).
+#[must_use]
+pub const fn flat_webgl<T: Analyzed<N>, const N: usize>() -> Option<usize> {
+    webgl_index(&T::ANALYSIS)
+}
+
+/// Why a flat-path struct has no vertex layout (see [`no_vertex_layout_of`]).
+#[must_use]
+pub const fn flat_webgl_message<T: Analyzed<N>, const N: usize>() -> Msg {
+    no_vertex_layout_of(&T::ANALYSIS)
+}
+
+/// The vertex attributes of a flat-path struct (see [`vertex_attribute_list`]).
+#[must_use]
+pub const fn flat_attributes<T: Analyzed<N>, const N: usize>(
+    location: u32,
+) -> [wgpu::VertexAttribute; N] {
+    vertex_attribute_list(&T::ANALYSIS, location)
+}
+
+/// Whether a `zero_copy` struct's host bytes are its rows (the analysis checked it).
+#[must_use]
+pub const fn analysis_host_matches<T: Analyzed<N>, const N: usize>() -> bool {
+    T::ANALYSIS.host_matches
+}
+
+/// `GpuStruct::FORMAT` of a general-path struct (one field per leaf).
+#[must_use]
+pub const fn tree_format<T: Flattened>() -> &'static GpuDataStructFormat {
+    <T::Tables as LeafTableSet>::FORMAT
+}
+
+/// The struct format fields of a general-path struct (a runtime-sized struct's header).
+#[must_use]
+pub const fn tree_fields<T: Flattened>() -> &'static [GpuDataStructField] {
+    <T::Tables as LeafTableSet>::FIELDS
+}
+
+/// `GpuStruct::FIELD_COPIES` of a general-path struct.
+#[must_use]
+pub const fn tree_copies<T: Flattened>() -> &'static [FieldCopy] {
+    <T::Tables as LeafTableSet>::COPIES
+}
+
+/// The field of a general-path struct's first leaf without a wgpu vertex format.
+#[must_use]
+pub const fn tree_webgl<T: Flattened>() -> Option<usize> {
+    <T::Tables as LeafTableSet>::WEBGL
+}
+
+/// Why a general-path struct has no vertex layout (see [`webgl_message`]).
+#[must_use]
+pub const fn tree_webgl_message<T: Flattened>() -> Msg {
+    webgl_message(<T::Tables as LeafTableSet>::LEAVES)
+}
+
+/// The vertex attributes of a general-path struct's leaves (see [`leaf_attributes`]).
+#[must_use]
+pub const fn tree_attributes<T: Flattened>() -> &'static [wgpu::VertexAttribute] {
+    <T::Tables as LeafTableSet>::ATTRIBUTES
+}
+
+/// `GpuStruct::TREE` of a struct that nests: its WGSL struct and host shape.
+#[must_use]
+pub const fn tree_of<T: Described + GpuType>() -> Option<(&'static WgslStruct, &'static HostShape)>
+{
+    Some((HostTree::<T>::STRUCT, HostTree::<T>::HOST))
+}
+
+/// References to a struct's description, made on first use.
+struct HostTree<T>(core::marker::PhantomData<T>);
+
+impl<T: Described + GpuType> HostTree<T> {
+    const STRUCT: &'static WgslStruct = &T::STRUCT;
+    const HOST: &'static HostShape = &T::HOST;
+}
+
+/// `GpuStruct::HOST_LAYOUT_MATCHES` of a general-path `#[repr(C)]` struct (see
+/// [`host_matches_members`]).
+#[must_use]
+pub const fn tree_host_matches<T: Analyzed<N>, const N: usize>() -> bool {
+    host_matches_members(
+        &T::ANALYSIS,
+        T::OFFSETS,
+        T::ANALYSIS.sizes,
+        size_of::<T>(),
+        T::PADDING,
+    )
+}
+
+/// The index of field `k`'s first leaf in a general-path struct's format (a field marker's
+/// `INDEX`).
+#[must_use]
+pub const fn first_leaf_of<T: Analyzed<N>, const N: usize>(k: usize) -> usize {
+    first_leaf(&T::ANALYSIS, k)
+}
+
+/// [`fail`] with a message passed by value (no constant for rustc to evaluate early).
+#[track_caller]
+pub const fn fail_with(msg: Msg) -> ! {
+    panic!("{}", msg.as_str())
 }
 
 /// Why the host bytes of a `#[repr(C)]` struct are not its gpu rows (see [`zero_copy_problem`]).

@@ -13,7 +13,8 @@ use super::FieldCopy;
 use super::gpu_type::HostShape;
 use crate::format::{PrimitiveType, VertexFormat};
 use crate::layout::{
-    AddressSpace, GpuDataStructField, LeafType, MemberCursor, WgslStruct, WgslType,
+    AddressSpace, GpuDataStructField, LayoutCursor, LayoutRuleError, LeafType, MemberCursor,
+    RowShape, StructLayout, WgslMember, WgslStruct, WgslType,
 };
 
 /// A leaf's name, built at compile time: a fixed buffer.
@@ -147,6 +148,8 @@ pub enum TreeProblem {
     RuntimeArray,
     /// A leaf without a vertex format.
     NoVertexFormat(LeafType),
+    /// A leaf the packed (WebGPU vertex) rules refuse.
+    Packed(LayoutRuleError),
 }
 
 /// A [`TreeProblem`] and the path of the member it is about, luma.gl style (`lights[0].color`),
@@ -182,25 +185,6 @@ pub const fn has_runtime_array(ty: &WgslType) -> bool {
             false
         }
     }
-}
-
-/// The leaves of a `packed` struct: the same leaves (names, formats, host offsets), each GPU
-/// offset placed in order by the packed (WebGPU vertex) rules of the flat engine's
-/// [`LayoutCursor`](crate::layout::LayoutCursor), as the analysis placed them. A leaf the rules
-/// refuse (which the analysis reports first) keeps its offset.
-#[must_use]
-pub const fn pack_leaves<const L: usize>(mut leaves: [Leaf; L]) -> [Leaf; L] {
-    let mut cursor = crate::layout::LayoutCursor::new(crate::layout::StructLayout::Packed);
-    let mut k = 0;
-    while k < L {
-        if let Some(format) = leaves[k].format
-            && let Ok(offset) = cursor.place(format)
-        {
-            leaves[k].gpu = offset;
-        }
-        k += 1;
-    }
-    leaves
 }
 
 /// Leaves of a type: one per scalar or vector, one per matrix column.
@@ -243,24 +227,6 @@ pub(crate) const fn scalar_bytes(ty: &WgslType) -> usize {
             total
         }
     }
-}
-
-/// The GPU offset of member `j` of `s` in `space` (the layout was checked before).
-const fn member_offset(s: &WgslStruct, j: usize, space: AddressSpace) -> u64 {
-    let mut cursor = MemberCursor::new(space);
-    let mut i = 0;
-    while i < s.members.len() {
-        let m = &s.members[i];
-        let Ok(ty) = m.ty.layout(space) else { return 0 };
-        let Ok(placed) = cursor.place(ty, m.ty.is_runtime_array(), m.align, m.size) else {
-            return 0;
-        };
-        if i == j {
-            return placed.offset;
-        }
-        i += 1;
-    }
-    0
 }
 
 const fn stride(ty: &WgslType, space: AddressSpace) -> u64 {
@@ -309,137 +275,417 @@ const fn reinterpret(ty: &WgslType, host: HostShape) -> Result<HostShape, TreePr
     }
 }
 
-/// Leaf `k` of field `field` (WGSL type `ty`, host shape `host`, named `name`, at GPU offset
-/// `gpu` and host offset `host_at`).
-///
-/// # Errors
-/// A [`TreeFault`]: the problem and the path (from `name`) of the member it is about.
-#[allow(
-    clippy::too_many_arguments,
-    reason = "one walk state, passed whole to a recursive const fn"
-)]
-#[allow(
-    clippy::result_large_err,
-    reason = "a const fn cannot box; the fault is a path in a fixed buffer, as the leaf is"
-)]
-pub const fn leaf_at(
-    field: usize,
-    ty: &WgslType,
-    host: HostShape,
-    mut k: usize,
+/// What a [`Walk`] does with each leaf besides counting it.
+#[derive(Clone, Copy)]
+enum Mode {
+    /// Counts leaves, their components and the furthest GPU byte.
+    Count,
+    /// Also stores each leaf (its path built) in the output, while it has room.
+    Store,
+    /// Also places each leaf by the packed (WebGPU vertex) rules, in order, storing it when
+    /// there is room, and tracks whether the current field's leaves lie on the host as the
+    /// packed rules place them.
+    Pack(LayoutCursor),
+}
+
+/// One pass over the leaves of a struct's fields (scalars, vectors, matrix columns, in member
+/// order): each member placed once by a [`MemberCursor`], paths built only when asked for. The
+/// analysis counts; the leaf table stores; packed structs place.
+pub(crate) struct Walk<'a> {
+    out: &'a mut [Leaf],
+    mode: Mode,
+    names: bool,
     space: AddressSpace,
-    mut name: LeafName,
-    gpu: u64,
-    host_at: usize,
-) -> Result<Leaf, TreeFault> {
-    let host = match reinterpret(ty, host) {
-        Ok(h) => h,
-        Err(problem) => return Err(TreeFault { name, problem }),
-    };
-    match ty {
-        WgslType::Leaf(leaf) => {
-            let (columns, rows) = leaf.shape();
-            let width = leaf.scalar().byte_length();
-            let (column, column_len) = match leaf {
-                LeafType::Matrix { rows, scalar, .. } => {
-                    name = name.index(k as u64);
-                    (
-                        LeafType::Vector {
-                            components: *rows,
-                            scalar: *scalar,
-                        },
-                        *rows as u64 * width,
-                    )
+    /// Leaves seen.
+    pub(crate) count: usize,
+    /// Vertex-format components of the leaves seen.
+    pub(crate) components: u32,
+    /// The furthest GPU byte a leaf reaches.
+    pub(crate) end: u64,
+    /// Packed mode: the GPU offset of the current field's first leaf.
+    first: Option<u64>,
+    /// Packed mode: whether every leaf of the current field lies at the same distance from the
+    /// field's start on both sides.
+    pub(crate) image: bool,
+    /// Packed mode: payload bytes of the current field's leaves.
+    pub(crate) covered: usize,
+    /// The host offset of the current field.
+    field_host: usize,
+}
+
+/// A leaf placeholder.
+const EMPTY_LEAF: Leaf = Leaf {
+    field: 0,
+    name: LeafName::EMPTY,
+    format: None,
+    leaf: LeafType::Scalar(PrimitiveType::F32),
+    gpu: 0,
+    host: 0,
+    len: 0,
+};
+
+impl<'a> Walk<'a> {
+    /// A walk in `space` that only counts (no paths: a fault's path is found by walking again
+    /// with [`named`](Self::named)).
+    pub(crate) const fn counting(space: AddressSpace) -> Walk<'static> {
+        Walk {
+            out: &mut [],
+            mode: Mode::Count,
+            names: false,
+            space,
+            count: 0,
+            components: 0,
+            end: 0,
+            first: None,
+            image: true,
+            covered: 0,
+            field_host: 0,
+        }
+    }
+
+    /// A walk in `space` that stores every leaf, path included, into `out`.
+    pub(crate) const fn storing(out: &'a mut [Leaf], space: AddressSpace) -> Walk<'a> {
+        Walk {
+            out,
+            mode: Mode::Store,
+            names: true,
+            space,
+            count: 0,
+            components: 0,
+            end: 0,
+            first: None,
+            image: true,
+            covered: 0,
+            field_host: 0,
+        }
+    }
+
+    /// A walk that places every leaf by the packed rules (member types read in the storage
+    /// space), storing them into `out` while it has room.
+    pub(crate) const fn packing(out: &'a mut [Leaf], names: bool) -> Walk<'a> {
+        Walk {
+            out,
+            mode: Mode::Pack(LayoutCursor::new(StructLayout::Packed)),
+            names,
+            space: AddressSpace::Storage,
+            count: 0,
+            components: 0,
+            end: 0,
+            first: None,
+            image: true,
+            covered: 0,
+            field_host: 0,
+        }
+    }
+
+    /// The same walk building paths (to name a fault).
+    pub(crate) const fn named(mut self) -> Walk<'a> {
+        self.names = true;
+        self
+    }
+
+    /// Packed mode: the GPU offset of the current field's first leaf (0 before it has one).
+    pub(crate) const fn field_start(&self) -> u64 {
+        match self.first {
+            Some(first) => first,
+            None => 0,
+        }
+    }
+
+    /// The packed rules' row shape of the leaves placed so far (packed mode).
+    pub(crate) const fn packed_shape(&self) -> Result<RowShape, LayoutRuleError> {
+        match &self.mode {
+            Mode::Pack(cursor) => cursor.finish(),
+            _ => Err(LayoutRuleError::NoFields),
+        }
+    }
+
+    /// `name` followed by `part`, when paths are built.
+    const fn join(&self, name: LeafName, part: &str) -> LeafName {
+        if !self.names {
+            name
+        } else if name.len == 0 {
+            name.push(part)
+        } else {
+            name.push(".").push(part)
+        }
+    }
+
+    /// `name[i]`, when paths are built.
+    const fn index(&self, name: LeafName, i: u64) -> LeafName {
+        if self.names { name.index(i) } else { name }
+    }
+
+    /// Every member of the root struct `s` (host shape `host`) but a runtime-sized tail: member
+    /// `j` is field `j`, named after it.
+    ///
+    /// # Errors
+    /// The first member's fault, with the member's index.
+    #[allow(
+        clippy::result_large_err,
+        reason = "a const fn cannot box; the fault is a path in a fixed buffer"
+    )]
+    pub(crate) const fn root(
+        &mut self,
+        s: &WgslStruct,
+        host: HostShape,
+    ) -> Result<(), (usize, TreeFault)> {
+        let mut cursor = MemberCursor::new(self.space);
+        let mut j = 0;
+        while j < s.members.len() {
+            let member = &s.members[j];
+            let gpu = match member_place(&mut cursor, member, self.space) {
+                Some(offset) => offset,
+                None => 0,
+            };
+            // A runtime-sized tail has no leaves in the header (its elements are walked apart).
+            if !member.ty.is_runtime_array() {
+                let (shape, member_host) = member_host(host, j);
+                if let Err(fault) = self.field(j, member, shape, gpu, member_host) {
+                    return Err((j, fault));
                 }
-                other => (*other, columns as u64 * rows as u64 * width),
-            };
-            let (format, len) = match host {
-                HostShape::Field(format) => (Some(format), format.byte_length()),
-                _ => (leaf_format(column), column_len),
-            };
-            let gpu_stride = match leaf {
-                LeafType::Matrix { .. } => match crate::layout::leaf_layout(column, space) {
+            }
+            j += 1;
+        }
+        Ok(())
+    }
+
+    /// The leaves of field `k`, the root struct's `member` (host shape `host`, at GPU offset
+    /// `gpu` and host offset `host_at`), named after the member.
+    ///
+    /// # Errors
+    /// The first [`TreeFault`].
+    #[allow(
+        clippy::result_large_err,
+        reason = "a const fn cannot box; the fault is a path in a fixed buffer"
+    )]
+    pub(crate) const fn field(
+        &mut self,
+        k: usize,
+        member: &WgslMember,
+        host: HostShape,
+        gpu: u64,
+        host_at: usize,
+    ) -> Result<(), TreeFault> {
+        self.first = None;
+        self.image = true;
+        self.covered = 0;
+        self.field_host = host_at;
+        let name = self.join(LeafName::EMPTY, member.name);
+        self.walk(k, &member.ty, host, name, gpu, host_at)
+    }
+
+    /// The leaves of a value of WGSL type `ty` and host shape `host` in field `field`, named
+    /// `name`, at GPU offset `gpu` and host offset `host_at`.
+    ///
+    /// # Errors
+    /// The first [`TreeFault`] (its path from `name` when paths are built).
+    #[allow(
+        clippy::result_large_err,
+        reason = "a const fn cannot box; the fault is a path in a fixed buffer"
+    )]
+    pub(crate) const fn walk(
+        &mut self,
+        field: usize,
+        ty: &WgslType,
+        host: HostShape,
+        name: LeafName,
+        gpu: u64,
+        host_at: usize,
+    ) -> Result<(), TreeFault> {
+        let host = match reinterpret(ty, host) {
+            Ok(h) => h,
+            Err(problem) => return Err(TreeFault { name, problem }),
+        };
+        match ty {
+            WgslType::Leaf(leaf) => self.leaf(field, *leaf, host, name, gpu, host_at),
+            WgslType::Array {
+                element,
+                count: Some(n),
+            } => {
+                let (inner, host_stride) = match host {
+                    HostShape::Array { element, stride } => (*element, stride),
+                    _ => (HostShape::Packed, scalar_bytes(element)),
+                };
+                let gpu_stride = stride(element, self.space);
+                let mut i = 0;
+                while i < *n as usize {
+                    if let Err(fault) = self.walk(
+                        field,
+                        element,
+                        inner,
+                        self.index(name, i as u64),
+                        gpu + i as u64 * gpu_stride,
+                        host_at + i * host_stride,
+                    ) {
+                        return Err(fault);
+                    }
+                    i += 1;
+                }
+                Ok(())
+            }
+            WgslType::Array { count: None, .. } => Err(TreeFault {
+                name,
+                problem: TreeProblem::RuntimeArray,
+            }),
+            WgslType::Struct(s) => {
+                let mut cursor = MemberCursor::new(self.space);
+                let mut j = 0;
+                while j < s.members.len() {
+                    let member = &s.members[j];
+                    let offset = match member_place(&mut cursor, member, self.space) {
+                        Some(offset) => offset,
+                        None => 0,
+                    };
+                    let (shape, member_host) = member_host(host, j);
+                    if let Err(fault) = self.walk(
+                        field,
+                        &member.ty,
+                        shape,
+                        self.join(name, member.name),
+                        gpu + offset,
+                        host_at + member_host,
+                    ) {
+                        return Err(fault);
+                    }
+                    j += 1;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The leaves of a scalar, vector or matrix (one per column).
+    #[allow(
+        clippy::result_large_err,
+        reason = "a const fn cannot box; the fault is a path in a fixed buffer"
+    )]
+    const fn leaf(
+        &mut self,
+        field: usize,
+        leaf: LeafType,
+        host: HostShape,
+        name: LeafName,
+        gpu: u64,
+        host_at: usize,
+    ) -> Result<(), TreeFault> {
+        let (columns, rows) = leaf.shape();
+        let width = leaf.scalar().byte_length();
+        let (column, column_len, count, gpu_stride) = match leaf {
+            LeafType::Matrix { rows, scalar, .. } => {
+                let column = LeafType::Vector {
+                    components: rows,
+                    scalar,
+                };
+                let gpu_stride = match crate::layout::leaf_layout(column, self.space) {
                     Ok(l) => l.alignment,
                     Err(_) => 0,
-                },
-                _ => 0,
+                };
+                (column, rows as u64 * width, columns as usize, gpu_stride)
+            }
+            other => (other, columns as u64 * rows as u64 * width, 1, 0),
+        };
+        let (format, len) = match host {
+            HostShape::Field(format) => (Some(format), format.byte_length()),
+            _ => (leaf_format(column), column_len),
+        };
+        let host_stride = match host {
+            HostShape::Columns { stride } => stride,
+            _ => column_len as usize,
+        };
+        let matrix = matches!(leaf, LeafType::Matrix { .. });
+        let mut k = 0;
+        while k < count {
+            let name = if matrix {
+                self.index(name, k as u64)
+            } else {
+                name
             };
-            let host_stride = match host {
-                HostShape::Columns { stride } => stride,
-                _ => column_len as usize,
-            };
-            if format.is_none() {
+            let Some(format) = format else {
                 return Err(TreeFault {
                     name,
                     problem: TreeProblem::NoVertexFormat(column),
                 });
-            }
-            Ok(Leaf {
+            };
+            let leaf = Leaf {
                 field,
                 name,
-                format,
+                format: Some(format),
                 leaf: column,
                 gpu: gpu + k as u64 * gpu_stride,
                 host: host_at + k * host_stride,
                 len: len as usize,
-            })
-        }
-        WgslType::Array { element, count } => {
-            if count.is_none() {
-                return Err(TreeFault {
-                    name,
-                    problem: TreeProblem::RuntimeArray,
-                });
-            }
-            let per = leaf_count(element);
-            let i = k / per;
-            k %= per;
-            let (inner, host_stride) = match host {
-                HostShape::Array { element, stride } => (*element, stride),
-                _ => (HostShape::Packed, scalar_bytes(element)),
             };
-            leaf_at(
-                field,
-                element,
-                inner,
-                k,
-                space,
-                name.index(i as u64),
-                gpu + i as u64 * stride(element, space),
-                host_at + i * host_stride,
-            )
+            if let Err(problem) = self.emit(leaf) {
+                return Err(TreeFault { name, problem });
+            }
+            k += 1;
         }
-        WgslType::Struct(s) => {
-            let mut j = 0;
-            while j < s.members.len() {
-                let count = leaf_count(&s.members[j].ty);
-                if k < count {
-                    break;
+        Ok(())
+    }
+
+    /// Counts, stores or places one leaf.
+    const fn emit(&mut self, mut leaf: Leaf) -> Result<(), TreeProblem> {
+        if let Mode::Pack(cursor) = &mut self.mode
+            && let Some(format) = leaf.format
+        {
+            let offset = match cursor.place(format) {
+                Ok(offset) => offset,
+                Err(error) => return Err(TreeProblem::Packed(error)),
+            };
+            let first = match self.first {
+                Some(first) => first,
+                None => {
+                    self.first = Some(offset);
+                    offset
                 }
-                k -= count;
-                j += 1;
+            };
+            // The leaf's host offset counts from the field's start, as the packed offset does
+            // from the field's first leaf.
+            if (leaf.host - self.field_host) as u64 != offset - first {
+                self.image = false;
             }
-            let member = &s.members[j];
-            let (shape, member_host) = match host {
-                HostShape::Struct { members, .. } => (members[j].shape, members[j].offset),
-                _ => (HostShape::Packed, 0),
-            };
-            let name = if name.len == 0 {
-                name.push(member.name)
-            } else {
-                name.push(".").push(member.name)
-            };
-            leaf_at(
-                field,
-                &member.ty,
-                shape,
-                k,
-                space,
-                name,
-                gpu + member_offset(s, j, space),
-                host_at + member_host,
-            )
+            self.covered += leaf.len;
+            leaf.gpu = offset;
         }
+        if let Some(format) = leaf.format {
+            self.components += format.components();
+        }
+        let end = leaf.gpu + leaf.len as u64;
+        if end > self.end {
+            self.end = end;
+        }
+        if !matches!(self.mode, Mode::Count) && self.count < self.out.len() {
+            self.out[self.count] = leaf;
+        }
+        self.count += 1;
+        Ok(())
+    }
+}
+
+/// Places `member` with `cursor`, returning its offset (`None` when the rules refuse it, which
+/// the struct's layout reported first).
+const fn member_place(
+    cursor: &mut MemberCursor,
+    member: &WgslMember,
+    space: AddressSpace,
+) -> Option<u64> {
+    let Ok(ty) = member.ty.layout(space) else {
+        return None;
+    };
+    match cursor.place(ty, member.ty.is_runtime_array(), member.align, member.size) {
+        Ok(placed) => Some(placed.offset),
+        Err(_) => None,
+    }
+}
+
+/// Member `j`'s host shape and host offset inside a struct's host shape.
+const fn member_host(host: HostShape, j: usize) -> (HostShape, usize) {
+    match host {
+        HostShape::Struct { members, .. } if j < members.len() => {
+            (members[j].shape, members[j].offset)
+        }
+        _ => (HostShape::Packed, 0),
     }
 }
 
@@ -498,10 +744,12 @@ pub const fn image_matches(
                 return false;
             }
             let mut covered = padding;
+            let mut cursor = MemberCursor::new(space);
             let mut j = 0;
             while j < members.len() {
                 let m = members[j];
-                if m.offset as u64 != member_offset(s, j, space)
+                let offset = member_place(&mut cursor, &s.members[j], space);
+                if !matches!(offset, Some(at) if at == m.offset as u64)
                     || !image_matches(&s.members[j].ty, m.shape, m.size, space)
                 {
                     return false;
@@ -555,7 +803,9 @@ pub const fn image_fault(
     }
 }
 
-/// All `L` leaves of struct `s` with host shape `host` in `space`, field by field.
+/// All `L` leaves of struct `s` with host shape `host`, field by field, in one pass: laid out in
+/// `space`, or, for a `packed` struct, each placed in order by the packed (WebGPU vertex) rules
+/// of the flat engine's [`LayoutCursor`], as the analysis placed them.
 ///
 /// # Errors
 /// The first leaf's problem, with its field.
@@ -564,34 +814,19 @@ pub const fn image_fault(
     reason = "a const fn cannot box; the fault is a path in a fixed buffer"
 )]
 pub const fn leaves<const L: usize>(
-    s: &'static WgslStruct,
+    s: &WgslStruct,
     host: HostShape,
     space: AddressSpace,
+    packed: bool,
 ) -> Result<[Leaf; L], (usize, TreeFault)> {
-    let empty = Leaf {
-        field: 0,
-        name: LeafName::new(),
-        format: None,
-        leaf: LeafType::Scalar(PrimitiveType::F32),
-        gpu: 0,
-        host: 0,
-        len: 0,
+    let mut out = [EMPTY_LEAF; L];
+    let mut walk = if packed {
+        Walk::packing(&mut out, true)
+    } else {
+        Walk::storing(&mut out, space)
     };
-    let mut out = [empty; L];
-    let ty = WgslType::Struct(s);
-    let mut field = 0;
-    let mut first = 0;
-    let mut k = 0;
-    while k < L {
-        while field < s.members.len() && k >= first + leaf_count(&s.members[field].ty) {
-            first += leaf_count(&s.members[field].ty);
-            field += 1;
-        }
-        match leaf_at(field, &ty, host, k, space, LeafName::new(), 0, 0) {
-            Ok(leaf) => out[k] = leaf,
-            Err(e) => return Err((field, e)),
-        }
-        k += 1;
+    if let Err(fault) = walk.root(s, host) {
+        return Err(fault);
     }
     Ok(out)
 }
@@ -700,23 +935,15 @@ pub const fn element_problem(
     name: LeafName,
 ) -> Option<TreeFault> {
     let shape = element_shape(host);
-    let mut k = 0;
-    while k < leaf_count(element) {
-        if let Err(fault) = leaf_at(
-            0,
-            element,
-            shape,
-            k,
-            AddressSpace::Storage,
-            name.push("[]"),
-            0,
-            0,
-        ) {
-            return Some(fault);
-        }
-        k += 1;
+    let mut walk = Walk::counting(AddressSpace::Storage);
+    if walk.walk(0, element, shape, name, 0, 0).is_ok() {
+        return None;
     }
-    None
+    let mut walk = Walk::counting(AddressSpace::Storage).named();
+    match walk.walk(0, element, shape, name.push("[]"), 0, 0) {
+        Err(fault) => Some(fault),
+        Ok(()) => None,
+    }
 }
 
 /// The `L` copies that encode or decode one element of a runtime-sized array (WGSL type `ty`,
@@ -724,16 +951,12 @@ pub const fn element_problem(
 /// (which the struct's analysis reports, failing the build).
 #[must_use]
 pub const fn element_copies<const L: usize>(ty: &WgslType, host: HostShape) -> [FieldCopy; L] {
-    let mut copies = [NO_COPY; L];
-    let mut k = 0;
-    while k < L {
-        match leaf_at(0, ty, host, k, AddressSpace::Storage, LeafName::new(), 0, 0) {
-            Ok(leaf) => copies[k] = leaf_copy(&leaf),
-            Err(_) => return [NO_COPY; L],
-        }
-        k += 1;
+    let mut leaves = [EMPTY_LEAF; L];
+    let mut walk = Walk::storing(&mut leaves, AddressSpace::Storage);
+    if walk.walk(0, ty, host, LeafName::EMPTY, 0, 0).is_err() {
+        return [NO_COPY; L];
     }
-    copies
+    leaf_copies::<L>(&leaves)
 }
 
 /// The path of the member inside `ty` (named `name`) whose type or placement breaks a rule of
