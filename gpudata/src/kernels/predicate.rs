@@ -1,9 +1,14 @@
 //! The row-mask kernel: a predicate tree over columns, constants and other masks, evaluated
 //! once per row, written as one bit per row (bit `i % 32` of word `i / 32`, Arrow's order).
 //!
-//! Each workgroup evaluates 8192 consecutive rows, 32 per invocation, and transposes their
-//! bits in workgroup memory into 256 words, so the mask is written in whole, consecutive words. Rows are split into runs of
-//! whole workgroups when a column or the mask exceeds one binding.
+//! Each workgroup evaluates 8192 consecutive rows, 32 per invocation, and gathers their bits in
+//! workgroup memory into 256 words, so the mask is written in whole, consecutive words. Two
+//! kernels do the gathering: with `Features::SUBGROUP` (and `OpsConfig::subgroups`), each
+//! subgroup's ballot of one step holds the bits of consecutive rows, which its first lanes OR into
+//! the tile's words; without subgroups (or when the workgroup's subgroups are not full, which the
+//! kernel checks), each invocation keeps its 32 rows' bits in one word and the workgroup transposes
+//! them. Rows are split into runs of whole workgroups when a column or the mask exceeds one
+//! binding.
 
 use super::config::Planner;
 use super::plan::Dispatch;
