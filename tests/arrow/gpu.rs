@@ -658,3 +658,28 @@ fn tables_without_batches_and_with_mismatched_schemas() {
         "{e}"
     );
 }
+
+/// Arrow column names are free: a column named `dep delay` uploads, gets a vertex layout and
+/// renders under its name; only interleaving columns into struct rows needs field paths.
+#[test]
+fn column_names_with_spaces_upload_and_render() {
+    let gpu = support::gpu();
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "dep delay",
+        DataType::Float32,
+        false,
+    )]));
+    let batch = RecordBatch::try_new(
+        schema.clone(),
+        vec![Arc::new(Float32Array::from(vec![1.5f32, -2.0, 3.25]))],
+    )
+    .unwrap();
+    let (table, skipped) =
+        gpudata::arrow::record_batches_to_gpu_table(&gpu, &schema, &[batch], &BatchOptions::new())
+            .unwrap();
+    assert!(skipped.is_empty());
+    let bindings = table
+        .render_bindings(&gpu, gpudata::table::RenderOptions::default())
+        .unwrap();
+    assert_eq!(bindings.location("dep delay"), Some(0));
+}

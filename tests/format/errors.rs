@@ -178,7 +178,7 @@ fn layout_invalid_field_name() {
         error.to_string(),
         "field name \"b c\" is not a field path: expected identifiers joined by `.`, each with optional `[N]` indices (`position`, `lights[1].color`), found ' ' at byte 1"
     );
-    // Every way to a struct format or vertex layout applies the one rule.
+    // Every way to a struct format applies the one rule.
     let empty = GpuDataStructFormat::new(StructLayout::WgslStorage, [("", VertexFormat::Float32)]);
     assert_eq!(
         empty.unwrap_err(),
@@ -187,19 +187,23 @@ fn layout_invalid_field_name() {
             problem: FieldNameProblem::Empty,
         }
     );
-    let mut layout = BufferLayout::single("p", VertexFormat::Float32, 4);
-    layout.attributes = vec![BufferAttribute {
-        attribute: "a.".into(),
-        format: VertexFormat::Float32,
-        byte_offset: 0,
-    }];
+    let trailing = GpuDataStructFormat::parse(StructLayout::Packed, [("a.", "float32")]);
     assert_eq!(
-        layout.to_wgpu(0).unwrap_err(),
+        trailing.unwrap_err(),
         LayoutError::InvalidFieldName {
             field: "a.".into(),
             problem: FieldNameProblem::Segment { at: 2 },
         }
     );
+    // Vertex layouts name attributes by what they come from (Arrow column names are free):
+    // only struct rows need field paths.
+    let mut layout = BufferLayout::single("p", VertexFormat::Float32, 4);
+    layout.attributes = vec![BufferAttribute {
+        attribute: "dep delay".into(),
+        format: VertexFormat::Float32,
+        byte_offset: 0,
+    }];
+    assert!(layout.to_wgpu(0).is_ok());
     // luma.gl's flattened paths are names.
     let paths = [("lights[1].color", "float32x4"), ("bones[2]", "float32")];
     assert!(GpuDataStructFormat::parse(StructLayout::Packed, paths).is_ok());

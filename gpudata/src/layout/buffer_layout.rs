@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use super::GpuDataStructFormat;
 use super::struct_format::first_duplicate;
 use crate::format::VertexFormat;
-use crate::layout::{LayoutError, check_field_name};
+use crate::layout::LayoutError;
 
 /// Whether a vertex buffer advances per vertex or per instance.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -161,7 +161,7 @@ impl BufferLayout {
     ///
     /// # Errors
     /// [`LayoutError::NoByteStride`], [`LayoutError::NoAttributes`],
-    /// [`LayoutError::InvalidFieldName`], [`LayoutError::WebglOnlyVertexAttribute`], [`LayoutError::MisalignedStride`],
+    /// [`LayoutError::WebglOnlyVertexAttribute`], [`LayoutError::MisalignedStride`],
     /// [`LayoutError::MisalignedAttribute`], [`LayoutError::AttributeOutsideStride`],
     /// [`LayoutError::AttributeBeyondStrideLimit`], [`LayoutError::DuplicateAttribute`],
     /// [`LayoutError::LocationOverflow`].
@@ -186,14 +186,6 @@ impl BufferLayout {
                 layout: self.name.clone(),
                 byte_stride: stride,
             });
-        }
-        for attribute in attributes.iter() {
-            check_field_name(&attribute.attribute).map_err(|problem| {
-                LayoutError::InvalidFieldName {
-                    field: attribute.attribute.clone(),
-                    problem,
-                }
-            })?;
         }
         let names = attributes.iter().map(|a| a.attribute.as_str());
         if let Some((first, second)) = first_duplicate(names) {

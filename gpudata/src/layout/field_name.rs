@@ -8,7 +8,9 @@
 //! and other punctuation are refused: such a name could not be told apart from its neighbours
 //! in a `NAME:FORMAT` list, a path, or a shader. Keywords are fine here (`meta` is a field
 //! name); WGSL's stricter rule ([`check_wgsl_name`](super::check_wgsl_name)) applies wherever
-//! WGSL text is made.
+//! WGSL text is made. Vertex layouts' attribute names are not checked: they name where the data
+//! came from (an Arrow column named `dep delay` uploads, lays out and renders), and become field
+//! names only when columns are interleaved into struct rows.
 
 use std::fmt;
 
