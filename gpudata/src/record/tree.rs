@@ -328,46 +328,28 @@ impl<'a> Walk<'a> {
     /// A walk in `space` that only counts (no paths: a fault's path is found by walking again
     /// with [`named`](Self::named)).
     pub(crate) const fn counting(space: AddressSpace) -> Walk<'static> {
-        Walk {
-            out: &mut [],
-            mode: Mode::Count,
-            names: false,
-            space,
-            count: 0,
-            components: 0,
-            end: 0,
-            first: None,
-            image: true,
-            covered: 0,
-            field_host: 0,
-        }
+        Walk::start(&mut [], Mode::Count, false, space)
     }
 
     /// A walk in `space` that stores every leaf, path included, into `out`.
     pub(crate) const fn storing(out: &'a mut [Leaf], space: AddressSpace) -> Walk<'a> {
-        Walk {
-            out,
-            mode: Mode::Store,
-            names: true,
-            space,
-            count: 0,
-            components: 0,
-            end: 0,
-            first: None,
-            image: true,
-            covered: 0,
-            field_host: 0,
-        }
+        Walk::start(out, Mode::Store, true, space)
     }
 
     /// A walk that places every leaf by the packed rules (member types read in the storage
     /// space), storing them into `out` while it has room.
     pub(crate) const fn packing(out: &'a mut [Leaf], names: bool) -> Walk<'a> {
+        let mode = Mode::Pack(LayoutCursor::new(StructLayout::Packed));
+        Walk::start(out, mode, names, AddressSpace::Storage)
+    }
+
+    /// A walk before its first leaf.
+    const fn start(out: &'a mut [Leaf], mode: Mode, names: bool, space: AddressSpace) -> Walk<'a> {
         Walk {
             out,
-            mode: Mode::Pack(LayoutCursor::new(StructLayout::Packed)),
+            mode,
             names,
-            space: AddressSpace::Storage,
+            space,
             count: 0,
             components: 0,
             end: 0,
