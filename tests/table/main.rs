@@ -5,6 +5,7 @@
 pub mod support;
 
 mod chunked;
+mod chunked_filter;
 mod dynamic;
 mod errors;
 mod faults;

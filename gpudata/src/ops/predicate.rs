@@ -147,6 +147,55 @@ impl<C, M> PredicateOf<C, M> {
     }
 }
 
+impl<C, M> PredicateOf<C, M> {
+    /// The same tree over other columns and masks: `column` maps each column (and column
+    /// comparand), `mask` each mask, in the tree's order; the first error stops it.
+    pub(crate) fn try_map<C2, M2, E>(
+        &self,
+        column: &mut impl FnMut(&C) -> Result<C2, E>,
+        mask: &mut impl FnMut(&M) -> Result<M2, E>,
+    ) -> Result<PredicateOf<C2, M2>, E> {
+        let side = |c: &Comparand<C>, column: &mut dyn FnMut(&C) -> Result<C2, E>| {
+            Ok(match c {
+                Comparand::Column(col) => Comparand::Column(column(col)?),
+                Comparand::Value(v) => Comparand::Value(*v),
+            })
+        };
+        Ok(match self {
+            PredicateOf::Compare {
+                op,
+                column: c,
+                other,
+            } => PredicateOf::Compare {
+                op: *op,
+                column: column(c)?,
+                other: side(other, column)?,
+            },
+            PredicateOf::Between {
+                column: c,
+                low,
+                high,
+            } => PredicateOf::Between {
+                column: column(c)?,
+                low: side(low, column)?,
+                high: side(high, column)?,
+            },
+            PredicateOf::Mask(m) => PredicateOf::Mask(mask(m)?),
+            PredicateOf::And(ps) => PredicateOf::And(
+                ps.iter()
+                    .map(|p| p.try_map(column, mask))
+                    .collect::<Result<_, _>>()?,
+            ),
+            PredicateOf::Or(ps) => PredicateOf::Or(
+                ps.iter()
+                    .map(|p| p.try_map(column, mask))
+                    .collect::<Result<_, _>>()?,
+            ),
+            PredicateOf::Not(p) => PredicateOf::Not(Box::new(p.try_map(column, mask)?)),
+        })
+    }
+}
+
 impl<C: Copy, M: Copy> PredicateOf<C, M> {
     /// The kernel's form: columns and masks collected (by first use), the tree by index.
     pub(crate) fn lower(&self, columns: &mut Vec<C>, masks: &mut Vec<M>) -> Node {

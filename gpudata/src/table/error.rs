@@ -593,6 +593,16 @@ pub enum TableError {
         /// The mask's rows.
         found: u64,
     },
+    /// [`GpuVector::mask`](crate::GpuVector::mask) or
+    /// [`GpuVector::filter`](crate::GpuVector::filter) with a [`GpuMaskVector`](crate::table::GpuMaskVector)
+    /// of another length than the vectors (or than the predicate's first mask).
+    #[error("filter: the chunked mask has {found} rows, expected the vectors' {expected}")]
+    ChunkedMaskLength {
+        /// The vectors' rows.
+        expected: u64,
+        /// The mask's rows.
+        found: u64,
+    },
     /// [`GpuTable::filter`](crate::GpuTable::filter) of a table with an index column, whose
     /// indices name rows that filtering moves: which primitives to keep depends on the
     /// topology, which [`filter_primitives`](crate::GpuTable::filter_primitives) takes.

@@ -357,60 +357,13 @@ impl GpuVector {
         mut operation: impl FnMut(&[ChunkPiece<'_>]) -> Result<GpuData, E>,
     ) -> Result<GpuVector, ChunkMapError<E>> {
         let name = name.into();
-        let length = inputs.first().map_or(0, |v| v.length);
-        for input in inputs {
-            if let Some(list) = input
-                .vector_format()
-                .filter(|f| !matches!(f, GpuVectorFormat::Fixed(_)))
-            {
-                return Err(TableError::ChunkedList {
-                    vector: input.name.clone(),
-                    format: list.to_string(),
-                }
-                .into());
-            }
-            if input.length != length || input.chunks.is_empty() {
-                return Err(TableError::MapLength {
-                    vector: input.name.clone(),
-                    expected: length,
-                    found: input.length,
-                    chunks: input.chunks.len(),
-                }
-                .into());
-            }
-        }
+        check_map_inputs(inputs)?;
         let spans: Vec<Vec<ChunkSpan<'_>>> = inputs.iter().map(|v| v.chunk_spans()).collect();
-        // Piece boundaries: every input's chunk ends, in order.
-        let mut ends: Vec<u64> = spans
-            .iter()
-            .flatten()
-            .map(|s| s.first_row + s.rows)
-            .filter(|&end| end > 0)
-            .collect();
-        ends.sort_unstable();
-        ends.dedup();
-        if ends.is_empty() {
-            ends.push(0);
-        }
+        let ends = piece_ends(&spans, &[]);
         let mut outputs = Vec::with_capacity(ends.len());
         let mut start = 0u64;
         for end in ends {
-            // Per input, the chunk holding row `start` (the last one for an empty vector; every
-            // input has one, checked above).
-            let pieces: Vec<ChunkPiece<'_>> = spans
-                .iter()
-                .filter_map(|chunks| {
-                    let span = chunks
-                        .iter()
-                        .find(|s| s.first_row + s.rows > start)
-                        .or(chunks.last())?;
-                    Some(ChunkPiece {
-                        data: span.data,
-                        first: start - span.first_row,
-                        rows: end - start,
-                    })
-                })
-                .collect();
+            let pieces = pieces_at(&spans, start, end);
             match operation(&pieces) {
                 Ok(output) => outputs.push(output),
                 Err(source) => {
@@ -427,4 +380,72 @@ impl GpuVector {
         }
         Ok(GpuVector::from_data(name, outputs)?)
     }
+}
+
+/// Checks that `inputs` can be split into pieces together: fixed formats, one length, at least
+/// one chunk each (what [`GpuVector::map_chunks`] documents).
+pub(crate) fn check_map_inputs(inputs: &[&GpuVector]) -> Result<(), TableError> {
+    let length = inputs.first().map_or(0, |v| v.length);
+    for input in inputs {
+        if let Some(list) = input
+            .vector_format()
+            .filter(|f| !matches!(f, GpuVectorFormat::Fixed(_)))
+        {
+            return Err(TableError::ChunkedList {
+                vector: input.name.clone(),
+                format: list.to_string(),
+            });
+        }
+        if input.length != length || input.chunks.is_empty() {
+            return Err(TableError::MapLength {
+                vector: input.name.clone(),
+                expected: length,
+                found: input.length,
+                chunks: input.chunks.len(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Where the pieces of inputs chunked as `spans` end: every chunk end of every input and every
+/// row in `cuts` (other boundaries, such as a chunked mask's), sorted, without duplicates or
+/// zero; `[0]` when there are none (one empty piece).
+pub(crate) fn piece_ends(spans: &[Vec<ChunkSpan<'_>>], cuts: &[u64]) -> Vec<u64> {
+    let mut ends: Vec<u64> = spans
+        .iter()
+        .flatten()
+        .map(|s| s.first_row + s.rows)
+        .chain(cuts.iter().copied())
+        .filter(|&end| end > 0)
+        .collect();
+    ends.sort_unstable();
+    ends.dedup();
+    if ends.is_empty() {
+        ends.push(0);
+    }
+    ends
+}
+
+/// Per input, its rows `start..end` (which lie in one of its chunks: `end` is at most the next
+/// of [`piece_ends`] after `start`); the last chunk for an empty vector.
+pub(crate) fn pieces_at<'a>(
+    spans: &[Vec<ChunkSpan<'a>>],
+    start: u64,
+    end: u64,
+) -> Vec<ChunkPiece<'a>> {
+    spans
+        .iter()
+        .filter_map(|chunks| {
+            let span = chunks
+                .iter()
+                .find(|s| s.first_row + s.rows > start)
+                .or(chunks.last())?;
+            Some(ChunkPiece {
+                data: span.data,
+                first: start - span.first_row,
+                rows: end - start,
+            })
+        })
+        .collect()
 }

@@ -1,17 +1,18 @@
 //! Element-wise operations on chunked columns: the arithmetic family (`add`, `subtract`,
 //! `multiply`, `divide`) and the math family (`pow`, `sqrt`, `abs`, `sin`, `cos`, `tan`, `exp`,
-//! `log`) over [`GpuVector`] operands, run piece by piece ([`GpuVector::map_chunks`]: inputs
+//! `log`) and the lane operations (`dot`, `length`, `equalAll`, `select`, `swizzle`,
+//! `interleave`) over [`GpuVector`] operands, run piece by piece ([`GpuVector::map_chunks`]: inputs
 //! chunked alike or differently) by the same kernels as one-buffer data, beside constants and
 //! literals that hold for every row. A thin adapter over `ops`: the kernels, type joins and
-//! errors are `ops::arithmetic`'s and `ops::math`'s.
+//! errors are `ops::arithmetic`'s, `ops::math`'s and `ops::lanes`'.
 
 use crate::data::GpuData;
 use crate::device::Gpu;
 use crate::kernels::OpError;
-use crate::ops::{self, ArithmeticOp, Constant, Literal, MathOp, Operand};
+use crate::ops::{self, ArithmeticOp, Constant, LaneOp, Literal, MathOp, Operand};
 use crate::table::ChunkMapError;
 
-use super::chunked::ChunkPiece;
+use super::chunked::{ChunkPiece, ChunkSpan, check_map_inputs, piece_ends, pieces_at};
 use super::vector::GpuVector;
 
 /// One operand of [`GpuVector::arithmetic`] / [`GpuVector::math`]: a chunked column, or a
@@ -56,6 +57,9 @@ impl From<f32> for ChunkOperand<'_> {
 )]
 /// Runs `run` on every piece of `operands`' vectors, each piece's operands in order (vectors as
 /// their piece's rows, constants and literals as given); the outputs are a vector named `name`.
+/// The pieces are those of [`GpuVector::map_chunks`], halved again where an output would not
+/// fit one buffer ([`OpError::TooLarge`]: outputs wider than their inputs, such as `unorm8x4`
+/// becoming `float32x4` or two lanes swizzled into three).
 fn piecewise(
     name: &'static str,
     operands: &[ChunkOperand<'_>],
@@ -76,25 +80,95 @@ fn piecewise(
             source: OpError::NoGpuInput { op: name },
         });
     }
-    GpuVector::map_chunks(&vectors, name, |pieces: &[ChunkPiece<'_>]| {
-        let mut next = pieces.iter();
-        let mut piece_operands = Vec::with_capacity(operands.len());
-        for operand in operands {
-            piece_operands.push(match operand {
-                ChunkOperand::Vector(_) => {
-                    let piece = next.next().ok_or(OpError::NoGpuInput { op: name })?;
-                    match piece.view() {
-                        Some(view) => Operand::Data(view),
-                        // Not one column: the same refusal as one-buffer data gets.
-                        None => Operand::try_from(piece.data)?,
-                    }
-                }
-                ChunkOperand::Constant(c) => Operand::Constant(*c),
-                ChunkOperand::Literal(l) => Operand::Literal(*l),
+    check_map_inputs(&vectors)?;
+    let spans: Vec<Vec<ChunkSpan<'_>>> = vectors.iter().map(|v| v.chunk_spans()).collect();
+    let mut outputs = Vec::new();
+    let mut start = 0u64;
+    for end in piece_ends(&spans, &[]) {
+        let pieces = pieces_at(&spans, start, end);
+        if let Err((first_row, rows, source)) =
+            run_fitting(name, operands, &pieces, start, &run, &mut outputs)
+        {
+            outputs.into_iter().for_each(GpuData::destroy);
+            return Err(ChunkMapError::Piece {
+                vector: name.to_owned(),
+                first_row,
+                rows,
+                source,
             });
         }
-        run(&piece_operands)
-    })
+        start = end;
+    }
+    Ok(GpuVector::from_data(name, outputs)?)
+}
+
+/// Runs `run` on one piece (its first row `first_row` among the vectors'), pushing the output;
+/// where the output does not fit one buffer, on each half of the piece instead. The error
+/// names the rows it failed on.
+fn run_fitting(
+    name: &'static str,
+    operands: &[ChunkOperand<'_>],
+    pieces: &[ChunkPiece<'_>],
+    first_row: u64,
+    run: &impl Fn(&[Operand<'_>]) -> Result<GpuData, OpError>,
+    outputs: &mut Vec<GpuData>,
+) -> Result<(), (u64, u64, OpError)> {
+    let rows = pieces.first().map_or(0, |p| p.rows);
+    match run_piece(name, operands, pieces).and_then(|o| run(&o)) {
+        Ok(output) => {
+            outputs.push(output);
+            Ok(())
+        }
+        Err(OpError::TooLarge { .. }) if rows > 1 => {
+            let half = rows / 2;
+            let part = |skip: u64, rows: u64| -> Vec<ChunkPiece<'_>> {
+                pieces
+                    .iter()
+                    .map(|p| ChunkPiece {
+                        data: p.data,
+                        first: p.first + skip,
+                        rows,
+                    })
+                    .collect()
+            };
+            run_fitting(name, operands, &part(0, half), first_row, run, outputs)?;
+            run_fitting(
+                name,
+                operands,
+                &part(half, rows - half),
+                first_row + half,
+                run,
+                outputs,
+            )
+        }
+        Err(source) => Err((first_row, rows, source)),
+    }
+}
+
+/// The operands of one piece: vectors as their piece's rows (one piece per vector operand, in
+/// order), constants and literals as given.
+fn run_piece<'a>(
+    name: &'static str,
+    operands: &[ChunkOperand<'_>],
+    pieces: &[ChunkPiece<'a>],
+) -> Result<Vec<Operand<'a>>, OpError> {
+    let mut next = pieces.iter();
+    let mut piece_operands = Vec::with_capacity(operands.len());
+    for operand in operands {
+        piece_operands.push(match operand {
+            ChunkOperand::Vector(_) => {
+                let piece = next.next().ok_or(OpError::NoGpuInput { op: name })?;
+                match piece.view() {
+                    Some(view) => Operand::Data(view),
+                    // Not one column: the same refusal as one-buffer data gets.
+                    None => Operand::try_from(piece.data)?,
+                }
+            }
+            ChunkOperand::Constant(c) => Operand::Constant(*c),
+            ChunkOperand::Literal(l) => Operand::Literal(*l),
+        });
+    }
+    Ok(piece_operands)
 }
 
 impl GpuVector {
@@ -150,5 +224,23 @@ impl GpuVector {
         operands: &[ChunkOperand<'_>],
     ) -> Result<GpuVector, ChunkMapError<OpError>> {
         piecewise(op.as_str(), operands, |o| ops::math(gpu, op, o))
+    }
+
+    /// The lane operation `op` (luma.gl's `dot`, `length`, `equalAll`, `select`, `swizzle`,
+    /// `interleave`) over chunked columns: [`ops::lanes`] piece by piece, as
+    /// [`arithmetic`](Self::arithmetic) does; a number operand is a float32 constant, as there.
+    ///
+    /// # Errors
+    /// As [`arithmetic`](Self::arithmetic), with [`ops::lanes`]' errors.
+    #[allow(
+        clippy::result_large_err,
+        reason = "map_chunks' error with ops' OpError inside, as ops returns it"
+    )]
+    pub fn lanes(
+        gpu: &Gpu,
+        op: &LaneOp,
+        operands: &[ChunkOperand<'_>],
+    ) -> Result<GpuVector, ChunkMapError<OpError>> {
+        piecewise(op.luma_name(), operands, |o| ops::lanes(gpu, op, o))
     }
 }

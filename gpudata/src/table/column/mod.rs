@@ -4,6 +4,7 @@ pub(crate) mod append;
 pub(crate) mod batch;
 pub(crate) mod chunk_options;
 pub(crate) mod chunked;
+pub(crate) mod chunked_filter;
 pub(crate) mod chunked_ops;
 pub(crate) mod constant;
 pub(crate) mod schema;
