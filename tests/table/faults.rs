@@ -1,14 +1,17 @@
 //! Fault injection through the table entry points that take a `Gpu`: a table of another
-//! device's data, and a lost device. Each returns `TableError::Gpu` with the typed device
+//! device's data, and a lost device; appends into a reallocating vector's destroyed buffer. Each returns `TableError::Gpu` with the typed device
 //! error; none reaches wgpu's default handler, and no test installs a handler of its own.
 
 use gpudata::table::{
-    PackOptions, RenderOptions, SegmentOptions, SegmentedTable, SegmentedTableBuilder, TableError,
+    AppendableOptions, GpuVector, PackOptions, RenderOptions, SegmentOptions, SegmentedTable,
+    SegmentedTableBuilder, TableError,
 };
 use gpudata::{Gpu, GpuConstant, GpuError, GpuTable, StructLayout, VertexFormat};
 
 use crate::fixtures::batches_table;
-use crate::support::{assert_other_device, f32_bytes, fresh_gpu, gpu, other_gpu, read_buffer};
+use crate::support::{
+    assert_other_device, assert_validation, f32_bytes, fresh_gpu, gpu, other_gpu, read_buffer,
+};
 
 /// Every table entry point that takes `gpu`, over `table`, by name: `Err` with what each
 /// returned, `Ok` where it succeeded. `pack_batches`, which changes the table, runs last.
@@ -97,6 +100,42 @@ fn a_lost_device_is_reported_by_the_table_copies() {
             }
         }
     }
+}
+
+/// A vector growing in one buffer, holding `[1, 2, 3]` as uint8 rows (capacity 64: the next
+/// append writes into the same buffer, from inside its first word).
+fn reallocating_vector(gpu: &Gpu) -> GpuVector {
+    let options = AppendableOptions::reallocating();
+    let mut vector = GpuVector::appendable("bytes", gpu, VertexFormat::Uint8, options).unwrap();
+    vector.append_bytes(&[1, 2, 3]).unwrap();
+    vector
+}
+
+#[test]
+fn an_append_into_a_destroyed_buffer_is_a_validation_error() {
+    let gpu = fresh_gpu();
+    let mut vector = reallocating_vector(&gpu);
+    vector.single_chunk().unwrap().buffer().destroy();
+    let result = vector.append_bytes(&[4, 5]);
+    let Err(TableError::Gpu(error)) = &result else {
+        panic!("an append into a destroyed buffer: {result:?}");
+    };
+    assert_validation(error, "stage an upload", "destroyed");
+    assert_eq!(vector.length(), 3, "a refused append adds no rows");
+    assert!(!gpu.is_lost());
+}
+
+#[test]
+fn an_append_on_a_lost_device_is_reported() {
+    let gpu = fresh_gpu();
+    let mut vector = reallocating_vector(&gpu);
+    gpu.device().destroy();
+    let result = vector.append_bytes(&[4, 5]);
+    assert!(
+        matches!(result, Err(TableError::Gpu(GpuError::DeviceLost { .. }))),
+        "{result:?}"
+    );
+    assert_eq!(vector.length(), 3);
 }
 
 #[test]

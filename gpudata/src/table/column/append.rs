@@ -5,6 +5,7 @@
 use crate::data::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat};
 use crate::device::Gpu;
 use crate::device::buffers::copy_prefix;
+use crate::device::transfer::{WaitMode, write_bytes};
 use crate::record::{GpuStruct, encode_rows_to_vec};
 use crate::table::TableError;
 
@@ -430,10 +431,15 @@ impl GpuVector {
         tail[..partial].copy_from_slice(&staged[staged.len() - partial..]);
         staged.resize(staged.len().next_multiple_of(4), 0);
         let handle = self.single_chunk()?.buffer_handle().clone();
-        state
-            .gpu
-            .queue()
-            .write_buffer(handle.buffer(), aligned, &staged);
+        // Through the transfer engine like every other write: bounded staging, error scopes, a
+        // destroyed buffer or a lost device returned as `TableError::Gpu`.
+        pollster::block_on(write_bytes(
+            &state.gpu,
+            handle.buffer(),
+            aligned,
+            &staged,
+            WaitMode::Block,
+        ))?;
         buffer.tail = (tail, partial);
         let chunk = self.rows_over(&state.gpu, handle, new_rows)?;
         self.chunks = vec![chunk];
