@@ -6,8 +6,12 @@ use gpudata::record::encode_rows_to_vec;
 use gpudata::record::{GpuFieldMarker, GpuFieldOf};
 use gpudata::{GpuField, GpuStruct, Unorm8x4, VertexFormat};
 
+// `packed`: a raw identifier field named after a WGSL keyword (`r#type`) keeps its name in
+// vertex rows; a `wgsl-storage` struct, which declares a WGSL member of that name, refuses it
+// at compile time (`tests/ui/errors/wgsl_names.rs`). The offsets are the same in both layouts.
 #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
 #[repr(C)]
+#[gpu(layout = "packed")]
 struct Particle {
     #[gpu(name = "a_position")]
     position: [f32; 3],

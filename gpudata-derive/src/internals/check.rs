@@ -2,13 +2,14 @@
 
 use std::collections::HashMap;
 
+use gpudata_names::{WgslNameProblem, field_path_problem, is_predeclared, wgsl_identifier_problem};
 use proc_macro2::TokenStream;
 use quote::ToTokens;
+use syn::ext::IdentExt;
 
 use super::ast::Input;
 use super::attr::LayoutKind;
 use super::ctxt::Ctxt;
-use super::field_name::field_name_problem;
 
 /// Records every cross-field problem of `input`.
 pub(crate) fn check(cx: &Ctxt, input: &Input<'_>) {
@@ -212,7 +213,18 @@ fn check_padding_fields(cx: &Ctxt, input: &Input<'_>) {
     }
 }
 
+/// Gpu field names follow the runtime's field-path rule (`gpudata-names`, the same function);
+/// in a `wgsl-storage` or `wgsl-uniform` struct, whose `GpuType::WGSL` declares a WGSL struct
+/// of these names, the struct's name and every field name also follow the runtime's WGSL
+/// identifier rule, so that `StructDecl::wgsl` cannot refuse them later. A `packed` struct has
+/// no WGSL declaration (it does not nest, and its flat `FORMAT.wgsl_struct` is the runtime's
+/// fallible conversion of any format): its names stay free field paths, like vertex attributes.
+/// Every name is known here, so the rule costs nothing at const evaluation.
 fn check_names(cx: &Ctxt, input: &Input<'_>) {
+    let wgsl = input.attrs.layout != LayoutKind::Packed;
+    if wgsl {
+        check_wgsl_struct_name(cx, input);
+    }
     let mut seen: HashMap<String, String> = HashMap::new();
     for field in input.gpu_fields() {
         let name = field.gpu_name();
@@ -227,11 +239,24 @@ fn check_names(cx: &Ctxt, input: &Input<'_>) {
             );
             continue;
         }
-        if let Some(problem) = field_name_problem(&name) {
+        if let Some(problem) = field_path_problem(&name) {
             cx.error_spanned_by(
                 at,
                 format_args!(
                     "gpu field name {name:?} is not a field path: expected identifiers joined by `.`, each with optional `[N]` indices (`position`, `lights[1].color`), found {problem}; write a name such as `name = \"a_position\"`"
+                ),
+            );
+            continue;
+        }
+        if wgsl && let Some(problem) = wgsl_identifier_problem(&name) {
+            let instead = match problem {
+                WgslNameProblem::Reserved => format!("{name}_"),
+                _ => "a_position".to_owned(),
+            };
+            cx.error_spanned_by(
+                at,
+                format_args!(
+                    "gpu field name {name:?} cannot name a member of the struct's WGSL declaration: expected a WGSL identifier (ASCII letters, digits and `_`, not starting with a digit or `__`, not a WGSL keyword or reserved word), found {problem}; write a name such as `name = \"{instead}\"`, or use `#[gpu(layout = \"packed\")]` for vertex rows, which have no WGSL declaration"
                 ),
             );
             continue;
@@ -247,6 +272,23 @@ fn check_names(cx: &Ctxt, input: &Input<'_>) {
             seen.insert(name, field.ident.to_string());
         }
     }
+}
+
+/// The struct's name names its WGSL declaration: a WGSL identifier that shadows no predeclared
+/// name (the runtime's `WgslError::InvalidName` / `PredeclaredName`, decided here instead).
+fn check_wgsl_struct_name(cx: &Ctxt, input: &Input<'_>) {
+    let name = input.ident.unraw().to_string();
+    let found = match wgsl_identifier_problem(&name) {
+        Some(problem) => problem.to_string(),
+        None if is_predeclared(&name) => "a WGSL predeclared type, address space, access mode or built-in function, which the struct would shadow in the whole module".to_owned(),
+        None => return,
+    };
+    cx.error_spanned_by(
+        input.ident,
+        format_args!(
+            "struct name `{name}` cannot name the struct's WGSL declaration: expected a WGSL identifier that is not predeclared, found {found}; rename the struct, or use `#[gpu(layout = \"packed\")]` for vertex rows, which have no WGSL declaration"
+        ),
+    );
 }
 
 fn check_markers(cx: &Ctxt, input: &Input<'_>) {

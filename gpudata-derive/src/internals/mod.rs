@@ -5,7 +5,6 @@ pub(crate) mod attr;
 pub(crate) mod case;
 pub(crate) mod check;
 pub(crate) mod ctxt;
-pub(crate) mod field_name;
 pub(crate) mod shader_attr;
 pub(crate) mod symbol;
 pub(crate) mod value;

@@ -9,7 +9,10 @@ struct EmptyName {
     value: f32,
 }
 
+// `packed`, so that names need only be field paths (a `wgsl-storage` struct's must also be WGSL
+// identifiers: `wgsl_names.rs`) and the last one is accepted.
 #[derive(Clone, Copy, GpuStruct)]
+#[gpu(layout = "packed")]
 struct NotPaths {
     #[gpu(name = "a b")]
     spaced: f32,
@@ -21,8 +24,10 @@ struct NotPaths {
     path: f32,
 }
 
+// `packed`: `__` is no WGSL name either (`wgsl_names.rs`), and only the marker is pinned here.
 #[derive(Clone, Copy, GpuStruct)]
 #[allow(non_snake_case)]
+#[gpu(layout = "packed")]
 struct NoMarker {
     __: f32,
 }

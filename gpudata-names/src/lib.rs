@@ -1,0 +1,21 @@
+//! The name rules that both `gpudata` (at run time) and `gpudata-derive` (at compile time)
+//! apply, each written once:
+//!
+//! - [`field_path_problem`]: the names of a struct format's fields, luma.gl's field paths
+//!   (`position`, `material.color`, `lights[1].color`);
+//! - [`wgsl_identifier_problem`]: the names WGSL text can use for a struct or a member (ASCII
+//!   identifiers, not `_`, not starting with `__`, not a keyword or reserved word), and
+//!   [`is_predeclared`]: the predeclared names a struct would shadow (`f32`, `vec3f`, `storage`).
+//!
+//! Each rule returns a small problem value saying what is wrong and where; the error types stay
+//! in their crates (`gpudata::layout::LayoutError`, `WgslError`, the derive's spanned compile
+//! errors), which map it. No dependencies, no allocation, `#![no_std]`.
+
+#![no_std]
+
+mod field_path;
+mod wgsl;
+mod words;
+
+pub use field_path::{FieldNameProblem, field_path_problem};
+pub use wgsl::{WgslNameProblem, is_predeclared, wgsl_identifier_problem};
