@@ -9,6 +9,11 @@
 //! cargo bench --bench encode
 //! ```
 //!
+//! `gpudata_encode_rows` is `encode_rows` as users call it: above 4 MiB of output it splits the
+//! rows over the machine's threads (at most 8); `gpudata_encode_rows_1_thread` is the same
+//! encoder on the calling thread only (`encode_rows_on(.., 1)`), the like-for-like comparison
+//! with encase, which is single-threaded.
+//!
 //! Before timing, the bench checks that every method produces identical bytes.
 
 use std::hint::black_box;
@@ -16,7 +21,7 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use encase::{ShaderType, StorageBuffer};
-use gpudata::record::{encode_rows, rows_as_bytes};
+use gpudata::record::{encode_rows, encode_rows_on, rows_as_bytes};
 use gpudata::{GpuStruct, Unorm8x4};
 
 const ROWS: usize = 1_000_000;
@@ -190,9 +195,22 @@ fn host_encoding(c: &mut Criterion) {
         ours == theirs,
         "gpudata and encase must write the same bytes"
     );
+    let mut single = vec![0xAAu8; ROWS * stride];
+    encode_rows_on(&rows, &mut single, 1).unwrap();
+    assert!(single == theirs, "one thread must write the same bytes");
+    drop(single);
 
     let mut group = c.benchmark_group("encode_padded_storage");
     group.throughput(Throughput::Bytes((ROWS * stride) as u64));
+    // The encoder on the calling thread only (encase is single-threaded), measured before the
+    // threaded case so that it does not start from caches the threads filled.
+    group.bench_function(
+        BenchmarkId::new("gpudata_encode_rows_1_thread", ROWS),
+        |b| {
+            b.iter(|| encode_rows_on(black_box(&rows), &mut ours, 1).unwrap());
+        },
+    );
+    // `encode_rows` as users call it: 4 MiB and more split over the machine's threads.
     group.bench_function(BenchmarkId::new("gpudata_encode_rows", ROWS), |b| {
         b.iter(|| encode_rows(black_box(&rows), &mut ours).unwrap());
     });
@@ -205,8 +223,8 @@ fn host_encoding(c: &mut Criterion) {
             }
         });
     });
-    // `encode_rows` in calls of under 4 MiB each: the same per-row code with plain stores
-    // instead of streaming ones (whether streaming pays depends on the machine's caches).
+    // `encode_rows` in calls of under 4 MiB each: the same per-row code on one thread with plain
+    // stores instead of streaming ones (whether streaming pays depends on the machine's caches).
     group.bench_function(
         BenchmarkId::new("gpudata_encode_rows_plain_stores", ROWS),
         |b| {
@@ -219,7 +237,8 @@ fn host_encoding(c: &mut Criterion) {
     group.finish();
 }
 
-/// `encode_rows` over `rows` in calls whose outputs stay under 4 MiB (its streaming threshold).
+/// `encode_rows` over `rows` in calls whose outputs stay under 4 MiB (its streaming and
+/// threading threshold): one thread, plain stores.
 fn encode_in_small_calls<T: GpuStruct>(rows: &[T], dst: &mut [u8], stride: usize) {
     let per_call = ((4 << 20) - 1) / stride;
     for (rows, out) in rows.chunks(per_call).zip(dst.chunks_mut(per_call * stride)) {
@@ -371,8 +390,21 @@ fn nested_encoding(c: &mut Criterion) {
         ours == theirs,
         "gpudata and encase must write the same bytes"
     );
+    let mut single = vec![0xAAu8; ROWS * stride];
+    encode_rows_on(&bodies, &mut single, 1).unwrap();
+    assert!(single == theirs, "one thread must write the same bytes");
+    drop(single);
     let mut group = c.benchmark_group("encode_nested_storage");
     group.throughput(Throughput::Bytes((ROWS * stride) as u64));
+    // The encoder on the calling thread only (encase is single-threaded), measured before the
+    // threaded case so that it does not start from caches the threads filled.
+    group.bench_function(
+        BenchmarkId::new("gpudata_encode_rows_1_thread", ROWS),
+        |b| {
+            b.iter(|| encode_rows_on(black_box(&bodies), &mut ours, 1).unwrap());
+        },
+    );
+    // `encode_rows` as users call it: 4 MiB and more split over the machine's threads.
     group.bench_function(BenchmarkId::new("gpudata_encode_rows", ROWS), |b| {
         b.iter(|| encode_rows(black_box(&bodies), &mut ours).unwrap());
     });

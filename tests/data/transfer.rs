@@ -467,6 +467,34 @@ fn encoded_rows_decode_on_several_threads() {
     assert_eq!(data.read_rows(&gpu).unwrap_or_else(|e| panic!("{e}")), rows);
 }
 
+/// The threaded decode at the row counts where its split changes (shares of at least 64 Ki
+/// rows, one row more or fewer than whole shares) reads back what one thread does: the rows.
+#[test]
+fn threaded_decode_equals_one_thread_at_split_boundaries() {
+    let many = gpu().with_transfer_config(TransferConfig::new().threads(3));
+    let one = gpu().with_transfer_config(TransferConfig::new().threads(1));
+    let mut rng = Rng::new(12);
+    let share = 64 << 10;
+    let all: Vec<Particle> = (0..3 * share + 1).map(|_| particle(&mut rng)).collect();
+    for count in [
+        share,
+        share + 1,
+        2 * share + 1,
+        3 * share - 1,
+        3 * share + 1,
+    ] {
+        let rows = &all[..count];
+        let data = TypedGpuData::from_rows(&many, rows, USAGE).unwrap_or_else(|e| panic!("{e}"));
+        let threaded = data.read_rows(&many).unwrap_or_else(|e| panic!("{e}"));
+        let single = data.read_rows(&one).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            threaded == single,
+            "{count} rows: three threads against one"
+        );
+        assert!(threaded == rows, "{count} rows read back");
+    }
+}
+
 /// `values` (whole values of `element` bytes) every `stride` bytes, zeros between: what a
 /// segment holds, from its first value to its last value's end.
 fn strided(values: &[u8], element: usize, stride: usize) -> Vec<u8> {

@@ -5,6 +5,7 @@
 pub mod support;
 
 mod complexity;
+mod derive_encode;
 mod derive_layout;
 mod derive_markers;
 mod derive_nested;

@@ -28,6 +28,7 @@ mod half;
 #[cfg(feature = "mint")]
 mod mint;
 mod newtypes;
+mod plan;
 #[doc(hidden)]
 pub mod private;
 mod rows;
@@ -35,6 +36,7 @@ mod runtime;
 pub(crate) mod shader;
 pub(crate) mod shader_rules;
 mod shader_tree;
+pub(crate) mod split;
 mod tree;
 
 pub(crate) use bytes::read_fields;
@@ -44,7 +46,10 @@ pub use newtypes::{
     Snorm8, Snorm8x2, Snorm8x4, Snorm16, Snorm16x2, Snorm16x4, Unorm8, Unorm8x2, Unorm8x4,
     Unorm8x4Bgra, Unorm10_10_10_2, Unorm16, Unorm16x2, Unorm16x4,
 };
-pub use rows::{RowBytesError, decode_rows, encode_rows, encode_rows_to_vec, rows_as_bytes};
+pub use rows::{
+    RowBytesError, THREADED_ENCODE_BYTES, decode_rows, encode_rows, encode_rows_on,
+    encode_rows_to_vec, rows_as_bytes,
+};
 pub(crate) use rows::{rows_as_bytes_mut, zeroed_rows};
 pub use runtime::{GpuRuntimeStruct, RuntimeArray, decode_runtime, encode_runtime};
 pub(crate) use runtime::{decode_elements, encode_elements};
