@@ -10,7 +10,7 @@ use gpudata::format::PrimitiveType;
 use gpudata::{GpuData, GpuDataDescriptor, GpuStruct, TypedGpuData, VertexFormat};
 
 use crate::support::device::{USAGE, buffer, gpu};
-use crate::support::probe::{draw_instanced_points, shader};
+use crate::support::probe::{draw_instanced_points, fetch_probe_shader, shader};
 
 #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
 #[repr(C)]
@@ -143,41 +143,14 @@ fn instances_carry_matrix_columns_and_flattened_members_through_the_vertex_layou
     }
     let count = scalars.len();
     assert_eq!(count, expected_words(&instance(0)).len());
-    while !scalars.len().is_multiple_of(4) {
-        scalars.push("0u".to_owned());
-    }
-    let varyings = scalars.len() / 4;
     const INSTANCES: u32 = 5;
-    let mut wgsl = String::from(
-        "struct VsOut {\n    @builtin(position) pos: vec4<f32>,\n    @location(0) @interpolate(flat) idx: u32,\n",
+    let wgsl = fetch_probe_shader(
+        &params,
+        "ii",
+        INSTANCES,
+        "    let transform = mat4x4<f32>(a1, a2, a3, a4);\n    let normal = mat3x3<f32>(a11, a12, a13);\n",
+        &scalars,
     );
-    for v in 0..varyings {
-        wgsl += &format!(
-            "    @location({}) @interpolate(flat) v{v}: vec4<u32>,\n",
-            v + 1
-        );
-    }
-    wgsl += "}\n@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n";
-    wgsl += &format!(
-        "@vertex fn vs({}) -> VsOut {{\n    var o: VsOut;\n",
-        params.join(", ")
-    );
-    wgsl += "    let transform = mat4x4<f32>(a1, a2, a3, a4);\n    let normal = mat3x3<f32>(a11, a12, a13);\n";
-    wgsl += &format!(
-        "    o.pos = vec4<f32>((f32(ii) + 0.5) / {INSTANCES}.0 * 2.0 - 1.0, 0.0, 0.0, 1.0);\n    o.idx = ii;\n"
-    );
-    for v in 0..varyings {
-        wgsl += &format!(
-            "    o.v{v} = vec4<u32>({});\n",
-            scalars[4 * v..4 * v + 4].join(", ")
-        );
-    }
-    wgsl += "    return o;\n}\n@fragment fn fs(i: VsOut) -> @location(0) vec4<f32> {\n";
-    wgsl += &format!("    let b = i.idx * {count}u;\n");
-    for k in 0..count {
-        wgsl += &format!("    out[b + {k}u] = i.v{}[{}];\n", k / 4, k % 4);
-    }
-    wgsl += "    return vec4<f32>(1.0);\n}\n";
 
     let rows: Vec<Instance> = (0..INSTANCES).map(instance).collect();
     let data = TypedGpuData::from_rows(&gpu, &rows, USAGE).unwrap();

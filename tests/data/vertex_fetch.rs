@@ -100,8 +100,8 @@ struct Input {
     location: u32,
 }
 
-/// The shader: inputs converted to `u32` bits, packed into flat `vec4<u32>` varyings, written
-/// by the fragment stage to `out[vertex * scalars + k]`.
+/// The shader (`support::fetch_probe_shader`): inputs converted to `u32` bits, packed into flat
+/// `vec4<u32>` varyings, written by the fragment stage to `out[vertex * scalars + k]`.
 fn shader(inputs: &[Input], vertices: u32) -> (String, u32) {
     let mut scalars = Vec::new();
     let mut params = vec!["@builtin(vertex_index) vi: u32".to_owned()];
@@ -122,43 +122,7 @@ fn shader(inputs: &[Input], vertices: u32) -> (String, u32) {
         }
     }
     let count = scalars.len() as u32;
-    while scalars.len() % 4 != 0 {
-        scalars.push("0u".into());
-    }
-    let varyings = scalars.len() / 4;
-    let mut wgsl = String::from(
-        "struct VsOut {\n    @builtin(position) pos: vec4<f32>,\n    @location(0) @interpolate(flat) idx: u32,\n",
-    );
-    for v in 0..varyings {
-        wgsl += &format!(
-            "    @location({}) @interpolate(flat) v{v}: vec4<u32>,\n",
-            v + 1
-        );
-    }
-    wgsl += "}\n@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n";
-    wgsl += &format!(
-        "@vertex fn vs({}) -> VsOut {{\n    var o: VsOut;\n",
-        params.join(", ")
-    );
-    wgsl += &format!(
-        "    o.pos = vec4<f32>((f32(vi) + 0.5) / {vertices}.0 * 2.0 - 1.0, 0.0, 0.0, 1.0);\n    o.idx = vi;\n"
-    );
-    for v in 0..varyings {
-        wgsl += &format!(
-            "    o.v{v} = vec4<u32>({});\n",
-            scalars[4 * v..4 * v + 4].join(", ")
-        );
-    }
-    wgsl += "    return o;\n}\n@fragment fn fs(i: VsOut) -> @location(0) vec4<f32> {\n";
-    wgsl += &format!("    let b = i.idx * {count}u;\n");
-    for k in 0..count as usize {
-        wgsl += &format!(
-            "    out[b + {k}u] = i.v{}.{};\n",
-            k / 4,
-            ["x", "y", "z", "w"][k % 4]
-        );
-    }
-    wgsl += "    return vec4<f32>(1.0);\n}\n";
+    let wgsl = support::fetch_probe_shader(&params, "vi", vertices, "", &scalars);
     (wgsl, count)
 }
 

@@ -38,6 +38,58 @@ pub fn attribute_probe_shader(format: &gpudata::GpuDataStructFormat) -> String {
     )
 }
 
+/// A vertex + fragment shader (`vs`, `fs`) that hands what vertex fetch delivered to a storage
+/// buffer: the vertex stage (inputs `params`, among them the builtin `index`, e.g.
+/// `@builtin(vertex_index) vi: u32`) runs `prelude`, evaluates the `u32` expressions `scalars`,
+/// packs them into flat `vec4<u32>` varyings and puts point `index` of `points` on its own pixel;
+/// the fragment stage writes them to `out[index * scalars.len() + k]`. Draw it with
+/// [`draw_points`] or [`draw_instanced_points`].
+pub fn fetch_probe_shader(
+    params: &[String],
+    index: &str,
+    points: u32,
+    prelude: &str,
+    scalars: &[String],
+) -> String {
+    let count = scalars.len();
+    let mut padded = scalars.to_vec();
+    while !padded.len().is_multiple_of(4) {
+        padded.push("0u".to_owned());
+    }
+    let varyings = padded.len() / 4;
+    let mut wgsl = String::from(
+        "struct VsOut {\n    @builtin(position) pos: vec4<f32>,\n    @location(0) @interpolate(flat) idx: u32,\n",
+    );
+    for v in 0..varyings {
+        wgsl += &format!(
+            "    @location({}) @interpolate(flat) v{v}: vec4<u32>,\n",
+            v + 1
+        );
+    }
+    wgsl += "}\n@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n";
+    wgsl += &format!(
+        "@vertex fn vs({}) -> VsOut {{\n    var o: VsOut;\n",
+        params.join(", ")
+    );
+    wgsl += prelude;
+    wgsl += &format!(
+        "    o.pos = vec4<f32>((f32({index}) + 0.5) / {points}.0 * 2.0 - 1.0, 0.0, 0.0, 1.0);\n    o.idx = {index};\n"
+    );
+    for v in 0..varyings {
+        wgsl += &format!(
+            "    o.v{v} = vec4<u32>({});\n",
+            padded[4 * v..4 * v + 4].join(", ")
+        );
+    }
+    wgsl += "    return o;\n}\n@fragment fn fs(i: VsOut) -> @location(0) vec4<f32> {\n";
+    wgsl += &format!("    let b = i.idx * {count}u;\n");
+    for k in 0..count {
+        wgsl += &format!("    out[b + {k}u] = i.v{}[{}];\n", k / 4, k % 4);
+    }
+    wgsl += "    return vec4<f32>(1.0);\n}\n";
+    wgsl
+}
+
 /// Draws `vertices` points with `module`'s `vs`/`fs` into a one-pixel-high `rgba8unorm`
 /// target, the vertex buffers `buffers` bound at slots 0.. and `out` at group 0, binding 0 (where
 /// the shader writes what it fetched). Returns wgpu's validation error for the pipeline, if any
