@@ -6,19 +6,12 @@ use std::sync::Arc;
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StructArray};
 use arrow_schema::{DataType, Field};
 
-use crate::{gpudata, vega_file};
+use crate::{fails, gpudata, succeeds, vega_file};
 
 #[test]
 fn inspect_shows_what_each_flights_column_becomes() {
     let path = vega_file("flights-3m.parquet");
-    let out = gpudata().arg("inspect").arg(&path).output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = succeeds(gpudata().arg("inspect").arg(&path));
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
@@ -76,13 +69,11 @@ fn inspect_takes_explicit_conversions_and_reports_what_cannot_be_carried() {
     writer.write(&batch).unwrap();
     writer.finish().unwrap();
 
-    let out = gpudata()
-        .args(["inspect", "--convert", "n=float32"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = succeeds(
+        gpudata()
+            .args(["inspect", "--convert", "n=float32"])
+            .arg(&path),
+    );
     assert!(
         text.starts_with(&format!(
             "{}: arrow ipc file, rows unknown until read, 1 record batches, 2 columns\n",
@@ -106,24 +97,16 @@ fn inspect_takes_explicit_conversions_and_reports_what_cannot_be_carried() {
         "{text}"
     );
 
-    let out = gpudata()
-        .args(["inspect", "--strict"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = String::from_utf8(out.stderr).unwrap();
+    let stderr = fails(gpudata().args(["inspect", "--strict"]).arg(&path));
     assert!(stderr.starts_with("error: column `s` (Struct"), "{stderr}");
     assert_eq!(stderr.lines().count(), 1);
 
-    let out = gpudata()
-        .args(["inspect", "--convert", "n=categories"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
     assert_eq!(
-        String::from_utf8(out.stderr).unwrap(),
+        fails(
+            gpudata()
+                .args(["inspect", "--convert", "n=categories"])
+                .arg(&path)
+        ),
         "error: column `n` (Int64) cannot take conversion `categories`: expected Utf8, LargeUtf8, Utf8View or Dictionary<_, Utf8>\n"
     );
     std::fs::remove_dir_all(&dir).unwrap();
@@ -131,12 +114,7 @@ fn inspect_takes_explicit_conversions_and_reports_what_cannot_be_carried() {
 
 #[test]
 fn inspect_errors_are_one_line_with_status_1() {
-    let out = gpudata()
-        .args(["inspect", "no-such-file.parquet"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = String::from_utf8(out.stderr).unwrap();
+    let stderr = fails(gpudata().args(["inspect", "no-such-file.parquet"]));
     assert!(
         stderr.starts_with("error: cannot open `no-such-file.parquet`: "),
         "{stderr}"
@@ -144,26 +122,18 @@ fn inspect_errors_are_one_line_with_status_1() {
     assert_eq!(stderr.lines().count(), 1);
 
     let path = vega_file("flights-3m.parquet");
-    let out = gpudata()
-        .args(["inspect", "--columns", "date,speed"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
     assert_eq!(
-        String::from_utf8(out.stderr).unwrap(),
+        fails(
+            gpudata()
+                .args(["inspect", "--columns", "date,speed"])
+                .arg(&path)
+        ),
         format!(
             "error: `{}`: no column `speed` in the file: found [date, delay, distance, origin, destination]\n",
             path.display()
         )
     );
-    let out = gpudata()
-        .args(["inspect", "--convert", "delay"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = String::from_utf8(out.stderr).unwrap();
+    let stderr = fails(gpudata().args(["inspect", "--convert", "delay"]).arg(&path));
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
         stderr.contains("expected COLUMN=CONVERSION, found `delay`"),
@@ -177,24 +147,17 @@ fn inspect_errors_are_one_line_with_status_1() {
 #[test]
 fn inspect_shows_value_lists_and_narrowing_by_the_files_statistics() {
     let path = vega_file("flights-3m.parquet");
-    let out = gpudata()
-        .args([
-            "inspect",
-            "--columns",
-            "delay,origin",
-            "--convert",
-            "origin=value-list",
-        ])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let text = succeeds(
+        gpudata()
+            .args([
+                "inspect",
+                "--columns",
+                "delay,origin",
+                "--convert",
+                "origin=value-list",
+            ])
+            .arg(&path),
     );
-    let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[2],

@@ -2,7 +2,7 @@
 
 use gpudata_cli::layout::{main_with, parse_args, run};
 
-use crate::gpudata;
+use crate::{fails, gpudata, succeeds};
 
 fn cli(args: &[&str]) -> Result<String, String> {
     parse_args(args.iter().map(|s| (*s).to_owned())).and_then(run)
@@ -148,18 +148,13 @@ fn closed_pipes_end_quietly_and_full_disks_are_errors() {
 
 #[test]
 fn the_binary_prints_the_table_and_fails_with_one_line() {
-    let out = gpudata()
-        .args([
-            "layout",
-            "--layout",
-            "packed",
-            "tag:uint8",
-            "color:unorm8x4",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stdout = succeeds(gpudata().args([
+        "layout",
+        "--layout",
+        "packed",
+        "tag:uint8",
+        "color:unorm8x4",
+    ]));
     assert!(
         stdout.starts_with(
             "layout packed: 2 fields, 5 components, row byte length 8, byte stride 8\n"
@@ -179,20 +174,14 @@ fn the_binary_prints_the_table_and_fails_with_one_line() {
 
 #[test]
 fn the_binary_rejects_unknown_subcommands_in_one_line() {
-    let out = gpudata().arg("frobnicate").output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = String::from_utf8(out.stderr).unwrap();
+    let stderr = fails(gpudata().arg("frobnicate"));
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("frobnicate"), "{stderr}");
-    let out = gpudata().output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
     assert_eq!(
-        String::from_utf8(out.stderr).unwrap(),
+        fails(&mut gpudata()),
         "error: no subcommand given (see `gpudata --help`)\n"
     );
-    let out = gpudata().arg("--help").output().unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    assert!(String::from_utf8(out.stdout).unwrap().contains("layout"));
+    assert!(succeeds(gpudata().arg("--help")).contains("layout"));
 }
 
 #[test]

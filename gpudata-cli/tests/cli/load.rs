@@ -1,6 +1,6 @@
 //! `gpudata load FILE`: the file on the GPU, with rows, GPU bytes and throughput printed.
 
-use crate::{gpudata, vega_file};
+use crate::{fails, gpudata, succeeds, vega_file};
 
 fn field<'a>(text: &'a str, key: &str) -> &'a str {
     text.lines()
@@ -11,19 +11,12 @@ fn field<'a>(text: &'a str, key: &str) -> &'a str {
 #[test]
 fn load_puts_flights_3m_on_the_gpu() {
     let path = vega_file("flights-3m.parquet");
-    let out = gpudata()
-        .arg("load")
-        .arg(&path)
-        .env("XDG_RUNTIME_DIR", "/tmp")
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let text = succeeds(
+        gpudata()
+            .arg("load")
+            .arg(&path)
+            .env("XDG_RUNTIME_DIR", "/tmp"),
     );
-    let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(
         field(&text, "file"),
         format!("{} (parquet)", path.display())
@@ -38,27 +31,19 @@ fn load_puts_flights_3m_on_the_gpu() {
 #[test]
 fn load_errors_are_one_line_with_status_1() {
     let path = vega_file("flights-3m.parquet");
-    let out = gpudata()
-        .args(["load", "--convert", "date=narrow"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
     assert_eq!(
-        String::from_utf8(out.stderr).unwrap(),
+        fails(
+            gpudata()
+                .args(["load", "--convert", "date=narrow"])
+                .arg(&path)
+        ),
         format!(
             "error: `{}`: column `date` (Timestamp(µs)) cannot take conversion `narrow`: expected Int64 or UInt64\n",
             path.display()
         )
     );
-    let out = gpudata()
-        .args(["load", "--in-flight", "0"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
     assert_eq!(
-        String::from_utf8(out.stderr).unwrap(),
+        fails(gpudata().args(["load", "--in-flight", "0"]).arg(&path)),
         format!(
             "error: `{}`: invalid ingest options: in_flight is 0, expected at least 1\n",
             path.display()
@@ -71,25 +56,18 @@ fn load_errors_are_one_line_with_status_1() {
 #[test]
 fn load_carries_strings_as_value_lists() {
     let path = vega_file("flights-3m.parquet");
-    let out = gpudata()
-        .args([
-            "load",
-            "--columns",
-            "delay,origin",
-            "--convert",
-            "origin=value-list",
-        ])
-        .arg(&path)
-        .env("XDG_RUNTIME_DIR", "/tmp")
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let text = succeeds(
+        gpudata()
+            .args([
+                "load",
+                "--columns",
+                "delay,origin",
+                "--convert",
+                "origin=value-list",
+            ])
+            .arg(&path)
+            .env("XDG_RUNTIME_DIR", "/tmp"),
     );
-    let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(field(&text, "columns"), "2 carried, 0 left out");
     // delay 4 + origin_offsets 8 per row, and the 3-letter codes.
     assert_eq!(field(&text, "gpu bytes"), "45000000 (45.0 MB)");

@@ -12,6 +12,32 @@ pub fn gpudata() -> assert_cmd::Command {
         .expect("cargo builds the gpudata binary for its tests")
 }
 
+/// Runs `cmd`, asserts that it exits with status 0 (showing its stderr otherwise) and returns
+/// its stdout.
+pub fn succeeds(cmd: &mut assert_cmd::Command) -> String {
+    let out = cmd.output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Runs `cmd`, asserts that it exits with status 1 (the tool's status for an error) and returns
+/// its stderr.
+pub fn fails(cmd: &mut assert_cmd::Command) -> String {
+    let out = cmd.output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8(out.stderr).unwrap()
+}
+
 /// The path of `name` in npm's vega-datasets 3.2.1, fetched and cached by
 /// `scripts/fetch-vega-datasets`; panics with the script's message when it cannot be fetched
 /// (tests never skip).
