@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use arrow_array::{ArrayRef, BooleanArray, Int64Array, RecordBatch, StringArray};
 use gpudata::arrow::parquet::{ParquetOptions, ParquetSource, ingest_parquet};
-use gpudata::arrow::stream::{CancelToken, IngestError, IngestOptions, read_table};
+use gpudata::arrow::stream::{CancelToken, IngestError, IngestOptions, Ingested, read_table};
+use gpudata::{Gpu, GpuTable};
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -64,6 +65,26 @@ fn read_with_arrow_rs(path: &Path, columns: Option<&[usize]>) -> RecordBatch {
     arrow_select::concat::concat_batches(&batches[0].schema(), &batches).unwrap()
 }
 
+/// `path` ingested with `parquet`'s options, the default ingest options, no progress callback and
+/// nothing cancelled.
+fn ingest(gpu: &Gpu, path: &Path, parquet: &ParquetOptions) -> Ingested {
+    ingest_parquet(
+        gpu,
+        path,
+        &IngestOptions::default(),
+        parquet,
+        |_| {},
+        &CancelToken::new(),
+    )
+    .unwrap()
+}
+
+/// `table` read back into one record batch.
+fn read_joined(gpu: &Gpu, table: &GpuTable) -> RecordBatch {
+    let back = read_table(gpu, table).unwrap();
+    arrow_select::concat::concat_batches(&back[0].schema(), &back).unwrap()
+}
+
 #[test]
 fn row_groups_decode_in_parallel_and_arrive_in_file_order() {
     let gpu = support::gpu();
@@ -76,23 +97,14 @@ fn row_groups_decode_in_parallel_and_arrive_in_file_order() {
             batch_size: 700,
             ..ParquetOptions::default()
         };
-        let ingested = ingest_parquet(
-            &gpu,
-            &path,
-            &IngestOptions::default(),
-            &parquet,
-            |_| {},
-            &CancelToken::new(),
-        )
-        .unwrap();
+        let ingested = ingest(&gpu, &path, &parquet);
         // Each row group of 1500 rows decodes as 700 + 700 + 100 (the last one: 1000 = 700 + 300).
         assert_eq!(
             ingested.table.batches().len(),
             6 * 3 + 2,
             "threads {threads}"
         );
-        let back = read_table(&gpu, &ingested.table).unwrap();
-        let joined = arrow_select::concat::concat_batches(&back[0].schema(), &back).unwrap();
+        let joined = read_joined(&gpu, &ingested.table);
         assert_eq!(joined, read_with_arrow_rs(&path, None), "threads {threads}");
     }
     std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
@@ -106,19 +118,10 @@ fn projection_reads_only_the_named_columns() {
         columns: Some(vec!["label".to_owned(), "id".to_owned()]),
         ..ParquetOptions::default()
     };
-    let ingested = ingest_parquet(
-        &gpu,
-        &path,
-        &IngestOptions::default(),
-        &parquet,
-        |_| {},
-        &CancelToken::new(),
-    )
-    .unwrap();
+    let ingested = ingest(&gpu, &path, &parquet);
     let names: Vec<&str> = ingested.report.iter().map(|r| r.column.as_str()).collect();
     assert_eq!(names, ["id", "label"], "file order");
-    let back = read_table(&gpu, &ingested.table).unwrap();
-    let joined = arrow_select::concat::concat_batches(&back[0].schema(), &back).unwrap();
+    let joined = read_joined(&gpu, &ingested.table);
     assert_eq!(joined, read_with_arrow_rs(&path, Some(&[0, 2])));
     std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
 }
@@ -127,11 +130,7 @@ fn projection_reads_only_the_named_columns() {
 fn cancelling_a_parquet_ingest_leaves_nothing() {
     let gpu = support::limited_gpu("parquet cancel", |_| {});
     let path = file("cancel", 20_000, 2_000);
-    let before = gpu
-        .device()
-        .generate_allocator_report()
-        .unwrap()
-        .total_allocated_bytes;
+    let before = support::allocated_bytes(&gpu);
     let cancel = CancelToken::new();
     let parquet = ParquetOptions {
         threads: 2,
@@ -152,15 +151,7 @@ fn cancelling_a_parquet_ingest_leaves_nothing() {
     )
     .unwrap_err();
     assert!(matches!(e, IngestError::Cancelled { rows: 5_000 }), "{e:?}");
-    gpu.device()
-        .poll(wgpu::PollType::wait_indefinitely())
-        .unwrap();
-    let after = gpu
-        .device()
-        .generate_allocator_report()
-        .unwrap()
-        .total_allocated_bytes;
-    assert!(after <= before, "{after} > {before}");
+    support::assert_nothing_left(&gpu, before, "the cancelled ingest");
     std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
 }
 
@@ -247,15 +238,7 @@ fn a_gpu_table_written_to_parquet_reads_back_equal() {
     writer.close().unwrap();
     let original = read_with_arrow_rs(&source, None);
 
-    let ingested = ingest_parquet(
-        &gpu,
-        &source,
-        &IngestOptions::default(),
-        &ParquetOptions::default(),
-        |_| {},
-        &CancelToken::new(),
-    )
-    .unwrap();
+    let ingested = ingest(&gpu, &source, &ParquetOptions::default());
     assert_eq!(ingested.table.batches().len(), 5);
     let written = dir.join("written.parquet");
     let mut writer =
@@ -312,15 +295,7 @@ fn auto_narrowing_is_decided_by_the_whole_files_statistics() {
                 i128::from(last.max(2999))
             )]
         );
-        let ingested = ingest_parquet(
-            &gpu,
-            &path,
-            &IngestOptions::default(),
-            &ParquetOptions::default(),
-            |_| {},
-            &CancelToken::new(),
-        )
-        .unwrap();
+        let ingested = ingest(&gpu, &path, &ParquetOptions::default());
         let report = &ingested.report[0];
         assert_eq!(report.conversion, expected, "{name}");
         assert!(

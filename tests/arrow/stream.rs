@@ -10,7 +10,6 @@ use arrow_array::{
 use arrow_ipc::reader::StreamReader;
 use arrow_ipc::writer::StreamWriter;
 use arrow_schema::{ArrowError, Schema};
-use gpudata::Gpu;
 use gpudata::arrow::stream::{
     CancelToken, IngestError, IngestOptions, Progress, ingest_reader, read_table, write_table,
 };
@@ -61,14 +60,6 @@ fn reader(
         batches.into_iter().map(Ok).collect::<Vec<_>>().into_iter(),
         schema,
     )
-}
-
-/// Bytes the device's allocator holds (lavapipe's Vulkan allocator reports them).
-fn allocated(gpu: &Gpu) -> u64 {
-    gpu.device()
-        .generate_allocator_report()
-        .expect("the vulkan backend reports its allocations")
-        .total_allocated_bytes
 }
 
 #[test]
@@ -132,7 +123,7 @@ fn batch_rows_rebatches_small_and_large_batches() {
 fn cancellation_destroys_the_partial_table() {
     // A device of its own: the shared one's allocations change under other tests.
     let gpu = support::limited_gpu("ingest allocations", |_| {});
-    let before = allocated(&gpu);
+    let before = support::allocated_bytes(&gpu);
     let cancel = CancelToken::new();
     let result = ingest_reader(
         &gpu,
@@ -140,7 +131,10 @@ fn cancellation_destroys_the_partial_table() {
         &IngestOptions::default(),
         |p| {
             if p.gpu_batches == 2 {
-                assert!(allocated(&gpu) > before, "two batches are on the gpu");
+                assert!(
+                    support::allocated_bytes(&gpu) > before,
+                    "two batches are on the gpu"
+                );
                 cancel.cancel();
             }
         },
@@ -155,20 +149,14 @@ fn cancellation_destroys_the_partial_table() {
         e.to_string(),
         "ingest cancelled after 10000 rows: the partial gpu table was destroyed"
     );
-    gpu.device()
-        .poll(wgpu::PollType::wait_indefinitely())
-        .unwrap();
-    assert!(
-        allocated(&gpu) <= before,
-        "no buffer of the partial table is left"
-    );
+    support::assert_nothing_left(&gpu, before, "the partial table");
 }
 
 #[test]
 fn a_failing_reader_is_an_error_and_leaves_nothing() {
     // A device of its own: the shared one's allocations change under other tests.
     let gpu = support::limited_gpu("ingest allocations", |_| {});
-    let before = allocated(&gpu);
+    let before = support::allocated_bytes(&gpu);
     let good = batches(&[3000, 3000]);
     let schema = good[0].schema();
     let items: Vec<Result<RecordBatch, ArrowError>> = vec![
@@ -189,13 +177,7 @@ fn a_failing_reader_is_an_error_and_leaves_nothing() {
         e.to_string(),
         "reading record batch 2 failed: Ipc error: truncated message"
     );
-    gpu.device()
-        .poll(wgpu::PollType::wait_indefinitely())
-        .unwrap();
-    assert!(
-        allocated(&gpu) <= before,
-        "no buffer of the partial table is left"
-    );
+    support::assert_nothing_left(&gpu, before, "the partial table");
 }
 
 #[test]
@@ -476,7 +458,7 @@ impl arrow_array::RecordBatchReader for Panicking {
 fn a_panicking_reader_is_an_error_and_leaves_nothing() {
     // A device of its own: the shared one's allocations change under other tests.
     let gpu = support::limited_gpu("ingest allocations", |_| {});
-    let before = allocated(&gpu);
+    let before = support::allocated_bytes(&gpu);
     let good = batches(&[3000, 3000]);
     let schema = good[0].schema();
     let e = ingest_reader(
@@ -495,13 +477,7 @@ fn a_panicking_reader_is_an_error_and_leaves_nothing() {
         e.to_string(),
         "reading record batch 2 failed: the reader panicked (decoder state corrupted)"
     );
-    gpu.device()
-        .poll(wgpu::PollType::wait_indefinitely())
-        .unwrap();
-    assert!(
-        allocated(&gpu) <= before,
-        "no buffer of the partial table is left"
-    );
+    support::assert_nothing_left(&gpu, before, "the partial table");
 }
 
 #[test]

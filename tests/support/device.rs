@@ -84,3 +84,24 @@ pub fn buffer_with(gpu: &Gpu, bytes: &[u8], usage: wgpu::BufferUsages) -> wgpu::
     gpu.queue().submit([]);
     buffer
 }
+
+/// Bytes the device's allocator holds (lavapipe's Vulkan allocator reports them).
+pub fn allocated_bytes(gpu: &Gpu) -> u64 {
+    gpu.device()
+        .generate_allocator_report()
+        .expect("the vulkan backend reports its allocations")
+        .total_allocated_bytes
+}
+
+/// Waits for the device's queued work, then asserts that its allocator holds at most `before`
+/// bytes (what it held before the test made anything): nothing of `what` is left.
+pub fn assert_nothing_left(gpu: &Gpu, before: u64, what: &str) {
+    gpu.device()
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+    let after = allocated_bytes(gpu);
+    assert!(
+        after <= before,
+        "no buffer of {what} is left: {after} bytes allocated, {before} before"
+    );
+}
