@@ -96,6 +96,11 @@ fn check(gpu: &Gpu, config: &OpsConfig, op: ArithmeticOp, pairs: &[&Pair], const
     }
 }
 
+/// [`check`] of `add` over `pairs` with the default configuration and no constants.
+fn check_add(gpu: &Gpu, pairs: &[&Pair]) {
+    check(gpu, &OpsConfig::default(), ArithmeticOp::Add, pairs, &[]);
+}
+
 #[test]
 fn spec_vectors_on_the_gpu() {
     let gpu = gpu();
@@ -220,21 +225,9 @@ fn every_format_against_itself_and_float32_in_every_layout() {
         let layout = (i % 3) as u32;
         let a = Pair::new(&gpu, &mut rng, format, length, layout);
         let b = Pair::new(&gpu, &mut rng, format, length, (layout + 1) % 3);
-        check(
-            &gpu,
-            &OpsConfig::default(),
-            ArithmeticOp::Add,
-            &[&a, &b],
-            &[],
-        );
+        check_add(&gpu, &[&a, &b]);
         let f = Pair::new(&gpu, &mut rng, VertexFormat::Float32x3, length, 2);
-        check(
-            &gpu,
-            &OpsConfig::default(),
-            ArithmeticOp::Add,
-            &[&a, &f],
-            &[],
-        );
+        check_add(&gpu, &[&a, &f]);
     }
 }
 
@@ -284,13 +277,7 @@ fn three_operands_and_constants() {
     let a = Pair::new(&gpu, &mut rng, VertexFormat::Float32x3, 333, 2);
     let b = Pair::new(&gpu, &mut rng, VertexFormat::Sint16x2, 333, 1);
     let c = Pair::new(&gpu, &mut rng, VertexFormat::Uint8, 333, 0);
-    check(
-        &gpu,
-        &OpsConfig::default(),
-        ArithmeticOp::Add,
-        &[&a, &b, &c],
-        &[],
-    );
+    check_add(&gpu, &[&a, &b, &c]);
     check(
         &gpu,
         &OpsConfig::default(),
@@ -346,13 +333,7 @@ fn eight_and_sixteen_bit_outputs_pack_whole_words() {
         for length in [1, 15, 17, 1000] {
             let a = Pair::new(&gpu, &mut rng, fa, length, 0);
             let b = Pair::new(&gpu, &mut rng, fb, length, 2);
-            check(
-                &gpu,
-                &OpsConfig::default(),
-                ArithmeticOp::Add,
-                &[&a, &b],
-                &[],
-            );
+            check_add(&gpu, &[&a, &b]);
             let out = ops::add(&gpu, a.gpu(), b.gpu()).unwrap();
             assert_eq!(format_of(&out), expected);
         }
@@ -444,13 +425,7 @@ fn fast_path_reads_and_writes_vec4() {
             "{length}"
         );
         drop(plan);
-        check(
-            &gpu,
-            &OpsConfig::default(),
-            ArithmeticOp::Add,
-            &[&c, &d],
-            &[],
-        );
+        check_add(&gpu, &[&c, &d]);
     }
 }
 
