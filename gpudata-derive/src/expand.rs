@@ -130,50 +130,49 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
     let names: Vec<String> = gpu.iter().map(|f| f.gpu_name()).collect();
     let members: Vec<&Ident> = gpu.iter().map(|f| f.ident).collect();
     let type_names: Vec<String> = gpu.iter().map(|f| type_string(f.ty)).collect();
-    let sizes = gpu.iter().map(|f| {
-        let ty = f.ty;
-        let (first, _) = span_range(ty);
-        quote_spanned!(first=> ::core::mem::size_of::<#ty>())
-    });
+    let sizes = if general {
+        quote!([0; #n])
+    } else {
+        let sizes = gpu.iter().map(|f| {
+            let ty = f.ty;
+            let (first, _) = span_range(ty);
+            quote_spanned!(first=> ::core::mem::size_of::<#ty>())
+        });
+        quote!([#(#sizes),*])
+    };
     let requested_tokens: Vec<Option<TokenStream>> = gpu
         .iter()
         .map(|f| f.attrs.format.as_ref().map(ToTokens::to_token_stream))
         .collect();
     let requested = option_array(requested_tokens.clone());
-    let formats = gpu.iter().map(|f| {
-        let ty = f.ty;
-        let (first, _) = span_range(ty);
-        let from_type = if general {
-            let (_, _, flat) = describe(ty, &p);
-            let flat = respan(flat, first);
-            quote_spanned!(first=> #p::flat_or_placeholder(#flat))
-        } else {
-            quote_spanned!(first=> <#ty as #p::GpuField>::FORMAT)
-        };
-        match &f.attrs.format {
-            Some(lit) => quote!(#p::format_or(#p::VertexFormat::from_name(#lit), #from_type)),
-            None => from_type,
-        }
-    });
+    let formats = if general {
+        quote!([#p::VertexFormat::Float32; #n])
+    } else {
+        let formats = gpu.iter().map(|f| {
+            let ty = f.ty;
+            let (first, _) = span_range(ty);
+            let from_type = quote_spanned!(first=> <#ty as #p::GpuField>::FORMAT);
+            match &f.attrs.format {
+                Some(lit) => {
+                    quote!(#p::format_or(#p::VertexFormat::from_name(#lit), #from_type))
+                }
+                None => from_type,
+            }
+        });
+        quote!([#(#formats),*])
+    };
     let requested_opts: Vec<TokenStream> = requested_tokens
         .iter()
         .map(|r| option_tokens(r.clone()))
         .collect();
+    // On the general path the sizes, formats, host shapes and tree flags are read from the
+    // struct's `Described` and `Flattened` impls by `tree_facts` (written once, there).
     let tree_facts = if general {
-        let hosts = gpu.iter().zip(&requested_opts).map(|(f, r)| {
-            let (_, host, _) = describe(f.ty, &p);
-            quote!(#p::host_shape(#host, #r))
-        });
-        let trees = gpu.iter().map(|f| {
-            let (_, _, flat) = describe(f.ty, &p);
-            let wgsl = f.attrs.wgsl.is_some();
-            quote!(#p::is_tree(#flat, #wgsl))
-        });
         let wgsl = gpu.iter().map(|f| f.attrs.wgsl.is_some());
         quote! {
-            structure: ::core::option::Option::Some(&<#ident as #p::Described>::STRUCT),
-            hosts: [#(#hosts),*],
-            tree: [#(#trees),*],
+            structure: ::core::option::Option::None,
+            hosts: [#p::HostShape::Packed; #n],
+            tree: [false; #n],
             wgsl: [#(#wgsl),*],
         }
     } else {
@@ -232,11 +231,18 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
     // for every struct, reporting problems at the user's tokens, is emitted unless every field is
     // a plain scalar or array of scalars with nothing asserted: no problem can arise there
     // (shadowed scalar names aside, which the analysis then reports where it is first used).
-    let eager = general || needs_eager_check(input);
-    let checks = if eager {
-        problem_arms(input, &gpu, &p, &analysis)
+    // A struct the macro checks itself (see `lazy`) is analysed on first use; its one eager
+    // check reads the nested types' `NESTS`.
+    let lazy = if general {
+        crate::lazy::lazy_facts(input, &p)
     } else {
-        TokenStream::new()
+        None
+    };
+    let eager = lazy.is_none() && (general || needs_eager_check(input));
+    let checks = match &lazy {
+        Some(lazy) => lazy_check(input, &p, lazy),
+        None if eager => problem_arms(input, &gpu, &p, &analysis),
+        None => TokenStream::new(),
     };
     let analyze = {
         let span = input.ident.span();
@@ -263,13 +269,40 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
             quote!(#p::flat_copies::<Self, #n>()),
         )
     };
+    // What a struct nesting this one reads eagerly (see `lazy`): its leaf count where the macro
+    // knows it, and whether it can be a member (every derived struct that passed its own
+    // checks can, but one ending in a runtime-sized array).
+    let leaves = match (&lazy, general) {
+        (Some(lazy), _) => Some(lazy.leaves.clone()),
+        (None, false) => Some(n.to_token_stream()),
+        (None, true) => None,
+    };
     let wgsl_impls = if packed && !general {
         TokenStream::new()
     } else {
-        wgsl_impls(input, &gpu, &p, &requested_opts, &pad_total)
+        wgsl_impls(
+            input,
+            &gpu,
+            &p,
+            &requested_opts,
+            &pad_total,
+            leaves.as_ref(),
+        )
     };
     let flattened = if general {
-        flattened_impl(input, &gpu, &p, &requested_opts, &pad_total, &location)
+        let total = match &lazy {
+            Some(lazy) => lazy.leaves.clone(),
+            None => quote!(#p::leaf_total(&<Self as #p::Analyzed<#n>>::ANALYSIS)),
+        };
+        flattened_impl(
+            input,
+            &gpu,
+            &p,
+            &requested_opts,
+            &pad_total,
+            &location,
+            &total,
+        )
     } else {
         TokenStream::new()
     };
@@ -284,8 +317,13 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
             k.to_token_stream()
         };
         // The bound holds exactly when the field type is a `GpuField`; the `for<'_>` binder keeps
-        // an unsatisfied one from being an error here (the `FORMAT` lookup reports it, once).
-        let bound = quote!(where for<'__gpudata> #ty: #p::GpuField);
+        // an unsatisfied one from being an error here (the `FORMAT` lookup reports it, once). A
+        // plain scalar or vector type is one (and costs rustc nothing to prove without it).
+        let bound = if plain_type(ty, true) {
+            TokenStream::new()
+        } else {
+            quote!(where for<'__gpudata> #ty: #p::GpuField)
+        };
         quote! {
             #[automatically_derived]
             impl #p::GpuFieldMarker for #module::#marker #bound {
@@ -334,6 +372,48 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
         ),
     };
 
+    let facts_literal = quote! {
+                #p::Facts::<#n, #m> {
+                    layout: #layout,
+                    names: [#(#names),*],
+                    types: [#(#type_names),*],
+                    sizes: #sizes,
+                    requested: #requested,
+                    formats: #formats,
+                    declared_offsets: #declared_offsets,
+                    declared_stride: #declared_stride,
+                    space: #space,
+                    #tree_facts
+                    host: #host_for_analysis,
+                    zero_copy: #zero_copy,
+                    reported_by_caller: #eager,
+                }
+    };
+    let facts_expr = if general {
+        quote!(#p::tree_facts::<Self, #n, #m>(#facts_literal))
+    } else {
+        facts_literal
+    };
+    let analysis_items = match &lazy {
+        Some(_) => {
+            let lazy_analysis = respan(quote!(#p::lazy_analysis::<Self, #n>), input.ident.span());
+            quote! {
+                const ANALYSIS: #p::Analysis<#n> = #lazy_analysis();
+            }
+        }
+        None => quote! {
+            const ANALYSIS: #p::Analysis<#n> = #analyze(#facts_expr);
+        },
+    };
+    let lazy_impl = lazy.as_ref().map(|_| {
+        quote! {
+            #[automatically_derived]
+            impl #p::Lazy<#n> for #ident {
+                const FACTS: #p::Facts<#n, 0> = #facts_expr;
+            }
+        }
+    });
+
     quote! {
         #markers
 
@@ -344,22 +424,9 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
                 const OFFSETS: [::core::primitive::usize; #n] =
                     [#(::core::mem::offset_of!(#ident, #members)),*];
                 const PADDING: ::core::primitive::usize = #pad_total;
-                const ANALYSIS: #p::Analysis<#n> = #analyze(#p::Facts::<#n, #m> {
-                    layout: #layout,
-                    names: [#(#names),*],
-                    types: [#(#type_names),*],
-                    sizes: [#(#sizes),*],
-                    requested: #requested,
-                    formats: [#(#formats),*],
-                    declared_offsets: #declared_offsets,
-                    declared_stride: #declared_stride,
-                    space: #space,
-                    #tree_facts
-                    host: #host_for_analysis,
-                    zero_copy: #zero_copy,
-                    reported_by_caller: #eager,
-                });
+                #analysis_items
             }
+            #lazy_impl
             #checks
             #padding_check
             #shader_checks
@@ -432,7 +499,7 @@ fn padding_check(input: &Input<'_>, p: &TokenStream) -> TokenStream {
 /// Whether `ty` is a scalar (`f32`, `u32`, `i32`, `u16`, `i16`, `u8`, `i8`) or an array of 2 to
 /// 4 of them, so that its format is known without evaluating anything; with `webgl == false`,
 /// three 8- or 16-bit scalars (a `-webgl` format) do not count.
-fn plain_type(ty: &Type, webgl: bool) -> bool {
+pub(crate) fn plain_type(ty: &Type, webgl: bool) -> bool {
     fn scalar(ty: &Type) -> Option<&'static str> {
         let Type::Path(path) = ty else { return None };
         if path.qself.is_some() || path.path.leading_colon.is_some() {
@@ -572,6 +639,39 @@ fn problem_arms(
     }
 }
 
+/// The eager check of a struct the macro checks itself: `const`-true unless a nested type
+/// cannot be a member, then the analysis's problem at its field (nothing without nested types).
+fn lazy_check(input: &Input<'_>, p: &TokenStream, lazy: &crate::lazy::LazyFacts) -> TokenStream {
+    if lazy.nests.is_empty() {
+        return TokenStream::new();
+    }
+    let ident = input.ident;
+    let gpu: Vec<&Field<'_>> = input.gpu_fields().collect();
+    let n = usize_lit(gpu.len());
+    let msg = quote!(#p::lazy_message::<#ident, #n>());
+    let conds = lazy.nests.iter().map(|(_, c)| c);
+    let mut seen = Vec::new();
+    let arms = lazy.nests.iter().filter_map(|(k, _)| {
+        if seen.contains(k) {
+            return None;
+        }
+        seen.push(*k);
+        let fail = fail_with_at(p, &msg, span_range(gpu[*k].ty));
+        let k = usize_lit(*k);
+        Some(quote!(::core::option::Option::Some(#p::Spot::Type(#k)) => #fail,))
+    });
+    quote! {
+        const _: () = if #(#conds)&&* {
+        } else {
+            match #p::lazy_spot::<#ident, #n>() {
+                ::core::option::Option::None => {}
+                #(#arms)*
+                ::core::option::Option::Some(_) => #p::fail_with(#msg),
+            }
+        };
+    }
+}
+
 /// The `Described` and `GpuType` impls that let a non-`packed` struct be a member of another
 /// (and describe it as WGSL), and, on the general path, its `Flattened` leaves (a `packed`
 /// struct on the general path gets `Described` and `Flattened` only: it does not nest).
@@ -581,6 +681,7 @@ fn wgsl_impls(
     p: &TokenStream,
     requested: &[TokenStream],
     pad_total: &TokenStream,
+    leaves: Option<&TokenStream>,
 ) -> TokenStream {
     let ident = input.ident;
     let name = ident.unraw().to_string();
@@ -588,6 +689,7 @@ fn wgsl_impls(
         let gpu_name = f.gpu_name();
         let wgsl_ty = match &f.attrs.wgsl {
             Some((_, parsed)) => wgsl_type::tokens(parsed, p),
+            None if f.attrs.format.is_none() => describe(f.ty, p).0,
             None => {
                 let (wgsl, _, _) = describe(f.ty, p);
                 quote!(#p::member_type(#wgsl, #r))
@@ -610,14 +712,18 @@ fn wgsl_impls(
         }
     });
     let host = host_shape_tokens(input, gpu, p, requested, pad_total);
+    let leaves = leaves.map(|l| quote!(const LEAVES: ::core::primitive::usize = #l;));
+    let nests = input.tail().is_none();
     let gpu_type = if input.attrs.layout == LayoutKind::Packed {
         TokenStream::new()
     } else {
         quote! {
             #[automatically_derived]
             unsafe impl #p::GpuType for #ident {
-                const WGSL: #p::WgslType = #p::WgslType::Struct(&<Self as #p::Described>::STRUCT);
+                const WGSL: #p::WgslType = #p::WgslType::Struct(#p::described::<Self>());
                 const HOST: #p::HostShape = #host;
+                #leaves
+                const NESTS: ::core::primitive::bool = #nests;
             }
         }
     };
@@ -646,11 +752,16 @@ fn host_shape_tokens(
         let ty = f.ty;
         let member = f.ident;
         let (_, host, _) = describe(ty, p);
+        let shape = if f.attrs.format.is_some() {
+            quote!(#p::host_shape(#host, #r))
+        } else {
+            host
+        };
         quote! {
             #p::HostMember {
                 offset: ::core::mem::offset_of!(#ident, #member),
                 size: ::core::mem::size_of::<#ty>(),
-                shape: #p::host_shape(#host, #r),
+                shape: #shape,
             }
         }
     });
@@ -674,6 +785,7 @@ fn flattened_impl(
     requested: &[TokenStream],
     pad_total: &TokenStream,
     location: &Literal,
+    total: &TokenStream,
 ) -> TokenStream {
     let ident = input.ident;
     let n = usize_lit(gpu.len());
@@ -687,11 +799,7 @@ fn flattened_impl(
         impl #p::Flattened for #ident {
             const LEAF_HOST: #p::HostShape = #leaves_host;
             const LOCATION: ::core::primitive::u32 = #location;
-            type Tables = #p::LeafTables<
-                Self,
-                #n,
-                { #p::leaf_total(&<Self as #p::Analyzed<#n>>::ANALYSIS) },
-            >;
+            type Tables = #p::LeafTables<Self, #n, { #total }>;
         }
     }
 }
@@ -765,18 +873,24 @@ fn needs_general_path(input: &Input<'_>) -> bool {
 }
 
 /// `GpuStruct::ATTRIBUTES` on the general path: the leaves' vertex attributes, or a compile
-/// error at the field of the first leaf that no wgpu vertex attribute reads.
+/// error at the field of the first leaf that no wgpu vertex attribute reads. Only fields that
+/// may hold such a leaf get an arm of their own (a `wgsl = "..."` type's leaves all have wgpu
+/// formats).
 fn leaf_attributes_const(gpu: &[&Field<'_>], p: &TokenStream) -> TokenStream {
     let msg = quote!(#p::tree_webgl_message::<Self>());
-    let arms = gpu.iter().enumerate().map(|(k, f)| {
-        let range = match &f.attrs.format {
-            Some(lit) => span_range(lit),
-            None => span_range(f.ty),
-        };
-        let fail = fail_with_at(p, &msg, range);
-        let k = usize_lit(k);
-        quote!(::core::option::Option::Some(#k) => #fail,)
-    });
+    let arms = gpu
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.attrs.wgsl.is_none() && maybe_webgl(f))
+        .map(|(k, f)| {
+            let range = match &f.attrs.format {
+                Some(lit) => span_range(lit),
+                None => span_range(f.ty),
+            };
+            let fail = fail_with_at(p, &msg, range);
+            let k = usize_lit(k);
+            quote!(::core::option::Option::Some(#k) => #fail,)
+        });
     quote! {
         match #p::tree_webgl::<Self>() {
             ::core::option::Option::None => #p::tree_attributes::<Self>(),

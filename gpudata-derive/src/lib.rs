@@ -11,6 +11,7 @@
 mod expand;
 mod fallback;
 mod internals;
+mod lazy;
 mod markers;
 mod shader;
 mod spans;

@@ -76,6 +76,15 @@ pub unsafe trait GpuType: Copy + 'static {
     const HOST: HostShape;
     /// The vertex format of a [`GpuField`] (a flat row field); `None` for everything else.
     const FLAT: Option<VertexFormat> = None;
+    /// Leaves of a value in a row's struct format (scalars, vectors, matrix columns, array
+    /// elements and struct members, flattened). Not API: the derive writes it for its structs.
+    #[doc(hidden)]
+    const LEAVES: usize = super::tree::leaf_count(&Self::WGSL);
+    /// Whether a value can be a field of a `wgsl-storage` row (laid out, leaves with vertex
+    /// formats, no runtime-sized array, as long as its format when it is one). Not API: the
+    /// derive writes it for its structs.
+    #[doc(hidden)]
+    const NESTS: bool = super::private::nests_by_default::<Self>();
 }
 
 /// The WGSL type that carries `format`'s bytes (see [`VertexFormat::wgsl_carrier`]).

@@ -899,6 +899,12 @@ pub const fn flatten<const L: usize, const N: usize>(
     let (Some(s), true) = (analysis.structure, analysis.valid) else {
         return [empty; L];
     };
+    // `L` is the expansion's count (written from the fields' types where the macro counts them
+    // itself, see [`Lazy`]): a different count here is a bug of the derive, never a silent
+    // table.
+    if leaf_total(analysis) != L {
+        fail_with(Msg::new().str("gpudata derive: leaf count mismatch (a bug of the derive)"));
+    }
     let packed = matches!(analysis.rules, StructLayout::Packed);
     match tree::leaves::<L>(s, host, analysis.space, packed) {
         Ok(leaves) => leaves,
@@ -1243,6 +1249,107 @@ pub const fn tree_host_matches<T: Analyzed<N>, const N: usize>() -> bool {
 #[must_use]
 pub const fn first_leaf_of<T: Analyzed<N>, const N: usize>(k: usize) -> usize {
     first_leaf(&T::ANALYSIS, k)
+}
+
+/// The facts of a struct whose problems the derive rules out itself from the fields' syntax
+/// (every field a plain scalar or vector, an array of them, a `wgsl = "..."` type whose bytes
+/// the macro counts, or a nested type whose own cheap constants [`GpuType::NESTS`] and
+/// [`GpuType::LEAVES`] stand for it), in the `wgsl-storage` layout with nothing asserted. Its
+/// analysis (`Analyzed::ANALYSIS` = [`lazy_analysis`]) runs on first use only, failing there on
+/// a problem the macro could not see (a shadowed scalar name); the expansion's one eager `const`
+/// reads only the nested types' `NESTS` and, when one is `false`, reports the analysis's
+/// problem at its field through [`lazy_spot`] and [`lazy_message`].
+pub trait Lazy<const N: usize> {
+    /// The facts (`reported_by_caller: false`).
+    const FACTS: Facts<N, 0>;
+}
+
+/// `Analyzed::ANALYSIS` of a [`Lazy`] struct: fails at the caller (the expansion spans it at the
+/// struct's name) on a problem.
+///
+/// # Panics
+/// On a problem.
+#[must_use]
+#[track_caller]
+pub const fn lazy_analysis<T: Lazy<N>, const N: usize>() -> Analysis<N> {
+    analyze(T::FACTS)
+}
+
+/// The analysis of a [`Lazy`] struct without failing: its problem's spot.
+#[must_use]
+pub const fn lazy_spot<T: Lazy<N>, const N: usize>() -> Option<Spot> {
+    let mut facts = T::FACTS;
+    facts.reported_by_caller = true;
+    problem_spot(&analyze(facts))
+}
+
+/// The analysis of a [`Lazy`] struct without failing: its problem's message.
+#[must_use]
+pub const fn lazy_message<T: Lazy<N>, const N: usize>() -> Msg {
+    let mut facts = T::FACTS;
+    facts.reported_by_caller = true;
+    problem_message(&analyze(facts))
+}
+
+/// Whether a value of `T` can be a field of a row in the `wgsl-storage` layout: its WGSL type
+/// laid out, at least one leaf, every leaf with a vertex format, no runtime-sized array, and a
+/// type that is one vertex format's bytes ([`HostShape::Field`]) exactly as long as the format
+/// (which the analysis checks too) ([`GpuType::NESTS`]'s default).
+#[must_use]
+pub const fn nests_by_default<T: GpuType>() -> bool {
+    let ty = &T::WGSL;
+    let sized = match T::HOST {
+        HostShape::Field(format) => size_of::<T>() as u64 == format.byte_length(),
+        _ => true,
+    };
+    sized
+        && !tree::has_runtime_array(ty)
+        && leaf_count(ty) > 0
+        && ty.layout(AddressSpace::Storage).is_ok()
+        && tree::walks(ty, T::HOST)
+}
+
+/// The facts of a general-path struct `T` with each field's size, format, host shape and tree
+/// flag read from its `Flattened::LEAF_HOST` members (its `GpuType::HOST`, or a packed struct's
+/// own shape), and its WGSL struct from `Described`: the expansion states them once, there.
+/// A field is a tree (a WGSL type rather than one vertex format) unless its host shape is one
+/// vertex format's bytes ([`HostShape::Field`], every [`GpuField`] and every
+/// `format = "..."` field) and it has no `wgsl = "..."` string.
+#[must_use]
+pub const fn tree_facts<T: Described + Flattened, const N: usize, const M: usize>(
+    mut facts: Facts<N, M>,
+) -> Facts<N, M> {
+    facts.structure = Some(described::<T>());
+    if let HostShape::Struct { members, .. } = T::LEAF_HOST {
+        let mut k = 0;
+        while k < N && k < members.len() {
+            let shape = members[k].shape;
+            facts.sizes[k] = members[k].size;
+            facts.hosts[k] = shape;
+            let (format, tree) = match shape {
+                HostShape::Field(format) => (format, facts.wgsl[k]),
+                _ => (VertexFormat::Float32, true),
+            };
+            facts.formats[k] = format;
+            facts.tree[k] = tree;
+            k += 1;
+        }
+    }
+    facts
+}
+
+/// The WGSL struct of a derived type, through a call (an associated const naming
+/// `Described::STRUCT` would make rustc evaluate it for every struct).
+#[must_use]
+pub const fn described<T: Described>() -> &'static WgslStruct {
+    StructRef::<T>::STRUCT
+}
+
+/// A reference to a struct's description, made on first use.
+struct StructRef<T>(core::marker::PhantomData<T>);
+
+impl<T: Described> StructRef<T> {
+    const STRUCT: &'static WgslStruct = &T::STRUCT;
 }
 
 /// [`fail`] with a message passed by value (no constant for rustc to evaluate early).

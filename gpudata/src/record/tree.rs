@@ -928,6 +928,13 @@ pub const fn element_problem(
     }
 }
 
+/// Whether the leaves of a value of type `ty` (host shape `host`) walk without a fault in the
+/// `wgsl-storage` layout.
+pub(crate) const fn walks(ty: &WgslType, host: HostShape) -> bool {
+    let mut walk = Walk::counting(AddressSpace::Storage);
+    walk.walk(0, ty, host, LeafName::EMPTY, 0, 0).is_ok()
+}
+
 /// The `L` copies that encode or decode one element of a runtime-sized array (WGSL type `ty`,
 /// host shape `host`), offsets from the element's start; empty copies when a leaf has a problem
 /// (which the struct's analysis reports, failing the build).
