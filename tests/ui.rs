@@ -6,7 +6,9 @@
 //!   children borrow their data or buffer, so they cannot outlive it, survive its `destroy`, or
 //!   watch an ownership transfer; typed children take only their own struct's markers;
 //! - `errors/`: the `#[derive(GpuStruct)]` compile errors of the error catalogue
-//!   (`docs/ERRORS.md`) that `fail/` does not pin;
+//!   (`docs/ERRORS.md`) that `fail/` does not pin, and `uniform_layout_required.rs`, a
+//!   post-monomorphization `const` assertion of `GpuUniform::new` that only `cargo build` reports:
+//!   trybuild builds (not checks) because `pass/` cases are in the same run;
 //! - `shader/`: the compile-time shader check (`#[gpu(shader = ...)]`) against
 //!   `tests/ui/shader/*.wgsl`: a mismatch, missing members, nested types, globals, a missing
 //!   struct, a WGSL parse error, a missing file, a vertex entry point mismatch, attribute misuse.
