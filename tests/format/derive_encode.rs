@@ -3,12 +3,13 @@
 //! by copy, the oracle), and for the nested bench row the bytes encase 0.13 writes. Covered: the
 //! encoder in registers (chunk plans, with shuffled, shifted and multi-load chunks), the
 //! buffered streaming path, the row-by-row path, `encode_row` (merged runs, gaps zeroed), and
-//! the threaded encode at row counts around the 4 MiB threshold and the per-thread split
-//! boundaries, against the same encode on one thread.
+//! the threaded encode and decode at row counts around the 4 MiB threshold and the per-thread
+//! split boundaries, against the same encode or decode on one thread.
 
 use gpudata::GpuStruct;
 use gpudata::record::{
-    THREADED_ENCODE_BYTES, decode_rows, encode_rows, encode_rows_on, encode_rows_to_vec,
+    THREADED_ENCODE_BYTES, decode_rows, decode_rows_on, encode_rows, encode_rows_on,
+    encode_rows_to_vec,
 };
 
 /// The contract's bytes of `rows`: zeroed rows, each `FIELD_COPIES` entry copied on its own.
@@ -62,6 +63,12 @@ fn check_paths<T: GpuStruct + PartialEq + std::fmt::Debug>(rows: &[T]) {
         assert_eq!(one, expected, "{name}: encode_row");
     }
     assert!(decode_rows::<T>(&want).unwrap() == rows, "{name}: decode");
+    for threads in [1, 2, 3, 7] {
+        assert!(
+            decode_rows_on::<T>(&want, threads).unwrap() == rows,
+            "{name}: decode_rows_on {threads} threads"
+        );
+    }
 }
 
 fn f(i: usize, k: u32) -> f32 {
@@ -292,6 +299,44 @@ fn threaded_encodes_equal_one_thread_at_split_boundaries() {
         assert!(
             encode_rows_to_vec(rows) == one,
             "{count} rows, encode_rows_to_vec"
+        );
+    }
+}
+
+/// The threaded decode at the same row counts gives the one-thread rows, which are the rows
+/// encoded; re-encoding them gives the same bytes.
+#[test]
+fn threaded_decodes_equal_one_thread_at_split_boundaries() {
+    let stride = 112;
+    let min_rows = (2usize << 20).div_ceil(stride);
+    let threshold = THREADED_ENCODE_BYTES / stride;
+    let all: Vec<Body> = (0..4 * min_rows + 2).map(body).collect();
+    let bytes = oracle(&all);
+    let counts = [
+        threshold - 1,
+        threshold,
+        threshold + 1,
+        2 * min_rows - 1,
+        2 * min_rows,
+        2 * min_rows + 1,
+        3 * min_rows + 1,
+        4 * min_rows + 1,
+    ];
+    for count in counts {
+        let src = &bytes[..count * stride];
+        let one = decode_rows_on::<Body>(src, 1).unwrap();
+        assert!(one == all[..count], "{count} rows on one thread");
+        for threads in [2, 3, 4, 8] {
+            let many = decode_rows_on::<Body>(src, threads).unwrap();
+            assert!(many == one, "{count} rows on {threads} threads");
+            assert!(
+                encode_rows_to_vec(&many) == src,
+                "{count} rows on {threads} threads, re-encoded"
+            );
+        }
+        assert!(
+            decode_rows::<Body>(src).unwrap() == one,
+            "{count} rows, decode_rows"
         );
     }
 }

@@ -11,7 +11,9 @@ use crate::data::DataError;
 use crate::device::Gpu;
 use crate::device::GpuError;
 use crate::device::transfer::{WaitMode, advise_huge_pages, read_into, read_range};
-use crate::record::{GpuField, GpuFieldOf, GpuStruct, rows_as_bytes_mut, split, zeroed_rows};
+use crate::record::{
+    GpuField, GpuFieldOf, GpuStruct, decode_rows_strided, rows_as_bytes_mut, zeroed_rows,
+};
 
 /// [`GpuData`] whose rows are `T`s: its format is `T::FORMAT`, rows upload from and read back
 /// to `&[T]` / `Vec<T>`, and [`get_child`](Self::get_child) takes one of the field markers the
@@ -275,36 +277,15 @@ impl<T: GpuStruct> TypedGpuData<T> {
             WaitMode::Block => gpu.transfer_config().threads_for(gpu.adapter_kind()),
             WaitMode::Async => 1,
         };
-        Ok(decode_rows_on(
+        // Shares of at least 64 Ki rows.
+        Ok(decode_rows_strided(
             &bytes,
             stride,
             self.data.length() as usize,
             threads,
+            64 << 10,
         ))
     }
-}
-
-/// `count` rows decoded from `bytes` (rows `stride` apart) on up to `threads` threads, each
-/// decoding a contiguous share of at least 64 Ki rows into its part of the result (split by
-/// `record::split`, the rule the threaded encoder uses).
-fn decode_rows_on<T: GpuStruct>(
-    bytes: &[u8],
-    stride: usize,
-    count: usize,
-    threads: usize,
-) -> Vec<T> {
-    let Some(mut rows) = zeroed_rows::<T>(count) else {
-        return (0..count)
-            .map(|i| T::decode_row(&bytes[i * stride..]))
-            .collect();
-    };
-    let share = split::rows_per_part(count, threads, 64 << 10);
-    split::run_parts(&mut rows, 1, share, |first, part| {
-        for (j, row) in part.iter_mut().enumerate() {
-            *row = T::decode_row(&bytes[(first + j) * stride..]);
-        }
-    });
-    rows
 }
 
 impl<T: GpuStruct> From<TypedGpuData<T>> for GpuData {

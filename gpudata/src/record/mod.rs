@@ -36,7 +36,7 @@ mod runtime;
 pub(crate) mod shader;
 pub(crate) mod shader_rules;
 mod shader_tree;
-pub(crate) mod split;
+mod split;
 mod tree;
 
 pub(crate) use bytes::read_fields;
@@ -47,10 +47,10 @@ pub use newtypes::{
     Unorm8x4Bgra, Unorm10_10_10_2, Unorm16, Unorm16x2, Unorm16x4,
 };
 pub use rows::{
-    RowBytesError, THREADED_ENCODE_BYTES, decode_rows, encode_rows, encode_rows_on,
+    RowBytesError, THREADED_ENCODE_BYTES, decode_rows, decode_rows_on, encode_rows, encode_rows_on,
     encode_rows_to_vec, rows_as_bytes,
 };
-pub(crate) use rows::{rows_as_bytes_mut, zeroed_rows};
+pub(crate) use rows::{decode_rows_strided, rows_as_bytes_mut, zeroed_rows};
 pub use runtime::{GpuRuntimeStruct, RuntimeArray, decode_runtime, encode_runtime};
 pub(crate) use runtime::{decode_elements, encode_elements};
 

@@ -392,9 +392,42 @@ pub fn encode_rows_to_vec<T: GpuStruct>(rows: &[T]) -> Vec<u8> {
 /// Reads GPU rows back into host rows: one `memcpy` when the host layout is the GPU layout, the
 /// derive's per-field decoder otherwise (host-only `#[gpu(padding)]` fields come back zeroed).
 ///
+/// Sources of [`THREADED_ENCODE_BYTES`] (4 MiB) and more are decoded by the per-field decoder on
+/// the machine's available parallelism (at most 8 threads, each reading at least 2 MiB), split
+/// as [`encode_rows`] splits its output; [`decode_rows_on`] takes the number of threads.
+///
 /// # Errors
 /// [`RowBytesError::SourceLength`] when `src.len()` is not a multiple of the byte stride.
 pub fn decode_rows<T: GpuStruct>(src: &[u8]) -> Result<Vec<T>, RowBytesError> {
+    decode_rows_on(src, encode_threads(src.len()))
+}
+
+/// [`decode_rows`] on at most `threads` threads (`0` and `1`: the calling thread only), each
+/// reading at least 2 MiB of `src`: the calling thread decodes the first rows, scoped threads
+/// the others, each into its own part of the result. The zero-copy path stays one `memcpy` on
+/// the calling thread.
+///
+/// ```
+/// use gpudata::GpuStruct;
+/// use gpudata::record::{decode_rows_on, encode_rows_to_vec};
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+/// struct Particle {
+///     mass: f32,
+///     position: [f32; 3],
+/// }
+///
+/// let rows: Vec<Particle> = (0..200_000)
+///     .map(|i| Particle { mass: 1.0, position: [i as f32, 0.0, 0.0] })
+///     .collect();
+/// let bytes = encode_rows_to_vec(&rows);
+/// assert_eq!(decode_rows_on::<Particle>(&bytes, 1).unwrap(), rows);
+/// assert_eq!(decode_rows_on::<Particle>(&bytes, 4).unwrap(), rows);
+/// ```
+///
+/// # Errors
+/// [`RowBytesError::SourceLength`] when `src.len()` is not a multiple of the byte stride.
+pub fn decode_rows_on<T: GpuStruct>(src: &[u8], threads: usize) -> Result<Vec<T>, RowBytesError> {
     let stride = stride_usize::<T>();
     if stride == 0 || !src.len().is_multiple_of(stride) {
         return Err(RowBytesError::SourceLength {
@@ -415,7 +448,42 @@ pub fn decode_rows<T: GpuStruct>(src: &[u8]) -> Result<Vec<T>, RowBytesError> {
         }
         return Ok(rows);
     }
-    Ok(src.chunks_exact(stride).map(T::decode_row).collect())
+    Ok(decode_rows_strided(
+        src,
+        stride,
+        len,
+        threads,
+        MIN_PART_BYTES.div_ceil(stride),
+    ))
+}
+
+/// `count` rows decoded with [`GpuStruct::decode_row`] from `src` (row `i` at `i × stride`, the
+/// last one at least `T::FORMAT.row_byte_length()` bytes) on at most `threads` threads, each
+/// decoding a contiguous share of at least `min_rows` rows into its part of the result (split
+/// by [`split`](super::split), the rule of the threaded encoder): [`decode_rows_on`]'s decoder
+/// and the readback decode of [`TypedGpuData::read_rows`](crate::data::TypedGpuData::read_rows).
+///
+/// # Panics
+/// When `src` is shorter than `count` rows (the callers check it).
+pub(crate) fn decode_rows_strided<T: GpuStruct>(
+    src: &[u8],
+    stride: usize,
+    count: usize,
+    threads: usize,
+    min_rows: usize,
+) -> Vec<T> {
+    let Some(mut rows) = zeroed_rows::<T>(count) else {
+        return (0..count)
+            .map(|i| T::decode_row(&src[i * stride..]))
+            .collect();
+    };
+    let per_part = super::split::rows_per_part(count, threads, min_rows);
+    super::split::run_parts(&mut rows, 1, per_part, |first, part| {
+        for (j, row) in part.iter_mut().enumerate() {
+            *row = T::decode_row(&src[(first + j) * stride..]);
+        }
+    });
+    rows
 }
 
 /// The bytes of GPU field `index` inside the host row (`FIELD_COPIES[index]`'s host range),

@@ -1,6 +1,7 @@
 //! Rows split over threads: the one rule by which the threaded row encoder
-//! ([`encode_rows`](super::encode_rows)) and the threaded row decoder of readbacks
-//! ([`TypedGpuData::read_rows`](crate::data::TypedGpuData::read_rows)) cut their rows into
+//! ([`encode_rows`](super::encode_rows)) and the threaded row decoder
+//! ([`decode_rows`](super::decode_rows), also the decode of readbacks,
+//! [`TypedGpuData::read_rows`](crate::data::TypedGpuData::read_rows)) cut their rows into
 //! contiguous parts, one per thread.
 
 use std::sync::OnceLock;
@@ -43,7 +44,7 @@ where
     });
 }
 
-/// The threads a large encode uses by default: the machine's available parallelism (asked
+/// The threads a large encode or decode uses by default: the machine's available parallelism (asked
 /// once), at most [`MAX_THREADS`].
 #[must_use]
 pub(crate) fn default_threads() -> usize {
