@@ -118,9 +118,10 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
     // fields) keeps the flat engine, which gives the same offsets for those and costs less to
     // compile.
     let general = needs_general_path(input);
+    // `GpuStruct::STEP_MODE` defaults to `Vertex`.
     let step_mode = match input.attrs.step_mode {
-        StepModeKind::Vertex => quote!(#p::StepMode::Vertex),
-        StepModeKind::Instance => quote!(#p::StepMode::Instance),
+        StepModeKind::Vertex => TokenStream::new(),
+        StepModeKind::Instance => quote!(const STEP_MODE: #p::StepMode = #p::StepMode::Instance;),
     };
     let location = Literal::u32_suffixed(input.attrs.location.as_ref().map_or(0, |(n, _)| *n));
     let zero_copy = input.attrs.zero_copy.is_some();
@@ -130,7 +131,7 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
     let names: Vec<String> = gpu.iter().map(|f| f.gpu_name()).collect();
     let members: Vec<&Ident> = gpu.iter().map(|f| f.ident).collect();
     let type_names: Vec<String> = gpu.iter().map(|f| type_string(f.ty)).collect();
-    let sizes = if general {
+    let sizes = if general || !packed {
         quote!([0; #n])
     } else {
         let sizes = gpu.iter().map(|f| {
@@ -145,7 +146,7 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
         .map(|f| f.attrs.format.as_ref().map(ToTokens::to_token_stream))
         .collect();
     let requested = option_array(requested_tokens.clone());
-    let formats = if general {
+    let formats = if general || !packed {
         quote!([#p::VertexFormat::Float32; #n])
     } else {
         let formats = gpu.iter().map(|f| {
@@ -362,7 +363,7 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
                 #[automatically_derived]
                 unsafe impl #p::GpuStruct for #ident {
                     const FORMAT: &'static #p::GpuDataStructFormat = #format;
-                    const STEP_MODE: #p::StepMode = #step_mode;
+                    #step_mode
                     const ATTRIBUTES: &'static [#p::wgpu::VertexAttribute] = #attributes;
                     const HOST_LAYOUT_MATCHES: ::core::primitive::bool = #host_matches;
                     const FIELD_COPIES: &'static [#p::FieldCopy] = #copies;
@@ -372,7 +373,27 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
         ),
     };
 
-    let facts_literal = quote! {
+    // The common case (no format string, nothing asserted, a host shape to read) in one call.
+    let simple = !packed
+        && !zero_copy
+        && input.attrs.stride.is_none()
+        && gpu
+            .iter()
+            .all(|f| f.attrs.format.is_none() && f.attrs.offset.is_none());
+    let wgsl_flags = gpu.iter().map(|f| f.attrs.wgsl.is_some());
+    let facts_literal = if simple {
+        quote! {
+            #p::Facts::<#n, 0>::named(
+                #layout,
+                #space,
+                [#(#names),*],
+                [#(#type_names),*],
+                [#(#wgsl_flags),*],
+                #eager,
+            )
+        }
+    } else {
+        quote! {
                 #p::Facts::<#n, #m> {
                     layout: #layout,
                     names: [#(#names),*],
@@ -388,9 +409,15 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
                     zero_copy: #zero_copy,
                     reported_by_caller: #eager,
                 }
+        }
     };
+    // Sizes and formats (and on the general path host shapes and tree flags) are read from the
+    // struct's `GpuType::HOST` / `Flattened::LEAF_HOST` where it has one (every struct but a
+    // flat `packed` one), instead of being restated per field.
     let facts_expr = if general {
         quote!(#p::tree_facts::<Self, #n, #m>(#facts_literal))
+    } else if !packed {
+        quote!(#p::host_facts::<Self, #n, #m>(#facts_literal))
     } else {
         facts_literal
     };
@@ -398,6 +425,7 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
         Some(_) => {
             let lazy_analysis = respan(quote!(#p::lazy_analysis::<Self, #n>), input.ident.span());
             quote! {
+                const FACTS: #p::Facts<#n, 0> = #facts_expr;
                 const ANALYSIS: #p::Analysis<#n> = #lazy_analysis();
             }
         }
@@ -405,14 +433,11 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
             const ANALYSIS: #p::Analysis<#n> = #analyze(#facts_expr);
         },
     };
-    let lazy_impl = lazy.as_ref().map(|_| {
-        quote! {
-            #[automatically_derived]
-            impl #p::Lazy<#n> for #ident {
-                const FACTS: #p::Facts<#n, 0> = #facts_expr;
-            }
-        }
-    });
+    let offsets = if packed {
+        quote!([#(::core::mem::offset_of!(#ident, #members)),*])
+    } else {
+        quote!(#p::host_offsets::<Self, #n>())
+    };
 
     quote! {
         #markers
@@ -421,12 +446,10 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
         const _: () = {
             #[automatically_derived]
             impl #p::Analyzed<#n> for #ident {
-                const OFFSETS: [::core::primitive::usize; #n] =
-                    [#(::core::mem::offset_of!(#ident, #members)),*];
+                const OFFSETS: [::core::primitive::usize; #n] = #offsets;
                 const PADDING: ::core::primitive::usize = #pad_total;
                 #analysis_items
             }
-            #lazy_impl
             #checks
             #padding_check
             #shader_checks
@@ -695,6 +718,9 @@ fn wgsl_impls(
                 quote!(#p::member_type(#wgsl, #r))
             }
         };
+        if f.attrs.align.is_none() && f.attrs.size.is_none() {
+            return quote!(#p::WgslMember::new(#gpu_name, #wgsl_ty));
+        }
         let align = option_tokens(
             f.attrs
                 .align

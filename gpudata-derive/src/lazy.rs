@@ -2,7 +2,7 @@
 //! are plain scalars and vectors, arrays of them, `wgsl = "..."` types whose bytes the macro
 //! counts, and nested types. No problem of its own can arise there (a shadowed scalar name
 //! aside, which the analysis reports when it is first used), so its analysis runs on first use
-//! only (`__private::Lazy`), and the one eager check reads the nested types' `GpuType::NESTS`:
+//! only (`__private::lazy_analysis`, its facts in `Analyzed::FACTS`), and the one eager check reads the nested types' `GpuType::NESTS`:
 //! cheap constants instead of the layout engine run in rustc's interpreter for every struct.
 
 use proc_macro2::{Literal, TokenStream};

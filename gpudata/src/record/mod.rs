@@ -183,8 +183,8 @@ pub unsafe trait GpuStruct: Copy + Send + Sync + 'static {
     /// The row format: fields, offsets, stride. A `'static` reference, so that every part of it
     /// is usable in `const` items.
     const FORMAT: &'static GpuDataStructFormat;
-    /// The step mode of the generated vertex layout.
-    const STEP_MODE: StepMode;
+    /// The step mode of the generated vertex layout (`Vertex` unless said otherwise).
+    const STEP_MODE: StepMode = StepMode::Vertex;
     /// The vertex attributes with shader locations, one per field of `FORMAT`. A derived
     /// struct's value fails to compile, at the offending field, when a field has a `-webgl`
     /// format (no wgpu vertex attribute reads one).

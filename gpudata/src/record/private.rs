@@ -187,6 +187,9 @@ pub trait Analyzed<const N: usize> {
     const OFFSETS: [usize; N];
     /// The bytes of the host-only `#[gpu(padding)]` fields.
     const PADDING: usize;
+    /// The facts of a struct analysed on first use ([`lazy_analysis`]; `reported_by_caller:
+    /// false`); other structs state theirs in `ANALYSIS` and keep this placeholder.
+    const FACTS: Facts<N, 0> = Facts::placeholder();
 }
 
 /// What the checks need, computed once per struct from its [`Facts`]. Only this and the check
@@ -248,6 +251,54 @@ pub const fn format_or(found: Option<VertexFormat>, fallback: VertexFormat) -> V
 #[track_caller]
 pub const fn fail(msg: &Msg) -> ! {
     panic!("{}", msg.as_str())
+}
+
+impl<const N: usize> Facts<N, 0> {
+    /// `Analyzed::FACTS` of a struct that states its facts in `ANALYSIS` (never analysed).
+    #[must_use]
+    pub const fn placeholder() -> Facts<N, 0> {
+        Facts::named(
+            StructLayout::WgslStorage,
+            AddressSpace::Storage,
+            [""; N],
+            [""; N],
+            [false; N],
+            true,
+        )
+    }
+
+    /// The facts of a struct without format strings or assertions, not `zero_copy`: names,
+    /// types as written and `wgsl = "..."` flags; the sizes, formats, host shapes and tree flags
+    /// are placeholders that [`host_facts`] or [`tree_facts`] fill in from the struct's host
+    /// shape.
+    #[must_use]
+    pub const fn named(
+        layout: StructLayout,
+        space: AddressSpace,
+        names: [&'static str; N],
+        types: [&'static str; N],
+        wgsl: [bool; N],
+        reported_by_caller: bool,
+    ) -> Facts<N, 0> {
+        Facts {
+            layout,
+            names,
+            types,
+            sizes: [0; N],
+            requested: [None; N],
+            formats: [VertexFormat::Float32; N],
+            declared_offsets: [None; N],
+            declared_stride: None,
+            host: None,
+            zero_copy: false,
+            space,
+            structure: None,
+            hosts: [HostShape::Packed; N],
+            tree: [false; N],
+            wgsl,
+            reported_by_caller,
+        }
+    }
 }
 
 impl<const N: usize, const M: usize> Facts<N, M> {
@@ -900,7 +951,7 @@ pub const fn flatten<const L: usize, const N: usize>(
         return [empty; L];
     };
     // `L` is the expansion's count (written from the fields' types where the macro counts them
-    // itself, see [`Lazy`]): a different count here is a bug of the derive, never a silent
+    // itself, see [`lazy_analysis`]): a different count here is a bug of the derive, never a silent
     // table.
     if leaf_total(analysis) != L {
         fail_with(Msg::new().str("gpudata derive: leaf count mismatch (a bug of the derive)"));
@@ -1251,41 +1302,35 @@ pub const fn first_leaf_of<T: Analyzed<N>, const N: usize>(k: usize) -> usize {
     first_leaf(&T::ANALYSIS, k)
 }
 
-/// The facts of a struct whose problems the derive rules out itself from the fields' syntax
-/// (every field a plain scalar or vector, an array of them, a `wgsl = "..."` type whose bytes
-/// the macro counts, or a nested type whose own cheap constants [`GpuType::NESTS`] and
-/// [`GpuType::LEAVES`] stand for it), in the `wgsl-storage` layout with nothing asserted. Its
-/// analysis (`Analyzed::ANALYSIS` = [`lazy_analysis`]) runs on first use only, failing there on
-/// a problem the macro could not see (a shadowed scalar name); the expansion's one eager `const`
-/// reads only the nested types' `NESTS` and, when one is `false`, reports the analysis's
-/// problem at its field through [`lazy_spot`] and [`lazy_message`].
-pub trait Lazy<const N: usize> {
-    /// The facts (`reported_by_caller: false`).
-    const FACTS: Facts<N, 0>;
-}
-
-/// `Analyzed::ANALYSIS` of a [`Lazy`] struct: fails at the caller (the expansion spans it at the
-/// struct's name) on a problem.
+/// `Analyzed::ANALYSIS` of a lazy struct: one whose problems the derive rules out itself from
+/// the fields' syntax (every field a plain scalar or vector, an array of them, a `wgsl = "..."`
+/// type whose bytes the macro counts, or a nested type whose own cheap constants
+/// [`GpuType::NESTS`] and [`GpuType::LEAVES`] stand for it), in the `wgsl-storage` layout with
+/// nothing asserted. It states its facts in `Analyzed::FACTS`; this analysis runs on first use
+/// only and fails at the caller (the expansion spans it at the struct's name) on a problem the
+/// macro could not see (a shadowed scalar name). The expansion's one eager `const` reads only
+/// the nested types' `NESTS` and, when one is `false`, reports the analysis's problem at its
+/// field through [`lazy_spot`] and [`lazy_message`].
 ///
 /// # Panics
 /// On a problem.
 #[must_use]
 #[track_caller]
-pub const fn lazy_analysis<T: Lazy<N>, const N: usize>() -> Analysis<N> {
+pub const fn lazy_analysis<T: Analyzed<N>, const N: usize>() -> Analysis<N> {
     analyze(T::FACTS)
 }
 
-/// The analysis of a [`Lazy`] struct without failing: its problem's spot.
+/// The analysis of a lazy struct (see [`lazy_analysis`]) without failing: its problem's spot.
 #[must_use]
-pub const fn lazy_spot<T: Lazy<N>, const N: usize>() -> Option<Spot> {
+pub const fn lazy_spot<T: Analyzed<N>, const N: usize>() -> Option<Spot> {
     let mut facts = T::FACTS;
     facts.reported_by_caller = true;
     problem_spot(&analyze(facts))
 }
 
-/// The analysis of a [`Lazy`] struct without failing: its problem's message.
+/// The analysis of a lazy struct (see [`lazy_analysis`]) without failing: its problem's message.
 #[must_use]
-pub const fn lazy_message<T: Lazy<N>, const N: usize>() -> Msg {
+pub const fn lazy_message<T: Analyzed<N>, const N: usize>() -> Msg {
     let mut facts = T::FACTS;
     facts.reported_by_caller = true;
     problem_message(&analyze(facts))
@@ -1332,6 +1377,40 @@ pub const fn tree_facts<T: Described + Flattened, const N: usize, const M: usize
             };
             facts.formats[k] = format;
             facts.tree[k] = tree;
+            k += 1;
+        }
+    }
+    facts
+}
+
+/// `Analyzed::OFFSETS` of a struct with a `GpuType::HOST`: its members' host offsets.
+#[must_use]
+pub const fn host_offsets<T: GpuType, const N: usize>() -> [usize; N] {
+    let mut offsets = [0; N];
+    if let HostShape::Struct { members, .. } = T::HOST {
+        let mut k = 0;
+        while k < N && k < members.len() {
+            offsets[k] = members[k].offset;
+            k += 1;
+        }
+    }
+    offsets
+}
+
+/// The facts of a flat-path struct with a `GpuType::HOST` (not `packed`): each field's size and
+/// format read from its host members (a [`GpuField`]'s format, or the `format = "..."`
+/// string's), which the expansion states once, there.
+#[must_use]
+pub const fn host_facts<T: GpuType, const N: usize, const M: usize>(
+    mut facts: Facts<N, M>,
+) -> Facts<N, M> {
+    if let HostShape::Struct { members, .. } = T::HOST {
+        let mut k = 0;
+        while k < N && k < members.len() {
+            facts.sizes[k] = members[k].size;
+            if let HostShape::Field(format) = members[k].shape {
+                facts.formats[k] = format;
+            }
             k += 1;
         }
     }
