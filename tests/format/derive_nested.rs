@@ -53,7 +53,7 @@ struct Attributes {
     e: [f32; 3],
 }
 
-fn struct_decl<T: GpuType>() -> StructDecl {
+pub(crate) fn struct_decl<T: GpuType>() -> StructDecl {
     match TypeDecl::from(&T::WGSL) {
         TypeDecl::Struct(s) => s,
         other => panic!("not a struct: {other:?}"),

@@ -13,6 +13,7 @@ mod derive_packed;
 mod derive_rows;
 #[cfg(all(feature = "glam", feature = "mint"))]
 mod derive_vectors;
+mod derive_wgsl_types;
 mod error_catalogue;
 mod errors;
 mod fixtures;

@@ -1,0 +1,497 @@
+//! `#[derive(GpuStruct)]` over the WGSL types the other derive tests leave out: all nine
+//! `matCxR<f32>` (`[[f32; R]; C]` with `#[gpu(wgsl = "matCxR<f32>")]`), atomics as fields, arrays
+//! of arrays of structs and vectors, and (feature `mint`) mint's column matrices. The oracle is
+//! naga: the derive's WGSL declaration is parsed and validated (atomics in
+//! `var<storage, read_write>`, used by `atomicAdd`), and naga's layouter and member offsets,
+//! flattened independently into leaves (matrix columns, array elements, struct members, luma.gl's
+//! names), must be the derived format's fields, offset for offset. Encoded rows hold the host
+//! values at those offsets and decode back.
+
+use gpudata::GpuStruct;
+use gpudata::layout::AddressSpace;
+use gpudata::record::GpuType;
+
+use crate::derive_nested::struct_decl;
+
+/// The module of `T`'s WGSL declaration bound as `block` in `space`, with `body` in a compute
+/// entry point, validated by naga.
+fn naga_module<T: GpuType>(space: AddressSpace, body: &str) -> (naga::Module, String) {
+    let decl = struct_decl::<T>();
+    let text = decl.wgsl(space).unwrap_or_else(|e| panic!("no WGSL: {e}"));
+    let var = match space {
+        AddressSpace::Storage => "var<storage, read_write>",
+        AddressSpace::Uniform => "var<uniform>",
+    };
+    let name = &decl.name;
+    let module_text = format!(
+        "{text}\n@group(0) @binding(0) {var} block: {name};\n@compute @workgroup_size(1) fn main() {{ _ = &block; {body} }}\n"
+    );
+    let module =
+        naga::front::wgsl::parse_str(&module_text).unwrap_or_else(|e| panic!("{e}\n{module_text}"));
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::default(),
+    )
+    .validate(&module)
+    .unwrap_or_else(|e| panic!("{e:?}\n{module_text}"));
+    (module, module_text)
+}
+
+/// The vertex format name of `n` components of `scalar` (`float32x3`, `uint32`).
+fn format_name(scalar: naga::Scalar, n: u32) -> String {
+    let base = match scalar.kind {
+        naga::ScalarKind::Float => "float32",
+        naga::ScalarKind::Uint => "uint32",
+        naga::ScalarKind::Sint => "sint32",
+        other => panic!("no format for {other:?}"),
+    };
+    if n == 1 {
+        base.to_owned()
+    } else {
+        format!("{base}x{n}")
+    }
+}
+
+/// naga's type `ty` at `offset` named `name`, flattened into leaves: a scalar, vector or atomic
+/// is one leaf, a matrix one per column (`m[1]`, columns `size / C` apart), an array one group
+/// per element (`a[2]`, naga's stride apart), a struct one group per member (`s.x`).
+fn leaves(
+    module: &naga::Module,
+    layouter: &naga::proc::Layouter,
+    ty: naga::Handle<naga::Type>,
+    name: &str,
+    offset: u64,
+    out: &mut Vec<(String, u64, String)>,
+) {
+    match &module.types[ty].inner {
+        naga::TypeInner::Scalar(s) | naga::TypeInner::Atomic(s) => {
+            out.push((name.to_owned(), offset, format_name(*s, 1)));
+        }
+        naga::TypeInner::Vector { size, scalar } => {
+            out.push((name.to_owned(), offset, format_name(*scalar, *size as u32)));
+        }
+        naga::TypeInner::Matrix {
+            columns,
+            rows,
+            scalar,
+        } => {
+            let c = *columns as u64;
+            let column_stride = u64::from(layouter[ty].size) / c;
+            for i in 0..c {
+                out.push((
+                    format!("{name}[{i}]"),
+                    offset + i * column_stride,
+                    format_name(*scalar, *rows as u32),
+                ));
+            }
+        }
+        naga::TypeInner::Array {
+            base,
+            size: naga::ArraySize::Constant(n),
+            stride,
+        } => {
+            for i in 0..u64::from(n.get()) {
+                let at = offset + i * u64::from(*stride);
+                leaves(module, layouter, *base, &format!("{name}[{i}]"), at, out);
+            }
+        }
+        naga::TypeInner::Struct { members, .. } => {
+            for m in members {
+                let member = m.name.as_deref().unwrap_or_default();
+                let at = offset + u64::from(m.offset);
+                leaves(module, layouter, m.ty, &format!("{name}.{member}"), at, out);
+            }
+        }
+        other => panic!("no leaves for {other:?}"),
+    }
+}
+
+/// naga's leaves of the block struct named `name` in `module` (top-level members unprefixed)
+/// and its span.
+fn naga_leaves(module: &naga::Module, name: &str) -> (Vec<(String, u64, String)>, u64) {
+    let mut layouter = naga::proc::Layouter::default();
+    layouter.update(module.to_ctx()).unwrap();
+    let (_, ty) = module
+        .types
+        .iter()
+        .find(|(_, t)| t.name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("no struct {name}"));
+    let naga::TypeInner::Struct { members, span } = &ty.inner else {
+        panic!("{name} is not a struct")
+    };
+    let mut out = Vec::new();
+    for m in members {
+        let member = m.name.as_deref().unwrap_or_default();
+        leaves(
+            module,
+            &layouter,
+            m.ty,
+            member,
+            u64::from(m.offset),
+            &mut out,
+        );
+    }
+    (out, u64::from(*span))
+}
+
+/// The derived format's fields as (name, offset, format).
+fn derived_leaves<T: GpuStruct>() -> Vec<(String, u64, String)> {
+    T::FORMAT
+        .fields()
+        .iter()
+        .map(|f| {
+            (
+                f.name().to_owned(),
+                f.byte_offset(),
+                f.format().as_str().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// `T`'s derived fields and stride are naga's leaves and span of its declaration in `space`.
+fn assert_naga_agrees<T: GpuStruct + GpuType>(space: AddressSpace, body: &str) -> String {
+    let (module, text) = naga_module::<T>(space, body);
+    let name = struct_decl::<T>().name;
+    let (expected, span) = naga_leaves(&module, &name);
+    assert_eq!(derived_leaves::<T>(), expected, "{text}");
+    assert_eq!(T::FORMAT.byte_stride(), span, "{text}");
+    text
+}
+
+/// The little-endian `f32` at `offset` of `bytes`.
+fn f32_at(bytes: &[u8], offset: u64) -> f32 {
+    let o = offset as usize;
+    f32::from_le_bytes(bytes[o..o + 4].try_into().unwrap())
+}
+
+/// The host value `k`-th of a test row: distinct for every component.
+fn value(k: usize) -> f32 {
+    1.0 + k as f32
+}
+
+/// A `[[f32; R]; C]` whose components count on from `*next`.
+fn columns<const C: usize, const R: usize>(next: &mut usize) -> [[f32; R]; C] {
+    core::array::from_fn(|_| {
+        core::array::from_fn(|_| {
+            *next += 1;
+            value(*next)
+        })
+    })
+}
+
+/// The nine `matCxR<f32>` between scalars, in one struct per layout.
+macro_rules! nine_matrices {
+    ($name:ident, $layout:tt) => {
+        #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+        #[gpu(layout = $layout)]
+        struct $name {
+            s0: f32,
+            #[gpu(wgsl = "mat2x2<f32>")]
+            m22: [[f32; 2]; 2],
+            s1: f32,
+            #[gpu(wgsl = "mat2x3<f32>")]
+            m23: [[f32; 3]; 2],
+            s2: f32,
+            #[gpu(wgsl = "mat2x4<f32>")]
+            m24: [[f32; 4]; 2],
+            s3: f32,
+            #[gpu(wgsl = "mat3x2<f32>")]
+            m32: [[f32; 2]; 3],
+            s4: f32,
+            #[gpu(wgsl = "mat3x3<f32>")]
+            m33: [[f32; 3]; 3],
+            s5: f32,
+            #[gpu(wgsl = "mat3x4<f32>")]
+            m34: [[f32; 4]; 3],
+            s6: f32,
+            #[gpu(wgsl = "mat4x2<f32>")]
+            m42: [[f32; 2]; 4],
+            s7: f32,
+            #[gpu(wgsl = "mat4x3<f32>")]
+            m43: [[f32; 3]; 4],
+            s8: f32,
+            #[gpu(wgsl = "mat4x4<f32>")]
+            m44: [[f32; 4]; 4],
+        }
+
+        impl $name {
+            /// A value whose every component differs.
+            fn sample() -> Self {
+                let mut k = 0;
+                let mut s = || {
+                    k += 1;
+                    value(1000 + k)
+                };
+                let (s0, s1, s2, s3, s4, s5, s6, s7, s8) =
+                    (s(), s(), s(), s(), s(), s(), s(), s(), s());
+                let mut next = 0;
+                Self {
+                    s0,
+                    m22: columns(&mut next),
+                    s1,
+                    m23: columns(&mut next),
+                    s2,
+                    m24: columns(&mut next),
+                    s3,
+                    m32: columns(&mut next),
+                    s4,
+                    m33: columns(&mut next),
+                    s5,
+                    m34: columns(&mut next),
+                    s6,
+                    m42: columns(&mut next),
+                    s7,
+                    m43: columns(&mut next),
+                    s8,
+                    m44: columns(&mut next),
+                }
+            }
+
+            /// The host components of each leaf, in field order.
+            fn host_leaves(&self) -> Vec<Vec<f32>> {
+                let mut out: Vec<Vec<f32>> = Vec::new();
+                let mut matrix = |m: &[&[f32]]| out.extend(m.iter().map(|c| c.to_vec()));
+                matrix(&[&[self.s0]]);
+                matrix(&self.m22.iter().map(|c| &c[..]).collect::<Vec<_>>());
+                matrix(&[&[self.s1]]);
+                matrix(&self.m23.iter().map(|c| &c[..]).collect::<Vec<_>>());
+                matrix(&[&[self.s2]]);
+                matrix(&self.m24.iter().map(|c| &c[..]).collect::<Vec<_>>());
+                matrix(&[&[self.s3]]);
+                matrix(&self.m32.iter().map(|c| &c[..]).collect::<Vec<_>>());
+                matrix(&[&[self.s4]]);
+                matrix(&self.m33.iter().map(|c| &c[..]).collect::<Vec<_>>());
+                matrix(&[&[self.s5]]);
+                matrix(&self.m34.iter().map(|c| &c[..]).collect::<Vec<_>>());
+                matrix(&[&[self.s6]]);
+                matrix(&self.m42.iter().map(|c| &c[..]).collect::<Vec<_>>());
+                matrix(&[&[self.s7]]);
+                matrix(&self.m43.iter().map(|c| &c[..]).collect::<Vec<_>>());
+                matrix(&[&[self.s8]]);
+                matrix(&self.m44.iter().map(|c| &c[..]).collect::<Vec<_>>());
+                out
+            }
+        }
+    };
+}
+
+nine_matrices!(StorageMatrices, "wgsl-storage");
+nine_matrices!(UniformMatrices, "wgsl-uniform");
+
+/// Every leaf of the encoded row holds the host components at the field's offset; the row
+/// decodes back.
+fn assert_row_holds<T: GpuStruct + PartialEq + core::fmt::Debug>(value: &T, host: &[Vec<f32>]) {
+    let fields = T::FORMAT.fields();
+    assert_eq!(fields.len(), host.len());
+    let bytes = gpudata::record::encode_rows_to_vec(std::slice::from_ref(value));
+    for (field, components) in fields.iter().zip(host) {
+        let found: Vec<f32> = (0..components.len() as u64)
+            .map(|i| f32_at(&bytes, field.byte_offset() + 4 * i))
+            .collect();
+        assert_eq!(&found, components, "field {}", field.name());
+    }
+    assert_eq!(&T::decode_row(&bytes), value);
+}
+
+#[test]
+fn all_nine_f32_matrices_lay_out_as_naga_does_in_both_spaces() {
+    let text = assert_naga_agrees::<StorageMatrices>(AddressSpace::Storage, "");
+    for shape in [
+        "2x2", "2x3", "2x4", "3x2", "3x3", "3x4", "4x2", "4x3", "4x4",
+    ] {
+        assert!(text.contains(&format!("mat{shape}<f32>")), "{text}");
+    }
+    assert_naga_agrees::<UniformMatrices>(AddressSpace::Uniform, "");
+    // Independent figures for one member: `mat2x3<f32>` after two scalars and a `mat2x2` is at
+    // 16 (vec3 alignment), 32 bytes, columns 16 apart.
+    let m23: Vec<(String, u64)> = derived_leaves::<StorageMatrices>()
+        .into_iter()
+        .filter(|(name, ..)| name.starts_with("m23"))
+        .map(|(name, offset, _)| (name, offset))
+        .collect();
+    assert_eq!(m23, [("m23[0]".to_owned(), 32), ("m23[1]".to_owned(), 48)]);
+
+    let storage = StorageMatrices::sample();
+    assert_row_holds(&storage, &storage.host_leaves());
+    let uniform = UniformMatrices::sample();
+    assert_row_holds(&uniform, &uniform.host_leaves());
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+struct Counters {
+    #[gpu(wgsl = "atomic<u32>")]
+    hits: u32,
+    scale: f32,
+    #[gpu(wgsl = "atomic<i32>")]
+    balance: i32,
+    #[gpu(wgsl = "array<atomic<u32>, 4>")]
+    bins: [u32; 4],
+    tail: [f32; 3],
+}
+
+#[test]
+fn atomic_fields_lay_out_as_naga_does_and_validate_in_read_write_storage() {
+    let text = assert_naga_agrees::<Counters>(
+        AddressSpace::Storage,
+        "atomicAdd(&block.hits, 1u); atomicSub(&block.balance, 2); atomicMax(&block.bins[3], 5u);",
+    );
+    assert!(text.contains("hits: atomic<u32>"), "{text}");
+    assert!(text.contains("balance: atomic<i32>"), "{text}");
+    assert!(text.contains("array<atomic<u32>, 4>"), "{text}");
+    let row = Counters {
+        hits: 7,
+        scale: 0.5,
+        balance: -3,
+        bins: [10, 20, 30, 40],
+        tail: [1.0, 2.0, 3.0],
+    };
+    let bytes = gpudata::record::encode_rows_to_vec(&[row]);
+    let word = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+    // hits 0, scale 4, balance 8, bins 12..28, tail (vec3, 16-aligned) 32.
+    assert_eq!(word(0), 7);
+    assert_eq!(f32_at(&bytes, 4), 0.5);
+    assert_eq!(word(8) as i32, -3);
+    assert_eq!([word(12), word(16), word(20), word(24)], [10, 20, 30, 40]);
+    assert_eq!(f32_at(&bytes, 36), 2.0);
+    assert_eq!(Counters::decode_row(&bytes), row);
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+struct Cell {
+    weight: f32,
+    direction: [f32; 3],
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+struct Grid {
+    count: u32,
+    cells: [[Cell; 2]; 3],
+    corners: [[[f32; 2]; 2]; 2],
+    #[gpu(wgsl = "array<array<mat2x3<f32>, 2>, 2>")]
+    frames: [[[[f32; 3]; 2]; 2]; 2],
+}
+
+#[test]
+fn arrays_of_arrays_of_structs_vectors_and_matrices_lay_out_as_naga_does() {
+    let text = assert_naga_agrees::<Grid>(AddressSpace::Storage, "");
+    assert!(text.contains("array<array<Cell, 2>, 3>"), "{text}");
+    // Cell: weight 0, direction 16, 32 bytes; cells at 16, rows of two cells 64 bytes apart.
+    let leaves = derived_leaves::<Grid>();
+    let at = |name: &str| leaves.iter().find(|(n, ..)| n == name).map(|l| l.1);
+    assert_eq!(at("cells[2][1].direction"), Some(16 + 2 * 64 + 32 + 16));
+    assert_eq!(at("corners[1][1]"), Some(16 + 192 + 16 + 8));
+
+    let mut next = 0;
+    let grid = Grid {
+        count: 3,
+        cells: core::array::from_fn(|_| {
+            core::array::from_fn(|_| {
+                next += 4;
+                Cell {
+                    weight: value(next),
+                    direction: [value(next + 1), value(next + 2), value(next + 3)],
+                }
+            })
+        }),
+        corners: core::array::from_fn(|_| columns(&mut next)),
+        frames: core::array::from_fn(|_| core::array::from_fn(|_| columns(&mut next))),
+    };
+    let mut host: Vec<Vec<f32>> = vec![vec![f32::from_bits(3)]];
+    for row in &grid.cells {
+        for cell in row {
+            host.push(vec![cell.weight]);
+            host.push(cell.direction.to_vec());
+        }
+    }
+    host.extend(grid.corners.iter().flatten().map(|v| v.to_vec()));
+    host.extend(grid.frames.iter().flatten().flatten().map(|c| c.to_vec()));
+    assert_row_holds(&grid, &host);
+}
+
+#[cfg(feature = "mint")]
+mod mint_fields {
+    use gpudata::GpuStruct;
+    use gpudata::layout::AddressSpace;
+
+    use super::{assert_naga_agrees, assert_row_holds, columns, struct_decl};
+
+    /// mint's nine column matrices: `ColumnMatrixRxC` (rows first) is C columns of `VectorR`,
+    /// WGSL's `matCxR<f32>`.
+    #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+    struct MintMatrices {
+        m2: mint::ColumnMatrix2<f32>,
+        m3: mint::ColumnMatrix3<f32>,
+        m4: mint::ColumnMatrix4<f32>,
+        r2c3: mint::ColumnMatrix2x3<f32>,
+        r2c4: mint::ColumnMatrix2x4<f32>,
+        r3c2: mint::ColumnMatrix3x2<f32>,
+        r3c4: mint::ColumnMatrix3x4<f32>,
+        r4c2: mint::ColumnMatrix4x2<f32>,
+        r4c3: mint::ColumnMatrix4x3<f32>,
+    }
+
+    #[test]
+    fn mint_column_matrices_lay_out_as_wgsl_matrices_and_encode_their_columns() {
+        let text = assert_naga_agrees::<MintMatrices>(AddressSpace::Storage, "");
+        let wgsl: Vec<String> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.starts_with("//"))
+            .filter_map(|l| l.split_once(": "))
+            .filter_map(|(_, ty)| ty.split(',').next())
+            .filter(|ty| ty.starts_with("mat"))
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(
+            wgsl,
+            [
+                "mat2x2<f32>",
+                "mat3x3<f32>",
+                "mat4x4<f32>",
+                "mat3x2<f32>",
+                "mat4x2<f32>",
+                "mat2x3<f32>",
+                "mat4x3<f32>",
+                "mat2x4<f32>",
+                "mat3x4<f32>",
+            ],
+            "{text}"
+        );
+        assert_eq!(struct_decl::<MintMatrices>().name, "MintMatrices");
+
+        // Each built from its host columns (`[[f32; R]; C]`); the row holds the columns.
+        let mut next = 0;
+        let m2: [[f32; 2]; 2] = columns(&mut next);
+        let m3: [[f32; 3]; 3] = columns(&mut next);
+        let m4: [[f32; 4]; 4] = columns(&mut next);
+        let r2c3: [[f32; 2]; 3] = columns(&mut next);
+        let r2c4: [[f32; 2]; 4] = columns(&mut next);
+        let r3c2: [[f32; 3]; 2] = columns(&mut next);
+        let r3c4: [[f32; 3]; 4] = columns(&mut next);
+        let r4c2: [[f32; 4]; 2] = columns(&mut next);
+        let r4c3: [[f32; 4]; 3] = columns(&mut next);
+        let value = MintMatrices {
+            m2: m2.into(),
+            m3: m3.into(),
+            m4: m4.into(),
+            r2c3: r2c3.into(),
+            r2c4: r2c4.into(),
+            r3c2: r3c2.into(),
+            r3c4: r3c4.into(),
+            r4c2: r4c2.into(),
+            r4c3: r4c3.into(),
+        };
+        let mut host: Vec<Vec<f32>> = Vec::new();
+        host.extend(m2.iter().map(|c| c.to_vec()));
+        host.extend(m3.iter().map(|c| c.to_vec()));
+        host.extend(m4.iter().map(|c| c.to_vec()));
+        host.extend(r2c3.iter().map(|c| c.to_vec()));
+        host.extend(r2c4.iter().map(|c| c.to_vec()));
+        host.extend(r3c2.iter().map(|c| c.to_vec()));
+        host.extend(r3c4.iter().map(|c| c.to_vec()));
+        host.extend(r4c2.iter().map(|c| c.to_vec()));
+        host.extend(r4c3.iter().map(|c| c.to_vec()));
+        assert_row_holds(&value, &host);
+    }
+}
