@@ -4,7 +4,7 @@
 //! on the same machine; run both in one job to compare side by side.
 //!
 //! ```text
-//! transferbench [--sizes 4k,1m,64m,256m,1g] [--paths a,b] [--iters N] [--probe] [--sweep] [--readback-sweep] [--small] [--levers]
+//! transferbench [--sizes 4k,1m,64m,256m,1g] [--paths a,b] [--iters N] [--probe] [--sweep] [--readback-sweep] [--small] [--levers] [--fixed] [--faults] [--no-table]
 //!               [--threads N] [--chunk-mib N] [--budget-mib N]
 //! ```
 //!
@@ -15,7 +15,9 @@
 //! readbacks into a touched slice at 256 MiB, 1 GiB and 4 GiB over readback-pipeline
 //! configurations. `--small` breaks a 4 KiB and
 //! a 1 MiB upload down into what gpudata adds to `queue.write_buffer`; `--levers` measures
-//! pinning the copy threads to cores. The table times each path
+//! pinning the copy threads to cores; `--fixed` fits each call's fixed cost; `--faults` measures
+//! first touches of fresh memory (it replaces `--probe`'s fresh-vector rates, which timed a
+//! one-thread zeroing with the copy). The table times each path
 //! (median of the iterations; uploads until the device is idle, readbacks until the bytes are in
 //! a host `Vec`), checks the bytes of every readback against the source, and reports GB/s
 //! (10⁹ bytes per second) and the peak resident memory the case added above the source
@@ -23,6 +25,8 @@
 
 #[path = "transferbench/cases.rs"]
 mod cases;
+#[path = "transferbench/costs.rs"]
+mod costs;
 #[path = "transferbench/probe.rs"]
 mod probe;
 #[path = "../../benches/support/rows.rs"]
@@ -43,6 +47,8 @@ pub struct Args {
     readback_sweep: bool,
     small: bool,
     levers: bool,
+    fixed: bool,
+    faults: bool,
     table: bool,
     threads: Option<usize>,
     chunk_mib: Option<u64>,
@@ -79,6 +85,8 @@ fn parse_args() -> Result<Args, String> {
         readback_sweep: false,
         small: false,
         levers: false,
+        fixed: false,
+        faults: false,
         table: true,
         threads: None,
         chunk_mib: None,
@@ -104,6 +112,8 @@ fn parse_args() -> Result<Args, String> {
             "--readback-sweep" => args.readback_sweep = true,
             "--small" => args.small = true,
             "--levers" => args.levers = true,
+            "--fixed" => args.fixed = true,
+            "--faults" => args.faults = true,
             "--no-table" => args.table = false,
             "--threads" => args.threads = Some(number("--threads", value("--threads")?)? as usize),
             "--chunk-mib" => args.chunk_mib = Some(number("--chunk-mib", value("--chunk-mib")?)?),
@@ -112,7 +122,7 @@ fn parse_args() -> Result<Args, String> {
             }
             "--help" | "-h" => {
                 println!(
-                    "transferbench [--sizes 4k,1m,64m,256m,1g] [--paths a,b] [--iters N] [--probe] [--sweep] [--readback-sweep] [--small] [--levers] [--no-table] [--threads N] [--chunk-mib N] [--budget-mib N]"
+                    "transferbench [--sizes 4k,1m,64m,256m,1g] [--paths a,b] [--iters N] [--probe] [--sweep] [--readback-sweep] [--small] [--levers] [--fixed] [--faults] [--no-table] [--threads N] [--chunk-mib N] [--budget-mib N]"
                 );
                 std::process::exit(0);
             }
@@ -161,13 +171,18 @@ fn main() {
         probe::mapped_copy_rates(&gpu);
         probe::dma_rates(&gpu);
         probe::upload_strategies(&gpu);
-        probe::fresh_vec_rates();
     }
     if args.small {
         probe::small_costs(&gpu);
     }
     if args.levers {
         probe::levers(&gpu);
+    }
+    if args.faults {
+        costs::faults(&gpu);
+    }
+    if args.fixed {
+        costs::fixed_costs(&gpu);
     }
     if args.sweep {
         cases::sweep(&gpu);
@@ -178,6 +193,10 @@ fn main() {
     if args.table {
         cases::table(&gpu, &args);
     }
+    println!(
+        "readback staging buffers made in the run: {}",
+        gpudata::device::staging_buffers_made()
+    );
     println!(
         "peak resident memory of the run: {} MiB; {:.1} s",
         cases::vm_kib("VmHWM") >> 10,

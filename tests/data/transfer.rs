@@ -12,7 +12,7 @@ use gpudata::device::{MIN_CHUNK_BYTES, TransferConfig, TransferDirection, Transf
 use gpudata::table::{SegmentStride, SegmentedTable, SegmentedTableBuilder};
 use gpudata::{Gpu, GpuData, GpuDataDescriptor, GpuError, GpuStruct, TypedGpuData, VertexFormat};
 
-use crate::support::{Rng, USAGE, gpu};
+use crate::support::{Rng, USAGE, gpu, limited_gpu};
 
 /// Chunks of the smallest size, three workers, a budget of six chunks (two per worker).
 fn chunked(gpu: &Gpu) -> Gpu {
@@ -97,6 +97,54 @@ fn round_trips_at_chunk_and_word_boundaries_from_eight_threads() {
                 gpu.clone()
             };
             scope.spawn(move || round_trips(&g, 100 + t));
+        }
+    });
+}
+
+/// Issue 17: readbacks on the drain pool copy each mapped chunk in parts of at most 2 MiB on
+/// several threads; sizes around a part and around chunks that are not a multiple of a part,
+/// from eight threads, with offsets inside a word, come back byte-exact.
+#[test]
+fn round_trips_across_drain_parts_from_eight_threads() {
+    const MIB: usize = 1 << 20;
+    let chunk = 3 * MIB + 4096;
+    let gpu = gpu().with_transfer_config(
+        TransferConfig::new()
+            .threads(4)
+            .chunk_bytes(chunk as u64)
+            .budget_bytes(4 * chunk as u64),
+    );
+    let sizes = [
+        2 * MIB - 1,
+        2 * MIB,
+        2 * MIB + 1,
+        chunk - 1,
+        chunk,
+        chunk + 3,
+        2 * chunk + 5,
+        5 * MIB + 7,
+    ];
+    std::thread::scope(|scope| {
+        for t in 0..8u64 {
+            let gpu = &gpu;
+            scope.spawn(move || {
+                let mut rng = Rng::new(900 + t);
+                for &size in &sizes {
+                    let bytes = rng.bytes(size);
+                    let data = bytes_data(gpu, &bytes);
+                    let back = data.read_bytes(gpu).unwrap_or_else(|e| panic!("{e}"));
+                    assert!(back == bytes, "read_bytes of {size} bytes differs");
+                    let mut into = vec![0xAA; size];
+                    data.read_bytes_into(gpu, &mut into)
+                        .unwrap_or_else(|e| panic!("{e}"));
+                    assert!(into == bytes, "read_bytes_into of {size} bytes differs");
+                    let first = 1 + (t as usize % 3);
+                    let part = data
+                        .read_row_bytes(gpu, first as u64, (size - first) as u64)
+                        .unwrap_or_else(|e| panic!("{e}"));
+                    assert!(part == bytes[first..], "bytes {first}.. of {size} differ");
+                }
+            });
         }
     });
 }
@@ -724,4 +772,132 @@ fn a_series_of_transfers_from_eight_threads_shares_one_staging_budget() {
     );
     // Every permit came back once the device was idle.
     assert_eq!(field("held"), 0, "{line}");
+}
+
+const KEPT_THREADS: usize = 8;
+const KEPT_READS: usize = 12;
+const KEPT_BYTES: usize = 8 << 20;
+
+/// The child's part of the kept-staging test; prints what it saw.
+fn kept_staging_child() {
+    use gpudata::device::{
+        STAGING_IDLE_RELEASE, release_idle_staging, staging_buffers_made, staging_idle,
+        staging_in_use,
+    };
+    // Four drain threads, 1 MiB chunks, a 16 MiB budget: a ring of 8 buffers per readback.
+    let config = TransferConfig::new()
+        .threads(4)
+        .chunk_bytes(1 << 20)
+        .budget_bytes(BUDGET);
+    let gpu = gpu().with_transfer_config(config.clone());
+    let mut rng = Rng::new(77);
+    let bytes = rng.bytes(KEPT_BYTES + 3);
+    let data = bytes_data(&gpu, &bytes);
+    let mut out = vec![0u8; bytes.len()];
+    data.read_bytes_into(&gpu, &mut out)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(out == bytes, "the first readback differs");
+    let ring = staging_idle();
+    let made = staging_buffers_made();
+    // Many readbacks after it on one thread: every byte right, no buffer made.
+    for i in 0..40 {
+        out.fill(0);
+        data.read_bytes_into(&gpu, &mut out)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(out == bytes, "readback {i} differs");
+        assert_eq!(staging_in_use(), 0, "readback {i} left staging held");
+    }
+    let made_serial = staging_buffers_made() - made;
+    let idle_serial = staging_idle();
+    // Eight threads at once, each reading its own buffer again and again: peak memory within
+    // the budget, every byte right.
+    let sources: Vec<Vec<u8>> = (0..KEPT_THREADS).map(|_| rng.bytes(KEPT_BYTES)).collect();
+    let datas: Vec<GpuData> = sources.iter().map(|s| bytes_data(&gpu, s)).collect();
+    let mut outs: Vec<Vec<u8>> = (0..KEPT_THREADS).map(|_| vec![1u8; KEPT_BYTES]).collect();
+    gpu.wait_idle().unwrap_or_else(|e| panic!("{e}"));
+    let base = reset_peak();
+    std::thread::scope(|scope| {
+        for ((data, out), source) in datas.iter().zip(&mut outs).zip(&sources) {
+            let gpu = &gpu;
+            scope.spawn(move || {
+                for _ in 0..KEPT_READS {
+                    out.fill(0);
+                    data.read_bytes_into(gpu, out)
+                        .unwrap_or_else(|e| panic!("{e}"));
+                    assert!(out == source, "a concurrent readback differs");
+                }
+            });
+        }
+    });
+    let down = status_bytes("VmHWM").saturating_sub(base);
+    let idle_threads = staging_idle();
+    let held_threads = staging_in_use();
+    // A second device: its readbacks take the budget's bytes from the first device's kept
+    // buffers and keep their own.
+    let second = limited_gpu("second device", |_| {}).with_transfer_config(config);
+    let second_data = bytes_data(&second, &bytes);
+    out.fill(0);
+    second_data
+        .read_bytes_into(&second, &mut out)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(out == bytes, "the second device's readback differs");
+    let idle_two = staging_idle();
+    // Dropping the second device's last handle drops its kept buffers (once its upload's
+    // permit, which holds a handle until the GPU is done, has come back).
+    second.wait_idle().unwrap_or_else(|e| panic!("{e}"));
+    drop(second_data);
+    drop(second);
+    let idle_dropped = staging_idle();
+    // A readback on the first device again, then the memory-pressure call.
+    data.read_bytes_into(&gpu, &mut out)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let released = release_idle_staging();
+    let idle_released = staging_idle();
+    // Kept again, then released after the idle time by the reaper.
+    data.read_bytes_into(&gpu, &mut out)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(out == bytes, "the last readback differs");
+    let idle_kept = staging_idle();
+    let deadline = std::time::Instant::now() + STAGING_IDLE_RELEASE * 10;
+    while staging_idle() > 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(STAGING_IDLE_RELEASE / 4);
+    }
+    let idle_reaped = staging_idle();
+    println!(
+        "transfer-memory ring={ring} made_serial={made_serial} idle_serial={idle_serial} \
+         down={down} idle_threads={idle_threads} held_threads={held_threads} \
+         idle_two={idle_two} idle_dropped={idle_dropped} released={released} \
+         idle_released={idle_released} idle_kept={idle_kept} idle_reaped={idle_reaped}"
+    );
+}
+
+/// Issue 17: readbacks keep their staging ring for the next readback on the same device
+/// (40 readbacks after the first make no staging buffer), within the process's budget from
+/// eight threads at once (peak memory and kept bytes), yield it to another device's readbacks,
+/// drop a device's buffers with its last handle, on `release_idle_staging` and after
+/// `STAGING_IDLE_RELEASE` unused. In a child process: the counters are the process's.
+#[test]
+fn readback_staging_is_kept_reused_bounded_and_released() {
+    if std::env::var_os(CHILD_ENV).is_some() {
+        kept_staging_child();
+        return;
+    }
+    let (line, field) = child_report("readback_staging_is_kept_reused_bounded_and_released");
+    // The ring: 8 chunks of 1 MiB (the readback has 9; two per drain thread).
+    assert_eq!(field("ring"), 8 << 20, "{line}");
+    assert_eq!(field("made_serial"), 0, "{line}");
+    assert_eq!(field("idle_serial"), 8 << 20, "{line}");
+    let allowed = BUDGET + (16 << 20);
+    assert!(field("down") <= allowed, "{line}");
+    assert!(field("idle_threads") <= BUDGET, "{line}");
+    assert!(field("idle_threads") > 0, "{line}");
+    assert_eq!(field("held_threads"), 0, "{line}");
+    assert!(field("idle_two") <= BUDGET, "{line}");
+    // The second device kept its ring (8 MiB) beside what was left of the first's.
+    assert!(field("idle_two") >= 8 << 20, "{line}");
+    assert!(field("idle_dropped") < field("idle_two"), "{line}");
+    assert!(field("released") > 0, "{line}");
+    assert_eq!(field("idle_released"), 0, "{line}");
+    assert_eq!(field("idle_kept"), 8 << 20, "{line}");
+    assert_eq!(field("idle_reaped"), 0, "{line}");
 }

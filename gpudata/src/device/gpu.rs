@@ -2,7 +2,7 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::device::GpuError;
 use crate::device::pipelines::PipelineCache;
@@ -28,6 +28,8 @@ pub struct Gpu {
 }
 
 struct GpuInner {
+    /// This wrapper's number, unique in the process (the key of its kept readback staging).
+    id: u64,
     device: wgpu::Device,
     queue: wgpu::Queue,
     adapter_info: wgpu::AdapterInfo,
@@ -41,6 +43,16 @@ struct GpuInner {
     own_instance: bool,
     /// Set by the device-lost callback: the device was destroyed or lost.
     lost: Arc<AtomicBool>,
+}
+
+/// The next [`GpuInner::id`].
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+
+impl Drop for GpuInner {
+    fn drop(&mut self) {
+        // The readback staging kept for this device holds the device alive: it goes now.
+        crate::device::transfer::forget_device(self.id);
+    }
 }
 
 /// Which kind of adapter [`Gpu::headless`] chose.
@@ -224,6 +236,7 @@ impl Gpu {
         device.set_device_lost_callback(move |_, _| flag.store(true, Ordering::Release));
         Gpu {
             inner: Arc::new(GpuInner {
+                id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
                 device,
                 queue,
                 adapter_info,
@@ -258,6 +271,12 @@ impl Gpu {
     #[must_use]
     pub fn transfer_config(&self) -> &TransferConfig {
         &self.transfer
+    }
+
+    /// The number of the device wrapper this handle shares with its clones, unique in the
+    /// process.
+    pub(crate) fn id(&self) -> u64 {
+        self.inner.id
     }
 
     /// The device.

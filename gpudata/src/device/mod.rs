@@ -15,7 +15,8 @@ pub use error::GpuError;
 pub use gpu::{AdapterKind, Gpu};
 pub(crate) use scope::error_scope;
 pub use transfer::{
-    DEFAULT_BUDGET_BYTES, MIN_CHUNK_BYTES, ProgressCallback, STAGING_CHUNK_BYTES, TransferConfig,
-    TransferDirection, TransferProgress, staging_in_use,
+    DEFAULT_BUDGET_BYTES, MIN_CHUNK_BYTES, ProgressCallback, STAGING_CHUNK_BYTES,
+    STAGING_IDLE_RELEASE, TransferConfig, TransferDirection, TransferProgress,
+    release_idle_staging, staging_buffers_made, staging_idle, staging_in_use,
 };
 pub use wgpu_error::WgpuError;

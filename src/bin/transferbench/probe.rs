@@ -181,8 +181,8 @@ pub fn dma_rates(gpu: &Gpu) {
     );
 }
 
-/// Seconds of the median of `n` runs of `f`.
-fn median_secs(n: usize, mut f: impl FnMut()) -> f64 {
+/// Seconds of the median of `n` runs of `f` (after one warm-up run).
+pub fn median_secs(n: usize, mut f: impl FnMut()) -> f64 {
     f();
     let mut v: Vec<f64> = (0..n)
         .map(|_| {
@@ -360,50 +360,6 @@ pub fn upload_strategies(gpu: &Gpu) {
             gbs(fresh),
             gbs(reused)
         );
-    }
-}
-
-/// A fresh 1 GiB `Vec` filled from a touched source on 16 threads, as allocated (4 KiB pages)
-/// and after `madvise(MADV_HUGEPAGE)`; the transparent huge page settings.
-pub fn fresh_vec_rates() {
-    for file in ["enabled", "defrag"] {
-        let path = format!("/sys/kernel/mm/transparent_hugepage/{file}");
-        println!(
-            "THP {file}: {}",
-            std::fs::read_to_string(&path)
-                .unwrap_or_else(|e| e.to_string())
-                .trim()
-        );
-    }
-    let size = 1usize << 30;
-    let src: Vec<u8> = (0..size).map(|i| (i * 5) as u8).collect();
-    for huge in [false, true] {
-        for threads in [8usize, 16] {
-            let secs = median_secs(3, || {
-                let mut v: Vec<u8> = Vec::with_capacity(size);
-                if huge {
-                    let p = v.as_mut_ptr() as usize;
-                    let start = p.next_multiple_of(2 << 20);
-                    let len = (p + size).saturating_sub(start) & !((2 << 20) - 1);
-                    // SAFETY: advice on pages of this allocation only.
-                    unsafe {
-                        libc::madvise(start as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
-                    }
-                }
-                v.resize(size, 0);
-                let share = size / threads;
-                std::thread::scope(|s| {
-                    for (d, c) in v.chunks_mut(share).zip(src.chunks(share)) {
-                        s.spawn(move || d.copy_from_slice(c));
-                    }
-                });
-                assert_eq!(v[size - 1], src[size - 1]);
-            });
-            println!(
-                "fresh 1 GiB Vec (zeroed by resize, then copied), huge pages advised {huge}, {threads} threads: {:.2} GB/s",
-                size as f64 / secs / 1e9
-            );
-        }
     }
 }
 

@@ -12,20 +12,36 @@
 //! Waiting never deadlocks: upload permits come back when the GPU finishes, without any host
 //! thread; a readback that already holds buffers only *tries* for more (and drains its own when
 //! it gets none), so a thread blocked in [`acquire`] holds no readback buffer.
+//!
+//! Readback staging buffers outlive their readback: a finished readback hands them back
+//! ([`keep_staging`]) and the next readback on the same device takes them
+//! ([`acquire_staging`]) instead of making new ones (on the H200, making a readback's ring cost
+//! about as much as moving 64 MiB). Kept buffers count against the budget like held ones
+//! ([`staging_idle`]), but any transfer that needs their bytes takes them (the oldest are
+//! dropped first), a device's buffers go when its last [`Gpu`] handle goes, all of them go after
+//! [`STAGING_IDLE_RELEASE`] without use (a reaper thread runs while any are kept) and at once on
+//! [`release_idle_staging`] (a caller's memory-pressure signal).
 
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::wait::{WaitMode, wait_for_submission};
-use crate::device::Gpu;
+use crate::device::buffers::create_buffer_async;
+use crate::device::{Gpu, GpuError};
 
 /// How long a waiter sleeps when only other threads' permits (no finished GPU work) can free
 /// bytes.
 const RELEASE_WAIT: Duration = Duration::from_millis(1);
+
+/// How long a readback staging buffer is kept unused before it is dropped.
+pub const STAGING_IDLE_RELEASE: Duration = Duration::from_secs(1);
+
+/// The label of readback staging buffers.
+const STAGING_LABEL: &str = "gpudata readback staging";
 
 /// An upload's bytes held until its submission finishes on the GPU.
 struct Pending {
@@ -35,10 +51,25 @@ struct Pending {
     bytes: u64,
 }
 
+/// A readback staging buffer kept for the next readback on its device.
+struct Idle {
+    device: u64,
+    buffer: wgpu::Buffer,
+    since: Instant,
+}
+
 struct State {
+    /// Readback staging buffers made so far.
+    made: u64,
+    /// Bytes held by transfers in progress (and uploads the GPU has not finished).
     in_use: u64,
     pending: VecDeque<Pending>,
     next_id: u64,
+    /// Staging buffers kept idle, oldest first, and their bytes.
+    idle: Vec<Idle>,
+    idle_bytes: u64,
+    /// Whether the reaper thread runs.
+    reaper: bool,
 }
 
 /// The one budget of the process.
@@ -49,9 +80,13 @@ struct Budget {
 
 static BUDGET: Budget = Budget {
     state: Mutex::new(State {
+        made: 0,
         in_use: 0,
         pending: VecDeque::new(),
         next_id: 0,
+        idle: Vec::new(),
+        idle_bytes: 0,
+        reaper: false,
     }),
     freed: Condvar::new(),
 };
@@ -67,13 +102,18 @@ fn release(state: &mut State, bytes: u64) {
 }
 
 /// Releases pending upload `id` if it is still pending (by its GPU callback or by a waiter that
-/// saw its submission finish, whichever comes first).
-fn release_pending(state: &mut State, id: u64) {
-    if let Some(i) = state.pending.iter().position(|p| p.id == id) {
-        let bytes = state.pending[i].bytes;
-        state.pending.remove(i);
-        release(state, bytes);
-    }
+/// saw its submission finish, whichever comes first). The lock is not held while the entry (and
+/// its [`Gpu`] handle, possibly the last) drops: dropping a device's last handle forgets its
+/// kept buffers, which takes the lock.
+fn release_pending(id: u64) {
+    let released = {
+        let mut state = lock();
+        let i = state.pending.iter().position(|p| p.id == id);
+        i.and_then(|i| state.pending.remove(i)).inspect(|p| {
+            release(&mut state, p.bytes);
+        })
+    };
+    drop(released);
 }
 
 /// Staging bytes held from the process's budget; returned when dropped, or once the GPU has
@@ -87,11 +127,6 @@ impl Permit {
     /// A permit of no bytes, to [`merge`](Self::merge) others into.
     pub(crate) fn empty() -> Permit {
         Permit { bytes: 0 }
-    }
-
-    /// The bytes held.
-    pub(crate) fn bytes(&self) -> u64 {
-        self.bytes
     }
 
     /// Holds `other`'s bytes in this permit too.
@@ -119,7 +154,7 @@ impl Permit {
         };
         // Fires once everything submitted so far, `submission` included, has finished.
         gpu.queue()
-            .on_submitted_work_done(move || release_pending(&mut lock(), id));
+            .on_submitted_work_done(move || release_pending(id));
     }
 }
 
@@ -131,29 +166,76 @@ impl Drop for Permit {
     }
 }
 
-/// Takes `bytes` when they fit under `limit` beside what is held (or nothing is held).
-fn take(state: &mut State, bytes: u64, limit: u64) -> Option<Permit> {
-    let fits = state.in_use == 0 || state.in_use.saturating_add(bytes) <= limit;
-    fits.then(|| {
-        state.in_use += bytes;
-        Permit { bytes }
-    })
+/// Takes `bytes` when they fit under `limit` beside what is held and kept (or nothing is held),
+/// moving the oldest kept buffers into `evicted` (for the caller to drop after unlocking) when
+/// their bytes are what stands in the way.
+fn take(
+    state: &mut State,
+    bytes: u64,
+    limit: u64,
+    evicted: &mut Vec<wgpu::Buffer>,
+) -> Option<Permit> {
+    if state.in_use != 0 && state.in_use.saturating_add(bytes) > limit {
+        return None;
+    }
+    // Kept buffers give way, the oldest first.
+    let mut count = 0;
+    let mut kept = state.idle_bytes;
+    while count < state.idle.len() && (state.in_use + kept).saturating_add(bytes) > limit {
+        kept = kept.saturating_sub(state.idle[count].buffer.size());
+        count += 1;
+    }
+    evicted.extend(state.idle.drain(..count).map(|i| i.buffer));
+    state.idle_bytes = kept;
+    state.in_use += bytes;
+    Some(Permit { bytes })
 }
 
 /// `bytes` from the budget if they fit under `limit` now.
 pub(crate) fn try_acquire(bytes: u64, limit: u64) -> Option<Permit> {
-    take(&mut lock(), bytes, limit)
+    let mut evicted = Vec::new();
+    let permit = take(&mut lock(), bytes, limit, &mut evicted);
+    drop(evicted);
+    permit
+}
+
+/// A kept staging buffer of `device` of at least `size` bytes (the smallest such), its bytes
+/// moved from kept to held.
+fn take_idle(state: &mut State, device: u64, size: u64) -> Option<(wgpu::Buffer, Permit)> {
+    let i = state
+        .idle
+        .iter()
+        .enumerate()
+        .filter(|(_, idle)| idle.device == device && idle.buffer.size() >= size)
+        .min_by_key(|(_, idle)| idle.buffer.size())
+        .map(|(i, _)| i)?;
+    let buffer = state.idle.remove(i).buffer;
+    let bytes = buffer.size();
+    state.idle_bytes -= bytes;
+    state.in_use += bytes;
+    Some((buffer, Permit { bytes }))
 }
 
 /// `bytes` from the budget under `limit`, waiting (blocking the thread, or awaiting) for
 /// uploads' submissions to finish or other transfers to return bytes. The caller must hold no
 /// readback permit (see the module's note).
 pub(crate) async fn acquire(bytes: u64, limit: u64, mode: WaitMode) -> Permit {
+    acquire_with(mode, |state, evicted| take(state, bytes, limit, evicted)).await
+}
+
+/// Waits (as [`acquire`]) until `attempt` gives something.
+async fn acquire_with<T>(
+    mode: WaitMode,
+    mut attempt: impl FnMut(&mut State, &mut Vec<wgpu::Buffer>) -> Option<T>,
+) -> T {
     loop {
+        let mut evicted = Vec::new();
         let oldest = {
             let mut state = lock();
-            if let Some(permit) = take(&mut state, bytes, limit) {
-                return permit;
+            if let Some(got) = attempt(&mut state, &mut evicted) {
+                drop(state);
+                drop(evicted);
+                return got;
             }
             match state.pending.front() {
                 Some(p) => Some((p.id, p.gpu.clone(), p.submission.clone())),
@@ -176,7 +258,7 @@ pub(crate) async fn acquire(bytes: u64, limit: u64, mode: WaitMode) -> Permit {
                 // Finished (or failed, on a lost device, which finishes nothing): either way its
                 // staging is no longer held, so its bytes return now.
                 let _ = wait_for_submission(&gpu, submission, mode).await;
-                release_pending(&mut lock(), id);
+                release_pending(id);
             }
             None if mode == WaitMode::Async => YieldNow(false).await,
             None => {}
@@ -201,8 +283,177 @@ impl Future for YieldNow {
     }
 }
 
-/// The bytes the process's transfers hold now (for tests and benchmarks).
+/// A staging buffer for a readback of `size` bytes on `gpu` and the permit for its bytes: a
+/// kept one of that device when one is large enough, else a new one of `size` bytes once the
+/// budget (`limit`) gives them, waiting as [`acquire`] does (the caller holds no readback
+/// permit).
+pub(crate) async fn acquire_staging(
+    gpu: &Gpu,
+    size: u64,
+    limit: u64,
+    mode: WaitMode,
+) -> Result<(wgpu::Buffer, Permit), GpuError> {
+    let device = gpu.id();
+    let got = acquire_with(mode, |state, evicted| {
+        match take_idle(state, device, size) {
+            Some(kept) => Some(Ok(kept)),
+            None => take(state, size, limit, evicted).map(Err),
+        }
+    })
+    .await;
+    match got {
+        Ok(kept) => Ok(kept),
+        Err(permit) => Ok((new_staging(gpu, size).await?, permit)),
+    }
+}
+
+/// [`acquire_staging`] without waiting: `None` when no kept buffer fits and the budget has no
+/// bytes to spare now.
+pub(crate) async fn try_acquire_staging(
+    gpu: &Gpu,
+    size: u64,
+    limit: u64,
+) -> Option<Result<(wgpu::Buffer, Permit), GpuError>> {
+    let mut evicted = Vec::new();
+    let got = {
+        let mut state = lock();
+        match take_idle(&mut state, gpu.id(), size) {
+            Some(kept) => Some(Ok(kept)),
+            None => take(&mut state, size, limit, &mut evicted).map(Err),
+        }
+    };
+    drop(evicted);
+    Some(match got? {
+        Ok(kept) => Ok(kept),
+        Err(permit) => new_staging(gpu, size).await.map(|buffer| (buffer, permit)),
+    })
+}
+
+async fn new_staging(gpu: &Gpu, size: u64) -> Result<wgpu::Buffer, GpuError> {
+    lock().made += 1;
+    create_buffer_async(
+        gpu,
+        size,
+        wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        STAGING_LABEL,
+    )
+    .await
+}
+
+/// Keeps `buffer` (a readback staging buffer of `gpu`, unmapped, with no mapping pending) for
+/// the next readback on that device; its permit's bytes stay counted, as kept.
+pub(crate) fn keep_staging(gpu: &Gpu, buffer: wgpu::Buffer, mut permit: Permit) {
+    let bytes = std::mem::take(&mut permit.bytes);
+    let start_reaper = {
+        let mut state = lock();
+        state.in_use = state.in_use.saturating_sub(bytes);
+        state.idle_bytes += buffer.size();
+        state.idle.push(Idle {
+            device: gpu.id(),
+            buffer,
+            since: Instant::now(),
+        });
+        BUDGET.freed.notify_all();
+        !std::mem::replace(&mut state.reaper, true)
+    };
+    if start_reaper
+        && std::thread::Builder::new()
+            .name("gpudata-staging-reaper".into())
+            .spawn(reap)
+            .is_err()
+    {
+        // No thread to drop them later: keep nothing.
+        lock().reaper = false;
+        release_idle_staging();
+    }
+}
+
+/// The reaper thread: drops kept buffers unused for [`STAGING_IDLE_RELEASE`], and ends when none are
+/// kept.
+fn reap() {
+    loop {
+        let (stale, next) = {
+            let mut state = lock();
+            let now = Instant::now();
+            let stale_count = state
+                .idle
+                .iter()
+                .take_while(|i| now.duration_since(i.since) >= STAGING_IDLE_RELEASE)
+                .count();
+            let stale: Vec<Idle> = state.idle.drain(..stale_count).collect();
+            let bytes: u64 = stale.iter().map(|i| i.buffer.size()).sum();
+            state.idle_bytes = state.idle_bytes.saturating_sub(bytes);
+            match state.idle.first() {
+                Some(oldest) => (
+                    stale,
+                    STAGING_IDLE_RELEASE.saturating_sub(now.duration_since(oldest.since)),
+                ),
+                None => {
+                    state.reaper = false;
+                    if bytes > 0 {
+                        BUDGET.freed.notify_all();
+                    }
+                    drop(state);
+                    drop(stale);
+                    return;
+                }
+            }
+        };
+        drop(stale);
+        std::thread::sleep(next.max(Duration::from_millis(10)));
+    }
+}
+
+/// Drops every kept staging buffer of device `device` (its last handle is going).
+pub(crate) fn forget_device(device: u64) {
+    let forgotten: Vec<Idle> = {
+        let mut state = lock();
+        let (gone, kept): (Vec<Idle>, Vec<Idle>) = std::mem::take(&mut state.idle)
+            .into_iter()
+            .partition(|i| i.device == device);
+        state.idle = kept;
+        let bytes: u64 = gone.iter().map(|i| i.buffer.size()).sum();
+        state.idle_bytes = state.idle_bytes.saturating_sub(bytes);
+        gone
+    };
+    drop(forgotten);
+}
+
+/// Drops every readback staging buffer kept for reuse, on every device, and returns their
+/// bytes: call it on a memory-pressure signal. Readbacks keep their staging buffers (within
+/// the staging budget) for the next readback on the same device and drop them after
+/// [`STAGING_IDLE_RELEASE`] unused; any transfer that needs their bytes takes them sooner.
+pub fn release_idle_staging() -> u64 {
+    let released: Vec<Idle> = {
+        let mut state = lock();
+        state.idle_bytes = 0;
+        BUDGET.freed.notify_all();
+        std::mem::take(&mut state.idle)
+    };
+    let bytes = released.iter().map(|i| i.buffer.size()).sum();
+    drop(released);
+    bytes
+}
+
+/// The bytes the process's transfers hold now (for tests and benchmarks): staging of the
+/// transfers in progress and of uploads the GPU has not finished, not the readback staging
+/// kept idle for reuse ([`staging_idle`]).
 #[must_use]
 pub fn staging_in_use() -> u64 {
     lock().in_use
+}
+
+/// The bytes of readback staging buffers kept idle for the next readback on their device
+/// (counted against the staging budget with [`staging_in_use`]; see
+/// [`release_idle_staging`]).
+#[must_use]
+pub fn staging_idle() -> u64 {
+    lock().idle_bytes
+}
+
+/// How many readback staging buffers the process has made (for tests and benchmarks: a
+/// readback that finds the buffers it needs kept from an earlier one makes none).
+#[must_use]
+pub fn staging_buffers_made() -> u64 {
+    lock().made
 }

@@ -24,6 +24,13 @@ const MAX_AUTO_CHUNK_BYTES: u64 = 16 << 20;
 /// 34.7 / 37.6 / 41.6 with 16 threads and 2 MiB chunks.
 const MAX_AUTO_THREADS: usize = 8;
 
+/// The most drain threads a blocking readback's pipeline gets automatically (its chunks and
+/// ring are planned for [`MAX_AUTO_THREADS`]: 4 MiB chunks, 16 staging buffers). Measured on
+/// the H200 with the drain pool (BENCHMARKS.md, session 5): 16 drain threads 42.2 / 44.1 / 44.7
+/// GB/s into the caller's memory at 256 MiB / 1 GiB / 4 GiB against 37.0 / 39.3 / 41.7 with 8,
+/// and 20.0 against 11.8 GB/s into a new vector (its page faults spread over more threads).
+const MAX_AUTO_DRAIN_THREADS: usize = 16;
+
 /// Which way a transfer goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TransferDirection {
@@ -131,7 +138,9 @@ impl TransferConfig {
 
     /// The threads transfers run on for an adapter of `kind`: the configured number, else one
     /// on a software adapter and `min(available parallelism, 8)` on others. A blocking readback
-    /// on several threads drains on that many and submits its copies from the calling thread.
+    /// on several threads submits its copies from the calling thread and drains them on the
+    /// process's drain pool: on the configured number of threads, else on `min(available
+    /// parallelism, 16)` (its chunks planned for this count).
     #[must_use]
     pub fn threads_for(&self, kind: AdapterKind) -> usize {
         if let Some(threads) = self.threads {
@@ -140,6 +149,21 @@ impl TransferConfig {
         match kind {
             AdapterKind::Software => 1,
             AdapterKind::Hardware | AdapterKind::Unknown => host_threads().min(MAX_AUTO_THREADS),
+        }
+    }
+
+    /// The threads a blocking readback's pipeline drains on for an adapter of `kind` (besides
+    /// the calling thread, which submits): the configured number, else one on a software
+    /// adapter and `min(available parallelism, 16)` on others.
+    pub(crate) fn drain_threads_for(&self, kind: AdapterKind) -> usize {
+        if let Some(threads) = self.threads {
+            return threads.get();
+        }
+        match kind {
+            AdapterKind::Software => 1,
+            AdapterKind::Hardware | AdapterKind::Unknown => {
+                host_threads().min(MAX_AUTO_DRAIN_THREADS)
+            }
         }
     }
 

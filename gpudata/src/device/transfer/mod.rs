@@ -13,7 +13,10 @@ mod upload;
 mod wait;
 mod workers;
 
-pub use budget::staging_in_use;
+pub(crate) use budget::forget_device;
+pub use budget::{
+    STAGING_IDLE_RELEASE, release_idle_staging, staging_buffers_made, staging_idle, staging_in_use,
+};
 pub use config::{
     DEFAULT_BUDGET_BYTES, MIN_CHUNK_BYTES, ProgressCallback, TransferConfig, TransferDirection,
     TransferProgress,

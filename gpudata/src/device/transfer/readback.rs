@@ -2,20 +2,21 @@
 //! copied into host memory, holding at most the configured budget of staging memory however
 //! large the range (and, with every other transfer of the process, at most the largest budget
 //! in use: the staging buffers hold permits of the shared budget). Blocking readbacks on
-//! several threads run as one pipeline ([`Pipeline`]: one thread submits the copies and polls,
-//! the others drain); async or one-thread ones keep up to two chunks in flight (one being
-//! copied by the GPU while the worker drains the other).
+//! several threads run as one pipeline ([`Pipeline`]: the calling thread submits the copies and
+//! polls, the process's drain pool copies out); async or one-thread ones keep up to two chunks
+//! in flight (one being copied by the GPU while the worker drains the other). Staging buffers
+//! come from, and go back to, the ones the budget keeps for the device between readbacks.
 
 use std::collections::VecDeque;
 
 use super::budget::{self, Permit};
 use super::config::{Plan, TransferDirection};
 use super::host::zeroed_bytes;
-use super::pipeline::Pipeline;
+use super::pipeline::{Pipeline, drain_pool};
 use super::staging::{Staging, range_error};
 use super::wait::WaitMode;
 use super::workers::{Shared, plan, run_workers};
-use crate::device::buffers::{align4, create_buffer_async, require_usage};
+use crate::device::buffers::{align4, require_usage};
 use crate::device::scope::scoped;
 use crate::device::{Gpu, GpuError};
 
@@ -135,7 +136,19 @@ async fn read_source(
     if mode == WaitMode::Block && plan.workers > 1 {
         return read_pipelined(gpu, source, plan, pieces, &shared).await;
     }
-    // Dealt round-robin to the workers.
+    read_on_workers(gpu, source, plan, pieces, &shared, mode).await
+}
+
+/// A readback on the plan's workers (inline when awaited), each copying its chunks (dealt
+/// round-robin) through staging buffers of its own.
+async fn read_on_workers(
+    gpu: &Gpu,
+    source: &Source<'_>,
+    plan: Plan,
+    pieces: Vec<&mut [u8]>,
+    shared: &Shared<'_>,
+    mode: WaitMode,
+) -> Result<(), GpuError> {
     let mut dealt: Vec<Vec<(u64, &mut [u8])>> = (0..plan.workers).map(|_| Vec::new()).collect();
     for (k, piece) in pieces.into_iter().enumerate() {
         dealt[k % plan.workers].push((k as u64, piece));
@@ -144,11 +157,11 @@ async fn read_source(
         gpu,
         source,
         plan,
-        shared: &shared,
+        shared,
         mode,
     };
     let dealt: Vec<_> = dealt.into_iter().map(std::sync::Mutex::new).collect();
-    run_workers(plan.workers, mode, &shared, |w| {
+    run_workers(plan.workers, mode, shared, |w| {
         let mine = std::mem::take(
             &mut *dealt[w]
                 .lock()
@@ -160,7 +173,10 @@ async fn read_source(
 }
 
 /// A blocking readback on several threads: the staging ring the budget grants (two chunks per
-/// worker at most, one at least), then [`Pipeline::run`].
+/// worker at most, one at least; buffers kept from earlier readbacks on this device first),
+/// then [`Pipeline::run`] on the process's drain pool for the configured threads. The ring is
+/// kept for the next readback when this one succeeds. Without a drain pool (no threads on this
+/// platform) the readback runs on the calling thread's worker loop instead.
 async fn read_pipelined(
     gpu: &Gpu,
     source: &Source<'_>,
@@ -168,29 +184,22 @@ async fn read_pipelined(
     pieces: Vec<&mut [u8]>,
     shared: &Shared<'_>,
 ) -> Result<(), GpuError> {
+    let drainers = gpu.transfer_config().drain_threads_for(gpu.adapter_kind());
+    let Some(pool) = drain_pool(drainers) else {
+        return read_on_workers(gpu, source, plan, pieces, shared, WaitMode::Block).await;
+    };
     let limit = gpu.transfer_config().budget();
     let size = plan.chunk.min(source.size);
     let wanted = (plan.chunks as usize).min(plan.workers * plan.depth).max(1);
-    let mut permit = budget::acquire(size, limit, WaitMode::Block).await;
-    while permit.bytes() < wanted as u64 * size {
-        match budget::try_acquire(size, limit) {
-            Some(more) => permit.merge(more),
+    let mut ring = Vec::with_capacity(wanted);
+    ring.push(budget::acquire_staging(gpu, size, limit, WaitMode::Block).await?);
+    while ring.len() < wanted {
+        match budget::try_acquire_staging(gpu, size, limit).await {
+            Some(more) => ring.push(more?),
             None => break,
         }
     }
-    let count = (permit.bytes() / size) as usize;
-    let mut staging = Vec::with_capacity(count);
-    for _ in 0..count {
-        staging.push(
-            create_buffer_async(
-                gpu,
-                size,
-                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                "gpudata readback staging",
-            )
-            .await?,
-        );
-    }
+    let (staging, permits): (Vec<wgpu::Buffer>, Vec<Permit>) = ring.into_iter().unzip();
     let pipeline = Pipeline {
         gpu,
         buffer: source.buffer,
@@ -200,10 +209,13 @@ async fn read_pipelined(
         chunk: plan.chunk,
         shared,
     };
-    let drainers = plan.workers.min(count);
-    let result = pipeline.run(&staging, drainers, pieces);
-    drop(staging);
-    drop(permit);
+    let result = pipeline.run(&pool, &staging, pieces);
+    if result.is_ok() {
+        // Every buffer came back drained and unmapped.
+        for (buffer, permit) in staging.into_iter().zip(permits) {
+            budget::keep_staging(gpu, buffer, permit);
+        }
+    }
     result
 }
 
@@ -225,48 +237,38 @@ impl ReadJob<'_> {
         let gpu = self.gpu;
         let limit = gpu.transfer_config().budget();
         let buffer_size = chunk.min(self.source.size);
-        let mut permits = Permit::empty();
-        let mut spare: Vec<wgpu::Buffer> = Vec::new();
-        let mut in_flight: VecDeque<(Staging, u64, &mut [u8])> = VecDeque::new();
+        let mut spare: Vec<(wgpu::Buffer, Permit)> = Vec::new();
+        let mut in_flight: VecDeque<(Staging, Permit, u64, &mut [u8])> = VecDeque::new();
         for (k, piece) in pieces {
             if self.shared.failed() {
                 return Ok(());
             }
             if in_flight.len() == depth
-                && let Some((staging, k, piece)) = in_flight.pop_front()
+                && let Some((staging, permit, k, piece)) = in_flight.pop_front()
             {
-                spare.push(self.drain(staging, k, piece).await?);
+                spare.push((self.drain(staging, k, piece).await?, permit));
             }
             let at = k * chunk;
             let size = chunk.min(self.source.size - at);
-            let staging = match spare.pop() {
-                Some(buffer) => buffer,
+            let (staging, permit) = match spare.pop() {
+                Some(spare) => spare,
                 None => {
-                    // Holding no buffer in flight, wait for bytes; holding some, only try, and
+                    // Holding no buffer in flight, wait for one; holding some, only try, and
                     // drain the oldest for its buffer when the budget has none to spare.
-                    let permit = if in_flight.is_empty() {
-                        Some(budget::acquire(buffer_size, limit, self.mode).await)
+                    let got = if in_flight.is_empty() {
+                        Some(budget::acquire_staging(gpu, buffer_size, limit, self.mode).await)
                     } else {
-                        budget::try_acquire(buffer_size, limit)
+                        budget::try_acquire_staging(gpu, buffer_size, limit).await
                     };
-                    match permit {
-                        Some(permit) => {
-                            permits.merge(permit);
-                            create_buffer_async(
-                                gpu,
-                                buffer_size,
-                                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                                "gpudata readback staging",
-                            )
-                            .await?
-                        }
+                    match got {
+                        Some(got) => got?,
                         None => {
                             // Not empty: a worker without buffers in flight waited above.
-                            let (staging, k, piece) =
+                            let (staging, permit, k, piece) =
                                 in_flight.pop_front().ok_or_else(|| GpuError::Map {
                                     reason: "a readback worker holds no staging buffer".into(),
                                 })?;
-                            self.drain(staging, k, piece).await?
+                            (self.drain(staging, k, piece).await?, permit)
                         }
                     }
                 }
@@ -289,13 +291,15 @@ impl ReadJob<'_> {
                 Staging::map_after(staging, wgpu::MapMode::Read, size, submission)
             });
             caught.check(gpu).await?;
-            in_flight.push_back((staging, k, piece));
+            in_flight.push_back((staging, permit, k, piece));
         }
-        while let Some((staging, k, piece)) = in_flight.pop_front() {
-            self.drain(staging, k, piece).await?;
+        while let Some((staging, permit, k, piece)) = in_flight.pop_front() {
+            spare.push((self.drain(staging, k, piece).await?, permit));
         }
-        drop(spare);
-        drop(permits);
+        // Drained and unmapped: kept for the next readback on this device.
+        for (buffer, permit) in spare {
+            budget::keep_staging(gpu, buffer, permit);
+        }
         Ok(())
     }
 
