@@ -60,14 +60,20 @@ pub(crate) fn struct_decl<T: GpuType>() -> StructDecl {
     }
 }
 
-/// naga's member offsets and span of struct `name` in `text` bound in `space`.
-fn naga_struct(text: &str, name: &str, space: AddressSpace) -> (Vec<u64>, u64) {
+/// `text` with struct `name` bound as `block` in `space` and `body` in a compute entry point,
+/// parsed and validated by naga: the module and its text.
+pub(crate) fn naga_bound_module(
+    text: &str,
+    name: &str,
+    space: AddressSpace,
+    body: &str,
+) -> (naga::Module, String) {
     let var = match space {
         AddressSpace::Storage => "var<storage, read_write>",
         AddressSpace::Uniform => "var<uniform>",
     };
     let module_text = format!(
-        "{text}\n@group(0) @binding(0) {var} block: {name};\n@compute @workgroup_size(1) fn main() {{ _ = &block; }}\n"
+        "{text}\n@group(0) @binding(0) {var} block: {name};\n@compute @workgroup_size(1) fn main() {{ _ = &block; {body} }}\n"
     );
     let module =
         naga::front::wgsl::parse_str(&module_text).unwrap_or_else(|e| panic!("{e}\n{module_text}"));
@@ -77,6 +83,12 @@ fn naga_struct(text: &str, name: &str, space: AddressSpace) -> (Vec<u64>, u64) {
     )
     .validate(&module)
     .unwrap_or_else(|e| panic!("{e:?}\n{module_text}"));
+    (module, module_text)
+}
+
+/// naga's member offsets and span of struct `name` in `text` bound in `space`.
+fn naga_struct(text: &str, name: &str, space: AddressSpace) -> (Vec<u64>, u64) {
+    let (module, _) = naga_bound_module(text, name, space, "");
     let ty = module
         .types
         .iter()

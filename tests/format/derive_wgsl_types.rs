@@ -11,30 +11,14 @@ use gpudata::GpuStruct;
 use gpudata::layout::AddressSpace;
 use gpudata::record::GpuType;
 
-use crate::derive_nested::struct_decl;
+use crate::derive_nested::{naga_bound_module, struct_decl};
 
 /// The module of `T`'s WGSL declaration bound as `block` in `space`, with `body` in a compute
 /// entry point, validated by naga.
 fn naga_module<T: GpuType>(space: AddressSpace, body: &str) -> (naga::Module, String) {
     let decl = struct_decl::<T>();
     let text = decl.wgsl(space).unwrap_or_else(|e| panic!("no WGSL: {e}"));
-    let var = match space {
-        AddressSpace::Storage => "var<storage, read_write>",
-        AddressSpace::Uniform => "var<uniform>",
-    };
-    let name = &decl.name;
-    let module_text = format!(
-        "{text}\n@group(0) @binding(0) {var} block: {name};\n@compute @workgroup_size(1) fn main() {{ _ = &block; {body} }}\n"
-    );
-    let module =
-        naga::front::wgsl::parse_str(&module_text).unwrap_or_else(|e| panic!("{e}\n{module_text}"));
-    naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::default(),
-    )
-    .validate(&module)
-    .unwrap_or_else(|e| panic!("{e:?}\n{module_text}"));
-    (module, module_text)
+    naga_bound_module(&text, &decl.name, space, body)
 }
 
 /// The vertex format name of `n` components of `scalar` (`float32x3`, `uint32`).
