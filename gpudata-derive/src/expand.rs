@@ -591,15 +591,7 @@ fn attributes_const(
         .iter()
         .enumerate()
         .filter(|(_, f)| storage && maybe_webgl(f))
-        .map(|(k, f)| {
-            let range = match &f.attrs.format {
-                Some(lit) => span_range(lit),
-                None => span_range(f.ty),
-            };
-            let fail = fail_with_at(p, &msg, range);
-            let k = usize_lit(k);
-            quote!(::core::option::Option::Some(#k) => #fail,)
-        });
+        .map(|(k, f)| webgl_arm(k, f, p, &msg));
     quote! {
         &match #p::flat_webgl::<Self, #n>() {
             ::core::option::Option::None => #p::flat_attributes::<Self, #n>(#location),
@@ -908,15 +900,7 @@ fn leaf_attributes_const(gpu: &[&Field<'_>], p: &TokenStream) -> TokenStream {
         .iter()
         .enumerate()
         .filter(|(_, f)| f.attrs.wgsl.is_none() && maybe_webgl(f))
-        .map(|(k, f)| {
-            let range = match &f.attrs.format {
-                Some(lit) => span_range(lit),
-                None => span_range(f.ty),
-            };
-            let fail = fail_with_at(p, &msg, range);
-            let k = usize_lit(k);
-            quote!(::core::option::Option::Some(#k) => #fail,)
-        });
+        .map(|(k, f)| webgl_arm(k, f, p, &msg));
     quote! {
         match #p::tree_webgl::<Self>() {
             ::core::option::Option::None => #p::tree_attributes::<Self>(),
@@ -963,4 +947,16 @@ fn host_facts(input: &Input<'_>, p: &TokenStream) -> (TokenStream, Literal) {
         }
     };
     (host, m)
+}
+
+/// The `Some(k) => fail` arm of a `-webgl` check for gpu field `k`: the failure spanned at the
+/// field's `format` literal, else at its type.
+fn webgl_arm(k: usize, f: &Field<'_>, p: &TokenStream, msg: &TokenStream) -> TokenStream {
+    let range = match &f.attrs.format {
+        Some(lit) => span_range(lit),
+        None => span_range(f.ty),
+    };
+    let fail = fail_with_at(p, msg, range);
+    let k = usize_lit(k);
+    quote!(::core::option::Option::Some(#k) => #fail,)
 }

@@ -719,6 +719,18 @@ pub enum ChunkMapError<E> {
     },
 }
 
+impl<E> ChunkMapError<E> {
+    /// The operation's error `source` on the piece of rows `start..end` of output `vector`.
+    pub(crate) fn piece(vector: &str, start: u64, end: u64, source: E) -> Self {
+        ChunkMapError::Piece {
+            vector: vector.to_owned(),
+            first_row: start,
+            rows: end - start,
+            source,
+        }
+    }
+}
+
 /// WebGPU's name of a primitive topology, for messages.
 fn topology_name(topology: wgpu::PrimitiveTopology) -> &'static str {
     match topology {

@@ -368,12 +368,7 @@ impl GpuVector {
                 Ok(output) => outputs.push(output),
                 Err(source) => {
                     outputs.into_iter().for_each(GpuData::destroy);
-                    return Err(ChunkMapError::Piece {
-                        vector: name,
-                        first_row: start,
-                        rows: end - start,
-                        source,
-                    });
+                    return Err(ChunkMapError::piece(&name, start, end, source));
                 }
             }
             start = end;

@@ -205,12 +205,7 @@ impl GpuVector {
                 Ok(())
             },
         );
-        let no_inputs = || ChunkMapError::Piece {
-            vector: OP.to_owned(),
-            first_row: 0,
-            rows: 0,
-            source: OpError::NoInputs { op: OP },
-        };
+        let no_inputs = || ChunkMapError::piece(OP, 0, 0, OpError::NoInputs { op: OP });
         check_map_inputs(&vectors)?;
         let length = match (vectors.first(), masks.first()) {
             (Some(v), _) => v.length(),
@@ -223,12 +218,7 @@ impl GpuVector {
         let mut out = Vec::new();
         let mut start = 0u64;
         for end in piece_ends(&spans, &cuts) {
-            let piece_error = |source| ChunkMapError::Piece {
-                vector: OP.to_owned(),
-                first_row: start,
-                rows: end - start,
-                source,
-            };
+            let piece_error = |source| ChunkMapError::piece(OP, start, end, source);
             let pieces = pieces_at(&spans, start, end);
             let mask_pieces = masks
                 .iter()
@@ -279,12 +269,7 @@ impl GpuVector {
         let mut kept: Vec<Vec<crate::data::GpuData>> = columns.iter().map(|_| Vec::new()).collect();
         let mut start = 0u64;
         for end in piece_ends(&spans, &mask.ends()) {
-            let piece_error = |source| ChunkMapError::Piece {
-                vector: OP.to_owned(),
-                first_row: start,
-                rows: end - start,
-                source,
-            };
+            let piece_error = |source| ChunkMapError::piece(OP, start, end, source);
             let pieces = pieces_at(&spans, start, end);
             let views = columns
                 .iter()

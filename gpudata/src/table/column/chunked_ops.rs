@@ -73,12 +73,12 @@ fn piecewise(
         })
         .collect();
     if vectors.is_empty() {
-        return Err(ChunkMapError::Piece {
-            vector: name.to_owned(),
-            first_row: 0,
-            rows: 0,
-            source: OpError::NoGpuInput { op: name },
-        });
+        return Err(ChunkMapError::piece(
+            name,
+            0,
+            0,
+            OpError::NoGpuInput { op: name },
+        ));
     }
     check_map_inputs(&vectors)?;
     let spans: Vec<Vec<ChunkSpan<'_>>> = vectors.iter().map(|v| v.chunk_spans()).collect();
@@ -90,12 +90,12 @@ fn piecewise(
             run_fitting(name, operands, &pieces, start, &run, &mut outputs)
         {
             outputs.into_iter().for_each(GpuData::destroy);
-            return Err(ChunkMapError::Piece {
-                vector: name.to_owned(),
+            return Err(ChunkMapError::piece(
+                name,
                 first_row,
-                rows,
+                first_row + rows,
                 source,
-            });
+            ));
         }
         start = end;
     }
