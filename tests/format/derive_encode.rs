@@ -268,13 +268,14 @@ fn nested_rows_encode_at_wgsl_offsets() {
     }
 }
 
-/// The threaded encode at the row counts where its split changes (the 4 MiB threshold, parts of
-/// at least 2 MiB, one more or one fewer row than whole parts) gives the one-thread bytes.
-#[test]
-fn threaded_encodes_equal_one_thread_at_split_boundaries() {
-    let stride = 112;
-    let min_rows = (2usize << 20).div_ceil(stride);
-    let threshold = THREADED_ENCODE_BYTES / stride;
+/// `Body`'s GPU row size.
+const BODY_STRIDE: usize = 112;
+
+/// Rows of `Body` and the row counts where the threaded split changes: around the 4 MiB
+/// threshold, and one row fewer / more than whole parts of at least 2 MiB.
+fn split_boundary_rows() -> (Vec<Body>, [usize; 8]) {
+    let min_rows = (2usize << 20).div_ceil(BODY_STRIDE);
+    let threshold = THREADED_ENCODE_BYTES / BODY_STRIDE;
     let all: Vec<Body> = (0..4 * min_rows + 2).map(body).collect();
     let counts = [
         threshold - 1,
@@ -286,6 +287,15 @@ fn threaded_encodes_equal_one_thread_at_split_boundaries() {
         3 * min_rows + 1,
         4 * min_rows + 1,
     ];
+    (all, counts)
+}
+
+/// The threaded encode at the row counts where its split changes (the 4 MiB threshold, parts of
+/// at least 2 MiB, one more or one fewer row than whole parts) gives the one-thread bytes.
+#[test]
+fn threaded_encodes_equal_one_thread_at_split_boundaries() {
+    let (all, counts) = split_boundary_rows();
+    let stride = BODY_STRIDE;
     for count in counts {
         let rows = &all[..count];
         let mut one = vec![0u8; count * stride];
@@ -307,21 +317,9 @@ fn threaded_encodes_equal_one_thread_at_split_boundaries() {
 /// encoded; re-encoding them gives the same bytes.
 #[test]
 fn threaded_decodes_equal_one_thread_at_split_boundaries() {
-    let stride = 112;
-    let min_rows = (2usize << 20).div_ceil(stride);
-    let threshold = THREADED_ENCODE_BYTES / stride;
-    let all: Vec<Body> = (0..4 * min_rows + 2).map(body).collect();
+    let (all, counts) = split_boundary_rows();
+    let stride = BODY_STRIDE;
     let bytes = oracle(&all);
-    let counts = [
-        threshold - 1,
-        threshold,
-        threshold + 1,
-        2 * min_rows - 1,
-        2 * min_rows,
-        2 * min_rows + 1,
-        3 * min_rows + 1,
-        4 * min_rows + 1,
-    ];
     for count in counts {
         let src = &bytes[..count * stride];
         let one = decode_rows_on::<Body>(src, 1).unwrap();
