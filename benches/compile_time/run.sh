@@ -28,6 +28,9 @@ work=$root/target/compile_time
 mkdir -p "$work"
 export CARGO_TARGET_DIR=$work/target
 export CARGO_INCREMENTAL=0
+# The crates live under the repository, where .cargo/config.toml's profiles would reach them:
+# keep cargo's default dev profile (full debug info), as every earlier run of this script had.
+export CARGO_PROFILE_DEV_DEBUG=true
 
 # Same versions as the workspace.
 gpudata_dep="gpudata = { path = \"$root/gpudata\", default-features = false, features = [\"derive\"] }"
