@@ -383,6 +383,13 @@ fn reset_peak() -> u64 {
 }
 
 const BUDGET: u64 = 16 << 20;
+/// What a one-thread transfer process adds besides its staging (allocator bookkeeping, command
+/// buffers): measured 8 KiB on lavapipe (a 2 GiB readback added 16 MiB + 8 KiB under a 16 MiB
+/// budget, every run).
+const SLACK_ONE_THREAD: u64 = 1 << 20;
+/// The same with eight threads transferring at once (their stacks and allocator arenas):
+/// measured 0.6-1.3 MiB on lavapipe.
+const SLACK_THREADS: u64 = 4 << 20;
 const CHILD_ENV: &str = "GPUDATA_TRANSFER_MEMORY_CHILD";
 
 /// The child's part: a 2 GiB upload and readback; prints the peak memory each added beyond the
@@ -468,7 +475,7 @@ fn a_two_gib_transfer_stays_within_the_staging_budget() {
     assert!(field("size") >= 2_000_000_000, "{line}");
     // The budget plus what the process adds besides staging (allocator bookkeeping, command
     // buffers): far below the 2 GiB a transfer staging the whole buffer at once would add.
-    let allowed = BUDGET + (16 << 20);
+    let allowed = BUDGET + SLACK_ONE_THREAD;
     assert!(
         field("up") <= allowed,
         "upload added {} bytes, allowed {allowed}: {line}",
@@ -664,7 +671,7 @@ fn a_segmented_table_upload_stays_within_the_staging_budget() {
     }
     let (line, field) = child_report("a_segmented_table_upload_stays_within_the_staging_budget");
     assert!(field("size") >= 512 << 20, "{line}");
-    let allowed = BUDGET + (16 << 20);
+    let allowed = BUDGET + SLACK_ONE_THREAD;
     assert!(
         field("up") <= allowed,
         "the build added {} bytes, allowed {allowed}: {line}",
@@ -759,7 +766,7 @@ fn a_series_of_transfers_from_eight_threads_shares_one_staging_budget() {
     }
     let (line, field) =
         child_report("a_series_of_transfers_from_eight_threads_shares_one_staging_budget");
-    let allowed = BUDGET + (16 << 20);
+    let allowed = BUDGET + SLACK_THREADS;
     assert!(
         field("up") <= allowed,
         "the writes added {} bytes, allowed {allowed}: {line}",
@@ -887,7 +894,7 @@ fn readback_staging_is_kept_reused_bounded_and_released() {
     assert_eq!(field("ring"), 8 << 20, "{line}");
     assert_eq!(field("made_serial"), 0, "{line}");
     assert_eq!(field("idle_serial"), 8 << 20, "{line}");
-    let allowed = BUDGET + (16 << 20);
+    let allowed = BUDGET + SLACK_THREADS;
     assert!(field("down") <= allowed, "{line}");
     assert!(field("idle_threads") <= BUDGET, "{line}");
     assert!(field("idle_threads") > 0, "{line}");
