@@ -6,7 +6,7 @@
 //!   children borrow their data or buffer, so they cannot outlive it, survive its `destroy`, or
 //!   watch an ownership transfer; typed children take only their own struct's markers;
 //! - `errors/`: the `#[derive(GpuStruct)]` compile errors of the error catalogue
-//!   (`docs/ERRORS.md`) that `fail/` does not pin, and `uniform_layout_required.rs`, a
+//!   (`docs/ERRORS.md`) that `fail/` does not pin; among them `uniform_layout_hand_impl.rs`, a
 //!   post-monomorphization `const` assertion of `GpuUniform::new` that only `cargo build` reports:
 //!   trybuild builds (not checks) because `pass/` cases are in the same run;
 //! - `shader/`: the compile-time shader check (`#[gpu(shader = ...)]`) against

@@ -175,6 +175,7 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
             hosts: [#p::HostShape::Packed; #n],
             tree: [false; #n],
             wgsl: [#(#wgsl),*],
+            tail: false,
         }
     } else {
         quote! {
@@ -182,6 +183,7 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
             hosts: [#p::HostShape::Packed; #n],
             tree: [false; #n],
             wgsl: [false; #n],
+            tail: false,
         }
     };
     let declared_offsets = option_array(
@@ -348,6 +350,9 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
         }
     };
     let shader_checks = shader.map(|facts| crate::shader::expand(facts, input, &p, &analysis));
+    // What a uniform buffer requires of its type (a bound, so a struct of another layout is an
+    // error at the user's call).
+    let uniform = crate::uniform::uniform_impl(input, &p);
     // A struct with a runtime-sized tail is a header plus elements, not a row: no `GpuStruct`
     // impl and no field markers, a `GpuRuntimeStruct` impl instead.
     let (markers, marker_impls, value_impl) = match input.tail() {
@@ -369,6 +374,7 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
                     const FIELD_COPIES: &'static [#p::FieldCopy] = #copies;
                     #tree
                 }
+                #uniform
             },
         ),
     };
@@ -812,11 +818,20 @@ fn flattened_impl(
     } else {
         quote!(<Self as #p::GpuType>::HOST)
     };
+    // Only a struct declaring a `RuntimeArray` field may end in `array<E>`.
+    let tail = if input.tail().is_some() {
+        quote!(
+            const TAIL: ::core::primitive::bool = true;
+        )
+    } else {
+        TokenStream::new()
+    };
     quote! {
         #[automatically_derived]
         impl #p::Flattened for #ident {
             const LEAF_HOST: #p::HostShape = #leaves_host;
             const LOCATION: ::core::primitive::u32 = #location;
+            #tail
             type Tables = #p::LeafTables<Self, #n, { #total }>;
         }
     }

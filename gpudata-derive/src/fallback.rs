@@ -30,6 +30,8 @@ pub(crate) fn fallback(input: &Input<'_>) -> TokenStream {
             }
         }
     };
+    // A failed uniform struct stays a uniform buffer's type, so `GpuUniform<T>` adds no errors.
+    let uniform = crate::uniform::uniform_impl(input, &p);
     // A failed struct with a runtime-sized tail gets the trait of its kind, so `GpuStorage<T>`
     // adds no errors either.
     if let Some(elem) = input.tail().and_then(|f| f.runtime_element()) {
@@ -68,6 +70,7 @@ pub(crate) fn fallback(input: &Input<'_>) -> TokenStream {
                 const HOST_LAYOUT_MATCHES: ::core::primitive::bool = false;
                 const FIELD_COPIES: &'static [#p::FieldCopy] = &[];
             }
+            #uniform
             #nested
         };
     }

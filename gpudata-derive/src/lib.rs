@@ -15,6 +15,7 @@ mod lazy;
 mod markers;
 mod shader;
 mod spans;
+mod uniform;
 mod wgsl_type;
 
 /// Derives `gpudata::GpuStruct`; see its documentation in the `gpudata` crate.

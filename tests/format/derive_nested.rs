@@ -72,14 +72,20 @@ pub(crate) fn naga_bound_module(
         AddressSpace::Storage => "var<storage, read_write>",
         AddressSpace::Uniform => "var<uniform>",
     };
+    // `f16` needs WGSL's `enable f16;` and naga's capability.
+    let enable = if text.contains("f16") {
+        "enable f16;\n"
+    } else {
+        ""
+    };
     let module_text = format!(
-        "{text}\n@group(0) @binding(0) {var} block: {name};\n@compute @workgroup_size(1) fn main() {{ _ = &block; {body} }}\n"
+        "{enable}{text}\n@group(0) @binding(0) {var} block: {name};\n@compute @workgroup_size(1) fn main() {{ _ = &block; {body} }}\n"
     );
     let module =
         naga::front::wgsl::parse_str(&module_text).unwrap_or_else(|e| panic!("{e}\n{module_text}"));
     naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::default(),
+        naga::valid::Capabilities::SHADER_FLOAT16,
     )
     .validate(&module)
     .unwrap_or_else(|e| panic!("{e:?}\n{module_text}"));
@@ -266,6 +272,149 @@ fn zero_copy_covers_nested_repr_c_types() {
     }];
     let bytes = gpudata::record::rows_as_bytes(&rows).unwrap();
     assert_eq!(bytes, gpudata::record::encode_rows_to_vec(&rows));
+}
+
+/// The structs of `tests/ui/fail/layout/zero_copy_nested_padding.rs` and
+/// `zero_copy_nested_stride.rs` with the change each message names: `#[gpu(zero_copy)]` accepts
+/// them (the build is the check), so the messages' fixes are true.
+mod zero_copy_fixes {
+    use gpudata::GpuStruct;
+
+    // "add `#[gpu(padding)] _pad: [u8; 12]` before `v` in `Early`"
+    #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+    #[repr(C)]
+    pub struct Early {
+        pub a: u32,
+        #[gpu(padding)]
+        pub _pad: [u8; 12],
+        pub v: [f32; 4],
+    }
+
+    #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+    #[repr(C)]
+    #[gpu(zero_copy)]
+    pub struct HoldsEarly {
+        pub early: Early,
+    }
+
+    #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+    #[repr(C, align(16))]
+    pub struct Quad {
+        pub v: [f32; 4],
+    }
+
+    // "make them explicit with `#[gpu(padding)] _pad: [u8; 12]` before `quad` in `GapBefore`"
+    #[derive(Clone, Copy, GpuStruct)]
+    #[repr(C)]
+    #[gpu(zero_copy)]
+    pub struct GapBefore {
+        pub a: u32,
+        #[gpu(padding)]
+        pub _pad: [u8; 12],
+        pub quad: Quad,
+    }
+
+    // "make them explicit with `#[gpu(padding)] _pad: [u8; 12]` after the last field of
+    // `GapAfter`"
+    #[derive(Clone, Copy, GpuStruct)]
+    #[repr(C)]
+    #[gpu(zero_copy)]
+    pub struct GapAfter {
+        pub quad: Quad,
+        pub s: f32,
+        #[gpu(padding)]
+        pub _pad: [u8; 12],
+    }
+
+    // "add `#[gpu(padding)] _pad: [u8; 4]` after the last field of `Short`"
+    #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+    #[repr(C)]
+    pub struct Short {
+        pub v: [f32; 3],
+        #[gpu(padding)]
+        pub _pad: [u8; 4],
+    }
+
+    #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+    #[repr(C)]
+    #[gpu(zero_copy)]
+    pub struct HoldsShort {
+        pub shorts: [Short; 2],
+    }
+
+    // "use `[[f32; 4]; 2]` (an `array<vec4<f32>, 2>`), or an array of a `#[repr(C)]` struct
+    // holding the `[f32; 3]` and a `#[gpu(padding)] _pad: [u8; 4]`" (`HoldsShort` is the second)
+    #[derive(Clone, Copy, GpuStruct)]
+    #[repr(C)]
+    #[gpu(zero_copy)]
+    pub struct Points {
+        pub points: [[f32; 4]; 2],
+    }
+
+    // "use `[[f32; 4]; 3]` with `#[gpu(wgsl = "mat3x4<f32>")]`"
+    #[derive(Clone, Copy, GpuStruct)]
+    #[repr(C)]
+    #[gpu(zero_copy)]
+    pub struct Normal {
+        #[gpu(wgsl = "mat3x4<f32>")]
+        pub normal: [[f32; 4]; 3],
+    }
+
+    // "use `[f32; 3]` (or `glam::Vec3`) followed by a `#[gpu(padding)] _pad: [u8; 4]` field"
+    #[derive(Clone, Copy, GpuStruct)]
+    #[repr(C)]
+    #[gpu(zero_copy)]
+    pub struct Lanes {
+        pub v: [f32; 3],
+        #[gpu(padding)]
+        pub _pad: [u8; 4],
+    }
+}
+
+#[test]
+fn zero_copy_fixes_named_by_the_messages_make_host_bytes_the_rows() {
+    use zero_copy_fixes::*;
+    const {
+        assert!(HoldsEarly::HOST_LAYOUT_MATCHES);
+        assert!(GapBefore::HOST_LAYOUT_MATCHES);
+        assert!(GapAfter::HOST_LAYOUT_MATCHES);
+        assert!(HoldsShort::HOST_LAYOUT_MATCHES);
+        assert!(Points::HOST_LAYOUT_MATCHES);
+        assert!(Normal::HOST_LAYOUT_MATCHES);
+        assert!(Lanes::HOST_LAYOUT_MATCHES);
+    };
+    // The leaves sit where WGSL puts them (`v` after `a` at 16, `Short`s 16 apart) and the host
+    // bytes decode back to the values.
+    let early = HoldsEarly {
+        early: Early {
+            a: 7,
+            _pad: [0; 12],
+            v: [1.0, 2.0, 3.0, 4.0],
+        },
+    };
+    let bytes = gpudata::record::rows_as_bytes(std::slice::from_ref(&early)).unwrap();
+    assert_eq!(bytes.len(), 32);
+    assert_eq!(bytes[0..4], 7u32.to_le_bytes());
+    assert_eq!(bytes[16..20], 1.0f32.to_le_bytes());
+    assert_eq!(
+        gpudata::record::decode_rows::<HoldsEarly>(bytes).unwrap(),
+        vec![early]
+    );
+    let shorts = HoldsShort {
+        shorts: [
+            Short {
+                v: [1.0, 2.0, 3.0],
+                _pad: [0; 4],
+            },
+            Short {
+                v: [4.0, 5.0, 6.0],
+                _pad: [0; 4],
+            },
+        ],
+    };
+    let bytes = gpudata::record::rows_as_bytes(std::slice::from_ref(&shorts)).unwrap();
+    assert_eq!(bytes[16..20], 4.0f32.to_le_bytes());
+    assert_eq!(HoldsShort::FORMAT.byte_stride(), 32);
 }
 
 #[test]

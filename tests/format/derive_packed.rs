@@ -432,7 +432,7 @@ fn row_format_refuses_runtime_arrays_and_formatless_leaves() {
     let err = half.row_format(StructLayout::WgslStorage).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "field `b` is `vec3<f16>`, which no vertex format holds, so the struct has no row format; use vec4<f16> or f32 components"
+        "field `b` is `mat2x3<f16>`, which no vertex format holds (WebGPU has no float16x3, the format of a vec3<f16> and of a matCx3<f16>'s columns), so the struct has no row format; use vec4<f16> (matCx4<f16> for a matrix), array<f16, 3> or f32 components"
     );
     let _ = <Light as GpuType>::WGSL;
 }

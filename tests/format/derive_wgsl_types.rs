@@ -2,7 +2,7 @@
 //! `matCxR<f32>` (`[[f32; R]; C]` with `#[gpu(wgsl = "matCxR<f32>")]`), atomics as fields, arrays
 //! of arrays of structs and vectors, and (feature `mint`) mint's column matrices. The oracle is
 //! naga: the derive's WGSL declaration is parsed and validated (atomics in
-//! `var<storage, read_write>`, used by `atomicAdd`), and naga's layouter and member offsets,
+//! `var<storage, read_write>`, used by `atomicAdd`; `f16` with `enable f16;`), and naga's layouter and member offsets,
 //! flattened independently into leaves (matrix columns, array elements, struct members, luma.gl's
 //! names), must be the derived format's fields, offset for offset. Encoded rows hold the host
 //! values at those offsets and decode back.
@@ -24,6 +24,7 @@ fn naga_module<T: GpuType>(space: AddressSpace, body: &str) -> (naga::Module, St
 /// The vertex format name of `n` components of `scalar` (`float32x3`, `uint32`).
 fn format_name(scalar: naga::Scalar, n: u32) -> String {
     let base = match scalar.kind {
+        naga::ScalarKind::Float if scalar.width == 2 => "float16",
         naga::ScalarKind::Float => "float32",
         naga::ScalarKind::Uint => "uint32",
         naga::ScalarKind::Sint => "sint32",
@@ -391,6 +392,118 @@ fn arrays_of_arrays_of_structs_vectors_and_matrices_lay_out_as_naga_does() {
     host.extend(grid.corners.iter().flatten().map(|v| v.to_vec()));
     host.extend(grid.frames.iter().flatten().flatten().map(|c| c.to_vec()));
     assert_row_holds(&grid, &host);
+}
+
+/// What the derive offers instead of a `vec3<f16>` or a `matCx3<f16>` (which no vertex format
+/// holds, so no row can): the types its message names.
+#[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+struct HalfAlternatives {
+    s: f32,
+    #[gpu(wgsl = "vec4<f16>")]
+    v4: [half::f16; 4],
+    #[gpu(wgsl = "array<f16, 3>")]
+    a3: [u16; 3],
+    #[gpu(wgsl = "mat2x4<f16>")]
+    m24: [[half::f16; 4]; 2],
+    #[gpu(wgsl = "array<array<f16, 3>, 2>")]
+    m23: [[u16; 3]; 2],
+}
+
+/// naga's layouter on `enable f16;` types: (size, alignment) of each member type of `S`.
+fn naga_type_layouts(members: &str) -> Vec<(u32, u32)> {
+    let text = format!("enable f16;\nstruct S {{ {members} }}\n");
+    let module = naga::front::wgsl::parse_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let mut layouter = naga::proc::Layouter::default();
+    layouter.update(module.to_ctx()).unwrap();
+    let (_, s) = module
+        .types
+        .iter()
+        .find(|(_, t)| t.name.as_deref() == Some("S"))
+        .unwrap();
+    let naga::TypeInner::Struct { members, .. } = &s.inner else {
+        panic!()
+    };
+    members
+        .iter()
+        .map(|m| (layouter[m.ty].size, layouter[m.ty].alignment.round_up(1)))
+        .collect()
+}
+
+#[test]
+fn three_row_f16_types_lay_out_as_naga_does_and_their_alternatives_are_rows() {
+    use gpudata::format::PrimitiveType::F16;
+    use gpudata::layout::{LeafType, leaf_layout};
+    // The memory model holds them (naga: vec3<f16> 6 bytes aligned to 8, matCx3<f16> C columns
+    // 8 bytes apart): only the row format, one vertex format per leaf, cannot (no float16x3).
+    let naga = naga_type_layouts("a: vec3<f16>, b: mat2x3<f16>, c: mat3x3<f16>, d: mat4x3<f16>");
+    assert_eq!(naga, [(6, 8), (16, 8), (24, 8), (32, 8)]);
+    let ours: Vec<(u32, u32)> = [
+        LeafType::Vector {
+            components: 3,
+            scalar: F16,
+        },
+        LeafType::Matrix {
+            columns: 2,
+            rows: 3,
+            scalar: F16,
+        },
+        LeafType::Matrix {
+            columns: 3,
+            rows: 3,
+            scalar: F16,
+        },
+        LeafType::Matrix {
+            columns: 4,
+            rows: 3,
+            scalar: F16,
+        },
+    ]
+    .into_iter()
+    .map(|leaf| {
+        let l = leaf_layout(leaf, AddressSpace::Storage).unwrap();
+        assert_eq!(l, leaf_layout(leaf, AddressSpace::Uniform).unwrap());
+        (l.size as u32, l.alignment as u32)
+    })
+    .collect();
+    assert_eq!(ours, naga);
+
+    // The alternatives lay out as naga does, leaf for leaf: `vec4<f16>` one `float16x4`,
+    // `array<f16, 3>` three `float16` 2 bytes apart, `mat2x4<f16>` two `float16x4` columns.
+    let text = assert_naga_agrees::<HalfAlternatives>(AddressSpace::Storage, "");
+    assert!(text.contains("a3: array<f16, 3>"), "{text}");
+    let leaves = derived_leaves::<HalfAlternatives>();
+    let at = |name: &str| leaves.iter().find(|(n, ..)| n == name).cloned().unwrap();
+    assert_eq!(at("v4"), ("v4".to_owned(), 8, "float16x4".to_owned()));
+    assert_eq!(at("a3[2]"), ("a3[2]".to_owned(), 20, "float16".to_owned()));
+    assert_eq!(
+        at("m24[1]"),
+        ("m24[1]".to_owned(), 32, "float16x4".to_owned())
+    );
+    assert_eq!(
+        at("m23[1][0]"),
+        ("m23[1][0]".to_owned(), 46, "float16".to_owned())
+    );
+
+    let h = |x: f32| half::f16::from_f32(x);
+    let value = HalfAlternatives {
+        s: 1.5,
+        v4: [h(1.0), h(2.0), h(3.0), h(4.0)],
+        a3: [h(5.0).to_bits(), h(6.0).to_bits(), h(7.0).to_bits()],
+        m24: [
+            [h(8.0), h(9.0), h(10.0), h(11.0)],
+            [h(12.0), h(13.0), h(14.0), h(15.0)],
+        ],
+        m23: [
+            [h(16.0).to_bits(), h(17.0).to_bits(), h(18.0).to_bits()],
+            [h(19.0).to_bits(), h(20.0).to_bits(), h(21.0).to_bits()],
+        ],
+    };
+    let bytes = gpudata::record::encode_rows_to_vec(std::slice::from_ref(&value));
+    let f16_at = |o: usize| half::f16::from_le_bytes([bytes[o], bytes[o + 1]]).to_f32();
+    assert_eq!(f16_at(20), 7.0);
+    assert_eq!(f16_at(32 + 6), 15.0);
+    assert_eq!(f16_at(46), 19.0);
+    assert_eq!(HalfAlternatives::decode_row(&bytes), value);
 }
 
 #[cfg(feature = "mint")]

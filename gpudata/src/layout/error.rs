@@ -186,12 +186,12 @@ pub enum LayoutError {
     },
     /// A leaf of a type tree lowered to a row format that no vertex format holds.
     #[error(
-        "field `{field}` is `{leaf}`, which no vertex format holds, so the struct has no row format; use vec4<f16> or f32 components"
+        "field `{field}` is `{leaf}`, which no vertex format holds (WebGPU has no float16x3, the format of a vec3<f16> and of a matCx3<f16>'s columns), so the struct has no row format; use vec4<f16> (matCx4<f16> for a matrix), array<f16, 3> or f32 components"
     )]
     NoVertexFormat {
         /// The leaf's path (`light.color`, a matrix `m`).
         field: String,
-        /// The leaf (a matrix's column).
+        /// The leaf as declared (a `vec3<f16>`, or a matrix of such columns).
         leaf: crate::layout::LeafType,
     },
     /// A WGSL type string gpudata does not read.

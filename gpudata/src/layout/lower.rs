@@ -79,7 +79,7 @@ fn leaf_fields(
         .vertex_format()
         .ok_or_else(|| LayoutError::NoVertexFormat {
             field: path.to_owned(),
-            leaf: column,
+            leaf: field.shader_type,
         })?;
     if let LeafType::Matrix { columns, .. } = field.shader_type {
         for c in 0..u64::from(columns) {

@@ -25,6 +25,7 @@ mod glam;
 mod gpu_type;
 #[cfg(feature = "half")]
 mod half;
+mod image;
 #[cfg(feature = "mint")]
 mod mint;
 mod newtypes;
@@ -38,6 +39,7 @@ pub(crate) mod shader_rules;
 mod shader_tree;
 mod split;
 mod tree;
+mod uniform_layout;
 
 pub(crate) use bytes::read_fields;
 pub use bytes::{field_bytes, fields_as_bytes, read_field};
@@ -53,6 +55,7 @@ pub use rows::{
 pub(crate) use rows::{decode_rows_strided, rows_as_bytes_mut, zeroed_rows};
 pub use runtime::{GpuRuntimeStruct, RuntimeArray, decode_runtime, encode_runtime};
 pub(crate) use runtime::{decode_elements, encode_elements};
+pub use uniform_layout::UniformLayout;
 
 /// How one GPU field's bytes move between a host struct and its GPU row (see
 /// [`GpuStruct::FIELD_COPIES`]).

@@ -16,6 +16,7 @@ pub use ::core;
 pub use ::wgpu;
 
 pub use super::gpu_type::{GpuType, HostMember, HostShape, carrier_type};
+use super::image::{self, ImageMismatch};
 pub use super::runtime::{GpuRuntimeStruct, RuntimeArray};
 pub use super::shader::{
     ShaderInput, ShaderMember, fail_if, input_problem, member_problem, stride_problem,
@@ -29,7 +30,7 @@ pub use super::tree::{
     Leaf, LeafName, TreeFault, TreeProblem, leaf_attributes, leaf_copies, leaf_count, leaf_fields,
     webgl_leaf,
 };
-pub use super::{FieldCopy, GpuField, GpuFieldMarker, GpuFieldOf, GpuStruct};
+pub use super::{FieldCopy, GpuField, GpuFieldMarker, GpuFieldOf, GpuStruct, UniformLayout};
 pub use crate::format::{PrimitiveType, ShaderType, VertexFormat};
 pub use crate::layout::{
     AddressSpace, ConstLayout, GpuDataStructField, GpuDataStructFormat, LayoutRuleError, LeafType,
@@ -164,6 +165,9 @@ pub struct Facts<const N: usize, const M: usize> {
     pub tree: [bool; N],
     /// Whether field `k` has a `wgsl = "..."` string.
     pub wgsl: [bool; N],
+    /// Whether the struct declares a runtime-sized tail (its last field a `RuntimeArray`): a
+    /// header plus elements, not a row. Only then may its last member be `array<E>`.
+    pub tail: bool,
     /// Whether the expansion reports problems itself, from a `const` evaluated for every struct
     /// (spanned at the user's tokens). When `false` (fields of plain scalar types with nothing
     /// asserted, where no problem is expected) the analysis is evaluated only when a `GpuStruct`
@@ -296,6 +300,7 @@ impl<const N: usize> Facts<N, 0> {
             hosts: [HostShape::Packed; N],
             tree: [false; N],
             wgsl,
+            tail: false,
             reported_by_caller,
         }
     }
@@ -499,11 +504,9 @@ impl<const N: usize, const M: usize> Facts<N, M> {
                 .num(wgsl_bytes as u64)
                 .str(" bytes of components; use a field type with as many components as the WGSL type, such as `[[f32; R]; C]` for `matCxR<f32>`"),
             TreeProblem::RuntimeArray => msg.str(
-                "holds a runtime-sized array, which a row type cannot: use a fixed-size array",
+                "is a runtime-sized `array<E>` (its type's `GpuType::WGSL`), which a row cannot hold: a row has a fixed size; declare the struct's tail as a `RuntimeArray<E>` field (a header plus elements, held by `GpuStorage`), or use a fixed-size array `[T; N]`",
             ),
-            TreeProblem::NoVertexFormat(_) => msg.str(
-                "holds a `vec3<f16>` (or a `matCx3<f16>` column), which has no vertex format, so the struct has no row format; use `vec4<f16>` or `f32` components",
-            ),
+            TreeProblem::NoVertexFormat(leaf) => no_vertex_format(msg, leaf),
             TreeProblem::Packed(error) => msg.str(error.message()),
         }
     }
@@ -652,13 +655,21 @@ impl<const N: usize, const M: usize> Facts<N, M> {
             if let Some(problem) = self.wgsl_size_problem(k, member) {
                 return Err(problem);
             }
-            // The runtime-sized tail (`RuntimeArray<E>`, the last member: the rules above refuse
-            // it anywhere else): no leaves in the header, but its element must flatten.
+            // The runtime-sized tail (the last member: the rules above refuse it anywhere else):
+            // no leaves in the header, but its element must flatten. Only a struct declaring a
+            // `RuntimeArray` field has one; in any other struct (a hand-written `GpuType` whose
+            // WGSL type is `array<E>`) it would hide in a fixed-size row.
             if let WgslType::Array {
                 element,
                 count: None,
             } = &member.ty
             {
+                if !self.tail {
+                    return Err((
+                        self.type_spot(k),
+                        self.tree_message(k, self.fault(k, TreeProblem::RuntimeArray)),
+                    ));
+                }
                 leaf_counts[k] = 0;
                 let name = LeafName::new().push(self.names[k]);
                 if let Some(fault) = tree::element_problem(element, self.hosts[k], name) {
@@ -686,13 +697,9 @@ impl<const N: usize, const M: usize> Facts<N, M> {
                 };
                 return Err((spot, self.tree_message(k, fault)));
             }
+            // At least one leaf: the rules refused empty structs, zero-length arrays and
+            // runtime-sized arrays anywhere but the tail, so every other type has a leaf.
             leaf_counts[k] = walk.count - before;
-            if leaf_counts[k] == 0 {
-                return Err((
-                    Spot::Type(k),
-                    self.tree_message(k, self.fault(k, TreeProblem::RuntimeArray)),
-                ));
-            }
             k += 1;
         }
         Ok(ConstLayout {
@@ -706,7 +713,9 @@ impl<const N: usize, const M: usize> Facts<N, M> {
         })
     }
 
-    /// Under `zero_copy`, a field whose type's host bytes are not its GPU bytes.
+    /// Under `zero_copy`, a field whose type's host bytes are not its GPU bytes: in a WGSL
+    /// layout, the member at fault inside it and what to change there ([`image::image_fault`],
+    /// evaluated only then).
     const fn image_problem(
         &self,
         layout: &ConstLayout<N>,
@@ -725,16 +734,10 @@ impl<const N: usize, const M: usize> Facts<N, M> {
                 && !(if packed {
                     images[k]
                 } else {
-                    tree::image_matches(&s.members[k].ty, self.hosts[k], field.size, self.space)
+                    image::image_matches(&s.members[k].ty, self.hosts[k], field.size, self.space)
                 })
             {
-                let path = tree::image_fault(
-                    &s.members[k].ty,
-                    self.hosts[k],
-                    self.space,
-                    LeafName::new().push(field.name),
-                );
-                let mut msg = Msg::new()
+                let msg = Msg::new()
                     .str("`#[gpu(zero_copy)]`: field `")
                     .str(field.name)
                     .str("` is `")
@@ -742,16 +745,22 @@ impl<const N: usize, const M: usize> Facts<N, M> {
                     .str("`, whose host bytes are not its gpu bytes in the ")
                     .str(self.layout.as_str())
                     .str(" layout");
-                // (The path is found by WGSL's rules: packed rows report the field.)
-                if !packed && path.as_str().len() > field.name.len() {
-                    msg = msg.str(" at `").str(path.as_str()).str("`");
+                // (The packed rules place leaves, not members: packed rows report the field.)
+                if packed {
+                    return Some((j, msg.str(" (its leaves, the vertex attributes, lie elsewhere on the host, or host bytes between them are implicit padding); use a type whose leaves lie back to back as the packed layout places them (such as `glam::Mat4`, `glam::Mat3` or `[[f32; 4]; 4]`, not `glam::Mat3A` or `glam::Vec3A`), or leave out `zero_copy`")));
                 }
-                let msg = if packed {
-                    msg.str(" (its leaves, the vertex attributes, lie elsewhere on the host, or host bytes between them are implicit padding); use a type whose leaves lie back to back as the packed layout places them (such as `glam::Mat4`, `glam::Mat3` or `[[f32; 4]; 4]`, not `glam::Mat3A` or `glam::Vec3A`), or leave out `zero_copy`")
+                let fault = image::image_fault(
+                    &s.members[k].ty,
+                    self.hosts[k],
+                    self.space,
+                    LeafName::new().push(field.name),
+                );
+                let msg = if fault.path.as_str().len() > field.name.len() {
+                    msg.str(" at `").str(fault.path.as_str()).str("`")
                 } else {
-                    msg.str(" (its columns or elements are packed differently); use a type laid out as WGSL lays it out (such as `glam::Mat4` or `[[f32; 4]; 4]`, not `glam::Mat3` or `glam::Vec3A`), or leave out `zero_copy`")
+                    msg
                 };
-                return Some((j, msg));
+                return Some((j, image_fix(msg, fault.mismatch)));
             }
             j += 1;
         }
@@ -793,6 +802,254 @@ impl<const N: usize, const M: usize> Facts<N, M> {
             return Some((Spot::Stride, msg));
         }
         None
+    }
+}
+
+/// `leaf`'s WGSL spelling (`vec3<f32>`, `mat3x3<f32>`) appended to `msg`.
+const fn leaf_text(msg: Msg, leaf: LeafType) -> Msg {
+    let scalar = leaf.scalar().as_str();
+    match leaf {
+        LeafType::Scalar(_) => msg.str(scalar),
+        LeafType::Vector { components, .. } => msg
+            .str("vec")
+            .num(components as u64)
+            .str("<")
+            .str(scalar)
+            .str(">"),
+        LeafType::Matrix { columns, rows, .. } => msg
+            .str("mat")
+            .num(columns as u64)
+            .str("x")
+            .num(rows as u64)
+            .str("<")
+            .str(scalar)
+            .str(">"),
+        LeafType::Atomic(_) => msg.str("atomic<").str(scalar).str(">"),
+    }
+}
+
+/// The Rust scalar of a WGSL scalar, for suggested field types.
+const fn rust_scalar(scalar: PrimitiveType) -> &'static str {
+    match scalar {
+        PrimitiveType::F16 => "half::f16",
+        other => other.as_str(),
+    }
+}
+
+/// Why a `vec3<f16>` (or a matrix of such columns), `leaf`, cannot be in a row, and what to use
+/// instead, after `msg` (`field `...` `).
+const fn no_vertex_format(msg: Msg, leaf: LeafType) -> Msg {
+    let msg = leaf_text(msg.str("is a `"), leaf).str("`");
+    let msg = match leaf {
+        LeafType::Matrix { .. } => msg.str(", whose `vec3<f16>` columns no vertex format holds"),
+        _ => msg.str(", which no vertex format holds"),
+    };
+    let msg = msg.str(" (WebGPU has no `float16x3`), and every derived struct has a row format of one vertex format per leaf; use ");
+    match leaf {
+        LeafType::Matrix { columns, .. } => msg
+            .str("`mat")
+            .num(columns as u64)
+            .str("x4<f16>` (`#[gpu(wgsl = \"mat")
+            .num(columns as u64)
+            .str("x4<f16>\")]` on a `[[half::f16; 4]; ")
+            .num(columns as u64)
+            .str("]`), `array<array<f16, 3>, ")
+            .num(columns as u64)
+            .str(">` (on a `[[u16; 3]; ")
+            .num(columns as u64)
+            .str("]` of f16 bits) or `mat")
+            .num(columns as u64)
+            .str("x3<f32>`"),
+        _ => msg.str("`vec4<f16>` (`#[gpu(wgsl = \"vec4<f16>\")]` on a `[half::f16; 4]`), `array<f16, 3>` (`#[gpu(wgsl = \"array<f16, 3>\")]` on a `[u16; 3]` of f16 bits: three `float16` leaves) or `vec3<f32>`"),
+    }
+}
+
+/// `msg` (naming a `zero_copy` field whose bytes differ, and where) followed by why and what to
+/// change: padding to add and where, or, where no padding can help, the type to use instead.
+const fn image_fix(msg: Msg, mismatch: ImageMismatch) -> Msg {
+    const LEAVE_OUT: &str = ", or leave out `zero_copy`";
+    match mismatch {
+        ImageMismatch::Offset {
+            within,
+            member,
+            host,
+            gpu,
+            pad,
+        } => {
+            let msg = msg
+                .str(": `")
+                .str(member)
+                .str("` is at byte ")
+                .num(host)
+                .str(" of `")
+                .str(within)
+                .str("` on the host but ")
+                .num(gpu)
+                .str(" on the gpu; ");
+            if host < gpu {
+                msg.str("add `#[gpu(padding)] _pad: [u8; ")
+                    .num(pad)
+                    .str("]` before `")
+                    .str(member)
+                    .str("` in `")
+                    .str(within)
+                    .str("`")
+            } else {
+                msg.str("the host places it later, so remove host-only fields before it in `")
+                    .str(within)
+                    .str("` or use a field type with a smaller alignment (such as an array)")
+            }
+        }
+        ImageMismatch::ImplicitPadding {
+            within,
+            before,
+            bytes,
+        } => {
+            let msg = msg
+                .str(": `")
+                .str(within)
+                .str("` has ")
+                .num(bytes)
+                .str(" bytes of implicit host padding ");
+            let msg = match before {
+                Some(member) => msg.str("before `").str(member).str("`"),
+                None => msg.str("after its last field"),
+            };
+            let msg = msg
+                .str(" (uninitialized bytes are never copied); make them explicit with `#[gpu(padding)] _pad: [u8; ")
+                .num(bytes)
+                .str("]` ");
+            match before {
+                Some(member) => msg.str("before `").str(member).str("` in `"),
+                None => msg.str("after the last field of `"),
+            }
+            .str(within)
+            .str("`")
+        }
+        ImageMismatch::HiddenPadding { within, bytes } => msg
+            .str(": `")
+            .str(within)
+            .str("` has ")
+            .num(bytes)
+            .str(" bytes of implicit host padding (uninitialized bytes are never copied); make them explicit with `#[gpu(padding)]` fields where its fields leave gaps"),
+        ImageMismatch::Size {
+            within,
+            host,
+            gpu,
+            pad,
+        } => {
+            let msg = msg
+                .str(": `")
+                .str(within)
+                .str("` is ")
+                .num(host)
+                .str(" bytes on the host but ")
+                .num(gpu)
+                .str(" on the gpu; ");
+            if host < gpu {
+                msg.str("add `#[gpu(padding)] _pad: [u8; ")
+                    .num(pad)
+                    .str("]` after the last field of `")
+                    .str(within)
+                    .str("`")
+            } else {
+                msg.str("remove host-only fields or `#[repr(align)]` from `")
+                    .str(within)
+                    .str("` so it is ")
+                    .num(gpu)
+                    .str(" bytes")
+            }
+        }
+        ImageMismatch::Stride {
+            matrix: Some(matrix),
+            element,
+            count,
+            host,
+            gpu,
+        } => {
+            let scalar = matrix.scalar();
+            let msg = leaf_text(msg.str(": the columns of its `"), matrix)
+                .str("` lie ")
+                .num(host)
+                .str(" bytes apart on the host but ")
+                .num(gpu)
+                .str(" on the gpu, and no padding field fits between a matrix's columns; use `[[")
+                .str(rust_scalar(scalar))
+                .str("; 4]; ")
+                .num(count as u64)
+                .str("]` with `#[gpu(wgsl = \"mat")
+                .num(count as u64)
+                .str("x4<")
+                .str(scalar.as_str())
+                .str(">\")]` (the shader reading each column's first ");
+            let rows = match element {
+                Some(column) => column.components() as u64,
+                None => 0,
+            };
+            msg.num(rows).str(" components)").str(LEAVE_OUT)
+        }
+        ImageMismatch::Stride {
+            matrix: None,
+            element,
+            count,
+            host,
+            gpu,
+        } => {
+            let msg = msg
+                .str(": its elements lie ")
+                .num(host)
+                .str(" bytes apart on the host but ")
+                .num(gpu)
+                .str(" on the gpu, and no padding field fits between an array's elements; ");
+            match element {
+                Some(LeafType::Vector { components, scalar }) => msg
+                    .str("use `[[")
+                    .str(rust_scalar(scalar))
+                    .str("; 4]; ")
+                    .num(count as u64)
+                    .str("]` (an `array<vec4<")
+                    .str(scalar.as_str())
+                    .str(">, ")
+                    .num(count as u64)
+                    .str(">`), or an array of a `#[repr(C)]` struct holding the `[")
+                    .str(rust_scalar(scalar))
+                    .str("; ")
+                    .num(components as u64)
+                    .str("]` and a `#[gpu(padding)] _pad: [u8; ")
+                    .num(gpu - host)
+                    .str("]`")
+                    .str(LEAVE_OUT),
+                _ => msg
+                    .str("use an element type of ")
+                    .num(gpu)
+                    .str(" bytes")
+                    .str(LEAVE_OUT),
+            }
+        }
+        ImageMismatch::Lanes(leaf) => {
+            let scalar = leaf.scalar();
+            match leaf {
+                LeafType::Matrix { columns, .. } => leaf_text(msg.str(": its host type keeps each column of a `"), leaf)
+                    .str("` in 16 bytes whose last 4 may be uninitialized (as `glam::Mat3A` does), so they are never copied; use `[[")
+                    .str(rust_scalar(scalar))
+                    .str("; 4]; ")
+                    .num(columns as u64)
+                    .str("]` with `#[gpu(wgsl = \"mat")
+                    .num(columns as u64)
+                    .str("x4<")
+                    .str(scalar.as_str())
+                    .str(">\")]` (the shader reading each column's first 3 components)")
+                    .str(LEAVE_OUT),
+                _ => leaf_text(msg.str(": its host type keeps a `"), leaf)
+                    .str("` in 16 bytes whose last 4 may be uninitialized (as `glam::Vec3A` does), so they are never copied; use `[")
+                    .str(rust_scalar(scalar))
+                    .str("; 3]` (or `glam::Vec3`) followed by a `#[gpu(padding)] _pad: [u8; 4]` field, or `[")
+                    .str(rust_scalar(scalar))
+                    .str("; 4]` as a `vec4`")
+                    .str(LEAVE_OUT),
+            }
+        }
+        ImageMismatch::Other => msg.str(" (its columns or elements are packed differently); use a type laid out as WGSL lays it out (such as `glam::Mat4` or `[[f32; 4]; 4]`, not `glam::Mat3` or `glam::Vec3A`)").str(LEAVE_OUT),
     }
 }
 
@@ -989,7 +1246,7 @@ pub const fn host_matches_members<const N: usize>(
         let image = if matches!(analysis.rules, StructLayout::Packed) {
             analysis.packed_images[k]
         } else {
-            tree::image_matches(
+            image::image_matches(
                 &s.members[k].ty,
                 analysis.hosts[k],
                 host_sizes[k],
@@ -1057,7 +1314,8 @@ pub const fn element_host_matches(
 ) -> bool {
     match layout.tail {
         Some(tail) => {
-            tail.stride == size as u64 && tree::image_matches(ty, host, size, AddressSpace::Storage)
+            tail.stride == size as u64
+                && image::image_matches(ty, host, size, AddressSpace::Storage)
         }
         None => false,
     }
@@ -1129,6 +1387,8 @@ pub trait Flattened {
     const LEAF_HOST: HostShape;
     /// The first vertex attribute's shader location.
     const LOCATION: u32;
+    /// Whether the struct's last field is a `RuntimeArray` (a header plus elements, not a row).
+    const TAIL: bool = false;
     /// `LeafTables<Self, N, L>`.
     type Tables: LeafTableSet;
 }
@@ -1365,6 +1625,7 @@ pub const fn tree_facts<T: Described + Flattened, const N: usize, const M: usize
     mut facts: Facts<N, M>,
 ) -> Facts<N, M> {
     facts.structure = Some(described::<T>());
+    facts.tail = T::TAIL;
     if let HostShape::Struct { members, .. } = T::LEAF_HOST {
         let mut k = 0;
         while k < N && k < members.len() {

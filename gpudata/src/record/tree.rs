@@ -1,8 +1,8 @@
 //! The derive's view of nested types: a struct's members flattened to leaves (one vertex-format
 //! field each: a scalar, a vector, a matrix column) with luma.gl's names (`light.color`,
-//! `bones[2]`, `transform[3]` for a matrix column), GPU and host offsets; and whether a type's
-//! host bytes are its GPU bytes. All `const fn`s over [`WgslType`] and [`HostShape`], evaluated
-//! once per derived struct.
+//! `bones[2]`, `transform[3]` for a matrix column), GPU and host offsets. All `const fn`s over
+//! [`WgslType`] and [`HostShape`], evaluated once per derived struct (whether a type's host
+//! bytes are its GPU bytes is `image.rs`'s).
 
 #![allow(
     clippy::cast_possible_truncation,
@@ -144,9 +144,12 @@ pub enum TreeProblem {
         /// Bytes the host type holds.
         host_bytes: usize,
     },
-    /// A runtime-sized array in a row type.
+    /// A runtime-sized array in a row type: a hand-written [`GpuType`](super::GpuType) whose
+    /// WGSL type is `array<E>`, as the last field of a struct that declares no `RuntimeArray`
+    /// tail (WGSL's rules refuse it anywhere else).
     RuntimeArray,
-    /// A leaf without a vertex format.
+    /// A leaf without a vertex format: a `vec3<f16>`, or a matrix of `vec3<f16>` columns (the
+    /// leaf as written).
     NoVertexFormat(LeafType),
     /// A leaf the packed (WebGPU vertex) rules refuse.
     Packed(LayoutRuleError),
@@ -229,7 +232,7 @@ pub(crate) const fn scalar_bytes(ty: &WgslType) -> usize {
     }
 }
 
-const fn stride(ty: &WgslType, space: AddressSpace) -> u64 {
+pub(super) const fn stride(ty: &WgslType, space: AddressSpace) -> u64 {
     match ty.layout(space) {
         Ok(layout) => layout.stride(),
         Err(_) => 0,
@@ -238,7 +241,7 @@ const fn stride(ty: &WgslType, space: AddressSpace) -> u64 {
 
 /// A `Field` shape under a WGSL type that is not its carrier (`wgsl = "..."`): its bytes are the
 /// type's scalars packed, when they are as many.
-const fn reinterpret(ty: &WgslType, host: HostShape) -> Result<HostShape, TreeProblem> {
+pub(super) const fn reinterpret(ty: &WgslType, host: HostShape) -> Result<HostShape, TreeProblem> {
     match host {
         HostShape::Field(format) => {
             let carrier = super::gpu_type::carrier_type(format);
@@ -575,6 +578,13 @@ impl<'a> Walk<'a> {
             HostShape::Columns { stride } => stride,
             _ => column_len as usize,
         };
+        // A `vec3<f16>` (or a matrix of them as columns), named as written.
+        let Some(format) = format else {
+            return Err(TreeFault {
+                name,
+                problem: TreeProblem::NoVertexFormat(leaf),
+            });
+        };
         let matrix = matches!(leaf, LeafType::Matrix { .. });
         let mut k = 0;
         while k < count {
@@ -582,12 +592,6 @@ impl<'a> Walk<'a> {
                 self.index(name, k as u64)
             } else {
                 name
-            };
-            let Some(format) = format else {
-                return Err(TreeFault {
-                    name,
-                    problem: TreeProblem::NoVertexFormat(column),
-                });
             };
             let leaf = Leaf {
                 field,
@@ -647,7 +651,7 @@ impl<'a> Walk<'a> {
 
 /// Places `member` with `cursor`, returning its offset (`None` when the rules refuse it, which
 /// the struct's layout reported first).
-const fn member_place(
+pub(super) const fn member_place(
     cursor: &mut MemberCursor,
     member: &WgslMember,
     space: AddressSpace,
@@ -668,120 +672,6 @@ const fn member_host(host: HostShape, j: usize) -> (HostShape, usize) {
             (members[j].shape, members[j].offset)
         }
         _ => (HostShape::Packed, 0),
-    }
-}
-
-/// Whether a value's host bytes (`host_size` of them) are its GPU bytes in `space`: copying
-/// them whole puts every GPU byte in place (bytes past the type's size, such as `Vec3A`'s fourth
-/// lane, land in the padding that follows it, which the caller checks).
-#[must_use]
-pub const fn image_matches(
-    ty: &WgslType,
-    host: HostShape,
-    host_size: usize,
-    space: AddressSpace,
-) -> bool {
-    let Ok(layout) = ty.layout(space) else {
-        return false;
-    };
-    let host = match reinterpret(ty, host) {
-        Ok(h) => h,
-        Err(_) => return false,
-    };
-    match (ty, host) {
-        (_, HostShape::Field(format)) => format.byte_length() as usize == host_size,
-        (WgslType::Leaf(_), HostShape::Packed) => {
-            scalar_bytes(ty) == host_size && host_size as u64 == layout.size
-        }
-        // `Columns` hosts hold padding lanes that may be uninitialized: never copied whole.
-        (_, HostShape::Columns { .. }) => false,
-        (
-            WgslType::Array { element, .. },
-            HostShape::Array {
-                element: shape,
-                stride: host_stride,
-            },
-        ) => {
-            let gpu_stride = stride(element, space);
-            gpu_stride == host_stride as u64
-                && image_matches(element, *shape, host_stride, space)
-                && host_size as u64 == layout.size
-        }
-        (WgslType::Array { element, .. }, HostShape::Packed) => {
-            let gpu_stride = stride(element, space);
-            let host_stride = scalar_bytes(element);
-            gpu_stride == host_stride as u64
-                && image_matches(element, HostShape::Packed, host_stride, space)
-                && host_size as u64 == layout.size
-        }
-        (
-            WgslType::Struct(s),
-            HostShape::Struct {
-                members,
-                size,
-                padding,
-            },
-        ) => {
-            if size != host_size || size as u64 != layout.size || members.len() != s.members.len() {
-                return false;
-            }
-            let mut covered = padding;
-            let mut cursor = MemberCursor::new(space);
-            let mut j = 0;
-            while j < members.len() {
-                let m = members[j];
-                let offset = member_place(&mut cursor, &s.members[j], space);
-                if !matches!(offset, Some(at) if at == m.offset as u64)
-                    || !image_matches(&s.members[j].ty, m.shape, m.size, space)
-                {
-                    return false;
-                }
-                covered += m.size;
-                j += 1;
-            }
-            covered == size
-        }
-        _ => false,
-    }
-}
-
-/// The path of the deepest member inside a value (WGSL type `ty`, host shape `host`, named
-/// `name`) whose host bytes are not its GPU bytes in `space` (see
-/// [`image_matches`]), arrays' elements as `[]`; `name` when no member alone is at fault.
-#[must_use]
-pub const fn image_fault(
-    ty: &WgslType,
-    host: HostShape,
-    space: AddressSpace,
-    name: LeafName,
-) -> LeafName {
-    let host = match reinterpret(ty, host) {
-        Ok(h) => h,
-        Err(_) => return name,
-    };
-    match (ty, host) {
-        (
-            WgslType::Array { element, .. },
-            HostShape::Array {
-                element: shape,
-                stride,
-            },
-        ) if !image_matches(element, *shape, stride, space) => {
-            image_fault(element, *shape, space, name.push("[]"))
-        }
-        (WgslType::Struct(s), HostShape::Struct { members, .. }) => {
-            let mut j = 0;
-            while j < members.len() && j < s.members.len() {
-                let m = members[j];
-                if !image_matches(&s.members[j].ty, m.shape, m.size, space) {
-                    let name = name.push(".").push(s.members[j].name);
-                    return image_fault(&s.members[j].ty, m.shape, space, name);
-                }
-                j += 1;
-            }
-            name
-        }
-        _ => name,
     }
 }
 

@@ -7,6 +7,7 @@ mod error;
 use std::marker::PhantomData;
 use std::num::NonZeroU64;
 
+pub use crate::record::UniformLayout;
 pub use error::UniformError;
 
 use crate::device::Gpu;
@@ -20,11 +21,12 @@ pub const UNIFORM_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::UNIFORM
     .union(wgpu::BufferUsages::COPY_DST)
     .union(wgpu::BufferUsages::COPY_SRC);
 
-/// Refuses, at compile time, a struct that is not laid out by the uniform rules.
-const fn require_uniform_layout<T: GpuStruct>() {
+/// Refuses, at compile time, a struct that is not laid out by the uniform rules: the
+/// [`UniformLayout`] bound does for derived structs, this for a hand-written impl.
+const fn require_uniform_layout<T: UniformLayout>() {
     assert!(
         matches!(T::FORMAT.layout(), StructLayout::WgslUniform),
-        "a uniform buffer holds a struct laid out by the uniform rules: derive it with #[gpu(layout = \"wgsl-uniform\")]"
+        "a uniform buffer holds a struct laid out by the uniform rules, but `UniformLayout` is implemented by hand for a struct of another layout: remove the impl and derive the struct with #[gpu(layout = \"wgsl-uniform\")], which implements it"
     );
 }
 
@@ -46,7 +48,7 @@ fn size_of_struct<T: GpuStruct>(gpu: &Gpu) -> Result<u64, UniformError> {
 /// One value of `T` in a uniform buffer: `write` it, bind it with [`binding`](Self::binding).
 ///
 /// `T` is a `#[derive(GpuStruct)]` struct with `#[gpu(layout = "wgsl-uniform")]` (another layout
-/// is a compile error), so the buffer's bytes are what `var<uniform> u: T;` reads, with the WGSL
+/// is a compile error at the call: `new` requires [`UniformLayout`]), so the buffer's bytes are what `var<uniform> u: T;` reads, with the WGSL
 /// declaration from `T`'s type description.
 #[derive(Debug)]
 pub struct GpuUniform<T: GpuStruct> {
@@ -60,7 +62,10 @@ impl<T: GpuStruct> GpuUniform<T> {
     ///
     /// # Errors
     /// [`UniformError::TooLarge`], [`UniformError::Gpu`].
-    pub fn new(gpu: &Gpu, value: &T) -> Result<GpuUniform<T>, UniformError> {
+    pub fn new(gpu: &Gpu, value: &T) -> Result<GpuUniform<T>, UniformError>
+    where
+        T: UniformLayout,
+    {
         const { require_uniform_layout::<T>() };
         let size = size_of_struct::<T>(gpu)?;
         let buffer = create_buffer(gpu, size, UNIFORM_USAGE, "gpudata uniform")?;
@@ -146,7 +151,10 @@ impl<T: GpuStruct> GpuUniformArray<T> {
     /// # Errors
     /// [`UniformError::Empty`], [`UniformError::TooLarge`], [`UniformError::OffsetOverflow`],
     /// [`UniformError::Gpu`].
-    pub fn new(gpu: &Gpu, values: &[T]) -> Result<GpuUniformArray<T>, UniformError> {
+    pub fn new(gpu: &Gpu, values: &[T]) -> Result<GpuUniformArray<T>, UniformError>
+    where
+        T: UniformLayout,
+    {
         const { require_uniform_layout::<T>() };
         if values.is_empty() {
             return Err(UniformError::Empty);

@@ -1,8 +1,9 @@
 use gpudata::uniform::{GpuUniform, GpuUniformArray};
 use gpudata::{Gpu, GpuStruct};
 
-// `GpuUniform::new` asserts in a `const` block that `T` has the uniform layout: a
-// post-monomorphization error, reported by `cargo build` (trybuild builds: `pass/` cases run too).
+// A uniform buffer requires `UniformLayout`, which the derive implements for
+// `#[gpu(layout = "wgsl-uniform")]` structs only: another struct is an error at the call (E0277,
+// reported by `cargo check` too).
 
 // A `wgsl-storage` struct (the default layout), not laid out by the uniform rules.
 #[derive(Clone, Copy, GpuStruct)]
