@@ -12,13 +12,31 @@ pub const USAGE: wgpu::BufferUsages = wgpu::BufferUsages::VERTEX
     .union(wgpu::BufferUsages::COPY_SRC)
     .union(wgpu::BufferUsages::COPY_DST);
 
-/// The test binary's device. Tests never skip: without an adapter this panics with
-/// [`Gpu::headless`]'s error, which says how to install the software adapter
-/// (`mesa-vulkan-drivers`).
+/// How to get the adapter the tests run on, for their failure messages.
+const INSTALL: &str = "GPU tests run on a Vulkan adapter (CI: lavapipe); on Debian/Ubuntu install \
+     the software Vulkan driver with `apt-get install mesa-vulkan-drivers` (`./dev test` does)";
+
+/// Panics unless `backend` is Vulkan: the tests' oracles (SPIR-V from naga, lavapipe's results)
+/// are Vulkan's, and on a machine with only OpenGL wgpu would pick an llvmpipe GL adapter whose
+/// GLSL lays uniform `matCx2` columns out by std140 rules, failing the uniform round trips with
+/// no hint that the driver is the cause.
+fn require_vulkan(backend: wgpu::Backend, adapter: &str) {
+    assert!(
+        backend == wgpu::Backend::Vulkan,
+        "the test adapter is {adapter} on {backend}, not Vulkan: {INSTALL}"
+    );
+}
+
+/// The test binary's device. Tests never skip: without a Vulkan adapter this panics saying how
+/// to install the software one (`mesa-vulkan-drivers`).
 pub fn gpu() -> Gpu {
     static GPU: OnceLock<Gpu> = OnceLock::new();
-    GPU.get_or_init(|| Gpu::headless().unwrap_or_else(|e| panic!("{e}")))
-        .clone()
+    GPU.get_or_init(|| {
+        let gpu = Gpu::headless().unwrap_or_else(|e| panic!("{e}; {INSTALL}"));
+        require_vulkan(gpu.adapter_info().backend, &gpu.adapter_summary());
+        gpu
+    })
+    .clone()
 }
 
 /// A new device labelled `label` on the adapter [`Gpu::headless`] picks (high performance
@@ -37,12 +55,9 @@ pub fn limited_gpu(label: &str, adjust: impl FnOnce(&mut wgpu::Limits)) -> Gpu {
             ..Default::default()
         }))
     })
-    .unwrap_or_else(|e| {
-        panic!(
-            "no wgpu adapter ({e}): GPU tests need one; on Debian/Ubuntu install the software \
-             Vulkan driver with `apt-get install mesa-vulkan-drivers` (lavapipe)"
-        )
-    });
+    .unwrap_or_else(|e| panic!("no wgpu adapter ({e}): {INSTALL}"));
+    let info = adapter.get_info();
+    require_vulkan(info.backend, &info.name);
     let mut limits = adapter.limits();
     adjust(&mut limits);
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
