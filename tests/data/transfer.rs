@@ -908,3 +908,29 @@ fn readback_staging_is_kept_reused_bounded_and_released() {
     assert_eq!(field("idle_kept"), 8 << 20, "{line}");
     assert_eq!(field("idle_reaped"), 0, "{line}");
 }
+
+/// Compiles only when `T` may move to another thread and be shared between threads.
+fn assert_send_sync<T: Send + Sync>() {}
+
+#[test]
+fn the_device_data_and_table_types_are_send_and_sync() {
+    // Transfers and operations from several threads at once need every public handle to cross
+    // threads; this pins it at compile time (a non-`Sync` field added to any of them breaks
+    // the build here).
+    assert_send_sync::<Gpu>();
+    assert_send_sync::<TransferConfig>();
+    assert_send_sync::<GpuData>();
+    assert_send_sync::<gpudata::GpuDataView<'static>>();
+    assert_send_sync::<TypedGpuData<Particle>>();
+    assert_send_sync::<gpudata::data::TypedGpuDataView<'static, [f32; 3]>>();
+    assert_send_sync::<gpudata::GpuVector>();
+    assert_send_sync::<gpudata::GpuConstant>();
+    assert_send_sync::<gpudata::GpuRecordBatch>();
+    assert_send_sync::<gpudata::GpuTable>();
+    assert_send_sync::<SegmentedTable>();
+    assert_send_sync::<gpudata::table::GpuMaskVector>();
+    assert_send_sync::<gpudata::ops::GpuMask>();
+    assert_send_sync::<gpudata::ops::OpPlan<GpuData>>();
+    assert_send_sync::<gpudata::uniform::GpuUniform<Particle>>();
+    assert_send_sync::<gpudata::uniform::GpuUniformArray<Particle>>();
+}

@@ -6,6 +6,7 @@ pub mod support;
 
 mod chunked;
 mod chunked_filter;
+mod chunked_reduce;
 mod dynamic;
 mod errors;
 mod faults;

@@ -46,23 +46,89 @@ fn index_of(format: VertexFormat) -> String {
     }
 }
 
-/// `gather`: rows of `source` at the indices in `ids` into `output` (packed rows of the
-/// source's format, zeroed). Parameters: rows of the run, the ids' byte base, the source part's
-/// byte base, the output's byte base, the source's length, the part's first row and its rows.
+/// `gather`: rows of a source at the indices in `ids` into `output` (packed rows of the
+/// source's format, zeroed). The source is `sources`: consecutive row ranges of one format, in
+/// order (one view for one buffer; the chunks of a column larger than one buffer), index `i`
+/// addressing row `i` of them all. Parameters: rows of the run, the ids' byte base, the
+/// source part's byte base, the output's byte base, the source's length, the part's first row
+/// (among all the sources' rows) and its rows.
 ///
 /// A source larger than one storage binding is bound in parts (runs of rows, by the same rule
-/// as every other split): each part is one dispatch over the run of indices that writes the
-/// rows whose index falls in that part, so every output row is written once, by the part that
-/// holds its source row (the indices are read once per part).
+/// as every other split), and so is each range of `sources`: each part is one dispatch over
+/// the run of indices that writes the rows whose index falls in that part, so every output row
+/// is written once, by the part that holds its source row (the indices are read once per
+/// part).
 pub(crate) fn gather(
     planner: &Planner<'_>,
     op: &'static str,
     ids: &GpuDataView<'_>,
-    source: &GpuDataView<'_>,
+    sources: &[GpuDataView<'_>],
     output: &wgpu::Buffer,
 ) -> Result<Vec<Dispatch>, OpError> {
+    let Some(head) = sources.first() else {
+        return Ok(Vec::new());
+    };
+    let row_bytes = head.format().byte_length();
+    let length = sources
+        .iter()
+        .try_fold(0u64, |sum, s| sum.checked_add(s.length()))
+        .ok_or(OpError::Overflow { op, input: 1 })?;
+    let limits = planner.device().limits();
+    let align = rows::alignment(&limits);
+    // Per range of the source: its kernel (how a row is copied depends on its offset and
+    // stride), its rows and its parts, each part's first row counted among all the rows.
+    let mut parts = Vec::new();
+    let mut first_row = 0u64;
+    for source in sources {
+        let copy = RowCopy::choose(row_bytes, source.byte_offset(), source.byte_stride());
+        let wgsl = gather_kernel(ids, source, copy);
+        let span = Span::of(source);
+        for (part, part_rows) in rows::runs(op, &limits, source.length(), 1, &[span], &[])? {
+            parts.push((wgsl.clone(), span, part, first_row + part, part_rows));
+        }
+        first_row += source.length();
+    }
+    let id_span = Span::of(ids);
+    let out_span = Span::packed(output, row_bytes);
+    let mut dispatches = Vec::new();
+    for (first, n) in rows::runs(
+        op,
+        &limits,
+        ids.length(),
+        u64::from(WORKGROUP),
+        &[id_span, out_span],
+        &[],
+    )? {
+        let a = id_span.bind(op, first, n, align)?;
+        let c = out_span.bind(op, first, n, align)?;
+        for (wgsl, span, part, part_first, part_rows) in &parts {
+            let src = span.bind(op, *part, *part_rows, align)?;
+            let params = [
+                rows::base32(op, n)?,
+                rows::base32(op, a.base)?,
+                rows::base32(op, src.base)?,
+                rows::base32(op, c.base)?,
+                rows::base32(op, length)?,
+                rows::base32(op, *part_first)?,
+                rows::base32(op, *part_rows)?,
+            ];
+            dispatches.push(rows::dispatch(
+                planner,
+                op,
+                wgsl,
+                &params,
+                &[a, src, c],
+                n.div_ceil(u64::from(WORKGROUP)),
+            )?);
+        }
+    }
+    Ok(dispatches)
+}
+
+/// The `gather` kernel for indices like `ids` and a source range like `source`, whose rows
+/// move by `copy`.
+fn gather_kernel(ids: &GpuDataView<'_>, source: &GpuDataView<'_>, copy: RowCopy) -> String {
     let row_bytes = source.format().byte_length();
-    let copy = RowCopy::choose(row_bytes, source.byte_offset(), source.byte_stride());
     let mut wgsl = rows::header(7);
     wgsl += &rows::binding_decl(1, "ids", "u32", false);
     wgsl += &rows::binding_decl(2, "src", copy.source_element(), false);
@@ -78,46 +144,7 @@ pub(crate) fn gather(
         source.byte_stride(),
         copy.wgsl("src", "sa", "out", "da")
     );
-    wgsl += &entry(&body);
-    let limits = planner.device().limits();
-    let align = rows::alignment(&limits);
-    let id_span = Span::of(ids);
-    let out_span = Span::packed(output, row_bytes);
-    let src_span = Span::of(source);
-    let parts = rows::runs(op, &limits, source.length(), 1, &[src_span], &[])?;
-    let mut dispatches = Vec::new();
-    for (first, n) in rows::runs(
-        op,
-        &limits,
-        ids.length(),
-        u64::from(WORKGROUP),
-        &[id_span, out_span],
-        &[],
-    )? {
-        let a = id_span.bind(op, first, n, align)?;
-        let c = out_span.bind(op, first, n, align)?;
-        for &(part, part_rows) in &parts {
-            let src = src_span.bind(op, part, part_rows, align)?;
-            let params = [
-                rows::base32(op, n)?,
-                rows::base32(op, a.base)?,
-                rows::base32(op, src.base)?,
-                rows::base32(op, c.base)?,
-                rows::base32(op, source.length())?,
-                rows::base32(op, part)?,
-                rows::base32(op, part_rows)?,
-            ];
-            dispatches.push(rows::dispatch(
-                planner,
-                op,
-                &wgsl,
-                &params,
-                &[a, src, c],
-                n.div_ceil(u64::from(WORKGROUP)),
-            )?);
-        }
-    }
-    Ok(dispatches)
+    wgsl + &entry(&body)
 }
 
 /// `sequence`: `start + i × step` in wrapping 32-bit arithmetic, `length` rows into `output`.

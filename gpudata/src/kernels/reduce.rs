@@ -2,9 +2,10 @@
 //! to a `u32` key whose unsigned order is the value's order (floats: sign-magnitude flipped, so
 //! `-0 < +0`; signed integers: sign bit flipped), NaNs are skipped, and the keys are reduced with
 //! `min` and `max`: per invocation over 32 rows, per workgroup and across workgroups with atomics
-//! into one accumulator. A one-invocation pass then turns the keys back into values (the first
-//! row's value where it is NaN, luma.gl's rule), writes the output rows and resets the
-//! accumulator, so a plan can run again.
+//! into one accumulator (one for all the pieces of a column held in several buffers). A
+//! one-invocation pass then turns the keys back into values (the first row's value where it is
+//! NaN, luma.gl's rule), writes the output rows and resets the accumulator, so a plan can run
+//! again.
 //!
 //! Integers (normalized ones by their stored integers, as luma.gl compares them) and floats are
 //! reduced exactly, so the result does not depend on the order of the reduction.
@@ -214,16 +215,24 @@ fn finish_kernel(format: VertexFormat, order: Order) -> String {
     wgsl
 }
 
-/// The dispatches of `extent` over `view` (at least one row) into `output` (one row of the
-/// format's type with two components per lane).
+/// The dispatches of `extent` over the rows of `views` (consecutive pieces of one column, in
+/// row order, all of one format; the first holds at least one row) into `output` (one row of
+/// the format's type with two components per lane).
+///
+/// Every piece's rows reduce into one accumulator (its NaNs skipped, as every row's are), so a
+/// column in several buffers gives exactly its one-buffer result: the final pass takes the NaN
+/// rule's first row from the first piece only.
 pub(crate) fn plan(
     planner: &Planner<'_>,
     op: &'static str,
-    view: &GpuDataView<'_>,
+    views: &[GpuDataView<'_>],
     order: Order,
     output: &wgpu::Buffer,
 ) -> Result<Vec<Dispatch>, OpError> {
-    let format = view.format();
+    let Some(head) = views.first() else {
+        return Err(OpError::Empty { op });
+    };
+    let format = head.format();
     let lanes = u64::from(format.components());
     let init: Vec<u8> = (0..2 * lanes)
         .flat_map(|i| if i < lanes { u32::MAX } else { 0 }.to_le_bytes())
@@ -234,30 +243,35 @@ pub(crate) fn plan(
     })?;
     let limits = device.limits();
     let align = rows::alignment(&limits);
-    let span = Span::of(view);
     let per = planner
         .config()
         .rows_per_thread
         .map_or(ROWS_PER_INVOCATION, |r| u64::from(r.clamp(1, 1024)));
     let per = per.div_ceil(per.min(8)) * per.min(8);
-    let aligned = view.byte_stride().is_multiple_of(4) && view.byte_offset().is_multiple_of(4);
-    let reduce = reduce_kernel(format, order, view.byte_stride(), aligned, per);
     let tile = per * u64::from(WORKGROUP);
     let acc_bound = rows::bind(&acc, 0, 8 * lanes, align);
     let mut dispatches = Vec::new();
-    for (first, n) in rows::runs(op, &limits, view.length(), tile, &[span], &[])? {
-        let bound = span.bind(op, first, n, align)?;
-        let params = [rows::base32(op, n)?, rows::base32(op, bound.base)?];
-        dispatches.push(rows::dispatch(
-            planner,
-            op,
-            &reduce,
-            &params,
-            &[bound, acc_bound],
-            n.div_ceil(tile),
-        )?);
+    for view in views {
+        let span = Span::of(view);
+        let aligned = view.byte_stride().is_multiple_of(4) && view.byte_offset().is_multiple_of(4);
+        let reduce = reduce_kernel(format, order, view.byte_stride(), aligned, per);
+        for (first, n) in rows::runs(op, &limits, view.length(), tile, &[span], &[])? {
+            if n == 0 {
+                continue;
+            }
+            let bound = span.bind(op, first, n, align)?;
+            let params = [rows::base32(op, n)?, rows::base32(op, bound.base)?];
+            dispatches.push(rows::dispatch(
+                planner,
+                op,
+                &reduce,
+                &params,
+                &[bound, acc_bound],
+                n.div_ceil(tile),
+            )?);
+        }
     }
-    let first = span.bind(op, 0, 1, align)?;
+    let first = Span::of(head).bind(op, 0, 1, align)?;
     let out = rows::bind(output, 0, output.size(), align);
     dispatches.push(rows::dispatch(
         planner,

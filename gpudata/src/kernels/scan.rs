@@ -81,9 +81,23 @@ fn block_sums(
     src: Words<'_>,
     n: u64,
 ) -> Result<(Vec<Dispatch>, wgpu::Buffer, u64), OpError> {
-    let wg = u64::from(WORKGROUP);
-    let blocks = n.div_ceil(wg);
+    let blocks = n.div_ceil(u64::from(WORKGROUP));
     let sums = rows::output_buffer(planner, op, blocks * 4)?;
+    let dispatches = block_sums_into(planner, op, src, n, &sums, 0)?;
+    Ok((dispatches, sums, blocks))
+}
+
+/// Sums of each 256 elements of `src`'s `n` into words `first_block..first_block + ceil(n /
+/// 256)` of `sums`.
+fn block_sums_into(
+    planner: &Planner<'_>,
+    op: &'static str,
+    src: Words<'_>,
+    n: u64,
+    sums: &wgpu::Buffer,
+    first_block: u64,
+) -> Result<Vec<Dispatch>, OpError> {
+    let wg = u64::from(WORKGROUP);
     let wgsl = format!(
         "{}{}{}{}var<workgroup> acc: array<u32, {WORKGROUP}>;\n\
          @compute @workgroup_size({WORKGROUP})\n\
@@ -104,11 +118,11 @@ fn block_sums(
     );
     let limits = planner.device().limits();
     let align = rows::alignment(&limits);
-    let out = Span::packed(&sums, 4);
+    let out = Span::packed(sums, 4);
     let mut dispatches = Vec::new();
     for (first, count) in rows::runs(op, &limits, n, wg, &[src.span(), out], &[])? {
         let a = src.span().bind(op, first, count, align)?;
-        let b = out.bind(op, first / wg, count.div_ceil(wg), align)?;
+        let b = out.bind(op, first_block + first / wg, count.div_ceil(wg), align)?;
         let params = [
             rows::base32(op, count)?,
             rows::base32(op, a.base)?,
@@ -123,17 +137,18 @@ fn block_sums(
             count.div_ceil(wg),
         )?);
     }
-    Ok((dispatches, sums, blocks))
+    Ok(dispatches)
 }
 
-/// The exclusive scan of each 256 elements of `src` plus its block's offset (from `offsets`, or
-/// 0), into `out`, with the total after the last element.
+/// The exclusive scan of each 256 elements of `src` plus its block's offset (block `b`'s from
+/// word `first_block + b` of `offsets`, or 0), into `out`, with the total after the last
+/// element.
 fn scan_blocks(
     planner: &Planner<'_>,
     op: &'static str,
     src: Words<'_>,
     n: u64,
-    offsets: Option<&wgpu::Buffer>,
+    offsets: Option<(&wgpu::Buffer, u64)>,
     out: &wgpu::Buffer,
 ) -> Result<Vec<Dispatch>, OpError> {
     let wg = u64::from(WORKGROUP);
@@ -177,7 +192,7 @@ fn scan_blocks(
     let align = rows::alignment(&limits);
     let out_span = Span::packed(out, 4);
     let mut spans = vec![src.span(), out_span];
-    if let Some(offsets) = offsets {
+    if let Some((offsets, _)) = offsets {
         spans.push(Span::packed(offsets, 4));
     }
     let mut dispatches = Vec::new();
@@ -193,8 +208,13 @@ fn scan_blocks(
             0,
         ];
         let mut bindings = vec![a, b];
-        if let Some(offsets) = offsets {
-            let c = Span::packed(offsets, 4).bind(op, first / wg, count.div_ceil(wg), align)?;
+        if let Some((offsets, first_block)) = offsets {
+            let c = Span::packed(offsets, 4).bind(
+                op,
+                first_block + first / wg,
+                count.div_ceil(wg),
+                align,
+            )?;
             params[3] = rows::base32(op, c.base / 4)?;
             bindings.push(c);
         }
@@ -232,8 +252,59 @@ pub(crate) fn exclusive_scan(
     let (mut dispatches, sums, blocks) = block_sums(planner, op, src, n)?;
     let (inner, offsets) = exclusive_scan(planner, op, Words::packed(&sums), blocks)?;
     dispatches.extend(inner);
-    dispatches.extend(scan_blocks(planner, op, src, n, Some(&offsets), &out)?);
+    dispatches.extend(scan_blocks(planner, op, src, n, Some((&offsets, 0)), &out)?);
     Ok((dispatches, out))
+}
+
+/// The exclusive prefix sum of one sequence of elements held in `pieces` (consecutive, in
+/// order, each `(elements, count)` with at least one element), piece `p`'s values written into
+/// `outs[p]` (`count + 1` words: its values, then the running total after its last element, so
+/// the last piece ends with the total). The dispatches, in order.
+///
+/// The blocks of every piece (a piece's last block may be partial) are summed into one buffer
+/// and scanned together, so every block's offset already holds what the pieces before it add:
+/// the carry between pieces is the scan's own, computed on the GPU, and the values equal the
+/// one-buffer scan's of the same elements (wrapping `u32` addition is associative).
+///
+/// # Errors
+/// [`OpError::TooLarge`] when the block sums (one word per 256 elements of all the pieces) do
+/// not fit one buffer; as [`exclusive_scan`].
+pub(crate) fn exclusive_scan_pieces(
+    planner: &Planner<'_>,
+    op: &'static str,
+    pieces: &[(Words<'_>, u64)],
+    outs: &[&wgpu::Buffer],
+) -> Result<Vec<Dispatch>, OpError> {
+    let wg = u64::from(WORKGROUP);
+    let mut firsts = Vec::with_capacity(pieces.len());
+    let mut blocks = 0u64;
+    for &(_, n) in pieces {
+        firsts.push(blocks);
+        blocks = blocks
+            .checked_add(n.div_ceil(wg))
+            .ok_or(OpError::Overflow { op, input: 0 })?;
+    }
+    let size = blocks
+        .checked_mul(4)
+        .ok_or(OpError::Overflow { op, input: 0 })?;
+    let sums = rows::output_buffer(planner, op, size)?;
+    let mut dispatches = Vec::new();
+    for (&(src, n), &first) in pieces.iter().zip(&firsts) {
+        dispatches.extend(block_sums_into(planner, op, src, n, &sums, first)?);
+    }
+    let (inner, offsets) = exclusive_scan(planner, op, Words::packed(&sums), blocks)?;
+    dispatches.extend(inner);
+    for ((&(src, n), &first), out) in pieces.iter().zip(&firsts).zip(outs) {
+        dispatches.extend(scan_blocks(
+            planner,
+            op,
+            src,
+            n,
+            Some((&offsets, first)),
+            out,
+        )?);
+    }
+    Ok(dispatches)
 }
 
 /// The rows each block of 8192 rows of a mask keeps, scanned: a buffer of `blocks + 1` words,

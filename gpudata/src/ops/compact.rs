@@ -11,7 +11,7 @@ use crate::kernels::scan::{self, Words};
 use crate::kernels::{OpError, OpPlan, OpsConfig, Planner};
 use crate::kernels::{predicate, primitives};
 use crate::ops::mask::{GpuMask, read_u32};
-use crate::ops::output::output_data;
+use crate::ops::output::{cut_views, output_data};
 
 /// What [`compact`] returns: one [`GpuData`] per input, holding the kept rows in their order,
 /// and how many rows were kept.
@@ -305,6 +305,9 @@ pub fn compact_data(gpu: &Gpu, mask: &GpuMask, data: &[&GpuData]) -> Result<Comp
 /// before row `i`, the last the total; `uint32` for unsigned input, `sint32` for signed input
 /// (8- and 16-bit values widened first). Floats are refused: a parallel scan adds them in
 /// another order than a running sum, so its result would depend on the device's blocking.
+/// A column larger than one buffer (a chunked [`GpuVector`](crate::GpuVector)), or whose sums
+/// would not fit one, is summed by [`GpuVector::prefix_sum`](crate::GpuVector::prefix_sum)
+/// into a chunked result.
 ///
 /// # Errors
 /// [`OpError::UnsupportedFormat`] for another format; the input checks of every operation;
@@ -314,18 +317,85 @@ pub fn prefix_sum(gpu: &Gpu, column: GpuDataView<'_>) -> Result<GpuData, OpError
     let output = prefix_sum_output(OP, column.format())?;
     rows::check_view(gpu, OP, 0, &column)?;
     let planner = Planner::new(gpu, &OpsConfig::default());
-    let words = Words {
+    let n = column.length();
+    let (dispatches, out) = scan::exclusive_scan(&planner, OP, scan_words(&column), n)?;
+    OpPlan::from_dispatches(gpu, OP, dispatches, 0, ()).run(gpu)?;
+    output_data(gpu, OP, &out, output, n + 1)
+}
+
+/// The prefix sum of one column held in `pieces` (consecutive row ranges, in order, of
+/// `format`: the chunks of a column larger than one buffer), as [`prefix_sum`] gives it for
+/// their rows: one output per piece of rows, in order, the last holding one value more (the
+/// total). A piece whose output would not fit one buffer is cut into pieces that do; empty
+/// pieces give no output, and a column of no rows gives one output holding the total, 0. The
+/// carries between pieces are added on the GPU, with no readback.
+///
+/// # Errors
+/// As [`prefix_sum`] (`input` in an error is the piece's position), with
+/// [`OpError::UnsupportedFormat`] for a piece of another format than `format`.
+pub(crate) fn prefix_sum_pieces(
+    gpu: &Gpu,
+    pieces: &[GpuDataView<'_>],
+    format: VertexFormat,
+) -> Result<Vec<GpuData>, OpError> {
+    const OP: &str = "prefix_sum";
+    let output = prefix_sum_output(OP, format)?;
+    for (i, piece) in pieces.iter().enumerate() {
+        rows::check_view(gpu, OP, i, piece)?;
+        if piece.format() != format {
+            return Err(OpError::UnsupportedFormat {
+                op: OP,
+                input: i,
+                format: piece.format(),
+                expected: "the format of the column",
+            });
+        }
+    }
+    let planner = Planner::new(gpu, &OpsConfig::default());
+    // Each output holds its rows' values and one word more (the running total after them).
+    let most = (gpu.limits().max_buffer_size / 4).saturating_sub(1);
+    if most == 0 {
+        return Err(OpError::TooLarge {
+            op: OP,
+            what: "an output buffer",
+            size: 8,
+            limit: gpu.limits().max_buffer_size,
+        });
+    }
+    let cut = cut_views(pieces, most);
+    if cut.is_empty() {
+        let total = rows::output_buffer(&planner, OP, 4)?;
+        return Ok(vec![output_data(gpu, OP, &total, output, 1)?]);
+    }
+    let outs = cut
+        .iter()
+        .map(|p| rows::output_buffer(&planner, OP, (p.length() + 1) * 4))
+        .collect::<Result<Vec<_>, _>>()?;
+    let words: Vec<(Words<'_>, u64)> = cut.iter().map(|p| (scan_words(p), p.length())).collect();
+    let out_refs: Vec<&wgpu::Buffer> = outs.iter().collect();
+    let dispatches = scan::exclusive_scan_pieces(&planner, OP, &words, &out_refs)?;
+    OpPlan::from_dispatches(gpu, OP, dispatches, 0, ()).run(gpu)?;
+    let last = cut.len() - 1;
+    cut.iter()
+        .zip(&outs)
+        .enumerate()
+        .map(|(i, (p, out))| {
+            let values = p.length() + u64::from(i == last);
+            output_data(gpu, OP, out, output, values)
+        })
+        .collect()
+}
+
+/// The elements of a [`prefix_sum`] input: its integers, sign-extended when signed.
+fn scan_words<'a>(column: &GpuDataView<'a>) -> Words<'a> {
+    Words {
         buffer: column.buffer(),
         offset: column.byte_offset(),
         stride: column.byte_stride(),
         unit: column.format().byte_length(),
         signed: column.format().is_signed(),
         popcount: false,
-    };
-    let n = column.length();
-    let (dispatches, out) = scan::exclusive_scan(&planner, OP, words, n)?;
-    OpPlan::from_dispatches(gpu, OP, dispatches, 0, ()).run(gpu)?;
-    output_data(gpu, OP, &out, output, n + 1)
+    }
 }
 
 /// The output format of [`prefix_sum`] over `format`: `uint32` or `sint32`.

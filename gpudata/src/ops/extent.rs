@@ -35,30 +35,56 @@ pub fn plan_extent(
     column: GpuDataView<'_>,
     config: &OpsConfig,
 ) -> Result<OpPlan<GpuData>, OpError> {
-    let (format, order) = extent_output(column.format())?;
-    rows::check_view(gpu, OP, 0, &column)?;
-    if column.length() == 0 {
+    plan_extent_pieces(gpu, &[column], config)
+}
+
+/// Plans the extent of one column held in `pieces` (consecutive row ranges, in order, of one
+/// vertex format: the chunks of a column larger than one buffer): the one-buffer result of
+/// their rows, all reduced into one accumulator, the NaN rule's first row the first row of the
+/// first piece that has rows. Each piece has at most `u32::MAX` rows (any number of pieces).
+///
+/// # Errors
+/// As [`extent`] (`input` in an error is the piece's position), with
+/// [`OpError::UnsupportedFormat`] for a piece of another format than the first.
+pub(crate) fn plan_extent_pieces(
+    gpu: &Gpu,
+    pieces: &[GpuDataView<'_>],
+    config: &OpsConfig,
+) -> Result<OpPlan<GpuData>, OpError> {
+    let Some(head) = pieces.first() else {
+        return Err(OpError::Empty { op: OP });
+    };
+    let (format, order) = extent_output(head.format())?;
+    let mut moved = 0u64;
+    for (i, piece) in pieces.iter().enumerate() {
+        rows::check_view(gpu, OP, i, piece)?;
+        if piece.format() != head.format() {
+            return Err(OpError::UnsupportedFormat {
+                op: OP,
+                input: i,
+                format: piece.format(),
+                expected: "the format of the column",
+            });
+        }
+        moved = moved.saturating_add(piece.length() * piece.format().byte_length());
+    }
+    let pieces: Vec<GpuDataView<'_>> = pieces.iter().filter(|p| p.length() > 0).copied().collect();
+    if pieces.is_empty() {
         return Err(OpError::Empty { op: OP });
     }
-    if column.length() > u64::from(u32::MAX) {
+    if let Some(piece) = pieces.iter().find(|p| p.length() > u64::from(u32::MAX)) {
         return Err(OpError::TooManyRows {
             op: OP,
-            length: column.length(),
+            length: piece.length(),
             max: u64::from(u32::MAX),
         });
     }
     let planner = Planner::new(gpu, config);
-    let lanes = u64::from(column.format().components());
+    let lanes = u64::from(head.format().components());
     let output = rows::output_buffer(&planner, OP, lanes * format.byte_length())?;
-    let dispatches = reduce::plan(&planner, OP, &column, order, &output)?;
+    let dispatches = reduce::plan(&planner, OP, &pieces, order, &output)?;
     let data = output_data(gpu, OP, &output, format, lanes)?;
-    Ok(OpPlan::from_dispatches(
-        gpu,
-        OP,
-        dispatches,
-        column.length() * column.format().byte_length(),
-        data,
-    ))
+    Ok(OpPlan::from_dispatches(gpu, OP, dispatches, moved, data))
 }
 
 /// The extent of every lane of `column`: one row per lane, `[minimum, maximum]`, in the
@@ -73,6 +99,9 @@ pub fn plan_extent(
 /// integers (the order of their values) and the result holds stored integers in the input's
 /// normalized type; luma.gl 9.4.2's CPU backend stores the decoded values truncated into the
 /// integer type instead (0 or 1 for `unorm8`), a bug gpudata does not copy.
+///
+/// A column larger than one buffer (a chunked [`GpuVector`](crate::GpuVector)) has the same
+/// extent through [`GpuVector::extent`](crate::GpuVector::extent).
 ///
 /// # Errors
 /// [`OpError::UnsupportedFormat`] for `unorm10-10-10-2`; [`OpError::Empty`] for no rows; the

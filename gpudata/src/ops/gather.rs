@@ -7,7 +7,7 @@ use crate::device::transfer::{WaitMode, read_range};
 use crate::format::VertexFormat;
 use crate::format::codec::{self, Scalar};
 use crate::kernels::{OpError, OpPlan, OpsConfig, Planner, index, rows};
-use crate::ops::output::output_data;
+use crate::ops::output::{cut_views, output_data};
 
 /// Checks a `gather` index column: one component, an integer or float format.
 pub(crate) fn check_ids(op: &'static str, format: VertexFormat) -> Result<(), OpError> {
@@ -57,7 +57,7 @@ pub fn plan_gather(
     let dispatches = if ids.length() == 0 {
         Vec::new()
     } else {
-        index::gather(&planner, OP, &ids, &source, &output)?
+        index::gather(&planner, OP, &ids, &[source], &output)?
     };
     let data = output_data(gpu, OP, &output, source.format(), ids.length())?;
     Ok(OpPlan::from_dispatches(
@@ -79,7 +79,9 @@ pub fn plan_gather(
 ///
 /// Inputs larger than one storage binding are split as in the other operations: the indices
 /// and the output into runs, the source into parts, each part a dispatch that writes the rows
-/// whose indices fall into it (so a source of `k` parts reads the indices `k` times).
+/// whose indices fall into it (so a source of `k` parts reads the indices `k` times). A source
+/// larger than one buffer (a chunked [`GpuVector`](crate::GpuVector)) is gathered from by
+/// [`GpuVector::gather`](crate::GpuVector::gather), each chunk bound as such parts.
 ///
 /// # Errors
 /// [`OpError::UnsupportedFormat`] for an index format it does not take; the input checks of
@@ -90,6 +92,89 @@ pub fn gather(
     source: GpuDataView<'_>,
 ) -> Result<GpuData, OpError> {
     plan_gather(gpu, ids, source, &OpsConfig::default())?.run(gpu)
+}
+
+/// [`gather`] from a source held in `sources` (consecutive row ranges of `format`, in order:
+/// the chunks of a column larger than one buffer; index `i` addresses row `i` of them all) at
+/// the indices held in `ids` (consecutive ranges too): one output per range of indices, in
+/// order, cut where an output would not fit one buffer. Indices of no rows give one empty
+/// output. The rows equal [`gather`]'s over the same rows in one buffer.
+///
+/// # Errors
+/// As [`gather`]: input `0` is the indices, `1` the source (with
+/// [`OpError::UnsupportedFormat`] for a source range of another format than `format`);
+/// [`OpError::TooManyRows`] for a source of more than `u32::MAX` rows (the indices are 32-bit).
+pub(crate) fn gather_pieces(
+    gpu: &Gpu,
+    ids: &[GpuDataView<'_>],
+    sources: &[GpuDataView<'_>],
+    format: VertexFormat,
+) -> Result<Vec<GpuData>, OpError> {
+    const OP: &str = "gather";
+    for piece in ids {
+        check_ids(OP, piece.format())?;
+        rows::check_view(gpu, OP, 0, piece)?;
+    }
+    let mut length = 0u64;
+    for source in sources {
+        rows::check_view(gpu, OP, 1, source)?;
+        if source.format() != format {
+            return Err(OpError::UnsupportedFormat {
+                op: OP,
+                input: 1,
+                format: source.format(),
+                expected: "the format of the source column",
+            });
+        }
+        length = length
+            .checked_add(source.length())
+            .ok_or(OpError::Overflow { op: OP, input: 1 })?;
+    }
+    if length > u64::from(u32::MAX) {
+        return Err(OpError::TooManyRows {
+            op: OP,
+            length,
+            max: u64::from(u32::MAX),
+        });
+    }
+    let sources: Vec<GpuDataView<'_>> =
+        sources.iter().filter(|s| s.length() > 0).copied().collect();
+    let planner = Planner::new(gpu, &OpsConfig::default());
+    let row = format.byte_length();
+    let limit = gpu.limits().max_buffer_size;
+    let most = (limit / row.max(1)).min(u64::from(u32::MAX));
+    if most == 0 {
+        return Err(OpError::TooLarge {
+            op: OP,
+            what: "an output buffer",
+            size: row,
+            limit,
+        });
+    }
+    let cut = cut_views(ids, most);
+    if cut.is_empty() {
+        let output = rows::output_buffer(&planner, OP, 0)?;
+        return Ok(vec![output_data(gpu, OP, &output, format, 0)?]);
+    }
+    let mut outputs = Vec::with_capacity(cut.len());
+    for piece in &cut {
+        // In range: at most `most` rows of `row` bytes, which fit `max_buffer_size`.
+        let run = || {
+            let output = rows::output_buffer(&planner, OP, piece.length() * row)?;
+            let dispatches = index::gather(&planner, OP, piece, &sources, &output)?;
+            let data = output_data(gpu, OP, &output, format, piece.length())?;
+            let moved = piece.length() * (piece.format().byte_length() + 2 * row);
+            OpPlan::from_dispatches(gpu, OP, dispatches, moved, data).run(gpu)
+        };
+        match run() {
+            Ok(data) => outputs.push(data),
+            Err(error) => {
+                outputs.into_iter().for_each(GpuData::destroy);
+                return Err(error);
+            }
+        }
+    }
+    Ok(outputs)
 }
 
 /// `count` `sint32` values `start + i × step` in wrapping 32-bit arithmetic, as luma.gl's

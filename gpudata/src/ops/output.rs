@@ -1,6 +1,6 @@
 //! The data an operation writes: its output buffers described as packed columns or rows.
 
-use crate::data::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat};
+use crate::data::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat, GpuDataView};
 use crate::device::Gpu;
 use crate::kernels::OpError;
 
@@ -28,4 +28,22 @@ pub(crate) fn output_data(
     GpuData::new(BufferHandle::Owned(buffer.clone()), descriptor)
         .map(|data| data.on_device(gpu))
         .map_err(|e| OpError::data(op, e))
+}
+
+/// `views` (consecutive row ranges of one column) cut into consecutive views of at most `most`
+/// rows each, views of no rows dropped: the pieces of a column held in several buffers whose
+/// outputs each fit one buffer.
+pub(crate) fn cut_views<'a>(views: &[GpuDataView<'a>], most: u64) -> Vec<GpuDataView<'a>> {
+    let most = most.max(1);
+    let mut cut = Vec::new();
+    for view in views {
+        let mut first = 0u64;
+        while first < view.length() {
+            let rows = (view.length() - first).min(most);
+            // In range: `first + rows` is at most the view's length.
+            cut.extend(view.slice(first, rows));
+            first += rows;
+        }
+    }
+    cut
 }

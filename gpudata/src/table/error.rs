@@ -692,8 +692,10 @@ impl TableError {
     }
 }
 
-/// A failure of [`GpuVector::map_chunks`](crate::GpuVector::map_chunks): the inputs could not
-/// be split, or the operation failed on one piece.
+/// A failure of [`GpuVector::map_chunks`](crate::GpuVector::map_chunks) and the operations on
+/// chunked columns (`GpuVector::arithmetic`, `mask`, `filter`, `extent`, `prefix_sum`,
+/// `gather`, …): the inputs could not be split, or the operation failed on one piece (for
+/// `extent`, `prefix_sum` and `gather`, on the whole column).
 #[derive(Debug, thiserror::Error)]
 pub enum ChunkMapError<E> {
     /// The inputs cannot be split into pieces (see
@@ -707,7 +709,8 @@ pub enum ChunkMapError<E> {
         piece_rows = Count(*.rows, "row")
     )]
     Piece {
-        /// The output vector's name.
+        /// The output vector's name (for `extent`, `prefix_sum` and `gather`, the name of the
+        /// vector they ran over).
         vector: String,
         /// The piece's first row among the vectors' rows.
         first_row: u64,

@@ -1,12 +1,15 @@
 //! Columns larger than one buffer: a [`GpuVector`] uploaded in chunks of whole rows, each at
 //! most the device's `max_buffer_size` (or a smaller [`ChunkOptions`] limit), read back into
 //! one host slice, bound chunk by chunk ([`ChunkSpan`]) and handed to the operations chunk by
-//! chunk ([`GpuVector::map_chunks`]).
+//! chunk ([`GpuVector::map_chunks`]). Operations whose result depends on rows of several chunks
+//! take the whole vector instead: [`GpuVector::extent`], [`GpuVector::prefix_sum`] and
+//! [`GpuVector::gather`] (`chunked_reduce.rs`).
 
 use crate::data::{GpuData, GpuDataDescriptor, GpuDataFormat, GpuDataView};
 use crate::device::transfer::{WaitMode, read_into, zeroed_bytes};
 use crate::device::{Gpu, GpuError};
 use crate::format::GpuVectorFormat;
+use crate::kernels::OpError;
 use crate::layout::strided_byte_length;
 use crate::record::{GpuField, GpuStruct, fields_as_bytes};
 use crate::table::{ChunkMapError, TableError};
@@ -325,7 +328,10 @@ impl GpuVector {
 
     /// Runs `operation` on every piece of rows that lies in one chunk of each input and
     /// collects its outputs, in row order, as the chunks of a new vector named `name`: an
-    /// operation on columns larger than one buffer. The pieces end wherever any input's chunk
+    /// operation on columns larger than one buffer, for operations whose row `i` depends on row
+    /// `i` of the inputs only (reductions, scans and gathers over a whole chunked column are
+    /// [`extent`](Self::extent), [`prefix_sum`](Self::prefix_sum) and
+    /// [`gather`](Self::gather)). The pieces end wherever any input's chunk
     /// ends, so inputs chunked differently work too (each piece hands the operation one
     /// [`ChunkPiece`] per input, in the inputs' order). The inputs of a vector with no rows
     /// give one empty piece.
@@ -377,20 +383,31 @@ impl GpuVector {
     }
 }
 
+/// The piece's rows of `vector` as a view: refused for chunks that are not one fixed-format
+/// column (struct rows, data without a format) with [`OpError::WrongData`], as the operations
+/// refuse such data.
+pub(crate) fn piece_view<'a>(
+    op: &'static str,
+    vector: &GpuVector,
+    piece: &ChunkPiece<'a>,
+) -> Result<GpuDataView<'a>, OpError> {
+    piece.view().ok_or_else(|| OpError::WrongData {
+        op,
+        expected: "a column of one vertex format",
+        found: format!(
+            "gpu vector `{}` of {}",
+            vector.name(),
+            format_text(piece.data.format())
+        ),
+    })
+}
+
 /// Checks that `inputs` can be split into pieces together: fixed formats, one length, at least
 /// one chunk each (what [`GpuVector::map_chunks`] documents).
 pub(crate) fn check_map_inputs(inputs: &[&GpuVector]) -> Result<(), TableError> {
     let length = inputs.first().map_or(0, |v| v.length);
     for input in inputs {
-        if let Some(list) = input
-            .vector_format()
-            .filter(|f| !matches!(f, GpuVectorFormat::Fixed(_)))
-        {
-            return Err(TableError::ChunkedList {
-                vector: input.name.clone(),
-                format: list.to_string(),
-            });
-        }
+        check_not_list(input)?;
         if input.length != length || input.chunks.is_empty() {
             return Err(TableError::MapLength {
                 vector: input.name.clone(),
@@ -401,6 +418,21 @@ pub(crate) fn check_map_inputs(inputs: &[&GpuVector]) -> Result<(), TableError> 
         }
     }
     Ok(())
+}
+
+/// Refuses a vector of a list format ([`TableError::ChunkedList`]): its chunks' rows hold
+/// several values each, which operations over chunks cannot address row by row.
+pub(crate) fn check_not_list(vector: &GpuVector) -> Result<(), TableError> {
+    match vector
+        .vector_format()
+        .filter(|f| !matches!(f, GpuVectorFormat::Fixed(_)))
+    {
+        Some(list) => Err(TableError::ChunkedList {
+            vector: vector.name.clone(),
+            format: list.to_string(),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Where the pieces of inputs chunked as `spans` end: every chunk end of every input and every

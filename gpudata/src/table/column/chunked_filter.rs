@@ -4,13 +4,12 @@
 //! mask's piece ends) on the same kernels as one-buffer data: `ops::mask` and `ops::compact`,
 //! whose semantics and errors they keep.
 
-use crate::data::GpuDataView;
 use crate::device::Gpu;
 use crate::kernels::OpError;
 use crate::ops::{self, GpuMask, PredicateOf};
 use crate::table::{ChunkMapError, TableError};
 
-use super::chunked::{ChunkSpan, check_map_inputs, piece_ends, pieces_at};
+use super::chunked::{ChunkSpan, check_map_inputs, piece_ends, piece_view, pieces_at};
 use super::vector::GpuVector;
 
 /// A predicate over chunked columns and chunked masks (see [`PredicateOf`] for the
@@ -137,24 +136,6 @@ fn collect<'a, T>(list: &mut Vec<&'a T>, item: &'a T) {
     if position(list, item).is_none() {
         list.push(item);
     }
-}
-
-/// The piece's rows of a vector as a view: refused for chunks that are not one fixed-format
-/// column (struct rows), as the operations refuse such data.
-fn piece_view<'a>(
-    op: &'static str,
-    vector: &GpuVector,
-    piece: &super::chunked::ChunkPiece<'a>,
-) -> Result<GpuDataView<'a>, OpError> {
-    piece.view().ok_or_else(|| OpError::WrongData {
-        op,
-        expected: "a column of one vertex format",
-        found: format!(
-            "gpu vector `{}` of {}",
-            vector.name(),
-            super::vector::format_text(piece.data.format())
-        ),
-    })
 }
 
 impl GpuVector {

@@ -6,6 +6,7 @@ pub(crate) mod chunk_options;
 pub(crate) mod chunked;
 pub(crate) mod chunked_filter;
 pub(crate) mod chunked_ops;
+pub(crate) mod chunked_reduce;
 pub(crate) mod constant;
 pub(crate) mod schema;
 pub(crate) mod table;
