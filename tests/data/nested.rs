@@ -348,3 +348,248 @@ fn uniform_errors() {
         lost.to_string()
     );
 }
+
+/// The issue's camera of glam `Mat4`, `Vec4`, `Vec3A` and `Mat3A` fields: rows go up as one
+/// `memcpy` (each `Vec3A`'s fourth lane, set to a marker, lands in GPU padding and is seen
+/// there), and a compute shader reading every leaf writes the host's values.
+#[cfg(feature = "glam")]
+mod glam_camera {
+    use super::{entry, struct_decl};
+    use crate::support::device::{USAGE, gpu};
+    use crate::support::probe::compute_capture;
+    use gpudata::layout::AddressSpace;
+    use gpudata::uniform::GpuUniform;
+    use gpudata::{GpuStruct, TypedGpuData};
+
+    #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+    #[repr(C)]
+    #[gpu(zero_copy)]
+    struct Frame {
+        basis: glam::Mat3A,
+        origin: glam::Vec3A,
+    }
+
+    #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+    #[repr(C)]
+    #[gpu(zero_copy)]
+    struct StorageCamera {
+        view: glam::Mat4,
+        eye: glam::Vec4,
+        dir: glam::Vec3A,
+        basis: glam::Mat3A,
+        rays: [glam::Vec3A; 2],
+        frame: Frame,
+        tint: glam::Vec4,
+    }
+
+    #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+    #[repr(C)]
+    #[gpu(layout = "wgsl-uniform", zero_copy)]
+    struct UniformCamera {
+        view: glam::Mat4,
+        frame: Frame,
+        eye: glam::Vec4,
+        dir: glam::Vec3A,
+        rays: [glam::Vec3A; 2],
+        basis: glam::Mat3A,
+    }
+
+    /// `(x, x + 1, x + 2)` with the marker `w` in the fourth lane.
+    fn lane(x: f32, w: f32) -> glam::Vec3A {
+        glam::Vec3A::from_vec4(glam::Vec4::new(x, x + 1.0, x + 2.0, w))
+    }
+
+    fn frame(x: f32) -> Frame {
+        Frame {
+            basis: glam::Mat3A::from_cols(lane(x, -1.0), lane(x + 3.0, -2.0), lane(x + 6.0, -3.0)),
+            origin: lane(x + 9.0, -4.0),
+        }
+    }
+
+    fn storage_camera(seed: f32) -> StorageCamera {
+        StorageCamera {
+            view: glam::Mat4::from_cols_array(&core::array::from_fn(|i| seed + i as f32)),
+            eye: glam::Vec4::new(seed + 16.0, seed + 17.0, seed + 18.0, seed + 19.0),
+            dir: lane(seed + 20.0, -5.0),
+            basis: frame(seed + 23.0).basis,
+            rays: [lane(seed + 32.0, -6.0), lane(seed + 35.0, -7.0)],
+            frame: frame(seed + 38.0),
+            tint: glam::Vec4::new(seed + 50.0, seed + 51.0, seed + 52.0, seed + 53.0),
+        }
+    }
+
+    fn uniform_camera(seed: f32) -> UniformCamera {
+        UniformCamera {
+            view: glam::Mat4::from_cols_array(&core::array::from_fn(|i| seed - i as f32)),
+            frame: frame(seed + 100.0),
+            eye: glam::Vec4::new(seed + 0.5, seed + 1.5, seed + 2.5, seed + 3.5),
+            dir: lane(seed + 200.0, -8.0),
+            rays: [lane(seed + 300.0, -9.0), lane(seed + 400.0, -10.0)],
+            basis: frame(seed + 500.0).basis,
+        }
+    }
+
+    fn mat3a(m: glam::Mat3A) -> Vec<f32> {
+        [m.x_axis, m.y_axis, m.z_axis]
+            .iter()
+            .flat_map(|c| c.to_array())
+            .collect()
+    }
+
+    fn frame_leaves(f: &Frame) -> Vec<f32> {
+        [mat3a(f.basis), f.origin.to_array().to_vec()].concat()
+    }
+
+    /// Every leaf's value in WGSL declaration order, from the host values (`Vec3A`s without
+    /// their fourth lanes).
+    fn storage_leaves(c: &StorageCamera) -> Vec<f32> {
+        [
+            c.view.to_cols_array().to_vec(),
+            c.eye.to_array().to_vec(),
+            c.dir.to_array().to_vec(),
+            mat3a(c.basis),
+            c.rays[0].to_array().to_vec(),
+            c.rays[1].to_array().to_vec(),
+            frame_leaves(&c.frame),
+            c.tint.to_array().to_vec(),
+        ]
+        .concat()
+    }
+
+    fn uniform_leaves(c: &UniformCamera) -> Vec<f32> {
+        [
+            c.view.to_cols_array().to_vec(),
+            frame_leaves(&c.frame),
+            c.eye.to_array().to_vec(),
+            c.dir.to_array().to_vec(),
+            c.rays[0].to_array().to_vec(),
+            c.rays[1].to_array().to_vec(),
+            mat3a(c.basis),
+        ]
+        .concat()
+    }
+
+    /// A shader body writing every leaf component of `T` at `access` (`v[1]`, `v`) as words
+    /// from `first`, in the struct format's order (luma.gl's leaf names are WGSL accesses).
+    fn leaf_reads<T: GpuStruct>(access: &str, first: usize) -> (String, usize) {
+        let mut body = String::new();
+        let mut word = first;
+        for field in T::FORMAT.fields() {
+            let components = field.format().components();
+            for c in 0..components {
+                let index = if components == 1 {
+                    String::new()
+                } else {
+                    format!("[{c}]")
+                };
+                body.push_str(&format!(
+                    "    out[{word}] = bitcast<u32>({access}.{}{index});\n",
+                    field.name()
+                ));
+                word += 1;
+            }
+        }
+        (body, word)
+    }
+
+    fn words(values: &[f32]) -> Vec<u32> {
+        values.iter().map(|v| v.to_bits()).collect()
+    }
+
+    #[test]
+    fn storage_rows_of_glam_cameras_upload_as_one_memcpy_and_read_back_in_every_leaf() {
+        const { assert!(StorageCamera::HOST_LAYOUT_MATCHES) };
+        let gpu = gpu();
+        let rows = [
+            storage_camera(0.0),
+            storage_camera(100.0),
+            storage_camera(200.0),
+        ];
+        let data = TypedGpuData::from_rows(&gpu, &rows, USAGE).unwrap();
+        // The GPU bytes are the host bytes, fourth lanes included: the encoder would have
+        // zeroed them (`dir`'s at byte 92 of each row).
+        let bytes = data.as_data().read_bytes(&gpu).unwrap();
+        assert_eq!(bytes, gpudata::record::rows_as_bytes(&rows).unwrap());
+        assert_eq!(bytes[256 + 92..256 + 96], (-5.0f32).to_le_bytes());
+        assert_eq!(data.read_rows(&gpu).unwrap(), rows);
+
+        let mut body = String::new();
+        let mut word = 0;
+        for r in 0..rows.len() {
+            let (reads, next) = leaf_reads::<StorageCamera>(&format!("v[{r}]"), word);
+            body.push_str(&reads);
+            word = next;
+        }
+        let wgsl = format!(
+            "{}\n@group(0) @binding(0) var<storage, read> v: array<StorageCamera>;\n\
+             @group(0) @binding(1) var<storage, read_write> out: array<u32>;\n\
+             @compute @workgroup_size(1) fn main() {{\n{body}}}\n",
+            struct_decl::<StorageCamera>()
+                .wgsl(AddressSpace::Storage)
+                .unwrap()
+        );
+        let expected: Vec<u32> = rows.iter().flat_map(|r| words(&storage_leaves(r))).collect();
+        assert_eq!(expected.len(), word);
+        let got = compute_capture(
+            &gpu,
+            &wgsl,
+            vec![entry(
+                0,
+                wgpu::BufferBindingType::Storage { read_only: true },
+            )],
+            vec![wgpu::BindGroupEntry {
+                binding: 0,
+                resource: data.as_data().buffer().as_entire_binding(),
+            }],
+            1,
+            expected.len() as u64,
+            1,
+        );
+        assert_eq!(got, expected, "{wgsl}");
+    }
+
+    #[test]
+    fn a_uniform_glam_camera_uploads_as_one_memcpy_and_reads_back_in_every_leaf() {
+        const { assert!(UniformCamera::HOST_LAYOUT_MATCHES) };
+        let gpu = gpu();
+        let value = uniform_camera(1.0);
+        let data =
+            TypedGpuData::from_rows(&gpu, &[value], USAGE | wgpu::BufferUsages::UNIFORM).unwrap();
+        // The data ends at the last leaf's end (`basis[2]`'s `z`, byte 236): the bytes are the
+        // host bytes up to there.
+        let bytes = data.as_data().read_bytes(&gpu).unwrap();
+        assert_eq!(bytes.len() as u64, UniformCamera::FORMAT.row_byte_length());
+        assert_eq!(bytes.len(), 236);
+        let image = gpudata::record::rows_as_bytes(core::slice::from_ref(&value)).unwrap();
+        assert_eq!(bytes, image[..236]);
+        // `dir`'s fourth lane (-8.0) at byte 156: GPU padding before `rays`.
+        assert_eq!(bytes[156..160], (-8.0f32).to_le_bytes());
+        let (body, word) = leaf_reads::<UniformCamera>("v", 0);
+        let wgsl = format!(
+            "{}\n@group(0) @binding(0) var<uniform> v: UniformCamera;\n\
+             @group(0) @binding(1) var<storage, read_write> out: array<u32>;\n\
+             @compute @workgroup_size(1) fn main() {{\n{body}}}\n",
+            struct_decl::<UniformCamera>()
+                .wgsl(AddressSpace::Uniform)
+                .unwrap()
+        );
+        let expected = words(&uniform_leaves(&value));
+        assert_eq!(expected.len(), word);
+        let got = compute_capture(
+            &gpu,
+            &wgsl,
+            vec![entry(0, wgpu::BufferBindingType::Uniform)],
+            vec![wgpu::BindGroupEntry {
+                binding: 0,
+                resource: data.as_data().buffer().as_entire_binding(),
+            }],
+            1,
+            expected.len() as u64,
+            1,
+        );
+        assert_eq!(got, expected, "{wgsl}");
+        // `GpuUniform` (encoded leaf by leaf) holds the same leaves.
+        let uniform = GpuUniform::new(&gpu, &value).unwrap();
+        assert_eq!(uniform.read().unwrap(), value);
+    }
+}

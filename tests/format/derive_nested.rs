@@ -447,7 +447,7 @@ mod glam_fields {
     use gpudata::GpuStruct;
 
     /// glam's matrices and `Vec3A` as WGSL types: `Mat4` and `Vec4` are their GPU bytes,
-    /// `Vec3A` (a padding lane) and `Mat3` (packed 12-byte columns) are encoded leaf by leaf.
+    /// `Mat3` (packed 12-byte columns) is not, so the row is encoded leaf by leaf.
     #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
     #[repr(C)]
     struct Instance {
@@ -505,6 +505,183 @@ mod glam_fields {
             color: glam::Vec4::ONE,
         }];
         assert!(gpudata::record::rows_as_bytes(&transform).is_some());
+    }
+
+    /// A `Mat3A` and a `Vec3A`: 16-byte columns, as WGSL's `vec3<f32>` columns lie.
+    #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+    #[repr(C)]
+    #[gpu(zero_copy)]
+    struct Frame {
+        basis: glam::Mat3A,
+        origin: glam::Vec3A,
+    }
+
+    /// The camera in `wgsl-storage`: `zero_copy` holds (glam's SSE2 `Vec3A`/`Mat3A`
+    /// are `bytemuck::Pod`; each fourth lane lands in the GPU padding after a `vec3`).
+    #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+    #[repr(C)]
+    #[gpu(zero_copy)]
+    struct StorageCamera {
+        view: glam::Mat4,
+        eye: glam::Vec4,
+        dir: glam::Vec3A,
+        basis: glam::Mat3A,
+        rays: [glam::Vec3A; 2],
+        frame: Frame,
+        tint: glam::Vec4,
+    }
+
+    /// The same pieces in `wgsl-uniform`.
+    #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+    #[repr(C)]
+    #[gpu(layout = "wgsl-uniform", zero_copy)]
+    struct UniformCamera {
+        view: glam::Mat4,
+        frame: Frame,
+        eye: glam::Vec4,
+        dir: glam::Vec3A,
+        rays: [glam::Vec3A; 2],
+        basis: glam::Mat3A,
+    }
+
+    /// A scalar right after a `Vec3A`: at byte 12 on the GPU, 16 on the host.
+    #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+    #[repr(C)]
+    struct Follows {
+        a: glam::Vec3A,
+        b: f32,
+    }
+
+    /// `(x, y, z)` with `w` in the fourth lane, which glam's SIMD `Vec3A` keeps.
+    fn lane(x: f32, w: f32) -> glam::Vec3A {
+        glam::Vec3A::from_vec4(glam::Vec4::new(x, x + 1.0, x + 2.0, w))
+    }
+
+    fn frame(x: f32) -> Frame {
+        Frame {
+            basis: glam::Mat3A::from_cols(lane(x, -1.0), lane(x + 3.0, -2.0), lane(x + 6.0, -3.0)),
+            origin: lane(x + 9.0, -4.0),
+        }
+    }
+
+    fn storage_camera() -> StorageCamera {
+        StorageCamera {
+            view: glam::Mat4::from_cols_array(&core::array::from_fn(|i| i as f32)),
+            eye: glam::Vec4::new(16.0, 17.0, 18.0, 19.0),
+            dir: lane(20.0, -5.0),
+            basis: frame(23.0).basis,
+            rays: [lane(32.0, -6.0), lane(35.0, -7.0)],
+            frame: frame(38.0),
+            tint: glam::Vec4::new(50.0, 51.0, 52.0, 53.0),
+        }
+    }
+
+    /// Host offsets (`offset_of!`) and size, naga's offsets and span on gpudata's WGSL text of
+    /// the type, and the derive's field offsets agree.
+    fn offsets_agree<T: gpudata::GpuStruct + gpudata::record::GpuType>(
+        name: &str,
+        space: gpudata::layout::AddressSpace,
+        host: &[usize],
+    ) {
+        let decl = super::struct_decl::<T>();
+        let text = decl.wgsl(space).unwrap();
+        let host: Vec<u64> = host.iter().map(|&o| o as u64).collect();
+        assert_eq!(
+            super::naga_struct(&text, name, space),
+            (host.clone(), size_of::<T>() as u64),
+            "{text}"
+        );
+        let (placed, layout) = decl.placements(space).unwrap();
+        assert_eq!(placed.iter().map(|p| p.offset).collect::<Vec<_>>(), host);
+        assert_eq!(layout.size, size_of::<T>() as u64);
+        assert_eq!(T::FORMAT.byte_stride(), size_of::<T>() as u64);
+    }
+
+    #[test]
+    fn a_camera_of_glam_mat4_vec4_vec3a_and_mat3a_is_its_gpu_bytes() {
+        use core::mem::offset_of;
+        use gpudata::layout::AddressSpace;
+        const { assert!(StorageCamera::HOST_LAYOUT_MATCHES) };
+        const { assert!(UniformCamera::HOST_LAYOUT_MATCHES) };
+        const { assert!(Frame::HOST_LAYOUT_MATCHES) };
+        offsets_agree::<StorageCamera>(
+            "StorageCamera",
+            AddressSpace::Storage,
+            &[
+                offset_of!(StorageCamera, view),
+                offset_of!(StorageCamera, eye),
+                offset_of!(StorageCamera, dir),
+                offset_of!(StorageCamera, basis),
+                offset_of!(StorageCamera, rays),
+                offset_of!(StorageCamera, frame),
+                offset_of!(StorageCamera, tint),
+            ],
+        );
+        offsets_agree::<UniformCamera>(
+            "UniformCamera",
+            AddressSpace::Uniform,
+            &[
+                offset_of!(UniformCamera, view),
+                offset_of!(UniformCamera, frame),
+                offset_of!(UniformCamera, eye),
+                offset_of!(UniformCamera, dir),
+                offset_of!(UniformCamera, rays),
+                offset_of!(UniformCamera, basis),
+            ],
+        );
+        assert_eq!(size_of::<StorageCamera>(), 256);
+        assert_eq!(size_of::<UniformCamera>(), 240);
+
+        // The one-`memcpy` image (which `encode_rows_to_vec` is, too) equals the leaf-by-leaf
+        // encoding (`encode_row`, the copy plan) in every leaf; only the fourth lanes differ
+        // (the copy carries them into GPU padding, the plan zeroes it).
+        let rows = [storage_camera(), storage_camera()];
+        let image = gpudata::record::rows_as_bytes(&rows).unwrap();
+        assert_eq!(gpudata::record::encode_rows_to_vec(&rows), image);
+        let mut encoded = vec![0u8; 512];
+        for (row, out) in rows.iter().zip(encoded.chunks_mut(256)) {
+            row.encode_row(out);
+        }
+        let mut in_leaf = vec![false; 256];
+        for field in StorageCamera::FORMAT.fields() {
+            let at = field.byte_offset() as usize;
+            let len = field.format().byte_length() as usize;
+            in_leaf[at..at + len].fill(true);
+        }
+        for (i, (a, b)) in image.iter().zip(&encoded).enumerate() {
+            if in_leaf[i % 256] {
+                assert_eq!(a, b, "byte {i}");
+            } else {
+                assert_eq!(*b, 0, "byte {i}");
+            }
+        }
+        // `dir`'s fourth lane (-5.0) went along, at byte 92: GPU padding before `basis`.
+        assert_eq!(image[92..96], (-5.0f32).to_le_bytes());
+        assert_eq!(StorageCamera::decode_row(image), rows[0]);
+        assert_eq!(StorageCamera::decode_row(&encoded[256..]), rows[1]);
+    }
+
+    #[test]
+    fn a_member_right_after_a_vec3a_is_not_its_gpu_bytes() {
+        const { assert!(!Follows::HOST_LAYOUT_MATCHES) };
+        let b = Follows::FORMAT
+            .fields()
+            .iter()
+            .find(|f| f.name() == "b")
+            .unwrap();
+        assert_eq!(b.byte_offset(), 12);
+        assert_eq!(core::mem::offset_of!(Follows, b), 16);
+        let rows = [Follows {
+            a: lane(1.0, 9.0),
+            b: 4.0,
+        }];
+        assert!(gpudata::record::rows_as_bytes(&rows).is_none());
+        let bytes = gpudata::record::encode_rows_to_vec(&rows);
+        let words: Vec<f32> = bytes
+            .chunks(4)
+            .map(|w| f32::from_le_bytes(w.try_into().unwrap()))
+            .collect();
+        assert_eq!(words, [1.0, 2.0, 3.0, 4.0]);
     }
 }
 

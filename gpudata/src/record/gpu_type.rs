@@ -25,6 +25,11 @@ pub enum HostShape {
     Columns {
         /// Bytes between column starts.
         stride: usize,
+        /// Whether the bytes after each column (up to the next column's start, or the value's
+        /// end) are initialized plain data too, so that the value's bytes may be copied whole:
+        /// `glam::Vec3A` and `glam::Mat3A` where glam's build makes them `bytemuck::Pod` (SIMD
+        /// targets), not under glam's `scalar-math`, where their fourth lanes are padding.
+        padding_initialized: bool,
     },
     /// A struct's members.
     Struct {
@@ -62,7 +67,9 @@ pub struct HostMember {
 /// no pointers, no interior mutability), any bit pattern of them is valid in a value whose other
 /// bytes are zero, an all-zero value is valid, and `HOST` describes `Self` exactly (offsets and
 /// sizes inside `size_of::<Self>()`, [`HostShape::Packed`] and [`HostShape::Columns`] only with
-/// as many bytes as [`WGSL`](Self::WGSL)'s scalars need). Every [`GpuField`] is one.
+/// as many bytes as [`WGSL`](Self::WGSL)'s scalars need, `Columns { padding_initialized: true,
+/// .. }` only when every byte of every value is initialized plain data). Every [`GpuField`] is
+/// one.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a gpu field type",
     label = "this type has no gpu vertex format or WGSL type",
@@ -116,7 +123,9 @@ macro_rules! matrices {
         // SAFETY: glam's `Mat2`/`Mat3`/`Mat4` and mint's column matrices are `#[repr(C)]`
         // columns of `f32` vectors without padding (checked by the size assertion below), so the
         // packed columns are initialized plain data; `Mat3A`'s columns are `Vec3A`s whose
-        // first 12 bytes are `x, y, z` (`HostShape::Columns` locates only those).
+        // first 12 bytes are `x, y, z` (`HostShape::Columns` locates only those), and its
+        // fourth lanes are initialized plain data only when `Mat3A: bytemuck::Pod` holds in
+        // glam's build (`padding_initialized` is exactly that, read by `pod::Probe`).
         unsafe impl GpuType for $ty {
             const WGSL: WgslType = WgslType::Leaf(LeafType::Matrix {
                 columns: $columns,
@@ -136,7 +145,10 @@ macro_rules! matrices {
 matrices! {
     glam::Mat2 => 2 x 2, HostShape::Packed;
     glam::Mat3 => 3 x 3, HostShape::Packed;
-    glam::Mat3A => 3 x 3, HostShape::Columns { stride: 16 };
+    glam::Mat3A => 3 x 3, HostShape::Columns {
+        stride: 16,
+        padding_initialized: super::pod::GLAM_MAT3A,
+    };
     glam::Mat4 => 4 x 4, HostShape::Packed;
 }
 
@@ -155,12 +167,17 @@ matrices! {
 }
 
 // SAFETY: `Vec3A` is 16 bytes whose first 12 are `x, y, z` (`f32`s: initialized, any bit pattern
-// valid); the fourth lane may be padding and is not located.
+// valid); the fourth lane is padding under glam's `scalar-math` and is then not located:
+// `padding_initialized` is true only when `Vec3A: bytemuck::Pod` holds in glam's build (SIMD
+// targets: one register, all 16 bytes initialized plain data), read by `pod::Probe`.
 #[cfg(feature = "glam")]
 unsafe impl GpuType for glam::Vec3A {
     const WGSL: WgslType = WgslType::Leaf(LeafType::Vector {
         components: 3,
         scalar: PrimitiveType::F32,
     });
-    const HOST: HostShape = HostShape::Columns { stride: 16 };
+    const HOST: HostShape = HostShape::Columns {
+        stride: 16,
+        padding_initialized: super::pod::GLAM_VEC3A,
+    };
 }

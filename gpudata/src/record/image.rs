@@ -35,7 +35,15 @@ pub const fn image_matches(
         (WgslType::Leaf(_), HostShape::Packed) => {
             scalar_bytes(ty) == host_size && host_size as u64 == layout.size
         }
-        // `Columns` hosts hold padding lanes that may be uninitialized: never copied whole.
+        (
+            WgslType::Leaf(leaf),
+            HostShape::Columns {
+                stride,
+                padding_initialized: true,
+            },
+        ) => columns_match(*leaf, stride, host_size, space),
+        // Padding lanes that may be uninitialized (glam's `scalar-math` `Vec3A`): never copied
+        // whole.
         (_, HostShape::Columns { .. }) => false,
         (
             WgslType::Array { element, .. },
@@ -84,6 +92,45 @@ pub const fn image_matches(
             covered == size
         }
         _ => false,
+    }
+}
+
+/// Whether a vector or matrix whose host columns (each packed, then initialized padding) lie
+/// `stride` bytes apart, `host_size` bytes in all, is its GPU bytes in `space`: the columns lie
+/// as far apart as the GPU's (a column's alignment) and the host value is one GPU stride per
+/// column. A vector's bytes past its size (`Vec3A`'s fourth lane) land in the padding after it,
+/// which the caller checks: the next member's offset, the struct's size or the array's stride.
+const fn columns_match(
+    leaf: LeafType,
+    stride: usize,
+    host_size: usize,
+    space: AddressSpace,
+) -> bool {
+    let (column, count) = column_of(leaf);
+    let Ok(gpu) = leaf_layout(column, space) else {
+        return false;
+    };
+    let Some(total) = (stride as u64).checked_mul(count) else {
+        return false;
+    };
+    gpu.alignment == stride as u64 && host_size as u64 == total && total >= gpu.size
+}
+
+/// The column type of a vector (itself, once) or matrix (`columns` of them).
+const fn column_of(leaf: LeafType) -> (LeafType, u64) {
+    match leaf {
+        LeafType::Matrix {
+            columns,
+            rows,
+            scalar,
+        } => (
+            LeafType::Vector {
+                components: rows,
+                scalar,
+            },
+            columns as u64,
+        ),
+        other => (other, 1),
     }
 }
 
@@ -151,7 +198,8 @@ pub enum ImageMismatch {
         gpu: u64,
     },
     /// A vector or matrix whose host type keeps a padding lane per column that may be
-    /// uninitialized (`glam::Vec3A`, `glam::Mat3A`), so its bytes are never copied whole.
+    /// uninitialized (`glam::Vec3A`, `glam::Mat3A` under glam's `scalar-math`, where they are not
+    /// `bytemuck::Pod`), so its bytes are never copied whole.
     Lanes(LeafType),
     /// A host type of another length than its WGSL type, with no finer reason.
     Other,
@@ -185,8 +233,31 @@ pub const fn image_fault(
         Err(_) => return found(name, ImageMismatch::Other),
     };
     match (ty, host) {
-        (WgslType::Leaf(leaf), HostShape::Columns { .. }) => {
-            found(name, ImageMismatch::Lanes(*leaf))
+        (
+            WgslType::Leaf(leaf),
+            HostShape::Columns {
+                padding_initialized: false,
+                ..
+            },
+        ) => found(name, ImageMismatch::Lanes(*leaf)),
+        (
+            WgslType::Leaf(leaf @ LeafType::Matrix { columns, .. }),
+            HostShape::Columns { stride, .. },
+        ) => {
+            let (column, _) = column_of(*leaf);
+            match leaf_layout(column, space) {
+                Ok(l) if l.alignment != stride as u64 => {
+                    let mismatch = ImageMismatch::Stride {
+                        matrix: Some(*leaf),
+                        element: Some(column),
+                        count: *columns as u32,
+                        host: stride as u64,
+                        gpu: l.alignment,
+                    };
+                    found(name, mismatch)
+                }
+                _ => found(name, ImageMismatch::Other),
+            }
         }
         (
             WgslType::Leaf(

@@ -30,6 +30,8 @@ mod image;
 mod mint;
 mod newtypes;
 mod plan;
+#[cfg(feature = "glam")]
+mod pod;
 #[doc(hidden)]
 pub mod private;
 mod rows;

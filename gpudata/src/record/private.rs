@@ -1030,7 +1030,7 @@ const fn image_fix(msg: Msg, mismatch: ImageMismatch) -> Msg {
             let scalar = leaf.scalar();
             match leaf {
                 LeafType::Matrix { columns, .. } => leaf_text(msg.str(": its host type keeps each column of a `"), leaf)
-                    .str("` in 16 bytes whose last 4 may be uninitialized (as `glam::Mat3A` does), so they are never copied; use `[[")
+                    .str("` in 16 bytes whose last 4 may be uninitialized (as `glam::Mat3A` does under glam's `scalar-math`), so they are never copied; use `[[")
                     .str(rust_scalar(scalar))
                     .str("; 4]; ")
                     .num(columns as u64)
@@ -1041,7 +1041,7 @@ const fn image_fix(msg: Msg, mismatch: ImageMismatch) -> Msg {
                     .str(">\")]` (the shader reading each column's first 3 components)")
                     .str(LEAVE_OUT),
                 _ => leaf_text(msg.str(": its host type keeps a `"), leaf)
-                    .str("` in 16 bytes whose last 4 may be uninitialized (as `glam::Vec3A` does), so they are never copied; use `[")
+                    .str("` in 16 bytes whose last 4 may be uninitialized (as `glam::Vec3A` does under glam's `scalar-math`), so they are never copied; use `[")
                     .str(rust_scalar(scalar))
                     .str("; 3]` (or `glam::Vec3`) followed by a `#[gpu(padding)] _pad: [u8; 4]` field, or `[")
                     .str(rust_scalar(scalar))
@@ -1049,7 +1049,7 @@ const fn image_fix(msg: Msg, mismatch: ImageMismatch) -> Msg {
                     .str(LEAVE_OUT),
             }
         }
-        ImageMismatch::Other => msg.str(" (its columns or elements are packed differently); use a type laid out as WGSL lays it out (such as `glam::Mat4` or `[[f32; 4]; 4]`, not `glam::Mat3` or `glam::Vec3A`)").str(LEAVE_OUT),
+        ImageMismatch::Other => msg.str(" (its columns or elements are packed differently); use a type laid out as WGSL lays it out (such as `glam::Mat4` or `[[f32; 4]; 4]`, not `glam::Mat3` or `[[f32; 3]; 3]`)").str(LEAVE_OUT),
     }
 }
 

@@ -575,7 +575,7 @@ impl<'a> Walk<'a> {
             _ => (leaf_format(column), column_len),
         };
         let host_stride = match host {
-            HostShape::Columns { stride } => stride,
+            HostShape::Columns { stride, .. } => stride,
             _ => column_len as usize,
         };
         // A `vec3<f16>` (or a matrix of them as columns), named as written.

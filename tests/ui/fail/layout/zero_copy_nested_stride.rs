@@ -23,7 +23,7 @@ struct Lane3([f32; 3]);
 // SAFETY: the first 12 bytes are three `f32`s; the lane after them is never read.
 unsafe impl GpuType for Lane3 {
     const WGSL: WgslType = WgslType::vec(3);
-    const HOST: HostShape = HostShape::Columns { stride: 16 };
+    const HOST: HostShape = HostShape::Columns { stride: 16, padding_initialized: false };
 }
 
 #[derive(Clone, Copy, GpuStruct)]
@@ -41,7 +41,7 @@ struct Lane3x3([[f32; 4]; 3]);
 // SAFETY: each column's first 12 bytes are three `f32`s; the lanes after them are never read.
 unsafe impl GpuType for Lane3x3 {
     const WGSL: WgslType = WgslType::mat(3, 3);
-    const HOST: HostShape = HostShape::Columns { stride: 16 };
+    const HOST: HostShape = HostShape::Columns { stride: 16, padding_initialized: false };
 }
 
 #[derive(Clone, Copy, GpuStruct)]
