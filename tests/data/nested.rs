@@ -528,7 +528,10 @@ mod glam_camera {
                 .wgsl(AddressSpace::Storage)
                 .unwrap()
         );
-        let expected: Vec<u32> = rows.iter().flat_map(|r| words(&storage_leaves(r))).collect();
+        let expected: Vec<u32> = rows
+            .iter()
+            .flat_map(|r| words(&storage_leaves(r)))
+            .collect();
         assert_eq!(expected.len(), word);
         let got = compute_capture(
             &gpu,

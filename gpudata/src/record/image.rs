@@ -494,6 +494,102 @@ mod tests {
         (f.path.as_str().to_owned(), f.mismatch)
     }
 
+    /// `vec3<f32>` columns kept in 16 bytes (`glam::Vec3A`, `glam::Mat3A`).
+    const fn lanes(padding_initialized: bool) -> HostShape {
+        HostShape::Columns {
+            stride: 16,
+            padding_initialized,
+        }
+    }
+
+    #[test]
+    fn columns_with_initialized_padding_are_copied_whole_where_the_gpu_columns_lie_as_far_apart() {
+        for space in [AddressSpace::Storage, AddressSpace::Uniform] {
+            assert!(image_matches(&WgslType::vec(3), lanes(true), 16, space));
+            assert!(image_matches(&WgslType::mat(3, 3), lanes(true), 48, space));
+            // Padding that may be uninitialized: never.
+            assert!(!image_matches(&WgslType::vec(3), lanes(false), 16, space));
+            assert!(!image_matches(
+                &WgslType::mat(3, 3),
+                lanes(false),
+                48,
+                space
+            ));
+            // Another host size than one GPU column stride per column.
+            assert!(!image_matches(&WgslType::vec(3), lanes(true), 32, space));
+            assert!(!image_matches(&WgslType::mat(3, 3), lanes(true), 64, space));
+            // `vec2<f32>` columns lie 8 bytes apart on the GPU.
+            assert!(!image_matches(&WgslType::mat(3, 2), lanes(true), 48, space));
+            assert_eq!(
+                image_fault(
+                    &WgslType::mat(3, 2),
+                    lanes(true),
+                    space,
+                    LeafName::new().push("m")
+                )
+                .mismatch,
+                ImageMismatch::Stride {
+                    matrix: Some(LeafType::Matrix {
+                        columns: 3,
+                        rows: 2,
+                        scalar: crate::format::PrimitiveType::F32,
+                    }),
+                    element: Some(LeafType::Vector {
+                        components: 2,
+                        scalar: crate::format::PrimitiveType::F32,
+                    }),
+                    count: 3,
+                    host: 16,
+                    gpu: 8,
+                }
+            );
+        }
+    }
+
+    const FOLLOWS: WgslStruct = WgslStruct::new(
+        "Follows",
+        &[
+            WgslMember::new("a", WgslType::vec(3)),
+            WgslMember::new("b", WgslType::F32),
+        ],
+    );
+
+    #[test]
+    fn a_member_right_after_a_vec3_kept_in_16_bytes_is_refused_at_its_offset() {
+        // `{ a: Vec3A, b: f32 }`: `b` at 16 on the host, 12 on the GPU.
+        let members: &'static [HostMember] = Box::leak(Box::new([
+            HostMember {
+                offset: 0,
+                size: 16,
+                shape: lanes(true),
+            },
+            HostMember {
+                offset: 16,
+                size: 4,
+                shape: HostShape::Field(VertexFormat::Float32),
+            },
+        ]));
+        let host = HostShape::Struct {
+            members,
+            size: 32,
+            padding: 0,
+        };
+        let ty = WgslType::Struct(&FOLLOWS);
+        for space in [AddressSpace::Storage, AddressSpace::Uniform] {
+            assert!(!image_matches(&ty, host, 32, space));
+            let f = image_fault(&ty, host, space, LeafName::new().push("f"));
+            assert_eq!(f.path.as_str(), "f.b");
+            assert!(matches!(
+                f.mismatch,
+                ImageMismatch::Offset {
+                    host: 16,
+                    gpu: 12,
+                    ..
+                }
+            ));
+        }
+    }
+
     #[test]
     fn padding_to_add_counts_from_the_member_before_unless_host_only_fields_may_lie_between() {
         // `v` right after `a`: 12 bytes put it at 16.
