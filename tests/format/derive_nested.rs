@@ -578,7 +578,7 @@ mod glam_fields {
 
     /// Host offsets (`offset_of!`) and size, naga's offsets and span on gpudata's WGSL text of
     /// the type, and the derive's field offsets agree.
-    fn offsets_agree<T: gpudata::GpuStruct + gpudata::record::GpuType>(
+    fn offsets_agree<T: GpuStruct + gpudata::record::GpuType>(
         name: &str,
         space: gpudata::layout::AddressSpace,
         host: &[usize],

@@ -53,14 +53,10 @@ mod tests {
 
     #[test]
     fn the_probe_says_whether_a_type_is_pod() {
-        const PADDED: bool = Probe::<Padded>::POD;
-        const REFERENCE: bool = Probe::<&'static u32>::POD;
-        const WORD: bool = Probe::<u32>::POD;
-        const WORDS: bool = Probe::<[f32; 4]>::POD;
-        assert!(!PADDED);
-        assert!(!REFERENCE);
-        assert!(WORD);
-        assert!(WORDS);
+        const { assert!(!Probe::<Padded>::POD) };
+        const { assert!(!Probe::<&'static u32>::POD) };
+        const { assert!(Probe::<u32>::POD) };
+        const { assert!(Probe::<[f32; 4]>::POD) };
     }
 
     /// On x86_64 glam's default build (SSE2; this workspace does not enable `scalar-math`)
@@ -69,10 +65,11 @@ mod tests {
     #[cfg(feature = "glam")]
     #[test]
     fn glam_vec3a_and_mat3a_are_pod_on_simd_builds() {
-        const VEC3: bool = Probe::<glam::Vec3>::POD;
-        assert!(VEC3);
-        assert_eq!(super::GLAM_VEC3A, super::GLAM_MAT3A);
+        const { assert!(Probe::<glam::Vec3>::POD) };
+        const { assert!(super::GLAM_VEC3A == super::GLAM_MAT3A) };
         #[cfg(target_arch = "x86_64")]
-        assert!(super::GLAM_VEC3A);
+        const {
+            assert!(super::GLAM_VEC3A);
+        };
     }
 }
