@@ -106,32 +106,14 @@ const fn columns_match(
     host_size: usize,
     space: AddressSpace,
 ) -> bool {
-    let (column, count) = column_of(leaf);
-    let Ok(gpu) = leaf_layout(column, space) else {
+    let Ok(gpu) = leaf_layout(leaf.column(), space) else {
         return false;
     };
-    let Some(total) = (stride as u64).checked_mul(count) else {
+    // Columns: a matrix's, or the vector itself once.
+    let Some(total) = (stride as u64).checked_mul(leaf.shape().0 as u64) else {
         return false;
     };
     gpu.alignment == stride as u64 && host_size as u64 == total && total >= gpu.size
-}
-
-/// The column type of a vector (itself, once) or matrix (`columns` of them).
-const fn column_of(leaf: LeafType) -> (LeafType, u64) {
-    match leaf {
-        LeafType::Matrix {
-            columns,
-            rows,
-            scalar,
-        } => (
-            LeafType::Vector {
-                components: rows,
-                scalar,
-            },
-            columns as u64,
-        ),
-        other => (other, 1),
-    }
 }
 
 /// Why a value's host bytes are not its GPU bytes, as what to change (see [`image_fault`]).
@@ -244,7 +226,7 @@ pub const fn image_fault(
             WgslType::Leaf(leaf @ LeafType::Matrix { columns, .. }),
             HostShape::Columns { stride, .. },
         ) => {
-            let (column, _) = column_of(*leaf);
+            let column = leaf.column();
             match leaf_layout(column, space) {
                 Ok(l) if l.alignment != stride as u64 => {
                     let mismatch = ImageMismatch::Stride {
