@@ -99,7 +99,10 @@ fn option_array(values: Vec<Option<TokenStream>>) -> TokenStream {
 /// and one impl per field marker.
 fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> TokenStream {
     let krate = &input.attrs.krate;
-    let p = quote!(#krate::__private);
+    // Every generated item but the marker module lies in one `const _` block that imports
+    // `__private` under a short name: the paths are half as many tokens for the proc-macro
+    // bridge, the parser and name resolution as `::gpudata::__private::Name` spelled out.
+    let p = quote!(__gpudata_private);
     let ident = input.ident;
     let gpu: Vec<&Field<'_>> = input.gpu_fields().collect();
     let n = usize_lit(gpu.len());
@@ -217,6 +220,12 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
             quote!(+ ::core::mem::size_of::<#ty>())
         });
         quote!(0 #(#pads)*)
+    };
+    // `Analyzed::PADDING` defaults to 0 (no `#[gpu(padding)]` field).
+    let padding_item = if input.fields.iter().all(Field::is_gpu) {
+        TokenStream::new()
+    } else {
+        quote!(const PADDING: ::core::primitive::usize = #pad_total;)
     };
     // Every constant below is a call of a generic `const fn` of `__private` naming no constant
     // itself, so rustc computes nothing for a struct before it is used (see `Analyzed`).
@@ -450,10 +459,11 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
 
         #[doc(hidden)]
         const _: () = {
+            use #krate::__private as #p;
             #[automatically_derived]
             impl #p::Analyzed<#n> for #ident {
                 const OFFSETS: [::core::primitive::usize; #n] = #offsets;
-                const PADDING: ::core::primitive::usize = #pad_total;
+                #padding_item
                 #analysis_items
             }
             #checks
@@ -826,11 +836,16 @@ fn flattened_impl(
     } else {
         TokenStream::new()
     };
+    // `Flattened::LOCATION` defaults to 0.
+    let location = match &input.attrs.location {
+        Some((n, _)) if *n != 0 => quote!(const LOCATION: ::core::primitive::u32 = #location;),
+        _ => TokenStream::new(),
+    };
     quote! {
         #[automatically_derived]
         impl #p::Flattened for #ident {
             const LEAF_HOST: #p::HostShape = #leaves_host;
-            const LOCATION: ::core::primitive::u32 = #location;
+            #location
             #tail
             type Tables = #p::LeafTables<Self, #n, { #total }>;
         }

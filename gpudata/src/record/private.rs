@@ -189,8 +189,8 @@ pub trait Analyzed<const N: usize> {
     const ANALYSIS: Analysis<N>;
     /// `offset_of!` each gpu field.
     const OFFSETS: [usize; N];
-    /// The bytes of the host-only `#[gpu(padding)]` fields.
-    const PADDING: usize;
+    /// The bytes of the host-only `#[gpu(padding)]` fields (0 without any).
+    const PADDING: usize = 0;
     /// The facts of a struct analysed on first use ([`lazy_analysis`]; `reported_by_caller:
     /// false`); other structs state theirs in `ANALYSIS` and keep this placeholder.
     const FACTS: Facts<N, 0> = Facts::placeholder();
@@ -1385,8 +1385,8 @@ pub trait Described {
 pub trait Flattened {
     /// The host shape of the whole struct.
     const LEAF_HOST: HostShape;
-    /// The first vertex attribute's shader location.
-    const LOCATION: u32;
+    /// The first vertex attribute's shader location (`#[gpu(location = N)]`, else 0).
+    const LOCATION: u32 = 0;
     /// Whether the struct's last field is a `RuntimeArray` (a header plus elements, not a row).
     const TAIL: bool = false;
     /// `LeafTables<Self, N, L>`.
