@@ -102,7 +102,7 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
     // Every generated item but the marker module lies in one `const _` block that imports
     // `__private` under a short name: the paths are half as many tokens for the proc-macro
     // bridge, the parser and name resolution as `::gpudata::__private::Name` spelled out.
-    let p = quote!(__gpudata_private);
+    let p = Ident::new("__gpudata_private", Span::call_site());
     let ident = input.ident;
     let gpu: Vec<&Field<'_>> = input.gpu_fields().collect();
     let n = usize_lit(gpu.len());
@@ -320,13 +320,16 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
     };
 
     let module = input.fields_mod();
-    let marker_impls = gpu.iter().zip(&indices).map(|(f, k)| {
+    let marker_impls = gpu.iter().zip(&indices).enumerate().map(|(j, (f, k))| {
         let ty = f.ty;
         let marker = f.marker();
-        let k = if general {
-            quote!(#p::first_leaf_of::<#ident, #n>(#k))
-        } else {
-            k.to_token_stream()
+        // A struct the macro checks itself states each field's first leaf; another general-path
+        // struct reads it from its analysis, on first use.
+        let first = lazy.as_ref().and_then(|lazy| lazy.firsts.get(j));
+        let k = match first {
+            _ if !general => k.to_token_stream(),
+            Some(first) => first.clone(),
+            None => quote!(#p::first_leaf_of::<#ident, #n>(#k)),
         };
         // The bound holds exactly when the field type is a `GpuField`; the `for<'_>` binder keeps
         // an unsatisfied one from being an error here (the `FORMAT` lookup reports it, once). A
@@ -486,7 +489,7 @@ fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> Tok
 fn runtime_impl(
     input: &Input<'_>,
     tail: &Field<'_>,
-    p: &TokenStream,
+    p: &Ident,
     fields: &TokenStream,
     copies: &TokenStream,
 ) -> TokenStream {
@@ -518,7 +521,7 @@ fn runtime_impl(
 
 /// For structs with `#[gpu(padding)]` fields: a `const` requiring each padding type to be plain
 /// data, reported at the type.
-fn padding_check(input: &Input<'_>, p: &TokenStream) -> TokenStream {
+fn padding_check(input: &Input<'_>, p: &Ident) -> TokenStream {
     let asserts: Vec<TokenStream> = input
         .fields
         .iter()
@@ -597,7 +600,7 @@ fn needs_eager_check(input: &Input<'_>) -> bool {
 /// that may be `-webgl` get an arm of their own.
 fn attributes_const(
     gpu: &[&Field<'_>],
-    p: &TokenStream,
+    p: &Ident,
     n: &Literal,
     location: &Literal,
     storage: bool,
@@ -623,7 +626,7 @@ fn attributes_const(
 fn problem_arms(
     input: &Input<'_>,
     gpu: &[&Field<'_>],
-    p: &TokenStream,
+    p: &Ident,
     analysis: &TokenStream,
 ) -> TokenStream {
     let msg = quote!(&#p::problem_message(&#analysis));
@@ -672,7 +675,7 @@ fn problem_arms(
 
 /// The eager check of a struct the macro checks itself: `const`-true unless a nested type
 /// cannot be a member, then the analysis's problem at its field (nothing without nested types).
-fn lazy_check(input: &Input<'_>, p: &TokenStream, lazy: &crate::lazy::LazyFacts) -> TokenStream {
+fn lazy_check(input: &Input<'_>, p: &Ident, lazy: &crate::lazy::LazyFacts) -> TokenStream {
     if lazy.nests.is_empty() {
         return TokenStream::new();
     }
@@ -709,7 +712,7 @@ fn lazy_check(input: &Input<'_>, p: &TokenStream, lazy: &crate::lazy::LazyFacts)
 fn wgsl_impls(
     input: &Input<'_>,
     gpu: &[&Field<'_>],
-    p: &TokenStream,
+    p: &Ident,
     requested: &[TokenStream],
     pad_total: &TokenStream,
     leaves: Option<&TokenStream>,
@@ -777,7 +780,7 @@ fn wgsl_impls(
 fn host_shape_tokens(
     input: &Input<'_>,
     gpu: &[&Field<'_>],
-    p: &TokenStream,
+    p: &Ident,
     requested: &[TokenStream],
     pad_total: &TokenStream,
 ) -> TokenStream {
@@ -815,7 +818,7 @@ fn host_shape_tokens(
 fn flattened_impl(
     input: &Input<'_>,
     gpu: &[&Field<'_>],
-    p: &TokenStream,
+    p: &Ident,
     requested: &[TokenStream],
     pad_total: &TokenStream,
     location: &Literal,
@@ -857,7 +860,7 @@ fn flattened_impl(
 /// described here from its element, so no trait impl for arrays is needed (one would overlap the
 /// vertex-format arrays such as `[f32; 3]`, which keep their vector meaning); everything else is
 /// the type's `GpuType`.
-fn describe(ty: &Type, p: &TokenStream) -> (TokenStream, TokenStream, TokenStream) {
+fn describe(ty: &Type, p: &Ident) -> (TokenStream, TokenStream, TokenStream) {
     // `RuntimeArray<E>`: `array<E>`, its elements outside the value (a zero-sized member).
     if let Some(elem) = runtime_element(ty) {
         let (wgsl, host, _) = describe(elem, p);
@@ -924,7 +927,7 @@ fn needs_general_path(input: &Input<'_>) -> bool {
 /// error at the field of the first leaf that no wgpu vertex attribute reads. Only fields that
 /// may hold such a leaf get an arm of their own (a `wgsl = "..."` type's leaves all have wgpu
 /// formats).
-fn leaf_attributes_const(gpu: &[&Field<'_>], p: &TokenStream) -> TokenStream {
+fn leaf_attributes_const(gpu: &[&Field<'_>], p: &Ident) -> TokenStream {
     let msg = quote!(#p::tree_webgl_message::<Self>());
     let arms = gpu
         .iter()
@@ -941,7 +944,7 @@ fn leaf_attributes_const(gpu: &[&Field<'_>], p: &TokenStream) -> TokenStream {
 }
 
 /// `HostFacts { .. }` (fields with `offset_of!`, the struct's size) and the host field count.
-fn host_facts(input: &Input<'_>, p: &TokenStream) -> (TokenStream, Literal) {
+fn host_facts(input: &Input<'_>, p: &Ident) -> (TokenStream, Literal) {
     let ident = input.ident;
     let mut gpu_index = 0usize;
     let fields: Vec<TokenStream> = input
@@ -981,7 +984,7 @@ fn host_facts(input: &Input<'_>, p: &TokenStream) -> (TokenStream, Literal) {
 
 /// The `Some(k) => fail` arm of a `-webgl` check for gpu field `k`: the failure spanned at the
 /// field's `format` literal, else at its type.
-fn webgl_arm(k: usize, f: &Field<'_>, p: &TokenStream, msg: &TokenStream) -> TokenStream {
+fn webgl_arm(k: usize, f: &Field<'_>, p: &Ident, msg: &TokenStream) -> TokenStream {
     let range = match &f.attrs.format {
         Some(lit) => span_range(lit),
         None => span_range(f.ty),

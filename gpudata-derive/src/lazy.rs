@@ -5,7 +5,7 @@
 //! only (`__private::lazy_analysis`, its facts in `Analyzed::FACTS`), and the one eager check reads the nested types' `GpuType::NESTS`:
 //! cheap constants instead of the layout engine run in rustc's interpreter for every struct.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 use syn::Type;
 
@@ -20,10 +20,13 @@ pub(crate) struct LazyFacts {
     pub(crate) leaves: TokenStream,
     /// For gpu field `k` holding nested types: `<T as GpuType>::NESTS` of each.
     pub(crate) nests: Vec<(usize, TokenStream)>,
+    /// Each gpu field's first leaf (its marker's `INDEX`): the leaves of the fields before it,
+    /// a literal unless a nested type precedes it.
+    pub(crate) firsts: Vec<TokenStream>,
 }
 
 /// The struct's [`LazyFacts`], or `None` when its problems need the analysis to be found.
-pub(crate) fn lazy_facts(input: &Input<'_>, p: &TokenStream) -> Option<LazyFacts> {
+pub(crate) fn lazy_facts(input: &Input<'_>, p: &Ident) -> Option<LazyFacts> {
     if input.attrs.layout != LayoutKind::WgslStorage
         || input.attrs.zero_copy.is_some()
         || input.attrs.stride.is_some()
@@ -34,7 +37,10 @@ pub(crate) fn lazy_facts(input: &Input<'_>, p: &TokenStream) -> Option<LazyFacts
     let mut literal = 0usize;
     let mut nested = Vec::new();
     let mut nests = Vec::new();
+    let mut firsts = Vec::new();
     for (k, f) in input.gpu_fields().enumerate() {
+        let first = Literal::usize_unsuffixed(literal);
+        firsts.push(quote!(#first #(+ #nested)*));
         let FieldLeaves {
             literal: l,
             nested: n,
@@ -48,6 +54,7 @@ pub(crate) fn lazy_facts(input: &Input<'_>, p: &TokenStream) -> Option<LazyFacts
     Some(LazyFacts {
         leaves: quote!(#literal #(+ #nested)*),
         nests,
+        firsts,
     })
 }
 
@@ -59,7 +66,7 @@ struct FieldLeaves {
     nests: Vec<TokenStream>,
 }
 
-fn field_leaves(f: &Field<'_>, p: &TokenStream) -> Option<FieldLeaves> {
+fn field_leaves(f: &Field<'_>, p: &Ident) -> Option<FieldLeaves> {
     let attrs = &f.attrs;
     if attrs.format.is_some()
         || attrs.offset.is_some()
@@ -82,7 +89,7 @@ fn field_leaves(f: &Field<'_>, p: &TokenStream) -> Option<FieldLeaves> {
 }
 
 /// The leaves of a field of type `ty` without attributes.
-fn type_leaves(ty: &Type, p: &TokenStream) -> Option<FieldLeaves> {
+fn type_leaves(ty: &Type, p: &Ident) -> Option<FieldLeaves> {
     if runtime_element(ty).is_some() {
         return None;
     }

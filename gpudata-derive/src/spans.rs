@@ -1,6 +1,6 @@
 //! Spans for generated code: a `const` failure reported at the user's tokens.
 
-use proc_macro2::{Delimiter, Group, Span, TokenStream};
+use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream};
 use quote::{ToTokens, quote};
 
 /// The first and last token spans of `tokens`, so a generated expression covers all of them.
@@ -15,14 +15,14 @@ pub(crate) fn span_range(tokens: &impl ToTokens) -> (Span, Span) {
 /// reports a failed `const` at this call, on the user's token. `msg` is an expression of type
 /// `&Msg`; the expansion's own messages bind nothing (a binding could be turned into a pattern by
 /// a user's constant).
-pub(crate) fn fail_at(p: &TokenStream, msg: &impl ToTokens, range: (Span, Span)) -> TokenStream {
+pub(crate) fn fail_at(p: &Ident, msg: &impl ToTokens, range: (Span, Span)) -> TokenStream {
     call_at(quote!(#p::fail), msg, range)
 }
 
 /// `gpudata::__private::fail_with(msg)` spanned over `range`, `msg` an expression of type `Msg`
 /// (by value: a `&call()` would be a promoted constant, which rustc evaluates with the item).
 pub(crate) fn fail_with_at(
-    p: &TokenStream,
+    p: &Ident,
     msg: &impl ToTokens,
     range: (Span, Span),
 ) -> TokenStream {
@@ -36,7 +36,7 @@ pub(crate) fn fail_with_at(
     allow(dead_code, reason = "the shader check's, feature `naga`")
 )]
 pub(crate) fn fail_if_at(
-    p: &TokenStream,
+    p: &Ident,
     problem: &impl ToTokens,
     range: (Span, Span),
 ) -> TokenStream {

@@ -1,7 +1,7 @@
 //! `#[gpu(wgsl = "...")]`: a WGSL type string read at macro time into the tokens of a
 //! `gpudata::layout::WgslType` constant (the layout itself stays gpudata's `const fn`s' job).
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 /// A parsed WGSL type without structs.
@@ -133,7 +133,7 @@ pub(crate) fn parse(text: &str) -> Option<WgslTy> {
 }
 
 /// The tokens of the `WgslType` constant, through `p` (`::gpudata::__private`).
-pub(crate) fn tokens(ty: &WgslTy, p: &TokenStream) -> TokenStream {
+pub(crate) fn tokens(ty: &WgslTy, p: &Ident) -> TokenStream {
     match ty {
         WgslTy::Leaf {
             kind,

@@ -3,7 +3,7 @@
 //! (`stride_problem`), one per matched vertex input (`input_problem`), each failing through
 //! `__private::fail_if` spanned at the user's tokens; the expansion binds no name.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 
 use super::ShaderFacts;
@@ -11,7 +11,7 @@ use super::wgsl::{Leaf, Member, Primitive, Tree, ValueType};
 use crate::internals::ast::Input;
 use crate::spans::{fail_if_at, span_range};
 
-fn primitive(p: &TokenStream, primitive: Primitive) -> TokenStream {
+fn primitive(p: &Ident, primitive: Primitive) -> TokenStream {
     match primitive {
         Primitive::F32 => quote!(#p::PrimitiveType::F32),
         Primitive::F16 => quote!(#p::PrimitiveType::F16),
@@ -20,7 +20,7 @@ fn primitive(p: &TokenStream, primitive: Primitive) -> TokenStream {
     }
 }
 
-fn value_type(p: &TokenStream, ty: ValueType) -> TokenStream {
+fn value_type(p: &Ident, ty: ValueType) -> TokenStream {
     match ty {
         Some((scalar, n)) => {
             let scalar = primitive(p, scalar);
@@ -31,7 +31,7 @@ fn value_type(p: &TokenStream, ty: ValueType) -> TokenStream {
     }
 }
 
-fn leaf(p: &TokenStream, leaf: Option<Leaf>) -> TokenStream {
+fn leaf(p: &Ident, leaf: Option<Leaf>) -> TokenStream {
     let Some(leaf) = leaf else {
         return quote!(::core::option::Option::None);
     };
@@ -58,7 +58,7 @@ fn leaf(p: &TokenStream, leaf: Option<Leaf>) -> TokenStream {
 
 /// `tree` as a `__private::ShaderTree` expression (every reference in it is to a constant
 /// expression, so it is promoted to `'static`).
-fn tree(p: &TokenStream, tree: &Tree) -> TokenStream {
+fn tree(p: &Ident, tree: &Tree) -> TokenStream {
     match tree {
         Tree::Leaf(l, name) => {
             let l = leaf(p, *l);
@@ -109,7 +109,7 @@ fn offsets(m: &Member) -> (Literal, Literal) {
 pub(super) fn expand(
     facts: &ShaderFacts,
     input: &Input<'_>,
-    p: &TokenStream,
+    p: &Ident,
     analysis: &TokenStream,
 ) -> TokenStream {
     let gpu: Vec<_> = input.gpu_fields().collect();

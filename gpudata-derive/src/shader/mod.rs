@@ -21,7 +21,7 @@ mod matching;
 #[cfg(feature = "naga")]
 mod wgsl;
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
 
 use crate::internals::ast::Input;
 use crate::internals::ctxt::Ctxt;
@@ -167,7 +167,7 @@ fn resolve(relative: &str, lit: &syn::LitStr) -> std::path::PathBuf {
 pub(crate) fn expand(
     _facts: &ShaderFacts,
     _input: &Input<'_>,
-    _p: &TokenStream,
+    _p: &Ident,
     _analysis: &TokenStream,
 ) -> TokenStream {
     TokenStream::new()
@@ -178,7 +178,7 @@ pub(crate) fn expand(
 pub(crate) fn expand(
     facts: &ShaderFacts,
     input: &Input<'_>,
-    p: &TokenStream,
+    p: &Ident,
     analysis: &TokenStream,
 ) -> TokenStream {
     asserts::expand(facts, input, p, analysis)
