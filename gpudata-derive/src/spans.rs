@@ -21,11 +21,7 @@ pub(crate) fn fail_at(p: &Ident, msg: &impl ToTokens, range: (Span, Span)) -> To
 
 /// `gpudata::__private::fail_with(msg)` spanned over `range`, `msg` an expression of type `Msg`
 /// (by value: a `&call()` would be a promoted constant, which rustc evaluates with the item).
-pub(crate) fn fail_with_at(
-    p: &Ident,
-    msg: &impl ToTokens,
-    range: (Span, Span),
-) -> TokenStream {
+pub(crate) fn fail_with_at(p: &Ident, msg: &impl ToTokens, range: (Span, Span)) -> TokenStream {
     call_at(quote!(#p::fail_with), msg, range)
 }
 
@@ -35,11 +31,7 @@ pub(crate) fn fail_with_at(
     not(feature = "naga"),
     allow(dead_code, reason = "the shader check's, feature `naga`")
 )]
-pub(crate) fn fail_if_at(
-    p: &Ident,
-    problem: &impl ToTokens,
-    range: (Span, Span),
-) -> TokenStream {
+pub(crate) fn fail_if_at(p: &Ident, problem: &impl ToTokens, range: (Span, Span)) -> TokenStream {
     call_at(quote!(#p::fail_if), problem, range)
 }
 
