@@ -717,3 +717,42 @@ fn run_time_errors_inside_nested_types_name_the_member_path() {
     );
     assert!(decl.placements(AddressSpace::Storage).is_ok());
 }
+
+/// A field after nested structs: its marker's `INDEX` (the derive states it as the leaves before
+/// the field, counting the nested types' `GpuType::LEAVES`) names its leaf in `FORMAT`, found
+/// here by name. (Fields of nested struct types are no `GpuField`: their markers name no field.)
+#[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+#[repr(C)]
+struct AfterNested {
+    first: f32,
+    light: Light,
+    lights: [Light; 2],
+    last: u32,
+}
+
+#[test]
+fn markers_after_nested_structs_name_their_first_leaf() {
+    use gpudata::record::GpuFieldMarker;
+    let position = |name: &str| {
+        AfterNested::FORMAT
+            .fields()
+            .iter()
+            .position(|f| f.name() == name)
+            .unwrap()
+    };
+    assert_eq!(
+        <after_nested_fields::First as GpuFieldMarker>::INDEX,
+        position("first")
+    );
+    assert_eq!(
+        <after_nested_fields::Last as GpuFieldMarker>::INDEX,
+        position("last")
+    );
+    assert_eq!(position("last"), 1 + 3 + 2 * 3);
+    // WGSL: `first` at 0, `light` (size 32, align 16) at 16, `lights` (stride 32) at 48, `last`
+    // at 112.
+    assert_eq!(
+        <after_nested_fields::Last as GpuFieldMarker>::BYTE_OFFSET,
+        112
+    );
+}
