@@ -100,8 +100,10 @@ fn option_array(values: Vec<Option<TokenStream>>) -> TokenStream {
 fn expand(input: &Input<'_>, shader: Option<&crate::shader::ShaderFacts>) -> TokenStream {
     let krate = &input.attrs.krate;
     // Every generated item but the marker module lies in one `const _` block that imports
-    // `__private` under a short name: the paths are half as many tokens for the proc-macro
-    // bridge, the parser and name resolution as `::gpudata::__private::Name` spelled out.
+    // `__private` under this short name: its paths are a third of the tokens of
+    // `::gpudata::__private::Name` for the proc-macro bridge, the parser and name resolution,
+    // and an `Ident` is appended where it is interpolated (a `TokenStream` would first flush the
+    // tokens buffered so far across the bridge).
     let p = Ident::new("__gpudata_private", Span::call_site());
     let ident = input.ident;
     let gpu: Vec<&Field<'_>> = input.gpu_fields().collect();
