@@ -356,78 +356,13 @@ fn uniform_errors() {
 mod glam_camera {
     use super::{entry, struct_decl};
     use crate::support::device::{USAGE, gpu};
+    use crate::support::glam_camera::{
+        Frame, StorageCamera, UniformCamera, storage_camera, uniform_camera,
+    };
     use crate::support::probe::compute_capture;
     use gpudata::layout::AddressSpace;
     use gpudata::uniform::GpuUniform;
     use gpudata::{GpuStruct, TypedGpuData};
-
-    #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
-    #[repr(C)]
-    #[gpu(zero_copy)]
-    struct Frame {
-        basis: glam::Mat3A,
-        origin: glam::Vec3A,
-    }
-
-    #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
-    #[repr(C)]
-    #[gpu(zero_copy)]
-    struct StorageCamera {
-        view: glam::Mat4,
-        eye: glam::Vec4,
-        dir: glam::Vec3A,
-        basis: glam::Mat3A,
-        rays: [glam::Vec3A; 2],
-        frame: Frame,
-        tint: glam::Vec4,
-    }
-
-    #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
-    #[repr(C)]
-    #[gpu(layout = "wgsl-uniform", zero_copy)]
-    struct UniformCamera {
-        view: glam::Mat4,
-        frame: Frame,
-        eye: glam::Vec4,
-        dir: glam::Vec3A,
-        rays: [glam::Vec3A; 2],
-        basis: glam::Mat3A,
-    }
-
-    /// `(x, x + 1, x + 2)` with the marker `w` in the fourth lane.
-    fn lane(x: f32, w: f32) -> glam::Vec3A {
-        glam::Vec3A::from_vec4(glam::Vec4::new(x, x + 1.0, x + 2.0, w))
-    }
-
-    fn frame(x: f32) -> Frame {
-        Frame {
-            basis: glam::Mat3A::from_cols(lane(x, -1.0), lane(x + 3.0, -2.0), lane(x + 6.0, -3.0)),
-            origin: lane(x + 9.0, -4.0),
-        }
-    }
-
-    fn storage_camera(seed: f32) -> StorageCamera {
-        StorageCamera {
-            view: glam::Mat4::from_cols_array(&core::array::from_fn(|i| seed + i as f32)),
-            eye: glam::Vec4::new(seed + 16.0, seed + 17.0, seed + 18.0, seed + 19.0),
-            dir: lane(seed + 20.0, -5.0),
-            basis: frame(seed + 23.0).basis,
-            rays: [lane(seed + 32.0, -6.0), lane(seed + 35.0, -7.0)],
-            frame: frame(seed + 38.0),
-            tint: glam::Vec4::new(seed + 50.0, seed + 51.0, seed + 52.0, seed + 53.0),
-        }
-    }
-
-    fn uniform_camera(seed: f32) -> UniformCamera {
-        UniformCamera {
-            view: glam::Mat4::from_cols_array(&core::array::from_fn(|i| seed - i as f32)),
-            frame: frame(seed + 100.0),
-            eye: glam::Vec4::new(seed + 0.5, seed + 1.5, seed + 2.5, seed + 3.5),
-            dir: lane(seed + 200.0, -8.0),
-            rays: [lane(seed + 300.0, -9.0), lane(seed + 400.0, -10.0)],
-            basis: frame(seed + 500.0).basis,
-        }
-    }
 
     fn mat3a(m: glam::Mat3A) -> Vec<f32> {
         [m.x_axis, m.y_axis, m.z_axis]

@@ -507,42 +507,7 @@ mod glam_fields {
         assert!(gpudata::record::rows_as_bytes(&transform).is_some());
     }
 
-    /// A `Mat3A` and a `Vec3A`: 16-byte columns, as WGSL's `vec3<f32>` columns lie.
-    #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
-    #[repr(C)]
-    #[gpu(zero_copy)]
-    struct Frame {
-        basis: glam::Mat3A,
-        origin: glam::Vec3A,
-    }
-
-    /// The camera in `wgsl-storage`: `zero_copy` holds (glam's SSE2 `Vec3A`/`Mat3A`
-    /// are `bytemuck::Pod`; each fourth lane lands in the GPU padding after a `vec3`).
-    #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
-    #[repr(C)]
-    #[gpu(zero_copy)]
-    struct StorageCamera {
-        view: glam::Mat4,
-        eye: glam::Vec4,
-        dir: glam::Vec3A,
-        basis: glam::Mat3A,
-        rays: [glam::Vec3A; 2],
-        frame: Frame,
-        tint: glam::Vec4,
-    }
-
-    /// The same pieces in `wgsl-uniform`.
-    #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
-    #[repr(C)]
-    #[gpu(layout = "wgsl-uniform", zero_copy)]
-    struct UniformCamera {
-        view: glam::Mat4,
-        frame: Frame,
-        eye: glam::Vec4,
-        dir: glam::Vec3A,
-        rays: [glam::Vec3A; 2],
-        basis: glam::Mat3A,
-    }
+    use crate::support::glam_camera::{Frame, StorageCamera, UniformCamera, lane, storage_camera};
 
     /// A scalar right after a `Vec3A`: at byte 12 on the GPU, 16 on the host.
     #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
@@ -550,30 +515,6 @@ mod glam_fields {
     struct Follows {
         a: glam::Vec3A,
         b: f32,
-    }
-
-    /// `(x, y, z)` with `w` in the fourth lane, which glam's SIMD `Vec3A` keeps.
-    fn lane(x: f32, w: f32) -> glam::Vec3A {
-        glam::Vec3A::from_vec4(glam::Vec4::new(x, x + 1.0, x + 2.0, w))
-    }
-
-    fn frame(x: f32) -> Frame {
-        Frame {
-            basis: glam::Mat3A::from_cols(lane(x, -1.0), lane(x + 3.0, -2.0), lane(x + 6.0, -3.0)),
-            origin: lane(x + 9.0, -4.0),
-        }
-    }
-
-    fn storage_camera() -> StorageCamera {
-        StorageCamera {
-            view: glam::Mat4::from_cols_array(&core::array::from_fn(|i| i as f32)),
-            eye: glam::Vec4::new(16.0, 17.0, 18.0, 19.0),
-            dir: lane(20.0, -5.0),
-            basis: frame(23.0).basis,
-            rays: [lane(32.0, -6.0), lane(35.0, -7.0)],
-            frame: frame(38.0),
-            tint: glam::Vec4::new(50.0, 51.0, 52.0, 53.0),
-        }
     }
 
     /// Host offsets (`offset_of!`) and size, naga's offsets and span on gpudata's WGSL text of
@@ -635,7 +576,7 @@ mod glam_fields {
         // The one-`memcpy` image (which `encode_rows_to_vec` is, too) equals the leaf-by-leaf
         // encoding (`encode_row`, the copy plan) in every leaf; only the fourth lanes differ
         // (the copy carries them into GPU padding, the plan zeroes it).
-        let rows = [storage_camera(), storage_camera()];
+        let rows = [storage_camera(0.0), storage_camera(0.0)];
         let image = gpudata::record::rows_as_bytes(&rows).unwrap();
         assert_eq!(gpudata::record::encode_rows_to_vec(&rows), image);
         let mut encoded = vec![0u8; 512];
