@@ -78,6 +78,22 @@ fn one_buffer(bytes: &[u8], format: VertexFormat) -> GpuData {
     .unwrap()
 }
 
+/// The chunked result (its format and bytes) equals `oracle`, the one-buffer op's output on the
+/// full-size device.
+fn assert_like_one_buffer(
+    format: Option<&gpudata::data::GpuDataFormat>,
+    bytes: &[u8],
+    oracle: &GpuData,
+    what: &str,
+) {
+    assert_eq!(format, oracle.format(), "{what}");
+    assert_eq!(
+        bytes,
+        oracle.read_bytes(&full_gpu()).unwrap(),
+        "{what}: one buffer"
+    );
+}
+
 /// Every chunk of `vector` within `limit` bytes; how many chunks there are.
 fn check_buffers(vector: &GpuVector, limit: u64) -> usize {
     for chunk in vector.chunks() {
@@ -239,13 +255,8 @@ fn check_extent(vector: &GpuVector, bytes: &[u8], format: VertexFormat, what: &s
     let full = full_gpu();
     let single = one_buffer(bytes, format);
     let oracle = ops::extent(&full, single.as_view().unwrap()).unwrap();
-    assert_eq!(got.format(), oracle.format(), "{what}");
     assert_eq!(got.length(), oracle.length(), "{what}");
-    assert_eq!(
-        got_bytes,
-        oracle.read_bytes(&full).unwrap(),
-        "{what}: one buffer"
-    );
+    assert_like_one_buffer(got.format(), &got_bytes, &oracle, what);
 }
 
 #[test]
@@ -415,12 +426,7 @@ fn check_prefix_sum(
     let full = full_gpu();
     let single = one_buffer(bytes, format);
     let oracle = ops::prefix_sum(&full, single.as_view().unwrap()).unwrap();
-    assert_eq!(got.format(), oracle.format(), "{what}");
-    assert_eq!(
-        got_bytes,
-        oracle.read_bytes(&full).unwrap(),
-        "{what}: one buffer"
-    );
+    assert_like_one_buffer(got.format(), &got_bytes, &oracle, what);
     chunks
 }
 
@@ -589,12 +595,7 @@ fn check_gather(
         single.as_view().unwrap(),
     )
     .unwrap();
-    assert_eq!(got.format(), oracle.format(), "{what}");
-    assert_eq!(
-        got_bytes,
-        oracle.read_bytes(&full).unwrap(),
-        "{what}: one buffer"
-    );
+    assert_like_one_buffer(got.format(), &got_bytes, &oracle, what);
     got
 }
 
