@@ -115,12 +115,12 @@ pub mod data;
 pub mod device;
 pub mod error;
 pub mod format;
+#[cfg(feature = "serde")]
+mod interchange;
 mod kernels;
 pub mod layout;
 pub mod ops;
 pub mod record;
-#[cfg(feature = "serde")]
-mod serde_impls;
 pub mod storage;
 pub mod table;
 pub mod uniform;

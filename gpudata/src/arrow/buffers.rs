@@ -43,12 +43,12 @@ pub fn buffer_from_gpu(gpu: &Gpu, data: &GpuData) -> Result<Buffer, ArrowInterop
     if data.byte_stride() != data.row_byte_length() {
         let rows = data
             .read_row_bytes(gpu, 0, data.value_length())
-            .map_err(|e| super::gpu::data_error(column, e))?;
+            .map_err(|e| ArrowInteropError::data(column, e))?;
         return Ok(Buffer::from_vec(rows));
     }
     let mut out = zeroed_bytes(len);
     data.read_bytes_into(gpu, &mut out)
-        .map_err(|e| super::gpu::gpu_error(column, e))?;
+        .map_err(|e| ArrowInteropError::gpu(column, e))?;
     Ok(Buffer::from_vec(out))
 }
 
@@ -84,14 +84,14 @@ pub fn buffer_from_gpu_into(
     if data.byte_stride() != data.row_byte_length() {
         let rows = data
             .read_row_bytes(gpu, 0, values)
-            .map_err(|e| super::gpu::data_error(column, e))?;
+            .map_err(|e| ArrowInteropError::data(column, e))?;
         out.truncate(0);
         out.extend_from_slice(&rows);
         return Ok(());
     }
     out.resize(len, 0);
     data.read_bytes_into(gpu, out.as_slice_mut())
-        .map_err(|e| super::gpu::gpu_error(column, e))
+        .map_err(|e| ArrowInteropError::gpu(column, e))
 }
 
 /// The values of every chunk of `vector`, one after another as one buffer would hold them,

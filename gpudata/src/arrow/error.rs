@@ -346,3 +346,25 @@ impl std::fmt::Display for IpcPart {
         }
     }
 }
+
+impl ArrowInteropError {
+    /// [`ArrowInteropError::Gpu`] for `column`.
+    pub(crate) fn gpu(column: &str, source: crate::device::GpuError) -> ArrowInteropError {
+        ArrowInteropError::Gpu {
+            column: column.to_owned(),
+            source,
+        }
+    }
+
+    /// [`ArrowInteropError::Data`] for `column`, or [`ArrowInteropError::Gpu`] for a device
+    /// error the data layer passed on (one path for a [`GpuError`](crate::device::GpuError)).
+    pub(crate) fn data(column: &str, source: crate::data::DataError) -> ArrowInteropError {
+        match source.into_device_error() {
+            Ok(gpu) => ArrowInteropError::gpu(column, gpu),
+            Err(source) => ArrowInteropError::Data {
+                column: column.to_owned(),
+                source,
+            },
+        }
+    }
+}

@@ -10,32 +10,10 @@ use arrow_schema::Field;
 use super::ArrowInteropError;
 use super::buffers::buffer_from_gpu;
 use super::source::{ArrowColumnSource, ArrowReadback, ColumnOptions, SourceFormat};
-use crate::data::{
-    DEFAULT_USAGE, DataError, GpuData, GpuDataDescriptor, GpuDataFormat, GpuDataView,
-};
+use crate::data::{DEFAULT_USAGE, GpuData, GpuDataDescriptor, GpuDataFormat, GpuDataView};
 use crate::device::Gpu;
-use crate::device::GpuError;
 use crate::layout::{BufferLayout, GpuDataStructFormat, StructLayout};
 use crate::ops;
-
-pub(super) fn gpu_error(column: &str, source: GpuError) -> ArrowInteropError {
-    ArrowInteropError::Gpu {
-        column: column.to_owned(),
-        source,
-    }
-}
-
-/// [`ArrowInteropError::Data`], or [`ArrowInteropError::Gpu`] for a device error the data layer
-/// passed on (one path for a [`GpuError`]).
-pub(super) fn data_error(column: &str, source: DataError) -> ArrowInteropError {
-    match source {
-        DataError::Gpu(gpu) => gpu_error(column, gpu),
-        source => ArrowInteropError::Data {
-            column: column.to_owned(),
-            source,
-        },
-    }
-}
 
 /// The struct format whose packed or wgsl-storage layout gives exactly `layout`'s offsets and
 /// stride, if one does (so interleaved rows get typed children).
@@ -133,7 +111,7 @@ pub fn upload_source(
         usage
     };
     let words = GpuData::from_bytes(gpu, source.bytes(), descriptor(source), usage)
-        .map_err(|e| data_error(column, e))?;
+        .map_err(|e| ArrowInteropError::data(column, e))?;
     if !fround {
         return Ok(words);
     }
@@ -145,7 +123,7 @@ pub fn upload_source(
             data_type: source.readback().data_type().clone(),
         })?;
     let input = GpuDataView::new(words.buffer(), input_format, source.length(), 0, None)
-        .map_err(|e| data_error(column, e))?
+        .map_err(|e| ArrowInteropError::data(column, e))?
         .on_device(gpu);
     let mut split = ops::fround(gpu, input).map_err(|e| ArrowInteropError::Op {
         column: column.to_owned(),
@@ -181,7 +159,7 @@ fn unpack_booleans(
         bits.len() as u64 / 4,
     );
     let words = GpuData::from_bytes(gpu, &bits, words_descriptor, wgpu::BufferUsages::STORAGE)
-        .map_err(|e| data_error(column, e))?;
+        .map_err(|e| ArrowInteropError::data(column, e))?;
     let size = rows
         .checked_mul(width)
         .and_then(crate::device::buffers::align4)
@@ -196,7 +174,7 @@ fn unpack_booleans(
         usage | wgpu::BufferUsages::STORAGE,
         "gpudata booleans",
     )
-    .map_err(|e| gpu_error(column, e))?;
+    .map_err(|e| ArrowInteropError::gpu(column, e))?;
     let planner = crate::kernels::Planner::new(gpu, &crate::kernels::OpsConfig::default());
     let unpacked = crate::kernels::bits::unpack(&planner, OP, words.buffer(), rows, width, &output)
         .and_then(|dispatches| {
@@ -209,7 +187,7 @@ fn unpack_booleans(
     }
     GpuData::new(crate::data::BufferHandle::Owned(output), descriptor(source))
         .map(|data| data.on_device(gpu))
-        .map_err(|e| data_error(column, e))
+        .map_err(|e| ArrowInteropError::data(column, e))
 }
 
 /// Uploads one Arrow column (`field` names it and, for interleaved rows, carries their layout).

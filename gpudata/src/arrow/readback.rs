@@ -9,7 +9,7 @@ use arrow_schema::DataType as ArrowType;
 use super::ArrowInteropError;
 use super::format::ArrowShape;
 use super::source::ArrowReadback;
-use crate::layout::strided_byte_length;
+use crate::layout::{remove_stride, strided_byte_length};
 
 impl ArrowReadback {
     /// Bytes of one fixed row, list element, string byte, dictionary key or interleaved row, as
@@ -230,18 +230,9 @@ pub fn compact_rows(
             found: bytes.len() as u64,
         });
     }
-    if row_byte_length == 0 {
-        // Rows of no bytes compact to nothing, whatever their count (and a loop over them would
-        // run for ever on a huge `length`).
-        return Ok(Vec::new());
-    }
     let stride = usize::try_from(byte_stride).map_err(|_| overflow())?;
     let row = usize::try_from(row_byte_length).map_err(|_| overflow())?;
     let rows = usize::try_from(length).map_err(|_| overflow())?;
-    let mut out = Vec::with_capacity(rows.checked_mul(row).ok_or_else(overflow)?);
-    for i in 0..rows {
-        let start = i * stride;
-        out.extend_from_slice(&bytes[start..start + row]);
-    }
-    Ok(out)
+    // `bytes` holds the rows (checked above), so their packed length fits in memory too.
+    Ok(remove_stride(bytes, rows, stride, row))
 }

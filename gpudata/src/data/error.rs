@@ -205,3 +205,19 @@ pub enum DataError {
     #[error(transparent)]
     Gpu(#[from] GpuError),
 }
+
+impl DataError {
+    /// The device error this data error passes on ([`DataError::Gpu`]), or the data error itself:
+    /// the one rule by which every area error nests a data-layer failure (`TableError::Gpu`,
+    /// `OpError::Gpu`, `ArrowInteropError::Gpu` for a device error; their `Data` variant
+    /// otherwise), so a [`GpuError`] reaches the caller on one path.
+    ///
+    /// # Errors
+    /// The data error itself when it is not a device error.
+    pub(crate) fn into_device_error(self) -> Result<GpuError, DataError> {
+        match self {
+            DataError::Gpu(gpu) => Ok(gpu),
+            other => Err(other),
+        }
+    }
+}

@@ -7,19 +7,16 @@ use crate::data::DataError;
 use crate::device::Gpu;
 use crate::device::GpuError;
 use crate::device::transfer::{WaitMode, read_into, read_range};
+use crate::layout::{remove_stride, strided_byte_length};
 
-/// The first `row_len` bytes of each of `rows` rows spaced `stride` apart in `bytes`, packed one
-/// after another; `bytes` itself when the rows are already packed. `bytes` must hold the rows
-/// (`(rows - 1) * stride + row_len` bytes).
+/// `bytes` as packed rows: itself when the rows are packed already, else without their stride
+/// (`bytes` holds the rows: the callers read exactly their strided span).
 fn pack_rows(bytes: Vec<u8>, rows: usize, stride: usize, row_len: usize) -> Vec<u8> {
     if stride == row_len {
-        return bytes;
+        bytes
+    } else {
+        remove_stride(&bytes, rows, stride, row_len)
     }
-    let mut packed = Vec::with_capacity(rows * row_len);
-    for i in 0..rows {
-        packed.extend_from_slice(&bytes[i * stride..i * stride + row_len]);
-    }
-    packed
 }
 
 impl GpuData {
@@ -146,7 +143,8 @@ impl GpuData {
         let row_len = self.row_byte_length();
         // Inside the checked range of the data.
         let offset = self.byte_offset() + first * stride;
-        let span = (rows - 1) * stride + row_len;
+        // Inside the checked range of the data, so it does not overflow.
+        let span = strided_byte_length(rows, stride, row_len).unwrap_or(u64::MAX);
         let buffer = self.buffer_on(gpu, "read back gpu data")?;
         let bytes = read_range(gpu, buffer, offset, span, "read back gpu data", mode).await?;
         Ok(pack_rows(

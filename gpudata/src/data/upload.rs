@@ -13,6 +13,7 @@ use crate::device::Gpu;
 use crate::device::buffers::{align4, create_buffer_async, require_usage};
 use crate::device::transfer::{Stager, WaitMode, row_granule, upload, write_bytes};
 use crate::format::{GpuVectorFormat, VertexFormat};
+use crate::layout::strided_byte_length;
 use crate::record::{GpuField, GpuStruct, fields_as_bytes, rows_as_bytes};
 
 /// Host scratch for encoding rows whose host layout differs from their GPU layout.
@@ -56,7 +57,7 @@ pub(super) async fn write_rows_into<T: GpuStruct>(
     let start = data.byte_offset() + row_offset * data_stride;
     if data_stride == stride {
         // One contiguous range: every row's full stride but the last row's trailing padding.
-        let span = (count - 1) * stride + row_len;
+        let span = strided_byte_length(count, stride, row_len).unwrap_or(u64::MAX);
         let len = align4(span).unwrap_or(u64::MAX);
         if let Some(host) = rows_as_bytes(rows) {
             write_bytes(gpu, buffer, start, &host[..len as usize], mode).await?;

@@ -17,6 +17,7 @@ pub mod wgsl_codec;
 
 pub use data_type::{DataType, PrimitiveType};
 pub use error::FormatError;
+pub(crate) use shader_type::wgsl_alignment;
 pub use shader_type::{ShaderType, WgslCarrier};
 pub use vector::{GpuVectorFormat, GpuVectorFormatInfo};
 pub use vertex::VertexFormat;

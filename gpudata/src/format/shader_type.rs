@@ -167,11 +167,7 @@ impl WgslCarrier {
     /// `vec3` and `vec4`.
     #[must_use]
     pub const fn byte_align(self) -> u64 {
-        match self.components {
-            1 => 4,
-            2 => 8,
-            _ => 16,
-        }
+        wgsl_alignment(self.components, 4)
     }
 
     /// The WGSL type text, e.g. `vec2<u32>`.
@@ -184,5 +180,17 @@ impl WgslCarrier {
 impl fmt::Display for WgslCarrier {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&ShaderType::new(self.primitive, self.components()), f)
+    }
+}
+
+/// WGSL's alignment of `components` values of `width` bytes each: a scalar (1) as wide as it is,
+/// `vec2` twice the scalar, `vec3` and `vec4` four times. The one vector alignment rule, for the
+/// carriers here and the memory model's leaves (`layout::memory`).
+#[must_use]
+pub(crate) const fn wgsl_alignment(components: u8, width: u64) -> u64 {
+    match components {
+        1 => width,
+        2 => 2 * width,
+        _ => 4 * width,
     }
 }

@@ -12,7 +12,7 @@
 
 use core::fmt;
 
-use crate::format::PrimitiveType;
+use crate::format::{PrimitiveType, wgsl_alignment};
 
 /// A WGSL type without members: a scalar, `vecN<T>`, `matCxR<T>` or `atomic<T>`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -332,12 +332,7 @@ const fn max(a: u64, b: u64) -> u64 {
 /// [`TypeRuleError::InvalidAtomic`], [`TypeRuleError::AtomicInUniform`].
 pub const fn leaf_layout(leaf: LeafType, space: AddressSpace) -> Result<TypeLayout, TypeRuleError> {
     const fn vector(components: u8, width: u64) -> (u64, u64) {
-        let align = if components == 2 {
-            2 * width
-        } else {
-            4 * width
-        };
-        (align, components as u64 * width)
+        (wgsl_alignment(components, width), components as u64 * width)
     }
     let (alignment, size) = match leaf {
         LeafType::Scalar(s) => (s.byte_length(), s.byte_length()),

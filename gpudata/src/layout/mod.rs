@@ -4,8 +4,6 @@
 //! [`WgslType`] and the owned [`TypeDecl`], WGSL text for both address spaces).
 
 mod block;
-#[cfg(feature = "serde")]
-mod block_serde;
 mod buffer_layout;
 mod decl;
 mod error;
@@ -23,6 +21,8 @@ mod wgsl_type;
 
 pub use block::{BlockField, ShaderBlockLayout};
 pub use buffer_layout::{BufferAttribute, BufferLayout, StepMode, WgpuVertexLayout};
+#[cfg(feature = "serde")]
+pub(crate) use decl::member_path;
 pub use decl::{MemberDecl, StructDecl, TypeDecl};
 pub use error::{LayoutError, WgslError};
 pub use field_name::FieldNameProblem;
@@ -35,7 +35,7 @@ pub use memory::{
 pub use rules::{
     ConstLayout, LayoutCursor, LayoutRuleError, RowShape, StructLayout, layout_formats,
 };
-pub(crate) use span::strided_byte_length;
+pub(crate) use span::{remove_stride, strided_byte_length};
 pub use struct_format::{GpuDataStructField, GpuDataStructFormat};
 pub(crate) use wgsl::check_name as check_wgsl_name;
 pub use wgsl_type::{WgslMember, WgslStruct, WgslType};

@@ -1,4 +1,5 @@
-//! The one strided byte-length formula: how many bytes `length` rows `byte_stride` apart span.
+//! Strided rows, each rule once: how many bytes `length` rows `byte_stride` apart span, and the
+//! removal of the stride (the rows' first bytes packed one after another).
 
 /// Bytes from the first of `length` rows `byte_stride` apart to the end of the last row's
 /// `element` bytes: `(length - 1) * byte_stride + element`, 0 for no rows; `None` on overflow.
@@ -20,9 +21,39 @@ pub(crate) const fn strided_byte_length(
     }
 }
 
+/// The first `row_len` bytes of each of `rows` rows spaced `stride` apart in `bytes`, packed one
+/// after another. The caller has checked that `bytes` holds the rows
+/// ([`strided_byte_length`]`(rows, stride, row_len)` bytes) and that `row_len <= stride`.
+///
+/// Every stride removal in the crate (data and view readbacks, Arrow compaction) is this.
+#[must_use]
+pub(crate) fn remove_stride(bytes: &[u8], rows: usize, stride: usize, row_len: usize) -> Vec<u8> {
+    if row_len == 0 {
+        // Rows of no bytes pack to nothing, whatever their count (and a loop over them would run
+        // for ever on a huge `rows`).
+        return Vec::new();
+    }
+    if stride == row_len {
+        return bytes[..rows * row_len].to_vec();
+    }
+    let mut packed = Vec::with_capacity(rows * row_len);
+    for row in bytes.chunks(stride).take(rows) {
+        packed.extend_from_slice(&row[..row_len]);
+    }
+    packed
+}
+
 #[cfg(test)]
 mod tests {
-    use super::strided_byte_length;
+    use super::{remove_stride, strided_byte_length};
+
+    #[test]
+    fn stride_removal_keeps_each_rows_first_bytes() {
+        let bytes = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+        assert_eq!(remove_stride(&bytes, 3, 4, 2), vec![1, 2, 5, 6, 9, 10]);
+        assert_eq!(remove_stride(&bytes, 2, 3, 3), vec![1, 2, 3, 4, 5, 6]);
+        assert_eq!(remove_stride(&[], usize::MAX, 0, 0), Vec::<u8>::new());
+    }
 
     #[test]
     fn rows_span_to_the_end_of_the_last_element() {

@@ -674,10 +674,9 @@ impl From<DataError> for TableError {
     /// [`TableError::Data`], except that a device error the data layer passed on
     /// ([`DataError::Gpu`]) becomes [`TableError::Gpu`]: one path for a [`GpuError`].
     fn from(error: DataError) -> TableError {
-        match error {
-            DataError::Gpu(gpu) => TableError::Gpu(gpu),
-            other => TableError::Data(other),
-        }
+        error
+            .into_device_error()
+            .map_or_else(TableError::Data, TableError::Gpu)
     }
 }
 

@@ -8,10 +8,9 @@ use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::ser::{SerializeMap, SerializeStruct};
 use serde::{Deserializer, Serialize, Serializer};
 
-use super::block::{BlockField, ShaderBlockLayout};
-use super::decl::{MemberDecl, StructDecl, TypeDecl};
-use super::limits::DeclarationLimits;
-use crate::layout::LayoutError;
+use crate::layout::{
+    BlockField, DeclarationLimits, LayoutError, MemberDecl, ShaderBlockLayout, StructDecl, TypeDecl,
+};
 
 struct Fields<'a>(&'a [(String, BlockField)]);
 
@@ -180,7 +179,7 @@ fn to_struct<E: de::Error>(
     let members = members
         .into_iter()
         .map(|(member, ty)| {
-            let at = super::decl::member_path(path, &member);
+            let at = crate::layout::member_path(path, &member);
             Ok(MemberDecl {
                 name: member,
                 ty: to_type(root, &at, ty, limits)?,
