@@ -7,9 +7,9 @@
 //! cargo run --example camera_lights
 //! ```
 
+use gpudata::data::GpuUniform;
 use gpudata::layout::{AddressSpace, TypeDecl};
 use gpudata::record::GpuType;
-use gpudata::uniform::GpuUniform;
 use gpudata::{Gpu, GpuStruct, TypedGpuData};
 use gpudata_suite::render::{Offscreen, pipeline};
 

@@ -12,11 +12,11 @@ pub use crate::arrow::stream::IngestError;
 #[cfg(feature = "naga")]
 pub use crate::check::{MismatchError, ShaderCheckError};
 pub use crate::data::DataError;
+pub use crate::data::StorageError;
+pub use crate::data::UniformError;
 pub use crate::device::{GpuError, WgpuError};
 pub use crate::format::FormatError;
 pub use crate::layout::{LayoutError, LayoutRuleError, TypeRuleError, WgslError};
 pub use crate::ops::OpError;
 pub use crate::record::RowBytesError;
-pub use crate::storage::StorageError;
 pub use crate::table::{ChunkMapError, TableError};
-pub use crate::uniform::UniformError;

@@ -55,8 +55,8 @@
 //! marker; [`get_child_by_name`](TypedGpuData::get_child_by_name) and
 //! [`get_child_at`](TypedGpuData::get_child_at) for run-time names), and readbacks decode every
 //! format. [`GpuData`] is the runtime form for formats built from strings, with luma.gl's
-//! row metadata and every byte range checked. One struct value for a shader: [`uniform`]'s
-//! `GpuUniform` (a `wgsl-uniform` struct) and [`storage`]'s `GpuStorage` (a struct ending in a
+//! row metadata and every byte range checked. One struct value for a shader: [`data::GpuUniform`]
+//! (a `wgsl-uniform` struct) and [`data::GpuStorage`] (a struct ending in a
 //! [`record::RuntimeArray`], uploaded as a header plus N elements).
 //!
 //! **5. Tables.** [`GpuVector`] (a column over chunks), [`GpuConstant`], [`GpuRecordBatch`],
@@ -93,7 +93,7 @@
 //! [`StructLayout`], [`StepMode`], [`BufferLayout`]; [`GpuVector`], [`GpuConstant`],
 //! [`GpuRecordBatch`], [`GpuTable`]; and the area errors. The engine's pieces stay public under
 //! their modules: [`format`](mod@format), [`layout`], [`record`], [`data`], [`device`],
-//! [`uniform`], [`storage`], [`table`], [`ops`], [`error`].
+//! [`table`], [`ops`], [`error`].
 //!
 //! # Errors
 //!
@@ -121,9 +121,7 @@ mod kernels;
 pub mod layout;
 pub mod ops;
 pub mod record;
-pub mod storage;
 pub mod table;
-pub mod uniform;
 
 // The front door: the types a user names in the README and the examples. Everything else is
 // public under its module (`gpudata::layout::LayoutCursor`, `gpudata::data::GpuDataFormat`, ...).

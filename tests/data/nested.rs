@@ -4,9 +4,9 @@
 //! writes its words out, and the words equal the host encoding; a vertex shader reads matrix
 //! columns through the generated vertex layout.
 
+use gpudata::data::{GpuUniform, GpuUniformArray};
 use gpudata::layout::{AddressSpace, StructDecl, TypeDecl};
 use gpudata::record::GpuType;
-use gpudata::uniform::{GpuUniform, GpuUniformArray};
 use gpudata::{GpuStruct, TypedGpuData};
 
 use crate::support::device::gpu;
@@ -297,7 +297,7 @@ fn dynamic_offsets_pick_each_element() {
 
 #[test]
 fn uniform_errors() {
-    use gpudata::uniform::UniformError;
+    use gpudata::data::UniformError;
     let gpu = gpu();
     let empty: &[Scene] = &[];
     let e = GpuUniformArray::new(&gpu, empty).unwrap_err();
@@ -360,8 +360,8 @@ mod glam_camera {
         Frame, StorageCamera, UniformCamera, storage_camera, uniform_camera,
     };
     use crate::support::probe::compute_capture;
+    use gpudata::data::GpuUniform;
     use gpudata::layout::AddressSpace;
-    use gpudata::uniform::GpuUniform;
     use gpudata::{GpuStruct, TypedGpuData};
 
     fn mat3a(m: glam::Mat3A) -> Vec<f32> {

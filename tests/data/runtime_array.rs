@@ -7,9 +7,9 @@
 //! `min_binding_size` that wgpu and naga require.
 
 use gpudata::GpuStruct;
+use gpudata::data::{GpuStorage, StorageError};
 use gpudata::layout::{AddressSpace, StructDecl, TypeDecl};
 use gpudata::record::{GpuRuntimeStruct, GpuType, RuntimeArray, encode_runtime};
-use gpudata::storage::{GpuStorage, StorageError};
 
 use crate::support::device::gpu;
 use crate::support::probe::compute_capture;

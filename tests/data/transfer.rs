@@ -931,6 +931,6 @@ fn the_device_data_and_table_types_are_send_and_sync() {
     assert_send_sync::<gpudata::table::GpuMaskVector>();
     assert_send_sync::<gpudata::ops::GpuMask>();
     assert_send_sync::<gpudata::ops::OpPlan<GpuData>>();
-    assert_send_sync::<gpudata::uniform::GpuUniform<Particle>>();
-    assert_send_sync::<gpudata::uniform::GpuUniformArray<Particle>>();
+    assert_send_sync::<gpudata::data::GpuUniform<Particle>>();
+    assert_send_sync::<gpudata::data::GpuUniformArray<Particle>>();
 }

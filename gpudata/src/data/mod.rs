@@ -24,6 +24,9 @@ pub use gpu_data::{
     GpuData, GpuDataDescriptor, GpuDataFormat, MetricsPolicy, ReadbackMetadata, RowMetrics,
 };
 pub use ownership::BufferHandle;
-pub use typed::{TypedGpuData, TypedGpuDataView};
+pub use typed::{
+    GpuStorage, GpuUniform, GpuUniformArray, StorageError, TypedGpuData, TypedGpuDataView,
+    UniformError,
+};
 pub use upload::DEFAULT_USAGE;
 pub use view::GpuDataView;

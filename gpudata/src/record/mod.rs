@@ -16,7 +16,7 @@
 //! (`light.color`, `lights[2].color`, `transform[3]` for a matrix column). A storage struct may end
 //! in a [`RuntimeArray<T>`] (WGSL's runtime-sized `array<T>`): it is then a
 //! [`GpuRuntimeStruct`], a header plus elements, held by
-//! [`GpuStorage`](crate::storage::GpuStorage).
+//! [`GpuStorage`](crate::data::GpuStorage).
 
 mod bytes;
 mod field;

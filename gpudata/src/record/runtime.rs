@@ -1,7 +1,7 @@
 //! Runtime-sized structs: [`RuntimeArray<T>`] marks the last field of a derived storage struct as
 //! WGSL's runtime-sized `array<T>`, and [`GpuRuntimeStruct`] (implemented by the derive for such
 //! a struct) says how a header value and a slice of elements become the struct's GPU bytes.
-//! [`GpuStorage`](crate::storage::GpuStorage) holds them in a storage buffer.
+//! [`GpuStorage`](crate::data::GpuStorage) holds them in a storage buffer.
 
 use core::fmt;
 use core::marker::PhantomData;
@@ -14,7 +14,7 @@ use crate::layout::{GpuDataStructField, RuntimeTail, TypeLayout};
 /// The runtime-sized tail of a derived storage struct: `items: RuntimeArray<Particle>` is WGSL's
 /// `items: array<Particle>`, the struct's last member. It holds nothing (a zero-sized marker):
 /// the struct's value is the header, and the elements travel beside it
-/// ([`GpuStorage::new(gpu, &header, &elements)`](crate::storage::GpuStorage::new)).
+/// ([`GpuStorage::new(gpu, &header, &elements)`](crate::data::GpuStorage::new)).
 ///
 /// ```
 /// use gpudata::GpuStruct;

@@ -5,8 +5,8 @@ use super::GpuStruct;
 
 /// A [`GpuStruct`] laid out by the uniform rules (`#[gpu(layout = "wgsl-uniform")]`), so its
 /// row bytes are what `var<uniform> u: T;` reads: what
-/// [`GpuUniform`](crate::uniform::GpuUniform) and
-/// [`GpuUniformArray`](crate::uniform::GpuUniformArray) hold.
+/// [`GpuUniform`](crate::data::GpuUniform) and
+/// [`GpuUniformArray`](crate::data::GpuUniformArray) hold.
 ///
 /// `#[derive(GpuStruct)]` implements it for every `wgsl-uniform` struct; a struct of another
 /// layout passed to a uniform buffer is a compile error at the call (E0277), in `cargo check`

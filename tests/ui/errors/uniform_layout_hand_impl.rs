@@ -1,4 +1,4 @@
-use gpudata::uniform::{GpuUniform, UniformLayout};
+use gpudata::{data::GpuUniform, record::UniformLayout};
 use gpudata::{Gpu, GpuStruct};
 
 // `UniformLayout` implemented by hand for a struct of another layout: the uniform buffer's own

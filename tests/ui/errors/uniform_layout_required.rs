@@ -1,4 +1,4 @@
-use gpudata::uniform::{GpuUniform, GpuUniformArray};
+use gpudata::data::{GpuUniform, GpuUniformArray};
 use gpudata::{Gpu, GpuStruct};
 
 // A uniform buffer requires `UniformLayout`, which the derive implements for

@@ -3,7 +3,7 @@
 
 use crate::device::GpuError;
 
-/// A storage buffer of a runtime-sized struct ([`GpuStorage`](super::GpuStorage)) that cannot be
+/// A storage buffer of a runtime-sized struct ([`GpuStorage`](crate::data::GpuStorage)) that cannot be
 /// made, written or read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

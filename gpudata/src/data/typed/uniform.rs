@@ -2,13 +2,11 @@
 //! its binding) and [`GpuUniformArray`] (several values, each at a multiple of the device's
 //! `min_uniform_buffer_offset_alignment`, bound once with a dynamic offset per draw).
 
-mod error;
-
 use std::marker::PhantomData;
 use std::num::NonZeroU64;
 
-pub use crate::record::UniformLayout;
-pub use error::UniformError;
+use super::UniformError;
+use crate::record::UniformLayout;
 
 use crate::device::Gpu;
 use crate::device::buffers::create_buffer;

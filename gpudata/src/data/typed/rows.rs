@@ -5,9 +5,9 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Deref;
 
-use super::upload::{upload_rows, write_rows_into};
-use super::{GpuData, GpuDataFormat, GpuDataView};
 use crate::data::DataError;
+use crate::data::upload::{upload_rows, write_rows_into};
+use crate::data::{GpuData, GpuDataFormat, GpuDataView};
 use crate::device::Gpu;
 use crate::device::GpuError;
 use crate::device::transfer::{WaitMode, advise_huge_pages, read_into, read_range};

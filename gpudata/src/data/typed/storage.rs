@@ -7,7 +7,7 @@
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use gpudata::GpuStruct;
 //! use gpudata::record::{GpuRuntimeStruct, RuntimeArray};
-//! use gpudata::storage::GpuStorage;
+//! use gpudata::data::GpuStorage;
 //!
 //! #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
 //! struct Particle {
@@ -35,12 +35,10 @@
 //! # }
 //! ```
 
-mod error;
-
 use std::marker::PhantomData;
 use std::num::NonZeroU64;
 
-pub use error::StorageError;
+use super::StorageError;
 
 use crate::device::Gpu;
 use crate::device::buffers::{copy_prefix, create_buffer};

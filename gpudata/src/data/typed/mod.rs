@@ -1,0 +1,17 @@
+//! Typed buffers, one home: [`TypedGpuData`] and [`TypedGpuDataView`] (rows of a
+//! `#[derive(GpuStruct)]` type, children chosen by field marker at compile time), [`GpuUniform`]
+//! and [`GpuUniformArray`] (values of a `wgsl-uniform` struct, the array at the device's
+//! dynamic-offset alignment) and [`GpuStorage`] (one value of a runtime-sized struct: a header
+//! plus N elements).
+
+mod rows;
+mod storage;
+mod storage_error;
+mod uniform;
+mod uniform_error;
+
+pub use rows::{TypedGpuData, TypedGpuDataView};
+pub use storage::GpuStorage;
+pub use storage_error::StorageError;
+pub use uniform::{GpuUniform, GpuUniformArray};
+pub use uniform_error::UniformError;
