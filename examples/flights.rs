@@ -14,6 +14,7 @@ use std::path::PathBuf;
 
 use gpudata::arrow::parquet::{ParquetOptions, ingest_parquet};
 use gpudata::arrow::stream::{CancelToken, IngestOptions};
+use gpudata::data::HostValues;
 use gpudata::table::RenderOptions;
 use gpudata::{Gpu, StepMode};
 use gpudata_suite::render::{Offscreen, pipeline};
@@ -22,29 +23,26 @@ const WIDTH: u32 = 960;
 const HEIGHT: u32 = 600;
 
 /// The smallest and largest value of an `sint32` column of the GPU table: the `extent`
-/// operation on each GPU batch's chunk (a `[min, max]` row each), combined on the host.
+/// operation over every chunk of the column (one per GPU batch), read back as `[min, max]`.
 fn extent(
     gpu: &Gpu,
     table: &gpudata::table::GpuTable,
     column: &str,
-) -> Result<(i64, i64), Box<dyn std::error::Error>> {
+) -> Result<(i32, i32), Box<dyn std::error::Error>> {
     let vector = table
         .vector(column)
         .ok_or_else(|| format!("no column `{column}`"))?;
-    let mut range: Option<(i64, i64)> = None;
-    for chunk in vector.chunks() {
-        let Some(view) = chunk.as_view() else {
-            continue;
-        };
-        let pair = gpudata::ops::extent(gpu, view)?.read_bytes(gpu)?;
-        let lo = i64::from(i32::from_le_bytes(pair[0..4].try_into()?));
-        let hi = i64::from(i32::from_le_bytes(pair[4..8].try_into()?));
-        range = Some(range.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi))));
+    let range = vector.extent(gpu)?;
+    let view = range.as_view().ok_or("extent returns rows of one format")?;
+    match view.read_values(gpu)? {
+        HostValues::I32(range) if range.len() == 2 => Ok((range[0], range[1])),
+        other => {
+            Err(format!("`{column}`: expected one sint32 [min, max] pair, found {other:?}").into())
+        }
     }
-    range.ok_or_else(|| format!("`{column}` has no rows").into())
 }
 
-fn shader(distance: (i64, i64), delay: (i64, i64)) -> String {
+fn shader(distance: (i32, i32), delay: (i32, i32)) -> String {
     format!(
         r"
 struct Out {{
@@ -81,22 +79,41 @@ fn fs(in: Out) -> @location(0) vec4<f32> {{
     return in.color;
 }}
 ",
-        dx0 = distance.0 as f64,
-        dx1 = distance.1 as f64,
-        dy0 = delay.0.max(-60) as f64,
-        dy1 = delay.1.min(300) as f64,
+        dx0 = f64::from(distance.0),
+        dx1 = f64::from(distance.1),
+        dy0 = f64::from(delay.0.max(-60)),
+        dy1 = f64::from(delay.1.min(300)),
         width = f64::from(WIDTH),
         height = f64::from(HEIGHT),
     )
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// Runs the example; an error is printed as one line (no Debug dump) with a failing status.
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args_os()
         .nth(1)
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("target/vega-datasets-3.2.1/flights-3m.parquet"));
     let columns: Vec<String> = ["delay", "distance", "origin"].map(str::to_owned).to_vec();
 
+    if !path.is_file() {
+        return Err(format!(
+            "{} not found: run scripts/fetch-vega-datasets first (it caches npm's vega-datasets \
+             3.2.1), or pass the path of flights-3m.parquet",
+            path.display()
+        )
+        .into());
+    }
     let gpu = Gpu::headless()?;
     println!("adapter: {}", gpu.adapter_summary());
     let parquet = ParquetOptions {

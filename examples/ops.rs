@@ -6,15 +6,15 @@
 //! cargo run --example ops
 //! ```
 
+use gpudata::data::HostValues;
 use gpudata::ops::cpu::{self, HostInput};
 use gpudata::ops::{self, ArithmeticOp};
 use gpudata::{Gpu, GpuData, GpuDataDescriptor, GpuDataStructFormat, StructLayout, VertexFormat};
 
-fn f32s(bytes: &[u8]) -> Vec<f32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+/// The values of one-format data, decoded by the crate's codec (`float32` rows here).
+fn values(gpu: &Gpu, data: &GpuData) -> Result<HostValues, Box<dyn std::error::Error>> {
+    let view = data.as_view().ok_or("data of one format")?;
+    Ok(view.read_values(gpu)?)
 }
 
 /// The format of `data`, for printing.
@@ -59,7 +59,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             HostInput::new(&bias, VertexFormat::Sint8, 4).into(),
         ],
     )?;
-    println!("add -> {}: {:?}", format_name(&sum), f32s(&gpu_sum));
+    println!("add -> {}: {:?}", format_name(&sum), values(&gpu, &sum)?);
     assert_eq!(gpu_sum, cpu_sum.bytes());
 
     // interleave: the sum and a color column into packed 12-byte vertex rows.
@@ -103,7 +103,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // fround: float64 values to [hi, lo] f32 pairs, with integer operations on the GPU.
     let doubles = [core::f64::consts::PI, 0.1, 16_777_217.0, 3.5e38, f64::NAN];
     let split = ops::fround_f64(&gpu, &doubles)?;
-    let parts = f32s(&split.read_bytes(&gpu)?);
+    let HostValues::F32(parts) = values(&gpu, &split)? else {
+        return Err("fround returns float32 pairs".into());
+    };
     for (x, pair) in doubles.iter().zip(parts.chunks_exact(2)) {
         println!(
             "fround({x:e}) = hi {:e}, lo {:e}; hi + lo = {:e}",

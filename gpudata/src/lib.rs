@@ -64,8 +64,12 @@
 //! vertex buffers for render passes and as storage ranges with generated WGSL accessors for
 //! compute passes.
 //!
-//! **6. Operations.** [`ops`] runs add/subtract/multiply/divide, interleave, deinterleave and
-//! fround as generated WGSL kernels, with a CPU reference of identical semantics.
+//! **6. Operations.** [`ops`] runs luma.gl's operations as generated WGSL kernels, each with a
+//! CPU reference of identical semantics: arithmetic and math functions, lane operations,
+//! interleave and deinterleave, fround, row masks and compaction, prefix sums, `extent`,
+//! `gather`, `sequence` and `segmented_map`. Chunked columns ([`GpuVector`]) run the same
+//! kernels over every chunk (`GpuVector::arithmetic`, `mask`, `filter`, `extent`,
+//! `prefix_sum`, `gather`), and [`GpuTable::filter`] keeps the rows a mask selects.
 //!
 //! **7. Arrow.** With feature `arrow`, arrays and record batches upload straight from their Arrow
 //! buffers and read back with their original types.

@@ -5,7 +5,7 @@
 //! becomes consecutive GPU batches that read back as the batch's slices. Readbacks land in
 //! the memory of Arrow buffers that the rebuilt arrays hold without a copy.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use arrow_array::{
     Array, ArrayRef, BooleanArray, Float32Array, Float64Array, RecordBatch, StringArray,
@@ -13,6 +13,7 @@ use arrow_array::{
 };
 use arrow_buffer::MutableBuffer;
 use arrow_schema::{DataType, Field, Schema};
+use gpudata::VertexFormat;
 use gpudata::arrow::{
     ArrowColumnSource, ArrowInteropError, ArrowReadback, ColumnOptions, FormatChoice,
     array_from_gpu, array_from_gpu_vector, array_to_gpu, array_to_gpu_vector,
@@ -20,24 +21,12 @@ use gpudata::arrow::{
     record_batches_from_gpu_table, record_batches_to_gpu_table,
 };
 use gpudata::table::{ChunkOptions, GpuVector, TableError};
-use gpudata::{Gpu, VertexFormat};
 
 use crate::gpu::{every_type_batch, options};
-use crate::support;
+use crate::support::{self, small_gpu};
 
 /// The most bytes one buffer may hold on [`small_gpu`].
-const MAX_BUFFER: u64 = 1024;
-
-/// A device whose buffers hold at most [`MAX_BUFFER`] bytes.
-fn small_gpu() -> Gpu {
-    static GPU: OnceLock<Gpu> = OnceLock::new();
-    GPU.get_or_init(|| {
-        support::limited_gpu("arrow chunked columns", |limits| {
-            limits.max_buffer_size = MAX_BUFFER;
-        })
-    })
-    .clone()
-}
+const MAX_BUFFER: u64 = support::SMALL_BUFFER;
 
 /// The column options `options()` gives column `name` of [`every_type_batch`].
 fn column_options(name: &str) -> ColumnOptions {

@@ -424,5 +424,6 @@ fn a_bad_usage_in_batch_options_is_refused_by_every_batch_upload() {
     );
     // The same options with a valid usage upload.
     options.usage = Some(U::STORAGE | U::COPY_SRC);
-    assert!(record_batch_to_gpu(&gpu, &batches[0], &options).is_ok());
+    let (batch, skipped) = record_batch_to_gpu(&gpu, &batches[0], &options).unwrap();
+    assert_eq!(batch.num_cols() + skipped.len(), batches[0].num_columns());
 }

@@ -5,10 +5,10 @@
 //! `GPUDATA_SWEEP_CASES` sets the number of layouts (default 1000, sized for CI on lavapipe; the
 //! H200 run in RELIABILITY.md used more) and `GPUDATA_SWEEP_SEED` the first seed.
 
-use crate::support::{Rng, USAGE, attribute_probe_shader, gpu, shader, validation_error};
+use crate::support::{self, Rng, USAGE, attribute_probe_shader, gpu, shader, validation_error};
 use gpudata::data::GpuDataDescriptor;
 use gpudata::format::DataType;
-use gpudata::{Gpu, GpuData, GpuDataStructFormat, StepMode, StructLayout, VertexFormat};
+use gpudata::{Gpu, GpuData, GpuDataStructFormat, StepMode, StructLayout};
 
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -17,24 +17,15 @@ fn env_u64(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
+/// A random packed or wgsl-storage format of at most 16 fields (the WebGPU default limit on
+/// vertex attributes).
 fn random_format(rng: &mut Rng) -> GpuDataStructFormat {
-    let packed = rng.next_u32().is_multiple_of(2);
-    let layout = if packed {
+    let layout = if rng.next_u32().is_multiple_of(2) {
         StructLayout::Packed
     } else {
         StructLayout::WgslStorage
     };
-    let candidates: Vec<VertexFormat> = VertexFormat::ALL
-        .into_iter()
-        .filter(|f| !(packed && f.is_webgl_only()))
-        .collect();
-    // At most 16 fields: the WebGPU default limit on vertex attributes.
-    let count = 1 + rng.next_u32() as usize % 16;
-    let fields = (0..count).map(|i| {
-        let f = candidates[rng.next_u32() as usize % candidates.len()];
-        (format!("f{i}"), f)
-    });
-    GpuDataStructFormat::new(layout, fields).expect("random declarations are valid")
+    support::random_format(rng, layout, 16)
 }
 
 /// Random rows: every payload byte random (floats finite, so a shader copy cannot canonicalize

@@ -9,17 +9,13 @@ use gpudata::{
     StepMode, TypedGpuData, VertexFormat,
 };
 
-use crate::support::{assert_other_device, assert_validation, fresh_gpu, gpu, other_gpu};
+use crate::support::{assert_other_device, assert_validation, floats, fresh_gpu, gpu, other_gpu};
 
 #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
 #[repr(C)]
 #[gpu(layout = "packed")]
 struct Row {
     value: f32,
-}
-
-fn floats(gpu: &Gpu, values: &[f32]) -> GpuData {
-    GpuData::from_slice(gpu, VertexFormat::Float32, values, DEFAULT_USAGE).unwrap()
 }
 
 /// Every data entry point that takes a `Gpu`, run against `data` (float32 rows) and `rows`

@@ -8,17 +8,13 @@ use gpudata::{
     StepMode, TypedGpuData, VertexFormat,
 };
 
-use crate::support::{buffer, gpu};
+use crate::support::{buffer, floats_with, fresh_gpu, gpu};
 
 #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
 #[repr(C)]
 #[gpu(layout = "packed")]
 struct Row {
     value: f32,
-}
-
-fn floats(gpu: &Gpu, values: &[f32], usage: wgpu::BufferUsages) -> GpuData {
-    GpuData::from_slice(gpu, VertexFormat::Float32, values, usage).unwrap()
 }
 
 #[test]
@@ -80,8 +76,8 @@ fn validation() {
     // Reading through a shared handle after the owner destroyed the buffer: wgpu refuses the
     // copy. The error scope returns its refusal; wgpu's default handler (which panics) is never
     // reached, so this device installs no handler of its own.
-    let gpu = Gpu::headless().unwrap_or_else(|e| panic!("{e}"));
-    let data = floats(&gpu, &[1.0, 2.0], DEFAULT_USAGE);
+    let gpu = fresh_gpu();
+    let data = floats_with(&gpu, &[1.0, 2.0], DEFAULT_USAGE);
     let shared = data.share();
     data.destroy();
     for error in [
@@ -108,7 +104,7 @@ fn validation() {
     // The device is still usable.
     assert!(!gpu.is_lost());
     assert_eq!(
-        floats(&gpu, &[3.0], DEFAULT_USAGE)
+        floats_with(&gpu, &[3.0], DEFAULT_USAGE)
             .read_bytes(&gpu)
             .unwrap(),
         3.0f32.to_le_bytes()
@@ -117,8 +113,8 @@ fn validation() {
 
 #[test]
 fn device_lost() {
-    let gpu = Gpu::headless().unwrap_or_else(|e| panic!("{e}"));
-    let data = floats(&gpu, &[1.0, 2.0], DEFAULT_USAGE);
+    let gpu = fresh_gpu();
+    let data = floats_with(&gpu, &[1.0, 2.0], DEFAULT_USAGE);
     let rows = TypedGpuData::from_rows(&gpu, &[Row { value: 1.0 }], DEFAULT_USAGE).unwrap();
     assert!(!gpu.is_lost());
     gpu.device().destroy();
@@ -240,7 +236,7 @@ fn out_of_memory() {
 #[test]
 fn missing_usage() {
     let gpu = gpu();
-    let data = floats(&gpu, &[1.0, 2.0], wgpu::BufferUsages::VERTEX);
+    let data = floats_with(&gpu, &[1.0, 2.0], wgpu::BufferUsages::VERTEX);
     let error = data.read_bytes(&gpu).unwrap_err();
     assert_eq!(
         error,
@@ -423,7 +419,7 @@ fn vertex_data_offset() {
 #[test]
 fn empty_binding() {
     let gpu = gpu();
-    let data = floats(&gpu, &[], DEFAULT_USAGE);
+    let data = floats_with(&gpu, &[], DEFAULT_USAGE);
     let error = data.vertex_buffer_slice(&gpu).unwrap_err();
     assert_eq!(
         error,
@@ -550,7 +546,7 @@ fn data() {
 fn validation_of_an_upload() {
     // Writing rows through a shared handle after the owner destroyed the buffer: wgpu refuses
     // the staged write, and the error scope around it returns the refusal.
-    let gpu = Gpu::headless().unwrap_or_else(|e| panic!("{e}"));
+    let gpu = fresh_gpu();
     let owner = TypedGpuData::from_rows(&gpu, &[Row { value: 1.0 }; 4], DEFAULT_USAGE).unwrap();
     let shared = owner.share();
     owner.destroy();

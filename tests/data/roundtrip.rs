@@ -377,7 +377,8 @@ fn readback_without_copy_src_is_refused_with_the_flags() {
             ..
         })
     ));
-    assert!(data.as_data().vertex_buffer_slice(&gpu).is_ok());
+    let slice = data.as_data().vertex_buffer_slice(&gpu).unwrap();
+    assert_eq!(slice.size(), data.as_data().byte_length());
 }
 
 #[test]

@@ -205,7 +205,8 @@ fn nesting_and_flattening_are_bounded_before_the_work() {
         })
     );
     let fifteen = format!("{}f32{}", "array<".repeat(15), ", 1>".repeat(15));
-    assert!(StructDecl::parse("S", &format!("a: {fifteen}")).is_ok());
+    let deep = StructDecl::parse("S", &format!("a: {fifteen}")).unwrap();
+    assert_eq!(deep.placements(AddressSpace::Storage).unwrap().1.size, 4);
     // Composite JSON sixteen levels deep (below serde_json's own recursion limit).
     let mut nested = String::from(r#""f32""#);
     for _ in 0..16 {

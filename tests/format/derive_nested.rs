@@ -656,7 +656,8 @@ fn run_time_errors_inside_nested_types_name_the_member_path() {
         e.to_string(),
         "`lights[].weights`: arrays in the uniform address space need a stride that is a multiple of 16, but the element stride is 4; use 4-component vectors or a struct element padded with `@size`"
     );
-    assert!(decl.placements(AddressSpace::Storage).is_ok());
+    let (_, storage) = decl.placements(AddressSpace::Storage).unwrap();
+    assert_eq!(storage.size, Lit::FORMAT.byte_stride());
 }
 
 /// A field after nested structs: its marker's `INDEX` (the derive states it as the leaves before

@@ -203,10 +203,13 @@ fn layout_invalid_field_name() {
         format: VertexFormat::Float32,
         byte_offset: 0,
     }];
-    assert!(layout.to_wgpu(0).is_ok());
+    let wgpu_layout = layout.to_wgpu(0).unwrap();
+    assert_eq!(wgpu_layout.as_wgpu().attributes.len(), 1);
     // luma.gl's flattened paths are names.
     let paths = [("lights[1].color", "float32x4"), ("bones[2]", "float32")];
-    assert!(GpuDataStructFormat::parse(StructLayout::Packed, paths).is_ok());
+    let format = GpuDataStructFormat::parse(StructLayout::Packed, paths).unwrap();
+    let names: Vec<&str> = format.fields().iter().map(|f| f.name()).collect();
+    assert_eq!(names, ["lights[1].color", "bones[2]"]);
 }
 
 #[test]

@@ -447,7 +447,9 @@ fn uniform_refusals_name_the_member_and_the_rule() {
         e.to_string(),
         "`b`: arrays in the uniform address space need a stride that is a multiple of 16, but the element stride is 4; use 4-component vectors or a struct element padded with `@size`"
     );
-    assert!(s.placements(AddressSpace::Storage).is_ok());
+    let (members, storage) = s.placements(AddressSpace::Storage).unwrap();
+    let offsets: Vec<u64> = members.iter().map(|m| m.offset).collect();
+    assert_eq!((offsets, storage.size), (vec![0, 4], 20));
     let tail = StructDecl::parse("S", "n: u32, items: array<vec4<f32>>").unwrap();
     assert!(tail.placements(AddressSpace::Uniform).is_err());
     let (_, layout) = tail.placements(AddressSpace::Storage).unwrap();

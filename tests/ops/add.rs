@@ -103,7 +103,7 @@ fn check_add(gpu: &Gpu, pairs: &[&Pair]) {
 
 #[test]
 fn spec_vectors_on_the_gpu() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let a = upload(
         &gpu,
         &f32_bytes(&(0..12).map(|v| v as f32).collect::<Vec<_>>()),
@@ -218,7 +218,7 @@ fn spec_vectors_on_the_gpu() {
 
 #[test]
 fn every_format_against_itself_and_float32_in_every_layout() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let mut rng = Rng::new(1);
     for (i, &format) in VertexFormat::ALL.iter().enumerate() {
         let length = [0, 1, 7, 300, 1025][i % 5] + rng.below(3);
@@ -233,7 +233,7 @@ fn every_format_against_itself_and_float32_in_every_layout() {
 
 #[test]
 fn mixed_types_follow_the_join_and_every_op_agrees() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let mut rng = Rng::new(2);
     let formats = [
         VertexFormat::Uint8x4,
@@ -272,7 +272,7 @@ fn mixed_types_follow_the_join_and_every_op_agrees() {
 
 #[test]
 fn three_operands_and_constants() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let mut rng = Rng::new(3);
     let a = Pair::new(&gpu, &mut rng, VertexFormat::Float32x3, 333, 2);
     let b = Pair::new(&gpu, &mut rng, VertexFormat::Sint16x2, 333, 1);
@@ -299,7 +299,7 @@ fn three_operands_and_constants() {
 
 #[test]
 fn eight_and_sixteen_bit_outputs_pack_whole_words() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let mut rng = Rng::new(4);
     // uint8 + uint8 -> uint8 (16 rows per invocation), uint8x3-webgl output, sint16 outputs,
     // lengths that are not a multiple of the rows per invocation.
@@ -386,7 +386,7 @@ fn more_workgroups_than_one_dimension_holds() {
 
 #[test]
 fn fast_path_reads_and_writes_vec4() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let mut rng = Rng::new(6);
     let a = Pair::new(&gpu, &mut rng, VertexFormat::Float32, 4096, 0);
     let b = Pair::new(&gpu, &mut rng, VertexFormat::Float32, 4096, 0);
@@ -431,7 +431,7 @@ fn fast_path_reads_and_writes_vec4() {
 
 #[test]
 fn errors_name_the_problem() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let mut rng = Rng::new(7);
     let a = Pair::new(&gpu, &mut rng, VertexFormat::Float32x2, 10, 0);
     let b = Pair::new(&gpu, &mut rng, VertexFormat::Float32x2, 11, 0);
@@ -528,7 +528,7 @@ fn binding_limits_are_checked_against_the_device() {
 
 #[test]
 fn data_typed_views_and_constants_are_operands() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let data = gpudata::GpuData::from_bytes(
         &gpu,
         &f32_bytes(&[1.0, 2.0, 3.0]),

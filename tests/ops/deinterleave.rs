@@ -65,7 +65,7 @@ fn check(
 
 #[test]
 fn random_rows_match_the_cpu() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let mut rng = Rng::new(21);
     for case in 0..60u64 {
         let layout = if case % 2 == 0 {
@@ -92,7 +92,7 @@ fn random_rows_match_the_cpu() {
 
 #[test]
 fn selected_fields_in_any_order() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let mut rng = Rng::new(22);
     let format = GpuDataStructFormat::parse(
         StructLayout::Packed,
@@ -159,7 +159,7 @@ fn selected_fields_in_any_order() {
 
 #[test]
 fn byte_exact_wide_fields_use_vec4_copies() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let mut rng = Rng::new(23);
     let format = GpuDataStructFormat::parse(
         StructLayout::Packed,
@@ -190,7 +190,7 @@ fn byte_exact_wide_fields_use_vec4_copies() {
 
 #[test]
 fn segments_and_strided_views() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let mut rng = Rng::new(24);
     // A segmented table: three packed columns in one buffer, plus a strided view of another.
     let n = 500u64;
@@ -220,7 +220,7 @@ fn segments_and_strided_views() {
 
 #[test]
 fn struct_gpu_data_converts_to_rows() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let format = GpuDataStructFormat::parse(
         StructLayout::Packed,
         [("id", "sint32"), ("weight", "float32")],

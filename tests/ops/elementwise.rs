@@ -378,7 +378,7 @@ pub(crate) const MATH: [MathOp; 8] = [
 
 #[test]
 fn math_functions_match_the_cpu_reference() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let config = OpsConfig::default();
     let mut rng = Rng::new(16);
     let formats = [
@@ -449,7 +449,7 @@ fn special_values_of_the_math_functions() {
     // NaN in gives NaN out, ±inf and ±0 the IEEE results, through every function but `pow`:
     // WGSL defines `pow` as `exp2(y · log2(x))`, indeterminate for NaN and x ≤ 0 (lavapipe gives
     // pow(NaN, 2) = 0 and pow(-inf, 2) = NaN), so the test states no result for it there.
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let specials: Vec<f32> = [0x7fc0_0000u32, 0x7f80_0000, 0xff80_0000, 0, 0x8000_0000]
         .map(f32::from_bits)
         .to_vec();
@@ -479,7 +479,7 @@ fn special_values_of_the_math_functions() {
 
 #[test]
 fn lane_operations_match_the_cpu_reference_bit_for_bit() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let config = OpsConfig::default();
     let mut rng = Rng::new(1616);
     let formats = [
@@ -578,7 +578,7 @@ fn normalized_and_chained_arithmetic_is_bit_for_bit() {
     // The cases: two unorm values of one scale (a compiler could factor
     // `a/255 + b/255`), chains (reassociation), chained subtraction with missing lanes
     // (the sign of zero).
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let config = OpsConfig::default();
     let mut rng = Rng::new(7);
     let groups: [&[VertexFormat]; 6] = [
@@ -625,7 +625,7 @@ fn normalized_and_chained_arithmetic_is_bit_for_bit() {
 
 #[test]
 fn literals_keep_the_data_type() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let config = OpsConfig::default();
     let mut rng = Rng::new(11);
     // luma.gl: `sint32 [1] + 0.5` stays sint32.
@@ -698,7 +698,7 @@ fn literals_keep_the_data_type() {
 
 #[test]
 fn single_operand_add_returns_the_input_unchanged() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let mut rng = Rng::new(3);
     for format in [
         VertexFormat::Unorm8x4,
@@ -718,7 +718,7 @@ fn single_operand_add_returns_the_input_unchanged() {
 
 #[test]
 fn luma_rules_and_errors() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let a = upload(&gpu, &f32_bytes(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]));
     let x3 = view(&a, VertexFormat::Float32x3, 2);
     let x2 = view(&a, VertexFormat::Float32x2, 3);
@@ -929,7 +929,7 @@ fn element_wise_ops_split_over_bindings() {
 #[test]
 fn arithmetic_decodes_float16_through_one_function_selections_quiet_nans() {
     use gpudata::format::wgsl_codec::KERNEL_F16_NAME;
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let a = upload(&gpu, &[0u8; 64]);
     let x = view(&a, VertexFormat::Float16x4, 8);
     let plan = ops::plan_arithmetic(

@@ -12,7 +12,7 @@ use gpudata::{
 use crate::fixtures::{f32_bytes, ops_with, rows_at, upload, view, view_at};
 use crate::support::gpu;
 
-fn floats(gpu: &Gpu, values: &[f32]) -> wgpu::Buffer {
+fn float_buffer(gpu: &Gpu, values: &[f32]) -> wgpu::Buffer {
     upload(gpu, &f32_bytes(values))
 }
 
@@ -64,8 +64,8 @@ fn constant_lanes() {
 #[test]
 fn length_mismatch() {
     let gpu = gpu();
-    let a = floats(&gpu, &[1.0; 10]);
-    let b = floats(&gpu, &[2.0; 11]);
+    let a = float_buffer(&gpu, &[1.0; 10]);
+    let b = float_buffer(&gpu, &[2.0; 11]);
     let error = ops::add(
         &gpu,
         view(&a, VertexFormat::Float32, 10),
@@ -90,7 +90,7 @@ fn length_mismatch() {
 #[test]
 fn unsupported_format() {
     let gpu = gpu();
-    let a = floats(&gpu, &[1.0; 4]);
+    let a = float_buffer(&gpu, &[1.0; 4]);
     let error = ops::fround(&gpu, view(&a, VertexFormat::Float32, 4)).unwrap_err();
     assert_eq!(
         error,
@@ -110,7 +110,7 @@ fn unsupported_format() {
 #[test]
 fn misaligned() {
     let gpu = gpu();
-    let a = floats(&gpu, &[1.0; 8]);
+    let a = float_buffer(&gpu, &[1.0; 8]);
     let input = view_at(&a, VertexFormat::Float32, 4, 2, None);
     let error = ops::add(&gpu, input, input).unwrap_err();
     assert_eq!(
@@ -135,7 +135,7 @@ fn stride_too_small() {
     // A `GpuDataView` narrower than its format is refused when it is made (a `DataError`); the
     // CPU reference, which reads host bytes, checks the rule itself.
     let gpu = gpu();
-    let a = floats(&gpu, &[1.0; 8]);
+    let a = float_buffer(&gpu, &[1.0; 8]);
     assert!(GpuDataView::new(&a, VertexFormat::Float32x2, 4, 0, Some(4)).is_err());
     let bytes = [0u8; 32];
     let input = HostInput::new(&bytes, VertexFormat::Float32x2, 4).with_byte_stride(4);
@@ -162,7 +162,7 @@ fn out_of_bounds() {
     // last value ends inside the buffer's last partial word is this error (storage bindings read
     // whole words). The CPU reference checks the rows against its host bytes.
     let gpu = gpu();
-    let a = floats(&gpu, &[1.0; 20]);
+    let a = float_buffer(&gpu, &[1.0; 20]);
     assert!(GpuDataView::new(&a, VertexFormat::Float32x2, 11, 0, None).is_err());
     let odd = crate::support::buffer(&gpu, 6, wgpu::BufferUsages::STORAGE);
     assert_eq!(
@@ -197,7 +197,7 @@ fn overflow() {
     // A `GpuDataView` whose range overflows is refused when it is made (a `DataError`); the CPU
     // reference checks its host inputs' arithmetic itself.
     let gpu = gpu();
-    let a = floats(&gpu, &[1.0; 4]);
+    let a = float_buffer(&gpu, &[1.0; 4]);
     assert!(GpuDataView::new(&a, VertexFormat::Float32, 2, u64::MAX - 3, None).is_err());
     let bytes = [0u8; 16];
     let input = HostInput::new(&bytes, VertexFormat::Float32, 2).with_byte_offset(u64::MAX - 3);
@@ -267,7 +267,7 @@ fn out_of_memory_message() {
 #[test]
 fn field_count_mismatch() {
     let gpu = gpu();
-    let a = floats(&gpu, &[1.0; 8]);
+    let a = float_buffer(&gpu, &[1.0; 8]);
     let error = ops::interleave(
         &gpu,
         &[view(&a, VertexFormat::Float32x2, 4)],
@@ -291,7 +291,7 @@ fn field_count_mismatch() {
 #[test]
 fn field_format_mismatch() {
     let gpu = gpu();
-    let a = floats(&gpu, &[1.0; 8]);
+    let a = float_buffer(&gpu, &[1.0; 8]);
     let error = ops::interleave(
         &gpu,
         &[
@@ -344,7 +344,7 @@ fn too_many_bindings() {
         |l| l.max_storage_buffers_per_shader_stage = 4,
         OpsConfig::default(),
     );
-    let buffers: Vec<wgpu::Buffer> = (0..4).map(|_| floats(&gpu, &[1.0; 16])).collect();
+    let buffers: Vec<wgpu::Buffer> = (0..4).map(|_| float_buffer(&gpu, &[1.0; 16])).collect();
     let operands: Vec<Operand<'_>> = buffers
         .iter()
         .map(|b| view(b, VertexFormat::Float32, 16).into())
@@ -375,7 +375,7 @@ fn too_large() {
         |l| l.max_storage_buffer_binding_size = 1024,
         OpsConfig::default(),
     );
-    let a = floats(&gpu, &[1.0; 2048]);
+    let a = float_buffer(&gpu, &[1.0; 2048]);
     let column = ops::add(&gpu, view(&a, VertexFormat::Float32, 2048), 1.0).unwrap();
     assert_eq!(column.read_bytes(&gpu).unwrap(), [0, 0, 0, 64].repeat(2048));
     let field = |offset| view_at(&a, VertexFormat::Float32, 4, offset, Some(2048));
@@ -430,7 +430,7 @@ fn dispatch_too_large() {
             ..OpsConfig::default()
         },
     );
-    let a = floats(&gpu, &[1.0; 5000]);
+    let a = float_buffer(&gpu, &[1.0; 5000]);
     let input = view(&a, VertexFormat::Float32, 5000);
     let error = ops::plan_arithmetic(
         &gpu,
@@ -476,7 +476,7 @@ fn wrong_data() {
 fn device() {
     // The device refuses the submission: the input's buffer was destroyed after planning.
     let gpu = gpu();
-    let a = floats(&gpu, &[1.0; 64]);
+    let a = float_buffer(&gpu, &[1.0; 64]);
     let plan = ops::plan_arithmetic(
         &gpu,
         &OpsConfig::default(),

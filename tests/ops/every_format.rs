@@ -19,7 +19,7 @@ fn float(format: VertexFormat) -> bool {
 
 #[test]
 fn math_functions_over_every_format() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let config = OpsConfig::default();
     let mut rng = Rng::new(4916);
     for op in MATH {
@@ -67,7 +67,7 @@ fn math_functions_over_every_format() {
 
 #[test]
 fn lane_operations_over_every_format() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let config = OpsConfig::default();
     let mut rng = Rng::new(4917);
     let all = VertexFormat::ALL;
@@ -95,7 +95,7 @@ fn lane_operations_over_every_format() {
 fn arithmetic_over_every_format() {
     // `add` of every format is in `add.rs`; here subtract, multiply and divide, each format
     // against another random format (luma.gl's type join) and against itself.
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let config = OpsConfig::default();
     let mut rng = Rng::new(4918);
     for (k, &a) in VertexFormat::ALL.iter().enumerate() {
@@ -131,7 +131,7 @@ fn arithmetic_over_every_format() {
 
 #[test]
 fn masks_over_every_format() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let mut rng = Rng::new(4919);
     for format in VertexFormat::ALL {
         let length = 1 + rng.below(700);
@@ -156,7 +156,7 @@ fn masks_over_every_format() {
 #[test]
 fn compaction_over_every_format() {
     // Eight formats per compaction (one pass over all of them), every format once.
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let mut rng = Rng::new(4920);
     for formats in VertexFormat::ALL.chunks(8) {
         let length = 1 + rng.below(20_000);
@@ -192,7 +192,7 @@ fn formats_of(column: &Column) -> VertexFormat {
 fn gather_over_every_format() {
     // Every source format, the index formats in turn (every integer and float format of one
     // lane that `gather` takes).
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let mut rng = Rng::new(4921);
     let ids = [
         VertexFormat::Uint32,

@@ -7,11 +7,9 @@ use gpudata::data::DEFAULT_USAGE;
 use gpudata::ops::{self, ArithmeticOp, OpError, OpsConfig};
 use gpudata::{Gpu, GpuData, GpuDataStructFormat, GpuError, StructLayout, VertexFormat};
 
-use crate::support::{assert_other_device, assert_validation, f32s, fresh_gpu, gpu, other_gpu};
-
-fn floats(gpu: &Gpu, values: &[f32]) -> GpuData {
-    GpuData::from_slice(gpu, VertexFormat::Float32, values, DEFAULT_USAGE).unwrap()
-}
+use crate::support::{
+    assert_other_device, assert_validation, f32s, floats, fresh_gpu, gpu, other_gpu,
+};
 
 /// `values` as float64 word pairs (`uint32x2`), fround's input.
 fn doubles(gpu: &Gpu, values: &[f64]) -> GpuData {

@@ -203,7 +203,7 @@ fn check_masks(gpu: &Gpu, rng: &mut Rng, length: u64, trees: usize) {
 fn the_test_device_has_subgroups() {
     // lavapipe has them, so `masks_equal_the_cpu_reference` runs the ballot kernel as well as
     // the one without subgroups; the limited devices (no features) run the latter only.
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     assert!(
         gpu.device().features().contains(wgpu::Features::SUBGROUP),
         "{:?}",
@@ -213,7 +213,7 @@ fn the_test_device_has_subgroups() {
 
 #[test]
 fn masks_equal_the_cpu_reference() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let mut rng = Rng::new(30);
     check_masks(&gpu, &mut rng, 3000, 40);
     check_masks(&gpu, &mut rng, 1, 5);
@@ -228,7 +228,7 @@ fn masks_split_large_columns() {
 
 #[test]
 fn comparison_rules() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let values = [f32::NAN, -0.0, 0.0, 1.0, f32::INFINITY, -3.5];
     let buffer = upload(&gpu, &f32_bytes(&values));
     let x = view(&buffer, VertexFormat::Float32, 6);
@@ -292,7 +292,7 @@ fn comparison_rules() {
 #[cfg(feature = "arrow")]
 #[test]
 fn masks_read_back_as_arrow_boolean_arrays() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let bools: Vec<bool> = (0..77).map(|i| i % 3 == 0).collect();
     let mask = GpuMask::from_bools(&gpu, &bools).unwrap();
     let array = mask.read_arrow(&gpu).unwrap();
@@ -371,7 +371,7 @@ fn check_compact(gpu: &Gpu, rng: &mut Rng, length: u64) {
 
 #[test]
 fn compaction_equals_filtering_on_the_host() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let mut rng = Rng::new(32);
     check_compact(&gpu, &mut rng, 20_000);
     check_compact(&gpu, &mut rng, 1);
@@ -387,7 +387,7 @@ fn compaction_splits_large_columns() {
 
 #[test]
 fn compaction_of_struct_rows_keeps_their_format() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let mut rng = Rng::new(34);
     let format = gpudata::GpuDataStructFormat::new(
         gpudata::StructLayout::WgslStorage,
@@ -418,7 +418,7 @@ fn compaction_of_struct_rows_keeps_their_format() {
 
 #[test]
 fn prefix_sums_equal_the_cpu_reference() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let split = small();
     let mut rng = Rng::new(35);
     for (gpu, n) in [
@@ -452,7 +452,7 @@ fn prefix_sums_of_every_integer_format() {
     // One-lane integers of 8, 16 and 32 bits, offset and strided, against the CPU reference and
     // a running sum written here (sign-extended for signed formats, wrapping at 32 bits); a
     // device of 1 MiB bindings splits the last.
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let split = small();
     let mut rng = Rng::new(36);
     let formats = [

@@ -4,21 +4,14 @@
 //! crate::fixtures::*`.
 
 use gpudata::ops::OpsConfig;
-use gpudata::{Gpu, GpuData, GpuDataStructFormat, GpuDataView, StructLayout, VertexFormat};
+use gpudata::{Gpu, GpuData, GpuDataStructFormat, GpuDataView, VertexFormat};
 use wgpu::util::DeviceExt as _;
 
-pub use crate::support::{Rng, f32_bytes, f32s, u32_bytes, u32s};
+pub use crate::support::{Rng, f32_bytes, f32s, fresh_gpu, random_format, u32_bytes, u32s};
 
 /// A device with the adapter's own limits, adjusted by `adjust`.
 pub fn ops_with_limits(adjust: impl FnOnce(&mut wgpu::Limits)) -> Gpu {
     ops_with(adjust, OpsConfig::default()).0
-}
-
-/// A new [`Gpu::headless`] device (the adapter's own limits). Each test gets its own device and
-/// queue: lavapipe runs one queue's work in order, so the operation tests, run in parallel, would
-/// wait on one another on the shared device.
-pub fn gpu() -> Gpu {
-    Gpu::headless().unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// A new device with the limits `adjust` sets, and the tuning `config` to plan with.
@@ -138,24 +131,6 @@ pub fn random_value(rng: &mut Rng, format: VertexFormat) -> Vec<u8> {
         }
     }
     out
-}
-
-/// A random struct format of 1 to `max_fields` fields (`f0`, `f1`, …) of any format `layout`
-/// takes.
-pub fn random_format(rng: &mut Rng, layout: StructLayout, max_fields: u64) -> GpuDataStructFormat {
-    let candidates: Vec<VertexFormat> = VertexFormat::ALL
-        .iter()
-        .copied()
-        .filter(|f| layout == StructLayout::WgslStorage || !f.is_webgl_only())
-        .collect();
-    let n = 1 + rng.below(max_fields) as usize;
-    let fields: Vec<(String, VertexFormat)> = (0..n)
-        .map(|i| {
-            let f = candidates[rng.below(candidates.len() as u64) as usize];
-            (format!("f{i}"), f)
-        })
-        .collect();
-    GpuDataStructFormat::new(layout, fields).unwrap()
 }
 
 /// `length` rows of `stride` bytes after `offset` bytes of random filler, with a random value of

@@ -114,7 +114,7 @@ fn check(
 
 #[test]
 fn spec_vectors_135_to_145_bit_for_bit() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let cases: &[(f64, u32, u32)] = &[
         (1.0, 0x3f80_0000, 0),
         (-2.0, 0xc000_0000, 0),
@@ -181,7 +181,7 @@ fn spec_vectors_135_to_145_bit_for_bit() {
 
 #[test]
 fn random_doubles_of_every_class_bit_for_bit() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let mut rng = Rng::new(31);
     for (n, format) in [
         (20_000usize, VertexFormat::Uint32x2),
@@ -206,7 +206,7 @@ fn random_doubles_of_every_class_bit_for_bit() {
 
 #[test]
 fn strided_and_offset_double_columns() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let mut rng = Rng::new(32);
     // Doubles inside 24-byte rows, starting 4 bytes in (only 4-byte aligned), and a segment of a
     // shared buffer.
@@ -264,7 +264,7 @@ fn more_workgroups_than_one_dimension_holds() {
 
 #[test]
 fn formats_other_than_word_pairs_are_refused() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let buffer = upload(&gpu, &[0; 64]);
     for format in [
         VertexFormat::Float32x2,
@@ -294,7 +294,7 @@ fn every_exponent_with_random_significands() {
     // Each double exponent from f32's subnormal range to past its overflow, 64 random
     // significands each, both signs: the integer fast path (exponents -74..127), the general
     // path and the boundary between them.
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let mut rng = Rng::new(34);
     let mut values = Vec::new();
     for ex in 850u64..1200 {
@@ -318,7 +318,7 @@ fn every_exponent_with_random_significands() {
 #[test]
 fn arrow_float64_columns() {
     use arrow_array::{Array as _, Float64Array};
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let mut rng = Rng::new(35);
     let values = interesting(&mut rng, 1000);
     let array = Float64Array::from(values.clone());

@@ -180,7 +180,7 @@ fn run(
 
 #[test]
 fn spec_vector_103_as_a_struct() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let a = upload(
         &gpu,
         &f32_bytes(&(0..10).map(|v| v as f32).collect::<Vec<_>>()),
@@ -210,7 +210,7 @@ fn spec_vector_103_as_a_struct() {
 
 #[test]
 fn random_formats_and_layouts_match_the_cpu_and_round_trip() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let mut rng = Rng::new(11);
     for case in 0..60u32 {
         let layout = if case % 2 == 0 {
@@ -233,7 +233,7 @@ fn random_formats_and_layouts_match_the_cpu_and_round_trip() {
 
 #[test]
 fn eight_and_sixteen_bit_fields_in_packed_rows() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let mut rng = Rng::new(12);
     // Spec vector 23's struct, luma.gl's mesh layout (vector 160) and one of 2-byte fields.
     for fields in [
@@ -273,7 +273,7 @@ fn eight_and_sixteen_bit_fields_in_packed_rows() {
 
 #[test]
 fn rows_bind_as_a_storage_array_of_the_wgsl_struct() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let format = GpuDataStructFormat::parse(
         StructLayout::WgslStorage,
         [
@@ -376,7 +376,7 @@ fn run_compute(gpu: &Gpu, wgsl: &str, rows: &wgpu::Buffer, n: u64, per_row: u64)
 
 #[test]
 fn packed_rows_bind_as_a_vertex_buffer() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let format = GpuDataStructFormat::parse(
         StructLayout::Packed,
         [
@@ -457,7 +457,7 @@ fn packed_rows_bind_as_a_vertex_buffer() {
 
 #[test]
 fn gpu_data_in_and_out() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let a = GpuData::from_bytes(
         &gpu,
         &f32_bytes(&[1., 2., 3., 4., 5., 6.]),

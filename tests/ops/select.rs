@@ -113,7 +113,7 @@ fn check_extent(gpu: &Gpu, rng: &mut Rng, format: VertexFormat, length: u64) {
 
 #[test]
 fn extent_equals_the_cpu_reference_for_every_format() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let mut rng = Rng::new(16);
     for &format in VertexFormat::ALL.iter().filter(|f| !f.is_packed_bits()) {
         for length in [1, 2, 37, 9000] {
@@ -137,7 +137,7 @@ fn extent_splits_large_inputs() {
 
 #[test]
 fn extent_rules() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     // -0 below +0 whatever their order; NaNs after the first row skipped.
     for values in [[0.0f32, -0.0, f32::NAN, 3.0], [-0.0, 0.0, 3.0, f32::NAN]] {
         let buffer = upload(&gpu, &f32_bytes(&values));
@@ -238,7 +238,7 @@ pub(crate) fn check_gather(
 
 #[test]
 fn gather_equals_the_cpu_reference() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let mut rng = Rng::new(18);
     let ids = [
         VertexFormat::Uint32,
@@ -339,7 +339,7 @@ fn gather_splits_large_index_columns() {
 
 #[test]
 fn sequence_equals_the_cpu_reference() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let split = small();
     for (gpu, count, start, step) in [
         (&gpu, 0, 0, 1),
@@ -383,7 +383,7 @@ fn check_segments(gpu: &Gpu, format: VertexFormat, starts: &[u32], vertex_count:
 
 #[test]
 fn segmented_map_equals_the_cpu_reference() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     // Empty segments (repeated starts) at the start, middle and end.
     check_segments(&gpu, VertexFormat::Uint32, &[0, 0, 3, 3, 3, 10, 12], 12);
     check_segments(&gpu, VertexFormat::Uint16, &[0], 5);
@@ -402,7 +402,7 @@ fn segmented_map_equals_the_cpu_reference() {
 
 #[test]
 fn segmented_map_checks_its_starts_as_luma_does() {
-    let gpu = gpu();
+    let gpu = fresh_gpu();
     let run = |starts: &[u32], n: u64| {
         let bytes = u32_bytes(starts);
         let buffer = upload(&gpu, &bytes);

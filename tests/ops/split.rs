@@ -30,7 +30,7 @@ fn small() -> Gpu {
 /// Operations on a device with the adapter's own limits.
 fn large() -> Gpu {
     static OPS: OnceLock<Gpu> = OnceLock::new();
-    OPS.get_or_init(gpu).clone()
+    OPS.get_or_init(fresh_gpu).clone()
 }
 
 /// Random bytes of `length` rows of `stride` bytes after `offset` bytes, a value of `format` at

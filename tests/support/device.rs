@@ -31,10 +31,30 @@ fn require_vulkan(backend: wgpu::Backend, adapter: &str) {
 /// to install the software one (`mesa-vulkan-drivers`).
 pub fn gpu() -> Gpu {
     static GPU: OnceLock<Gpu> = OnceLock::new();
+    GPU.get_or_init(fresh_gpu).clone()
+}
+
+/// A new [`Gpu::headless`] device, made as the shared [`gpu`] is: for a test that destroys it or
+/// its buffers, and for the operation tests (lavapipe runs one queue's work in order, so tests
+/// that run many kernels in parallel each take a device and queue of their own rather than wait
+/// on the shared one).
+pub fn fresh_gpu() -> Gpu {
+    let gpu = Gpu::headless().unwrap_or_else(|e| panic!("{e}; {INSTALL}"));
+    require_vulkan(gpu.adapter_info().backend, &gpu.adapter_summary());
+    gpu
+}
+
+/// The most bytes one buffer holds on [`small_gpu`].
+pub const SMALL_BUFFER: u64 = 1024;
+
+/// The binary's device whose buffers hold at most [`SMALL_BUFFER`] bytes (256 `float32` rows):
+/// columns of a few hundred rows become chunked columns.
+pub fn small_gpu() -> Gpu {
+    static GPU: OnceLock<Gpu> = OnceLock::new();
     GPU.get_or_init(|| {
-        let gpu = Gpu::headless().unwrap_or_else(|e| panic!("{e}; {INSTALL}"));
-        require_vulkan(gpu.adapter_info().backend, &gpu.adapter_summary());
-        gpu
+        limited_gpu("1 KiB buffers", |limits| {
+            limits.max_buffer_size = SMALL_BUFFER;
+        })
     })
     .clone()
 }
@@ -68,6 +88,17 @@ pub fn limited_gpu(label: &str, adjust: impl FnOnce(&mut wgpu::Limits)) -> Gpu {
     }))
     .unwrap_or_else(|e| panic!("the adapter refused a device: {e}"));
     Gpu::from_device_queue(device, queue)
+}
+
+/// `values` uploaded as `float32` data with the library's default usage.
+pub fn floats(gpu: &Gpu, values: &[f32]) -> gpudata::GpuData {
+    floats_with(gpu, values, gpudata::data::DEFAULT_USAGE)
+}
+
+/// `values` uploaded as `float32` data with `usage`.
+pub fn floats_with(gpu: &Gpu, values: &[f32], usage: wgpu::BufferUsages) -> gpudata::GpuData {
+    gpudata::GpuData::from_slice(gpu, gpudata::VertexFormat::Float32, values, usage)
+        .unwrap_or_else(|e| panic!("float32 data of {} values: {e}", values.len()))
 }
 
 /// Runs `f` inside a validation error scope and returns wgpu's error message, if any.

@@ -17,11 +17,6 @@ pub fn other_gpu() -> Gpu {
         .clone()
 }
 
-/// A new headless device for a test that destroys it or its buffers.
-pub fn fresh_gpu() -> Gpu {
-    Gpu::headless().unwrap_or_else(|e| panic!("{e}"))
-}
-
 /// Panics unless `error` is [`GpuError::OtherDevice`] naming `operation`, with the message
 /// naming both adapters.
 pub fn assert_other_device(error: &GpuError, operation: &str) {

@@ -49,3 +49,26 @@ impl Rng {
         std::array::from_fn(|_| self.next_u32() as u8)
     }
 }
+
+/// A random struct format of 1 to `max_fields` fields (`f0`, `f1`, …) of any format `layout`
+/// takes.
+pub fn random_format(
+    rng: &mut Rng,
+    layout: gpudata::StructLayout,
+    max_fields: u64,
+) -> gpudata::GpuDataStructFormat {
+    let candidates: Vec<gpudata::VertexFormat> = gpudata::VertexFormat::ALL
+        .iter()
+        .copied()
+        .filter(|f| layout == gpudata::StructLayout::WgslStorage || !f.is_webgl_only())
+        .collect();
+    let n = 1 + rng.below(max_fields) as usize;
+    let fields: Vec<(String, gpudata::VertexFormat)> = (0..n)
+        .map(|i| {
+            let f = candidates[rng.below(candidates.len() as u64) as usize];
+            (format!("f{i}"), f)
+        })
+        .collect();
+    gpudata::GpuDataStructFormat::new(layout, fields)
+        .unwrap_or_else(|e| panic!("random declarations are valid: {e}"))
+}

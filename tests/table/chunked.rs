@@ -4,30 +4,17 @@
 //! pass, goes through the operations piece by piece (inputs chunked differently), and builds a
 //! table whose batches are the chunks, which filters like the host.
 
-use std::sync::OnceLock;
-
-use crate::fixtures::{USAGE, compute_capture, limited_gpu};
-use crate::support::Rng;
+use crate::fixtures::{USAGE, compute_capture};
+use crate::support::{self, Rng, small_gpu};
 use gpudata::ops::GpuMask;
 use gpudata::table::{ChunkOptions, GpuColumn, GpuTable, GpuVector, RecordBatchOptions};
 use gpudata::{
-    DataError, Gpu, GpuData, GpuDataDescriptor, GpuError, GpuStruct, GpuVectorFormat, Unorm8x4,
+    DataError, GpuData, GpuDataDescriptor, GpuError, GpuStruct, GpuVectorFormat, Unorm8x4,
     VertexFormat,
 };
 
 /// The most bytes one buffer may hold on [`small_gpu`].
-const MAX_BUFFER: u64 = 1024;
-
-/// A device whose buffers hold at most [`MAX_BUFFER`] bytes.
-fn small_gpu() -> Gpu {
-    static GPU: OnceLock<Gpu> = OnceLock::new();
-    GPU.get_or_init(|| {
-        limited_gpu("chunked columns", |limits| {
-            limits.max_buffer_size = MAX_BUFFER;
-        })
-    })
-    .clone()
-}
+const MAX_BUFFER: u64 = support::SMALL_BUFFER;
 
 #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
 #[repr(C)]
@@ -460,7 +447,7 @@ fn element_wise_operations_take_chunked_columns_as_one_buffer_data() {
     use gpudata::ops::{ArithmeticOp, Constant, Literal, MathOp};
     use gpudata::table::{ChunkMapError, ChunkOperand};
     let gpu = small_gpu();
-    let full = crate::support::gpu();
+    let full = support::gpu();
     let mut rng = Rng::new(174);
     let n: usize = 600;
     let a: Vec<f32> = (0..n).map(|_| rng.f32_in(100.0)).collect();

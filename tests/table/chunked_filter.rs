@@ -4,26 +4,13 @@
 //! host's rows, the rows it keeps of chunked columns equal the host's compaction byte for byte,
 //! and lane operations over chunked inputs equal the same operation on one buffer.
 
-use std::sync::OnceLock;
-
-use crate::fixtures::{USAGE, limited_gpu};
-use crate::support::Rng;
+use crate::fixtures::USAGE;
+use crate::support::{Rng, small_gpu};
 use gpudata::ops::{GpuMask, LaneOp, OpError, PredicateOf};
 use gpudata::table::{
     ChunkMapError, ChunkOptions, ChunkedPredicate, GpuMaskVector, GpuVector, TableError,
 };
 use gpudata::{Gpu, GpuData, GpuStruct, VertexFormat};
-
-/// A device whose buffers hold at most 1 KiB (256 `float32` rows per chunk).
-fn small_gpu() -> Gpu {
-    static GPU: OnceLock<Gpu> = OnceLock::new();
-    GPU.get_or_init(|| {
-        limited_gpu("chunked filters", |limits| {
-            limits.max_buffer_size = 1024;
-        })
-    })
-    .clone()
-}
 
 fn rows_per_chunk(rows: u64) -> ChunkOptions {
     ChunkOptions {

@@ -7,24 +7,13 @@
 use std::sync::OnceLock;
 
 use crate::fixtures::{USAGE, gpu as full_gpu, limited_gpu};
-use crate::support::Rng;
+use crate::support::{self, Rng, small_gpu};
 use gpudata::ops::{self, OpError};
 use gpudata::table::{ChunkMapError, ChunkOptions, GpuVector, TableError};
 use gpudata::{Gpu, GpuData, GpuDataDescriptor, GpuStruct, GpuVectorFormat, VertexFormat};
 
 /// The most bytes one buffer holds on [`small_gpu`].
-const MAX_BUFFER: u64 = 1024;
-
-/// A device whose buffers hold at most [`MAX_BUFFER`] bytes.
-fn small_gpu() -> Gpu {
-    static GPU: OnceLock<Gpu> = OnceLock::new();
-    GPU.get_or_init(|| {
-        limited_gpu("chunked reductions", |limits| {
-            limits.max_buffer_size = MAX_BUFFER;
-        })
-    })
-    .clone()
-}
+const MAX_BUFFER: u64 = support::SMALL_BUFFER;
 
 /// A device of 8 KiB buffers whose storage bindings hold at most 2 KiB: a chunk is bound in
 /// several parts.

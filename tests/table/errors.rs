@@ -29,6 +29,7 @@ struct Point {
 // ---------------------------------------------------------------------------------------------
 // Vectors
 
+/// Spec vector v64: a buffer vector needs a format or a row byte length.
 #[test]
 fn vector_requires_row_byte_length() {
     let gpu = gpu();

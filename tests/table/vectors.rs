@@ -244,24 +244,6 @@ fn v63_interleaved_vector_metadata() {
 }
 
 #[test]
-fn v64_buffer_vector_requires_format_or_row_byte_length() {
-    let gpu = gpu();
-    let descriptor = GpuDataDescriptor {
-        metrics: MetricsPolicy::Vector,
-        length: 4,
-        ..Default::default()
-    };
-    let error = buffer_vector(&gpu, "raw", 16, descriptor).unwrap_err();
-    assert_error_contains(
-        &error,
-        TableError::VectorRequiresRowByteLength {
-            vector: "raw".into(),
-        },
-        "requires a format or an explicit row byte length",
-    );
-}
-
-#[test]
 fn v47_buffer_vector_byte_stride_sets_row_byte_length() {
     let gpu = gpu();
     let descriptor = GpuDataDescriptor::vector(VertexFormat::Float32x2, 2).with_byte_stride(12);

@@ -408,8 +408,9 @@ impl RowMetrics {
 /// borrowed child views of single fields with [`get_child`](Self::get_child) and
 /// [`get_child_at`](Self::get_child_at), which copy nothing and allocate nothing.
 ///
-/// For rows of a `#[derive(GpuStruct)]` type use [`TypedGpuData`](super::TypedGpuData), which
-/// derefs to this type.
+/// For rows of a `#[derive(GpuStruct)]` type use [`TypedGpuData`](super::TypedGpuData), whose
+/// [`as_data`](super::TypedGpuData::as_data) and [`into_data`](super::TypedGpuData::into_data)
+/// give this type.
 pub struct GpuData {
     pub(super) buffer: BufferHandle,
     pub(super) format: Option<GpuDataFormat>,

@@ -63,7 +63,8 @@ impl Constant {
 /// `5` in lane 0 only). The value is converted to the type the operation computes in: when
 /// that is an integer type and every lane is an integer that type holds, the arithmetic stays
 /// in wrapping integers; otherwise it runs in `f32` and the result is truncated into the
-/// integer output (negative values wrap, as a JavaScript typed array stores them). Outside the
+/// integer output (negative values wrap, as a JavaScript typed array stores them; non-finite
+/// values store 0; beyond ±2³¹ gpudata clamps where luma.gl wraps). Outside the
 /// arithmetic family (`dot`, `select`, ...), luma.gl makes a number a float32 constant, and so
 /// does gpudata.
 #[derive(Clone, Copy, Debug, PartialEq)]

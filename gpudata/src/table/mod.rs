@@ -16,6 +16,15 @@
 //! Conversions run on the GPU (buffer copies, or a small byte-moving compute kernel for strided
 //! rows); nothing makes a host round trip.
 //!
+//! # Operations
+//!
+//! A [`GpuVector`] larger than one buffer is held in chunks; its operation methods run
+//! [`ops`](crate::ops)' kernels over every chunk and give the one-buffer result:
+//! [`GpuVector::arithmetic`] and the lane and math operations piece by piece,
+//! [`GpuVector::mask`] and [`GpuVector::filter`], and [`GpuVector::extent`],
+//! [`GpuVector::prefix_sum`] and [`GpuVector::gather`] over the whole column.
+//! [`GpuTable::filter`] keeps the rows a mask selects in every batch, with their Arrow nulls.
+//!
 //! # Binding
 //!
 //! [`GpuTable::render_bindings`] gives a render pipeline its vertex layouts (columns in layout
