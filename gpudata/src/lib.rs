@@ -24,8 +24,8 @@
 //! # Ok::<(), gpudata::FormatError>(())
 //! ```
 //!
-//! **2. Layouts.** One `const fn` algorithm, [`layout::LayoutCursor`], places fields for both the
-//! derive (in `const` items) and runtime declarations:
+//! **2. Layouts.** One `const fn` algorithm places fields for both the derive (in `const` items)
+//! and runtime declarations ([`GpuDataStructFormat`]):
 //!
 //! ```
 //! use gpudata::{GpuDataStructFormat, StepMode, StructLayout};

@@ -130,7 +130,7 @@ fn a_uniform_scene_reads_back_in_every_leaf() {
     let gpu = gpu();
     let value = scene(1.0);
     let uniform = GpuUniform::new(&gpu, &value).unwrap();
-    assert_eq!(uniform.read().unwrap(), value);
+    assert_eq!(uniform.read(&gpu).unwrap(), value);
     assert_eq!(uniform.byte_size(), Scene::FORMAT.byte_stride());
     let (wgsl, expected) = leaf_probe(
         AddressSpace::Uniform,
@@ -151,8 +151,8 @@ fn a_uniform_scene_reads_back_in_every_leaf() {
     );
     assert_eq!(words, expected, "{wgsl}");
     let changed = scene(9.0);
-    uniform.write(&changed).unwrap();
-    assert_eq!(uniform.read().unwrap(), changed);
+    uniform.write(&gpu, &changed).unwrap();
+    assert_eq!(uniform.read(&gpu).unwrap(), changed);
 }
 
 #[test]
@@ -200,7 +200,7 @@ fn dynamic_offsets_pick_each_element() {
     assert_eq!(array.stride() % align, 0);
     assert!(array.stride() >= Scene::FORMAT.byte_stride());
     for (i, value) in values.iter().enumerate() {
-        assert_eq!(array.read(i).unwrap(), *value);
+        assert_eq!(array.read(&gpu, i).unwrap(), *value);
         assert_eq!(
             u64::from(array.offset(i).unwrap()),
             i as u64 * array.stride()
@@ -295,6 +295,38 @@ fn dynamic_offsets_pick_each_element() {
     assert_eq!(words, expected);
 }
 
+/// The typed buffers take the `Gpu` in every call, as data does, and refuse another device's.
+#[test]
+fn uniforms_refuse_another_devices_gpu() {
+    use crate::support::{assert_other_device, other_gpu};
+    use gpudata::data::UniformError;
+    let gpu = gpu();
+    let other = other_gpu();
+    let uniform = GpuUniform::new(&gpu, &scene(1.0)).unwrap();
+    let array = GpuUniformArray::new(&gpu, &[scene(1.0), scene(2.0)]).unwrap();
+    let errors = [
+        (
+            "write a uniform",
+            uniform.write(&other, &scene(3.0)).unwrap_err(),
+        ),
+        ("read back a uniform", uniform.read(&other).unwrap_err()),
+        (
+            "write a uniform",
+            array.write(&other, 1, &scene(3.0)).unwrap_err(),
+        ),
+        ("read back a uniform", array.read(&other, 1).unwrap_err()),
+    ];
+    for (operation, error) in errors {
+        let UniformError::Gpu(error) = error else {
+            panic!("expected UniformError::Gpu for `{operation}`, found {error:?}");
+        };
+        assert_other_device(&error, operation);
+    }
+    // Nothing was written: the values are the ones made.
+    assert_eq!(uniform.read(&gpu).unwrap(), scene(1.0));
+    assert_eq!(array.read(&gpu, 1).unwrap(), scene(2.0));
+}
+
 #[test]
 fn uniform_errors() {
     use gpudata::data::UniformError;
@@ -311,7 +343,7 @@ fn uniform_errors() {
         "uniform array element 1 does not exist: the array has 1 elements"
     );
     assert!(matches!(
-        array.write(4, &scene(0.0)),
+        array.write(&gpu, 4, &scene(0.0)),
         Err(UniformError::IndexOutOfRange { index: 4, len: 1 })
     ));
     let small = crate::support::device::limited_gpu("small uniforms", |limits| {
@@ -528,6 +560,6 @@ mod glam_camera {
         assert_eq!(got, expected, "{wgsl}");
         // `GpuUniform` (encoded leaf by leaf) holds the same leaves.
         let uniform = GpuUniform::new(&gpu, &value).unwrap();
-        assert_eq!(uniform.read().unwrap(), value);
+        assert_eq!(uniform.read(&gpu).unwrap(), value);
     }
 }

@@ -262,7 +262,7 @@ fn a_compute_shader_reads_the_header_and_every_element() {
             expected.extend(particle_words(item));
         }
         assert_eq!(words, expected, "{wgsl}");
-        assert_eq!(storage.read().unwrap(), (header, items));
+        assert_eq!(storage.read(&gpu).unwrap(), (header, items));
     }
 }
 
@@ -290,6 +290,54 @@ fn a_header_of_several_leaves_and_an_aligned_tail() {
     assert_eq!(words, expected, "{wgsl}");
 }
 
+/// Every `GpuStorage` call that takes a `Gpu` refuses another device's, before touching the
+/// buffer.
+#[test]
+fn storage_refuses_another_devices_gpu() {
+    use crate::support::{assert_other_device, other_gpu};
+    let gpu = gpu();
+    let other = other_gpu();
+    let header = Particles {
+        count: 2,
+        items: RuntimeArray::new(),
+    };
+    let items = [particle(0), particle(1)];
+    let mut storage = GpuStorage::new(&gpu, &header, &items).unwrap();
+    let refused = |error: StorageError, operation: &str| {
+        let StorageError::Gpu(error) = error else {
+            panic!("expected StorageError::Gpu for `{operation}`, found {error:?}");
+        };
+        assert_other_device(&error, operation);
+    };
+    refused(
+        storage.read(&other).unwrap_err(),
+        "read back a runtime-sized storage struct",
+    );
+    refused(
+        storage.read_elements(&other, 0, 1).unwrap_err(),
+        "read back a runtime-sized storage struct",
+    );
+    refused(
+        storage.write_header(&other, &header).unwrap_err(),
+        "write a storage buffer",
+    );
+    refused(
+        storage
+            .write_elements(&other, 0, &[particle(5)])
+            .unwrap_err(),
+        "write a storage buffer",
+    );
+    refused(
+        storage.reserve(&other, 10).unwrap_err(),
+        "grow a storage buffer",
+    );
+    refused(
+        storage.extend(&other, &[particle(5)]).unwrap_err(),
+        "grow a storage buffer",
+    );
+    assert_eq!(storage.read(&gpu).unwrap(), (header, items.to_vec()));
+}
+
 #[test]
 fn an_empty_tail_binds_as_one_zeroed_element() {
     let gpu = gpu();
@@ -304,7 +352,7 @@ fn an_empty_tail_binds_as_one_zeroed_element() {
     let mut expected = vec![1, 0];
     expected.extend([0; 20]);
     assert_eq!(words, expected, "{wgsl}");
-    assert_eq!(storage.read().unwrap(), (header, Vec::new()));
+    assert_eq!(storage.read(&gpu).unwrap(), (header, Vec::new()));
 }
 
 #[test]
@@ -317,13 +365,13 @@ fn writes_of_the_tail_range_and_the_header_reach_the_shader() {
     };
     let storage = GpuStorage::new(&gpu, &header, &items).unwrap();
     let replaced = [particle(20), particle(21)];
-    storage.write_elements(3, &replaced).unwrap();
+    storage.write_elements(&gpu, 3, &replaced).unwrap();
     items[3..5].copy_from_slice(&replaced);
     header.count = 77;
-    storage.write_header(&header).unwrap();
-    assert_eq!(storage.read_elements(2, 3).unwrap(), items[2..5]);
-    assert_eq!(storage.read_elements(6, 0).unwrap(), []);
-    assert_eq!(storage.read().unwrap(), (header, items.clone()));
+    storage.write_header(&gpu, &header).unwrap();
+    assert_eq!(storage.read_elements(&gpu, 2, 3).unwrap(), items[2..5]);
+    assert_eq!(storage.read_elements(&gpu, 6, 0).unwrap(), []);
+    assert_eq!(storage.read(&gpu).unwrap(), (header, items.clone()));
     let (words, wgsl) = run_probe(&storage, "items", items.len());
     let mut expected = vec![6, 77];
     for item in &items {
@@ -338,11 +386,11 @@ fn writes_of_the_tail_range_and_the_header_reach_the_shader() {
         values: RuntimeArray::new(),
     };
     let storage = GpuStorage::new(&gpu, &header, &values).unwrap();
-    storage.write_elements(2, &[[7.0, 8.0]]).unwrap();
+    storage.write_elements(&gpu, 2, &[[7.0, 8.0]]).unwrap();
     let bytes = encode_runtime(&header, &values).unwrap();
     assert_eq!(bytes.len(), 32);
     assert_eq!(
-        storage.read().unwrap(),
+        storage.read(&gpu).unwrap(),
         (header, vec![[1.0, 2.0], [3.0, 4.0], [7.0, 8.0]])
     );
 }
@@ -361,8 +409,8 @@ fn two_byte_elements_are_written_in_pairs() {
     };
     let storage = GpuStorage::new(&gpu, &header, &values).unwrap();
     assert_eq!(storage.byte_size(), 16);
-    assert_eq!(storage.read().unwrap(), (header, values.clone()));
-    let e = storage.write_elements(1, &[half(1.0)]).unwrap_err();
+    assert_eq!(storage.read(&gpu).unwrap(), (header, values.clone()));
+    let e = storage.write_elements(&gpu, 1, &[half(1.0)]).unwrap_err();
     assert_eq!(
         e,
         StorageError::UnalignedElements {
@@ -376,9 +424,11 @@ fn two_byte_elements_are_written_in_pairs() {
         e.to_string(),
         "elements 1..2 of 2 bytes cover bytes 6..8, which do not start and end on multiples of 4; write an even number of elements from an even index"
     );
-    storage.write_elements(2, &[half(9.0), half(10.0)]).unwrap();
+    storage
+        .write_elements(&gpu, 2, &[half(9.0), half(10.0)])
+        .unwrap();
     assert_eq!(
-        storage.read_elements(1, 3).unwrap(),
+        storage.read_elements(&gpu, 1, 3).unwrap(),
         [1.0, 9.0, 10.0].map(half)
     );
     // The header ends inside the word element 0 shares when it is two bytes long.
@@ -394,7 +444,7 @@ fn storage_errors() {
     };
     let storage = GpuStorage::new(&gpu, &header, &[particle(1), particle(2)]).unwrap();
     let e = storage
-        .write_elements(1, &[particle(3), particle(4)])
+        .write_elements(&gpu, 1, &[particle(3), particle(4)])
         .unwrap_err();
     assert_eq!(
         e,
@@ -409,7 +459,7 @@ fn storage_errors() {
         "elements 1..3 do not exist: the tail has 2 elements"
     );
     assert!(matches!(
-        storage.read_elements(usize::MAX, 2),
+        storage.read_elements(&gpu, usize::MAX, 2),
         Err(StorageError::ElementsOutOfRange { .. })
     ));
     let small = crate::support::device::limited_gpu("small storage", |limits| {
@@ -505,8 +555,8 @@ fn a_header_write_keeps_the_tail_bytes_it_shares_a_word_with() {
         scale: half(7.0),
         values: RuntimeArray::new(),
     };
-    storage.write_header(&header).unwrap();
-    assert_eq!(storage.read().unwrap(), (header, values));
+    storage.write_header(&gpu, &header).unwrap();
+    assert_eq!(storage.read(&gpu).unwrap(), (header, values));
 }
 
 #[test]
@@ -555,7 +605,7 @@ fn a_bare_tail_and_a_nested_header_reach_the_shader() {
         expected.extend(particle_words(item));
     }
     assert_eq!(words, expected, "{wgsl}");
-    assert_eq!(storage.read().unwrap(), (header, items[..2].to_vec()));
+    assert_eq!(storage.read(&gpu).unwrap(), (header, items[..2].to_vec()));
 }
 
 #[test]
@@ -571,16 +621,16 @@ fn the_tail_grows_like_a_vec_and_the_shader_sees_each_length() {
     assert_eq!(storage.buffer().size(), 16 + 2 * 96);
     // Within the capacity: the same buffer.
     let first = storage.buffer().clone();
-    storage.extend(&all[1..2]).unwrap();
+    storage.extend(&gpu, &all[1..2]).unwrap();
     assert_eq!(storage.buffer(), &first);
     // Past it: twice the capacity, then exactly what is asked when more is needed.
-    storage.extend(&all[2..3]).unwrap();
+    storage.extend(&gpu, &all[2..3]).unwrap();
     assert_eq!(storage.capacity(), 4);
     assert_ne!(storage.buffer(), &first);
-    storage.extend(&all[3..7]).unwrap();
+    storage.extend(&gpu, &all[3..7]).unwrap();
     assert_eq!((storage.len(), storage.capacity()), (7, 8));
     assert_eq!(storage.byte_size(), 16 + 7 * 96);
-    assert_eq!(storage.read().unwrap(), (header, all.clone()));
+    assert_eq!(storage.read(&gpu).unwrap(), (header, all.clone()));
     let expected = |n: usize| {
         let mut words = vec![n as u32, 7];
         for item in &all[..n] {
@@ -595,10 +645,10 @@ fn the_tail_grows_like_a_vec_and_the_shader_sees_each_length() {
     let (words, wgsl) = run_probe(&storage, "items", 3);
     assert_eq!(words, expected(3), "{wgsl}");
     let again = [particle(40)];
-    storage.extend(&again).unwrap();
+    storage.extend(&gpu, &again).unwrap();
     assert_eq!(storage.capacity(), 8);
-    assert_eq!(storage.read_elements(3, 1).unwrap(), again);
-    assert_eq!(storage.read().unwrap().1.len(), 4);
+    assert_eq!(storage.read_elements(&gpu, 3, 1).unwrap(), again);
+    assert_eq!(storage.read(&gpu).unwrap().1.len(), 4);
 }
 
 #[test]
@@ -616,9 +666,9 @@ fn two_byte_elements_extend_inside_a_word() {
     let mut storage = GpuStorage::new(&gpu, &header, &values).unwrap();
     // Element 3 starts at byte 10, inside the word element 2 ends in; then aligned, then odd.
     for extra in [vec![half(3.0)], vec![half(4.0), half(5.0)], vec![half(6.0)]] {
-        storage.extend(&extra).unwrap();
+        storage.extend(&gpu, &extra).unwrap();
         values.extend(extra);
-        assert_eq!(storage.read().unwrap(), (header, values.clone()));
+        assert_eq!(storage.read(&gpu).unwrap(), (header, values.clone()));
     }
     assert_eq!(storage.len(), 7);
 }
@@ -634,9 +684,9 @@ fn growth_stays_within_the_binding_limit() {
     };
     let mut storage = GpuStorage::new(&small, &header, &[particle(0), particle(1)]).unwrap();
     // Twice the capacity (4) would not bind; exactly the 3 needed do.
-    storage.extend(&[particle(2)]).unwrap();
+    storage.extend(&small, &[particle(2)]).unwrap();
     assert_eq!((storage.len(), storage.capacity()), (3, 3));
-    let e = storage.extend(&[particle(3)]).unwrap_err();
+    let e = storage.extend(&small, &[particle(3)]).unwrap_err();
     assert_eq!(
         e,
         StorageError::TooLarge {
@@ -646,7 +696,7 @@ fn growth_stays_within_the_binding_limit() {
     );
     // Refused growth leaves the value as it was.
     assert_eq!(
-        storage.read().unwrap().1,
+        storage.read(&small).unwrap().1,
         [particle(0), particle(1), particle(2)]
     );
 }

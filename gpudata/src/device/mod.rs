@@ -17,6 +17,9 @@ pub(crate) use scope::error_scope;
 pub use transfer::{
     DEFAULT_BUDGET_BYTES, MIN_CHUNK_BYTES, ProgressCallback, STAGING_CHUNK_BYTES,
     STAGING_IDLE_RELEASE, TransferConfig, TransferDirection, TransferProgress,
-    release_idle_staging, staging_buffers_made, staging_idle, staging_in_use,
+    release_idle_staging,
 };
+// The staging budget's counters: engine parts, for the transfer tests and benchmarks.
+#[doc(hidden)]
+pub use transfer::{staging_buffers_made, staging_idle, staging_in_use};
 pub use wgpu_error::WgpuError;

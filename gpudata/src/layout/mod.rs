@@ -29,12 +29,16 @@ pub use field_name::FieldNameProblem;
 pub(crate) use field_name::check_field_name;
 pub use limits::DeclarationLimits;
 pub use memory::{
-    AddressSpace, LeafType, MemberCursor, MemberPlacement, RuntimeTail, TypeLayout, TypeRuleError,
-    array_layout, leaf_layout,
+    AddressSpace, LeafType, MemberPlacement, RuntimeTail, TypeLayout, TypeRuleError, array_layout,
+    leaf_layout,
 };
-pub use rules::{
-    ConstLayout, LayoutCursor, LayoutRuleError, RowShape, StructLayout, layout_formats,
-};
+pub use rules::{LayoutRuleError, StructLayout};
+// The `const fn` engine's parts: the derive's expansion and the layout tests reach them; users
+// reach layouts through `GpuDataStructFormat`, `StructDecl` and `GpuStruct::FORMAT`.
+#[doc(hidden)]
+pub use memory::MemberCursor;
+#[doc(hidden)]
+pub use rules::{ConstLayout, LayoutCursor, RowShape, layout_formats};
 pub(crate) use span::{remove_stride, strided_byte_length};
 pub use struct_format::{GpuDataStructField, GpuDataStructFormat};
 pub(crate) use wgsl::check_name as check_wgsl_name;

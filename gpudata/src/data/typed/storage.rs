@@ -26,8 +26,8 @@
 //! let header = Particles { count: 3, items: RuntimeArray::new() };
 //! let storage = GpuStorage::new(&gpu, &header, &items)?;
 //! assert_eq!(storage.byte_size(), 16 + 3 * 16);
-//! storage.write_elements(1, &[Particle { position: [0.0; 3], mass: 9.0 }])?;
-//! let (back, elements) = storage.read()?;
+//! storage.write_elements(&gpu, 1, &[Particle { position: [0.0; 3], mass: 9.0 }])?;
+//! let (back, elements) = storage.read(&gpu)?;
 //! assert_eq!((back, elements[1].mass, elements.len()), (header, 9.0, 3));
 //! // For the bind group layout: the header plus one element.
 //! assert_eq!(GpuStorage::<Particles>::min_binding_size().get(), 32);
@@ -76,7 +76,8 @@ pub const STORAGE_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
 /// length.
 #[derive(Debug)]
 pub struct GpuStorage<T: GpuRuntimeStruct> {
-    gpu: Gpu,
+    /// The device the buffer was made on: every call that takes a `Gpu` checks it is this one.
+    device: Gpu,
     buffer: wgpu::Buffer,
     len: usize,
     capacity: usize,
@@ -117,7 +118,7 @@ impl<T: GpuRuntimeStruct> GpuStorage<T> {
         let buffer = create_buffer(gpu, size, STORAGE_USAGE, "gpudata runtime-sized storage")?;
         pollster::block_on(write_bytes(gpu, &buffer, 0, &bytes, WaitMode::Block))?;
         Ok(GpuStorage {
-            gpu: gpu.clone(),
+            device: gpu.clone(),
             buffer,
             len: elements.len(),
             capacity,
@@ -139,7 +140,8 @@ impl<T: GpuRuntimeStruct> GpuStorage<T> {
     /// # Errors
     /// [`StorageError::SizeOverflow`], [`StorageError::TooLarge`] (the elements needed do not fit
     /// one binding; the value is unchanged), [`StorageError::Gpu`].
-    pub fn reserve(&mut self, additional: usize) -> Result<(), StorageError> {
+    pub fn reserve(&mut self, gpu: &Gpu, additional: usize) -> Result<(), StorageError> {
+        gpu.check_same_device(Some(&self.device), "grow a storage buffer")?;
         let needed = self
             .len
             .checked_add(additional)
@@ -151,18 +153,13 @@ impl<T: GpuRuntimeStruct> GpuStorage<T> {
             return Ok(());
         }
         let doubled = self.capacity.saturating_mul(2).max(needed);
-        let (capacity, size) = match size_for::<T>(&self.gpu, doubled) {
+        let (capacity, size) = match size_for::<T>(gpu, doubled) {
             Ok(size) => (doubled, size),
-            Err(_) => (needed, size_for::<T>(&self.gpu, needed)?),
+            Err(_) => (needed, size_for::<T>(gpu, needed)?),
         };
-        let buffer = create_buffer(
-            &self.gpu,
-            size,
-            STORAGE_USAGE,
-            "gpudata runtime-sized storage",
-        )?;
+        let buffer = create_buffer(gpu, size, STORAGE_USAGE, "gpudata runtime-sized storage")?;
         copy_prefix(
-            &self.gpu,
+            gpu,
             &self.buffer,
             &buffer,
             self.byte_size(),
@@ -179,11 +176,11 @@ impl<T: GpuRuntimeStruct> GpuStorage<T> {
     ///
     /// # Errors
     /// As [`reserve`](Self::reserve), and [`StorageError::Readback`].
-    pub fn extend(&mut self, elements: &[T::Element]) -> Result<(), StorageError> {
+    pub fn extend(&mut self, gpu: &Gpu, elements: &[T::Element]) -> Result<(), StorageError> {
         if elements.is_empty() {
             return Ok(());
         }
-        self.reserve(elements.len())?;
+        self.reserve(gpu, elements.len())?;
         let tail = T::tail();
         // `reserve` checked that `len + elements.len()` elements fit in u64 bytes.
         let offset = tail.offset + self.len as u64 * tail.stride;
@@ -192,12 +189,12 @@ impl<T: GpuRuntimeStruct> GpuStorage<T> {
         let len = elements.len() * tail.stride as usize;
         let mut bytes = vec![0u8; (kept + len).next_multiple_of(4)];
         if kept > 0 {
-            let word = self.read_bytes(start, 4)?;
+            let word = self.read_bytes(gpu, start, 4)?;
             bytes[..kept].copy_from_slice(&word[..kept]);
         }
         encode_elements::<T>(elements, &mut bytes[kept..kept + len]);
         pollster::block_on(write_bytes(
-            &self.gpu,
+            gpu,
             &self.buffer,
             start,
             &bytes,
@@ -279,8 +276,9 @@ impl<T: GpuRuntimeStruct> GpuStorage<T> {
     /// Replaces the header (queued: later submissions see it); the elements stay.
     ///
     /// # Errors
-    /// [`StorageError::Gpu`].
-    pub fn write_header(&self, header: &T) -> Result<(), StorageError> {
+    /// [`StorageError::Gpu`] (another device's `gpu` too).
+    pub fn write_header(&self, gpu: &Gpu, header: &T) -> Result<(), StorageError> {
+        gpu.check_same_device(Some(&self.device), "write a storage buffer")?;
         let bytes = encode_runtime(header, &[]).unwrap_or_default();
         let end = usize::try_from(T::tail().offset)
             .unwrap_or(bytes.len())
@@ -290,17 +288,11 @@ impl<T: GpuRuntimeStruct> GpuStorage<T> {
             // The header ends inside a word that element 0 shares (2-byte members): keep the
             // element's bytes of that word.
             let word = (end / 4 * 4) as u64;
-            let old = self.read_bytes(word, 4)?;
+            let old = self.read_bytes(gpu, word, 4)?;
             let (keep, rest) = (end % 4, head.len() - end);
             head[end..].copy_from_slice(&old[keep..keep + rest]);
         }
-        pollster::block_on(write_bytes(
-            &self.gpu,
-            &self.buffer,
-            0,
-            &head,
-            WaitMode::Block,
-        ))?;
+        pollster::block_on(write_bytes(gpu, &self.buffer, 0, &head, WaitMode::Block))?;
         Ok(())
     }
 
@@ -311,9 +303,11 @@ impl<T: GpuRuntimeStruct> GpuStorage<T> {
     /// [`StorageError::Gpu`].
     pub fn write_elements(
         &self,
+        gpu: &Gpu,
         first: usize,
         elements: &[T::Element],
     ) -> Result<(), StorageError> {
+        gpu.check_same_device(Some(&self.device), "write a storage buffer")?;
         let offset = self.element_range(first, elements.len())?;
         let tail = T::tail();
         let len = elements.len() as u64 * tail.stride;
@@ -328,7 +322,7 @@ impl<T: GpuRuntimeStruct> GpuStorage<T> {
         let mut bytes = vec![0u8; len as usize];
         encode_elements::<T>(elements, &mut bytes);
         pollster::block_on(write_bytes(
-            &self.gpu,
+            gpu,
             &self.buffer,
             offset,
             &bytes,
@@ -341,9 +335,9 @@ impl<T: GpuRuntimeStruct> GpuStorage<T> {
     ///
     /// # Errors
     /// [`StorageError::Gpu`], [`StorageError::Readback`].
-    pub fn read(&self) -> Result<(T, Vec<T::Element>), StorageError> {
+    pub fn read(&self, gpu: &Gpu) -> Result<(T, Vec<T::Element>), StorageError> {
         let size = self.byte_size();
-        let bytes = self.read_bytes(0, size)?;
+        let bytes = self.read_bytes(gpu, 0, size)?;
         decode_runtime(&bytes, self.len).ok_or(StorageError::Readback {
             expected: size,
             found: bytes.len() as u64,
@@ -356,6 +350,7 @@ impl<T: GpuRuntimeStruct> GpuStorage<T> {
     /// [`StorageError::ElementsOutOfRange`], [`StorageError::Gpu`], [`StorageError::Readback`].
     pub fn read_elements(
         &self,
+        gpu: &Gpu,
         first: usize,
         count: usize,
     ) -> Result<Vec<T::Element>, StorageError> {
@@ -364,7 +359,7 @@ impl<T: GpuRuntimeStruct> GpuStorage<T> {
         // Readbacks copy whole 4-byte words: widen the range, then skip the extra bytes.
         let start = offset / 4 * 4;
         let end = (offset + len).next_multiple_of(4).min(self.byte_size());
-        let bytes = self.read_bytes(start, end - start)?;
+        let bytes = self.read_bytes(gpu, start, end - start)?;
         let skip = (offset - start) as usize;
         let elements = decode_elements::<T>(bytes.get(skip..).unwrap_or_default(), count);
         if elements.len() != count {
@@ -393,9 +388,13 @@ impl<T: GpuRuntimeStruct> GpuStorage<T> {
         Ok(tail.offset + first as u64 * tail.stride)
     }
 
-    fn read_bytes(&self, offset: u64, size: u64) -> Result<Vec<u8>, StorageError> {
+    fn read_bytes(&self, gpu: &Gpu, offset: u64, size: u64) -> Result<Vec<u8>, StorageError> {
+        gpu.check_same_device(
+            Some(&self.device),
+            "read back a runtime-sized storage struct",
+        )?;
         let bytes = pollster::block_on(read_range(
-            &self.gpu,
+            gpu,
             &self.buffer,
             offset,
             size,

@@ -50,7 +50,8 @@ fn size_of_struct<T: GpuStruct>(gpu: &Gpu) -> Result<u64, UniformError> {
 /// declaration from `T`'s type description.
 #[derive(Debug)]
 pub struct GpuUniform<T: GpuStruct> {
-    gpu: Gpu,
+    /// The device the buffer was made on: every call that takes a `Gpu` checks it is this one.
+    device: Gpu,
     buffer: wgpu::Buffer,
     _value: PhantomData<fn() -> T>,
 }
@@ -68,37 +69,34 @@ impl<T: GpuStruct> GpuUniform<T> {
         let size = size_of_struct::<T>(gpu)?;
         let buffer = create_buffer(gpu, size, UNIFORM_USAGE, "gpudata uniform")?;
         let uniform = GpuUniform {
-            gpu: gpu.clone(),
+            device: gpu.clone(),
             buffer,
             _value: PhantomData,
         };
-        uniform.write(value)?;
+        uniform.write(gpu, value)?;
         Ok(uniform)
     }
 
     /// Replaces the value (queued: later submissions see it).
     ///
     /// # Errors
-    /// [`UniformError::Gpu`].
-    pub fn write(&self, value: &T) -> Result<(), UniformError> {
+    /// [`UniformError::Gpu`] ([`GpuError::OtherDevice`](crate::GpuError::OtherDevice) for a
+    /// `gpu` the buffer was not made on).
+    pub fn write(&self, gpu: &Gpu, value: &T) -> Result<(), UniformError> {
+        gpu.check_same_device(Some(&self.device), "write a uniform")?;
         let bytes = encode(value);
-        pollster::block_on(write_bytes(
-            &self.gpu,
-            &self.buffer,
-            0,
-            &bytes,
-            WaitMode::Block,
-        ))?;
+        pollster::block_on(write_bytes(gpu, &self.buffer, 0, &bytes, WaitMode::Block))?;
         Ok(())
     }
 
     /// Reads the value back.
     ///
     /// # Errors
-    /// [`UniformError::Gpu`], [`UniformError::Readback`].
-    pub fn read(&self) -> Result<T, UniformError> {
+    /// [`UniformError::Gpu`] (another device's `gpu` too), [`UniformError::Readback`].
+    pub fn read(&self, gpu: &Gpu) -> Result<T, UniformError> {
+        gpu.check_same_device(Some(&self.device), "read back a uniform")?;
         let size = T::FORMAT.byte_stride();
-        read_value(&self.gpu, &self.buffer, 0, size)
+        read_value(gpu, &self.buffer, 0, size)
     }
 
     /// The buffer.
@@ -136,7 +134,8 @@ impl<T: GpuStruct> GpuUniform<T> {
 /// `set_bind_group` to draw with element `i`.
 #[derive(Debug)]
 pub struct GpuUniformArray<T: GpuStruct> {
-    gpu: Gpu,
+    /// The device the buffer was made on: every call that takes a `Gpu` checks it is this one.
+    device: Gpu,
     buffer: wgpu::Buffer,
     len: usize,
     stride: u64,
@@ -177,7 +176,7 @@ impl<T: GpuStruct> GpuUniformArray<T> {
         }
         pollster::block_on(write_bytes(gpu, &buffer, 0, &bytes, WaitMode::Block))?;
         Ok(GpuUniformArray {
-            gpu: gpu.clone(),
+            device: gpu.clone(),
             buffer,
             len,
             stride,
@@ -221,12 +220,13 @@ impl<T: GpuStruct> GpuUniformArray<T> {
     /// Replaces element `index` (queued).
     ///
     /// # Errors
-    /// [`UniformError::IndexOutOfRange`], [`UniformError::Gpu`].
-    pub fn write(&self, index: usize, value: &T) -> Result<(), UniformError> {
+    /// [`UniformError::IndexOutOfRange`], [`UniformError::Gpu`] (another device's `gpu` too).
+    pub fn write(&self, gpu: &Gpu, index: usize, value: &T) -> Result<(), UniformError> {
+        gpu.check_same_device(Some(&self.device), "write a uniform")?;
         let offset = self.offset(index)?;
         let bytes = encode(value);
         pollster::block_on(write_bytes(
-            &self.gpu,
+            gpu,
             &self.buffer,
             u64::from(offset),
             &bytes,
@@ -238,11 +238,13 @@ impl<T: GpuStruct> GpuUniformArray<T> {
     /// Reads element `index` back.
     ///
     /// # Errors
-    /// [`UniformError::IndexOutOfRange`], [`UniformError::Gpu`], [`UniformError::Readback`].
-    pub fn read(&self, index: usize) -> Result<T, UniformError> {
+    /// [`UniformError::IndexOutOfRange`], [`UniformError::Gpu`] (another device's `gpu` too),
+    /// [`UniformError::Readback`].
+    pub fn read(&self, gpu: &Gpu, index: usize) -> Result<T, UniformError> {
+        gpu.check_same_device(Some(&self.device), "read back a uniform")?;
         let offset = self.offset(index)?;
         let size = T::FORMAT.byte_stride();
-        read_value(&self.gpu, &self.buffer, u64::from(offset), size)
+        read_value(gpu, &self.buffer, u64::from(offset), size)
     }
 
     /// The buffer.
