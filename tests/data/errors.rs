@@ -276,7 +276,7 @@ fn rows_out_of_range() {
     let gpu = gpu();
     let data =
         GpuData::from_slice(&gpu, VertexFormat::Float32, &[1.0f32; 4], DEFAULT_USAGE).unwrap();
-    let error = data.read_row_bytes(&gpu, 2, 3).unwrap_err();
+    let error = data.read_packed_rows(&gpu, 2, 3).unwrap_err();
     let expected = DataError::RowsOutOfRange {
         row_offset: 2,
         rows: 3,

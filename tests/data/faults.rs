@@ -39,12 +39,12 @@ fn every_entry_point(
             pollster::block_on(data.read_bytes_async(gpu)).err(),
         ),
         (
-            "read_row_bytes",
-            data_error(data.read_row_bytes(gpu, 0, 1).map(drop)),
+            "read_packed_rows",
+            data_error(data.read_packed_rows(gpu, 0, 1).map(drop)),
         ),
         (
-            "read_row_bytes_async",
-            data_error(pollster::block_on(data.read_row_bytes_async(gpu, 0, 1)).map(drop)),
+            "read_packed_rows_async",
+            data_error(pollster::block_on(data.read_packed_rows_async(gpu, 0, 1)).map(drop)),
         ),
         ("read_rows", rows.read_rows(gpu).err()),
         (
@@ -67,7 +67,7 @@ fn every_entry_point(
             "view read_values",
             data_error(view.read_values(gpu).map(drop)),
         ),
-        ("view read_raw", view.read_raw(gpu).err()),
+        ("view read_packed_bytes", view.read_packed_bytes(gpu).err()),
         ("typed view read", typed.read(gpu).err()),
         ("vertex_buffer_slice", data.vertex_buffer_slice(gpu).err()),
         ("storage_binding", data.storage_binding(gpu).err()),
@@ -81,12 +81,14 @@ fn every_entry_point(
 /// The operation each entry point names in its error.
 fn operation(entry: &str) -> &'static str {
     match entry {
-        "read_bytes" | "read_bytes_async" | "read_row_bytes" | "read_row_bytes_async" => {
+        "read_bytes" | "read_bytes_async" | "read_packed_rows" | "read_packed_rows_async" => {
             "read back gpu data"
         }
         "read_rows" | "read_rows_async" => "read back rows",
         "write_rows" | "write_rows_async" => "write rows",
-        "view read_values" | "view read_raw" | "typed view read" => "read back a gpu data view",
+        "view read_values" | "view read_packed_bytes" | "typed view read" => {
+            "read back a gpu data view"
+        }
         "vertex_buffer_slice" | "view vertex_binding" => "bind a vertex buffer",
         "storage_binding" => "bind a storage buffer",
         other => panic!("unknown entry point {other}"),
@@ -118,7 +120,7 @@ fn another_devices_data_is_refused_by_every_entry_point() {
     assert_other_device(&shared.read_bytes(&gpu).unwrap_err(), "read back gpu data");
     let slice = data.as_view().unwrap().slice(1, 1).unwrap();
     assert_other_device(
-        &slice.read_raw(&gpu).unwrap_err(),
+        &slice.read_packed_bytes(&gpu).unwrap_err(),
         "read back a gpu data view",
     );
 }
@@ -157,7 +159,7 @@ fn data_over_a_users_buffer_knows_its_device_once_told() {
         .unwrap()
         .on_device(&other);
     assert_other_device(
-        &view.read_raw(&gpu).unwrap_err(),
+        &view.read_packed_bytes(&gpu).unwrap_err(),
         "read back a gpu data view",
     );
 }

@@ -275,7 +275,10 @@ fn views_over_interleaved_rows_return_each_fields_values() {
     let expected: Vec<u32> = rows.iter().flat_map(|r| r.uv.map(u32::from)).collect();
     assert_eq!(uv.read_values(&gpu).unwrap(), HostValues::U32(expected));
     assert_eq!(
-        data.get_child_at(2).unwrap().read_raw(&gpu).unwrap(),
+        data.get_child_at(2)
+            .unwrap()
+            .read_packed_bytes(&gpu)
+            .unwrap(),
         bytemuck::cast_slice::<[u16; 2], u8>(&rows.iter().map(|r| r.uv).collect::<Vec<_>>())
     );
     let tail = uv.slice(48, 2).unwrap().read_values(&gpu).unwrap();
@@ -295,7 +298,7 @@ fn vector_132_reading_rows_of_strided_data() {
     let gpu = support::gpu();
     let packed: Vec<f32> = vec![10., 11., 20., 21., 30., 31., 40., 41.];
     let data = GpuData::from_slice(&gpu, VertexFormat::Float32x2, &packed, USAGE).unwrap();
-    let bytes = data.read_row_bytes(&gpu, 1, 2).unwrap();
+    let bytes = data.read_packed_rows(&gpu, 1, 2).unwrap();
     assert_eq!(
         bytemuck::cast_slice::<u8, f32>(&bytes),
         [20., 21., 30., 31.]
@@ -309,7 +312,7 @@ fn vector_132_reading_rows_of_strided_data() {
         USAGE,
     )
     .unwrap();
-    let bytes = data.read_row_bytes(&gpu, 1, 2).unwrap();
+    let bytes = data.read_packed_rows(&gpu, 1, 2).unwrap();
     assert_eq!(
         bytemuck::cast_slice::<u8, f32>(&bytes),
         [20., 21., 30., 31.]
@@ -320,7 +323,7 @@ fn vector_132_reading_rows_of_strided_data() {
         HostValues::F32(vec![10., 11., 20., 21., 30., 31.])
     );
     assert!(matches!(
-        data.read_row_bytes(&gpu, 2, 2),
+        data.read_packed_rows(&gpu, 2, 2),
         Err(DataError::RowsOutOfRange { .. })
     ));
 }

@@ -73,7 +73,7 @@ fn round_trips(gpu: &Gpu, seed: u64) {
             if size > first {
                 let rows = (size - first) as u64;
                 let part = data
-                    .read_row_bytes(gpu, first as u64, rows)
+                    .read_packed_rows(gpu, first as u64, rows)
                     .unwrap_or_else(|e| panic!("{e}"));
                 assert!(
                     part == bytes[first..],
@@ -140,7 +140,7 @@ fn round_trips_across_drain_parts_from_eight_threads() {
                     assert!(into == bytes, "read_bytes_into of {size} bytes differs");
                     let first = 1 + (t as usize % 3);
                     let part = data
-                        .read_row_bytes(gpu, first as u64, (size - first) as u64)
+                        .read_packed_rows(gpu, first as u64, (size - first) as u64)
                         .unwrap_or_else(|e| panic!("{e}"));
                     assert!(part == bytes[first..], "bytes {first}.. of {size} differ");
                 }

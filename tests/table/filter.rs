@@ -85,7 +85,7 @@ fn rows_of(gpu: &Gpu, table: &GpuTable) -> Vec<(String, Vec<Vec<u8>>)> {
             let mut rows = Vec::new();
             for batch in table.batches() {
                 let data = batch.column(&f.name).unwrap();
-                let bytes = data.read_row_bytes(gpu, 0, data.length()).unwrap();
+                let bytes = data.read_packed_rows(gpu, 0, data.length()).unwrap();
                 let len = data.row_byte_length() as usize;
                 rows.extend(bytes.chunks(len.max(1)).map(<[u8]>::to_vec));
                 if data.length() == 0 {

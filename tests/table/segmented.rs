@@ -201,7 +201,7 @@ fn builder_uploads_columns_into_one_allocation() {
         .unwrap();
     assert_eq!(bindings.owned_layouts().len(), 2);
     let a_data = vertex.segment_data("a").unwrap();
-    let values = a_data.as_view().unwrap().read_raw(&gpu).unwrap();
+    let values = a_data.as_view().unwrap().read_packed_bytes(&gpu).unwrap();
     assert_eq!(values, bytemuck::cast_slice::<[u8; 2], u8>(&a));
 
     // Host bytes must be whole values, and columns must agree on rows.
@@ -339,11 +339,17 @@ fn conversions_move_every_byte_on_the_gpu() {
         .unwrap();
     let data = storage_rows.batches()[0].column("small").unwrap();
     assert_eq!(
-        data.get_child("value").unwrap().read_raw(&gpu).unwrap(),
+        data.get_child("value")
+            .unwrap()
+            .read_packed_bytes(&gpu)
+            .unwrap(),
         field_bytes(&rows, "value")
     );
     assert_eq!(
-        data.get_child("pair").unwrap().read_raw(&gpu).unwrap(),
+        data.get_child("pair")
+            .unwrap()
+            .read_packed_bytes(&gpu)
+            .unwrap(),
         field_bytes(&rows, "pair")
     );
 
@@ -437,7 +443,7 @@ fn copies_read_unaligned_sources_without_storage_usage() {
     let data = vertex.batches()[0].column("v").unwrap();
     assert_eq!(data.byte_stride(), 4);
     assert_eq!(
-        data.as_view().unwrap().read_raw(&gpu).unwrap(),
+        data.as_view().unwrap().read_packed_bytes(&gpu).unwrap(),
         bytemuck::cast_slice::<u16, u8>(&values)
     );
     // A source without COPY_SRC cannot be copied.

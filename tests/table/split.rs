@@ -196,7 +196,11 @@ fn conversions_copy_more_than_one_binding() {
     let data = storage_rows.batches()[0].column("small").unwrap();
     for field in ["pair", "half", "tag", "value"] {
         assert_bytes(
-            &data.get_child(field).unwrap().read_raw(&small).unwrap(),
+            &data
+                .get_child(field)
+                .unwrap()
+                .read_packed_bytes(&small)
+                .unwrap(),
             &field_bytes(&rows, field),
             &format!("wgsl-storage field {field}"),
         );
@@ -262,7 +266,7 @@ fn unaligned_sources_without_storage_usage_copy_in_runs() {
     let data = vertex.batches()[0].column("v").unwrap();
     assert_eq!(data.byte_stride(), 4);
     assert_bytes(
-        &data.as_view().unwrap().read_raw(&small).unwrap(),
+        &data.as_view().unwrap().read_packed_bytes(&small).unwrap(),
         bytemuck::cast_slice::<u16, u8>(&values),
         "uint16 at stride 4",
     );

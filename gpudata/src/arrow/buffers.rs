@@ -42,7 +42,7 @@ pub fn buffer_from_gpu(gpu: &Gpu, data: &GpuData) -> Result<Buffer, ArrowInterop
     }
     if data.byte_stride() != data.row_byte_length() {
         let rows = data
-            .read_row_bytes(gpu, 0, data.value_length())
+            .read_packed_rows(gpu, 0, data.value_length())
             .map_err(|e| ArrowInteropError::data(column, e))?;
         return Ok(Buffer::from_vec(rows));
     }
@@ -83,7 +83,7 @@ pub fn buffer_from_gpu_into(
     }
     if data.byte_stride() != data.row_byte_length() {
         let rows = data
-            .read_row_bytes(gpu, 0, values)
+            .read_packed_rows(gpu, 0, values)
             .map_err(|e| ArrowInteropError::data(column, e))?;
         out.truncate(0);
         out.extend_from_slice(&rows);

@@ -101,25 +101,25 @@ impl GpuData {
     /// # Errors
     /// [`DataError::RowsOutOfRange`], then [`DataError::Gpu`] with the errors of
     /// [`read_bytes`](Self::read_bytes).
-    pub fn read_row_bytes(&self, gpu: &Gpu, first: u64, rows: u64) -> Result<Vec<u8>, DataError> {
-        pollster::block_on(self.read_row_bytes_inner(gpu, first, rows, WaitMode::Block))
+    pub fn read_packed_rows(&self, gpu: &Gpu, first: u64, rows: u64) -> Result<Vec<u8>, DataError> {
+        pollster::block_on(self.read_packed_rows_inner(gpu, first, rows, WaitMode::Block))
     }
 
-    /// The asynchronous form of [`read_row_bytes`](Self::read_row_bytes).
+    /// The asynchronous form of [`read_packed_rows`](Self::read_packed_rows).
     ///
     /// # Errors
-    /// As [`read_row_bytes`](Self::read_row_bytes).
-    pub async fn read_row_bytes_async(
+    /// As [`read_packed_rows`](Self::read_packed_rows).
+    pub async fn read_packed_rows_async(
         &self,
         gpu: &Gpu,
         first: u64,
         rows: u64,
     ) -> Result<Vec<u8>, DataError> {
-        self.read_row_bytes_inner(gpu, first, rows, WaitMode::Async)
+        self.read_packed_rows_inner(gpu, first, rows, WaitMode::Async)
             .await
     }
 
-    async fn read_row_bytes_inner(
+    async fn read_packed_rows_inner(
         &self,
         gpu: &Gpu,
         first: u64,
@@ -162,7 +162,7 @@ impl GpuDataView<'_> {
     /// [`decode_values`]). Blocks until the copy is done.
     ///
     /// # Errors
-    /// [`DataError::Gpu`] with the errors of [`read_raw`](Self::read_raw); a [`DataError`] when
+    /// [`DataError::Gpu`] with the errors of [`read_packed_bytes`](Self::read_packed_bytes); a [`DataError`] when
     /// the bytes do not decode (see [`decode_values`]).
     pub fn read_values(&self, gpu: &Gpu) -> Result<HostValues, DataError> {
         pollster::block_on(self.read_values_inner(gpu, WaitMode::Block))
@@ -186,26 +186,26 @@ impl GpuDataView<'_> {
         )
     }
 
-    /// The view's raw value bytes, packed one value after another (strides removed). Blocks
+    /// The stored bytes of the view's values, packed one value after another (strides removed). Blocks
     /// until the copy is done.
     ///
     /// # Errors
     /// [`GpuError::MissingUsage`] without `COPY_SRC`, [`GpuError::UnalignedCopy`],
     /// [`GpuError::DeviceLost`], [`GpuError::Validation`], [`GpuError::Map`],
     /// [`GpuError::Poll`].
-    pub fn read_raw(&self, gpu: &Gpu) -> Result<Vec<u8>, GpuError> {
-        pollster::block_on(self.read_raw_inner(gpu, WaitMode::Block))
+    pub fn read_packed_bytes(&self, gpu: &Gpu) -> Result<Vec<u8>, GpuError> {
+        pollster::block_on(self.read_packed_bytes_inner(gpu, WaitMode::Block))
     }
 
-    /// The asynchronous form of [`read_raw`](Self::read_raw).
+    /// The asynchronous form of [`read_packed_bytes`](Self::read_packed_bytes).
     ///
     /// # Errors
-    /// As [`read_raw`](Self::read_raw).
-    pub async fn read_raw_async(&self, gpu: &Gpu) -> Result<Vec<u8>, GpuError> {
-        self.read_raw_inner(gpu, WaitMode::Async).await
+    /// As [`read_packed_bytes`](Self::read_packed_bytes).
+    pub async fn read_packed_bytes_async(&self, gpu: &Gpu) -> Result<Vec<u8>, GpuError> {
+        self.read_packed_bytes_inner(gpu, WaitMode::Async).await
     }
 
-    pub(super) async fn read_raw_inner(
+    pub(super) async fn read_packed_bytes_inner(
         &self,
         gpu: &Gpu,
         mode: WaitMode,

@@ -342,7 +342,7 @@ impl<'a, V: GpuField> TypedGpuDataView<'a, V> {
     /// The values, read back as `V`s. Blocks until the copy is done.
     ///
     /// # Errors
-    /// As [`GpuDataView::read_raw`].
+    /// As [`GpuDataView::read_packed_bytes`].
     pub fn read(&self, gpu: &Gpu) -> Result<Vec<V>, GpuError> {
         pollster::block_on(self.read_inner(gpu, WaitMode::Block))
     }
@@ -350,13 +350,13 @@ impl<'a, V: GpuField> TypedGpuDataView<'a, V> {
     /// The asynchronous form of [`read`](Self::read).
     ///
     /// # Errors
-    /// As [`GpuDataView::read_raw`].
+    /// As [`GpuDataView::read_packed_bytes`].
     pub async fn read_async(&self, gpu: &Gpu) -> Result<Vec<V>, GpuError> {
         self.read_inner(gpu, WaitMode::Async).await
     }
 
     async fn read_inner(&self, gpu: &Gpu, mode: WaitMode) -> Result<Vec<V>, GpuError> {
-        let packed = self.view.read_raw_inner(gpu, mode).await?;
+        let packed = self.view.read_packed_bytes_inner(gpu, mode).await?;
         Ok(crate::record::read_fields(&packed))
     }
 }
