@@ -19,31 +19,24 @@ use crate::wgsl_type;
 /// The whole derive: parse, check, then expand or report every error with a fallback impl.
 pub(crate) fn derive(input: &syn::DeriveInput) -> TokenStream {
     let cx = Ctxt::new();
-    // The shader check's name-level errors (a field without a member, a binding that differs)
-    // leave the struct itself valid: it expands, with the `const` assertions of everything the
-    // names matched, so both kinds of error come in one build.
-    let shader_cx = Ctxt::new();
     let model = Input::from_ast(&cx, input);
     let mut shader = None;
     if let Some(model) = &model {
         check::check(&cx, model);
-        shader = crate::shader::read(&shader_cx, model);
+        // The shader check's name-level errors (a field without a member, a binding that
+        // differs) leave the struct itself valid: it expands, with the `const` assertions of
+        // everything the names matched, so both kinds of error come in one build.
+        shader = cx.not_blocking(|| crate::shader::read(&cx, model));
     }
-    let mut out = match (cx.check(), model) {
-        (Ok(()), Some(model)) => expand(&model, shader.as_ref()),
-        (Ok(()), None) => TokenStream::new(),
-        (Err(err), model) => {
-            let mut out = err.to_compile_error();
-            if let Some(model) = model {
-                out.extend(fallback::fallback(&model));
-            }
-            out
-        }
+    let out = match &model {
+        Some(model) if !cx.blocks() => expand(model, shader.as_ref()),
+        Some(model) => fallback::fallback(model),
+        None => TokenStream::new(),
     };
-    if let Err(err) = shader_cx.check() {
-        out.extend(err.to_compile_error());
+    match cx.check() {
+        Ok(()) => out,
+        Err(errors) => errors.around(out),
     }
-    out
 }
 
 /// A type as a user would write it, for messages: `[u8 ; 4]` → `[u8; 4]`.
