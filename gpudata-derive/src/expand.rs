@@ -12,9 +12,9 @@ use crate::internals::ast::{Field, Input, is_scalar, runtime_element};
 use crate::internals::attr::{LayoutKind, StepModeKind};
 use crate::internals::check;
 use crate::internals::ctxt::Ctxt;
+use crate::internals::wgsl_type::{LeafKind, WgslTy};
 use crate::markers::marker_module;
 use crate::spans::{fail_at, fail_with_at, respan, span_range};
-use crate::wgsl_type;
 
 /// The whole derive: parse, check, then expand or report every error with a fallback impl.
 pub(crate) fn derive(input: &syn::DeriveInput) -> TokenStream {
@@ -717,7 +717,7 @@ fn wgsl_impls(
     let members = gpu.iter().zip(requested).map(|(f, r)| {
         let gpu_name = f.gpu_name();
         let wgsl_ty = match &f.attrs.wgsl {
-            Some((_, parsed)) => wgsl_type::tokens(parsed, p),
+            Some((_, parsed)) => wgsl_tokens(parsed, p),
             None if f.attrs.format.is_none() => describe(f.ty, p).0,
             None => {
                 let (wgsl, _, _) = describe(f.ty, p);
@@ -987,4 +987,43 @@ fn webgl_arm(k: usize, f: &Field<'_>, p: &Ident, msg: &TokenStream) -> TokenStre
     let fail = fail_with_at(p, msg, range);
     let k = usize_lit(k);
     quote!(::core::option::Option::Some(#k) => #fail,)
+}
+
+/// The tokens of the `WgslType` constant, through `p` (`::gpudata::__private`).
+fn wgsl_tokens(ty: &WgslTy, p: &Ident) -> TokenStream {
+    match ty {
+        WgslTy::Leaf {
+            kind,
+            columns,
+            rows,
+            scalar,
+        } => {
+            let primitive = match *scalar {
+                "f16" => quote!(#p::PrimitiveType::F16),
+                "i32" => quote!(#p::PrimitiveType::I32),
+                "u32" => quote!(#p::PrimitiveType::U32),
+                _ => quote!(#p::PrimitiveType::F32),
+            };
+            let leaf = match kind {
+                LeafKind::Scalar => quote!(#p::LeafType::Scalar(#primitive)),
+                LeafKind::Atomic => quote!(#p::LeafType::Atomic(#primitive)),
+                LeafKind::Vector => {
+                    quote!(#p::LeafType::Vector { components: #rows, scalar: #primitive })
+                }
+                LeafKind::Matrix => quote! {
+                    #p::LeafType::Matrix { columns: #columns, rows: #rows, scalar: #primitive }
+                },
+            };
+            quote!(#p::WgslType::Leaf(#leaf))
+        }
+        WgslTy::Array(element, count) => {
+            let element = wgsl_tokens(element, p);
+            quote! {
+                #p::WgslType::Array {
+                    element: &#element,
+                    count: ::core::option::Option::Some(#count),
+                }
+            }
+        }
+    }
 }

@@ -12,7 +12,7 @@ use syn::Type;
 use crate::expand::plain_type;
 use crate::internals::ast::{Field, Input, is_scalar, runtime_element};
 use crate::internals::attr::LayoutKind;
-use crate::wgsl_type::{LeafKind, WgslTy};
+use crate::internals::wgsl_type::{LeafKind, WgslTy};
 
 /// What the macro knows of a struct it checks itself.
 pub(crate) struct LazyFacts {

@@ -16,7 +16,6 @@ mod markers;
 mod shader;
 mod spans;
 mod uniform;
-mod wgsl_type;
 
 /// Derives `gpudata::GpuStruct`; see its documentation in the `gpudata` crate.
 #[proc_macro_derive(GpuStruct, attributes(gpu))]

@@ -109,8 +109,11 @@ impl Errors {
 
 /// `errors` as one `syn::Error` (`None` when empty).
 fn combine(errors: Vec<(syn::Error, bool)>) -> Option<syn::Error> {
-    errors.into_iter().map(|(err, _)| err).reduce(|mut all, err| {
-        all.combine(err);
-        all
-    })
+    errors
+        .into_iter()
+        .map(|(err, _)| err)
+        .reduce(|mut all, err| {
+            all.combine(err);
+            all
+        })
 }

@@ -8,3 +8,4 @@ pub(crate) mod ctxt;
 pub(crate) mod shader_attr;
 pub(crate) mod symbol;
 pub(crate) mod value;
+pub(crate) mod wgsl_type;

@@ -1,8 +1,6 @@
-//! `#[gpu(wgsl = "...")]`: a WGSL type string read at macro time into the tokens of a
-//! `gpudata::layout::WgslType` constant (the layout itself stays gpudata's `const fn`s' job).
-
-use proc_macro2::{Ident, TokenStream};
-use quote::quote;
+//! `#[gpu(wgsl = "...")]`: the WGSL type string of an attribute, read at macro time into a
+//! [`WgslTy`] (the expansion writes it as a `gpudata::layout::WgslType` constant; the layout
+//! itself stays gpudata's `const fn`s' job).
 
 /// A parsed WGSL type without structs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -130,43 +128,4 @@ pub(crate) fn parse(text: &str) -> Option<WgslTy> {
         rows: dimension(r)?,
         scalar: s,
     })
-}
-
-/// The tokens of the `WgslType` constant, through `p` (`::gpudata::__private`).
-pub(crate) fn tokens(ty: &WgslTy, p: &Ident) -> TokenStream {
-    match ty {
-        WgslTy::Leaf {
-            kind,
-            columns,
-            rows,
-            scalar,
-        } => {
-            let primitive = match *scalar {
-                "f16" => quote!(#p::PrimitiveType::F16),
-                "i32" => quote!(#p::PrimitiveType::I32),
-                "u32" => quote!(#p::PrimitiveType::U32),
-                _ => quote!(#p::PrimitiveType::F32),
-            };
-            let leaf = match kind {
-                LeafKind::Scalar => quote!(#p::LeafType::Scalar(#primitive)),
-                LeafKind::Atomic => quote!(#p::LeafType::Atomic(#primitive)),
-                LeafKind::Vector => {
-                    quote!(#p::LeafType::Vector { components: #rows, scalar: #primitive })
-                }
-                LeafKind::Matrix => quote! {
-                    #p::LeafType::Matrix { columns: #columns, rows: #rows, scalar: #primitive }
-                },
-            };
-            quote!(#p::WgslType::Leaf(#leaf))
-        }
-        WgslTy::Array(element, count) => {
-            let element = tokens(element, p);
-            quote! {
-                #p::WgslType::Array {
-                    element: &#element,
-                    count: ::core::option::Option::Some(#count),
-                }
-            }
-        }
-    }
 }
