@@ -338,3 +338,103 @@ fn wgsl_leaves(ty: &WgslTy) -> Option<usize> {
             .checked_mul(wgsl_leaves(element)?),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The syntax-level predictions against what they predict: gpudata's `GpuField` impls
+    //! (gpudata is a dev-dependency of the derive), found for each candidate type by autoref
+    //! specialization, so a type without an impl is a `None` rather than a compile error.
+
+    use std::marker::PhantomData;
+
+    use gpudata::{GpuField, VertexFormat};
+    use syn::Type;
+
+    use super::{PlainType, SCALARS, host_bytes, plain_type};
+
+    struct Probe<T>(PhantomData<T>);
+
+    trait IsField {
+        fn format(&self) -> Option<VertexFormat>;
+    }
+
+    impl<T: GpuField> IsField for Probe<T> {
+        fn format(&self) -> Option<VertexFormat> {
+            Some(T::FORMAT)
+        }
+    }
+
+    trait NotField {
+        fn format(&self) -> Option<VertexFormat>;
+    }
+
+    impl<T> NotField for &Probe<T> {
+        fn format(&self) -> Option<VertexFormat> {
+            None
+        }
+    }
+
+    /// `(type as written, its GpuField format)` for each type.
+    macro_rules! probe {
+        ($($ty:ty),* $(,)?) => {
+            vec![$((stringify!($ty), (&Probe::<$ty>(PhantomData)).format())),*]
+        };
+    }
+
+    /// Each scalar and its arrays of 1 to 5, with the scalars' names.
+    macro_rules! scalars {
+        ($($s:ident),*) => {
+            (
+                vec![$(stringify!($s)),*],
+                [$(probe!($s, [$s; 1], [$s; 2], [$s; 3], [$s; 4], [$s; 5])),*].concat(),
+            )
+        };
+    }
+
+    fn parse(text: &str) -> Type {
+        syn::parse_str(text).unwrap_or_else(|err| panic!("`{text}`: {err}"))
+    }
+
+    #[test]
+    fn plain_type_is_exactly_the_scalar_field_impls() {
+        let (names, candidates) = scalars!(f32, u32, i32, u16, i16, u8, i8);
+        assert_eq!(names, SCALARS, "the probed scalars are the classified ones");
+        for (text, format) in candidates {
+            let plain = plain_type(&parse(text));
+            assert_eq!(plain.is_field(), format.is_some(), "`{text}`: {plain:?}");
+            let webgl = format.is_some_and(VertexFormat::is_webgl_only);
+            assert_eq!(plain == PlainType::WebGl, webgl, "`{text}`: {plain:?}");
+        }
+    }
+
+    #[test]
+    fn other_types_are_not_plain() {
+        let others = probe!(f64, bool, u64, usize, [f64; 2], [bool; 3], [[f32; 2]; 2]);
+        let paths = [
+            "core::primitive::f32",
+            "::f32",
+            "<T as X>::f32",
+            "half::f16",
+            "[f32; N]",
+        ];
+        let texts = others.iter().map(|(text, _)| *text).chain(paths);
+        for text in texts {
+            assert_eq!(plain_type(&parse(text)), PlainType::Other, "`{text}`");
+        }
+    }
+
+    #[test]
+    fn host_bytes_are_the_sizes() {
+        let cases = [
+            ("f32", size_of::<f32>()),
+            ("u32", size_of::<u32>()),
+            ("i32", size_of::<i32>()),
+            ("[u32; 3]", size_of::<[u32; 3]>()),
+            ("[[f32; 4]; 4]", size_of::<[[f32; 4]; 4]>()),
+        ];
+        for (text, size) in cases {
+            assert_eq!(host_bytes(&parse(text)), Some(size), "`{text}`");
+        }
+        assert_eq!(host_bytes(&parse("u16")), None);
+    }
+}
