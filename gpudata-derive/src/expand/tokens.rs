@@ -8,7 +8,7 @@ use syn::{Ident, Type};
 
 use crate::internals::ast::{is_scalar, runtime_element};
 use crate::internals::classify::{Leaves, Nested};
-use crate::internals::wgsl_type::{LeafKind, WgslTy};
+use crate::internals::wgsl_type::{LeafSyntax, ScalarSyntax, WgslTy};
 
 /// `n` as an unsuffixed literal.
 pub(super) fn usize_lit(n: usize) -> Literal {
@@ -118,28 +118,37 @@ pub(super) fn describe(ty: &Type, p: &Ident) -> (TokenStream, TokenStream, Token
 
 /// The tokens of the `WgslType` constant of a `wgsl = "..."` attribute's type.
 pub(super) fn wgsl_tokens(ty: &WgslTy, p: &Ident) -> TokenStream {
+    let primitive = |scalar: &ScalarSyntax| match scalar {
+        ScalarSyntax::F16 => quote!(#p::PrimitiveType::F16),
+        ScalarSyntax::I32 => quote!(#p::PrimitiveType::I32),
+        ScalarSyntax::U32 => quote!(#p::PrimitiveType::U32),
+        ScalarSyntax::F32 => quote!(#p::PrimitiveType::F32),
+    };
     match ty {
-        WgslTy::Leaf {
-            kind,
-            columns,
-            rows,
-            scalar,
-        } => {
-            let primitive = match *scalar {
-                "f16" => quote!(#p::PrimitiveType::F16),
-                "i32" => quote!(#p::PrimitiveType::I32),
-                "u32" => quote!(#p::PrimitiveType::U32),
-                _ => quote!(#p::PrimitiveType::F32),
-            };
-            let leaf = match kind {
-                LeafKind::Scalar => quote!(#p::LeafType::Scalar(#primitive)),
-                LeafKind::Atomic => quote!(#p::LeafType::Atomic(#primitive)),
-                LeafKind::Vector => {
-                    quote!(#p::LeafType::Vector { components: #rows, scalar: #primitive })
+        WgslTy::Leaf(leaf) => {
+            let leaf = match leaf {
+                LeafSyntax::Scalar(scalar) => {
+                    let primitive = primitive(scalar);
+                    quote!(#p::LeafType::Scalar(#primitive))
                 }
-                LeafKind::Matrix => quote! {
-                    #p::LeafType::Matrix { columns: #columns, rows: #rows, scalar: #primitive }
-                },
+                LeafSyntax::Atomic(scalar) => {
+                    let primitive = primitive(scalar);
+                    quote!(#p::LeafType::Atomic(#primitive))
+                }
+                LeafSyntax::Vector { components, scalar } => {
+                    let primitive = primitive(scalar);
+                    quote!(#p::LeafType::Vector { components: #components, scalar: #primitive })
+                }
+                LeafSyntax::Matrix {
+                    columns,
+                    rows,
+                    scalar,
+                } => {
+                    let primitive = primitive(scalar);
+                    quote! {
+                        #p::LeafType::Matrix { columns: #columns, rows: #rows, scalar: #primitive }
+                    }
+                }
             };
             quote!(#p::WgslType::Leaf(#leaf))
         }

@@ -7,7 +7,7 @@ use syn::Type;
 
 use super::ast::{Field, Input, is_scalar, runtime_element};
 use super::attr::LayoutKind;
-use super::wgsl_type::{LeafKind, WgslTy};
+use super::wgsl_type::{LeafSyntax, ScalarSyntax, WgslTy};
 
 /// How the derive expands a struct that passed its checks.
 pub(crate) struct Strategy<'a> {
@@ -306,16 +306,19 @@ fn host_bytes(ty: &Type) -> Option<usize> {
 /// matrices, arrays of at least one element), else `None`.
 fn wgsl_bytes(ty: &WgslTy) -> Option<usize> {
     match ty {
-        WgslTy::Leaf {
-            kind,
-            columns,
-            rows,
-            scalar,
-        } => match kind {
-            LeafKind::Atomic => None,
-            _ if *scalar == "f16" => None,
-            LeafKind::Matrix if *scalar != "f32" => None,
-            _ => Some(usize::from(*columns) * usize::from(*rows) * 4),
+        WgslTy::Leaf(leaf) => match *leaf {
+            LeafSyntax::Atomic(_)
+            | LeafSyntax::Scalar(ScalarSyntax::F16)
+            | LeafSyntax::Vector {
+                scalar: ScalarSyntax::F16,
+                ..
+            } => None,
+            LeafSyntax::Matrix { scalar, .. } if scalar != ScalarSyntax::F32 => None,
+            LeafSyntax::Matrix { columns, rows, .. } => {
+                Some(usize::from(columns) * usize::from(rows) * 4)
+            }
+            LeafSyntax::Vector { components, .. } => Some(usize::from(components) * 4),
+            LeafSyntax::Scalar(_) => Some(4),
         },
         WgslTy::Array(element, count) => {
             let count = usize::try_from(*count).ok().filter(|n| *n >= 1)?;
@@ -327,12 +330,8 @@ fn wgsl_bytes(ty: &WgslTy) -> Option<usize> {
 /// Leaves of a WGSL type: one per scalar or vector, one per matrix column.
 fn wgsl_leaves(ty: &WgslTy) -> Option<usize> {
     match ty {
-        WgslTy::Leaf {
-            kind: LeafKind::Matrix,
-            columns,
-            ..
-        } => Some(usize::from(*columns)),
-        WgslTy::Leaf { .. } => Some(1),
+        WgslTy::Leaf(LeafSyntax::Matrix { columns, .. }) => Some(usize::from(*columns)),
+        WgslTy::Leaf(_) => Some(1),
         WgslTy::Array(element, count) => usize::try_from(*count)
             .ok()?
             .checked_mul(wgsl_leaves(element)?),
