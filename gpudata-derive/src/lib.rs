@@ -2,21 +2,21 @@
 //! wgpu vertex layouts, typed field markers and checked uploads.
 //!
 //! Use the derive through `gpudata` (`use gpudata::GpuStruct;`), which documents its attributes
-//! and rules. The macro works in three phases: `internals` parses `#[gpu(...)]` into a typed
-//! model and checks rules across fields, recording every error with the span of the offending
-//! token; `expand` emits `const` items that call gpudata's `const fn` layout engine (the macro
-//! never computes an offset); `markers` emits the field marker types, which `fallback` emits too,
-//! so that one mistake does not cascade.
+//! and rules. The macro is built in serde_derive's shape, in layers that import only downwards:
+//! - `internals` parses `#[gpu(...)]` into a typed model, checks rules across fields (recording
+//!   every error, with the span of the offending token, in one collector) and classifies once
+//!   how a struct is expanded (`internals::classify`);
+//! - `shader` reads a WGSL file named by the attributes (feature `naga`) and writes the
+//!   assertions matching it;
+//! - `expand` emits, one module per output, `const` items that call gpudata's `const fn` layout
+//!   engine (the macro never computes an offset), the checks spanned at the user's tokens, the
+//!   trait impls and the field marker types, which its `fallback` emits too, so that one mistake
+//!   does not cascade.
 
 mod expand;
-mod fallback;
 mod internals;
-mod lazy;
-mod markers;
 mod shader;
 mod spans;
-mod uniform;
-mod wgsl_type;
 
 /// Derives `gpudata::GpuStruct`; see its documentation in the `gpudata` crate.
 #[proc_macro_derive(GpuStruct, attributes(gpu))]

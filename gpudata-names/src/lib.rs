@@ -5,17 +5,24 @@
 //!   (`position`, `material.color`, `lights[1].color`);
 //! - [`wgsl_identifier_problem`]: the names WGSL text can use for a struct or a member (ASCII
 //!   identifiers, not `_`, not starting with `__`, not a keyword or reserved word), and
-//!   [`is_predeclared`]: the predeclared names a struct would shadow (`f32`, `vec3f`, `storage`).
+//!   [`is_predeclared`]: the predeclared names a struct would shadow (`f32`, `vec3f`, `storage`);
+//! - [`type_syntax`]: the grammar of the WGSL types gpudata reads from text (`vec3<f32>`,
+//!   `mat4x4h`, `array<E, N>`), one level at a time, which `gpudata::layout::TypeDecl::parse`
+//!   and the derive's `#[gpu(wgsl = "...")]` each build their own tree from.
 //!
-//! Each rule returns a small problem value saying what is wrong and where; the error types stay
-//! in their crates (`gpudata::layout::LayoutError`, `WgslError`, the derive's spanned compile
-//! errors), which map it. No dependencies, no allocation, `#![no_std]`.
+//! Each name rule returns a small problem value saying what is wrong and where; the error types
+//! stay in their crates (`gpudata::layout::LayoutError`, `WgslError`, the derive's spanned
+//! compile errors), which map it. No dependencies, no allocation, `#![no_std]`.
 
 #![no_std]
 
 mod field_path;
+mod type_syntax;
 mod wgsl;
 mod words;
 
 pub use field_path::{FieldNameProblem, field_path_problem};
+pub use type_syntax::{
+    ArraySyntax, CountSyntax, LeafSyntax, ScalarSyntax, TypeSyntax, alias_syntax, type_syntax,
+};
 pub use wgsl::{WgslNameProblem, is_predeclared, wgsl_identifier_problem};

@@ -3,6 +3,7 @@
 
 use core::fmt;
 
+use crate::type_syntax::alias_syntax;
 use crate::words::{PREDECLARED, RESERVED};
 
 /// Why a name cannot be a WGSL struct or member name.
@@ -79,21 +80,7 @@ pub fn wgsl_identifier_problem(name: &str) -> Option<WgslNameProblem> {
 /// gpudata refuses them all as struct names.
 #[must_use]
 pub fn is_predeclared(name: &str) -> bool {
-    if PREDECLARED.contains(&name) {
-        return true;
-    }
-    let Some(body) = name.strip_suffix(['f', 'h', 'i', 'u']) else {
-        return false;
-    };
-    let dimension = |d: &str| matches!(d, "2" | "3" | "4");
-    if let Some(n) = body.strip_prefix("vec") {
-        return dimension(n);
-    }
-    let matrix = body
-        .strip_prefix("mat")
-        .and_then(|m| m.split_once('x'))
-        .is_some_and(|(c, r)| dimension(c) && dimension(r));
-    matrix && (name.ends_with('f') || name.ends_with('h'))
+    PREDECLARED.contains(&name) || alias_syntax(name).is_some()
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use super::symbol::{
     STEP_MODE, STRIDE, Symbol, WGSL, ZERO_COPY,
 };
 use super::value::{flag, int_value, skip_value, string_value};
-use crate::wgsl_type::{self, WgslTy};
+use super::wgsl_type::{self, WgslTy};
 
 /// One key's value, remembering that it was set so a second setting is reported.
 struct Attr<'c, T> {

@@ -2,104 +2,41 @@
 //! `array<u32>`, the shorthand aliases (`vec3f`, `mat4x4h`), and member lists such as
 //! `"a: vec3<f32>, @align(16) b: array<mat4x4<f32>, 2>"`.
 
+use gpudata_names::{CountSyntax, LeafSyntax, ScalarSyntax, TypeSyntax, type_syntax};
+
 use super::decl::{MemberDecl, StructDecl, TypeDecl};
 use super::limits::DeclarationLimits;
 use super::memory::LeafType;
 use crate::format::PrimitiveType;
 use crate::layout::LayoutError;
 
-fn scalar(name: &str) -> Option<PrimitiveType> {
-    [
-        PrimitiveType::F16,
-        PrimitiveType::F32,
-        PrimitiveType::I32,
-        PrimitiveType::U32,
-    ]
-    .into_iter()
-    .find(|s| s.as_str() == name)
-}
-
-fn dimension(text: &str) -> Option<u8> {
-    match text {
-        "2" => Some(2),
-        "3" => Some(3),
-        "4" => Some(4),
-        _ => None,
+fn primitive(scalar: ScalarSyntax) -> PrimitiveType {
+    match scalar {
+        ScalarSyntax::F32 => PrimitiveType::F32,
+        ScalarSyntax::F16 => PrimitiveType::F16,
+        ScalarSyntax::I32 => PrimitiveType::I32,
+        ScalarSyntax::U32 => PrimitiveType::U32,
     }
 }
 
-/// `vec3f`, `vec2h`, `vec4i`, `vec3u`, `mat4x4f`, `mat2x3h`: WGSL's predeclared aliases.
-fn alias(name: &str) -> Option<LeafType> {
-    let (body, suffix) = name.split_at(name.len().checked_sub(1)?);
-    let scalar = match suffix {
-        "f" => PrimitiveType::F32,
-        "h" => PrimitiveType::F16,
-        "i" => PrimitiveType::I32,
-        "u" => PrimitiveType::U32,
-        _ => return None,
-    };
-    if let Some(n) = body.strip_prefix("vec") {
-        return Some(LeafType::Vector {
-            components: dimension(n)?,
+fn leaf(syntax: LeafSyntax) -> LeafType {
+    match syntax {
+        LeafSyntax::Scalar(s) => LeafType::Scalar(primitive(s)),
+        LeafSyntax::Vector { components, scalar } => LeafType::Vector {
+            components,
+            scalar: primitive(scalar),
+        },
+        LeafSyntax::Matrix {
+            columns,
+            rows,
             scalar,
-        });
+        } => LeafType::Matrix {
+            columns,
+            rows,
+            scalar: primitive(scalar),
+        },
+        LeafSyntax::Atomic(s) => LeafType::Atomic(primitive(s)),
     }
-    let (columns, rows) = body.strip_prefix("mat")?.split_once('x')?;
-    super::memory::is_float(scalar).then_some(LeafType::Matrix {
-        columns: dimension(columns)?,
-        rows: dimension(rows)?,
-        scalar,
-    })
-}
-
-/// `name<inner>` → `inner`.
-fn generic<'t>(text: &'t str, name: &str) -> Option<&'t str> {
-    text.strip_prefix(name)?
-        .trim_start()
-        .strip_prefix('<')?
-        .strip_suffix('>')
-}
-
-/// The byte offset of the last `,` outside `<...>` in `text`.
-fn last_top_level_comma(text: &str) -> Option<usize> {
-    let mut depth = 0i32;
-    let mut found = None;
-    for (i, c) in text.char_indices() {
-        match c {
-            '<' => depth += 1,
-            '>' => depth -= 1,
-            ',' if depth == 0 => found = Some(i),
-            _ => {}
-        }
-    }
-    found
-}
-
-fn leaf(text: &str) -> Option<LeafType> {
-    if let Some(s) = scalar(text) {
-        return Some(LeafType::Scalar(s));
-    }
-    if let Some(leaf) = alias(text) {
-        return Some(leaf);
-    }
-    if let Some(inner) = generic(text, "atomic") {
-        return scalar(inner.trim()).map(LeafType::Atomic);
-    }
-    let (head, inner) = text.split_once('<')?;
-    let s = scalar(inner.strip_suffix('>')?.trim())?;
-    let head = head.trim();
-    if let Some(n) = head.strip_prefix("vec") {
-        return Some(LeafType::Vector {
-            components: dimension(n)?,
-            scalar: s,
-        });
-    }
-    let (columns, rows) = head.strip_prefix("mat")?.split_once('x')?;
-    Some(LeafType::Matrix {
-        columns: dimension(columns)?,
-        rows: dimension(rows)?,
-        scalar: s,
-    })
 }
 
 /// Why [`parse_type`] read no type.
@@ -110,28 +47,24 @@ enum Unread {
     TooDeep,
 }
 
-/// The type `text` spells, nested at most `depth` arrays deep: each level is checked before its
-/// text is scanned, so a deep input costs the bound's worth of scans, not its own depth's.
+/// The type `text` spells (in `gpudata_names`' grammar, shared with the derive), nested at
+/// most `depth` arrays deep: each level is checked before its text is scanned, so a deep input
+/// costs the bound's worth of scans, not its own depth's.
 fn parse_type(text: &str, depth: usize) -> Result<TypeDecl, Unread> {
-    let text = text.trim();
-    if let Some(inner) = generic(text, "array") {
-        let depth = depth.checked_sub(1).ok_or(Unread::TooDeep)?;
-        return Ok(match last_top_level_comma(inner) {
-            Some(comma) => {
-                let count = inner[comma + 1..].trim();
-                let count = count.strip_suffix(['u', 'i']).unwrap_or(count);
-                TypeDecl::Array {
-                    element: Box::new(parse_type(&inner[..comma], depth)?),
-                    count: Some(count.parse().map_err(|_| Unread::Unknown)?),
-                }
-            }
-            None => TypeDecl::Array {
-                element: Box::new(parse_type(inner, depth)?),
-                count: None,
-            },
-        });
+    match type_syntax(text).ok_or(Unread::Unknown)? {
+        TypeSyntax::Leaf(syntax) => Ok(TypeDecl::Leaf(leaf(syntax))),
+        TypeSyntax::Array(array) => {
+            let depth = depth.checked_sub(1).ok_or(Unread::TooDeep)?;
+            let (element, count) = array.parts();
+            let element = Box::new(parse_type(element, depth)?);
+            let count = match count {
+                CountSyntax::Fixed(n) => Some(n),
+                CountSyntax::RuntimeSized => None,
+                CountSyntax::Invalid => return Err(Unread::Unknown),
+            };
+            Ok(TypeDecl::Array { element, count })
+        }
     }
-    leaf(text).map(TypeDecl::Leaf).ok_or(Unread::Unknown)
 }
 
 /// [`parse_type`] with `member`'s name in its errors.

@@ -9,7 +9,7 @@ use crate::internals::attr::LayoutKind;
 
 /// `impl UniformLayout` for a `wgsl-uniform` struct (nothing for other layouts), so a uniform
 /// buffer of a struct of another layout is an error at the user's call.
-pub(crate) fn uniform_impl(input: &Input<'_>, p: &impl quote::ToTokens) -> TokenStream {
+pub(super) fn uniform_impl(input: &Input<'_>, p: &impl quote::ToTokens) -> TokenStream {
     if input.attrs.layout != LayoutKind::WgslUniform {
         return TokenStream::new();
     }

@@ -4,17 +4,19 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use super::markers::marker_module;
+use super::uniform::uniform_impl;
 use crate::internals::ast::Input;
-use crate::markers::marker_module;
+use crate::internals::attr::LayoutKind;
 
 /// The marker module plus an impl with an empty format (the build already failed).
-pub(crate) fn fallback(input: &Input<'_>) -> TokenStream {
+pub(super) fn fallback(input: &Input<'_>) -> TokenStream {
     let krate = &input.attrs.krate;
     let p = quote!(#krate::__private);
     let ident = input.ident;
     let markers = marker_module(input);
     // A failed non-packed struct still nests (as one `u32`), so its users add no errors.
-    let nested = if input.attrs.layout == crate::internals::attr::LayoutKind::Packed {
+    let nested = if input.attrs.layout == LayoutKind::Packed {
         TokenStream::new()
     } else {
         quote! {
@@ -31,7 +33,7 @@ pub(crate) fn fallback(input: &Input<'_>) -> TokenStream {
         }
     };
     // A failed uniform struct stays a uniform buffer's type, so `GpuUniform<T>` adds no errors.
-    let uniform = crate::uniform::uniform_impl(input, &p);
+    let uniform = uniform_impl(input, &p);
     // A failed struct with a runtime-sized tail gets the trait of its kind, so `GpuStorage<T>`
     // adds no errors either.
     if let Some(elem) = input.tail().and_then(|f| f.runtime_element()) {
