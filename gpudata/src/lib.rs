@@ -115,7 +115,6 @@ pub mod data;
 pub mod device;
 pub mod error;
 pub mod format;
-mod kernels;
 pub mod layout;
 pub mod ops;
 pub mod record;

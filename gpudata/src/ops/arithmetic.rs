@@ -7,7 +7,7 @@ use super::family::ArithmeticOp;
 use super::input::{IntoOperand, Operand};
 use crate::data::GpuData;
 use crate::device::Gpu;
-use crate::kernels::{OpError, OpPlan, OpsConfig};
+use crate::ops::{OpError, OpPlan, OpsConfig};
 
 /// Plans `op` folded left over `operands` on `gpu` with the kernels' tuning `config`, without
 /// running it. A single data operand comes back unchanged, in its own format (luma.gl's

@@ -35,9 +35,9 @@ use super::interleave::check_interleave;
 use super::lanes::{LaneOp, semantics as lane_semantics};
 use super::math::check_arity;
 use crate::format::VertexFormat;
-use crate::kernels::OpError;
-use crate::kernels::shape::{unit_count, unit_size};
 use crate::layout::GpuDataStructFormat;
+use crate::ops::OpError;
+use crate::ops::kernels::shape::{unit_count, unit_size};
 use eval::HostPlace;
 
 /// One argument of CPU arithmetic: the twin of [`Operand`](super::Operand).

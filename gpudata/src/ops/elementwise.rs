@@ -19,10 +19,11 @@ use crate::device::Gpu;
 use crate::format::codec::{decoded_type, unit_of_lane};
 use crate::format::wgsl_codec::{self, NanBits};
 use crate::format::{DataType, PrimitiveType, VertexFormat};
-use crate::kernels::plan::{self as kernel_plan, KernelRequest};
-use crate::kernels::shape::{unit_count, unit_size};
-use crate::kernels::wgsl_gen::{Body, RowCtx, ValueRef};
-use crate::kernels::{OpError, OpPlan, OpsConfig, Planner};
+use crate::ops::kernels::Planner;
+use crate::ops::kernels::shape::{unit_count, unit_size};
+use crate::ops::kernels::transform::plan::{self as kernel_plan, KernelRequest};
+use crate::ops::kernels::transform::wgsl_gen::{Body, RowCtx, ValueRef};
+use crate::ops::{OpError, OpPlan, OpsConfig};
 
 /// What the output lanes are computed from.
 #[derive(Clone, Debug, PartialEq)]

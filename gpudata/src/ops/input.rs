@@ -2,7 +2,7 @@
 //! [`Literal`].
 
 use crate::data::{GpuData, GpuDataView, TypedGpuDataView};
-use crate::kernels::OpError;
+use crate::ops::OpError;
 use crate::record::GpuField;
 
 /// A constant operand of arithmetic: one to four `f32` lanes, the same for every row

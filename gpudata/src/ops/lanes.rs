@@ -9,7 +9,7 @@ use super::elementwise::{self, OperandKind, Program, kinds};
 use super::input::{IntoOperand, Operand};
 use crate::data::GpuData;
 use crate::device::Gpu;
-use crate::kernels::{OpError, OpPlan, OpsConfig};
+use crate::ops::{OpError, OpPlan, OpsConfig};
 
 /// One of the lane operations, with what it needs beyond its operands.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -6,7 +6,7 @@ use super::family::MathOp;
 use super::input::{IntoOperand, Operand};
 use crate::data::GpuData;
 use crate::device::Gpu;
-use crate::kernels::{OpError, OpPlan, OpsConfig};
+use crate::ops::{OpError, OpPlan, OpsConfig};
 
 /// Plans `op` over `operands` with the kernels' tuning `config`, without running it.
 ///

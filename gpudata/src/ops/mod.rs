@@ -102,6 +102,7 @@ mod compact;
 pub mod cpu;
 mod deinterleave;
 mod elementwise;
+mod error;
 mod extent;
 mod family;
 mod fround;
@@ -110,6 +111,7 @@ pub(crate) use fround::fround_output;
 mod gather;
 mod input;
 mod interleave;
+pub(crate) mod kernels;
 mod lanes;
 mod mask;
 mod math;
@@ -143,6 +145,7 @@ pub use predicate::{
 };
 
 pub use crate::format::codec::Scalar;
-pub use crate::kernels::Comparison;
+pub use kernels::Comparison;
 
-pub use crate::kernels::{OpError, OpPlan, OpsConfig};
+pub use error::OpError;
+pub use kernels::{OpPlan, OpsConfig};

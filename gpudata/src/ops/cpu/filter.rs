@@ -2,10 +2,10 @@
 
 use super::host::{HostColumn, HostInput};
 use crate::format::codec::{self, Scalar};
-use crate::kernels::predicate::{Node, Side};
-use crate::kernels::{Comparison, OpError};
 use crate::ops::compact::prefix_sum_output;
+use crate::ops::kernels::select::predicate::{Node, Side};
 use crate::ops::predicate::{Comparand, PredicateOf, predicate_length};
+use crate::ops::{Comparison, OpError};
 
 /// A predicate over host columns and masks: the twin of [`Predicate`](crate::ops::Predicate).
 pub type HostPredicate<'a> = PredicateOf<HostInput<'a>, &'a [bool]>;

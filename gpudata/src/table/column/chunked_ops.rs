@@ -8,7 +8,7 @@
 
 use crate::data::GpuData;
 use crate::device::Gpu;
-use crate::kernels::OpError;
+use crate::ops::OpError;
 use crate::ops::{self, ArithmeticOp, Constant, LaneOp, Literal, MathOp, Operand};
 use crate::table::ChunkMapError;
 

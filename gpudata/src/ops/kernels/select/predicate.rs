@@ -10,13 +10,13 @@
 //! them. Rows are split into runs of whole workgroups when a column or the mask exceeds one
 //! binding.
 
-use super::config::Planner;
-use super::plan::Dispatch;
 use super::rows::{self, Span, WORKGROUP};
 use crate::data::GpuDataView;
 use crate::format::codec::{Scalar, decoded_type, fetch_order, unit_byte_length, unit_of_lane};
 use crate::format::{PrimitiveType, wgsl_codec};
-use crate::kernels::OpError;
+use crate::ops::OpError;
+use crate::ops::kernels::Planner;
+use crate::ops::kernels::transform::plan::Dispatch;
 
 /// A comparison of two values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

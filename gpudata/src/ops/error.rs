@@ -1,6 +1,7 @@
-//! [`OpError`]: operations that cannot run on their inputs. It lives beside the kernel planner,
-//! which raises most of its variants (input checks, device limits, the device's refusals); the
-//! operations in `ops/` add theirs (formats, fields, constants) and re-export it.
+//! [`OpError`]: operations that cannot run on their inputs. The kernels under `ops/kernels/`
+//! raise most of its variants (input checks, device limits, the device's refusals), the
+//! operations theirs (formats, fields, constants); `gpudata::ops::OpError` and `gpudata::OpError`
+//! name it.
 
 use crate::count::Count;
 use crate::data::DataError;

@@ -1,6 +1,6 @@
 //! What the selection kernels (masks, scans, compaction, extent, gather, sequence,
 //! segmented map) share: word-granular storage bindings with a base offset in the uniform,
-//! runs of rows whose bindings fit the device (by [`split`](super::split)'s rules), the WGSL
+//! runs of rows whose bindings fit the device (by [`split`](crate::ops::kernels::split)'s rules), the WGSL
 //! that loads a component or copies a row at any byte address, and one dispatch builder.
 //!
 //! Unlike the row-transform generator these kernels bind each range at the storage-aligned start
@@ -10,13 +10,13 @@
 use crate::device::buffers::{create_buffer, filled_buffer};
 use std::sync::Arc;
 
-use super::config::Planner;
-use super::plan::Dispatch;
-use super::split::{
+use crate::data::GpuDataView;
+use crate::ops::OpError;
+use crate::ops::kernels::Planner;
+use crate::ops::kernels::split::{
     binding_start, check_binding_count, dispatch_shape, even_runs, max_binding_size,
 };
-use crate::data::GpuDataView;
-use crate::kernels::OpError;
+use crate::ops::kernels::transform::plan::Dispatch;
 
 /// Invocations per workgroup of every selection kernel (WebGPU's default limit).
 pub(crate) const WORKGROUP: u32 = 256;
@@ -43,7 +43,7 @@ pub(crate) fn check_view(
     let buffer = view
         .buffer_on(gpu, "plan an operation")
         .map_err(|source| OpError::Gpu { op, source })?;
-    crate::kernels::shape::ViewShape::of(view).check(op, input, buffer.size(), true)?;
+    crate::ops::kernels::shape::ViewShape::of(view).check(op, input, buffer.size(), true)?;
     gpu.check_lost("plan an operation")
         .map_err(|source| OpError::Gpu { op, source })
 }

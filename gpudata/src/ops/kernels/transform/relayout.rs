@@ -14,15 +14,15 @@
 
 use std::collections::HashMap;
 
-use super::config::Planner;
 use super::moves::{CopyBody, Move};
 use super::plan::{self, Dispatch, KernelRequest, Placement};
-use super::{OpError, OpsConfig};
 use crate::data::GpuDataView;
 use crate::device::buffers::create_buffer;
 use crate::device::{Gpu, GpuError, error_scope};
 use crate::format::VertexFormat;
 use crate::layout::strided_byte_length;
+use crate::ops::kernels::Planner;
+use crate::ops::{OpError, OpsConfig};
 
 /// Why a re-layout cannot be recorded.
 #[derive(Clone, Debug, PartialEq)]

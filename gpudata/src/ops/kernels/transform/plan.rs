@@ -6,18 +6,18 @@
 use crate::device::buffers::{create_buffer, filled_buffer};
 use std::sync::Arc;
 
-use super::config::Planner;
-use super::shape::ViewShape;
-use super::split::{
-    binding_start, check_binding_count, dispatch_shape, even_runs, max_binding_size,
-};
 use super::wgsl_gen::{
     self, BindingDecl, Body, KernelLayout, OutputDecl, SourceDecl, StagedOutput, StagedSource,
     ValueRef, pitch,
 };
 use crate::data::GpuDataView;
 use crate::device::Gpu;
-use crate::kernels::OpError;
+use crate::ops::OpError;
+use crate::ops::kernels::Planner;
+use crate::ops::kernels::shape::ViewShape;
+use crate::ops::kernels::split::{
+    binding_start, check_binding_count, dispatch_shape, even_runs, max_binding_size,
+};
 
 /// Usage of an operation's output buffers: written by its kernels, then read back, copied,
 /// written again or drawn from.
@@ -67,7 +67,7 @@ impl Dispatch {
     }
 
     /// A dispatch of a kernel generated outside the row-transform generator (the selection
-    /// kernels of [`rows`](super::rows)), one row per invocation.
+    /// kernels of [`rows`](crate::ops::kernels::select::rows)), one row per invocation.
     pub(crate) fn new(
         pipeline: wgpu::ComputePipeline,
         bind_group: wgpu::BindGroup,
@@ -954,7 +954,7 @@ fn dispatch(
 /// a stride of `G × row bytes` from its neighbours, so each of its wide loads and stores covers
 /// only part of the memory segments a warp touches. Staging makes the global side fully
 /// coalesced: the workgroup stores an output's rows from workgroup memory in consecutive
-/// `vec4<u32>`s ([`OpsConfig::stage_outputs`](super::OpsConfig::stage_outputs)), and, if asked,
+/// `vec4<u32>`s ([`OpsConfig::stage_outputs`](crate::ops::OpsConfig::stage_outputs)), and, if asked,
 /// loads a source's rows the same way (only when the views use at least half of each row).
 /// Sources and outputs share one array (outputs reuse it after a barrier); what does not fit the
 /// device's workgroup storage stays direct, smallest staged first.
