@@ -116,6 +116,7 @@ mod lanes;
 mod mask;
 mod math;
 mod output;
+mod plan;
 mod predicate;
 
 pub use arithmetic::{add, arithmetic, divide, multiply, plan_arithmetic, subtract};
@@ -148,4 +149,5 @@ pub use crate::format::codec::Scalar;
 pub use kernels::Comparison;
 
 pub use error::OpError;
-pub use kernels::{OpPlan, OpsConfig};
+pub use kernels::OpsConfig;
+pub use plan::OpPlan;

@@ -8,12 +8,15 @@
 //!   gather, sequence, segmented map, mask slices, index buffers under a mask), which bind word
 //!   ranges with their bases in the uniform.
 //!
-//! Shared by both: [`OpsConfig`] and the planning context ([`config`]), the binding-split rules
-//! ([`split`]), and the placement checks every input goes through ([`shape`]). Every pipeline
+//! Shared by both: [`OpsConfig`] and the planning context ([`config`]), the one binding and
+//! dispatch path ([`dispatch`]: binding checks, workgroups, bind groups, error scopes,
+//! submission), the rules that split rows over dispatches ([`split`]), and the placement
+//! checks every input goes through, on the GPU and in the CPU reference ([`shape`]). Every pipeline
 //! compiles through the device's one cache
 //! ([`Gpu::compiled_pipelines`](crate::Gpu::compiled_pipelines) counts them).
 
 pub(crate) mod config;
+pub(crate) mod dispatch;
 pub(crate) mod select;
 pub(crate) mod shape;
 pub(crate) mod split;
@@ -22,4 +25,3 @@ pub(crate) mod transform;
 pub use config::OpsConfig;
 pub(crate) use config::Planner;
 pub use select::predicate::Comparison;
-pub use transform::plan::OpPlan;

@@ -9,7 +9,7 @@
 use super::rows::{self, RowCopy, Span, WORKGROUP};
 use crate::ops::OpError;
 use crate::ops::kernels::Planner;
-use crate::ops::kernels::transform::plan::Dispatch;
+use crate::ops::kernels::dispatch::Dispatch;
 
 /// Rows per workgroup: 32 per invocation.
 pub(crate) const BLOCK_ROWS: u64 = 32 * WORKGROUP as u64;

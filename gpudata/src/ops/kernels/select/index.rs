@@ -11,7 +11,7 @@ use crate::format::codec::unit_byte_length;
 use crate::format::{DataType, VertexFormat, wgsl_codec};
 use crate::ops::OpError;
 use crate::ops::kernels::Planner;
-use crate::ops::kernels::transform::plan::Dispatch;
+use crate::ops::kernels::dispatch::Dispatch;
 
 fn entry(body: &str) -> String {
     format!(

@@ -16,7 +16,7 @@ use crate::format::codec::{Scalar, decoded_type, fetch_order, unit_byte_length, 
 use crate::format::{PrimitiveType, wgsl_codec};
 use crate::ops::OpError;
 use crate::ops::kernels::Planner;
-use crate::ops::kernels::transform::plan::Dispatch;
+use crate::ops::kernels::dispatch::Dispatch;
 
 /// A comparison of two values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

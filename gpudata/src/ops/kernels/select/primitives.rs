@@ -9,7 +9,7 @@
 use super::rows::{self, Span, WORKGROUP};
 use crate::ops::OpError;
 use crate::ops::kernels::Planner;
-use crate::ops::kernels::transform::plan::Dispatch;
+use crate::ops::kernels::dispatch::Dispatch;
 
 /// Primitives per workgroup: 32 per invocation, one primitive-mask word each.
 const BLOCK: u64 = 32 * WORKGROUP as u64;

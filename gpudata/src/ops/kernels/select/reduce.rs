@@ -17,7 +17,7 @@ use crate::data::GpuDataView;
 use crate::format::{DataType, VertexFormat};
 use crate::ops::OpError;
 use crate::ops::kernels::Planner;
-use crate::ops::kernels::transform::plan::Dispatch;
+use crate::ops::kernels::dispatch::Dispatch;
 
 /// Rows each invocation reduces unless [`OpsConfig::rows_per_thread`](crate::ops::OpsConfig) says
 /// otherwise.

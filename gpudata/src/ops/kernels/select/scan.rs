@@ -8,7 +8,7 @@
 use super::rows::{self, Span, WORKGROUP};
 use crate::ops::OpError;
 use crate::ops::kernels::Planner;
-use crate::ops::kernels::transform::plan::Dispatch;
+use crate::ops::kernels::dispatch::Dispatch;
 
 /// Where a scan's elements are: the `unit`-byte integer (1, 2 or 4 bytes; sign-extended when
 /// `signed`) at byte `offset + i × stride` of `buffer`, or the number of set bits of that word

@@ -1,8 +1,15 @@
 //! The row transform: the one WGSL generator ([`wgsl_gen`]) that operations and table
-//! re-layouts are generated in, its planner ([`plan`]), the byte-moving row code ([`moves`]) and
-//! the table re-layouts recorded as placed plans of it ([`relayout`]).
+//! re-layouts are generated in; its planner ([`plan`]), which groups the views into sources
+//! ([`grouping`]), lays out and splits their rows ([`geometry`]), stages wide rows through
+//! workgroup memory ([`staging`]) and generates and binds each dispatch ([`kernel`]); the
+//! byte-moving row code ([`moves`]) and the table re-layouts recorded as placed plans of it
+//! ([`relayout`]).
 
+mod geometry;
+mod grouping;
+mod kernel;
 pub(crate) mod moves;
 pub(crate) mod plan;
 pub(crate) mod relayout;
+mod staging;
 pub(crate) mod wgsl_gen;
