@@ -5,7 +5,7 @@
 use super::elementwise::{self, kinds};
 use super::family::ArithmeticOp;
 use super::input::{IntoOperand, Operand};
-use crate::data::GpuData;
+use crate::data::{GpuData, GpuDataView};
 use crate::device::Gpu;
 use crate::ops::{OpError, OpPlan, OpsConfig};
 
@@ -25,7 +25,7 @@ pub fn plan_arithmetic(
     op: ArithmeticOp,
     operands: &[Operand<'_>],
 ) -> Result<OpPlan<GpuData>, OpError> {
-    let semantics = elementwise::fold(op, &kinds(operands, true))?;
+    let semantics = elementwise::fold(op, &kinds(operands, GpuDataView::format, true))?;
     elementwise::plan(gpu, config, semantics, operands)
 }
 

@@ -12,7 +12,7 @@
 //! results are therefore rounded per step, exactly as the CPU reference rounds them.
 
 use super::family::{ArithmeticOp, Compute, MathOp, format_of, join, source_lane};
-use super::input::{Literal, Operand};
+use super::input::{Literal, Operand, OperandOf};
 use super::output::output_data;
 use crate::data::GpuData;
 use crate::device::Gpu;
@@ -78,28 +78,23 @@ impl OperandKind {
     }
 }
 
-/// The operand kinds of `operands`; outside the arithmetic family (`literals` false) a literal
-/// is a float32 constant (luma.gl's `fromConstant`).
-pub(crate) fn kinds(operands: &[Operand<'_>], literals: bool) -> Vec<OperandKind> {
+/// The operand kinds of `operands` (a column's from its format, `format`); outside the
+/// arithmetic family (`literals` false) a literal is a float32 constant (luma.gl's
+/// `fromConstant`). The same for GPU operands and the CPU reference's.
+pub(crate) fn kinds<D>(
+    operands: &[OperandOf<D>],
+    format: impl Fn(&D) -> VertexFormat,
+    literals: bool,
+) -> Vec<OperandKind> {
     operands
         .iter()
-        .map(|o| match (OperandKind::from(o), o) {
-            (OperandKind::Literal(_), Operand::Literal(l)) if !literals => {
-                OperandKind::Constant(l.lanes().len())
-            }
-            (kind, _) => kind,
+        .map(|o| match o {
+            OperandOf::Data(column) => OperandKind::Data(format(column)),
+            OperandOf::Constant(c) => OperandKind::Constant(c.lanes().len()),
+            OperandOf::Literal(l) if literals => OperandKind::Literal(*l),
+            OperandOf::Literal(l) => OperandKind::Constant(l.lanes().len()),
         })
         .collect()
-}
-
-impl From<&Operand<'_>> for OperandKind {
-    fn from(operand: &Operand<'_>) -> Self {
-        match operand {
-            Operand::Data(input) => OperandKind::Data(input.format()),
-            Operand::Constant(c) => OperandKind::Constant(c.lanes().len()),
-            Operand::Literal(l) => OperandKind::Literal(*l),
-        }
-    }
 }
 
 /// What one call computes: the program, the type operands are converted to, the output format.

@@ -7,7 +7,7 @@
 
 use super::elementwise::{self, OperandKind, Program, kinds};
 use super::input::{IntoOperand, Operand};
-use crate::data::GpuData;
+use crate::data::{GpuData, GpuDataView};
 use crate::device::Gpu;
 use crate::ops::{OpError, OpPlan, OpsConfig};
 
@@ -104,7 +104,7 @@ pub fn plan_lanes(
     op: &LaneOp,
     operands: &[Operand<'_>],
 ) -> Result<OpPlan<GpuData>, OpError> {
-    let semantics = semantics(op, &kinds(operands, false))?;
+    let semantics = semantics(op, &kinds(operands, GpuDataView::format, false))?;
     elementwise::plan(gpu, config, semantics, operands)
 }
 
