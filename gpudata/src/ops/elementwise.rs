@@ -21,8 +21,8 @@ use crate::format::wgsl_codec::{self, NanBits};
 use crate::format::{DataType, PrimitiveType, VertexFormat};
 use crate::ops::kernels::Planner;
 use crate::ops::kernels::shape::{unit_count, unit_size};
+use crate::ops::kernels::transform::body::{Body, RowCtx, ValueRef};
 use crate::ops::kernels::transform::plan::{self as kernel_plan, KernelRequest};
-use crate::ops::kernels::transform::wgsl_gen::{Body, RowCtx, ValueRef};
 use crate::ops::{OpError, OpPlan, OpsConfig};
 
 /// What the output lanes are computed from.

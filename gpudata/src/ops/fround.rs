@@ -6,8 +6,8 @@ use crate::data::{GpuData, GpuDataDescriptor, GpuDataView};
 use crate::device::Gpu;
 use crate::format::VertexFormat;
 use crate::ops::kernels::Planner;
+use crate::ops::kernels::transform::body::{Body, RowCtx, ValueRef};
 use crate::ops::kernels::transform::plan::{self, KernelRequest};
-use crate::ops::kernels::transform::wgsl_gen::{Body, RowCtx, ValueRef};
 use crate::ops::{OpError, OpPlan, OpsConfig};
 
 /// The NaN `fround` writes, on the GPU and in the CPU reference.

@@ -4,7 +4,7 @@
 //! fit the device ([`split`](crate::ops::kernels::split)'s rules).
 
 use super::grouping::SourceGroup;
-use super::wgsl_gen::{BindingDecl, SourceDecl};
+use super::kernel_layout::{BindingDecl, SourceDecl};
 use crate::ops::OpError;
 use crate::ops::kernels::Planner;
 use crate::ops::kernels::split::{binding_start, even_runs};

@@ -2,7 +2,7 @@
 //! buffers' row windows a kernel binds and loads (views of one interleaved buffer share a
 //! source).
 
-use super::wgsl_gen::ValueRef;
+use super::body::ValueRef;
 use crate::data::GpuDataView;
 use crate::ops::OpError;
 use crate::ops::kernels::Planner;

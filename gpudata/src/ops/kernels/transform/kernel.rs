@@ -5,9 +5,11 @@
 
 use std::sync::Arc;
 
+use super::body::Body;
 use super::geometry::{OutputTarget, RowGeometry, SourceBindings, widest_unit};
+use super::kernel_layout::{BindingDecl, KernelLayout, OutputDecl};
 use super::staging::staging;
-use super::wgsl_gen::{self, BindingDecl, Body, KernelLayout, OutputDecl};
+use super::wgsl_gen;
 use crate::ops::OpError;
 use crate::ops::kernels::Planner;
 use crate::ops::kernels::dispatch::{Binding, Dispatch, Kernel};

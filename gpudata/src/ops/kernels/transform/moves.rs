@@ -1,7 +1,7 @@
 //! The row code that moves values byte for byte ([`CopyBody`]): what `interleave`,
 //! `deinterleave` and every table re-layout run in the row-transform generator.
 
-use super::wgsl_gen::{Body, RowCtx, ValueRef};
+use super::body::{Body, RowCtx, ValueRef};
 use crate::format::VertexFormat;
 use crate::ops::kernels::shape::unit_size;
 

@@ -5,10 +5,10 @@
 //! split by [`geometry`](super::geometry), each dispatch generated and bound by
 //! [`kernel`](super::kernel).
 
+use super::body::{Body, ValueRef};
 use super::geometry::{Outputs, Placement, RowGeometry, gcd, rows_per_thread_of, widest_unit};
 use super::grouping::{SourceGroup, group_sources};
 use super::kernel;
-use super::wgsl_gen::{Body, ValueRef};
 use crate::data::GpuDataView;
 use crate::device::Gpu;
 use crate::device::buffers::create_buffer;

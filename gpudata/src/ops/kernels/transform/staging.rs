@@ -2,7 +2,7 @@
 //! wide rows fast, within the device's workgroup storage.
 
 use super::grouping::SourceGroup;
-use super::wgsl_gen::{OutputDecl, SourceDecl, StagedOutput, StagedSource, pitch};
+use super::kernel_layout::{OutputDecl, SourceDecl, StagedOutput, StagedSource, pitch};
 use crate::ops::kernels::Planner;
 
 /// Which sources and outputs go through workgroup memory, where, and the array's length.
