@@ -3,7 +3,7 @@
 //! ([`build`], an operation's) or placed ranges of existing ones ([`build_placed`], a table
 //! re-layout's). The sources are grouped by [`grouping`](super::grouping), the rows laid out and
 //! split by [`geometry`](super::geometry), each dispatch generated and bound by
-//! [`kernel`](super::kernel).
+//! [`kernel`].
 
 use super::body::{Body, ValueRef};
 use super::geometry::{Outputs, Placement, RowGeometry, gcd, rows_per_thread_of, widest_unit};
@@ -131,9 +131,9 @@ fn bytes_moved(request: &KernelRequest<'_>) -> u64 {
 }
 
 /// Plans the kernels of `request` writing into existing buffers: output `o`'s rows go to
-/// `places[o]` (see [`Placement`] and the placed kernels of [`wgsl_gen`]). Every byte of the
-/// buffers outside the placed rows keeps its value, so several plans (one per batch, field or
-/// segment) can fill one buffer; their dispatches must run in the order planned. Row splitting,
+/// `places[o]` (see [`Placement`] and the placed kernels of [`wgsl_gen`](super::wgsl_gen)).
+/// Every byte of the buffers outside the placed rows keeps its value, so several plans (one per
+/// batch, field or segment) can fill one buffer; their dispatches must run in the order planned. Row splitting,
 /// tails and binding limits are as in [`build`].
 pub(crate) fn build_placed<'a, B: Body>(
     ops: &Planner<'_>,
