@@ -121,7 +121,6 @@ pub mod error;
 pub mod format;
 #[cfg(feature = "serde")]
 mod interchange;
-mod kernels;
 pub mod layout;
 pub mod ops;
 pub mod record;

@@ -432,7 +432,7 @@ fn the_parsers_read_what_they_claim() {
         ("LayoutError", "gpudata/src/layout/"),
         ("DataError", "gpudata/src/data/"),
         ("GpuError", "gpudata/src/device/"),
-        ("OpError", "gpudata/src/kernels/"),
+        ("OpError", "gpudata/src/ops/"),
         ("TableError", "gpudata/src/table/"),
         ("ArrowInteropError", "gpudata/src/arrow/"),
     ] {

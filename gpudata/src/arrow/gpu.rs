@@ -175,11 +175,12 @@ fn unpack_booleans(
         "gpudata booleans",
     )
     .map_err(|e| ArrowInteropError::gpu(column, e))?;
-    let planner = crate::kernels::Planner::new(gpu, &crate::kernels::OpsConfig::default());
-    let unpacked = crate::kernels::bits::unpack(&planner, OP, words.buffer(), rows, width, &output)
-        .and_then(|dispatches| {
-            crate::kernels::OpPlan::from_dispatches(gpu, OP, dispatches, size, ()).run(gpu)
-        });
+    let planner = ops::kernels::Planner::new(gpu, &ops::OpsConfig::default());
+    let unpacked =
+        ops::kernels::select::bits::unpack(&planner, OP, words.buffer(), rows, width, &output)
+            .and_then(|dispatches| {
+                ops::OpPlan::from_dispatches(gpu, OP, dispatches, size, ()).run(gpu)
+            });
     words.destroy();
     if let Err(e) = unpacked {
         output.destroy();

@@ -5,9 +5,9 @@
 use super::elementwise::{self, kinds};
 use super::family::ArithmeticOp;
 use super::input::{IntoOperand, Operand};
-use crate::data::GpuData;
+use crate::data::{GpuData, GpuDataView};
 use crate::device::Gpu;
-use crate::kernels::{OpError, OpPlan, OpsConfig};
+use crate::ops::{OpError, OpPlan, OpsConfig};
 
 /// Plans `op` folded left over `operands` on `gpu` with the kernels' tuning `config`, without
 /// running it. A single data operand comes back unchanged, in its own format (luma.gl's
@@ -25,7 +25,7 @@ pub fn plan_arithmetic(
     op: ArithmeticOp,
     operands: &[Operand<'_>],
 ) -> Result<OpPlan<GpuData>, OpError> {
-    let semantics = elementwise::fold(op, &kinds(operands, true))?;
+    let semantics = elementwise::fold(op, &kinds(operands, GpuDataView::format, true))?;
     elementwise::plan(gpu, config, semantics, operands)
 }
 

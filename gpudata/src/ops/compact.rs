@@ -5,13 +5,14 @@ use crate::data::{GpuData, GpuDataFormat, GpuDataView};
 use crate::device::Gpu;
 use crate::device::transfer::{WaitMode, read_range};
 use crate::format::{GpuVectorFormat, VertexFormat};
-use crate::kernels::compact::{self, BLOCK_ROWS, Source};
-use crate::kernels::rows::{self, Span};
-use crate::kernels::scan::{self, Words};
-use crate::kernels::{OpError, OpPlan, OpsConfig, Planner};
-use crate::kernels::{predicate, primitives};
+use crate::ops::kernels::Planner;
+use crate::ops::kernels::select::compact::{self, BLOCK_ROWS, Source};
+use crate::ops::kernels::select::rows::{self, Span};
+use crate::ops::kernels::select::scan::{self, Words};
+use crate::ops::kernels::select::{predicate, primitives};
 use crate::ops::mask::{GpuMask, read_u32};
 use crate::ops::output::{cut_views, output_data};
+use crate::ops::{OpError, OpPlan, OpsConfig};
 
 /// What [`compact`] returns: one [`GpuData`] per input, holding the kept rows in their order,
 /// and how many rows were kept.

@@ -30,66 +30,23 @@ use super::deinterleave::select_fields;
 use super::elementwise::{self, OperandKind, Semantics, literal_bits};
 use super::family::{ArithmeticOp, MathOp};
 use super::fround::{fround_bits, fround_output};
-use super::input::{Constant, Literal};
+use super::input::OperandOf;
 use super::interleave::check_interleave;
 use super::lanes::{LaneOp, semantics as lane_semantics};
 use super::math::check_arity;
 use crate::format::VertexFormat;
-use crate::kernels::OpError;
-use crate::kernels::shape::{unit_count, unit_size};
 use crate::layout::GpuDataStructFormat;
+use crate::ops::OpError;
+use crate::ops::kernels::shape::{unit_count, unit_size};
 use eval::HostPlace;
 
-/// One argument of CPU arithmetic: the twin of [`Operand`](super::Operand).
-#[derive(Clone, Copy, Debug)]
-pub enum HostOperand<'a> {
-    /// Values in host memory, one per row.
-    Data(HostInput<'a>),
-    /// The same float32 value for every row.
-    Constant(Constant),
-    /// An untyped number that keeps the data's type.
-    Literal(Literal),
-}
+/// One argument of CPU arithmetic: the twin of [`Operand`](super::Operand), over a host column.
+pub type HostOperand<'a> = OperandOf<HostInput<'a>>;
 
 impl<'a> From<HostInput<'a>> for HostOperand<'a> {
     fn from(input: HostInput<'a>) -> Self {
         HostOperand::Data(input)
     }
-}
-
-impl From<Constant> for HostOperand<'_> {
-    fn from(constant: Constant) -> Self {
-        HostOperand::Constant(constant)
-    }
-}
-
-impl From<f32> for HostOperand<'_> {
-    fn from(value: f32) -> Self {
-        HostOperand::Constant(Constant::scalar(value))
-    }
-}
-
-impl From<Literal> for HostOperand<'_> {
-    fn from(literal: Literal) -> Self {
-        HostOperand::Literal(literal)
-    }
-}
-
-impl HostOperand<'_> {
-    /// The operand's kind; outside the arithmetic family (`literals` false) a literal is a
-    /// float32 constant.
-    fn kind(&self, literals: bool) -> OperandKind {
-        match self {
-            HostOperand::Data(input) => OperandKind::Data(input.format()),
-            HostOperand::Constant(c) => OperandKind::Constant(c.lanes().len()),
-            HostOperand::Literal(l) if literals => OperandKind::Literal(*l),
-            HostOperand::Literal(l) => OperandKind::Constant(l.lanes().len()),
-        }
-    }
-}
-
-fn host_kinds(operands: &[HostOperand<'_>], literals: bool) -> Vec<OperandKind> {
-    operands.iter().map(|o| o.kind(literals)).collect()
 }
 
 /// Runs `sem` (made from `operands`' kinds) on the host: the same length rule and input checks
@@ -141,7 +98,7 @@ fn put_unit(out: &mut Vec<u8>, bits: u32, size: u64) {
 /// [`OpError::OutOfBounds`].
 pub fn arithmetic(op: ArithmeticOp, operands: &[HostOperand<'_>]) -> Result<HostColumn, OpError> {
     run(
-        &elementwise::fold(op, &host_kinds(operands, true))?,
+        &elementwise::fold(op, &elementwise::kinds(operands, HostInput::format, true))?,
         operands,
     )
 }
@@ -165,7 +122,7 @@ pub fn add<'a>(
 pub fn math(op: MathOp, operands: &[HostOperand<'_>]) -> Result<HostColumn, OpError> {
     check_arity(op, operands.len())?;
     run(
-        &elementwise::math(op, &host_kinds(operands, true))?,
+        &elementwise::math(op, &elementwise::kinds(operands, HostInput::format, true))?,
         operands,
     )
 }
@@ -175,7 +132,10 @@ pub fn math(op: MathOp, operands: &[HostOperand<'_>]) -> Result<HostColumn, OpEr
 /// # Errors
 /// As [`ops::plan_lanes`](super::plan_lanes) without the device's.
 pub fn lanes(op: &LaneOp, operands: &[HostOperand<'_>]) -> Result<HostColumn, OpError> {
-    run(&lane_semantics(op, &host_kinds(operands, false))?, operands)
+    run(
+        &lane_semantics(op, &elementwise::kinds(operands, HostInput::format, false))?,
+        operands,
+    )
 }
 
 /// `Σ x[l] · y[l]` per row: the reference of [`ops::dot`](super::dot).

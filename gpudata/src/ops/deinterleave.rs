@@ -6,9 +6,10 @@ use super::interleave::{CopyBody, Move};
 use super::output::output_data;
 use crate::data::{GpuData, GpuDataView};
 use crate::device::Gpu;
-use crate::kernels::plan::{self, KernelRequest};
-use crate::kernels::{OpError, OpPlan, OpsConfig, Planner};
 use crate::layout::GpuDataStructFormat;
+use crate::ops::kernels::Planner;
+use crate::ops::kernels::transform::plan::{self, KernelRequest};
+use crate::ops::{OpError, OpPlan, OpsConfig};
 
 /// The field indices `fields` names (every field for `None`).
 pub(crate) fn select_fields(

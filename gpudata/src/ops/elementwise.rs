@@ -12,17 +12,18 @@
 //! results are therefore rounded per step, exactly as the CPU reference rounds them.
 
 use super::family::{ArithmeticOp, Compute, MathOp, format_of, join, source_lane};
-use super::input::{Literal, Operand};
+use super::input::{Literal, Operand, OperandOf};
 use super::output::output_data;
 use crate::data::GpuData;
 use crate::device::Gpu;
 use crate::format::codec::{decoded_type, unit_of_lane};
 use crate::format::wgsl_codec::{self, NanBits};
 use crate::format::{DataType, PrimitiveType, VertexFormat};
-use crate::kernels::plan::{self as kernel_plan, KernelRequest};
-use crate::kernels::shape::{unit_count, unit_size};
-use crate::kernels::wgsl_gen::{Body, RowCtx, ValueRef};
-use crate::kernels::{OpError, OpPlan, OpsConfig, Planner};
+use crate::ops::kernels::Planner;
+use crate::ops::kernels::shape::{unit_count, unit_size};
+use crate::ops::kernels::transform::body::{Body, RowCtx, ValueRef};
+use crate::ops::kernels::transform::plan::{self as kernel_plan, KernelRequest};
+use crate::ops::{OpError, OpPlan, OpsConfig};
 
 /// What the output lanes are computed from.
 #[derive(Clone, Debug, PartialEq)]
@@ -77,28 +78,23 @@ impl OperandKind {
     }
 }
 
-/// The operand kinds of `operands`; outside the arithmetic family (`literals` false) a literal
-/// is a float32 constant (luma.gl's `fromConstant`).
-pub(crate) fn kinds(operands: &[Operand<'_>], literals: bool) -> Vec<OperandKind> {
+/// The operand kinds of `operands` (a column's from its format, `format`); outside the
+/// arithmetic family (`literals` false) a literal is a float32 constant (luma.gl's
+/// `fromConstant`). The same for GPU operands and the CPU reference's.
+pub(crate) fn kinds<D>(
+    operands: &[OperandOf<D>],
+    format: impl Fn(&D) -> VertexFormat,
+    literals: bool,
+) -> Vec<OperandKind> {
     operands
         .iter()
-        .map(|o| match (OperandKind::from(o), o) {
-            (OperandKind::Literal(_), Operand::Literal(l)) if !literals => {
-                OperandKind::Constant(l.lanes().len())
-            }
-            (kind, _) => kind,
+        .map(|o| match o {
+            OperandOf::Data(column) => OperandKind::Data(format(column)),
+            OperandOf::Constant(c) => OperandKind::Constant(c.lanes().len()),
+            OperandOf::Literal(l) if literals => OperandKind::Literal(*l),
+            OperandOf::Literal(l) => OperandKind::Constant(l.lanes().len()),
         })
         .collect()
-}
-
-impl From<&Operand<'_>> for OperandKind {
-    fn from(operand: &Operand<'_>) -> Self {
-        match operand {
-            Operand::Data(input) => OperandKind::Data(input.format()),
-            Operand::Constant(c) => OperandKind::Constant(c.lanes().len()),
-            Operand::Literal(l) => OperandKind::Literal(*l),
-        }
-    }
 }
 
 /// What one call computes: the program, the type operands are converted to, the output format.

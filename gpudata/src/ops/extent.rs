@@ -3,10 +3,11 @@
 use crate::data::{GpuData, GpuDataView};
 use crate::device::Gpu;
 use crate::format::VertexFormat;
-use crate::kernels::reduce::{self, Order};
-use crate::kernels::rows;
-use crate::kernels::{OpError, OpPlan, OpsConfig, Planner};
+use crate::ops::kernels::Planner;
+use crate::ops::kernels::select::reduce::{self, Order};
+use crate::ops::kernels::select::rows;
 use crate::ops::output::output_data;
+use crate::ops::{OpError, OpPlan, OpsConfig};
 
 const OP: &str = "extent";
 

@@ -5,9 +5,10 @@ use super::output::output_data;
 use crate::data::{GpuData, GpuDataDescriptor, GpuDataView};
 use crate::device::Gpu;
 use crate::format::VertexFormat;
-use crate::kernels::plan::{self, KernelRequest};
-use crate::kernels::wgsl_gen::{Body, RowCtx, ValueRef};
-use crate::kernels::{OpError, OpPlan, OpsConfig, Planner};
+use crate::ops::kernels::Planner;
+use crate::ops::kernels::transform::body::{Body, RowCtx, ValueRef};
+use crate::ops::kernels::transform::plan::{self, KernelRequest};
+use crate::ops::{OpError, OpPlan, OpsConfig};
 
 /// The NaN `fround` writes, on the GPU and in the CPU reference.
 pub(crate) const NAN_BITS: u32 = 0x7fc0_0000;

@@ -6,8 +6,10 @@ use crate::device::Gpu;
 use crate::device::transfer::{WaitMode, read_range};
 use crate::format::VertexFormat;
 use crate::format::codec::{self, Scalar};
-use crate::kernels::{OpError, OpPlan, OpsConfig, Planner, index, rows};
+use crate::ops::kernels::Planner;
+use crate::ops::kernels::select::{index, rows};
 use crate::ops::output::{cut_views, output_data};
+use crate::ops::{OpError, OpPlan, OpsConfig};
 
 /// Checks a `gather` index column: one component, an integer or float format.
 pub(crate) fn check_ids(op: &'static str, format: VertexFormat) -> Result<(), OpError> {

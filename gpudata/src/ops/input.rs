@@ -2,7 +2,7 @@
 //! [`Literal`].
 
 use crate::data::{GpuData, GpuDataView, TypedGpuDataView};
-use crate::kernels::OpError;
+use crate::ops::OpError;
 use crate::record::GpuField;
 
 /// A constant operand of arithmetic: one to four `f32` lanes, the same for every row
@@ -141,15 +141,40 @@ impl Literal {
     }
 }
 
-/// One argument of an operation: a GPU column, a constant or a literal.
+/// One argument of an operation: a column `D` (values one per row), a constant or a literal.
+/// One family for every kind of column: [`Operand`] (a view on the GPU), the CPU reference's
+/// [`HostOperand`](super::cpu::HostOperand) and the chunked columns'
+/// [`ChunkOperand`](crate::table::ChunkOperand).
 #[derive(Clone, Copy, Debug)]
-pub enum Operand<'a> {
-    /// Values read from the GPU, one per row.
-    Data(GpuDataView<'a>),
+pub enum OperandOf<D> {
+    /// Values one per row: a view's, a host column's or a chunked column's.
+    Data(D),
     /// The same float32 value for every row.
     Constant(Constant),
     /// An untyped number that keeps the data's type ([`Literal`]).
     Literal(Literal),
+}
+
+/// One argument of an operation on the GPU: a [`GpuDataView`]'s values, a constant or a
+/// literal.
+pub type Operand<'a> = OperandOf<GpuDataView<'a>>;
+
+impl<D> From<Constant> for OperandOf<D> {
+    fn from(constant: Constant) -> Self {
+        OperandOf::Constant(constant)
+    }
+}
+
+impl<D> From<Literal> for OperandOf<D> {
+    fn from(literal: Literal) -> Self {
+        OperandOf::Literal(literal)
+    }
+}
+
+impl<D> From<f32> for OperandOf<D> {
+    fn from(value: f32) -> Self {
+        OperandOf::Constant(Constant::scalar(value))
+    }
 }
 
 impl<'a> From<GpuDataView<'a>> for Operand<'a> {
@@ -161,24 +186,6 @@ impl<'a> From<GpuDataView<'a>> for Operand<'a> {
 impl<'a> From<&GpuDataView<'a>> for Operand<'a> {
     fn from(view: &GpuDataView<'a>) -> Self {
         Operand::Data(*view)
-    }
-}
-
-impl From<Constant> for Operand<'_> {
-    fn from(constant: Constant) -> Self {
-        Operand::Constant(constant)
-    }
-}
-
-impl From<Literal> for Operand<'_> {
-    fn from(literal: Literal) -> Self {
-        Operand::Literal(literal)
-    }
-}
-
-impl From<f32> for Operand<'_> {
-    fn from(value: f32) -> Self {
-        Operand::Constant(Constant::scalar(value))
     }
 }
 

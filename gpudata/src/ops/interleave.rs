@@ -6,11 +6,12 @@ use super::output::output_data;
 use crate::data::{GpuData, GpuDataView};
 use crate::device::Gpu;
 use crate::format::VertexFormat;
-pub(crate) use crate::kernels::moves::{CopyBody, Move};
-use crate::kernels::plan::{self, KernelRequest};
-use crate::kernels::shape::unit_size;
-use crate::kernels::{OpError, OpPlan, OpsConfig, Planner};
 use crate::layout::GpuDataStructFormat;
+use crate::ops::kernels::Planner;
+use crate::ops::kernels::shape::unit_size;
+pub(crate) use crate::ops::kernels::transform::moves::{CopyBody, Move};
+use crate::ops::kernels::transform::plan::{self, KernelRequest};
+use crate::ops::{OpError, OpPlan, OpsConfig};
 
 /// Whether values of `input` can be moved byte for byte into a field of `field`: the same
 /// component count and component (unit) size, and both or neither bit-packed.

@@ -7,9 +7,9 @@
 
 use super::elementwise::{self, OperandKind, Program, kinds};
 use super::input::{IntoOperand, Operand};
-use crate::data::GpuData;
+use crate::data::{GpuData, GpuDataView};
 use crate::device::Gpu;
-use crate::kernels::{OpError, OpPlan, OpsConfig};
+use crate::ops::{OpError, OpPlan, OpsConfig};
 
 /// One of the lane operations, with what it needs beyond its operands.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -104,7 +104,7 @@ pub fn plan_lanes(
     op: &LaneOp,
     operands: &[Operand<'_>],
 ) -> Result<OpPlan<GpuData>, OpError> {
-    let semantics = semantics(op, &kinds(operands, false))?;
+    let semantics = semantics(op, &kinds(operands, GpuDataView::format, false))?;
     elementwise::plan(gpu, config, semantics, operands)
 }
 

@@ -4,8 +4,10 @@ use crate::data::{GpuData, GpuDataDescriptor};
 use crate::device::Gpu;
 use crate::device::transfer::{WaitMode, read_range};
 use crate::format::{GpuVectorFormat, VertexFormat};
-use crate::kernels::{OpError, Planner, bits, predicate, scan};
+use crate::ops::OpError;
 use crate::ops::OpsConfig;
+use crate::ops::kernels::Planner;
+use crate::ops::kernels::select::{bits, predicate, scan};
 
 /// A row mask on the GPU: bit `i % 32` of 32-bit word `i / 32` is row `i` (Arrow's bit order,
 /// least significant first), bits past the last row zero. Written by [`mask`](super::mask)
@@ -154,9 +156,9 @@ impl GpuMask {
         }
         let planner = Planner::new(gpu, &OpsConfig::default());
         let words = predicate::mask_words(rows).max(8);
-        let output = crate::kernels::rows::output_buffer(&planner, OP, words * 4)?;
+        let output = crate::ops::kernels::select::rows::output_buffer(&planner, OP, words * 4)?;
         let dispatches = bits::slice(&planner, OP, self.buffer(), first, rows, &output)?;
-        crate::kernels::OpPlan::from_dispatches(gpu, OP, dispatches, 0, ()).run(gpu)?;
+        crate::ops::OpPlan::from_dispatches(gpu, OP, dispatches, 0, ()).run(gpu)?;
         GpuMask::from_buffer(gpu, output, rows)
     }
 
@@ -169,7 +171,7 @@ impl GpuMask {
         let words = self.length.div_ceil(32);
         let (dispatches, offsets, blocks) =
             scan::mask_block_offsets(&planner, "count", self.buffer(), words)?;
-        crate::kernels::OpPlan::from_dispatches(gpu, "count", dispatches, 0, ()).run(gpu)?;
+        crate::ops::OpPlan::from_dispatches(gpu, "count", dispatches, 0, ()).run(gpu)?;
         read_u32(gpu, "count", &offsets, blocks)
     }
 }

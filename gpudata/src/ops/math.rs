@@ -4,9 +4,9 @@
 use super::elementwise::{self, kinds};
 use super::family::MathOp;
 use super::input::{IntoOperand, Operand};
-use crate::data::GpuData;
+use crate::data::{GpuData, GpuDataView};
 use crate::device::Gpu;
-use crate::kernels::{OpError, OpPlan, OpsConfig};
+use crate::ops::{OpError, OpPlan, OpsConfig};
 
 /// Plans `op` over `operands` with the kernels' tuning `config`, without running it.
 ///
@@ -21,7 +21,7 @@ pub fn plan_math(
     operands: &[Operand<'_>],
 ) -> Result<OpPlan<GpuData>, OpError> {
     check_arity(op, operands.len())?;
-    let semantics = elementwise::math(op, &kinds(operands, true))?;
+    let semantics = elementwise::math(op, &kinds(operands, GpuDataView::format, true))?;
     elementwise::plan(gpu, config, semantics, operands)
 }
 

@@ -73,6 +73,7 @@ mod compact;
 pub mod cpu;
 mod deinterleave;
 mod elementwise;
+mod error;
 mod extent;
 mod family;
 mod fround;
@@ -81,10 +82,12 @@ pub(crate) use fround::fround_output;
 mod gather;
 mod input;
 mod interleave;
+pub(crate) mod kernels;
 mod lanes;
 mod mask;
 mod math;
 mod output;
+mod plan;
 mod predicate;
 
 pub use arithmetic::{add, arithmetic, divide, multiply, plan_arithmetic, subtract};
@@ -95,7 +98,7 @@ pub use family::{ArithmeticOp, MathOp};
 #[cfg(feature = "arrow")]
 pub use fround::fround_arrow;
 pub use fround::{fround, fround_f64, plan_fround};
-pub use input::{Constant, IntoOperand, Literal, Operand};
+pub use input::{Constant, IntoOperand, Literal, Operand, OperandOf};
 pub use interleave::{interleave, plan_interleave};
 pub use lanes::{
     LaneOp, dot, equal_all, interleave_lanes, lanes, length, plan_lanes, select, swizzle,
@@ -114,6 +117,8 @@ pub use predicate::{
 };
 
 pub use crate::format::codec::Scalar;
-pub use crate::kernels::Comparison;
+pub use kernels::Comparison;
 
-pub use crate::kernels::{OpError, OpPlan, OpsConfig};
+pub use error::OpError;
+pub use kernels::OpsConfig;
+pub use plan::OpPlan;

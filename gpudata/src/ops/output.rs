@@ -2,7 +2,7 @@
 
 use crate::data::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat, GpuDataView};
 use crate::device::Gpu;
-use crate::kernels::OpError;
+use crate::ops::OpError;
 
 /// `length` rows of `format` from byte 0 of `buffer` (one the planner sized for them on `gpu`),
 /// as data that owns the buffer and knows its device. Struct rows include their padding (the kernels write it as zeros), so

@@ -5,10 +5,11 @@
 use crate::data::GpuDataView;
 use crate::device::Gpu;
 use crate::format::codec::Scalar;
-use crate::kernels::predicate::{self, Node, Side};
-use crate::kernels::rows;
-use crate::kernels::{Comparison, OpError, OpPlan, OpsConfig, Planner};
+use crate::ops::kernels::Planner;
+use crate::ops::kernels::select::predicate::{self, Node, Side};
+use crate::ops::kernels::select::rows;
 use crate::ops::mask::GpuMask;
+use crate::ops::{Comparison, OpError, OpPlan, OpsConfig};
 
 /// The other side of a comparison: a column of the same rows or a constant.
 #[derive(Clone, Copy, Debug)]

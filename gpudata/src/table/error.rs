@@ -639,7 +639,7 @@ pub enum TableError {
     #[error("filter: {source}")]
     Filter {
         /// What the operation reported.
-        source: crate::kernels::OpError,
+        source: crate::ops::OpError,
     },
     /// A layout that cannot be built or lowered.
     #[error(transparent)]
@@ -649,10 +649,10 @@ pub enum TableError {
     Wgsl(#[from] WgslError),
 }
 
-impl From<crate::kernels::relayout::RelayoutError> for TableError {
+impl From<crate::ops::kernels::transform::relayout::RelayoutError> for TableError {
     /// A re-layout copy's failure: its rows as a [`TableError::CopyRange`], or the device's error.
-    fn from(error: crate::kernels::relayout::RelayoutError) -> Self {
-        use crate::kernels::relayout::RelayoutError;
+    fn from(error: crate::ops::kernels::transform::relayout::RelayoutError) -> Self {
+        use crate::ops::kernels::transform::relayout::RelayoutError;
         match error {
             RelayoutError::Range {
                 src_offset,
@@ -683,9 +683,9 @@ impl From<DataError> for TableError {
 impl TableError {
     /// [`TableError::Filter`], or [`TableError::Gpu`] for a device error: one path for a
     /// [`GpuError`].
-    pub(crate) fn from_op(error: crate::kernels::OpError) -> TableError {
+    pub(crate) fn from_op(error: crate::ops::OpError) -> TableError {
         match error {
-            crate::kernels::OpError::Gpu { source, .. } => TableError::Gpu(source),
+            crate::ops::OpError::Gpu { source, .. } => TableError::Gpu(source),
             source => TableError::Filter { source },
         }
     }

@@ -5,9 +5,9 @@
 use super::host::HostInput;
 use crate::format::codec::{self, Scalar, decoded_type, unit_of_lane};
 use crate::format::{DataType, PrimitiveType};
-use crate::kernels::shape::{unit_count, unit_size};
 use crate::ops::elementwise::{OperandKind, Program, Semantics};
 use crate::ops::family::{ArithmeticOp, Compute, MathOp, source_lane};
+use crate::ops::kernels::shape::{unit_count, unit_size};
 
 /// Where an operand's values come from on the host.
 #[derive(Clone, Copy, Debug)]

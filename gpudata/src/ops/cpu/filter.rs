@@ -2,10 +2,10 @@
 
 use super::host::{HostColumn, HostInput};
 use crate::format::codec::{self, Scalar};
-use crate::kernels::predicate::{Node, Side};
-use crate::kernels::{Comparison, OpError};
 use crate::ops::compact::prefix_sum_output;
+use crate::ops::kernels::select::predicate::{Node, Side, comparison_lanes};
 use crate::ops::predicate::{Comparand, PredicateOf, predicate_length};
+use crate::ops::{Comparison, OpError};
 
 /// A predicate over host columns and masks: the twin of [`Predicate`](crate::ops::Predicate).
 pub type HostPredicate<'a> = PredicateOf<HostInput<'a>, &'a [bool]>;
@@ -37,13 +37,6 @@ fn compare(op: Comparison, a: Scalar, b: Scalar) -> bool {
     }
 }
 
-fn lanes(side: Side, columns: &[HostInput<'_>]) -> u32 {
-    match side {
-        Side::Column(i) => columns[i].format().components(),
-        Side::Value(_) => 1,
-    }
-}
-
 fn value(side: Side, lane: u32, row: u64, columns: &[HostInput<'_>]) -> Scalar {
     match side {
         Side::Column(i) => {
@@ -68,20 +61,8 @@ fn eval(
 ) -> Result<bool, OpError> {
     Ok(match node {
         Node::Compare(cmp, a, b) => {
-            let (na, nb) = (lanes(*a, columns), lanes(*b, columns));
-            if na != nb && na != 1 && nb != 1 {
-                let input = match b {
-                    Side::Column(i) => *i,
-                    Side::Value(_) => 0,
-                };
-                return Err(OpError::LaneMismatch {
-                    op,
-                    input,
-                    expected: na,
-                    found: nb,
-                });
-            }
-            (0..na.max(nb))
+            let lanes = comparison_lanes(op, *a, *b, |i| columns[i].format().components())?;
+            (0..lanes)
                 .all(|l| compare(*cmp, value(*a, l, row, columns), value(*b, l, row, columns)))
         }
         Node::Mask(m) => masks[*m][row as usize],

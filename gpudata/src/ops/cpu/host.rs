@@ -1,9 +1,9 @@
 //! The host-memory columns and rows the CPU reference reads and writes.
 
 use crate::format::VertexFormat;
-use crate::kernels::OpError;
-use crate::kernels::shape::{ViewShape, unit_size};
 use crate::layout::GpuDataStructFormat;
+use crate::ops::OpError;
+use crate::ops::kernels::shape::{ViewShape, unit_size};
 
 /// One fixed-width column in host memory: the CPU twin of a [`GpuDataView`](crate::GpuDataView).
 #[derive(Clone, Copy, Debug)]

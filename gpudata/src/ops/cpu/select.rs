@@ -3,7 +3,7 @@
 use super::host::{HostColumn, HostInput};
 use crate::format::codec::{self, Scalar};
 use crate::format::{DataType, VertexFormat};
-use crate::kernels::OpError;
+use crate::ops::OpError;
 use crate::ops::extent::extent_output;
 use crate::ops::gather::{check_ids, check_segments, integer};
 

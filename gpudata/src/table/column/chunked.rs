@@ -9,8 +9,8 @@ use crate::data::{GpuData, GpuDataDescriptor, GpuDataFormat, GpuDataView};
 use crate::device::transfer::{WaitMode, read_into, zeroed_bytes};
 use crate::device::{Gpu, GpuError};
 use crate::format::GpuVectorFormat;
-use crate::kernels::OpError;
 use crate::layout::strided_byte_length;
+use crate::ops::OpError;
 use crate::record::{GpuField, GpuStruct, fields_as_bytes};
 use crate::table::{ChunkMapError, TableError};
 

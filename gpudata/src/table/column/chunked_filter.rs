@@ -5,7 +5,7 @@
 //! whose semantics and errors they keep.
 
 use crate::device::Gpu;
-use crate::kernels::OpError;
+use crate::ops::OpError;
 use crate::ops::{self, GpuMask, PredicateOf};
 use crate::table::{ChunkMapError, TableError};
 

@@ -8,46 +8,20 @@
 
 use crate::data::GpuData;
 use crate::device::Gpu;
-use crate::kernels::OpError;
-use crate::ops::{self, ArithmeticOp, Constant, LaneOp, Literal, MathOp, Operand};
+use crate::ops::OpError;
+use crate::ops::{self, ArithmeticOp, LaneOp, MathOp, Operand, OperandOf};
 use crate::table::ChunkMapError;
 
 use super::chunked::{ChunkPiece, ChunkSpan, check_map_inputs, piece_ends, pieces_at};
 use super::vector::GpuVector;
 
-/// One operand of [`GpuVector::arithmetic`] / [`GpuVector::math`]: a chunked column, or a
-/// constant or literal the same for every row (as [`Operand`]'s).
-#[derive(Clone, Copy, Debug)]
-pub enum ChunkOperand<'a> {
-    /// A column of one fixed vertex format, in chunks.
-    Vector(&'a GpuVector),
-    /// The same float32 value for every row.
-    Constant(Constant),
-    /// An untyped number that keeps the data's type.
-    Literal(Literal),
-}
+/// One operand of [`GpuVector::arithmetic`] / [`GpuVector::math`] / [`GpuVector::lanes`]: a
+/// chunked column, or a constant or literal the same for every row (as [`Operand`]'s).
+pub type ChunkOperand<'a> = OperandOf<&'a GpuVector>;
 
 impl<'a> From<&'a GpuVector> for ChunkOperand<'a> {
     fn from(vector: &'a GpuVector) -> Self {
-        ChunkOperand::Vector(vector)
-    }
-}
-
-impl From<Constant> for ChunkOperand<'_> {
-    fn from(constant: Constant) -> Self {
-        ChunkOperand::Constant(constant)
-    }
-}
-
-impl From<Literal> for ChunkOperand<'_> {
-    fn from(literal: Literal) -> Self {
-        ChunkOperand::Literal(literal)
-    }
-}
-
-impl From<f32> for ChunkOperand<'_> {
-    fn from(value: f32) -> Self {
-        ChunkOperand::Constant(Constant::scalar(value))
+        ChunkOperand::Data(vector)
     }
 }
 
@@ -68,7 +42,7 @@ fn piecewise(
     let vectors: Vec<&GpuVector> = operands
         .iter()
         .filter_map(|o| match o {
-            ChunkOperand::Vector(v) => Some(*v),
+            ChunkOperand::Data(v) => Some(*v),
             _ => None,
         })
         .collect();
@@ -156,7 +130,7 @@ fn run_piece<'a>(
     let mut piece_operands = Vec::with_capacity(operands.len());
     for operand in operands {
         piece_operands.push(match operand {
-            ChunkOperand::Vector(_) => {
+            ChunkOperand::Data(_) => {
                 let piece = next.next().ok_or(OpError::NoGpuInput { op: name })?;
                 match piece.view() {
                     Some(view) => Operand::Data(view),

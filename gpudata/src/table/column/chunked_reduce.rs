@@ -13,8 +13,8 @@
 use crate::data::{GpuData, GpuDataView};
 use crate::device::Gpu;
 use crate::format::{GpuVectorFormat, VertexFormat};
-use crate::kernels::{OpError, OpsConfig};
 use crate::ops;
+use crate::ops::{OpError, OpsConfig};
 use crate::table::ChunkMapError;
 
 use super::chunked::{ChunkPiece, check_not_list, piece_view};

@@ -7,7 +7,7 @@ use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::layout::BufferLayout;
 use crate::table::TableError;
 
-use crate::kernels::relayout::{Field, Relayout, Run, Target};
+use crate::ops::kernels::transform::relayout::{Field, Relayout, Run, Target};
 use crate::table::column::table::GpuTable;
 use crate::table::column::vector::GpuVector;
 

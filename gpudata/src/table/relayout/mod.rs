@@ -1,5 +1,5 @@
 //! Physical re-layout on the GPU: packed columns, segmented tables, interleaved rows. Their
-//! copies are plans of the operations' kernels, recorded by `crate::kernels::relayout`.
+//! copies are plans of the operations' kernels, recorded by `crate::ops::kernels::transform::relayout`.
 
 pub(crate) mod fields;
 pub(crate) mod pack;

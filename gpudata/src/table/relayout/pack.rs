@@ -5,7 +5,7 @@ use crate::device::Gpu;
 use crate::table::TableError;
 
 use super::fields::output_buffer;
-use crate::kernels::relayout::{Field, Relayout, Run, Target};
+use crate::ops::kernels::transform::relayout::{Field, Relayout, Run, Target};
 use crate::table::column::batch::{GpuRecordBatch, RecordBatchOptions, SourceInfo};
 use crate::table::column::schema::RESERVED_INDEX_COLUMN;
 use crate::table::column::table::GpuTable;

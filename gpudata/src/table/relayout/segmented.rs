@@ -18,7 +18,7 @@ use super::fields::{
 use super::segment::{Segment, SegmentSpec, SegmentStride, SegmentedLayout};
 use crate::device::buffers::create_buffer;
 use crate::device::transfer::{WaitMode, row_granule, upload, write_bytes};
-use crate::kernels::relayout::{Relayout, Target};
+use crate::ops::kernels::transform::relayout::{Relayout, Target};
 use crate::table::column::batch::RecordBatchOptions;
 use crate::table::column::constant::GpuConstant;
 use crate::table::column::schema::{Metadata, RESERVED_INDEX_COLUMN};

@@ -2,7 +2,7 @@
 //! with the device.
 
 use crate::device::{Gpu, error_scope};
-use crate::kernels::OpError;
+use crate::ops::OpError;
 
 /// Tuning of the generated kernels (operations and table re-layouts). The default is what
 /// BENCHMARKS.md measured; benchmarks and tests pass other values to the `plan_*` operations.

@@ -3,8 +3,8 @@
 
 use crate::data::GpuDataView;
 use crate::format::{VertexFormat, codec};
-use crate::kernels::OpError;
 use crate::layout::strided_byte_length;
+use crate::ops::OpError;
 
 /// The size of the pieces a format's bytes are moved and decoded in: the component size, except
 /// `unorm10-10-10-2`, whose bit fields share one 32-bit word.

@@ -10,13 +10,13 @@
 //! them. Rows are split into runs of whole workgroups when a column or the mask exceeds one
 //! binding.
 
-use super::config::Planner;
-use super::plan::Dispatch;
 use super::rows::{self, Span, WORKGROUP};
 use crate::data::GpuDataView;
 use crate::format::codec::{Scalar, decoded_type, fetch_order, unit_byte_length, unit_of_lane};
 use crate::format::{PrimitiveType, wgsl_codec};
-use crate::kernels::OpError;
+use crate::ops::OpError;
+use crate::ops::kernels::Planner;
+use crate::ops::kernels::dispatch::Dispatch;
 
 /// A comparison of two values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -57,6 +57,44 @@ pub(crate) enum Side {
     Value(Scalar),
 }
 
+impl Side {
+    /// The lanes of the side: column `i`'s `components(i)`, 1 for a constant.
+    pub(crate) fn lanes(self, components: impl Fn(usize) -> u32) -> u32 {
+        match self {
+            Side::Column(i) => components(i),
+            Side::Value(_) => 1,
+        }
+    }
+}
+
+/// The lanes a comparison of `a` with `b` compares, on the GPU and in the CPU reference alike
+/// (`components(i)`: column `i`'s lanes): equal lane counts lane by lane, or a single-lane side
+/// against every lane of the other.
+///
+/// # Errors
+/// [`OpError::LaneMismatch`] naming `b`'s column (input 0 for a constant) otherwise.
+pub(crate) fn comparison_lanes(
+    op: &'static str,
+    a: Side,
+    b: Side,
+    components: impl Fn(usize) -> u32,
+) -> Result<u32, OpError> {
+    let (na, nb) = (a.lanes(&components), b.lanes(&components));
+    if na != nb && na != 1 && nb != 1 {
+        let input = match b {
+            Side::Column(i) => i,
+            Side::Value(_) => 0,
+        };
+        return Err(OpError::LaneMismatch {
+            op,
+            input,
+            expected: na,
+            found: nb,
+        });
+    }
+    Ok(na.max(nb))
+}
+
 /// A predicate over the kernel's columns (by index) and masks (by index).
 #[derive(Clone, Debug)]
 pub(crate) enum Node {
@@ -77,12 +115,9 @@ fn side_type(side: Side, views: &[GpuDataView<'_>]) -> PrimitiveType {
     }
 }
 
-/// The lanes of `side` (1 for a constant).
+/// The lanes of `side` in the kernel.
 fn side_lanes(side: Side, views: &[GpuDataView<'_>]) -> u32 {
-    match side {
-        Side::Column(i) => views[i].format().components(),
-        Side::Value(_) => 1,
-    }
+    side.lanes(|i| views[i].format().components())
 }
 
 /// WGSL of lane `lane` of `side` (lane 0 of a one-lane side), typed `ty`.
@@ -137,29 +172,6 @@ fn compare(op: Comparison, a: &str, ta: PrimitiveType, b: &str, tb: PrimitiveTyp
     }
 }
 
-/// Checks the lanes of a comparison's sides: equal, or one of them a single lane.
-fn check_lanes(
-    op: &'static str,
-    a: Side,
-    b: Side,
-    views: &[GpuDataView<'_>],
-) -> Result<u32, OpError> {
-    let (na, nb) = (side_lanes(a, views), side_lanes(b, views));
-    if na != nb && na != 1 && nb != 1 {
-        let input = match b {
-            Side::Column(i) => i,
-            Side::Value(_) => 0,
-        };
-        return Err(OpError::LaneMismatch {
-            op,
-            input,
-            expected: na,
-            found: nb,
-        });
-    }
-    Ok(na.max(nb))
-}
-
 /// WGSL of `node`, a `bool` expression over the decoded lanes `x{view}_{lane}` and the mask
 /// bits of row `row`.
 pub(crate) fn expression(
@@ -169,7 +181,7 @@ pub(crate) fn expression(
 ) -> Result<String, OpError> {
     Ok(match node {
         Node::Compare(cmp, a, b) => {
-            let lanes = check_lanes(op, *a, *b, views)?;
+            let lanes = comparison_lanes(op, *a, *b, |i| views[i].format().components())?;
             let (ta, tb) = (side_type(*a, views), side_type(*b, views));
             let (la, lb) = (side_lanes(*a, views), side_lanes(*b, views));
             let parts: Vec<String> = (0..lanes)

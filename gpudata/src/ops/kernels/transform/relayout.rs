@@ -14,15 +14,17 @@
 
 use std::collections::HashMap;
 
-use super::config::Planner;
+use super::geometry::{Placement, gcd};
 use super::moves::{CopyBody, Move};
-use super::plan::{self, Dispatch, KernelRequest, Placement};
-use super::{OpError, OpsConfig};
+use super::plan::{self, KernelRequest};
 use crate::data::GpuDataView;
 use crate::device::buffers::create_buffer;
-use crate::device::{Gpu, GpuError, error_scope};
+use crate::device::{Gpu, GpuError};
 use crate::format::VertexFormat;
 use crate::layout::strided_byte_length;
+use crate::ops::kernels::Planner;
+use crate::ops::kernels::dispatch::{Dispatch, record_pass, submit};
+use crate::ops::{OpError, OpsConfig};
 
 /// Why a re-layout cannot be recorded.
 #[derive(Clone, Debug, PartialEq)]
@@ -141,10 +143,6 @@ fn pieces(bytes: u64, alignment: u64) -> Vec<(u64, VertexFormat)> {
         at += size;
     }
     out
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 { a } else { gcd(b, a % b) }
 }
 
 impl<'g> Relayout<'g> {
@@ -444,10 +442,7 @@ impl<'g> Relayout<'g> {
             detour_order,
             ..
         } = self;
-        error_scope(gpu, "submit the table copies", || {
-            let mut encoder = gpu
-                .device()
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+        submit(gpu, label, "submit the table copies", |encoder| {
             for step in &steps {
                 match step {
                     Step::Block {
@@ -457,15 +452,7 @@ impl<'g> Relayout<'g> {
                         dst_offset,
                         size,
                     } => encoder.copy_buffer_to_buffer(src, *src_offset, dst, *dst_offset, *size),
-                    Step::Kernels(dispatches) => {
-                        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                            label: Some(label),
-                            timestamp_writes: None,
-                        });
-                        for d in dispatches {
-                            d.encode(&mut pass);
-                        }
-                    }
+                    Step::Kernels(dispatches) => record_pass(encoder, label, dispatches),
                 }
             }
             for key in &detour_order {
@@ -473,7 +460,6 @@ impl<'g> Relayout<'g> {
                     encoder.copy_buffer_to_buffer(&detour.buffer, 0, &key.0, key.1, detour.bytes);
                 }
             }
-            gpu.queue().submit([encoder.finish()]);
         })?;
         Ok(())
     }

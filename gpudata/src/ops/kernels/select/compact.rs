@@ -6,10 +6,10 @@
 //! copies every kept row of every source to its place. In each of its 32 steps the workgroup
 //! handles 256 consecutive rows, so loads and stores of a warp are consecutive.
 
-use super::config::Planner;
-use super::plan::Dispatch;
 use super::rows::{self, RowCopy, Span, WORKGROUP};
-use crate::kernels::OpError;
+use crate::ops::OpError;
+use crate::ops::kernels::Planner;
+use crate::ops::kernels::dispatch::Dispatch;
 
 /// Rows per workgroup: 32 per invocation.
 pub(crate) const BLOCK_ROWS: u64 = 32 * WORKGROUP as u64;

@@ -5,10 +5,10 @@
 //! offset. The elements are `uint32` values at a word stride, or the set bits of mask words
 //! (`countOneBits`), which is how compaction counts the rows each block keeps.
 
-use super::config::Planner;
-use super::plan::Dispatch;
 use super::rows::{self, Span, WORKGROUP};
-use crate::kernels::OpError;
+use crate::ops::OpError;
+use crate::ops::kernels::Planner;
+use crate::ops::kernels::dispatch::Dispatch;
 
 /// Where a scan's elements are: the `unit`-byte integer (1, 2 or 4 bytes; sign-extended when
 /// `signed`) at byte `offset + i × stride` of `buffer`, or the number of set bits of that word

@@ -1,10 +1,10 @@
 //! The binding and dispatch rules every kernel of the crate is split by: the largest storage
 //! binding, storage-aligned binding starts, runs of rows of about equal size when one binding
 //! cannot hold them all, and two-dimensional dispatch shapes. The row-transform planner
-//! ([`plan`](super::plan): operations and table re-layouts) and the selection kernels
-//! ([`rows`](super::rows)) use these.
+//! ([`plan`](super::transform::plan): operations and table re-layouts) and the selection kernels
+//! ([`rows`](super::select::rows)) use these.
 
-use crate::kernels::OpError;
+use crate::ops::OpError;
 
 /// The largest storage binding a dispatch may use: the device's limit, capped below 4 GiB so
 /// that every byte and element index the kernels compute fits a `u32`.

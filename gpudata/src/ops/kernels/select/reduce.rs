@@ -12,14 +12,14 @@
 
 use crate::device::buffers::filled_buffer;
 
-use super::config::Planner;
-use super::plan::Dispatch;
 use super::rows::{self, Span, WORKGROUP};
 use crate::data::GpuDataView;
 use crate::format::{DataType, VertexFormat};
-use crate::kernels::OpError;
+use crate::ops::OpError;
+use crate::ops::kernels::Planner;
+use crate::ops::kernels::dispatch::Dispatch;
 
-/// Rows each invocation reduces unless [`OpsConfig::rows_per_thread`](super::OpsConfig) says
+/// Rows each invocation reduces unless [`OpsConfig::rows_per_thread`](crate::ops::OpsConfig) says
 /// otherwise.
 const ROWS_PER_INVOCATION: u64 = 32;
 

@@ -2,10 +2,10 @@
 //! its bits shifted to start at bit 0 of word 0; and bits unpacked into one `uint8` / `uint32`
 //! 0 or 1 per row (Arrow booleans uploaded as their bitmap).
 
-use super::config::Planner;
-use super::plan::Dispatch;
 use super::rows::{self, Span, WORKGROUP};
-use crate::kernels::OpError;
+use crate::ops::OpError;
+use crate::ops::kernels::Planner;
+use crate::ops::kernels::dispatch::Dispatch;
 
 /// The dispatches writing rows `first..first + rows` of the mask in `input` (words) into
 /// `output` (zeroed, at least `ceil(rows / 32)` words).
@@ -52,7 +52,7 @@ pub(crate) fn slice(
             rows::base32(op, a.base / 4)?,
             rows::base32(op, b.base / 4)?,
             rows::base32(op, shift)?,
-            rows::base32(op, (a.size - a.base) / 4)?,
+            rows::base32(op, (a.binding.size - a.base) / 4)?,
             rows::base32(op, w0)?,
             rows::base32(op, words)?,
             rows::base32(op, tail)?,

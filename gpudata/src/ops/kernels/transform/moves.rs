@@ -1,9 +1,9 @@
 //! The row code that moves values byte for byte ([`CopyBody`]): what `interleave`,
 //! `deinterleave` and every table re-layout run in the row-transform generator.
 
-use super::shape::unit_size;
-use super::wgsl_gen::{Body, RowCtx, ValueRef};
+use super::body::{Body, RowCtx, ValueRef};
 use crate::format::VertexFormat;
+use crate::ops::kernels::shape::unit_size;
 
 /// One value moved into an output row.
 #[derive(Clone, Copy, Debug)]

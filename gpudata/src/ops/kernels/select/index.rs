@@ -5,13 +5,13 @@
 //! exceed one binding; a gather's source in parts, one dispatch each (the segment starts are
 //! bound whole).
 
-use super::config::Planner;
-use super::plan::Dispatch;
 use super::rows::{self, RowCopy, Span, WORKGROUP};
 use crate::data::GpuDataView;
 use crate::format::codec::unit_byte_length;
 use crate::format::{DataType, VertexFormat, wgsl_codec};
-use crate::kernels::OpError;
+use crate::ops::OpError;
+use crate::ops::kernels::Planner;
+use crate::ops::kernels::dispatch::Dispatch;
 
 fn entry(body: &str) -> String {
     format!(

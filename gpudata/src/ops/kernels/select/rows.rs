@@ -1,33 +1,29 @@
 //! What the selection kernels (masks, scans, compaction, extent, gather, sequence,
 //! segmented map) share: word-granular storage bindings with a base offset in the uniform,
-//! runs of rows whose bindings fit the device (by [`split`](super::split)'s rules), the WGSL
+//! runs of rows whose bindings fit the device (by [`split`](crate::ops::kernels::split)'s rules), the WGSL
 //! that loads a component or copies a row at any byte address, and one dispatch builder.
 //!
 //! Unlike the row-transform generator these kernels bind each range at the storage-aligned start
 //! at or before its first byte and pass the distance in the uniform, so a run of rows may start
 //! anywhere; the text holds only what shapes the kernel (formats, strides, row sizes).
 
-use crate::device::buffers::{create_buffer, filled_buffer};
+use crate::device::buffers::create_buffer;
 use std::sync::Arc;
 
-use super::config::Planner;
-use super::plan::Dispatch;
-use super::split::{
-    binding_start, check_binding_count, dispatch_shape, even_runs, max_binding_size,
-};
 use crate::data::GpuDataView;
-use crate::kernels::OpError;
+use crate::ops::OpError;
+use crate::ops::kernels::Planner;
+use crate::ops::kernels::dispatch::{Binding, Dispatch, Kernel};
+use crate::ops::kernels::split::{binding_start, even_runs, max_binding_size};
 
 /// Invocations per workgroup of every selection kernel (WebGPU's default limit).
 pub(crate) const WORKGROUP: u32 = 256;
 
-/// A storage range one dispatch binds: `size` bytes of `buffer` from `start`, and the distance
-/// in bytes from `start` to the first byte the dispatch uses.
+/// A storage range one dispatch binds, and the distance in bytes from its start to the first
+/// byte the dispatch uses.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Bound<'a> {
-    pub buffer: &'a wgpu::Buffer,
-    pub start: u64,
-    pub size: u64,
+    pub binding: Binding<'a>,
     pub base: u64,
 }
 
@@ -43,7 +39,7 @@ pub(crate) fn check_view(
     let buffer = view
         .buffer_on(gpu, "plan an operation")
         .map_err(|source| OpError::Gpu { op, source })?;
-    crate::kernels::shape::ViewShape::of(view).check(op, input, buffer.size(), true)?;
+    crate::ops::kernels::shape::ViewShape::of(view).check(op, input, buffer.size(), true)?;
     gpu.check_lost("plan an operation")
         .map_err(|source| OpError::Gpu { op, source })
 }
@@ -63,9 +59,11 @@ pub(crate) fn bind(buffer: &wgpu::Buffer, from: u64, to: u64, align: u64) -> Bou
     let start = binding_start(from.min(last.saturating_sub(16)), align);
     let end = to.next_multiple_of(4).min(last).max(start + 16).min(last);
     Bound {
-        buffer,
-        start,
-        size: end.saturating_sub(start),
+        binding: Binding {
+            buffer,
+            start,
+            size: end.saturating_sub(start),
+        },
         base: from - start,
     }
 }
@@ -157,14 +155,14 @@ pub(crate) fn runs(
     let mut fits_all = true;
     let mut most = u64::MAX;
     for span in spans {
-        fits_all &= span.bind(op, 0, length, align)?.size <= max_binding;
+        fits_all &= span.bind(op, 0, length, align)?.binding.size <= max_binding;
         if let Some(rows) = span.rows_per_binding(max_binding, align) {
             most = most.min(rows);
         }
     }
     for mask in masks {
         let words = length.div_ceil(32) * 4;
-        fits_all &= bind(mask, 0, words, align).size <= max_binding;
+        fits_all &= bind(mask, 0, words, align).binding.size <= max_binding;
         let room = max_binding.saturating_sub(align + 64);
         most = most.min(room / 4 * 32);
     }
@@ -285,8 +283,9 @@ impl RowCopy {
     }
 }
 
-/// One dispatch of `wgsl`'s `main` over `workgroups` workgroups, with `params` in the uniform
-/// (binding 0) and `bindings` as bindings 1, 2, ….
+/// One dispatch of `wgsl`'s `main` over `workgroups` workgroups of [`WORKGROUP`] invocations,
+/// with `params` in the uniform (binding 0) and `bindings` as bindings 1, 2, …, through the one
+/// binding/dispatch path ([`Kernel::dispatch`]).
 ///
 /// # Errors
 /// [`OpError::TooLarge`] for a binding over the device's limit, [`OpError::TooManyBindings`],
@@ -299,53 +298,14 @@ pub(crate) fn dispatch(
     bindings: &[Bound<'_>],
     workgroups: u64,
 ) -> Result<Dispatch, OpError> {
-    let device = planner.device();
-    let limits = device.limits();
-    let max_binding = max_binding_size(&limits);
-    for b in bindings {
-        if b.size > max_binding {
-            return Err(OpError::TooLarge {
-                op,
-                what: "a storage binding",
-                size: b.size,
-                limit: max_binding,
-            });
-        }
-    }
-    check_binding_count(op, &limits, bindings.len() as u64)?;
-    let max_dim = limits.max_compute_workgroups_per_dimension;
-    let (x, y) = dispatch_shape(workgroups.max(1), max_dim).ok_or(OpError::DispatchTooLarge {
+    let bindings: Vec<Binding<'_>> = bindings.iter().map(|b| b.binding).collect();
+    let kernel = Kernel {
         op,
-        workgroups,
-        limit: max_dim,
-    })?;
-    let pipeline = planner.pipeline(op, wgsl)?;
-    let mut words = params.to_vec();
-    words.resize(params.len().div_ceil(4).max(1) * 4, 0);
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let bind_group = planner.scope(op, "bind the kernel's buffers", || {
-        let uniform = filled_buffer(planner.gpu(), op, &bytes, wgpu::BufferUsages::UNIFORM);
-        let mut entries = vec![wgpu::BindGroupEntry {
-            binding: 0,
-            resource: uniform.as_entire_binding(),
-        }];
-        for (i, b) in bindings.iter().enumerate() {
-            entries.push(wgpu::BindGroupEntry {
-                binding: i as u32 + 1,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: b.buffer,
-                    offset: b.start,
-                    size: wgpu::BufferSize::new(b.size),
-                }),
-            });
-        }
-        device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(op),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &entries,
-        })
-    })?;
-    Ok(Dispatch::new(pipeline, bind_group, (x, y), Arc::from(wgsl)))
+        wgsl: Arc::from(wgsl),
+        workgroup_size: WORKGROUP,
+        rows_per_thread: 1,
+    };
+    kernel.dispatch(planner, params, &bindings, workgroups)
 }
 
 /// A zeroed buffer of `size` bytes (at least 16, rounded up to whole words) for a kernel to write,

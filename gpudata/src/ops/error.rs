@@ -1,6 +1,7 @@
-//! [`OpError`]: operations that cannot run on their inputs. It lives beside the kernel planner,
-//! which raises most of its variants (input checks, device limits, the device's refusals); the
-//! operations in `ops/` add theirs (formats, fields, constants) and re-export it.
+//! [`OpError`]: operations that cannot run on their inputs. The kernels under `ops/kernels/`
+//! raise most of its variants (input checks, device limits, the device's refusals), the
+//! operations theirs (formats, fields, constants); `gpudata::ops::OpError` and `gpudata::OpError`
+//! name it.
 
 use crate::count::Count;
 use crate::data::DataError;
@@ -369,9 +370,9 @@ impl OpError {
     /// [`OpError::Data`], or [`OpError::Gpu`] for a device error the data layer passed on
     /// ([`DataError::Gpu`]): one path for a [`GpuError`].
     pub(crate) fn data(op: &'static str, source: DataError) -> OpError {
-        match source {
-            DataError::Gpu(source) => OpError::Gpu { op, source },
-            source => OpError::Data { op, source },
+        match source.into_device_error() {
+            Ok(source) => OpError::Gpu { op, source },
+            Err(source) => OpError::Data { op, source },
         }
     }
 }

@@ -6,10 +6,10 @@
 //! Runs of primitives when the indices exceed one binding; the vertex mask and its word ranks
 //! are bound whole (they are read at random rows).
 
-use super::config::Planner;
-use super::plan::Dispatch;
 use super::rows::{self, Span, WORKGROUP};
-use crate::kernels::OpError;
+use crate::ops::OpError;
+use crate::ops::kernels::Planner;
+use crate::ops::kernels::dispatch::Dispatch;
 
 /// Primitives per workgroup: 32 per invocation, one primitive-mask word each.
 const BLOCK: u64 = 32 * WORKGROUP as u64;
