@@ -25,7 +25,7 @@ mod glam;
 mod gpu_type;
 #[cfg(feature = "half")]
 mod half;
-mod image;
+mod host_shape;
 #[cfg(feature = "mint")]
 mod mint;
 mod newtypes;
@@ -37,19 +37,20 @@ mod runtime;
 pub(crate) mod shader;
 pub(crate) mod shader_rules;
 mod shader_tree;
-mod tree;
+pub(crate) mod tree;
 mod uniform_layout;
 
+pub use codec::{
+    RowBytesError, THREADED_ENCODE_BYTES, decode_rows, decode_rows_on, decode_runtime, encode_rows,
+    encode_rows_on, encode_rows_to_vec, encode_runtime, field_bytes, fields_as_bytes, read_field,
+    rows_as_bytes,
+};
 pub(crate) use codec::{
     decode_elements, decode_rows_strided, encode_elements, read_fields, rows_as_bytes_mut,
     zeroed_rows,
 };
-pub use codec::{
-    RowBytesError, THREADED_ENCODE_BYTES, decode_rows, decode_rows_on, decode_runtime,
-    encode_rows, encode_rows_on, encode_rows_to_vec, encode_runtime, field_bytes,
-    fields_as_bytes, read_field, rows_as_bytes,
-};
-pub use gpu_type::{GpuType, HostMember, HostShape};
+pub use gpu_type::GpuType;
+pub use host_shape::{HostMember, HostShape};
 pub use newtypes::{
     Snorm8, Snorm8x2, Snorm8x4, Snorm16, Snorm16x2, Snorm16x4, Unorm8, Unorm8x2, Unorm8x4,
     Unorm8x4Bgra, Unorm10_10_10_2, Unorm16, Unorm16x2, Unorm16x4,

@@ -15,8 +15,8 @@ pub use ::bytemuck;
 pub use ::core;
 pub use ::wgpu;
 
-pub use super::gpu_type::{GpuType, HostMember, HostShape, carrier_type};
-use super::image::{self, ImageMismatch};
+pub use super::gpu_type::GpuType;
+pub use super::host_shape::{HostMember, HostShape, carrier_type};
 pub use super::runtime::{GpuRuntimeStruct, RuntimeArray};
 pub use super::shader::{
     ShaderInput, ShaderMember, fail_if, input_problem, member_problem, stride_problem,
@@ -25,7 +25,9 @@ pub use super::shader_tree::{
     ShaderStruct, ShaderStructMember, ShaderTree, TreeFinding, compare_tree,
 };
 use super::tree;
+pub use super::tree::Msg;
 pub use super::tree::element_copies;
+use super::tree::{self as image, ImageMismatch};
 pub use super::tree::{
     Leaf, LeafName, TreeFault, TreeProblem, leaf_attributes, leaf_copies, leaf_count, leaf_fields,
     webgl_leaf,
@@ -37,64 +39,6 @@ pub use crate::layout::{
     RowShape, RuntimeTail, StepMode, StructLayout, TypeLayout, TypeRuleError, WgslMember,
     WgslStruct, WgslType, layout_formats,
 };
-
-/// A compile-time message: a fixed buffer that `const fn`s append text and numbers to.
-#[derive(Clone, Copy)]
-pub struct Msg {
-    buf: [u8; Msg::CAPACITY],
-    len: usize,
-}
-
-impl Msg {
-    const CAPACITY: usize = 640;
-
-    /// An empty message.
-    #[must_use]
-    pub const fn new() -> Msg {
-        Msg {
-            buf: [0; Msg::CAPACITY],
-            len: 0,
-        }
-    }
-
-    /// Appends `s` whole, or nothing when it does not fit (so the text stays UTF-8).
-    #[must_use]
-    pub const fn str(mut self, s: &str) -> Msg {
-        let bytes = s.as_bytes();
-        if self.len + bytes.len() > Msg::CAPACITY {
-            return self;
-        }
-        let mut i = 0;
-        while i < bytes.len() {
-            self.buf[self.len + i] = bytes[i];
-            i += 1;
-        }
-        self.len += bytes.len();
-        self
-    }
-
-    /// Appends `n` in decimal.
-    #[must_use]
-    pub const fn num(self, n: u64) -> Msg {
-        self.str(tree::Decimal::new(n).as_str())
-    }
-
-    /// The text.
-    #[must_use]
-    pub const fn as_str(&self) -> &str {
-        let (text, _) = self.buf.split_at(self.len);
-        match core::str::from_utf8(text) {
-            Ok(s) => s,
-            Err(_) => "",
-        }
-    }
-}
-
-impl Default for Msg {
-    fn default() -> Msg {
-        Msg::new()
-    }
-}
 
 /// Where a compile-time problem is reported: the token of a field or attribute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1602,16 +1546,7 @@ pub const fn lazy_message<T: Analyzed<N>, const N: usize>() -> Msg {
 /// (which the analysis checks too) ([`GpuType::NESTS`]'s default).
 #[must_use]
 pub const fn nests_by_default<T: GpuType>() -> bool {
-    let ty = &T::WGSL;
-    let sized = match T::HOST {
-        HostShape::Field(format) => size_of::<T>() as u64 == format.byte_length(),
-        _ => true,
-    };
-    sized
-        && !tree::has_runtime_array(ty)
-        && leaf_count(ty) > 0
-        && ty.layout(AddressSpace::Storage).is_ok()
-        && tree::walks(ty, T::HOST)
+    tree::nests(&T::WGSL, T::HOST, size_of::<T>())
 }
 
 /// The facts of a general-path struct `T` with each field's size, format, host shape and tree
@@ -2013,18 +1948,6 @@ pub const fn check_field_size<T>(type_name: &str, format: VertexFormat) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn messages_format_numbers_and_text() {
-        let m = Msg::new()
-            .str("a ")
-            .num(0)
-            .str(" b ")
-            .num(1234)
-            .str(" ")
-            .num(u64::MAX);
-        assert_eq!(m.as_str(), "a 0 b 1234 18446744073709551615");
-    }
 
     #[test]
     fn zero_copy_problem_names_the_field_and_the_padding() {

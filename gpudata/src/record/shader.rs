@@ -5,7 +5,7 @@
 //! cannot disagree. Messages for the compile-time check are written here; the run-time check's
 //! are its error enums' `#[error]` texts.
 
-use super::gpu_type::{HostShape, carrier_type};
+use super::host_shape::{HostShape, carrier_type};
 use super::private::{Analysis, Msg};
 use super::shader_rules::{type_name, vertex_accepts};
 use super::shader_tree::{ShaderTree, TreeFinding, compare_tree, offset_body};

@@ -5,7 +5,7 @@
 //! by type (a vertex-format field by [`storage_accepts`]). The run-time twin is
 //! `check::decl` (over naga's types); both call the same layout and leaf rules.
 
-use super::gpu_type::HostShape;
+use super::host_shape::HostShape;
 use super::private::Msg;
 use super::shader_rules::{offset_hint, storage_accepts, type_name};
 use crate::format::{ShaderType, VertexFormat, const_str_eq};
@@ -352,7 +352,7 @@ const fn compare_struct(
     prefix: Msg,
     found: TreeFinding,
 ) -> TreeFinding {
-    let shapes: &[super::gpu_type::HostMember] = match shape {
+    let shapes: &[super::host_shape::HostMember] = match shape {
         HostShape::Struct { members, .. } => members,
         _ => &[],
     };

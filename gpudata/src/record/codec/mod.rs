@@ -30,5 +30,5 @@ pub(crate) use rows::{
     decode_row_by_table, decode_rows_strided, encode_row_by_table, host_field_bytes,
     rows_as_bytes_mut, zeroed_rows,
 };
-pub use tail::{decode_runtime, encode_runtime};
 pub(crate) use tail::{decode_elements, encode_elements};
+pub use tail::{decode_runtime, encode_runtime};

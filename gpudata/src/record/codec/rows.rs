@@ -1,8 +1,8 @@
 //! Slices of [`GpuStruct`] rows to and from GPU bytes.
 
 use super::plan::Runs;
-use crate::record::GpuStruct;
 use crate::count::Count;
+use crate::record::GpuStruct;
 
 /// A byte buffer whose length does not hold a whole number of rows.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
