@@ -20,23 +20,20 @@
 
 mod codec;
 mod field;
+pub(crate) mod field_check;
 #[cfg(feature = "glam")]
 mod glam;
 mod gpu_type;
 #[cfg(feature = "half")]
 mod half;
-mod host_shape;
+pub(crate) mod host_shape;
 #[cfg(feature = "mint")]
 mod mint;
 mod newtypes;
 #[cfg(feature = "glam")]
 mod pod;
-#[doc(hidden)]
-pub mod private;
 mod runtime;
-pub(crate) mod shader;
 pub(crate) mod shader_rules;
-mod shader_tree;
 pub(crate) mod tree;
 mod uniform_layout;
 

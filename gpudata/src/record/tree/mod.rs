@@ -4,7 +4,7 @@
 //! [`GpuType`](super::GpuType) (whose defaults call [`leaf_count`] and [`nests`]) or the derive's
 //! facts (`derive_support/`, which builds on these).
 //!
-//! - `text.rs`: `Text`, the one `const` text builder (messages and leaf paths);
+//! - `text.rs`: `Text`, the one `const` text builder (messages and leaf paths), and `fail`;
 //! - `walk.rs`: the walk over a type's leaves and what it counts;
 //! - `tables.rs`: leaves, struct format entries, copies and vertex attributes, as tables;
 //! - `image.rs`: whether host bytes are GPU bytes, and, when not, what to change.
@@ -18,6 +18,6 @@ pub use image::{ImageMismatch, image_fault, image_matches};
 pub use tables::{
     element_copies, element_problem, leaf_attributes, leaf_copies, leaf_fields, leaves, webgl_leaf,
 };
-pub use text::{LeafName, Msg};
+pub use text::{LeafName, Msg, fail, fail_with};
 pub use walk::{Leaf, TreeFault, TreeProblem, fault_path, leaf_count, nests};
 pub(crate) use walk::{Walk, has_runtime_array, scalar_bytes};

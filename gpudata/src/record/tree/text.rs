@@ -1,5 +1,6 @@
 //! The one text builder of `const fn`s: [`Text`], a fixed buffer that compile-time messages
-//! ([`Msg`]) and leaf paths ([`LeafName`]) append strings and numbers to.
+//! ([`Msg`]) and leaf paths ([`LeafName`]) append strings and numbers to; and [`fail`], a message
+//! turned into a compile error.
 
 #![allow(
     clippy::cast_possible_truncation,
@@ -96,6 +97,19 @@ impl<const CAPACITY: usize> Text<CAPACITY> {
             Err(_) => "",
         }
     }
+}
+
+/// Fails compilation with `msg`, reported at the caller (the expansion spans the call at the
+/// user's token).
+#[track_caller]
+pub const fn fail(msg: &Msg) -> ! {
+    panic!("{}", msg.as_str())
+}
+
+/// [`fail`] with a message passed by value (no constant for rustc to evaluate early).
+#[track_caller]
+pub const fn fail_with(msg: Msg) -> ! {
+    panic!("{}", msg.as_str())
 }
 
 impl<const CAPACITY: usize> Default for Text<CAPACITY> {
