@@ -7,9 +7,9 @@
 )]
 
 use super::facts::{Analysis, leaf_total};
-use crate::format::{PrimitiveType, VertexFormat};
-use crate::layout::{GpuDataStructField, LeafType, StructLayout};
-use crate::record::tree::{self, Leaf, LeafName, Msg, fail_with, webgl_leaf};
+use crate::format::VertexFormat;
+use crate::layout::{GpuDataStructField, StructLayout};
+use crate::record::tree::{self, EMPTY_LEAF, Leaf, Msg, fail_with, webgl_leaf};
 use crate::record::{FieldCopy, HostShape};
 
 /// The struct format's field entries.
@@ -84,17 +84,8 @@ pub const fn flatten<const L: usize, const N: usize>(
     analysis: &Analysis<N>,
     host: HostShape,
 ) -> [Leaf; L] {
-    let empty = Leaf {
-        field: 0,
-        name: LeafName::EMPTY,
-        format: None,
-        leaf: LeafType::Scalar(PrimitiveType::F32),
-        gpu: 0,
-        host: 0,
-        len: 0,
-    };
     let (Some(s), true) = (analysis.structure, analysis.valid) else {
-        return [empty; L];
+        return [EMPTY_LEAF; L];
     };
     // `L` is the expansion's count (written from the fields' types where the macro counts them
     // itself, see [`lazy_analysis`]): a different count here is a bug of the derive, never a silent
@@ -105,7 +96,7 @@ pub const fn flatten<const L: usize, const N: usize>(
     let packed = matches!(analysis.rules, StructLayout::Packed);
     match tree::leaves::<L>(s, host, analysis.space, packed) {
         Ok(leaves) => leaves,
-        Err(_) => [empty; L],
+        Err(_) => [EMPTY_LEAF; L],
     }
 }
 

@@ -19,5 +19,5 @@ pub use tables::{
     element_copies, element_problem, leaf_attributes, leaf_copies, leaf_fields, leaves, webgl_leaf,
 };
 pub use text::{LeafName, Msg, fail, fail_with};
+pub(crate) use walk::{EMPTY_LEAF, Walk, has_runtime_array, scalar_bytes};
 pub use walk::{Leaf, TreeFault, TreeProblem, fault_path, leaf_count, nests};
-pub(crate) use walk::{Walk, has_runtime_array, scalar_bytes};

@@ -219,7 +219,7 @@ pub(crate) struct Walk<'a> {
 }
 
 /// A leaf placeholder.
-pub(super) const EMPTY_LEAF: Leaf = Leaf {
+pub(crate) const EMPTY_LEAF: Leaf = Leaf {
     field: 0,
     name: LeafName::EMPTY,
     format: None,
