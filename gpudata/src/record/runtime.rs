@@ -1,7 +1,6 @@
 //! Runtime-sized structs: [`RuntimeArray<T>`] marks the last field of a derived storage struct as
 //! WGSL's runtime-sized `array<T>`, and [`GpuRuntimeStruct`] (implemented by the derive for such
-//! a struct) says how a header value and a slice of elements become the struct's GPU bytes
-//! (encoded by [`encode_runtime`](super::encode_runtime), `codec/tail.rs`).
+//! a struct) says how a header value and a slice of elements become the struct's GPU bytes.
 //! [`GpuStorage`](crate::storage::GpuStorage) holds them in a storage buffer.
 
 use core::fmt;
