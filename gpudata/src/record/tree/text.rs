@@ -63,7 +63,8 @@ impl<const CAPACITY: usize> Text<CAPACITY> {
     /// Appends `s` whole, or `...` once the buffer is full (names stay UTF-8).
     #[must_use]
     pub(crate) const fn push(mut self, s: &str) -> Text<CAPACITY> {
-        if self.len + s.len() > CAPACITY - 3 {
+        let bytes = s.as_bytes();
+        if self.len + bytes.len() > CAPACITY - 3 {
             if self.len + 3 <= CAPACITY {
                 self.buf[self.len] = b'.';
                 self.buf[self.len + 1] = b'.';
@@ -72,7 +73,13 @@ impl<const CAPACITY: usize> Text<CAPACITY> {
             }
             return self;
         }
-        self.str(s)
+        let mut i = 0;
+        while i < bytes.len() {
+            self.buf[self.len + i] = bytes[i];
+            i += 1;
+        }
+        self.len += bytes.len();
+        self
     }
 
     /// Appends `[i]` (see [`push`](Self::push)).
