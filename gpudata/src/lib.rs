@@ -116,6 +116,7 @@ pub mod arrow;
 pub mod check;
 mod count;
 pub mod data;
+mod derive_support;
 pub mod device;
 pub mod error;
 pub mod format;
@@ -144,5 +145,9 @@ pub use record::{
 };
 pub use table::{GpuConstant, GpuRecordBatch, GpuTable, GpuVector};
 
+/// What the `#[derive(GpuStruct)]` and `impl_gpu_field!` expansions name (`derive_support/`).
+/// Not API: nothing here is covered by semver.
 #[doc(hidden)]
-pub use record::private as __private;
+pub mod __private {
+    pub use crate::derive_support::*;
+}

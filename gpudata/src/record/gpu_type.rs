@@ -3,62 +3,19 @@
 //! features glam's and mint's matrices and `glam::Vec3A`. Arrays of them (`[Light; 4]`,
 //! `[[f32; 4]; 4]`, as `array<E, N>`) are described by the derive itself, from the field's
 //! syntax: an array of scalars keeps its vector meaning (`[f32; 3]` is `vec3<f32>`).
-//! [`HostShape`] says where a value's GPU bytes lie in its host bytes, so rows encode by fixed
-//! copies.
+//! [`HostShape`] (`host_shape.rs`) says where a value's GPU bytes lie in its host bytes, so rows
+//! encode by fixed copies. The defaults of the hidden constants are rules of `tree/`, below this
+//! file.
 
 use super::GpuField;
+use super::host_shape::{HostShape, carrier_type};
+use super::tree;
 #[cfg(any(feature = "glam", feature = "mint"))]
 use crate::format::PrimitiveType;
 use crate::format::VertexFormat;
-use crate::layout::{LeafType, WgslType};
-
-/// Where the GPU bytes of a [`GpuType`] value lie in its host bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum HostShape {
-    /// A [`GpuField`]: the format's bytes at offset 0 (its WGSL carrier's payload).
-    Field(VertexFormat),
-    /// The WGSL type's scalars packed in order, columns of a matrix one after another (`[[f32;
-    /// 3]; 3]`, `glam::Mat3`).
-    Packed,
-    /// The columns of a matrix (or the one column of a vector), each packed, `stride` bytes apart
-    /// (`glam::Mat3A`, `glam::Vec3A`: 16).
-    Columns {
-        /// Bytes between column starts.
-        stride: usize,
-        /// Whether the bytes after each column (up to the next column's start, or the value's
-        /// end) are initialized plain data too, so that the value's bytes may be copied whole:
-        /// `glam::Vec3A` and `glam::Mat3A` where glam's build makes them `bytemuck::Pod` (SIMD
-        /// targets), not under glam's `scalar-math`, where their fourth lanes are padding.
-        padding_initialized: bool,
-    },
-    /// A struct's members.
-    Struct {
-        /// Each GPU member's host offset, size and shape, in declaration order.
-        members: &'static [HostMember],
-        /// `size_of` the struct.
-        size: usize,
-        /// The bytes of host-only `#[gpu(padding)]` fields.
-        padding: usize,
-    },
-    /// An array's elements, `stride` bytes apart.
-    Array {
-        /// The element's shape.
-        element: &'static HostShape,
-        /// `size_of` the element.
-        stride: usize,
-    },
-}
-
-/// One member of a [`HostShape::Struct`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct HostMember {
-    /// `offset_of!` the field.
-    pub offset: usize,
-    /// `size_of` its type.
-    pub size: usize,
-    /// Where its GPU bytes are.
-    pub shape: HostShape,
-}
+#[cfg(any(feature = "glam", feature = "mint"))]
+use crate::layout::LeafType;
+use crate::layout::WgslType;
 
 /// A Rust type stored as a host-shareable WGSL type: a member of a derived struct.
 ///
@@ -86,26 +43,12 @@ pub unsafe trait GpuType: Copy + 'static {
     /// Leaves of a value in a row's struct format (scalars, vectors, matrix columns, array
     /// elements and struct members, flattened). Not API: the derive writes it for its structs.
     #[doc(hidden)]
-    const LEAVES: usize = super::tree::leaf_count(&Self::WGSL);
+    const LEAVES: usize = tree::leaf_count(&Self::WGSL);
     /// Whether a value can be a field of a `wgsl-storage` row (laid out, leaves with vertex
     /// formats, no runtime-sized array, as long as its format when it is one). Not API: the
     /// derive writes it for its structs.
     #[doc(hidden)]
-    const NESTS: bool = super::private::nests_by_default::<Self>();
-}
-
-/// The WGSL type that carries `format`'s bytes (see [`VertexFormat::wgsl_carrier`]).
-#[must_use]
-pub const fn carrier_type(format: VertexFormat) -> WgslType {
-    let carrier = format.wgsl_carrier();
-    let scalar = carrier.primitive();
-    match carrier.components() {
-        1 => WgslType::Leaf(LeafType::Scalar(scalar)),
-        n => WgslType::Leaf(LeafType::Vector {
-            components: n as u8,
-            scalar,
-        }),
-    }
+    const NESTS: bool = tree::nests(&Self::WGSL, Self::HOST, size_of::<Self>());
 }
 
 // SAFETY: `GpuField`'s contract makes its `size_of::<T>() == FORMAT.byte_length()` bytes plain

@@ -15,7 +15,7 @@ use crate::format::VertexFormat;
 /// `GpuField` for mint types over scalars: `Type<Scalar> => Format`.
 macro_rules! mint_fields {
     ($($ty:ident<$scalar:ty> => $format:ident),* $(,)?) => {$(
-        const _: () = super::private::check_field_size::<mint::$ty<$scalar>>(
+        const _: () = super::field_check::check_field_size::<mint::$ty<$scalar>>(
             ::core::stringify!(mint::$ty<$scalar>),
             VertexFormat::$format,
         );

@@ -18,45 +18,41 @@
 //! [`GpuRuntimeStruct`], a header plus elements, held by
 //! [`GpuStorage`](crate::data::GpuStorage).
 
-mod bytes;
+mod codec;
 mod field;
+pub(crate) mod field_check;
 #[cfg(feature = "glam")]
 mod glam;
 mod gpu_type;
 #[cfg(feature = "half")]
 mod half;
-mod image;
+pub(crate) mod host_shape;
 #[cfg(feature = "mint")]
 mod mint;
 mod newtypes;
-mod plan;
 #[cfg(feature = "glam")]
 mod pod;
-#[doc(hidden)]
-pub mod private;
-mod rows;
 mod runtime;
-pub(crate) mod shader;
 pub(crate) mod shader_rules;
-mod shader_tree;
-mod split;
-mod tree;
+pub(crate) mod tree;
 mod uniform_layout;
 
-pub(crate) use bytes::read_fields;
-pub use bytes::{field_bytes, fields_as_bytes, read_field};
-pub use gpu_type::{GpuType, HostMember, HostShape};
+pub use codec::{
+    RowBytesError, THREADED_ENCODE_BYTES, decode_rows, decode_rows_on, decode_runtime, encode_rows,
+    encode_rows_on, encode_rows_to_vec, encode_runtime, field_bytes, fields_as_bytes, read_field,
+    rows_as_bytes,
+};
+pub(crate) use codec::{
+    decode_elements, decode_rows_strided, encode_elements, read_fields, rows_as_bytes_mut,
+    zeroed_rows,
+};
+pub use gpu_type::GpuType;
+pub use host_shape::{HostMember, HostShape};
 pub use newtypes::{
     Snorm8, Snorm8x2, Snorm8x4, Snorm16, Snorm16x2, Snorm16x4, Unorm8, Unorm8x2, Unorm8x4,
     Unorm8x4Bgra, Unorm10_10_10_2, Unorm16, Unorm16x2, Unorm16x4,
 };
-pub use rows::{
-    RowBytesError, THREADED_ENCODE_BYTES, decode_rows, decode_rows_on, encode_rows, encode_rows_on,
-    encode_rows_to_vec, rows_as_bytes,
-};
-pub(crate) use rows::{decode_rows_strided, rows_as_bytes_mut, zeroed_rows};
-pub use runtime::{GpuRuntimeStruct, RuntimeArray, decode_runtime, encode_runtime};
-pub(crate) use runtime::{decode_elements, encode_elements};
+pub use runtime::{GpuRuntimeStruct, RuntimeArray};
 pub use uniform_layout::UniformLayout;
 
 /// How one GPU field's bytes move between a host struct and its GPU row (see
@@ -217,7 +213,7 @@ pub unsafe trait GpuStruct: Copy + Send + Sync + 'static {
     /// When `dst.len() != FORMAT.byte_stride()`.
     #[inline]
     fn encode_row(&self, dst: &mut [u8]) {
-        rows::encode_row_by_table(self, dst);
+        codec::encode_row_by_table(self, dst);
     }
 
     /// Reads one row from its GPU bytes; host-only `#[gpu(padding)]` fields come back zeroed.
@@ -227,7 +223,7 @@ pub unsafe trait GpuStruct: Copy + Send + Sync + 'static {
     #[inline]
     #[must_use]
     fn decode_row(src: &[u8]) -> Self {
-        rows::decode_row_by_table(src)
+        codec::decode_row_by_table(src)
     }
 
     /// The wgpu vertex buffer layout of this struct: every field an attribute, stepping by
@@ -283,7 +279,7 @@ pub trait GpuFieldMarker: 'static {
     /// the field (a derived marker always fits: the derive checks it at compile time).
     #[must_use]
     fn get(row: &Self::Struct) -> Self::Value {
-        let bytes = rows::host_field_bytes(row, Self::INDEX);
+        let bytes = codec::host_field_bytes(row, Self::INDEX);
         match bytes.and_then(read_field) {
             Some(value) => value,
             None => panic!(

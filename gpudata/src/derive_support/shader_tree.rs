@@ -5,11 +5,12 @@
 //! by type (a vertex-format field by [`storage_accepts`]). The run-time twin is
 //! `check::decl` (over naga's types); both call the same layout and leaf rules.
 
-use super::gpu_type::HostShape;
-use super::private::Msg;
-use super::shader_rules::{offset_hint, storage_accepts, type_name};
+use super::messages::leaf_text;
 use crate::format::{ShaderType, VertexFormat, const_str_eq};
 use crate::layout::{AddressSpace, LeafType, MemberCursor, WgslStruct, WgslType, array_layout};
+use crate::record::HostShape;
+use crate::record::shader_rules::{offset_hint, storage_accepts, type_name};
+use crate::record::tree::Msg;
 
 /// A WGSL type as the compile-time check read it from the shader.
 #[derive(Clone, Copy, Debug)]
@@ -115,32 +116,6 @@ const fn leaf_eq(a: LeafType, b: LeafType) -> bool {
             },
         ) => c == d && r == s && x as u8 == y as u8,
         _ => false,
-    }
-}
-
-/// `msg` with `leaf`'s WGSL spelling appended.
-const fn leaf_text(msg: Msg, leaf: LeafType) -> Msg {
-    match leaf {
-        LeafType::Scalar(s) => msg.str(s.as_str()),
-        LeafType::Vector { components, scalar } => msg
-            .str("vec")
-            .num(components as u64)
-            .str("<")
-            .str(scalar.as_str())
-            .str(">"),
-        LeafType::Matrix {
-            columns,
-            rows,
-            scalar,
-        } => msg
-            .str("mat")
-            .num(columns as u64)
-            .str("x")
-            .num(rows as u64)
-            .str("<")
-            .str(scalar.as_str())
-            .str(">"),
-        LeafType::Atomic(s) => msg.str("atomic<").str(s.as_str()).str(">"),
     }
 }
 
@@ -352,7 +327,7 @@ const fn compare_struct(
     prefix: Msg,
     found: TreeFinding,
 ) -> TreeFinding {
-    let shapes: &[super::gpu_type::HostMember] = match shape {
+    let shapes: &[crate::record::HostMember] = match shape {
         HostShape::Struct { members, .. } => members,
         _ => &[],
     };

@@ -17,7 +17,7 @@
 //! A load only reads host bytes that some field copy covers (the `unsafe trait GpuStruct`
 //! contract makes those initialized), inside the row's own `size_of::<T>()` bytes.
 
-use super::{FieldCopy, GpuStruct};
+use crate::record::{FieldCopy, GpuStruct};
 
 /// The most runs a plan holds; a struct with more field copies encodes copy by copy.
 const MAX_RUNS: usize = 64;

@@ -1,8 +1,8 @@
 //! Slices of [`GpuStruct`] rows to and from GPU bytes.
 
-use super::GpuStruct;
 use super::plan::Runs;
 use crate::count::Count;
+use crate::record::GpuStruct;
 
 /// A byte buffer whose length does not hold a whole number of rows.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -488,7 +488,7 @@ pub(crate) fn decode_rows_strided<T: GpuStruct>(
 
 /// The bytes of GPU field `index` inside the host row (`FIELD_COPIES[index]`'s host range),
 /// which are its GPU bytes; `None` when there is no such field.
-pub(super) fn host_field_bytes<T: GpuStruct>(row: &T, index: usize) -> Option<&[u8]> {
+pub(crate) fn host_field_bytes<T: GpuStruct>(row: &T, index: usize) -> Option<&[u8]> {
     let copy = T::FIELD_COPIES.get(index)?;
     if copy.host.checked_add(copy.len)? > size_of::<T>() {
         return None;
@@ -509,7 +509,7 @@ pub(super) fn host_field_bytes<T: GpuStruct>(row: &T, index: usize) -> Option<&[
 /// following [`GpuStruct::FIELD_COPIES`] merged into runs (see [`Runs`]), and zeroes the gaps
 /// between them.
 #[inline]
-pub(super) fn encode_row_by_table<T: GpuStruct>(row: &T, dst: &mut [u8]) {
+pub(crate) fn encode_row_by_table<T: GpuStruct>(row: &T, dst: &mut [u8]) {
     let stride = stride_usize::<T>();
     assert!(
         dst.len() == stride,
@@ -521,7 +521,7 @@ pub(super) fn encode_row_by_table<T: GpuStruct>(row: &T, dst: &mut [u8]) {
         // SAFETY: by the `unsafe trait GpuStruct` contract (which the derive checks at compile
         // time), each `FIELD_COPIES` host range is one plain-data field of `row`, so its bytes
         // are initialized; `write_copies` checks the ranges against `T` and `dst`.
-        unsafe { super::runtime::write_copies(row, T::FIELD_COPIES, dst) };
+        unsafe { super::copy::write_copies(row, T::FIELD_COPIES, dst) };
         return;
     };
     // Each run (field copies merged where adjacent on both sides) after zeroing the gap before
@@ -532,7 +532,7 @@ pub(super) fn encode_row_by_table<T: GpuStruct>(row: &T, dst: &mut [u8]) {
         // SAFETY: a run is the union of `FIELD_COPIES` entries adjacent on both sides, so its
         // host range is plain-data fields of `row` (the `unsafe trait GpuStruct` contract), all
         // initialized; `write_copies` checks the range against `T` and `dst`.
-        unsafe { super::runtime::write_copies(row, core::slice::from_ref(run), dst) };
+        unsafe { super::copy::write_copies(row, core::slice::from_ref(run), dst) };
         end = run.gpu + run.len;
     }
     dst[end..].fill(0);
@@ -542,7 +542,7 @@ pub(super) fn encode_row_by_table<T: GpuStruct>(row: &T, dst: &mut [u8]) {
 /// GPU offset to its place in the host row, following [`GpuStruct::FIELD_COPIES`] merged into
 /// runs (see [`Runs`]).
 #[inline]
-pub(super) fn decode_row_by_table<T: GpuStruct>(src: &[u8]) -> T {
+pub(crate) fn decode_row_by_table<T: GpuStruct>(src: &[u8]) -> T {
     let row_len = usize::try_from(T::FORMAT.row_byte_length()).unwrap_or(usize::MAX);
     assert!(
         src.len() >= row_len,
@@ -554,5 +554,5 @@ pub(super) fn decode_row_by_table<T: GpuStruct>(src: &[u8]) -> T {
     // field bytes copied in is a valid `T` (a run is the union of `FIELD_COPIES` entries);
     // `read_copies` checks the ranges against `T` and `src`.
     let copies = Runs::<T>::TABLE.runs().unwrap_or(T::FIELD_COPIES);
-    unsafe { super::runtime::read_copies(src, copies) }
+    unsafe { super::copy::read_copies(src, copies) }
 }

@@ -5,11 +5,13 @@
 //! cannot disagree. Messages for the compile-time check are written here; the run-time check's
 //! are its error enums' `#[error]` texts.
 
-use super::gpu_type::{HostShape, carrier_type};
-use super::private::{Analysis, Msg};
-use super::shader_rules::{type_name, vertex_accepts};
+use super::facts::Analysis;
 use super::shader_tree::{ShaderTree, TreeFinding, compare_tree, offset_body};
 use crate::format::{ShaderType, const_str_eq};
+use crate::record::HostShape;
+use crate::record::host_shape::carrier_type;
+use crate::record::shader_rules::{type_name, vertex_accepts};
+use crate::record::tree::{Msg, fail};
 
 /// A WGSL struct member as the macro read it.
 #[derive(Clone, Copy, Debug)]
@@ -130,7 +132,7 @@ pub const fn member_problem<const N: usize>(
 #[track_caller]
 pub const fn fail_if(problem: &Option<Msg>) {
     if let Some(msg) = problem {
-        super::private::fail(msg);
+        fail(msg);
     }
 }
 

@@ -1,119 +1,21 @@
-//! The derive's view of nested types: a struct's members flattened to leaves (one vertex-format
-//! field each: a scalar, a vector, a matrix column) with luma.gl's names (`light.color`,
-//! `bones[2]`, `transform[3]` for a matrix column), GPU and host offsets. All `const fn`s over
-//! [`WgslType`] and [`HostShape`], evaluated once per derived struct (whether a type's host
-//! bytes are its GPU bytes is `image.rs`'s).
+//! The walk over a type tree: a struct's members flattened to leaves (one vertex-format field
+//! each: a scalar, a vector, a matrix column) with luma.gl's names (`light.color`, `bones[2]`,
+//! `transform[3]` for a matrix column), GPU and host offsets ([`Walk`]); what a type's leaves
+//! count and weigh; whether a type nests in a row ([`nests`], `GpuType::NESTS`'s default); and
+//! the path of a member that breaks a layout rule ([`fault_path`]).
 
 #![allow(
     clippy::cast_possible_truncation,
     reason = "offsets inside one row are far below usize::MAX on every target wgpu supports"
 )]
 
-use super::FieldCopy;
-use super::gpu_type::HostShape;
+use super::text::LeafName;
 use crate::format::{PrimitiveType, VertexFormat};
 use crate::layout::{
-    AddressSpace, GpuDataStructField, LayoutCursor, LayoutRuleError, LeafType, MemberCursor,
-    RowShape, StructLayout, WgslMember, WgslStruct, WgslType,
+    AddressSpace, LayoutCursor, LayoutRuleError, LeafType, MemberCursor, RowShape, StructLayout,
+    WgslMember, WgslStruct, WgslType,
 };
-
-/// A leaf's name, built at compile time: a fixed buffer.
-#[derive(Clone, Copy, Debug)]
-pub struct LeafName {
-    buf: [u8; LeafName::CAPACITY],
-    len: usize,
-}
-
-impl LeafName {
-    const CAPACITY: usize = 120;
-
-    /// An empty name.
-    pub const EMPTY: LeafName = LeafName::new();
-
-    /// An empty name.
-    #[must_use]
-    pub const fn new() -> LeafName {
-        LeafName {
-            buf: [0; LeafName::CAPACITY],
-            len: 0,
-        }
-    }
-
-    /// Appends `s` whole, or `...` once the buffer is full (names stay UTF-8).
-    pub(crate) const fn push(mut self, s: &str) -> LeafName {
-        let bytes = s.as_bytes();
-        if self.len + bytes.len() > LeafName::CAPACITY - 3 {
-            if self.len + 3 <= LeafName::CAPACITY {
-                self.buf[self.len] = b'.';
-                self.buf[self.len + 1] = b'.';
-                self.buf[self.len + 2] = b'.';
-                self.len += 3;
-            }
-            return self;
-        }
-        let mut i = 0;
-        while i < bytes.len() {
-            self.buf[self.len + i] = bytes[i];
-            i += 1;
-        }
-        self.len += bytes.len();
-        self
-    }
-
-    const fn index(self, i: u64) -> LeafName {
-        self.push("[").push(Decimal::new(i).as_str()).push("]")
-    }
-
-    /// The name.
-    #[must_use]
-    pub const fn as_str(&self) -> &str {
-        let (text, _) = self.buf.split_at(self.len);
-        match core::str::from_utf8(text) {
-            Ok(s) => s,
-            Err(_) => "",
-        }
-    }
-}
-
-impl Default for LeafName {
-    fn default() -> LeafName {
-        LeafName::new()
-    }
-}
-
-/// A number's decimal digits, written in `const fn`s (leaf names, compile-time messages).
-#[derive(Clone, Copy)]
-pub(crate) struct Decimal {
-    digits: [u8; 20],
-    start: usize,
-}
-
-impl Decimal {
-    /// The digits of `n`.
-    pub(crate) const fn new(n: u64) -> Decimal {
-        let mut digits = [0u8; 20];
-        let mut start = digits.len();
-        let mut rest = n;
-        loop {
-            start -= 1;
-            digits[start] = b'0' + (rest % 10) as u8;
-            rest /= 10;
-            if rest == 0 {
-                break;
-            }
-        }
-        Decimal { digits, start }
-    }
-
-    /// The digits as text.
-    pub(crate) const fn as_str(&self) -> &str {
-        let (_, used) = self.digits.split_at(self.start);
-        match core::str::from_utf8(used) {
-            Ok(s) => s,
-            Err(_) => "",
-        }
-    }
-}
+use crate::record::host_shape::{HostShape, carrier_type};
 
 /// One leaf of a flattened struct.
 #[derive(Clone, Copy, Debug)]
@@ -244,7 +146,7 @@ pub(super) const fn stride(ty: &WgslType, space: AddressSpace) -> u64 {
 pub(super) const fn reinterpret(ty: &WgslType, host: HostShape) -> Result<HostShape, TreeProblem> {
     match host {
         HostShape::Field(format) => {
-            let carrier = super::gpu_type::carrier_type(format);
+            let carrier = carrier_type(format);
             let same = match (ty, carrier) {
                 (WgslType::Leaf(a), WgslType::Leaf(b)) => {
                     a.scalar() as u8 == b.scalar() as u8 && a.components() == b.components()
@@ -317,7 +219,7 @@ pub(crate) struct Walk<'a> {
 }
 
 /// A leaf placeholder.
-const EMPTY_LEAF: Leaf = Leaf {
+pub(crate) const EMPTY_LEAF: Leaf = Leaf {
     field: 0,
     name: LeafName::EMPTY,
     format: None,
@@ -675,167 +577,29 @@ const fn member_host(host: HostShape, j: usize) -> (HostShape, usize) {
     }
 }
 
-/// All `L` leaves of struct `s` with host shape `host`, field by field, in one pass: laid out in
-/// `space`, or, for a `packed` struct, each placed in order by the packed (WebGPU vertex) rules
-/// of the flat engine's [`LayoutCursor`], as the analysis placed them.
-///
-/// # Errors
-/// The first leaf's problem, with its field.
-#[allow(
-    clippy::result_large_err,
-    reason = "a const fn cannot box; the fault is a path in a fixed buffer"
-)]
-pub const fn leaves<const L: usize>(
-    s: &WgslStruct,
-    host: HostShape,
-    space: AddressSpace,
-    packed: bool,
-) -> Result<[Leaf; L], (usize, TreeFault)> {
-    let mut out = [EMPTY_LEAF; L];
-    let mut walk = if packed {
-        Walk::packing(&mut out, true)
-    } else {
-        Walk::storing(&mut out, space)
-    };
-    if let Err(fault) = walk.root(s, host) {
-        return Err(fault);
-    }
-    Ok(out)
-}
-
-/// The struct format entries of the leaves.
-#[must_use]
-pub const fn leaf_fields<const L: usize>(leaves: &'static [Leaf]) -> [GpuDataStructField; L] {
-    let mut fields = [const { GpuDataStructField::from_static("", VertexFormat::Float32, 0) }; L];
-    let mut k = 0;
-    while k < L && k < leaves.len() {
-        let leaf = &leaves[k];
-        let format = match leaf.format {
-            Some(format) => format,
-            None => VertexFormat::Float32,
-        };
-        let field = GpuDataStructField::from_static(leaf.name.as_str(), format, leaf.gpu);
-        // The placeholder borrows a `'static` string: forgetting it frees nothing.
-        core::mem::forget(core::mem::replace(&mut fields[k], field));
-        k += 1;
-    }
-    fields
-}
-
-/// A copy that moves nothing, the placeholder of copy tables.
-const NO_COPY: FieldCopy = FieldCopy {
-    host: 0,
-    gpu: 0,
-    len: 0,
-};
-
-/// The copy that moves `leaf`'s bytes.
-const fn leaf_copy(leaf: &Leaf) -> FieldCopy {
-    FieldCopy {
-        host: leaf.host,
-        gpu: leaf.gpu as usize,
-        len: leaf.len,
-    }
-}
-
-/// The copies that encode or decode one row, leaf by leaf.
-#[must_use]
-pub const fn leaf_copies<const L: usize>(leaves: &[Leaf]) -> [FieldCopy; L] {
-    let mut copies = [NO_COPY; L];
-    let mut k = 0;
-    while k < L && k < leaves.len() {
-        copies[k] = leaf_copy(&leaves[k]);
-        k += 1;
-    }
-    copies
-}
-
-/// The first leaf without a wgpu vertex format (a `-webgl` one), if any.
-#[must_use]
-pub const fn webgl_leaf(leaves: &[Leaf]) -> Option<usize> {
-    let mut k = 0;
-    while k < leaves.len() {
-        match leaves[k].format {
-            Some(format) if format.to_wgpu().is_some() => {}
-            _ => return Some(k),
-        }
-        k += 1;
-    }
-    None
-}
-
-/// The vertex attributes of the leaves, locations counted from `location` (a leaf without a wgpu
-/// format, which [`webgl_leaf`] finds first, gets `float32`).
-#[must_use]
-pub const fn leaf_attributes<const L: usize>(
-    leaves: &[Leaf],
-    location: u32,
-) -> [wgpu::VertexAttribute; L] {
-    let mut list = [wgpu::VertexAttribute {
-        format: wgpu::VertexFormat::Float32,
-        offset: 0,
-        shader_location: 0,
-    }; L];
-    let mut k = 0;
-    while k < L && k < leaves.len() {
-        if let Some(format) = leaves[k].format
-            && let Some(format) = format.to_wgpu()
-        {
-            list[k].format = format;
-        }
-        list[k].offset = leaves[k].gpu;
-        list[k].shader_location = location.saturating_add(k as u32);
-        k += 1;
-    }
-    list
-}
-
-/// The element's shape inside a runtime-sized array's host shape.
-const fn element_shape(host: HostShape) -> HostShape {
-    match host {
-        HostShape::Array { element, .. } => *element,
-        other => other,
-    }
-}
-
-/// Why the elements of a runtime-sized array (`element`, inside the array's host shape `host`,
-/// the array named `name`) cannot be encoded leaf by leaf, if they cannot.
-#[must_use]
-pub const fn element_problem(
-    element: &WgslType,
-    host: HostShape,
-    name: LeafName,
-) -> Option<TreeFault> {
-    let shape = element_shape(host);
-    let mut walk = Walk::counting(AddressSpace::Storage);
-    if walk.walk(0, element, shape, name, 0, 0).is_ok() {
-        return None;
-    }
-    let mut walk = Walk::counting(AddressSpace::Storage).named();
-    match walk.walk(0, element, shape, name.push("[]"), 0, 0) {
-        Err(fault) => Some(fault),
-        Ok(()) => None,
-    }
-}
-
 /// Whether the leaves of a value of type `ty` (host shape `host`) walk without a fault in the
 /// `wgsl-storage` layout.
-pub(crate) const fn walks(ty: &WgslType, host: HostShape) -> bool {
+const fn walks(ty: &WgslType, host: HostShape) -> bool {
     let mut walk = Walk::counting(AddressSpace::Storage);
     walk.walk(0, ty, host, LeafName::EMPTY, 0, 0).is_ok()
 }
 
-/// The `L` copies that encode or decode one element of a runtime-sized array (WGSL type `ty`,
-/// host shape `host`), offsets from the element's start; empty copies when a leaf has a problem
-/// (which the struct's analysis reports, failing the build).
+/// Whether a value of WGSL type `ty`, host shape `host` and `size` bytes (`size_of`) can be a
+/// field of a row in the `wgsl-storage` layout: its WGSL type laid out, at least one leaf, every
+/// leaf with a vertex format, no runtime-sized array, and a type that is one vertex format's
+/// bytes ([`HostShape::Field`]) exactly as long as the format (which the analysis checks too).
+/// `GpuType::NESTS`'s default.
 #[must_use]
-pub const fn element_copies<const L: usize>(ty: &WgslType, host: HostShape) -> [FieldCopy; L] {
-    let mut leaves = [EMPTY_LEAF; L];
-    let mut walk = Walk::storing(&mut leaves, AddressSpace::Storage);
-    if walk.walk(0, ty, host, LeafName::EMPTY, 0, 0).is_err() {
-        return [NO_COPY; L];
-    }
-    leaf_copies::<L>(&leaves)
+pub const fn nests(ty: &WgslType, host: HostShape, size: usize) -> bool {
+    let sized = match host {
+        HostShape::Field(format) => size as u64 == format.byte_length(),
+        _ => true,
+    };
+    sized
+        && !has_runtime_array(ty)
+        && leaf_count(ty) > 0
+        && ty.layout(AddressSpace::Storage).is_ok()
+        && walks(ty, host)
 }
 
 /// The path of the member inside `ty` (named `name`) whose type or placement breaks a rule of

@@ -9,9 +9,10 @@
     reason = "offsets inside one row are far below usize::MAX on every target wgpu supports"
 )]
 
-use super::gpu_type::{HostMember, HostShape};
-use super::tree::{LeafName, member_place, reinterpret, scalar_bytes, stride};
+use super::text::LeafName;
+use super::walk::{member_place, reinterpret, scalar_bytes, stride};
 use crate::layout::{AddressSpace, LeafType, MemberCursor, WgslStruct, WgslType, leaf_layout};
+use crate::record::host_shape::{HostMember, HostShape};
 
 /// Whether a value's host bytes (`host_size` of them) are its GPU bytes in `space`: copying
 /// them whole puts every GPU byte in place (bytes past the type's size, such as `Vec3A`'s fourth

@@ -1,7 +1,7 @@
 //! The bytes of [`GpuField`] values: what `bytemuck` does for `Pod` types, for the field types
 //! that cannot be `Pod` (mint's vectors), relying on [`GpuField`]'s plain-data contract.
 
-use super::GpuField;
+use crate::record::GpuField;
 
 /// The bytes of one field value: its GPU bytes.
 ///
