@@ -89,6 +89,8 @@ mod math;
 mod output;
 mod plan;
 mod predicate;
+#[cfg(feature = "arrow")]
+mod unpack;
 
 pub use arithmetic::{add, arithmetic, divide, multiply, plan_arithmetic, subtract};
 pub use deinterleave::{
@@ -110,6 +112,8 @@ pub(crate) use compact::{IndexRows, RowSet, compact_indices, compact_row_sets, p
 pub(crate) use extent::plan_extent_pieces;
 pub use extent::{extent, plan_extent};
 pub(crate) use gather::gather_pieces;
+#[cfg(feature = "arrow")]
+pub(crate) use unpack::unpack_bits;
 pub use gather::{gather, plan_gather, segmented_map, sequence};
 pub use mask::GpuMask;
 pub use predicate::{
