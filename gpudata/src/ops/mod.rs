@@ -112,13 +112,13 @@ pub(crate) use compact::{IndexRows, RowSet, compact_indices, compact_row_sets, p
 pub(crate) use extent::plan_extent_pieces;
 pub use extent::{extent, plan_extent};
 pub(crate) use gather::gather_pieces;
-#[cfg(feature = "arrow")]
-pub(crate) use unpack::unpack_bits;
 pub use gather::{gather, plan_gather, segmented_map, sequence};
 pub use mask::GpuMask;
 pub use predicate::{
     Comparand, Predicate, PredicateOf, between, equal, greater, less, mask, plan_mask,
 };
+#[cfg(feature = "arrow")]
+pub(crate) use unpack::unpack_bits;
 
 pub use crate::format::codec::Scalar;
 pub use kernels::Comparison;
