@@ -928,7 +928,6 @@ fn the_device_data_and_table_types_are_send_and_sync() {
     assert_send_sync::<gpudata::GpuRecordBatch>();
     assert_send_sync::<gpudata::GpuTable>();
     assert_send_sync::<SegmentedTable>();
-    assert_send_sync::<gpudata::table::GpuMaskVector>();
     assert_send_sync::<gpudata::ops::GpuMask>();
     assert_send_sync::<gpudata::ops::OpPlan<GpuData>>();
     assert_send_sync::<gpudata::data::GpuUniform<Particle>>();

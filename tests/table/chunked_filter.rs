@@ -1,15 +1,13 @@
 //! Filtering and lane operations on columns larger than one buffer (issue 17: "operations …
 //! take chunked columns"): on a device whose buffers hold at most 1 KiB, predicates over
-//! differently chunked vectors (and chunked masks) evaluate into a `GpuMaskVector` equal to the
+//! differently chunked vectors (and chunked masks) evaluate into a `GpuMask` in pieces equal to the
 //! host's rows, the rows it keeps of chunked columns equal the host's compaction byte for byte,
 //! and lane operations over chunked inputs equal the same operation on one buffer.
 
 use crate::fixtures::USAGE;
 use crate::support::{Rng, small_gpu};
 use gpudata::ops::{GpuMask, LaneOp, OpError, PredicateOf};
-use gpudata::table::{
-    ChunkMapError, ChunkOptions, ChunkedPredicate, GpuMaskVector, GpuVector, TableError,
-};
+use gpudata::table::{ChunkMapError, ChunkOptions, ChunkedPredicate, GpuVector, TableError};
 use gpudata::{Gpu, GpuData, GpuStruct, VertexFormat};
 
 fn rows_per_chunk(rows: u64) -> ChunkOptions {
@@ -79,7 +77,7 @@ fn predicates_over_chunked_columns_mask_and_filter_like_the_host() {
         .collect();
     let mask = GpuVector::mask(&gpu, &predicate).unwrap();
     assert_eq!(mask.len(), 700);
-    assert!(mask.masks().len() > 7, "pieces cut at every chunk end");
+    assert!(mask.pieces().len() > 7, "pieces cut at every chunk end");
     assert_eq!(mask.read(&gpu).unwrap(), expected);
     let kept = expected.iter().filter(|k| **k).count() as u64;
     assert!(kept > 100 && kept < 600, "a selective predicate: {kept}");
@@ -122,7 +120,7 @@ fn chunked_masks_join_predicates_and_filters_at_their_own_boundaries() {
         GpuMask::from_bools(&gpu, &[]).unwrap(),
         GpuMask::from_bools(&gpu, &picked[300..]).unwrap(),
     ];
-    let picked_mask = GpuMaskVector::from_masks(pieces);
+    let picked_mask = GpuMask::from_masks(pieces);
     assert_eq!(picked_mask.len(), 700);
     assert_eq!(picked_mask.read(&gpu).unwrap(), picked);
     let both = GpuVector::mask(
@@ -152,6 +150,44 @@ fn chunked_masks_join_predicates_and_filters_at_their_own_boundaries() {
         assert!(vector.read_bytes(&gpu).unwrap().is_empty());
     }
     assert_eq!(empty[1].format(), c.z_vec.format());
+}
+
+#[test]
+fn a_mask_in_pieces_reads_counts_and_slices_across_them() {
+    let gpu = small_gpu();
+    let c = columns(&gpu, 700, 7);
+    let rows: Vec<bool> = (0..90).map(|i| i % 3 == 0 || i % 7 == 0).collect();
+    let mask = GpuMask::from_masks(vec![
+        GpuMask::from_bools(&gpu, &rows[..40]).unwrap(),
+        GpuMask::from_bools(&gpu, &rows[40..]).unwrap(),
+    ]);
+    assert_eq!((mask.len(), mask.pieces().len()), (90, 2));
+    assert_eq!(mask.read(&gpu).unwrap(), rows);
+    let kept = rows.iter().filter(|&&r| r).count() as u64;
+    assert_eq!(mask.count(&gpu).unwrap(), kept);
+    let across = mask.slice(&gpu, 30, 20).unwrap();
+    assert_eq!(across.pieces().len(), 2);
+    assert_eq!(across.read(&gpu).unwrap(), rows[30..50]);
+    let within = mask.slice(&gpu, 45, 10).unwrap();
+    assert_eq!(within.pieces().len(), 1);
+    assert_eq!(within.read(&gpu).unwrap(), rows[45..55]);
+    // One-buffer operations read the mask as one buffer: its own pieces are refused.
+    let y = c.y_vec.chunks()[0].as_view().unwrap();
+    assert_eq!(y.length(), 90);
+    assert!(matches!(
+        gpudata::ops::compact(&gpu, &mask, &[y]),
+        Err(OpError::WrongData { op: "compact", .. })
+    ));
+    let one = GpuMask::from_bools(&gpu, &rows).unwrap();
+    let compacted = gpudata::ops::compact(&gpu, &one, &[y]).unwrap();
+    assert_eq!(compacted.kept, kept);
+    // The chunked filter takes it at its own boundaries.
+    let y90 = GpuVector::from_data("y", vec![c.y_vec.chunks()[0].share()]).unwrap();
+    let filtered = GpuVector::filter(&gpu, &mask, &[&y90]).unwrap();
+    assert_eq!(
+        filtered[0].read_bytes(&gpu).unwrap(),
+        host_compact(&c.y[..90], &rows)
+    );
 }
 
 #[test]

@@ -136,56 +136,25 @@ pub fn upload_source(
     Ok(split)
 }
 
-/// Uploads a Boolean column's bitmap and unpacks it on the GPU into one `uint8` / `uint32` 0
-/// or 1 per row, in a buffer of `usage` (plus `STORAGE`, which the kernel writes through).
+/// Uploads a Boolean column's bitmap and unpacks it on the GPU ([`ops::unpack_bits`]) into one
+/// `uint8` / `uint32` 0 or 1 per row, in a buffer of `usage` (plus `STORAGE`).
 fn unpack_booleans(
     gpu: &Gpu,
     source: &ArrowColumnSource,
     usage: wgpu::BufferUsages,
 ) -> Result<GpuData, ArrowInteropError> {
-    const OP: &str = "unpack booleans";
     let column = source.readback().column();
-    let op_error = |e| ArrowInteropError::Op {
+    let output = ops::unpack_bits(
+        gpu,
+        source.bytes(),
+        source.length(),
+        source.byte_stride(),
+        usage,
+    )
+    .map_err(|e| ArrowInteropError::Op {
         column: column.to_owned(),
         source: e,
-    };
-    let width = source.byte_stride();
-    let rows = source.length();
-    // The bits, padded to whole words and at least one 16-byte chunk (a kernel binding's least).
-    let mut bits = source.bytes().to_vec();
-    bits.resize(bits.len().next_multiple_of(4).max(16), 0);
-    let words_descriptor = GpuDataDescriptor::new(
-        crate::format::GpuVectorFormat::Fixed(crate::format::VertexFormat::Uint32),
-        bits.len() as u64 / 4,
-    );
-    let words = GpuData::from_bytes(gpu, &bits, words_descriptor, wgpu::BufferUsages::STORAGE)
-        .map_err(|e| ArrowInteropError::data(column, e))?;
-    let size = rows
-        .checked_mul(width)
-        .and_then(crate::device::buffers::align4)
-        .ok_or_else(|| ArrowInteropError::Overflow {
-            column: column.to_owned(),
-            what: "the unpacked byte length",
-        })?
-        .max(16);
-    let output = crate::device::buffers::create_buffer(
-        gpu,
-        size,
-        usage | wgpu::BufferUsages::STORAGE,
-        "gpudata booleans",
-    )
-    .map_err(|e| ArrowInteropError::gpu(column, e))?;
-    let planner = ops::kernels::Planner::new(gpu, &ops::OpsConfig::default());
-    let unpacked =
-        ops::kernels::select::bits::unpack(&planner, OP, words.buffer(), rows, width, &output)
-            .and_then(|dispatches| {
-                ops::OpPlan::from_dispatches(gpu, OP, dispatches, size, ()).run(gpu)
-            });
-    words.destroy();
-    if let Err(e) = unpacked {
-        output.destroy();
-        return Err(op_error(e));
-    }
+    })?;
     GpuData::new(crate::data::BufferHandle::Owned(output), descriptor(source))
         .map(|data| data.on_device(gpu))
         .map_err(|e| ArrowInteropError::data(column, e))

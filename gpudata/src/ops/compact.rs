@@ -89,7 +89,8 @@ fn plan_inputs(
     config: &OpsConfig,
 ) -> Result<OpPlan<Compacted>, OpError> {
     let planner = Planner::new(gpu, config);
-    mask.words()
+    let mask_buffer = mask.buffer(op)?;
+    mask.words(op)?
         .buffer_on(gpu, "plan an operation")
         .map_err(|source| OpError::Gpu { op, source })?;
     let length = mask.len();
@@ -111,7 +112,7 @@ fn plan_inputs(
         });
     }
     let words = length.div_ceil(32);
-    let (scan, offsets, blocks) = scan::mask_block_offsets(&planner, op, mask.buffer(), words)?;
+    let (scan, offsets, blocks) = scan::mask_block_offsets(&planner, op, mask_buffer, words)?;
     // The count (and, when the rows are split, every block's offset) is needed to size and
     // bind the outputs: run the scan and read it back.
     OpPlan::from_dispatches(gpu, op, scan, 0, ()).run(gpu)?;
@@ -120,7 +121,7 @@ fn plan_inputs(
     let runs = if length == 0 {
         0
     } else {
-        compact::run_count(op, limits, length, &sources, mask.buffer())?
+        compact::run_count(op, limits, length, &sources, mask_buffer)?
     };
     let before: Vec<u64> = if runs > 1 {
         let raw = pollster::block_on(read_range(
@@ -166,7 +167,7 @@ fn plan_inputs(
     let dispatches = compact::plan(
         &planner,
         op,
-        mask.buffer(),
+        mask_buffer,
         &offsets,
         &sources,
         &outputs,
@@ -274,8 +275,8 @@ pub fn plan_compact(
 /// ```
 ///
 /// # Errors
-/// [`OpError::LengthMismatch`] for a column whose length is not the mask's; the input checks of
-/// every operation; [`OpError::TooManyRows`] past `u32::MAX` rows; [`OpError::TooLarge`],
+/// [`OpError::LengthMismatch`] for a column whose length is not the mask's;
+/// [`OpError::WrongData`] for a mask in several pieces; the input checks of every operation; [`OpError::TooManyRows`] past `u32::MAX` rows; [`OpError::TooLarge`],
 /// [`OpError::Gpu`].
 pub fn compact(
     gpu: &Gpu,
@@ -447,12 +448,13 @@ pub(crate) fn compact_indices(
     if primitives == 0 || rows == 0 {
         return Ok((rows::output_buffer(&planner, OP, 0)?, 0));
     }
+    let mask_buffer = mask.buffer(OP)?;
     let words = rows.div_ceil(32);
     let (mut dispatches, ranks) = scan::exclusive_scan(
         &planner,
         OP,
         Words {
-            buffer: mask.buffer(),
+            buffer: mask_buffer,
             offset: 0,
             stride: 4,
             unit: 4,
@@ -473,7 +475,7 @@ pub(crate) fn compact_indices(
         &planner,
         OP,
         primitives::Vertices {
-            mask: mask.buffer(),
+            mask: mask_buffer,
             ranks: &ranks,
             rows,
         },

@@ -1,4 +1,5 @@
-//! [`GpuMask`]: one bit per row on the GPU, what comparisons write and compaction reads.
+//! [`GpuMask`]: one bit per row on the GPU, in one or more pieces of rows: what comparisons write
+//! and compaction reads.
 
 use crate::data::{GpuData, GpuDataDescriptor};
 use crate::device::Gpu;
@@ -9,18 +10,37 @@ use crate::ops::OpsConfig;
 use crate::ops::kernels::Planner;
 use crate::ops::kernels::select::{bits, predicate, scan};
 
-/// A row mask on the GPU: bit `i % 32` of 32-bit word `i / 32` is row `i` (Arrow's bit order,
-/// least significant first), bits past the last row zero. Written by [`mask`](super::mask)
-/// (comparisons combined with and/or/not), read by [`compact`](super::compact) and
-/// [`GpuTable::filter`](crate::GpuTable::filter), read back as `Vec<bool>` or, with feature
-/// `arrow`, an Arrow `BooleanArray`.
+/// A row mask on the GPU, in one or more pieces of consecutive rows: in each piece, bit
+/// `i % 32` of 32-bit word `i / 32` is the piece's row `i` (Arrow's bit order, least
+/// significant first), bits past its last row zero. Written by [`mask`](super::mask) (one
+/// piece: comparisons combined with and/or/not) and by
+/// [`GpuVector::mask`](crate::GpuVector::mask) (one piece per piece of rows of chunked
+/// columns), joined by [`from_masks`](Self::from_masks); read by [`compact`](super::compact)
+/// and [`GpuTable::filter`](crate::GpuTable::filter) (which need the rows they read in one
+/// piece), by [`GpuVector::filter`](crate::GpuVector::filter) (any pieces), read back as
+/// `Vec<bool>` or, with feature `arrow`, an Arrow `BooleanArray`.
 #[derive(Debug)]
 pub struct GpuMask {
+    pieces: Vec<Piece>,
+    length: u64,
+}
+
+/// One buffer of a mask: its words and rows.
+#[derive(Debug)]
+struct Piece {
     words: GpuData,
     length: u64,
 }
 
 impl GpuMask {
+    /// A mask of one piece.
+    fn one(words: GpuData, length: u64) -> GpuMask {
+        GpuMask {
+            pieces: vec![Piece { words, length }],
+            length,
+        }
+    }
+
     /// Wraps `words` (a buffer of at least [`predicate::mask_words`] words) as a mask of
     /// `length` rows.
     pub(crate) fn from_buffer(
@@ -34,10 +54,10 @@ impl GpuMask {
         let words = GpuData::new(crate::data::BufferHandle::Owned(buffer), descriptor)
             .map_err(|e| OpError::data("mask", e))?
             .on_device(gpu);
-        Ok(GpuMask { words, length })
+        Ok(GpuMask::one(words, length))
     }
 
-    /// A mask uploaded from `rows` (`true`: keep the row).
+    /// A mask uploaded from `rows` (`true`: keep the row), in one piece.
     ///
     /// # Errors
     /// [`OpError::Gpu`] when the device refuses the buffer.
@@ -57,7 +77,7 @@ impl GpuMask {
         );
         let words = GpuData::from_bytes(gpu, &bytes, descriptor, usage())
             .map_err(|e| OpError::data("mask", e))?;
-        Ok(GpuMask { words, length })
+        Ok(GpuMask::one(words, length))
     }
 
     /// A mask uploaded from an Arrow `BooleanArray`; null rows are not kept.
@@ -68,6 +88,17 @@ impl GpuMask {
     pub fn from_arrow(gpu: &Gpu, array: &arrow_array::BooleanArray) -> Result<GpuMask, OpError> {
         let rows: Vec<bool> = array.iter().map(|v| v.unwrap_or(false)).collect();
         GpuMask::from_bools(gpu, &rows)
+    }
+
+    /// The masks `masks` of consecutive row ranges, in order, as one mask over all their rows
+    /// (their pieces, in order; nothing is copied). An empty list is a mask of no rows.
+    #[must_use]
+    pub fn from_masks(masks: Vec<GpuMask>) -> GpuMask {
+        // No overflow: each piece's rows are at most 32 × its buffer's bytes, and the buffers
+        // exist together in one process.
+        let length = masks.iter().map(GpuMask::len).sum();
+        let pieces = masks.into_iter().flat_map(|m| m.pieces).collect();
+        GpuMask { pieces, length }
     }
 
     /// The row count.
@@ -82,21 +113,38 @@ impl GpuMask {
         self.length == 0
     }
 
-    /// The mask's words as `uint32` data (for binding it in kernels of your own).
-    #[must_use]
-    pub fn words(&self) -> &GpuData {
-        &self.words
+    /// The pieces in row order, each its words as `uint32` data (for binding them in kernels
+    /// of your own) and its row count. A mask written by [`mask`](super::mask) or
+    /// [`from_bools`](Self::from_bools) has one.
+    pub fn pieces(&self) -> impl ExactSizeIterator<Item = (&GpuData, u64)> {
+        self.pieces.iter().map(|p| (&p.words, p.length))
     }
 
-    pub(crate) fn buffer(&self) -> &wgpu::Buffer {
-        self.words.buffer()
+    /// The words of a mask in one piece, which `op` reads as one buffer.
+    ///
+    /// # Errors
+    /// [`OpError::WrongData`] for a mask in several pieces.
+    pub(crate) fn words(&self, op: &'static str) -> Result<&GpuData, OpError> {
+        match self.pieces.as_slice() {
+            [piece] => Ok(&piece.words),
+            pieces => Err(OpError::WrongData {
+                op,
+                expected: "a mask in one piece",
+                found: format!("a mask in {} pieces", pieces.len()),
+            }),
+        }
     }
 
-    fn read_words(&self, gpu: &Gpu) -> Result<Vec<u32>, OpError> {
-        let bytes = self.length.div_ceil(32) * 4;
+    /// The buffer of a mask in one piece (as [`words`](Self::words)).
+    pub(crate) fn buffer(&self, op: &'static str) -> Result<&wgpu::Buffer, OpError> {
+        self.words(op).map(GpuData::buffer)
+    }
+
+    fn read_words(gpu: &Gpu, piece: &Piece) -> Result<Vec<u32>, OpError> {
+        let bytes = piece.length.div_ceil(32) * 4;
         let raw = pollster::block_on(read_range(
             gpu,
-            self.buffer(),
+            piece.words.buffer(),
             0,
             bytes,
             "read back a mask",
@@ -114,66 +162,143 @@ impl GpuMask {
     /// # Errors
     /// [`OpError::Gpu`] when the readback fails.
     pub fn read(&self, gpu: &Gpu) -> Result<Vec<bool>, OpError> {
-        let words = self.read_words(gpu)?;
-        Ok((0..self.length)
-            .map(|i| (words[(i / 32) as usize] >> (i % 32)) & 1 == 1)
-            .collect())
+        let mut rows = Vec::with_capacity(usize::try_from(self.length).unwrap_or(0));
+        for piece in &self.pieces {
+            let words = GpuMask::read_words(gpu, piece)?;
+            rows.extend((0..piece.length).map(|i| (words[(i / 32) as usize] >> (i % 32)) & 1 == 1));
+        }
+        Ok(rows)
     }
 
-    /// The mask read back as an Arrow `BooleanArray` without nulls (its bits are the mask's
-    /// words as they are). Blocks until the GPU is done.
+    /// The mask read back as an Arrow `BooleanArray` without nulls (the bits of a mask in one
+    /// piece are its words as they are). Blocks until the GPU is done.
     ///
     /// # Errors
     /// As [`read`](Self::read).
     #[cfg(feature = "arrow")]
     pub fn read_arrow(&self, gpu: &Gpu) -> Result<arrow_array::BooleanArray, OpError> {
-        let words = self.read_words(gpu)?;
-        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         let length = usize::try_from(self.length).map_err(|_| OpError::TooManyRows {
             op: "mask",
             length: self.length,
             max: usize::MAX as u64,
         })?;
+        let [piece] = self.pieces.as_slice() else {
+            return Ok(arrow_array::BooleanArray::from(self.read(gpu)?));
+        };
+        let words = GpuMask::read_words(gpu, piece)?;
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         let bits =
             arrow_buffer::BooleanBuffer::new(arrow_buffer::Buffer::from_vec(bytes), 0, length);
         Ok(arrow_array::BooleanArray::new(bits, None))
     }
 
     /// Rows `first..first + rows` of the mask as a new mask (bit 0 of its word 0 is row
-    /// `first`), shifted on the GPU.
+    /// `first`), shifted on the GPU: one piece for rows within one piece, else a piece for each
+    /// piece they cross.
     ///
     /// # Errors
     /// [`OpError::RowsOutOfRange`] past the mask's end; [`OpError::Gpu`] when a kernel fails.
     pub fn slice(&self, gpu: &Gpu, first: u64, rows: u64) -> Result<GpuMask, OpError> {
         const OP: &str = "mask slice";
-        if first.checked_add(rows).is_none_or(|end| end > self.length) {
-            return Err(OpError::RowsOutOfRange {
+        let end = first
+            .checked_add(rows)
+            .filter(|&end| end <= self.length)
+            .ok_or(OpError::RowsOutOfRange {
                 op: OP,
                 first,
                 rows,
                 length: self.length,
-            });
+            })?;
+        let mut start = 0u64;
+        let mut parts = Vec::new();
+        for piece in &self.pieces {
+            let piece_end = start + piece.length;
+            // The rows of this piece in range; an empty range is cut from the piece holding it.
+            let (from, to) = (first.max(start), end.min(piece_end));
+            if from < to || (rows == 0 && first >= start && first <= piece_end) {
+                parts.push(slice_piece(
+                    gpu,
+                    OP,
+                    piece,
+                    from - start,
+                    to.max(from) - from,
+                )?);
+                if rows == 0 || to == end {
+                    break;
+                }
+            }
+            start = piece_end;
         }
-        let planner = Planner::new(gpu, &OpsConfig::default());
-        let words = predicate::mask_words(rows).max(8);
-        let output = crate::ops::kernels::select::rows::output_buffer(&planner, OP, words * 4)?;
-        let dispatches = bits::slice(&planner, OP, self.buffer(), first, rows, &output)?;
-        crate::ops::OpPlan::from_dispatches(gpu, OP, dispatches, 0, ()).run(gpu)?;
-        GpuMask::from_buffer(gpu, output, rows)
+        if parts.is_empty() {
+            // A mask of no pieces: the empty slice is made from no rows.
+            return GpuMask::from_bools(gpu, &[]);
+        }
+        Ok(GpuMask::from_masks(parts))
     }
 
-    /// How many rows the mask keeps, counted on the GPU. Blocks until it is done.
+    /// Rows `start..end` as a mask in one piece, for `op`: a whole piece shared as it is, else
+    /// sliced on the GPU (the rows lie in one piece: `end` is at most the next cut point after
+    /// `start`).
+    pub(crate) fn piece(&self, gpu: &Gpu, start: u64, end: u64) -> Result<GpuMask, OpError> {
+        let mut first = 0u64;
+        for piece in &self.pieces {
+            // Empty pieces hold no rows, except for the empty range of a piece of no rows.
+            if start < first + piece.length || (start == end && start == first) {
+                if start == first && end - start == piece.length {
+                    return Ok(GpuMask::one(piece.words.share(), piece.length));
+                }
+                return slice_piece(gpu, "mask slice", piece, start - first, end - start);
+            }
+            first += piece.length;
+        }
+        // Past every row: the empty range of a mask of no pieces.
+        GpuMask::from_bools(gpu, &[])
+    }
+
+    /// The rows where each piece ends, in order (the pieces' cut points).
+    pub(crate) fn ends(&self) -> Vec<u64> {
+        self.pieces
+            .iter()
+            .scan(0u64, |end, p| {
+                *end += p.length;
+                Some(*end)
+            })
+            .collect()
+    }
+
+    /// How many rows the mask keeps, counted on the GPU piece by piece. Blocks until it is
+    /// done.
     ///
     /// # Errors
     /// [`OpError::Gpu`] when a kernel or the readback fails.
     pub fn count(&self, gpu: &Gpu) -> Result<u64, OpError> {
         let planner = Planner::new(gpu, &OpsConfig::default());
-        let words = self.length.div_ceil(32);
-        let (dispatches, offsets, blocks) =
-            scan::mask_block_offsets(&planner, "count", self.buffer(), words)?;
-        crate::ops::OpPlan::from_dispatches(gpu, "count", dispatches, 0, ()).run(gpu)?;
-        read_u32(gpu, "count", &offsets, blocks)
+        let mut sum = 0u64;
+        for piece in &self.pieces {
+            let words = piece.length.div_ceil(32);
+            let (dispatches, offsets, blocks) =
+                scan::mask_block_offsets(&planner, "count", piece.words.buffer(), words)?;
+            crate::ops::OpPlan::from_dispatches(gpu, "count", dispatches, 0, ()).run(gpu)?;
+            sum += read_u32(gpu, "count", &offsets, blocks)?;
+        }
+        Ok(sum)
     }
+}
+
+/// Rows `first..first + rows` of `piece` as a new mask of one piece, shifted on the GPU.
+fn slice_piece(
+    gpu: &Gpu,
+    op: &'static str,
+    piece: &Piece,
+    first: u64,
+    rows: u64,
+) -> Result<GpuMask, OpError> {
+    let planner = Planner::new(gpu, &OpsConfig::default());
+    let words = predicate::mask_words(rows).max(8);
+    let output = crate::ops::kernels::select::rows::output_buffer(&planner, op, words * 4)?;
+    let dispatches = bits::slice(&planner, op, piece.words.buffer(), first, rows, &output)?;
+    crate::ops::OpPlan::from_dispatches(gpu, op, dispatches, 0, ()).run(gpu)?;
+    GpuMask::from_buffer(gpu, output, rows)
 }
 
 /// Word `index` of `buffer`, read back.

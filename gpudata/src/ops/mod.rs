@@ -89,6 +89,8 @@ mod math;
 mod output;
 mod plan;
 mod predicate;
+#[cfg(feature = "arrow")]
+mod unpack;
 
 pub use arithmetic::{add, arithmetic, divide, multiply, plan_arithmetic, subtract};
 pub use deinterleave::{
@@ -115,6 +117,8 @@ pub use mask::GpuMask;
 pub use predicate::{
     Comparand, Predicate, PredicateOf, between, equal, greater, less, mask, plan_mask,
 };
+#[cfg(feature = "arrow")]
+pub(crate) use unpack::unpack_bits;
 
 pub use crate::format::codec::Scalar;
 pub use kernels::Comparison;

@@ -261,7 +261,8 @@ pub(crate) fn predicate_length(
 ///
 /// # Errors
 /// [`OpError::NoInputs`] for a predicate without columns or masks; [`OpError::LengthMismatch`]
-/// for columns or masks of different lengths; [`OpError::LaneMismatch`]; the input checks of
+/// for columns or masks of different lengths; [`OpError::WrongData`] for a mask in several
+/// pieces; [`OpError::LaneMismatch`]; the input checks of
 /// every operation ([`OpError::Misaligned`], [`OpError::OutOfBounds`], …); [`OpError::TooLarge`],
 /// [`OpError::Gpu`].
 pub fn plan_mask(
@@ -275,7 +276,7 @@ pub fn plan_mask(
     let mut masks: Vec<&GpuMask> = Vec::new();
     let node = predicate.lower(&mut columns, &mut masks);
     for mask in &masks {
-        mask.words()
+        mask.words(OP)?
             .buffer_on(gpu, "plan an operation")
             .map_err(|source| OpError::Gpu { op: OP, source })?;
     }
@@ -294,7 +295,10 @@ pub fn plan_mask(
     }
     let words = predicate::mask_words(length).max(8);
     let output = rows::output_buffer(&planner, OP, words * 4)?;
-    let buffers: Vec<&wgpu::Buffer> = masks.iter().map(|m| m.buffer()).collect();
+    let buffers = masks
+        .iter()
+        .map(|m| m.buffer(OP))
+        .collect::<Result<Vec<_>, _>>()?;
     let dispatches = if length == 0 {
         // Still checks lanes.
         predicate::expression(OP, &node, &columns)?;

@@ -594,7 +594,7 @@ pub enum TableError {
         found: u64,
     },
     /// [`GpuVector::mask`](crate::GpuVector::mask) or
-    /// [`GpuVector::filter`](crate::GpuVector::filter) with a [`GpuMaskVector`](crate::table::GpuMaskVector)
+    /// [`GpuVector::filter`](crate::GpuVector::filter) with a [`GpuMask`](crate::ops::GpuMask)
     /// of another length than the vectors (or than the predicate's first mask).
     #[error("filter: the chunked mask has {found} rows, expected the vectors' {expected}")]
     ChunkedMaskLength {

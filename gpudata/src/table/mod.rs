@@ -74,7 +74,7 @@ pub use column::append::{AppendableOptions, Growth};
 pub use column::batch::{GpuRecordBatch, RecordBatchOptions, SourceInfo};
 pub use column::chunk_options::ChunkOptions;
 pub use column::chunked::{ChunkPiece, ChunkSpan};
-pub use column::chunked_filter::{ChunkedPredicate, GpuMaskVector};
+pub use column::chunked_filter::ChunkedPredicate;
 pub use column::chunked_ops::ChunkOperand;
 pub use column::constant::{CONSTANT_BUFFER_BYTES, CONSTANT_USAGE, ConstantScalar, GpuConstant};
 pub use column::schema::{GpuSchema, GpuSchemaField, Metadata, RESERVED_INDEX_COLUMN};

@@ -239,7 +239,12 @@ pub fn build(gpu: &Gpu, name: &str, size: u64) -> Result<Vec<Case>, String> {
                     "bits transposed in workgroup memory"
                 };
                 let detail = format!("[{} dispatches, {kernel}]", plan.dispatches());
-                let words = plan.output().words().buffer().clone();
+                let words = plan
+                    .output()
+                    .pieces()
+                    .next()
+                    .map(|(words, _)| words.buffer().clone())
+                    .ok_or_else(|| "a mask without words".to_owned())?;
                 let src = src.clone();
                 // The first 65,536 rows against the CPU reference.
                 let verify = Box::new(move |gpu: &Gpu| -> Result<(), String> {

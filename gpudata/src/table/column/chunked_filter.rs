@@ -1,6 +1,6 @@
 //! Filtering columns larger than one buffer: a predicate over [`GpuVector`]s evaluated into a
-//! [`GpuMaskVector`] (one [`GpuMask`] per piece of rows), and the rows such a mask keeps of
-//! chunked columns. Both run piece by piece (the pieces end wherever a vector's chunk or a
+//! [`GpuMask`] in pieces (one per piece of rows), and the rows such a mask keeps of chunked
+//! columns. Both run piece by piece (the pieces end wherever a vector's chunk or a
 //! mask's piece ends) on the same kernels as one-buffer data: `ops::mask` and `ops::compact`,
 //! whose semantics and errors they keep.
 
@@ -12,119 +12,9 @@ use crate::table::{ChunkMapError, TableError};
 use super::chunked::{ChunkSpan, check_map_inputs, piece_ends, piece_view, pieces_at};
 use super::vector::GpuVector;
 
-/// A predicate over chunked columns and chunked masks (see [`PredicateOf`] for the
-/// semantics), evaluated by [`GpuVector::mask`].
-pub type ChunkedPredicate<'a> = PredicateOf<&'a GpuVector, &'a GpuMaskVector>;
-
-/// A row mask over a chunked column: [`GpuMask`]s of consecutive row ranges, in order (row `i`
-/// of the whole is row `i - first` of the mask whose range holds it). Written by
-/// [`GpuVector::mask`], read by [`GpuVector::filter`]; each mask is one buffer.
-#[derive(Debug)]
-pub struct GpuMaskVector {
-    masks: Vec<GpuMask>,
-    length: u64,
-}
-
-impl GpuMaskVector {
-    /// The masks `masks` of consecutive row ranges, in order, as one mask over all their rows.
-    /// An empty list is a mask of no rows.
-    #[must_use]
-    pub fn from_masks(masks: Vec<GpuMask>) -> GpuMaskVector {
-        // No overflow: each mask's rows are at most 32 × its buffer's bytes, and the buffers
-        // exist together in one process.
-        let length = masks.iter().map(GpuMask::len).sum();
-        GpuMaskVector { masks, length }
-    }
-
-    /// The rows the mask covers.
-    #[must_use]
-    pub fn len(&self) -> u64 {
-        self.length
-    }
-
-    /// Whether the mask covers no rows.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.length == 0
-    }
-
-    /// The masks, in row order.
-    #[must_use]
-    pub fn masks(&self) -> &[GpuMask] {
-        &self.masks
-    }
-
-    /// How many rows the mask keeps, counted on the GPU mask by mask.
-    ///
-    /// # Errors
-    /// [`OpError::Gpu`] when a kernel or a readback fails.
-    pub fn count(&self, gpu: &Gpu) -> Result<u64, OpError> {
-        self.masks
-            .iter()
-            .try_fold(0u64, |sum, m| Ok(sum + m.count(gpu)?))
-    }
-
-    /// The mask read back, one `bool` per row (`true`: kept).
-    ///
-    /// # Errors
-    /// [`OpError::Gpu`] when a readback fails.
-    pub fn read(&self, gpu: &Gpu) -> Result<Vec<bool>, OpError> {
-        let mut rows = Vec::with_capacity(usize::try_from(self.length).unwrap_or(0));
-        for mask in &self.masks {
-            rows.extend(mask.read(gpu)?);
-        }
-        Ok(rows)
-    }
-
-    /// The rows where each mask ends, in order (the pieces' cut points).
-    fn ends(&self) -> Vec<u64> {
-        self.masks
-            .iter()
-            .scan(0u64, |end, m| {
-                *end += m.len();
-                Some(*end)
-            })
-            .collect()
-    }
-
-    /// Rows `start..end` as one mask: a whole mask as it is, else sliced on the GPU (the rows
-    /// lie in one mask: `end` is at most the next cut point after `start`).
-    fn piece(&self, gpu: &Gpu, start: u64, end: u64) -> Result<MaskPiece<'_>, OpError> {
-        let mut first = 0u64;
-        for mask in &self.masks {
-            // Empty masks hold no rows, except for the empty piece of a mask of no rows.
-            if start < first + mask.len() || (start == end && start == first) {
-                if start == first && end - start == mask.len() {
-                    return Ok(MaskPiece::Whole(mask));
-                }
-                return Ok(MaskPiece::Sliced(mask.slice(
-                    gpu,
-                    start - first,
-                    end - start,
-                )?));
-            }
-            first += mask.len();
-        }
-        // Past every row: the empty piece of an empty mask (a mask of no rows has no GPU
-        // buffer to slice, so the piece is made from no rows).
-        GpuMask::from_bools(gpu, &[]).map(MaskPiece::Sliced)
-    }
-}
-
-/// A mask's rows for one piece: borrowed when the piece is the whole mask.
-enum MaskPiece<'a> {
-    Whole(&'a GpuMask),
-    Sliced(GpuMask),
-}
-
-impl MaskPiece<'_> {
-    fn get(&self) -> &GpuMask {
-        match self {
-            MaskPiece::Whole(m) => m,
-            MaskPiece::Sliced(m) => m,
-        }
-    }
-}
+/// A predicate over chunked columns and masks (see [`PredicateOf`] for the semantics),
+/// evaluated by [`GpuVector::mask`].
+pub type ChunkedPredicate<'a> = PredicateOf<&'a GpuVector, &'a GpuMask>;
 
 /// Index of `item` in `list` by identity.
 fn position<T>(list: &[&T], item: &T) -> Option<usize> {
@@ -139,9 +29,9 @@ fn collect<'a, T>(list: &mut Vec<&'a T>, item: &'a T) {
 }
 
 impl GpuVector {
-    /// Evaluates `predicate` over chunked columns (and chunked masks) into a [`GpuMaskVector`]:
+    /// Evaluates `predicate` over chunked columns (and chunked masks) into a [`GpuMask`] in pieces:
     /// [`ops::mask`] on every piece of rows that lies in one chunk of each vector and one mask
-    /// of each mask vector, one mask per piece. Vectors chunked differently mix, as in
+    /// of each mask, one mask piece per piece. Vectors chunked differently mix, as in
     /// [`map_chunks`](Self::map_chunks).
     ///
     /// ```
@@ -162,7 +52,7 @@ impl GpuVector {
     /// # Errors
     /// [`ChunkMapError::Table`] with [`TableError::ChunkedList`] or [`TableError::MapLength`]
     /// for vectors that cannot be split together, [`TableError::ChunkedMaskLength`] for a mask
-    /// vector of another length; [`ChunkMapError::Piece`] with [`ops::mask`]'s error
+    /// of another length; [`ChunkMapError::Piece`] with [`ops::mask`]'s error
     /// ([`OpError::NoInputs`] for a predicate without columns or masks, [`OpError::WrongData`]
     /// for chunks of struct rows).
     #[allow(
@@ -172,10 +62,10 @@ impl GpuVector {
     pub fn mask(
         gpu: &Gpu,
         predicate: &ChunkedPredicate<'_>,
-    ) -> Result<GpuMaskVector, ChunkMapError<OpError>> {
+    ) -> Result<GpuMask, ChunkMapError<OpError>> {
         const OP: &str = "mask";
         let mut vectors: Vec<&GpuVector> = Vec::new();
-        let mut masks: Vec<&GpuMaskVector> = Vec::new();
+        let mut masks: Vec<&GpuMask> = Vec::new();
         let Ok(_) = predicate.try_map::<(), (), std::convert::Infallible>(
             &mut |v| {
                 collect(&mut vectors, *v);
@@ -214,18 +104,18 @@ impl GpuVector {
                     },
                     &mut |m| {
                         let piece = position(&masks, *m).and_then(|i| mask_pieces.get(i));
-                        piece.map_or(Err(OpError::NoInputs { op: OP }), |p| Ok(p.get()))
+                        piece.ok_or(OpError::NoInputs { op: OP })
                     },
                 )
                 .map_err(piece_error)?;
             out.push(ops::mask(gpu, &on_piece).map_err(piece_error)?);
             start = end;
         }
-        Ok(GpuMaskVector::from_masks(out))
+        Ok(GpuMask::from_masks(out))
     }
 
     /// The rows `mask` keeps of every column in `columns`, in their order: [`ops::compact`] on
-    /// every piece of rows that lies in one chunk of each column and one mask of `mask`, each
+    /// every piece of rows that lies in one chunk of each column and one piece of `mask`, each
     /// column's kept rows collected as the chunks of a new vector of its name and format
     /// (pieces that keep nothing add no chunk; a column that keeps no row has one empty chunk).
     ///
@@ -239,7 +129,7 @@ impl GpuVector {
     )]
     pub fn filter(
         gpu: &Gpu,
-        mask: &GpuMaskVector,
+        mask: &GpuMask,
         columns: &[&GpuVector],
     ) -> Result<Vec<GpuVector>, ChunkMapError<OpError>> {
         const OP: &str = "compact";
@@ -259,7 +149,7 @@ impl GpuVector {
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(piece_error)?;
             let part = mask.piece(gpu, start, end).map_err(piece_error)?;
-            let compacted = ops::compact(gpu, part.get(), &views).map_err(piece_error)?;
+            let compacted = ops::compact(gpu, &part, &views).map_err(piece_error)?;
             for (column, data) in kept.iter_mut().zip(compacted.columns) {
                 if compacted.kept > 0 || column.is_empty() {
                     column.push(data);
@@ -283,8 +173,8 @@ impl GpuVector {
     }
 }
 
-/// Every mask vector covers `length` rows.
-fn check_mask_lengths(masks: &[&GpuMaskVector], length: u64) -> Result<(), TableError> {
+/// Every mask covers `length` rows.
+fn check_mask_lengths(masks: &[&GpuMask], length: u64) -> Result<(), TableError> {
     match masks.iter().find(|m| m.len() != length) {
         Some(m) => Err(TableError::ChunkedMaskLength {
             expected: length,

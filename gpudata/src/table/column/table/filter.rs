@@ -100,7 +100,8 @@ impl GpuTable {
     /// [`TableError::MaskLength`] for a mask of another length than the table;
     /// [`TableError::FilterIndexed`] for a table with an index column;
     /// [`TableError::FilterList`] for a list column; [`TableError::Filter`] for what the
-    /// compaction refused, and [`TableError::Gpu`] for the device's errors.
+    /// compaction refused ([`OpError::WrongData`](crate::OpError::WrongData) for a batch whose
+    /// rows lie in several pieces of the mask), and [`TableError::Gpu`] for the device's errors.
     pub fn filter(&self, gpu: &Gpu, mask: &GpuMask) -> Result<GpuTable, TableError> {
         self.filter_with(gpu, mask, None)
     }
