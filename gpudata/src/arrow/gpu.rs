@@ -151,9 +151,13 @@ fn unpack_booleans(
         source.byte_stride(),
         usage,
     )
-    .map_err(|e| ArrowInteropError::Op {
-        column: column.to_owned(),
-        source: e,
+    .map_err(|e| match e {
+        // One path for a device error, as every Arrow upload reports it.
+        ops::OpError::Gpu { source, .. } => ArrowInteropError::gpu(column, source),
+        source => ArrowInteropError::Op {
+            column: column.to_owned(),
+            source,
+        },
     })?;
     GpuData::new(crate::data::BufferHandle::Owned(output), descriptor(source))
         .map(|data| data.on_device(gpu))
