@@ -5,17 +5,28 @@
 //!   (`position`, `material.color`, `lights[1].color`);
 //! - [`wgsl_identifier_problem`]: the names WGSL text can use for a struct or a member (ASCII
 //!   identifiers, not `_`, not starting with `__`, not a keyword or reserved word), and
-//!   [`is_predeclared`]: the predeclared names a struct would shadow (`f32`, `vec3f`, `storage`).
+//!   [`is_predeclared`]: the predeclared names a struct would shadow (`f32`, `vec3f`, `storage`);
+//!
+//! and one rule over whole WGSL text, [`wgsl_source_shape`]: the bounds it must stay within
+//! before naga reads it (naga's reader recurses once per level of an expression), and the thread
+//! stack to read it on.
 //!
 //! Each rule returns a small problem value saying what is wrong and where; the error types stay
 //! in their crates (`gpudata::layout::LayoutError`, `WgslError`, the derive's spanned compile
-//! errors), which map it. No dependencies, no allocation, `#![no_std]`.
+//! errors), which map it. No dependencies, no allocation, `#![cfg_attr(not(feature = "std"), no_std)]`.
 
-#![no_std]
+#![cfg_attr(not(feature = "std"), no_std)]
 
 mod field_path;
 mod wgsl;
+mod wgsl_source;
 mod words;
 
 pub use field_path::{FieldNameProblem, field_path_problem};
 pub use wgsl::{WgslNameProblem, is_predeclared, wgsl_identifier_problem};
+#[cfg(feature = "std")]
+pub use wgsl_source::ParseThreadError;
+pub use wgsl_source::{
+    MAX_DECLARATIONS, MAX_DEPTH, MAX_NESTING, WgslBound, WgslSourceProblem, WgslSourceShape,
+    line_column, wgsl_source_shape,
+};
