@@ -26,19 +26,41 @@ pub struct Shader {
 }
 
 impl Shader {
-    /// Parses WGSL text.
+    /// Parses WGSL text. The text is first held to the bounds of
+    /// [`WgslBound`](super::WgslBound) (naga's reader recurses once per level of an expression,
+    /// and past them a deep enough expression would overflow the stack and abort the process),
+    /// then naga parses it on a thread whose stack is sized for the text's depth (4 MiB plus
+    /// 8 KiB a level and 1 KiB a declaration, at most 146 MiB reserved, of which a parse
+    /// touches what it uses).
     ///
     /// # Errors
-    /// [`ShaderCheckError::Parse`] with naga's message and the line and column it points at.
+    /// [`ShaderCheckError::TooComplex`] naming the bound passed and where;
+    /// [`ShaderCheckError::Parse`] with naga's message and the line and column it points at
+    /// (or, at 0:0, a parse thread that could not start or a panic inside naga).
     pub fn parse(wgsl: &str) -> Result<Shader, ShaderCheckError> {
-        let module = naga::front::wgsl::parse_str(wgsl).map_err(|e| {
-            let at = e.location(wgsl);
-            ShaderCheckError::Parse {
-                line: at.map_or(0, |l| l.line_number),
-                column: at.map_or(0, |l| l.line_position),
-                message: e.message().to_owned(),
+        let shape = gpudata_names::wgsl_source_shape(wgsl).map_err(|problem| {
+            let (line, column) = gpudata_names::line_column(wgsl, problem.at);
+            ShaderCheckError::TooComplex {
+                bound: problem.bound,
+                line: u32::try_from(line).unwrap_or(u32::MAX),
+                column: u32::try_from(column).unwrap_or(u32::MAX),
             }
         })?;
+        let module = shape
+            .run_parse(|| naga::front::wgsl::parse_str(wgsl))
+            .map_err(|e| ShaderCheckError::Parse {
+                line: 0,
+                column: 0,
+                message: e.to_string(),
+            })?
+            .map_err(|e| {
+                let at = e.location(wgsl);
+                ShaderCheckError::Parse {
+                    line: at.map_or(0, |l| l.line_number),
+                    column: at.map_or(0, |l| l.line_position),
+                    message: e.message().to_owned(),
+                }
+            })?;
         Shader::from_module(module, Some(wgsl))
     }
 
@@ -134,12 +156,8 @@ impl Shader {
     /// The line and column of byte `offset` of the source.
     fn location_of(&self, offset: usize) -> Option<WgslLocation> {
         let source = self.source.as_deref()?;
-        let before = source.get(..offset)?;
-        let line = before.matches('\n').count() + 1;
-        let column = before
-            .rfind('\n')
-            .map_or(before.len(), |nl| before.len() - nl - 1)
-            + 1;
+        source.get(..offset)?;
+        let (line, column) = gpudata_names::line_column(source, offset);
         Some(WgslLocation {
             line: u32::try_from(line).ok()?,
             column: u32::try_from(column).ok()?,
