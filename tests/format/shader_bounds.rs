@@ -36,7 +36,11 @@ fn deep_sum_shader(terms: usize) -> String {
          fn total(a: f32) -> f32 {{\n    return a"
     );
     for term in 1..terms {
-        text.push_str(if term % 16 == 0 { "\n        + a" } else { " + a" });
+        text.push_str(if term % 16 == 0 {
+            "\n        + a"
+        } else {
+            " + a"
+        });
     }
     text.push_str(";\n}\n");
     text
@@ -44,11 +48,7 @@ fn deep_sum_shader(terms: usize) -> String {
 
 /// `head`, `open` `n` times, `middle`, `close` `n` times, `tail`.
 fn nested(head: &str, open: &str, n: usize, middle: &str, close: &str, tail: &str) -> String {
-    format!(
-        "{head}{}{middle}{}{tail}",
-        open.repeat(n),
-        close.repeat(n)
-    )
+    format!("{head}{}{middle}{}{tail}", open.repeat(n), close.repeat(n))
 }
 
 /// A function returning `a` behind `n` unary minuses.
@@ -161,7 +161,13 @@ fn the_deepest_text_of_each_kind_within_the_bounds_parses() {
     // Within 10,000 levels: the `->`, the body's braces and 9,997 `+`.
     let deepest_sum = deep_sum_shader(9_998);
     let shader = Shader::parse(&deepest_sum).unwrap();
-    assert!(shader.module().functions.iter().any(|(_, f)| f.name.as_deref() == Some("total")));
+    assert!(
+        shader
+            .module()
+            .functions
+            .iter()
+            .any(|(_, f)| f.name.as_deref() == Some("total"))
+    );
     assert!(matches!(
         Shader::parse(&deep_sum_shader(9_999)),
         Err(ShaderCheckError::TooComplex {
@@ -174,8 +180,5 @@ fn the_deepest_text_of_each_kind_within_the_bounds_parses() {
     Shader::parse(&else_ifs(3_330)).unwrap();
     // 65,536 declarations, the most accepted, in one chain.
     Shader::parse(&alias_chain(65_535)).unwrap();
-    assert_eq!(
-        too_complex(&alias_chain(65_536)).0,
-        WgslBound::Declarations
-    );
+    assert_eq!(too_complex(&alias_chain(65_536)).0, WgslBound::Declarations);
 }

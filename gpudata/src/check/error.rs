@@ -7,8 +7,8 @@ use std::fmt;
 use crate::count::Count;
 use crate::format::VertexFormat;
 use crate::layout::LayoutError;
-pub use gpudata_names::WgslBound;
 use crate::record::shader_rules::offset_hint;
+pub use gpudata_names::WgslBound;
 
 /// A line and column of the WGSL source (both from 1), from naga's spans.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
