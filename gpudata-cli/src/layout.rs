@@ -80,16 +80,20 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String
     Ok(parsed)
 }
 
+/// The widest the name column of a table pads to, in bytes: names come from the command line,
+/// unbounded, and `format!` panics on a width past `u16::MAX`. A longer name runs over.
+const WIDEST_NAME: usize = 64;
+
+/// The name column's width for `names`: the longest, at least `field`, at most [`WIDEST_NAME`].
+fn name_width(names: impl Iterator<Item = usize>) -> usize {
+    names.max().unwrap_or(0).clamp("field".len(), WIDEST_NAME)
+}
+
 /// The human-readable table of a format.
 #[must_use]
 pub fn table(format: &GpuDataStructFormat) -> String {
     let fields = format.fields();
-    let name_width = fields
-        .iter()
-        .map(|f| f.name().len())
-        .max()
-        .unwrap_or(0)
-        .max("field".len());
+    let name_width = name_width(fields.iter().map(|f| f.name().len()));
     let mut out = format!(
         "layout {}: {} fields, {} components, row byte length {}, byte stride {}\n",
         format.layout(),
@@ -173,13 +177,7 @@ pub fn run_wgsl(layout: StructLayout, json: bool, declaration: &str) -> Result<S
     if json {
         return serde_json::to_string_pretty(&block).map_err(|e| e.to_string());
     }
-    let width = block
-        .fields
-        .iter()
-        .map(|(path, _)| path.len())
-        .max()
-        .unwrap_or(0)
-        .max("field".len());
+    let width = name_width(block.fields.iter().map(|(path, _)| path.len()));
     let mut out = format!(
         "layout {space}: {} leaves, byte length {}\n{:<width$}  {:<16}  {:>6}  {:>6}\n",
         block.fields.len(),

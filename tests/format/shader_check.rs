@@ -505,3 +505,34 @@ fn check_struct_decl_host_without_layout() {
         "{err}"
     );
 }
+
+/// Issue 30: a name past `u16::MAX` bytes made `struct_report` panic (`format!`'s width limit);
+/// its columns pad to 64 bytes at most and the long name runs over.
+#[test]
+fn struct_report_pads_columns_to_64_bytes_at_most() {
+    let long = "m".repeat(70_000);
+    let shader = Shader::parse(&format!("struct P {{ {long}: f32, b: u32 }}")).unwrap();
+    let host = GpuDataStructFormat::parse(
+        StructLayout::WgslStorage,
+        [(long.as_str(), "float32"), ("b", "uint32")],
+    )
+    .unwrap();
+    let (report, verdict) = shader.struct_report(&host, "P").unwrap();
+    assert!(verdict.is_ok(), "{verdict:?}");
+    let lines: Vec<&str> = report.lines().collect();
+    assert!(
+        lines[1].starts_with(&format!("{:<64}  format", "field")),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        lines[2].starts_with(&format!("{long}  float32 ")),
+        "{}",
+        &lines[2][69_990..]
+    );
+    assert!(
+        lines[3].starts_with(&format!("{:<64}  uint32 ", "b")),
+        "{}",
+        lines[3]
+    );
+}

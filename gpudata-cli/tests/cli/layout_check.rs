@@ -160,6 +160,44 @@ fn the_check_subcommand_needs_a_file_a_struct_and_fields() {
     }
 }
 
+/// A field name or WGSL member of 70,000 bytes (issue 30: `format!` panicked on a column
+/// width past `u16::MAX`, exit 101): the report pads columns to 64 bytes at most, and the
+/// long name runs over its column.
+#[test]
+fn the_report_of_a_long_name_runs_over_its_column() {
+    let long = "m".repeat(70_000);
+    let path = shader_file(
+        "long_name.wgsl",
+        &format!("struct P {{\n    {long}: f32,\n    b: u32,\n}}\n"),
+    );
+    let out = gpudata()
+        .arg("check")
+        .arg(&path)
+        .args(["P", &format!("{long}:float32"), "b:uint32"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines[1],
+        format!(
+            "{:<64}  format   offset  length    wgsl type  offset  size  align",
+            "field"
+        )
+    );
+    assert_eq!(
+        lines[2],
+        format!("{long}  float32       0       4    f32             0     4      4")
+    );
+    assert!(
+        lines[3].starts_with(&format!("{:<64}  uint32 ", "b")),
+        "{}",
+        lines[3]
+    );
+}
+
 /// `check` and `layout --check` over WGSL deep enough to overflow naga's stack (issue 30: a
 /// 5,000-term sum aborted `gpudata check` with status 134): one error line naming the bound,
 /// or the check, never an abort.
