@@ -190,11 +190,13 @@ impl Wgsl {
         })
     }
 
+    /// The value `ty` holds, as `gpudata::layout::LeafType::value` says (the rule the trees'
+    /// `const` comparison calls): atomics their scalar, `atomic<i32>` and `atomic<u32>` only.
     fn value_type(&self, ty: Handle<Type>) -> ValueType {
         match self.leaf(ty)? {
-            Leaf::Scalar(p) | Leaf::Atomic(p) => Some((p, 1)),
+            Leaf::Scalar(p) | Leaf::Atomic(p @ (Primitive::I32 | Primitive::U32)) => Some((p, 1)),
             Leaf::Vector(n, p) => Some((p, u32::from(n))),
-            Leaf::Matrix(..) => None,
+            Leaf::Atomic(_) | Leaf::Matrix(..) => None,
         }
     }
 

@@ -3,10 +3,11 @@
 //! positions.
 
 use naga::common::wgsl::TypeContext as _;
-use naga::{Handle, Scalar, ScalarKind, Type, TypeInner};
+use naga::{Handle, ScalarKind, Type, TypeInner};
 
 use super::error::{ShaderCheckError, WgslLocation};
 use crate::format::{PrimitiveType, ShaderType};
+use crate::layout::LeafType;
 
 /// A WGSL module to check host declarations against: naga's IR, naga's layout of every type,
 /// and the source text, which turns naga's spans into line and column.
@@ -132,25 +133,40 @@ impl Shader {
         )
     }
 
-    /// `ty` as a scalar or vector of `f32`, `f16`, `i32` or `u32` (atomics as their scalar), or
-    /// `None` for every other type.
-    pub(super) fn value_type(&self, ty: Handle<Type>) -> Option<ShaderType> {
-        let primitive = |s: Scalar| match (s.kind, s.width) {
+    /// naga's type as a [`LeafType`], when it is a scalar, vector, matrix or atomic of a
+    /// host-shareable scalar.
+    pub(super) fn leaf(&self, ty: Handle<Type>) -> Option<LeafType> {
+        let scalar = |s: naga::Scalar| match (s.kind, s.width) {
             (ScalarKind::Float, 4) => Some(PrimitiveType::F32),
             (ScalarKind::Float, 2) => Some(PrimitiveType::F16),
             (ScalarKind::Sint, 4) => Some(PrimitiveType::I32),
             (ScalarKind::Uint, 4) => Some(PrimitiveType::U32),
             _ => None,
         };
-        match self.module.types[ty].inner {
-            TypeInner::Scalar(s) | TypeInner::Atomic(s) => {
-                primitive(s).map(|p| ShaderType::new(p, 1))
-            }
-            TypeInner::Vector { size, scalar } => {
-                primitive(scalar).map(|p| ShaderType::new(p, size as u32))
-            }
-            _ => None,
-        }
+        Some(match self.module().types[ty].inner {
+            TypeInner::Scalar(s) => LeafType::Scalar(scalar(s)?),
+            TypeInner::Atomic(s) => LeafType::Atomic(scalar(s)?),
+            TypeInner::Vector { size, scalar: s } => LeafType::Vector {
+                components: size as u8,
+                scalar: scalar(s)?,
+            },
+            TypeInner::Matrix {
+                columns,
+                rows,
+                scalar: s,
+            } => LeafType::Matrix {
+                columns: columns as u8,
+                rows: rows as u8,
+                scalar: scalar(s)?,
+            },
+            _ => return None,
+        })
+    }
+
+    /// `ty` as a scalar or vector of `f32`, `f16`, `i32` or `u32` (atomics as their scalar, only
+    /// `atomic<i32>` and `atomic<u32>`: [`LeafType::value`]), or `None` for every other type.
+    pub(super) fn value_type(&self, ty: Handle<Type>) -> Option<ShaderType> {
+        self.leaf(ty).and_then(LeafType::value)
     }
 
     /// The line and column of byte `offset` of the source.
