@@ -28,8 +28,7 @@ pub enum Growth {
         /// How much the capacity grows when rows no longer fit: the new capacity is the larger
         /// of `capacity × growth_factor` and the rows needed (at least 1.0; 2.0 when not finite),
         /// or exactly the rows needed when that many rows' bytes overflow or pass the device's
-        /// `max_buffer_size` (as [`GpuStorage::reserve`](crate::storage::GpuStorage::reserve)
-        /// grows).
+        /// `max_buffer_size` (the rule `GpuStorage::reserve` grows by).
         growth_factor: f64,
     },
 }
