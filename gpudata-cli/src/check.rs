@@ -12,20 +12,29 @@ pub const USAGE: &str = "usage: gpudata check [--layout packed|wgsl-storage|wgsl
 /// reads them, the first two other arguments the WGSL file and the struct.
 ///
 /// # Errors
-/// A message for a missing file or struct, and what `gpudata layout` refuses.
+/// A one-line message for a missing file or struct, and what `gpudata layout` refuses.
 pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
     let mut positional = Vec::new();
     let mut rest = Vec::new();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "-h" | "--help" => return Err(USAGE.to_owned()),
+            "-h" | "--help" => {
+                return Ok(Args {
+                    layout: gpudata::StructLayout::default(),
+                    json: false,
+                    fields: Vec::new(),
+                    check: None,
+                    wgsl: None,
+                    help: Some(USAGE),
+                });
+            }
             "--layout" => {
                 rest.push(arg);
                 rest.extend(args.next());
             }
             "--json" | "--check" | "--wgsl" => {
-                return Err(format!("`{arg}` belongs to `gpudata layout`\n{USAGE}"));
+                return Err(format!("`{arg}` belongs to `gpudata layout`"));
             }
             _ if positional.len() < 2 && !arg.starts_with("--") => positional.push(arg),
             _ => rest.push(arg),
@@ -33,15 +42,9 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String
     }
     let mut positional = positional.into_iter();
     let (Some(file), Some(name)) = (positional.next(), positional.next()) else {
-        return Err(format!(
-            "check needs a WGSL file and a struct name\n{USAGE}"
-        ));
+        return Err("check needs a WGSL file and a struct name".to_owned());
     };
-    let mut parsed = layout::parse_args(rest).map_err(|e| {
-        // `gpudata layout`'s usage would mislead here.
-        let first = e.lines().next().unwrap_or_default().to_owned();
-        format!("{first}\n{USAGE}")
-    })?;
+    let mut parsed = layout::parse_args(rest)?;
     parsed.check = Some((file, name));
     Ok(parsed)
 }
@@ -57,7 +60,7 @@ pub fn main_with(
     match parse_args(args) {
         Ok(args) => layout::main_parsed(Ok(args), stdout, stderr),
         Err(message) => {
-            let _ = writeln!(stderr, "error: {message}");
+            let _ = writeln!(stderr, "error: {message} (see `gpudata check --help`)");
             1
         }
     }

@@ -20,12 +20,14 @@ pub struct Args {
     pub check: Option<(String, String)>,
     /// `--wgsl DECLARATION`: WGSL member declarations to lay out by WGSL's memory model.
     pub wgsl: Option<String>,
+    /// `-h`/`--help`: the usage to print (on stdout, status 0) instead of doing anything else.
+    pub help: Option<&'static str>,
 }
 
 /// Parses the arguments after the program name.
 ///
 /// # Errors
-/// A message for unknown options, malformed fields or a missing field list.
+/// A one-line message for unknown options, malformed fields or a missing field list.
 pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
     let mut parsed = Args {
         layout: StructLayout::default(),
@@ -33,6 +35,7 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String
         fields: Vec::new(),
         check: None,
         wgsl: None,
+        help: None,
     };
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -54,42 +57,47 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String
             "--wgsl" => {
                 parsed.wgsl = Some(args.next().ok_or("--wgsl needs member declarations")?);
             }
-            "-h" | "--help" => return Err(USAGE.to_owned()),
+            "-h" | "--help" => {
+                parsed.help = Some(USAGE);
+                return Ok(parsed);
+            }
             _ => {
                 if let Some(value) = arg.strip_prefix("--layout=") {
                     parsed.layout = value.parse().map_err(|e| format!("{e}"))?;
                 } else if arg.starts_with("--") {
-                    return Err(format!("unknown option `{arg}`\n{USAGE}"));
+                    return Err(format!("unknown option `{arg}`"));
                 } else {
                     let (name, format) = arg
                         .split_once(':')
-                        .ok_or_else(|| format!("expected NAME:FORMAT, found `{arg}`\n{USAGE}"))?;
+                        .ok_or_else(|| format!("expected NAME:FORMAT, found `{arg}`"))?;
                     parsed.fields.push((name.to_owned(), format.to_owned()));
                 }
             }
         }
     }
     if parsed.wgsl.is_some() && !parsed.fields.is_empty() {
-        return Err(format!(
-            "--wgsl declares the members; drop the NAME:FORMAT fields\n{USAGE}"
-        ));
+        return Err("--wgsl declares the members; drop the NAME:FORMAT fields".to_owned());
     }
     if parsed.fields.is_empty() && parsed.wgsl.is_none() {
-        return Err(format!("no fields given\n{USAGE}"));
+        return Err("no fields given".to_owned());
     }
     Ok(parsed)
+}
+
+/// The widest the name column of a table pads to, in bytes: names come from the command line,
+/// unbounded, and `format!` panics on a width past `u16::MAX`. A longer name runs over.
+const WIDEST_NAME: usize = 64;
+
+/// The name column's width for `names`: the longest, at least `field`, at most [`WIDEST_NAME`].
+fn name_width(names: impl Iterator<Item = usize>) -> usize {
+    names.max().unwrap_or(0).clamp("field".len(), WIDEST_NAME)
 }
 
 /// The human-readable table of a format.
 #[must_use]
 pub fn table(format: &GpuDataStructFormat) -> String {
     let fields = format.fields();
-    let name_width = fields
-        .iter()
-        .map(|f| f.name().len())
-        .max()
-        .unwrap_or(0)
-        .max("field".len());
+    let name_width = name_width(fields.iter().map(|f| f.name().len()));
     let mut out = format!(
         "layout {}: {} fields, {} components, row byte length {}, byte stride {}\n",
         format.layout(),
@@ -173,13 +181,7 @@ pub fn run_wgsl(layout: StructLayout, json: bool, declaration: &str) -> Result<S
     if json {
         return serde_json::to_string_pretty(&block).map_err(|e| e.to_string());
     }
-    let width = block
-        .fields
-        .iter()
-        .map(|(path, _)| path.len())
-        .max()
-        .unwrap_or(0)
-        .max("field".len());
+    let width = name_width(block.fields.iter().map(|(path, _)| path.len()));
     let mut out = format!(
         "layout {space}: {} leaves, byte length {}\n{:<width$}  {:<16}  {:>6}  {:>6}\n",
         block.fields.len(),
@@ -211,7 +213,8 @@ pub fn main_with(
     stdout: &mut dyn std::io::Write,
     stderr: &mut dyn std::io::Write,
 ) -> u8 {
-    main_parsed(parse_args(args), stdout, stderr)
+    let parsed = parse_args(args).map_err(|e| format!("{e} (see `gpudata layout --help`)"));
+    main_parsed(parsed, stdout, stderr)
 }
 
 /// [`main_with`] after parsing (shared with `gpudata check`, [`crate::check`]).
@@ -220,6 +223,12 @@ pub(crate) fn main_parsed(
     stdout: &mut dyn std::io::Write,
     stderr: &mut dyn std::io::Write,
 ) -> u8 {
+    if let Ok(Args {
+        help: Some(usage), ..
+    }) = &parsed
+    {
+        return crate::output::finish(Ok(format!("{usage}\n")), stdout, stderr);
+    }
     if let Ok(
         args @ Args {
             check: Some((file, name)),

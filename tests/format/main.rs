@@ -24,6 +24,7 @@ mod layout_types;
 mod layout_vectors;
 mod layout_wgpu;
 pub mod lints;
+mod shader_bounds;
 mod shader_check;
 mod shader_nested;
 mod shader_props;

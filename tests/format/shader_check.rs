@@ -505,3 +505,79 @@ fn check_struct_decl_host_without_layout() {
         "{err}"
     );
 }
+
+/// Issue 30: a name past `u16::MAX` bytes made `struct_report` panic (`format!`'s width limit);
+/// its columns pad to 64 bytes at most and the long name runs over.
+#[test]
+fn struct_report_pads_columns_to_64_bytes_at_most() {
+    let long = "m".repeat(70_000);
+    let shader = Shader::parse(&format!("struct P {{ {long}: f32, b: u32 }}")).unwrap();
+    let host = GpuDataStructFormat::parse(
+        StructLayout::WgslStorage,
+        [(long.as_str(), "float32"), ("b", "uint32")],
+    )
+    .unwrap();
+    let (report, verdict) = shader.struct_report(&host, "P").unwrap();
+    assert!(verdict.is_ok(), "{verdict:?}");
+    let lines: Vec<&str> = report.lines().collect();
+    assert!(
+        lines[1].starts_with(&format!("{:<64}  format", "field")),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        lines[2].starts_with(&format!("{long}  float32 ")),
+        "{}",
+        &lines[2][69_990..]
+    );
+    assert!(
+        lines[3].starts_with(&format!("{:<64}  uint32 ", "b")),
+        "{}",
+        lines[3]
+    );
+}
+
+/// A storage struct of three atomics, for the host rows of `atomic_f32_stores_no_float32`.
+#[derive(GpuStruct, Clone, Copy)]
+#[allow(dead_code)]
+struct Atomics {
+    total: f32,
+    hits: u32,
+    delta: i32,
+}
+
+/// Issue 30: WGSL's atomics are `atomic<i32>` and `atomic<u32>`. naga parses `atomic<f32>` (its
+/// validator allows it behind a capability), and the checks took it for the `f32` it wraps: a
+/// `float32` field matched it. Now no atomic of a float stores a value, in the flat check, the
+/// type-tree check and the derive's (`tests/ui/shader/atomic_float.rs`); the integer ones still
+/// store their scalar.
+#[test]
+fn atomic_f32_stores_no_float32() {
+    let shader = Shader::parse(
+        "struct Atomics { total: atomic<f32>, hits: atomic<u32>, delta: atomic<i32> }",
+    )
+    .unwrap();
+    let host = GpuDataStructFormat::parse(
+        StructLayout::WgslStorage,
+        [
+            ("total", "float32"),
+            ("hits", "uint32"),
+            ("delta", "sint32"),
+        ],
+    )
+    .unwrap();
+    for mismatch in [
+        only(shader.check_struct_format(&host, "Atomics")),
+        only(shader.check_struct::<Atomics>("Atomics")),
+    ] {
+        assert_eq!(mismatch.path, "total");
+        assert_eq!(
+            mismatch.error,
+            MismatchError::Type {
+                format: VertexFormat::Float32,
+                carrier: "f32".to_owned(),
+                shader_type: "atomic<f32>".to_owned(),
+            }
+        );
+    }
+}

@@ -149,3 +149,41 @@ fn reset_keeps_the_buffer_and_its_capacity() {
     );
     assert_eq!(vector.reallocations(), 1);
 }
+
+/// Issue 30: a growth factor of 1e300 made every growth's capacity overflow its bytes
+/// (`TableError::Overflow`, `append.rs:469`). As `GpuStorage::reserve` does, a grown capacity
+/// whose bytes overflow or pass the device's `max_buffer_size` falls back to the rows needed:
+/// with 1e300 and with 1e15 (8e15 bytes of `uint32`, past any device) each growth holds exactly
+/// the rows appended so far.
+#[test]
+fn a_huge_growth_factor_falls_back_to_the_rows_needed() {
+    let gpu = gpu();
+    for growth_factor in [1e300, 1e15] {
+        let options = AppendableOptions {
+            growth: Growth::Reallocate {
+                initial_capacity_rows: 2,
+                growth_factor,
+            },
+            ..Default::default()
+        };
+        let mut vector =
+            GpuVector::appendable("huge", &gpu, VertexFormat::Uint32, options).unwrap();
+        let mut expected: Vec<u32> = Vec::new();
+        for step in 0..4u32 {
+            let rows: Vec<u32> = (0..3).map(|i| step * 10 + i).collect();
+            vector.append_values(&rows).unwrap();
+            expected.extend_from_slice(&rows);
+            assert_eq!(
+                vector.capacity_rows(),
+                Some(vector.length()),
+                "factor {growth_factor}, append {step}"
+            );
+        }
+        assert_eq!(vector.reallocations(), 4, "factor {growth_factor}");
+        assert_eq!(
+            vector.single_chunk().unwrap().read_bytes(&gpu).unwrap(),
+            bytemuck::cast_slice::<u32, u8>(&expected),
+            "factor {growth_factor}"
+        );
+    }
+}

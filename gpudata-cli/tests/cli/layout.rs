@@ -172,6 +172,67 @@ fn the_binary_prints_the_table_and_fails_with_one_line() {
     );
 }
 
+/// Issue 30: `gpudata layout` without fields printed the usage block after the error line.
+#[test]
+fn usage_errors_are_one_line_and_help_prints_the_usage() {
+    for (args, message) in [
+        (&["layout"][..], "no fields given"),
+        (
+            &["layout", "--frobnicate"][..],
+            "unknown option `--frobnicate`",
+        ),
+        (&["layout", "a"][..], "expected NAME:FORMAT, found `a`"),
+        (
+            &["layout", "--wgsl", "a: f32", "b:float32"][..],
+            "--wgsl declares the members; drop the NAME:FORMAT fields",
+        ),
+    ] {
+        assert_eq!(
+            fails(gpudata().args(args)),
+            format!("error: {message} (see `gpudata layout --help`)\n"),
+            "{args:?}"
+        );
+    }
+    assert_eq!(
+        succeeds(gpudata().args(["layout", "--help"])),
+        format!("{}\n", gpudata_cli::layout::USAGE)
+    );
+}
+
+/// Issue 30: a field name over 65,535 bytes exited 101 (`format!` panicked on the name
+/// column's width); the column pads to 64 bytes at most and a longer name runs over it.
+#[test]
+fn a_long_field_name_runs_over_its_column() {
+    let long = "n".repeat(70_000);
+    let stdout = succeeds(gpudata().args([
+        "layout",
+        "--layout",
+        "packed",
+        &format!("{long}:float32"),
+        "b:uint8",
+    ]));
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines[1],
+        format!("{:<64}  format            offset  length  padding", "field")
+    );
+    assert_eq!(
+        lines[2],
+        format!("{long}  float32                0       4        0")
+    );
+    assert!(
+        lines[3].starts_with(&format!("{:<64}  uint8 ", "b")),
+        "{}",
+        lines[3]
+    );
+    let stdout = succeeds(gpudata().args(["layout", "--wgsl", &format!("{long}: f32")]));
+    assert!(
+        stdout.contains(&format!("\n{long}  f32                    0       4\n")),
+        "{}",
+        &stdout[..200]
+    );
+}
+
 #[test]
 fn the_binary_rejects_unknown_subcommands_in_one_line() {
     let stderr = fails(gpudata().arg("frobnicate"));

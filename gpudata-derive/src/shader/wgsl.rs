@@ -119,13 +119,7 @@ impl Wgsl {
         if let Some(hit) = cached {
             return Ok(hit);
         }
-        let module = naga::front::wgsl::parse_str(&source).map_err(|e| {
-            // naga's own report: its message, `file:line:column` and the line marked.
-            format!(
-                "the shader `{file}` does not parse:\n{}",
-                e.emit_to_string_with_path(&source, file).trim_end()
-            )
-        })?;
+        let module = parse(&source, file)?;
         let mut layouter = naga::proc::Layouter::default();
         layouter
             .update(module.to_ctx())
@@ -151,13 +145,7 @@ impl Wgsl {
 
     /// `file:line:column` of byte `offset`.
     fn at(&self, offset: usize) -> String {
-        let before = &self.source[..offset.min(self.source.len())];
-        let line = before.matches('\n').count() + 1;
-        let column = before
-            .rfind('\n')
-            .map_or(before.len(), |nl| before.len() - nl - 1)
-            + 1;
-        format!("{}:{line}:{column}", self.file)
+        at(&self.file, &self.source, offset)
     }
 
     /// Where `name :` is declared inside `span`, else where `span` starts.
@@ -202,11 +190,13 @@ impl Wgsl {
         })
     }
 
+    /// The value `ty` holds, as `gpudata::layout::LeafType::value` says (the rule the trees'
+    /// `const` comparison calls): atomics their scalar, `atomic<i32>` and `atomic<u32>` only.
     fn value_type(&self, ty: Handle<Type>) -> ValueType {
         match self.leaf(ty)? {
-            Leaf::Scalar(p) | Leaf::Atomic(p) => Some((p, 1)),
+            Leaf::Scalar(p) | Leaf::Atomic(p @ (Primitive::I32 | Primitive::U32)) => Some((p, 1)),
             Leaf::Vector(n, p) => Some((p, u32::from(n))),
-            Leaf::Matrix(..) => None,
+            Leaf::Atomic(_) | Leaf::Matrix(..) => None,
         }
     }
 
@@ -398,4 +388,37 @@ impl Wgsl {
         }
         Some(inputs)
     }
+}
+
+/// `file:line:column` of byte `offset` of `source`.
+fn at(file: &str, source: &str, offset: usize) -> String {
+    let (line, column) = gpudata_names::line_column(source, offset);
+    format!("{file}:{line}:{column}")
+}
+
+/// naga's parse of `source` (the shader `file`), held first to the bounds of
+/// `gpudata_names::wgsl_source_shape` and run on a thread of the stack they ask for: a proc
+/// macro that overflows its stack aborts rustc.
+///
+/// # Errors
+/// The message of a compile error: a bound passed, naga's report, or a parse thread that could
+/// not start or panicked.
+fn parse(source: &str, file: &str) -> Result<naga::Module, String> {
+    let shape = gpudata_names::wgsl_source_shape(source).map_err(|problem| {
+        format!(
+            "the shader `{file}` is past gpudata's bound on what naga reads, at {}: {}",
+            at(file, source, problem.at),
+            problem.bound
+        )
+    })?;
+    shape
+        .run_parse(|| naga::front::wgsl::parse_str(source))
+        .map_err(|e| format!("the shader `{file}`: {e}"))?
+        .map_err(|e| {
+            // naga's own report: its message, `file:line:column` and the line marked.
+            format!(
+                "the shader `{file}` does not parse:\n{}",
+                e.emit_to_string_with_path(source, file).trim_end()
+            )
+        })
 }

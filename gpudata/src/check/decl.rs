@@ -1,13 +1,12 @@
 //! Host type trees ([`StructDecl`]: nested structs, matrices, atomics, fixed and runtime-sized
 //! arrays, `@align`/`@size`) against WGSL structs, member by member and level by level.
 
-use naga::{ArraySize, Handle, ScalarKind, Type, TypeInner};
+use naga::{ArraySize, Handle, Type, TypeInner};
 
 use super::error::{MismatchError, ShaderCheckError, ShaderMismatch};
 use super::shader::Shader;
 use super::structs::finish;
-use crate::format::PrimitiveType;
-use crate::layout::{AddressSpace, LeafType, StructDecl, TypeDecl, array_layout};
+use crate::layout::{AddressSpace, StructDecl, TypeDecl, array_layout};
 use crate::record::HostShape;
 use crate::record::shader_rules::storage_accepts;
 
@@ -28,36 +27,6 @@ fn decl_text(ty: &TypeDecl) -> String {
 }
 
 impl Shader {
-    /// naga's type as a [`LeafType`], when it is a scalar, vector, matrix or atomic of a
-    /// host-shareable scalar.
-    fn leaf(&self, ty: Handle<Type>) -> Option<LeafType> {
-        let scalar = |s: naga::Scalar| match (s.kind, s.width) {
-            (ScalarKind::Float, 4) => Some(PrimitiveType::F32),
-            (ScalarKind::Float, 2) => Some(PrimitiveType::F16),
-            (ScalarKind::Sint, 4) => Some(PrimitiveType::I32),
-            (ScalarKind::Uint, 4) => Some(PrimitiveType::U32),
-            _ => None,
-        };
-        Some(match self.module().types[ty].inner {
-            TypeInner::Scalar(s) => LeafType::Scalar(scalar(s)?),
-            TypeInner::Atomic(s) => LeafType::Atomic(scalar(s)?),
-            TypeInner::Vector { size, scalar: s } => LeafType::Vector {
-                components: size as u8,
-                scalar: scalar(s)?,
-            },
-            TypeInner::Matrix {
-                columns,
-                rows,
-                scalar: s,
-            } => LeafType::Matrix {
-                columns: columns as u8,
-                rows: rows as u8,
-                scalar: scalar(s)?,
-            },
-            _ => return None,
-        })
-    }
-
     /// Checks a host type tree against the WGSL struct `shader_struct`: at every level, members
     /// by name, their offsets (the host's under `space`'s rules, `@align`/`@size` included),
     /// types (leaves equal; arrays of equal count and stride, element by element; nested structs

@@ -8,6 +8,7 @@ use crate::count::Count;
 use crate::format::VertexFormat;
 use crate::layout::LayoutError;
 use crate::record::shader_rules::offset_hint;
+pub use gpudata_names::WgslBound;
 
 /// A line and column of the WGSL source (both from 1), from naga's spans.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -72,6 +73,19 @@ pub enum ShaderCheckError {
         column: u32,
         /// naga's message.
         message: String,
+    },
+    /// The WGSL text passes one of the bounds gpudata holds it to before naga reads it: naga's
+    /// reader recurses once per level of an expression (a sum of 10,000 terms is 10,000 levels),
+    /// and a deep enough one would overflow the stack and abort the process.
+    #[error("wgsl at {line}:{column} is past gpudata's bound on what naga reads: {bound}")]
+    TooComplex {
+        /// The bound passed.
+        bound: WgslBound,
+        /// The line where the expression, statement or declaration passing it starts (or
+        /// the bracket), from 1.
+        line: u32,
+        /// Its column, from 1.
+        column: u32,
     },
     /// The shader declares no struct of that name.
     #[error("the shader declares no struct `{name}`")]

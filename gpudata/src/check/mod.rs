@@ -115,7 +115,7 @@ mod structs;
 mod table;
 mod vertex;
 
-pub use error::{MismatchError, ShaderCheckError, ShaderMismatch, WgslLocation};
+pub use error::{MismatchError, ShaderCheckError, ShaderMismatch, WgslBound, WgslLocation};
 pub use globals::HostBinding;
 pub use report::WgslMember;
 pub use shader::Shader;

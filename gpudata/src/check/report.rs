@@ -9,6 +9,9 @@ use super::error::ShaderCheckError;
 use super::shader::Shader;
 use crate::layout::GpuDataStructFormat;
 
+/// The widest a column of [`Shader::struct_report`] pads to, in bytes.
+const WIDEST_COLUMN: usize = 64;
+
 /// One member of a WGSL struct as naga lays it out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WgslMember {
@@ -129,10 +132,13 @@ impl Shader {
             "size",
             "align",
         ];
+        // Names and types come from the input, unbounded: a column pads to at most
+        // `WIDEST_COLUMN` (a longer cell runs over), and a width never reaches `format!`'s
+        // limit of `u16::MAX`, past which it panics.
         let mut widths = header.map(str::len);
         for row in &rows {
             for (w, cell) in widths.iter_mut().zip(row) {
-                *w = (*w).max(cell.len());
+                *w = (*w).max(cell.len().min(WIDEST_COLUMN));
             }
         }
         let mut out = String::new();

@@ -3,10 +3,11 @@
 //! positions.
 
 use naga::common::wgsl::TypeContext as _;
-use naga::{Handle, Scalar, ScalarKind, Type, TypeInner};
+use naga::{Handle, ScalarKind, Type, TypeInner};
 
 use super::error::{ShaderCheckError, WgslLocation};
 use crate::format::{PrimitiveType, ShaderType};
+use crate::layout::LeafType;
 
 /// A WGSL module to check host declarations against: naga's IR, naga's layout of every type,
 /// and the source text, which turns naga's spans into line and column.
@@ -26,19 +27,41 @@ pub struct Shader {
 }
 
 impl Shader {
-    /// Parses WGSL text.
+    /// Parses WGSL text. The text is first held to the bounds of
+    /// [`WgslBound`](super::WgslBound) (naga's reader recurses once per level of an expression,
+    /// and past them a deep enough expression would overflow the stack and abort the process),
+    /// then naga parses it on a thread whose stack is sized for the text's depth (4 MiB plus
+    /// 8 KiB a level and 1 KiB a declaration, at most 146 MiB reserved, of which a parse
+    /// touches what it uses).
     ///
     /// # Errors
-    /// [`ShaderCheckError::Parse`] with naga's message and the line and column it points at.
+    /// [`ShaderCheckError::TooComplex`] naming the bound passed and where;
+    /// [`ShaderCheckError::Parse`] with naga's message and the line and column it points at
+    /// (or, at 0:0, a parse thread that could not start or a panic inside naga).
     pub fn parse(wgsl: &str) -> Result<Shader, ShaderCheckError> {
-        let module = naga::front::wgsl::parse_str(wgsl).map_err(|e| {
-            let at = e.location(wgsl);
-            ShaderCheckError::Parse {
-                line: at.map_or(0, |l| l.line_number),
-                column: at.map_or(0, |l| l.line_position),
-                message: e.message().to_owned(),
+        let shape = gpudata_names::wgsl_source_shape(wgsl).map_err(|problem| {
+            let (line, column) = gpudata_names::line_column(wgsl, problem.at);
+            ShaderCheckError::TooComplex {
+                bound: problem.bound,
+                line: u32::try_from(line).unwrap_or(u32::MAX),
+                column: u32::try_from(column).unwrap_or(u32::MAX),
             }
         })?;
+        let module = shape
+            .run_parse(|| naga::front::wgsl::parse_str(wgsl))
+            .map_err(|e| ShaderCheckError::Parse {
+                line: 0,
+                column: 0,
+                message: e.to_string(),
+            })?
+            .map_err(|e| {
+                let at = e.location(wgsl);
+                ShaderCheckError::Parse {
+                    line: at.map_or(0, |l| l.line_number),
+                    column: at.map_or(0, |l| l.line_position),
+                    message: e.message().to_owned(),
+                }
+            })?;
         Shader::from_module(module, Some(wgsl))
     }
 
@@ -110,36 +133,47 @@ impl Shader {
         )
     }
 
-    /// `ty` as a scalar or vector of `f32`, `f16`, `i32` or `u32` (atomics as their scalar), or
-    /// `None` for every other type.
-    pub(super) fn value_type(&self, ty: Handle<Type>) -> Option<ShaderType> {
-        let primitive = |s: Scalar| match (s.kind, s.width) {
+    /// naga's type as a [`LeafType`], when it is a scalar, vector, matrix or atomic of a
+    /// host-shareable scalar.
+    pub(super) fn leaf(&self, ty: Handle<Type>) -> Option<LeafType> {
+        let scalar = |s: naga::Scalar| match (s.kind, s.width) {
             (ScalarKind::Float, 4) => Some(PrimitiveType::F32),
             (ScalarKind::Float, 2) => Some(PrimitiveType::F16),
             (ScalarKind::Sint, 4) => Some(PrimitiveType::I32),
             (ScalarKind::Uint, 4) => Some(PrimitiveType::U32),
             _ => None,
         };
-        match self.module.types[ty].inner {
-            TypeInner::Scalar(s) | TypeInner::Atomic(s) => {
-                primitive(s).map(|p| ShaderType::new(p, 1))
-            }
-            TypeInner::Vector { size, scalar } => {
-                primitive(scalar).map(|p| ShaderType::new(p, size as u32))
-            }
-            _ => None,
-        }
+        Some(match self.module().types[ty].inner {
+            TypeInner::Scalar(s) => LeafType::Scalar(scalar(s)?),
+            TypeInner::Atomic(s) => LeafType::Atomic(scalar(s)?),
+            TypeInner::Vector { size, scalar: s } => LeafType::Vector {
+                components: size as u8,
+                scalar: scalar(s)?,
+            },
+            TypeInner::Matrix {
+                columns,
+                rows,
+                scalar: s,
+            } => LeafType::Matrix {
+                columns: columns as u8,
+                rows: rows as u8,
+                scalar: scalar(s)?,
+            },
+            _ => return None,
+        })
+    }
+
+    /// `ty` as a scalar or vector of `f32`, `f16`, `i32` or `u32` (atomics as their scalar, only
+    /// `atomic<i32>` and `atomic<u32>`: [`LeafType::value`]), or `None` for every other type.
+    pub(super) fn value_type(&self, ty: Handle<Type>) -> Option<ShaderType> {
+        self.leaf(ty).and_then(LeafType::value)
     }
 
     /// The line and column of byte `offset` of the source.
     fn location_of(&self, offset: usize) -> Option<WgslLocation> {
         let source = self.source.as_deref()?;
-        let before = source.get(..offset)?;
-        let line = before.matches('\n').count() + 1;
-        let column = before
-            .rfind('\n')
-            .map_or(before.len(), |nl| before.len() - nl - 1)
-            + 1;
+        source.get(..offset)?;
+        let (line, column) = gpudata_names::line_column(source, offset);
         Some(WgslLocation {
             line: u32::try_from(line).ok()?,
             column: u32::try_from(column).ok()?,

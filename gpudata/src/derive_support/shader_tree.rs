@@ -77,15 +77,11 @@ impl ShaderTree {
     }
 }
 
-/// The value type of a scalar, vector or atomic leaf (atomics as their scalar); `None` for
-/// matrices.
+/// The value type of a scalar, vector or atomic leaf ([`LeafType::value`]: atomics as their
+/// scalar, `atomic<i32>` and `atomic<u32>` only); `None` for matrices.
 #[must_use]
 pub const fn leaf_value(leaf: LeafType) -> Option<ShaderType> {
-    match leaf {
-        LeafType::Scalar(s) | LeafType::Atomic(s) => Some(ShaderType::new(s, 1)),
-        LeafType::Vector { components, scalar } => Some(ShaderType::new(scalar, components as u32)),
-        LeafType::Matrix { .. } => None,
-    }
+    leaf.value()
 }
 
 const fn leaf_eq(a: LeafType, b: LeafType) -> bool {

@@ -12,6 +12,34 @@ pub(crate) const fn align4(value: u64) -> Option<u64> {
     }
 }
 
+/// The capacity, in elements, that a growing buffer of `capacity` elements moves to when it
+/// must hold `needed`: `capacity × factor` (`factor` at least 1; at least `needed`), or exactly
+/// `needed` when `fits` says the grown capacity cannot be one buffer (its bytes overflow, or pass
+/// the device's limit). `GpuStorage::reserve` (factor 2) and a `Growth::Reallocate` vector (its
+/// growth factor) both grow by this rule.
+pub(crate) fn grown_capacity(
+    capacity: u64,
+    factor: f64,
+    needed: u64,
+    fits: impl Fn(u64) -> bool,
+) -> u64 {
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_precision_loss,
+        reason = "a float capacity estimate, clamped to u64 and to the elements needed"
+    )]
+    let grown = (capacity as f64 * factor).min(u64::MAX as f64) as u64;
+    let grown = grown.max(needed);
+    if fits(grown) { grown } else { needed }
+}
+
+/// Whether [`create_buffer`] can make a buffer of `size` bytes on `gpu`: `size` rounded up to
+/// 4 (at least 4) within the device's `max_buffer_size`.
+pub(crate) fn fits_one_buffer(gpu: &Gpu, size: u64) -> bool {
+    align4(size.max(4)).is_some_and(|allocated| allocated <= gpu.limits().max_buffer_size)
+}
+
 /// The usage rules wgpu applies to a new buffer, checked before asking it: at least one flag,
 /// and without `MAPPABLE_PRIMARY_BUFFERS`, `MAP_READ` only beside `COPY_DST` and `MAP_WRITE`
 /// only beside `COPY_SRC`.

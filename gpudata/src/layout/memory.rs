@@ -12,7 +12,7 @@
 
 use core::fmt;
 
-use crate::format::{PrimitiveType, wgsl_alignment};
+use crate::format::{PrimitiveType, ShaderType, wgsl_alignment};
 
 /// A WGSL type without members: a scalar, `vecN<T>`, `matCxR<T>` or `atomic<T>`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -67,6 +67,27 @@ impl LeafType {
         let (columns, rows) = self.shape();
         columns as u32 * rows as u32
     }
+
+    /// The value a scalar, vector or atomic holds (an atomic its scalar), as the host/shader
+    /// checks compare it; `None` for matrices, and for atomics WGSL does not have: its atomics
+    /// are `atomic<i32>` and `atomic<u32>` only, though naga parses `atomic<f32>` (allowed by
+    /// its validator behind a capability), so an `atomic<f32>` stores no `f32` field.
+    #[must_use]
+    pub const fn value(self) -> Option<ShaderType> {
+        match self {
+            LeafType::Scalar(s) => Some(ShaderType::new(s, 1)),
+            LeafType::Atomic(s) if is_atomic_scalar(s) => Some(ShaderType::new(s, 1)),
+            LeafType::Vector { components, scalar } => {
+                Some(ShaderType::new(scalar, components as u32))
+            }
+            LeafType::Atomic(_) | LeafType::Matrix { .. } => None,
+        }
+    }
+}
+
+/// Whether WGSL has `atomic<scalar>`: `i32` and `u32`.
+const fn is_atomic_scalar(scalar: PrimitiveType) -> bool {
+    matches!(scalar, PrimitiveType::I32 | PrimitiveType::U32)
 }
 
 impl fmt::Display for LeafType {
@@ -358,7 +379,7 @@ pub const fn leaf_layout(leaf: LeafType, space: AddressSpace) -> Result<TypeLayo
             (align, columns as u64 * align)
         }
         LeafType::Atomic(scalar) => {
-            if is_float(scalar) {
+            if !is_atomic_scalar(scalar) {
                 return Err(TypeRuleError::InvalidAtomic { scalar });
             }
             if let AddressSpace::Uniform = space {

@@ -41,7 +41,7 @@ use std::num::NonZeroU64;
 use super::StorageError;
 
 use crate::device::Gpu;
-use crate::device::buffers::{copy_prefix, create_buffer};
+use crate::device::buffers::{copy_prefix, create_buffer, grown_capacity};
 use crate::device::transfer::{WaitMode, read_range, write_bytes};
 use crate::record::{
     GpuRuntimeStruct, decode_elements, decode_runtime, encode_elements, encode_runtime,
@@ -152,11 +152,11 @@ impl<T: GpuRuntimeStruct> GpuStorage<T> {
         if needed <= self.capacity {
             return Ok(());
         }
-        let doubled = self.capacity.saturating_mul(2).max(needed);
-        let (capacity, size) = match size_for::<T>(gpu, doubled) {
-            Ok(size) => (doubled, size),
-            Err(_) => (needed, size_for::<T>(gpu, needed)?),
-        };
+        let grown = grown_capacity(self.capacity as u64, 2.0, needed as u64, |n| {
+            usize::try_from(n).is_ok_and(|n| size_for::<T>(gpu, n).is_ok())
+        });
+        let capacity = usize::try_from(grown).unwrap_or(needed);
+        let size = size_for::<T>(gpu, capacity)?;
         let buffer = create_buffer(gpu, size, STORAGE_USAGE, "gpudata runtime-sized storage")?;
         copy_prefix(
             gpu,

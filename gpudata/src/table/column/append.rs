@@ -4,7 +4,7 @@
 
 use crate::data::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat};
 use crate::device::Gpu;
-use crate::device::buffers::copy_prefix;
+use crate::device::buffers::{copy_prefix, fits_one_buffer, grown_capacity};
 use crate::device::transfer::{WaitMode, write_bytes};
 use crate::record::{GpuStruct, encode_rows_to_vec};
 use crate::table::TableError;
@@ -26,7 +26,9 @@ pub enum Growth {
         /// Rows the first buffer holds (at least 1).
         initial_capacity_rows: u64,
         /// How much the capacity grows when rows no longer fit: the new capacity is the larger
-        /// of `capacity × growth_factor` and the rows needed (at least 1.0; 2.0 when not finite).
+        /// of `capacity × growth_factor` and the rows needed (at least 1.0; 2.0 when not finite),
+        /// or exactly the rows needed when that many rows' bytes overflow or pass the device's
+        /// `max_buffer_size` (the rule `GpuStorage::reserve` grows by).
         growth_factor: f64,
     },
 }
@@ -459,15 +461,13 @@ impl GpuVector {
         mut buffer: GrowingBuffer,
         rows: u64,
     ) -> Result<GrowingBuffer, TableError> {
-        #[allow(
-            clippy::cast_possible_truncation,
-            clippy::cast_sign_loss,
-            clippy::cast_precision_loss,
-            reason = "a float capacity estimate, clamped to u64 and to the rows needed"
-        )]
-        let grown =
-            (buffer.capacity_rows as f64 * buffer.growth_factor).min(u64::MAX as f64) as u64;
-        let capacity = grown.max(rows);
+        // The rows needed when the grown capacity's bytes overflow or pass the device's
+        // largest buffer.
+        let stride = self.byte_stride;
+        let capacity = grown_capacity(buffer.capacity_rows, buffer.growth_factor, rows, |n| {
+            n.checked_mul(stride)
+                .is_some_and(|size| fits_one_buffer(&state.gpu, size))
+        });
         let grown = self.growing_chunk(&state.gpu, capacity, state.usage, self.length)?;
         let old = self.take_chunks().pop();
         if let Some(old) = old {
