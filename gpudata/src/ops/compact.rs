@@ -95,14 +95,7 @@ fn plan_inputs(
         .map_err(|source| OpError::Gpu { op, source })?;
     let length = mask.len();
     for (input, &found) in lengths.iter().enumerate() {
-        if found != length {
-            return Err(OpError::LengthMismatch {
-                op,
-                input,
-                expected: length,
-                found,
-            });
-        }
+        OpError::check_length(op, input, length, found)?;
     }
     if length > u64::from(u32::MAX) {
         return Err(OpError::TooManyRows {

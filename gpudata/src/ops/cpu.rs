@@ -59,14 +59,7 @@ fn run(sem: &Semantics, operands: &[HostOperand<'_>]) -> Result<HostColumn, OpEr
         places.push(match operand {
             HostOperand::Data(input) => {
                 let expected = *length.get_or_insert(input.length());
-                if input.length() != expected {
-                    return Err(OpError::LengthMismatch {
-                        op: name,
-                        input: i,
-                        expected,
-                        found: input.length(),
-                    });
-                }
+                OpError::check_length(name, i, expected, input.length())?;
                 input.check(name, i)?;
                 HostPlace::Data(*input)
             }
@@ -234,14 +227,7 @@ pub fn interleave(
 
 fn check_views(op: &'static str, views: &[HostInput<'_>], length: u64) -> Result<(), OpError> {
     for (i, view) in views.iter().enumerate() {
-        if view.length() != length {
-            return Err(OpError::LengthMismatch {
-                op,
-                input: i,
-                expected: length,
-                found: view.length(),
-            });
-        }
+        OpError::check_length(op, i, length, view.length())?;
         view.check(op, i)?;
     }
     Ok(())

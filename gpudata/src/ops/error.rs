@@ -367,6 +367,27 @@ pub enum OpError {
 }
 
 impl OpError {
+    /// `Ok` when input `input` of `op` holds the `expected` rows, else
+    /// [`OpError::LengthMismatch`]: the one equal-length rule of every operation's inputs, on the
+    /// GPU and in the CPU reference.
+    pub(crate) fn check_length(
+        op: &'static str,
+        input: usize,
+        expected: u64,
+        found: u64,
+    ) -> Result<(), OpError> {
+        if found == expected {
+            Ok(())
+        } else {
+            Err(OpError::LengthMismatch {
+                op,
+                input,
+                expected,
+                found,
+            })
+        }
+    }
+
     /// [`OpError::Data`], or [`OpError::Gpu`] for a device error the data layer passed on
     /// ([`DataError::Gpu`]): one path for a [`GpuError`].
     pub(crate) fn data(op: &'static str, source: DataError) -> OpError {

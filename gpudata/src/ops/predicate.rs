@@ -245,14 +245,7 @@ pub(crate) fn predicate_length(
         return Err(OpError::NoInputs { op });
     };
     for (input, &found) in columns.iter().chain(masks).enumerate() {
-        if found != length {
-            return Err(OpError::LengthMismatch {
-                op,
-                input,
-                expected: length,
-                found,
-            });
-        }
+        OpError::check_length(op, input, length, found)?;
     }
     Ok(length)
 }

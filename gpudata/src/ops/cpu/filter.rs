@@ -118,14 +118,7 @@ pub fn compact(
     let mut out = Vec::with_capacity(columns.len());
     for (i, c) in columns.iter().enumerate() {
         c.check(OP, i)?;
-        if c.length() != mask.len() as u64 {
-            return Err(OpError::LengthMismatch {
-                op: OP,
-                input: i,
-                expected: mask.len() as u64,
-                found: c.length(),
-            });
-        }
+        OpError::check_length(OP, i, mask.len() as u64, c.length())?;
         let mut bytes = Vec::new();
         for (row, _) in mask.iter().enumerate().filter(|(_, k)| **k) {
             bytes.extend_from_slice(c.row(row as u64));

@@ -29,14 +29,7 @@ pub(super) fn group_sources<'a>(
     length: u64,
 ) -> Result<(Vec<SourceGroup<'a>>, Vec<ValueRef>), OpError> {
     for (i, view) in views.iter().enumerate() {
-        if view.length() != length {
-            return Err(OpError::LengthMismatch {
-                op,
-                input: i,
-                expected: length,
-                found: view.length(),
-            });
-        }
+        OpError::check_length(op, i, length, view.length())?;
         let buffer = view
             .buffer_on(ops.gpu(), "plan an operation")
             .map_err(|source| OpError::Gpu { op, source })?;
