@@ -356,6 +356,18 @@ impl ArrowInteropError {
         }
     }
 
+    /// [`ArrowInteropError::Op`] for `column`, or [`ArrowInteropError::Gpu`] for a device error
+    /// the operation passed on (one path for a [`GpuError`](crate::device::GpuError)).
+    pub(crate) fn op(column: &str, source: crate::ops::OpError) -> ArrowInteropError {
+        match source {
+            crate::ops::OpError::Gpu { source, .. } => ArrowInteropError::gpu(column, source),
+            source => ArrowInteropError::Op {
+                column: column.to_owned(),
+                source,
+            },
+        }
+    }
+
     /// [`ArrowInteropError::Data`] for `column`, or [`ArrowInteropError::Gpu`] for a device
     /// error the data layer passed on (one path for a [`GpuError`](crate::device::GpuError)).
     pub(crate) fn data(column: &str, source: crate::data::DataError) -> ArrowInteropError {

@@ -125,10 +125,7 @@ pub fn upload_source(
     let input = GpuDataView::new(words.buffer(), input_format, source.length(), 0, None)
         .map_err(|e| ArrowInteropError::data(column, e))?
         .on_device(gpu);
-    let mut split = ops::fround(gpu, input).map_err(|e| ArrowInteropError::Op {
-        column: column.to_owned(),
-        source: e,
-    })?;
+    let mut split = ops::fround(gpu, input).map_err(|e| ArrowInteropError::op(column, e))?;
     words.destroy();
     let metadata: crate::data::ReadbackMetadata =
         Arc::new(source.readback().clone().after_fround());
@@ -151,14 +148,7 @@ fn unpack_booleans(
         source.byte_stride(),
         usage,
     )
-    .map_err(|e| match e {
-        // One path for a device error, as every Arrow upload reports it.
-        ops::OpError::Gpu { source, .. } => ArrowInteropError::gpu(column, source),
-        source => ArrowInteropError::Op {
-            column: column.to_owned(),
-            source,
-        },
-    })?;
+    .map_err(|e| ArrowInteropError::op(column, e))?;
     GpuData::new(crate::data::BufferHandle::Owned(output), descriptor(source))
         .map(|data| data.on_device(gpu))
         .map_err(|e| ArrowInteropError::data(column, e))

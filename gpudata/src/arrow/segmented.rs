@@ -100,15 +100,9 @@ fn fround_segments(
             segment.byte_offset(),
             Some(segment.byte_stride()),
         )
-        .map_err(|source| ArrowInteropError::Data {
-            column: column.clone(),
-            source,
-        })?;
-        let plan =
-            ops::plan_fround(gpu, &config, input).map_err(|source| ArrowInteropError::Op {
-                column: column.clone(),
-                source,
-            })?;
+        .map_err(|source| ArrowInteropError::data(column, source))?;
+        let plan = ops::plan_fround(gpu, &config, input)
+            .map_err(|source| ArrowInteropError::op(column, source))?;
         debug_assert_eq!(plan.output().byte_stride(), segment.byte_stride());
         plans.push((segment, plan));
     }
