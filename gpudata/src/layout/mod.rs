@@ -23,6 +23,7 @@ mod wgsl_type;
 
 pub use block::{BlockField, ShaderBlockLayout};
 pub use buffer_layout::{BufferAttribute, BufferLayout, StepMode, WgpuVertexLayout};
+pub(crate) use buffer_layout::{FLOAT32_PLACEHOLDER, vertex_attribute};
 pub use decl::{MemberDecl, StructDecl, TypeDecl};
 pub use error::{LayoutError, WgslError};
 pub use field_name::FieldNameProblem;
