@@ -7,7 +7,7 @@ use super::{GpuData, GpuDataView};
 use crate::device::Gpu;
 use crate::device::GpuError;
 use crate::device::buffers::require_usage;
-use crate::layout::{StepMode, WgpuVertexLayout};
+use crate::layout::{StepMode, WgpuVertexLayout, vertex_attribute};
 
 /// Vertex buffers bind at offsets that are multiples of this (WebGPU's rule).
 const VERTEX_OFFSET_ALIGNMENT: u64 = 4;
@@ -179,11 +179,13 @@ impl<'a> GpuDataView<'a> {
     ) -> Result<VertexBinding<'a>, GpuError> {
         let buffer = self.buffer_on(gpu, "bind a vertex buffer")?;
         require_usage(buffer, wgpu::BufferUsages::VERTEX, "bind a vertex buffer")?;
-        let format = self.format().to_wgpu().ok_or(GpuError::VertexFormat {
-            format: self.format(),
-        })?;
-        check_vertex_stride(gpu, self.byte_stride())?;
         let rebase = self.byte_offset() % VERTEX_OFFSET_ALIGNMENT;
+        let attribute = vertex_attribute(self.format(), rebase, shader_location).ok_or(
+            GpuError::VertexFormat {
+                format: self.format(),
+            },
+        )?;
+        check_vertex_stride(gpu, self.byte_stride())?;
         if rebase + self.element_byte_length() > self.byte_stride() {
             return Err(GpuError::VertexOffset {
                 format: self.format(),
@@ -204,11 +206,7 @@ impl<'a> GpuDataView<'a> {
             size: rebase + self.byte_length(),
             array_stride: self.byte_stride(),
             step_mode: step_mode.to_wgpu(),
-            attribute: [wgpu::VertexAttribute {
-                format,
-                offset: rebase,
-                shader_location,
-            }],
+            attribute: [attribute],
         })
     }
 }

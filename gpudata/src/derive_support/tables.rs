@@ -8,7 +8,7 @@
 
 use super::facts::{Analysis, leaf_total};
 use crate::format::VertexFormat;
-use crate::layout::{GpuDataStructField, StructLayout};
+use crate::layout::{FLOAT32_PLACEHOLDER, GpuDataStructField, StructLayout, vertex_attribute};
 use crate::record::tree::{self, EMPTY_LEAF, Leaf, Msg, fail_with, webgl_leaf};
 use crate::record::{FieldCopy, HostShape};
 
@@ -60,18 +60,19 @@ pub const fn vertex_attribute_list<const N: usize>(
     analysis: &Analysis<N>,
     location: u32,
 ) -> [wgpu::VertexAttribute; N] {
-    let mut list = [wgpu::VertexAttribute {
-        format: wgpu::VertexFormat::Float32,
-        offset: 0,
-        shader_location: 0,
-    }; N];
+    let mut list = [FLOAT32_PLACEHOLDER; N];
     let mut k = 0;
     while k < N {
-        if let Some(format) = analysis.formats[k].to_wgpu() {
-            list[k].format = format;
-        }
-        list[k].offset = analysis.layout.offsets[k];
-        list[k].shader_location = location.saturating_add(k as u32);
+        let offset = analysis.layout.offsets[k];
+        let shader_location = location.saturating_add(k as u32);
+        list[k] = match vertex_attribute(analysis.formats[k], offset, shader_location) {
+            Some(attribute) => attribute,
+            None => wgpu::VertexAttribute {
+                offset,
+                shader_location,
+                ..FLOAT32_PLACEHOLDER
+            },
+        };
         k += 1;
     }
     list

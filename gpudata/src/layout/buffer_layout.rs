@@ -9,6 +9,37 @@ use super::struct_format::first_duplicate;
 use crate::format::VertexFormat;
 use crate::layout::LayoutError;
 
+/// The one builder of wgpu vertex attributes: the attribute that reads a field of `format` at
+/// byte `offset` of a row into shader location `shader_location`; `None` for a WebGL-only
+/// (`-webgl`) format, which no wgpu vertex attribute reads. Runtime layouts
+/// ([`BufferLayout::to_wgpu`]), data views (`GpuDataView::vertex_binding`) and the derive's
+/// attribute tables (flat structs and nested ones alike, `FLOAT32_PLACEHOLDER` where this gives
+/// none) all build theirs here.
+#[must_use]
+pub(crate) const fn vertex_attribute(
+    format: VertexFormat,
+    offset: u64,
+    shader_location: u32,
+) -> Option<wgpu::VertexAttribute> {
+    match format.to_wgpu() {
+        Some(format) => Some(wgpu::VertexAttribute {
+            format,
+            offset,
+            shader_location,
+        }),
+        None => None,
+    }
+}
+
+/// What the derive's `const` attribute tables hold where [`vertex_attribute`] gives none (a
+/// WebGL-only format): a `float32` attribute at the field's offset and location. The struct fails
+/// to compile at that field when its attributes are asked for, so it is never used.
+pub(crate) const FLOAT32_PLACEHOLDER: wgpu::VertexAttribute = wgpu::VertexAttribute {
+    format: wgpu::VertexFormat::Float32,
+    offset: 0,
+    shader_location: 0,
+};
+
 /// Whether a vertex buffer advances per vertex or per instance.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum StepMode {
@@ -198,12 +229,12 @@ impl BufferLayout {
         }
         let mut out = Vec::with_capacity(attributes.len());
         for (i, attribute) in attributes.iter().enumerate() {
-            let format = attribute.format.to_wgpu().ok_or_else(|| {
-                LayoutError::WebglOnlyVertexAttribute {
+            // Built first, so a WebGL-only format is the first error; its location is set last.
+            let built = vertex_attribute(attribute.format, attribute.byte_offset, base_location)
+                .ok_or_else(|| LayoutError::WebglOnlyVertexAttribute {
                     attribute: attribute.attribute.clone(),
                     format: attribute.format,
-                }
-            })?;
+                })?;
             let align = attribute.format.byte_length().min(4);
             if attribute.byte_offset % align != 0 {
                 return Err(LayoutError::MisalignedAttribute {
@@ -236,9 +267,8 @@ impl BufferLayout {
                 .and_then(|i| base_location.checked_add(i))
                 .ok_or(LayoutError::LocationOverflow { base_location })?;
             out.push(wgpu::VertexAttribute {
-                format,
-                offset: attribute.byte_offset,
                 shader_location: location,
+                ..built
             });
         }
         Ok(WgpuVertexLayout {

@@ -21,6 +21,7 @@ mod wgsl_type;
 
 pub use block::{BlockField, ShaderBlockLayout};
 pub use buffer_layout::{BufferAttribute, BufferLayout, StepMode, WgpuVertexLayout};
+pub(crate) use buffer_layout::{FLOAT32_PLACEHOLDER, vertex_attribute};
 #[cfg(feature = "serde")]
 pub(crate) use decl::member_path;
 pub use decl::{MemberDecl, StructDecl, TypeDecl};

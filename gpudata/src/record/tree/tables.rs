@@ -10,7 +10,9 @@
 use super::text::LeafName;
 use super::walk::{EMPTY_LEAF, Leaf, TreeFault, Walk};
 use crate::format::VertexFormat;
-use crate::layout::{AddressSpace, GpuDataStructField, WgslStruct, WgslType};
+use crate::layout::{
+    AddressSpace, FLOAT32_PLACEHOLDER, GpuDataStructField, WgslStruct, WgslType, vertex_attribute,
+};
 use crate::record::FieldCopy;
 use crate::record::host_shape::HostShape;
 
@@ -111,20 +113,22 @@ pub const fn leaf_attributes<const L: usize>(
     leaves: &[Leaf],
     location: u32,
 ) -> [wgpu::VertexAttribute; L] {
-    let mut list = [wgpu::VertexAttribute {
-        format: wgpu::VertexFormat::Float32,
-        offset: 0,
-        shader_location: 0,
-    }; L];
+    let mut list = [FLOAT32_PLACEHOLDER; L];
     let mut k = 0;
     while k < L && k < leaves.len() {
-        if let Some(format) = leaves[k].format
-            && let Some(format) = format.to_wgpu()
-        {
-            list[k].format = format;
-        }
-        list[k].offset = leaves[k].gpu;
-        list[k].shader_location = location.saturating_add(k as u32);
+        let shader_location = location.saturating_add(k as u32);
+        let built = match leaves[k].format {
+            Some(format) => vertex_attribute(format, leaves[k].gpu, shader_location),
+            None => None,
+        };
+        list[k] = match built {
+            Some(attribute) => attribute,
+            None => wgpu::VertexAttribute {
+                offset: leaves[k].gpu,
+                shader_location,
+                ..FLOAT32_PLACEHOLDER
+            },
+        };
         k += 1;
     }
     list
