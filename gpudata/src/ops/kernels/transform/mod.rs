@@ -7,6 +7,7 @@
 //! ([`relayout`]).
 
 pub(crate) mod body;
+mod block;
 mod geometry;
 mod grouping;
 mod kernel;
