@@ -1,5 +1,6 @@
-//! Aligned blocks of bytes copied by a kernel: one `vec4<u32>` (blocks whose offsets and size
-//! are multiples of 16) or one `u32` (multiples of 4) per invocation. Real GPUs run such a kernel
+//! Word-aligned blocks of bytes copied by a kernel: one `vec4<u32>` store per invocation into
+//! the destination's 16-byte aligned body (loaded as one vector, or as four words where the
+//! source is only word-aligned), the few words around it copied as they are. Real GPUs run such a kernel
 //! at their memory bandwidth where `copy_buffer_to_buffer` may not (0.85 TB/s against 3.98 on
 //! the H200's Vulkan driver; DESIGN.md decision 9); the re-layouts copy whole blocks this way.
 //! A block larger than one storage binding is copied in parts, one dispatch each.
@@ -12,9 +13,16 @@ use crate::ops::kernels::dispatch::{Binding, Dispatch, Kernel};
 use crate::ops::kernels::select::rows::{WORKGROUP, binding_decl, header};
 use crate::ops::kernels::split::max_binding_size;
 
-/// The kernel copying `param(0)` elements of `element` from `src[param(1) + i]` to
-/// `dst[param(2) + i]`.
-fn wgsl(element: &str) -> String {
+/// The kernel copying `param(0)` `vec4<u32>`s to `dst[param(2) + i]`: from `src[param(1) + i]`
+/// (`src_element` `vec4<u32>`, both sides 16-byte aligned) or from the four words at
+/// `src[param(1) + 4i]` (`u32`: the source only word-aligned, the stores still whole vectors).
+fn wgsl(src_element: &str) -> String {
+    let load = if src_element == "u32" {
+        "let w = param(1u) + 4u * i;\n\
+         \x20   dst[param(2u) + i] = vec4<u32>(src[w], src[w + 1u], src[w + 2u], src[w + 3u]);"
+    } else {
+        "dst[param(2u) + i] = src[param(1u) + i];"
+    };
     format!(
         "{header}{src}{dst}\
          @compute @workgroup_size({WORKGROUP})\n\
@@ -22,21 +30,28 @@ fn wgsl(element: &str) -> String {
                  @builtin(local_invocation_index) lid: u32) {{\n\
          \x20   let i = group_index(wid, nwg) * {WORKGROUP}u + lid;\n\
          \x20   if (i >= param(0u)) {{ return; }}\n\
-         \x20   dst[param(2u) + i] = src[param(1u) + i];\n\
+         \x20   {load}\n\
          }}\n",
         header = header(3),
-        src = binding_decl(1, "src", element, false),
-        dst = binding_decl(2, "dst", element, true),
+        src = binding_decl(1, "src", src_element, false),
+        dst = binding_decl(2, "dst", "vec4<u32>", true),
     )
 }
 
-/// The dispatches copying `size` bytes from `src_offset` of `src` to `dst_offset` of `dst`, or
-/// `None` when a kernel cannot do it: a buffer without `STORAGE` usage, one buffer on both sides
-/// (a binding may not be read and written at once), offsets or size off 4 bytes, or an empty
-/// block.
+/// A block copy: kernels for its 16-byte aligned body, and the few words before and after it
+/// (at most 12 bytes each) as `(src_offset, dst_offset, size)` copies.
+pub(crate) struct BlockCopy {
+    pub dispatches: Vec<Dispatch>,
+    pub edges: Vec<(u64, u64, u64)>,
+}
+
+/// The copy of `size` bytes from `src_offset` of `src` to `dst_offset` of `dst`, or `None` when
+/// a kernel cannot do it: a buffer without `STORAGE` usage, one buffer on both sides (a binding
+/// may not be read and written at once), offsets or size off 4 bytes, or no 16-byte aligned
+/// vector of the destination inside the block.
 ///
 /// # Errors
-/// [`OpError::TooLarge`] when the device's storage binding limit cannot hold one element past
+/// [`OpError::TooLarge`] when the device's storage binding limit cannot hold one vector past
 /// its offset alignment; the errors of [`Kernel::dispatch`].
 pub(crate) fn block_copy(
     planner: &Planner<'_>,
@@ -45,50 +60,68 @@ pub(crate) fn block_copy(
     dst: &wgpu::Buffer,
     dst_offset: u64,
     size: u64,
-) -> Result<Option<Vec<Dispatch>>, OpError> {
+) -> Result<Option<BlockCopy>, OpError> {
     let storage = |b: &wgpu::Buffer| b.usage().contains(wgpu::BufferUsages::STORAGE);
-    let all = |m: u64| {
-        src_offset.is_multiple_of(m) && dst_offset.is_multiple_of(m) && size.is_multiple_of(m)
-    };
-    if size == 0 || !storage(src) || !storage(dst) || src == dst || !all(4) {
+    let words =
+        src_offset.is_multiple_of(4) && dst_offset.is_multiple_of(4) && size.is_multiple_of(4);
+    if !storage(src) || !storage(dst) || src == dst || !words {
         return Ok(None);
     }
-    let (element, unit) = if all(16) {
+    // The destination's words before its first 16-byte boundary, and after its last.
+    let head = (16 - dst_offset % 16) % 16;
+    let Some(body) = size
+        .checked_sub(head)
+        .map(|rest| rest / 16 * 16)
+        .filter(|b| *b > 0)
+    else {
+        return Ok(None);
+    };
+    let tail = size - head - body;
+    let mut edges = Vec::new();
+    if head > 0 {
+        edges.push((src_offset, dst_offset, head));
+    }
+    if tail > 0 {
+        edges.push((src_offset + head + body, dst_offset + head + body, tail));
+    }
+    let (src_offset, dst_offset) = (src_offset + head, dst_offset + head);
+    let (src_element, src_unit) = if src_offset.is_multiple_of(16) {
         ("vec4<u32>", 16)
     } else {
         ("u32", 4)
     };
     let limits = planner.device().limits();
-    let align = u64::from(limits.min_storage_buffer_offset_alignment).max(unit);
-    // Each part binds from its offsets rounded down to the alignment: at most `align - unit`
+    let align = u64::from(limits.min_storage_buffer_offset_alignment).max(16);
+    // Each part binds from its offsets rounded down to the alignment: at most `align - 4`
     // bytes before it.
-    let most = max_binding_size(&limits).saturating_sub(align) / unit * unit;
+    let most = max_binding_size(&limits).saturating_sub(align) / 16 * 16;
     if most == 0 {
         return Err(OpError::TooLarge {
             op: "copy",
             what: "a storage binding",
-            size: align + unit,
+            size: align + 16,
             limit: max_binding_size(&limits),
         });
     }
-    let text: Arc<str> = wgsl(element).into();
+    let text: Arc<str> = wgsl(src_element).into();
     let mut dispatches = Vec::new();
     let mut done = 0;
-    while done < size {
-        let bytes = most.min(size - done);
+    while done < body {
+        let bytes = most.min(body - done);
         let (from, to) = (src_offset + done, dst_offset + done);
         let (src_start, dst_start) = (from - from % align, to - to % align);
-        let elements = bytes / unit;
+        let vectors = bytes / 16;
+        let too_large = || OpError::TooLarge {
+            op: "copy",
+            what: "a block copy's vectors",
+            size: vectors,
+            limit: u64::from(u32::MAX),
+        };
         let params = [
-            u32::try_from(elements).map_err(|_| OpError::TooLarge {
-                op: "copy",
-                what: "a block copy's elements",
-                size: elements,
-                limit: u64::from(u32::MAX),
-            })?,
-            // Below `align / unit`: the offsets past the rounded-down starts.
-            ((from - src_start) / unit) as u32,
-            ((to - dst_start) / unit) as u32,
+            u32::try_from(vectors).map_err(|_| too_large())?,
+            // Below `align / 4`: the offsets past the rounded-down starts.
+            u32::try_from((from - src_start) / src_unit).map_err(|_| too_large())?,
+            u32::try_from((to - dst_start) / 16).map_err(|_| too_large())?,
         ];
         let bindings = [
             Binding {
@@ -112,9 +145,9 @@ pub(crate) fn block_copy(
             planner,
             &params,
             &bindings,
-            elements.div_ceil(u64::from(WORKGROUP)),
+            vectors.div_ceil(u64::from(WORKGROUP)),
         )?);
         done += bytes;
     }
-    Ok(Some(dispatches))
+    Ok(Some(BlockCopy { dispatches, edges }))
 }

@@ -6,8 +6,8 @@
 //! byte-moving row code ([`moves`]) and the table re-layouts recorded as placed plans of it
 //! ([`relayout`]).
 
-pub(crate) mod body;
 mod block;
+pub(crate) mod body;
 mod geometry;
 mod grouping;
 mod kernel;

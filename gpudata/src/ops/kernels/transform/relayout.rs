@@ -16,7 +16,7 @@
 
 use std::collections::HashMap;
 
-use super::block::block_copy;
+use super::block::{BlockCopy, block_copy};
 use super::geometry::{Placement, gcd};
 use super::moves::{CopyBody, Move};
 use super::plan::{self, KernelRequest};
@@ -323,7 +323,18 @@ impl<'g> Relayout<'g> {
             _ => Self::range(std::slice::from_ref(field), std::slice::from_ref(target)),
         })?;
         match kernels {
-            Some(dispatches) => self.push_kernels(dispatches),
+            Some(BlockCopy { dispatches, edges }) => {
+                for (src_offset, dst_offset, size) in edges {
+                    self.steps.push(Step::Block {
+                        src: run.buffer.clone(),
+                        src_offset,
+                        dst: place.0.clone(),
+                        dst_offset,
+                        size,
+                    });
+                }
+                self.push_kernels(dispatches);
+            }
             None => self.steps.push(Step::Block {
                 src: run.buffer.clone(),
                 src_offset: run.byte_offset,
