@@ -65,6 +65,7 @@ mod column;
 mod error;
 mod relayout;
 
+pub use crate::ops::piecewise::ChunkPiece;
 pub use bind::TableBindings;
 pub use bind::render::{
     BatchDraw, IndexBufferRange, RenderOptions, TableRenderBindings, VertexBufferRange,
@@ -73,9 +74,8 @@ pub use bind::storage::{BatchStorage, StorageColumn, TableStorageBindings, Unifo
 pub use column::append::{AppendableOptions, Growth};
 pub use column::batch::{GpuRecordBatch, RecordBatchOptions, SourceInfo};
 pub use column::chunk_options::ChunkOptions;
-pub use column::chunked::{ChunkPiece, ChunkSpan};
-pub use column::chunked_filter::ChunkedPredicate;
-pub use column::chunked_ops::ChunkOperand;
+pub use column::chunked::ChunkSpan;
+pub use column::chunked_ops::{ChunkOperand, ChunkedPredicate};
 pub use column::constant::{CONSTANT_BUFFER_BYTES, CONSTANT_USAGE, ConstantScalar, GpuConstant};
 pub use column::schema::{GpuSchema, GpuSchemaField, Metadata, RESERVED_INDEX_COLUMN};
 pub use column::table::{GpuColumn, GpuColumnRef, GpuTable};
