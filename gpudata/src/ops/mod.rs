@@ -109,7 +109,7 @@ pub use lanes::{
 pub use math::{abs, cos, exp, log, math, plan_math, pow, sin, sqrt, tan};
 
 pub use compact::{Compacted, compact, compact_data, plan_compact, prefix_sum};
-pub(crate) use compact::{IndexRows, RowSet, compact_indices, compact_row_sets, prefix_sum_pieces};
+pub(crate) use compact::{IndexRows, compact_in_layout, compact_indices, prefix_sum_pieces};
 pub(crate) use extent::plan_extent_pieces;
 pub use extent::{extent, plan_extent};
 pub(crate) use gather::gather_pieces;

@@ -18,12 +18,14 @@
 //!
 //! # Operations
 //!
-//! A [`GpuVector`] larger than one buffer is held in chunks; its operation methods run
-//! [`ops`](crate::ops)' kernels over every chunk and give the one-buffer result:
-//! [`GpuVector::arithmetic`] and the lane and math operations piece by piece,
-//! [`GpuVector::mask`] and [`GpuVector::filter`], and [`GpuVector::extent`],
-//! [`GpuVector::prefix_sum`] and [`GpuVector::gather`] over the whole column.
-//! [`GpuTable::filter`] keeps the rows a mask selects in every batch, with their Arrow nulls.
+//! A [`GpuVector`] larger than one buffer is held in chunks; it is a
+//! [`Chunked`](crate::ops::piecewise::Chunked) column of [`ops::piecewise`](crate::ops::piecewise),
+//! whose one driver runs [`ops`](crate::ops)' kernels over every chunk and gives the one-buffer
+//! result. Its operation methods delegate there: [`GpuVector::arithmetic`] and the lane and
+//! math operations piece by piece, [`GpuVector::mask`] and [`GpuVector::filter`], and
+//! [`GpuVector::extent`], [`GpuVector::prefix_sum`] and [`GpuVector::gather`] over the whole
+//! column. [`GpuTable::filter`] keeps the rows a mask selects in every batch with `ops`'
+//! compaction, with their Arrow nulls.
 //!
 //! # Binding
 //!

@@ -73,7 +73,7 @@ pub fn mask<C: Chunked>(
         let piece_error = |source| C::piece_error(OP, start, end, source);
         let mask_pieces = masks
             .iter()
-            .map(|m| m.piece(gpu, start, end))
+            .map(|m| m.slice(gpu, start, end - start))
             .collect::<Result<Vec<_>, _>>()
             .map_err(piece_error)?;
         let on_piece = predicate
@@ -120,7 +120,7 @@ pub fn compact<C: Chunked>(
             .map(|(c, p)| piece_view(OP, *c, p))
             .collect::<Result<Vec<_>, _>>()
             .map_err(piece_error)?;
-        let part = mask.piece(gpu, start, end).map_err(piece_error)?;
+        let part = mask.slice(gpu, start, end - start).map_err(piece_error)?;
         let compacted = crate::ops::compact(gpu, &part, &views).map_err(piece_error)?;
         for (column, data) in kept.iter_mut().zip(compacted.columns) {
             if compacted.kept > 0 || column.is_empty() {
