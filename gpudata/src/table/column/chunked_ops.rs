@@ -1,5 +1,5 @@
 //! Operations on chunked columns: a [`GpuVector`] is a [`Chunked`] column of `ops`, so
-//! [`ops::piecewise`]' one driver runs `ops`' kernels over its chunks; the methods here are
+//! [`ops::piecewise`](piecewise)' one driver runs `ops`' kernels over its chunks; the methods here are
 //! one-line delegations to it (the element-wise and lane operations, masks and filters,
 //! `extent`, `prefix_sum` and `gather` over the whole column, and [`GpuVector::map_chunks`]
 //! for operations of your own).
@@ -93,7 +93,7 @@ impl Chunked for GpuVector {
 impl GpuVector {
     /// Runs `operation` on every piece of rows that lies in one chunk of each input and
     /// collects its outputs, in row order, as the chunks of a new vector named `name`:
-    /// [`ops::piecewise::map`], for operations whose row `i` depends on row `i` of the inputs
+    /// [`ops::piecewise::map`](piecewise::map), for operations whose row `i` depends on row `i` of the inputs
     /// only (reductions, scans and gathers over a whole chunked column are
     /// [`extent`](Self::extent), [`prefix_sum`](Self::prefix_sum) and
     /// [`gather`](Self::gather)). The pieces end wherever any input's chunk ends, so inputs
@@ -130,7 +130,7 @@ impl GpuVector {
     }
 
     /// `op` folded left over `operands` (`((a op b) op c) …`), element-wise over chunked
-    /// columns: [`ops::piecewise::arithmetic`] ([`ops::arithmetic`](crate::ops::arithmetic())
+    /// columns: [`ops::piecewise::arithmetic`](piecewise::arithmetic) ([`ops::arithmetic`](crate::ops::arithmetic())
     /// on each piece of rows that lies in one chunk of every vector operand, the results
     /// collected as the chunks of a new vector named after the operation).
     ///
@@ -164,7 +164,7 @@ impl GpuVector {
         piecewise::arithmetic(gpu, op, operands)
     }
 
-    /// The math function `op` over chunked columns: [`ops::piecewise::math`].
+    /// The math function `op` over chunked columns: [`ops::piecewise::math`](piecewise::math).
     ///
     /// # Errors
     /// As [`arithmetic`](Self::arithmetic), with [`ops::math`](crate::ops::math())'s errors.
@@ -180,7 +180,7 @@ impl GpuVector {
         piecewise::math(gpu, op, operands)
     }
 
-    /// The lane operation `op` over chunked columns: [`ops::piecewise::lanes`].
+    /// The lane operation `op` over chunked columns: [`ops::piecewise::lanes`](piecewise::lanes).
     ///
     /// # Errors
     /// As [`arithmetic`](Self::arithmetic), with [`ops::lanes`](crate::ops::lanes())' errors.
@@ -197,7 +197,7 @@ impl GpuVector {
     }
 
     /// Evaluates `predicate` over chunked columns (and chunked masks) into a [`GpuMask`] in
-    /// pieces: [`ops::piecewise::mask`].
+    /// pieces: [`ops::piecewise::mask`](piecewise::mask).
     ///
     /// ```
     /// use gpudata::ops::PredicateOf;
@@ -232,7 +232,7 @@ impl GpuVector {
     }
 
     /// The rows `mask` keeps of every column in `columns`, in their order:
-    /// [`ops::piecewise::compact`].
+    /// [`ops::piecewise::compact`](piecewise::compact).
     ///
     /// # Errors
     /// As [`mask`](Self::mask), with [`ops::compact`](crate::ops::compact())'s error.
@@ -249,7 +249,7 @@ impl GpuVector {
     }
 
     /// The minimum and maximum of every lane over all rows of every chunk:
-    /// [`ops::piecewise::extent`], exactly [`ops::extent`](crate::ops::extent()) of the same
+    /// [`ops::piecewise::extent`](piecewise::extent), exactly [`ops::extent`](crate::ops::extent()) of the same
     /// rows in one buffer.
     ///
     /// ```
@@ -276,7 +276,7 @@ impl GpuVector {
     }
 
     /// The exclusive prefix sum of a one-lane integer column across all its chunks:
-    /// [`ops::piecewise::prefix_sum`], exactly [`ops::prefix_sum`](crate::ops::prefix_sum())
+    /// [`ops::piecewise::prefix_sum`](piecewise::prefix_sum), exactly [`ops::prefix_sum`](crate::ops::prefix_sum())
     /// of the same rows in one buffer, as a vector named `prefix_sum` whose chunks follow this
     /// vector's.
     ///
@@ -304,7 +304,7 @@ impl GpuVector {
     }
 
     /// The rows of this vector at the row indices in `ids`, across all chunks of both:
-    /// [`ops::piecewise::gather`], exactly [`ops::gather`](crate::ops::gather()) of the same
+    /// [`ops::piecewise::gather`](piecewise::gather), exactly [`ops::gather`](crate::ops::gather()) of the same
     /// rows in one buffer, as a vector named after this one, chunked as `ids` is. A
     /// [`GpuData`] of indices becomes a vector with
     /// `GpuVector::from_data("ids", vec![data.share()])`.
