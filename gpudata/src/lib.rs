@@ -68,8 +68,9 @@
 //! CPU reference of identical semantics: arithmetic and math functions, lane operations,
 //! interleave and deinterleave, fround, row masks and compaction, prefix sums, `extent`,
 //! `gather`, `sequence` and `segmented_map`. Chunked columns ([`GpuVector`]) run the same
-//! kernels over every chunk (`GpuVector::arithmetic`, `mask`, `filter`, `extent`,
-//! `prefix_sum`, `gather`), and [`GpuTable::filter`] keeps the rows a mask selects.
+//! kernels piece by piece through one driver, [`ops::piecewise`] (also as `GpuVector::arithmetic`,
+//! `mask`, `filter`, `extent`, `prefix_sum`, `gather`), and [`GpuTable::filter`] keeps the rows
+//! a mask selects with `ops`' compaction.
 //!
 //! **7. Arrow.** With feature `arrow`, arrays and record batches upload straight from their Arrow
 //! buffers and read back with their original types.

@@ -13,7 +13,9 @@
 use crate::fixtures::*;
 use gpudata::format::DataType;
 use gpudata::ops::cpu::{self, HostColumn, HostInput, HostOperand};
-use gpudata::ops::{self, ArithmeticOp, Constant, LaneOp, Literal, MathOp, Operand, OpsConfig};
+use gpudata::ops::{
+    self, ArithmeticOp, Constant, LaneOp, Literal, MathOp, Operand, OperandOf, OpsConfig,
+};
 use gpudata::{Gpu, GpuDataView, OpError, VertexFormat};
 
 /// Which values a column holds.
@@ -187,13 +189,9 @@ impl Col {
     }
 }
 
-/// An operand of a case: a column (by index) or a constant or literal.
-#[derive(Clone, Copy)]
-pub(crate) enum Arg {
-    Col(usize),
-    Constant(Constant),
-    Literal(Literal),
-}
+/// An operand of a case: a column (by index) or a constant or literal; one list runs on the
+/// GPU and on the CPU reference, each column mapped to its view and to its host column.
+pub(crate) type Arg = OperandOf<usize>;
 
 /// What a case runs.
 #[derive(Clone)]
@@ -298,19 +296,11 @@ pub(crate) fn run_case(
 ) {
     let gpu_args: Vec<Operand<'_>> = args
         .iter()
-        .map(|a| match a {
-            Arg::Col(i) => cols[*i].gpu().into(),
-            Arg::Constant(c) => (*c).into(),
-            Arg::Literal(l) => (*l).into(),
-        })
+        .map(|a| a.map_data(|&i| cols[i].gpu()))
         .collect();
     let host_args = |flushed: bool| -> Vec<HostOperand<'_>> {
         args.iter()
-            .map(|a| match a {
-                Arg::Col(i) => cols[*i].host(flushed).into(),
-                Arg::Constant(c) => (*c).into(),
-                Arg::Literal(l) => (*l).into(),
-            })
+            .map(|a| a.map_data(|&i| cols[i].host(flushed)))
             .collect()
     };
     let expected = host_run(op, &host_args(false)).unwrap();
@@ -416,7 +406,7 @@ fn math_functions_match_the_cpu_reference() {
             };
             let length = 1 + rng.below(300);
             let mut cols = vec![Col::new(&gpu, &mut rng, format, length, values)];
-            let mut args = vec![Arg::Col(0)];
+            let mut args = vec![Arg::Data(0)];
             if op == MathOp::Pow {
                 cols.push(Col::new(
                     &gpu,
@@ -425,7 +415,7 @@ fn math_functions_match_the_cpu_reference() {
                     length,
                     Values::Range(-4.0, 4.0),
                 ));
-                args.push(Arg::Col(1));
+                args.push(Arg::Data(1));
             }
             run_case(&gpu, &config, &Op::Math(op), &cols, &args, check);
         }
@@ -438,7 +428,7 @@ fn math_functions_match_the_cpu_reference() {
             &config,
             &Op::Math(MathOp::Abs),
             &cols,
-            &[Arg::Col(0)],
+            &[Arg::Data(0)],
             Check::Exact,
         );
     }
@@ -526,43 +516,47 @@ pub(crate) fn run_lane_cases(gpu: &Gpu, config: &OpsConfig, cols: &[Col]) {
     for (op, args, check) in [
         (
             LaneOp::EqualAll,
-            vec![Arg::Col(0), Arg::Col(1)],
+            vec![Arg::Data(0), Arg::Data(1)],
             Check::Exact,
         ),
         (
             LaneOp::EqualAll,
-            vec![Arg::Col(0), Arg::Col(0)],
+            vec![Arg::Data(0), Arg::Data(0)],
             Check::Exact,
         ),
-        (LaneOp::Dot, vec![Arg::Col(0), Arg::Col(1)], Check::ExactNan),
-        (LaneOp::Length, vec![Arg::Col(0)], Check::Length),
+        (
+            LaneOp::Dot,
+            vec![Arg::Data(0), Arg::Data(1)],
+            Check::ExactNan,
+        ),
+        (LaneOp::Length, vec![Arg::Data(0)], Check::Length),
         (
             LaneOp::Select,
-            vec![Arg::Col(3), Arg::Col(0), Arg::Col(1)],
+            vec![Arg::Data(3), Arg::Data(0), Arg::Data(1)],
             Check::Exact,
         ),
         (
             LaneOp::Select,
             vec![
-                Arg::Col(1),
-                Arg::Col(0),
+                Arg::Data(1),
+                Arg::Data(0),
                 Arg::Constant(Constant::scalar(-2.5)),
             ],
             Check::Exact,
         ),
         (
             LaneOp::Swizzle((0..lanes).rev().chain([0]).take(4).collect()),
-            vec![Arg::Col(0)],
+            vec![Arg::Data(0)],
             Check::Exact,
         ),
         (
             LaneOp::Swizzle(vec![lanes - 1]),
-            vec![Arg::Col(0)],
+            vec![Arg::Data(0)],
             Check::Exact,
         ),
         (
             LaneOp::InterleaveLanes,
-            vec![Arg::Col(3), Arg::Col(0)],
+            vec![Arg::Data(3), Arg::Data(0)],
             Check::Exact,
         ),
     ] {
@@ -617,7 +611,7 @@ fn normalized_and_chained_arithmetic_is_bit_for_bit() {
                 .iter()
                 .map(|&f| Col::new(&gpu, &mut rng, f, length, Values::Special))
                 .collect();
-            let args: Vec<Arg> = (0..cols.len()).map(Arg::Col).collect();
+            let args: Vec<Arg> = (0..cols.len()).map(Arg::Data).collect();
             run_case(&gpu, &config, &Op::Fold(op), &cols, &args, Check::ExactNan);
         }
     }
@@ -688,7 +682,7 @@ fn literals_keep_the_data_type() {
                     &config,
                     &Op::Fold(op),
                     &cols,
-                    &[Arg::Col(0), Arg::Literal(literal)],
+                    &[Arg::Data(0), Arg::Literal(literal)],
                     check,
                 );
             }
@@ -897,28 +891,28 @@ fn element_wise_ops_split_over_bindings() {
     for (op, args, check) in [
         (
             Op::Math(MathOp::Sqrt),
-            vec![Arg::Col(0)],
+            vec![Arg::Data(0)],
             Check::Within(MathOp::Sqrt),
         ),
-        (Op::Math(MathOp::Abs), vec![Arg::Col(1)], Check::Exact),
+        (Op::Math(MathOp::Abs), vec![Arg::Data(1)], Check::Exact),
         (
             Op::Lanes(LaneOp::Dot),
-            vec![Arg::Col(0), Arg::Col(0)],
+            vec![Arg::Data(0), Arg::Data(0)],
             Check::ExactNan,
         ),
         (
             Op::Lanes(LaneOp::Select),
-            vec![Arg::Col(2), Arg::Col(1), Arg::Col(2)],
+            vec![Arg::Data(2), Arg::Data(1), Arg::Data(2)],
             Check::Exact,
         ),
         (
             Op::Lanes(LaneOp::Swizzle(vec![3, 1])),
-            vec![Arg::Col(1)],
+            vec![Arg::Data(1)],
             Check::Exact,
         ),
         (
             Op::Fold(ArithmeticOp::Add),
-            vec![Arg::Col(2), Arg::Literal(Literal::scalar(-3.0))],
+            vec![Arg::Data(2), Arg::Literal(Literal::scalar(-3.0))],
             Check::Exact,
         ),
     ] {

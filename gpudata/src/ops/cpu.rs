@@ -2,6 +2,13 @@
 //! same checks and errors. Tests compare the GPU against it; it also serves small inputs where a
 //! dispatch is not worth it.
 //!
+//! It takes the GPU operations' shapes over host columns ([`HostInput`]): operands are
+//! [`HostOperand`] (`OperandOf<HostInput>`, the GPU's [`Operand`](super::Operand) being
+//! `OperandOf<GpuDataView>`), predicates [`HostPredicate`] (`PredicateOf<HostInput, &[bool]>`).
+//! One operand list or predicate over column indices runs both ways:
+//! [`OperandOf::map_data`](super::OperandOf::map_data) and
+//! [`PredicateOf::map`](super::PredicateOf::map) map it to views and to host columns.
+//!
 //! ```
 //! use gpudata::VertexFormat;
 //! use gpudata::ops::cpu::{self, HostInput};
@@ -182,8 +189,8 @@ pub fn select<'a>(
 ///
 /// # Errors
 /// As [`lanes`].
-pub fn swizzle(x: HostInput<'_>, columns: &[u32]) -> Result<HostColumn, OpError> {
-    lanes(&LaneOp::Swizzle(columns.to_vec()), &[HostOperand::Data(x)])
+pub fn swizzle<'a>(x: impl Into<HostOperand<'a>>, columns: &[u32]) -> Result<HostColumn, OpError> {
+    lanes(&LaneOp::Swizzle(columns.to_vec()), &[x.into()])
 }
 
 /// Each row's lanes of every operand, in order, as one column of the joined type: the reference

@@ -83,7 +83,7 @@ pub fn plan_gather(
 /// and the output into runs, the source into parts, each part a dispatch that writes the rows
 /// whose indices fall into it (so a source of `k` parts reads the indices `k` times). A source
 /// larger than one buffer (a chunked [`GpuVector`](crate::GpuVector)) is gathered from by
-/// [`GpuVector::gather`](crate::GpuVector::gather), each chunk bound as such parts.
+/// [`piecewise::gather`](super::piecewise::gather), each chunk bound as such parts.
 ///
 /// # Errors
 /// [`OpError::UnsupportedFormat`] for an index format it does not take; the input checks of

@@ -143,8 +143,9 @@ impl Literal {
 
 /// One argument of an operation: a column `D` (values one per row), a constant or a literal.
 /// One family for every kind of column: [`Operand`] (a view on the GPU), the CPU reference's
-/// [`HostOperand`](super::cpu::HostOperand) and the chunked columns'
-/// [`ChunkOperand`](crate::table::ChunkOperand).
+/// [`HostOperand`](super::cpu::HostOperand) and chunked columns' `OperandOf<&C>`
+/// ([`piecewise`](super::piecewise); [`ChunkOperand`](crate::table::ChunkOperand) for a
+/// [`GpuVector`](crate::GpuVector)).
 #[derive(Clone, Copy, Debug)]
 pub enum OperandOf<D> {
     /// Values one per row: a view's, a host column's or a chunked column's.
@@ -153,6 +154,40 @@ pub enum OperandOf<D> {
     Constant(Constant),
     /// An untyped number that keeps the data's type ([`Literal`]).
     Literal(Literal),
+}
+
+impl<D> OperandOf<D> {
+    /// The column of a column operand; `None` for a constant or a literal.
+    pub fn data(&self) -> Option<&D> {
+        match self {
+            OperandOf::Data(data) => Some(data),
+            _ => None,
+        }
+    }
+
+    /// The same operand over another kind of column: `f` maps a column, a constant or a
+    /// literal stays as it is. So one operand list runs on the GPU and on the CPU reference
+    /// (each column mapped to its view and to its host column), and the piecewise driver
+    /// hands each piece's operands to the kernels.
+    pub fn map_data<E>(&self, f: impl FnOnce(&D) -> E) -> OperandOf<E> {
+        let Ok(operand) = self.try_map_data(|d| Ok::<E, std::convert::Infallible>(f(d)));
+        operand
+    }
+
+    /// [`map_data`](Self::map_data) with a mapping that can fail.
+    ///
+    /// # Errors
+    /// `f`'s error.
+    pub fn try_map_data<E, X>(
+        &self,
+        f: impl FnOnce(&D) -> Result<E, X>,
+    ) -> Result<OperandOf<E>, X> {
+        Ok(match self {
+            OperandOf::Data(data) => OperandOf::Data(f(data)?),
+            OperandOf::Constant(constant) => OperandOf::Constant(*constant),
+            OperandOf::Literal(literal) => OperandOf::Literal(*literal),
+        })
+    }
 }
 
 /// One argument of an operation on the GPU: a [`GpuDataView`]'s values, a constant or a

@@ -19,8 +19,8 @@
 //! [`GpuData`](crate::GpuData) (usages `STORAGE | VERTEX | COPY_SRC | COPY_DST`) that reads back
 //! like any other data. Columns are [`GpuDataView`](crate::GpuDataView)s: packed columns,
 //! strided children of interleaved rows and segments of a segmented table alike. Columns larger
-//! than one buffer are chunked [`GpuVector`](crate::GpuVector)s, whose methods run the same
-//! kernels over every chunk. Kernels compile once per device, in the `Gpu`'s pipeline cache. The
+//! than one buffer are chunked [`GpuVector`](crate::GpuVector)s, which [`piecewise`]' one
+//! driver runs the same kernels over, piece by piece. Kernels compile once per device, in the `Gpu`'s pipeline cache. The
 //! `plan_*` forms take an [`OpsConfig`] and return an [`OpPlan`] to run or to record into a
 //! compute pass of yours. 8- and 16-bit formats are read and written (unlike luma.gl's WebGPU
 //! backend), and normalized, `float16` and `unorm10-10-10-2` values are decoded.
@@ -87,6 +87,7 @@ mod lanes;
 mod mask;
 mod math;
 mod output;
+pub mod piecewise;
 mod plan;
 mod predicate;
 #[cfg(feature = "arrow")]
@@ -108,7 +109,7 @@ pub use lanes::{
 pub use math::{abs, cos, exp, log, math, plan_math, pow, sin, sqrt, tan};
 
 pub use compact::{Compacted, compact, compact_data, plan_compact, prefix_sum};
-pub(crate) use compact::{IndexRows, RowSet, compact_indices, compact_row_sets, prefix_sum_pieces};
+pub(crate) use compact::{IndexRows, compact_in_layout, compact_indices, prefix_sum_pieces};
 pub(crate) use extent::plan_extent_pieces;
 pub use extent::{extent, plan_extent};
 pub(crate) use gather::gather_pieces;
