@@ -1,6 +1,7 @@
 //! Word-aligned blocks of bytes copied by a kernel: one `vec4<u32>` store per invocation into
-//! the destination's 16-byte aligned body (loaded as one vector, or as four words where the
-//! source is only word-aligned), the few words around it copied as they are. Real GPUs run such a kernel
+//! the destination's 16-byte aligned body, from one aligned source vector, or from two
+//! neighbouring ones where the source lies at another phase of 16 bytes; the few words around
+//! the body copied as they are. Real GPUs run such a kernel
 //! at their memory bandwidth where `copy_buffer_to_buffer` may not (0.85 TB/s against 3.98 on
 //! the H200's Vulkan driver; DESIGN.md decision 9); the re-layouts copy whole blocks this way.
 //! A block larger than one storage binding is copied in parts, one dispatch each.
@@ -13,15 +14,29 @@ use crate::ops::kernels::dispatch::{Binding, Dispatch, Kernel};
 use crate::ops::kernels::select::rows::{WORKGROUP, binding_decl, header};
 use crate::ops::kernels::split::max_binding_size;
 
-/// The kernel copying `param(0)` `vec4<u32>`s to `dst[param(2) + i]`: from `src[param(1) + i]`
-/// (`src_element` `vec4<u32>`, both sides 16-byte aligned) or from the four words at
-/// `src[param(1) + 4i]` (`u32`: the source only word-aligned, the stores still whole vectors).
-fn wgsl(src_element: &str) -> String {
-    let load = if src_element == "u32" {
-        "let w = param(1u) + 4u * i;\n\
-         \x20   dst[param(2u) + i] = vec4<u32>(src[w], src[w + 1u], src[w + 2u], src[w + 3u]);"
-    } else {
-        "dst[param(2u) + i] = src[param(1u) + i];"
+/// The kernel copying `param(0)` `vec4<u32>`s from the source's vectors from `src[param(1)]` to
+/// `dst[param(2) + i]`. With `phase` 0 the source vectors are the words to copy; with phase
+/// `p` (1 to 3: the source is `4p` bytes past a 16-byte boundary) vector `i` is the last `4 - p`
+/// words of source vector `i` and the first `p` of vector `i + 1`: every load and store is a
+/// whole aligned vector (a neighbour's load comes from the cache).
+fn wgsl(phase: u64) -> String {
+    let load = match phase {
+        0 => "dst[param(2u) + i] = src[param(1u) + i];",
+        1 => {
+            "let a = src[param(1u) + i];\n\
+              \x20   let b = src[param(1u) + i + 1u];\n\
+              \x20   dst[param(2u) + i] = vec4<u32>(a.y, a.z, a.w, b.x);"
+        }
+        2 => {
+            "let a = src[param(1u) + i];\n\
+              \x20   let b = src[param(1u) + i + 1u];\n\
+              \x20   dst[param(2u) + i] = vec4<u32>(a.z, a.w, b.x, b.y);"
+        }
+        _ => {
+            "let a = src[param(1u) + i];\n\
+              \x20   let b = src[param(1u) + i + 1u];\n\
+              \x20   dst[param(2u) + i] = vec4<u32>(a.w, b.x, b.y, b.z);"
+        }
     };
     format!(
         "{header}{src}{dst}\
@@ -33,7 +48,7 @@ fn wgsl(src_element: &str) -> String {
          \x20   {load}\n\
          }}\n",
         header = header(3),
-        src = binding_decl(1, "src", src_element, false),
+        src = binding_decl(1, "src", "vec4<u32>", false),
         dst = binding_decl(2, "dst", "vec4<u32>", true),
     )
 }
@@ -85,30 +100,41 @@ pub(crate) fn block_copy(
         edges.push((src_offset + head + body, dst_offset + head + body, tail));
     }
     let (src_offset, dst_offset) = (src_offset + head, dst_offset + head);
-    let (src_element, src_unit) = if src_offset.is_multiple_of(16) {
-        ("vec4<u32>", 16)
-    } else {
-        ("u32", 4)
-    };
+    // The source's words past its 16-byte boundary: phase p reads one vector more, which must
+    // lie inside the source buffer; where it does not, the last vector goes with the edges.
+    let phase = src_offset % 16 / 4;
+    let src_base = src_offset - phase * 4;
+    let mut body = body;
+    if phase > 0 && src_base + body + 16 > src.size() {
+        body -= 16;
+        edges.push((src_offset + body, dst_offset + body, 16));
+        if body == 0 {
+            return Ok(Some(BlockCopy {
+                dispatches: Vec::new(),
+                edges,
+            }));
+        }
+    }
+    let extra = if phase > 0 { 16 } else { 0 };
     let limits = planner.device().limits();
     let align = u64::from(limits.min_storage_buffer_offset_alignment).max(16);
-    // Each part binds from its offsets rounded down to the alignment: at most `align - 4`
-    // bytes before it.
-    let most = max_binding_size(&limits).saturating_sub(align) / 16 * 16;
+    // Each part binds from its offsets rounded down to the alignment: at most `align - 16`
+    // bytes before it, and one vector more after it at a phase.
+    let most = max_binding_size(&limits).saturating_sub(align + extra) / 16 * 16;
     if most == 0 {
         return Err(OpError::TooLarge {
             op: "copy",
             what: "a storage binding",
-            size: align + 16,
+            size: align + extra + 16,
             limit: max_binding_size(&limits),
         });
     }
-    let text: Arc<str> = wgsl(src_element).into();
+    let text: Arc<str> = wgsl(phase).into();
     let mut dispatches = Vec::new();
     let mut done = 0;
     while done < body {
         let bytes = most.min(body - done);
-        let (from, to) = (src_offset + done, dst_offset + done);
+        let (from, to) = (src_base + done, dst_offset + done);
         let (src_start, dst_start) = (from - from % align, to - to % align);
         let vectors = bytes / 16;
         let too_large = || OpError::TooLarge {
@@ -119,15 +145,15 @@ pub(crate) fn block_copy(
         };
         let params = [
             u32::try_from(vectors).map_err(|_| too_large())?,
-            // Below `align / 4`: the offsets past the rounded-down starts.
-            u32::try_from((from - src_start) / src_unit).map_err(|_| too_large())?,
+            // Below `align / 16`: the offsets past the rounded-down starts.
+            u32::try_from((from - src_start) / 16).map_err(|_| too_large())?,
             u32::try_from((to - dst_start) / 16).map_err(|_| too_large())?,
         ];
         let bindings = [
             Binding {
                 buffer: src,
                 start: src_start,
-                size: from - src_start + bytes,
+                size: from - src_start + bytes + extra,
             },
             Binding {
                 buffer: dst,
