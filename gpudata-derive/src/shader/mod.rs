@@ -7,7 +7,7 @@
 //! exists, relative to the source file naming it, as `include_str!`), parses it with naga and
 //! matches the struct's fields with the WGSL struct's members by name, or with the entry point's
 //! inputs by location. What names alone decide (a field without a member, a member without a
-//! field, a location nobody reads, a binding that differs, an unreadable or invalid file) is
+//! field, a binding that differs, a missing entry point, an unreadable or invalid file) is
 //! reported here, spanned at the field or the attribute, in the same build as the rest. What
 //! needs the derived layout (offsets, type trees, the stride, input kinds) becomes `const`
 //! assertions calling gpudata's `const fn` rules (`__private::member_problem`, `stride_problem`,

@@ -7,10 +7,12 @@
 
 use super::facts::Analysis;
 use super::shader_tree::{ShaderTree, TreeFinding, compare_tree, offset_body};
-use crate::format::{ShaderType, const_str_eq};
+use crate::format::{ShaderType, VertexFormat, const_str_eq};
 use crate::record::HostShape;
 use crate::record::host_shape::carrier_type;
-use crate::record::shader_rules::{type_name, vertex_accepts};
+use crate::record::shader_rules::{
+    VertexFeed, type_name, vertex_feed, vertex_formats_of, vertex_scalar_name,
+};
 use crate::record::tree::{Msg, fail};
 
 /// A WGSL struct member as the macro read it.
@@ -183,7 +185,8 @@ pub const fn stride_problem<const N: usize>(
     Some(msg.str("\n  (end): ").num(host).str(" | ").num(size))
 }
 
-/// Why gpu field `k`, fed to `input`'s location, cannot feed it, or `None`.
+/// Why gpu field `k`, fed to `input`'s location, cannot feed it, or `None`: [`feed_problem`]
+/// for the field's name and format.
 #[must_use]
 pub const fn input_problem<const N: usize>(
     analysis: &Analysis<N>,
@@ -193,30 +196,47 @@ pub const fn input_problem<const N: usize>(
     if !analysis.valid {
         return None;
     }
-    let format = analysis.formats[k];
-    let accepted = match input.ty {
-        Some(ty) => vertex_accepts(format, ty),
-        None => false,
-    };
-    if accepted {
-        return None;
+    feed_problem(analysis.names[k], analysis.formats[k], input)
+}
+
+/// Why field `name` of `format` cannot feed the vertex input `input`, or `None`: WebGPU's rule
+/// as wgpu applies it ([`vertex_feed`]: the scalar kinds agree; component counts may differ), the
+/// rule `gpudata::check::Shader::check_vertex_state` applies at run time.
+#[must_use]
+pub const fn feed_problem(name: &str, format: VertexFormat, input: &ShaderInput) -> Option<Msg> {
+    let head = Msg::new()
+        .str("field `")
+        .str(name)
+        .str("` feeds location ")
+        .num(input.location as u64)
+        .str(", read as ")
+        .str(input.type_name)
+        .str(" by wgsl `")
+        .str(input.path)
+        .str("` (")
+        .str(input.at)
+        .str("): ")
+        .str(format.as_str());
+    match (vertex_feed(format, input.ty), input.ty) {
+        (VertexFeed::Accepted, _) => None,
+        (VertexFeed::Unfetchable, _) => Some(
+            head.str(" is a WebGL-only format, which wgpu cannot fetch; use a WebGPU vertex format"),
+        ),
+        (VertexFeed::KindDiffers, Some(ty)) => Some(
+            head.str(" delivers ")
+                .str(vertex_scalar_name(format))
+                .str(" values (")
+                .str(type_name(format.vertex_input_type()))
+                .str("), the input reads ")
+                .str(ty.primitive().as_str())
+                .str(" (a vertex input reads the scalar kind its format delivers; component counts may differ): use ")
+                .str(vertex_formats_of(ty.primitive()))
+                .str(", or declare the input with ")
+                .str(vertex_scalar_name(format))
+                .str(" components"),
+        ),
+        (VertexFeed::KindDiffers | VertexFeed::NotNumeric, _) => Some(head.str(
+            " cannot feed it: a vertex input is a scalar or vector of f32, f16, i32 or u32",
+        )),
     }
-    Some(
-        Msg::new()
-            .str("field `")
-            .str(analysis.names[k])
-            .str("` feeds location ")
-            .num(input.location as u64)
-            .str(", read as ")
-            .str(input.type_name)
-            .str(" by wgsl `")
-            .str(input.path)
-            .str("` (")
-            .str(input.at)
-            .str("): ")
-            .str(format.as_str())
-            .str(" delivers ")
-            .str(type_name(format.vertex_input_type()))
-            .str("; use a format of the input's kind and component count, or change the input's type"),
-    )
 }
