@@ -162,6 +162,28 @@ fn resolve(relative: &str, lit: &syn::LitStr) -> std::path::PathBuf {
     beside_source.unwrap_or(in_crate)
 }
 
+/// The message the derive's problem check gives a `zero_copy` problem when the shader check
+/// matched members: one naming a member wider than its field (the field's type is the mistake,
+/// and `#[gpu(padding)]` would only hide it); `None` keeps the analysis's own message.
+#[cfg(feature = "naga")]
+pub(crate) fn zero_copy_message(
+    facts: &ShaderFacts,
+    p: &Ident,
+    analysis: &TokenStream,
+) -> Option<TokenStream> {
+    asserts::zero_copy_message(facts, p, analysis)
+}
+
+/// Without feature `naga` there is no shader check: the analysis's own message.
+#[cfg(not(feature = "naga"))]
+pub(crate) fn zero_copy_message(
+    _facts: &ShaderFacts,
+    _p: &Ident,
+    _analysis: &TokenStream,
+) -> Option<TokenStream> {
+    None
+}
+
 /// The `const` assertions of `facts`, inside the derive's `const _: () = { ... }` block.
 #[cfg(not(feature = "naga"))]
 pub(crate) fn expand(

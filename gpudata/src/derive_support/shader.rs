@@ -5,9 +5,10 @@
 //! cannot disagree. Messages for the compile-time check are written here; the run-time check's
 //! are its error enums' `#[error]` texts.
 
-use super::facts::Analysis;
+use super::facts::{Analysis, Spot, problem_message, problem_spot};
 use super::shader_tree::{ShaderTree, TreeFinding, compare_tree, offset_body};
 use crate::format::{ShaderType, VertexFormat, const_str_eq};
+use crate::layout::WgslType;
 use crate::record::HostShape;
 use crate::record::host_shape::carrier_type;
 use crate::record::shader_rules::{
@@ -28,6 +29,8 @@ pub struct ShaderMember {
     pub offset: u64,
     /// Its alignment.
     pub align: u64,
+    /// Its size in bytes.
+    pub size: u64,
 }
 
 /// A vertex entry point's input as the macro read it.
@@ -56,6 +59,18 @@ const fn field_head<const N: usize>(analysis: &Analysis<N>, k: usize, path: &str
         .str("): ")
 }
 
+/// Gpu field `k`'s WGSL type and host shape: its type tree's member, or a vertex-format field's
+/// WGSL carrier.
+const fn field_type<const N: usize>(analysis: &Analysis<N>, k: usize) -> (WgslType, HostShape) {
+    match analysis.structure {
+        Some(s) if analysis.tree[k] => (s.members[k].ty, analysis.hosts[k]),
+        _ => (
+            carrier_type(analysis.formats[k]),
+            HostShape::Field(analysis.formats[k]),
+        ),
+    }
+}
+
 /// Why gpu field `k` does not match the shader member `m`, or `None`: its type tree against the
 /// member's, then its offset. The tree (a vertex-format field as its WGSL carrier; a nested struct,
 /// array or matrix level by level, naming the first disagreement's path below the field and its
@@ -70,21 +85,11 @@ pub const fn member_problem<const N: usize>(
         // The struct's own problem is reported; a layout of zeros would only add noise.
         return None;
     }
-    let carrier;
-    let (ty, shape) = match analysis.structure {
-        Some(s) if analysis.tree[k] => (&s.members[k].ty, &analysis.hosts[k]),
-        _ => {
-            carrier = (
-                carrier_type(analysis.formats[k]),
-                HostShape::Field(analysis.formats[k]),
-            );
-            (&carrier.0, &carrier.1)
-        }
-    };
+    let (ty, shape) = field_type(analysis, k);
     let path = Msg::new().str(analysis.names[k]);
     let found = compare_tree(
-        ty,
-        shape,
+        &ty,
+        &shape,
         &m.tree,
         analysis.space,
         path,
@@ -128,6 +133,52 @@ pub const fn member_problem<const N: usize>(
             .str("`; `gpudata::check::Shader::check_struct` lists every one)");
     }
     Some(msg)
+}
+
+/// The message of the derive's `zero_copy` problem on a struct whose fields the shader check
+/// matched with `members` (`(gpu field, member)`): when a member disagrees with its field and is
+/// wider than it (`vec4<u32>` where the field is `[u32; 3]`), the host bytes' gap is that
+/// mismatch, and `#[gpu(padding)]` would only hide it: the message names the mismatch instead.
+/// Otherwise, the analysis's own message.
+#[must_use]
+pub const fn zero_copy_message<const N: usize>(
+    analysis: &Analysis<N>,
+    members: &[(usize, ShaderMember)],
+) -> Msg {
+    let own = problem_message(analysis);
+    if !matches!(
+        problem_spot(analysis),
+        Some(Spot::ZeroCopyField(_) | Spot::ZeroCopyEnd)
+    ) {
+        return own;
+    }
+    let mut i = 0;
+    while i < members.len() {
+        let (k, m) = members[i];
+        i += 1;
+        if k >= N {
+            continue;
+        }
+        let size = match field_type(analysis, k).0.layout(analysis.space) {
+            Ok(layout) => layout.size,
+            Err(_) => continue,
+        };
+        if m.size <= size {
+            continue;
+        }
+        if let Some(problem) = member_problem(analysis, k, &m) {
+            return Msg::new()
+                .str("`#[gpu(zero_copy)]`: the host bytes are not the gpu rows because the shader declares a wider type (")
+                .num(m.size)
+                .str(" bytes) than field `")
+                .str(analysis.names[k])
+                .str("` (")
+                .num(size)
+                .str(" bytes); fix the field's type, not with #[gpu(padding)], which would hide the mismatch: ")
+                .str(problem.as_str());
+        }
+    }
+    own
 }
 
 /// Fails compilation with `problem`'s message when there is one, reported at the caller.
