@@ -80,6 +80,39 @@ impl<T: GpuStruct> TypedGpuData<T> {
             .map(Self::wrap)
     }
 
+    /// A new owned buffer of `rows` zeroed rows (WebGPU zeroes new buffers): spare rows to
+    /// fill with [`write_rows`](Self::write_rows), or a kernel's output. `usage` gets `COPY_DST`
+    /// added.
+    ///
+    /// # Errors
+    /// As [`GpuData::zeroed`]: [`DataError::RangeOverflow`] when the size overflows,
+    /// [`DataError::Gpu`] for what the device refused.
+    pub fn zeroed(
+        gpu: &Gpu,
+        rows: u64,
+        usage: wgpu::BufferUsages,
+    ) -> Result<TypedGpuData<T>, DataError> {
+        GpuData::zeroed(gpu, T::FORMAT, rows, usage).map(Self::wrap)
+    }
+
+    /// A new owned buffer of `capacity` rows (at least `rows.len()`) whose first rows are
+    /// `rows` and the others zeroed: room for rows [`write_rows`](Self::write_rows) adds later.
+    /// The data's length is the capacity (the spare rows are rows, read back as zeros and bound
+    /// with the others). `usage` gets `COPY_DST` added.
+    ///
+    /// # Errors
+    /// As [`zeroed`](Self::zeroed) and [`write_rows`](Self::write_rows).
+    pub fn with_capacity(
+        gpu: &Gpu,
+        rows: &[T],
+        capacity: u64,
+        usage: wgpu::BufferUsages,
+    ) -> Result<TypedGpuData<T>, DataError> {
+        let data = Self::zeroed(gpu, capacity.max(rows.len() as u64), usage)?;
+        data.write_rows(gpu, 0, rows)?;
+        Ok(data)
+    }
+
     fn wrap(data: GpuData) -> TypedGpuData<T> {
         TypedGpuData {
             data,
