@@ -91,9 +91,7 @@ fn random_buffers(rng: &mut Rng, limits: &wgpu::Limits) -> Vec<Buffer> {
             end = offset + format.byte_length();
             let location = if chance(rng, 2) {
                 limits.max_vertex_attributes + rng.below(2) as u32
-            } else if !used.is_empty() && chance(rng, 4) {
-                pick(rng, &used)
-            } else if pool.is_empty() {
+            } else if pool.is_empty() || (!used.is_empty() && chance(rng, 4)) {
                 pick(rng, &used)
             } else {
                 pool.swap_remove(rng.below(pool.len() as u64) as usize)
@@ -588,8 +586,10 @@ fn vertex_state_layouts_and_limits_are_named() {
     let buffers: Vec<VertexBufferInput> = (0..17)
         .map(|i| buffer(&format!("b{i}"), 4, vec![]))
         .collect();
-    let mut roomy = wgpu::Limits::default();
-    roomy.max_vertex_buffers = 32;
+    let roomy = wgpu::Limits {
+        max_vertex_buffers: 32,
+        ..wgpu::Limits::default()
+    };
     let found = mismatches(shader.check_vertex_state(&["vs"], &buffers, &roomy));
     assert_eq!(
         found[0],

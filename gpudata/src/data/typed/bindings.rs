@@ -112,10 +112,7 @@ impl<T: GpuStruct> TypedGpuData<T> {
                 alignment,
             });
         }
-        let size = data
-            .length()
-            .checked_mul(T::FORMAT.byte_stride())
-            .unwrap_or(u64::MAX);
+        let size = data.length().saturating_mul(T::FORMAT.byte_stride());
         let limit = limits.max_uniform_buffer_binding_size;
         if size > limit {
             return Err(UniformError::TooLarge { size, limit });
