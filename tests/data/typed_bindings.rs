@@ -8,7 +8,7 @@ use gpudata::data::{BufferHandle, GpuUniform, GpuUniformArray, UniformError};
 use gpudata::{GpuData, GpuDataDescriptor, GpuError, GpuStruct, TypedGpuData};
 
 use crate::support::device::{gpu, validation_error};
-use crate::support::probe::{read_buffer, shader};
+use crate::support::probe::{compute_capture_at, shader};
 
 #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
 #[gpu(layout = "wgsl-uniform")]
@@ -88,88 +88,57 @@ fn typed_buffers_give_layout_entries_wgpu_takes() {
         GpuUniform::<Params>::min_binding_size()
     );
     assert_eq!(TypedGpuData::<Row>::min_binding_size().get(), 8);
-    let out = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("typed bindings out"),
-        size: 24,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
     let mut entries = vec![
         GpuUniform::<Params>::layout_entry(0, stages),
         GpuUniformArray::<Params>::layout_entry(1, stages),
         TypedGpuData::<Row>::storage_layout_entry(2, stages, true),
         table.uniform_layout_entry(3, stages),
-        wgpu::BindGroupLayoutEntry {
-            binding: 4,
-            visibility: stages,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only: false },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        },
     ];
-    let module = shader(&gpu, "typed bindings", WGSL);
-    let pipeline_for = |entries: &[wgpu::BindGroupLayoutEntry]| {
-        let bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("typed bindings"),
-            entries,
-        });
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("typed bindings"),
-            bind_group_layouts: &[Some(&bgl)],
-            immediate_size: 0,
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("typed bindings"),
-            layout: Some(&layout),
-            module: &module,
-            entry_point: Some("main"),
-            compilation_options: wgpu::PipelineCompilationOptions::default(),
-            cache: None,
-        });
-        (bgl, pipeline)
-    };
-    let ((bgl, pipeline), error) = validation_error(&gpu, || pipeline_for(&entries));
-    assert_eq!(error, None);
     let resources = [
         wgpu::BindingResource::Buffer(one.binding()),
         wgpu::BindingResource::Buffer(each.binding()),
         wgpu::BindingResource::Buffer(spare.as_data().storage_binding(&gpu).unwrap()),
         wgpu::BindingResource::Buffer(table.uniform_binding(&gpu).unwrap()),
-        out.as_entire_binding(),
     ];
     let group_entries: Vec<wgpu::BindGroupEntry<'_>> = resources
         .into_iter()
         .zip(0..)
         .map(|(resource, binding)| wgpu::BindGroupEntry { binding, resource })
         .collect();
-    let (_, error) = validation_error(&gpu, || {
-        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("typed bindings"),
-            layout: &bgl,
-            entries: &group_entries,
-        });
-        let mut encoder = device.create_command_encoder(&Default::default());
-        {
-            let mut pass = encoder.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &group, &[each.offset(2).unwrap()]);
-            pass.dispatch_workgroups(1, 1, 1);
-        }
-        gpu.queue().submit([encoder.finish()]);
-    });
-    assert_eq!(error, None);
-    let words: Vec<u32> = read_buffer(&gpu, &out, 0, 24)
-        .chunks_exact(4)
-        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-        .collect();
+    // `compute_capture_at` fails on any validation error: wgpu took every entry.
+    let words = compute_capture_at(
+        &gpu,
+        WGSL,
+        entries.clone(),
+        group_entries,
+        (4, 6),
+        1,
+        &[each.offset(2).unwrap()],
+    );
     assert_eq!(words, [7, 3, 4, 11, 0, 21]);
 
     // The oracle refuses an entry sized by another struct.
     entries[0] = GpuUniform::<Small>::layout_entry(0, stages);
-    let (_, error) = validation_error(&gpu, || pipeline_for(&entries));
+    let module = shader(&gpu, "typed bindings", WGSL);
+    let (_, error) = validation_error(&gpu, || {
+        let bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("typed bindings"),
+            entries: &entries,
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("typed bindings"),
+            bind_group_layouts: &[Some(&bgl)],
+            immediate_size: 0,
+        });
+        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("typed bindings"),
+            layout: Some(&layout),
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: wgpu::PipelineCompilationOptions::default(),
+            cache: None,
+        })
+    });
     assert!(error.is_some(), "a 16-byte entry for a 32-byte uniform");
 }
 

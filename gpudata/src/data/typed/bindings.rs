@@ -10,7 +10,7 @@ use crate::device::{Gpu, GpuError};
 use crate::record::{GpuStruct, UniformLayout};
 
 /// A bind group layout entry for one buffer at `binding`, seen by `visibility`.
-pub(super) fn buffer_entry(
+fn buffer_entry(
     binding: u32,
     visibility: wgpu::ShaderStages,
     ty: wgpu::BufferBindingType,
@@ -29,8 +29,35 @@ pub(super) fn buffer_entry(
     }
 }
 
+/// A storage buffer's layout entry (`read_only`, or read-write), binding at least `min` bytes.
+pub(super) fn storage_entry(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+    read_only: bool,
+    min: NonZeroU64,
+) -> wgpu::BindGroupLayoutEntry {
+    let ty = wgpu::BufferBindingType::Storage { read_only };
+    buffer_entry(binding, visibility, ty, false, Some(min))
+}
+
+/// A uniform buffer's layout entry (with a dynamic offset or not) for one `T`.
+pub(super) fn uniform_entry<T: GpuStruct>(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+    has_dynamic_offset: bool,
+) -> wgpu::BindGroupLayoutEntry {
+    let ty = wgpu::BufferBindingType::Uniform;
+    buffer_entry(
+        binding,
+        visibility,
+        ty,
+        has_dynamic_offset,
+        Some(row_size::<T>()),
+    )
+}
+
 /// Bytes of one `T` row: never 0, as a derived struct has a field.
-fn row_size<T: GpuStruct>() -> NonZeroU64 {
+pub(super) fn row_size<T: GpuStruct>() -> NonZeroU64 {
     NonZeroU64::new(T::FORMAT.byte_stride()).unwrap_or(NonZeroU64::MIN)
 }
 
@@ -52,13 +79,7 @@ impl<T: GpuStruct> TypedGpuData<T> {
         visibility: wgpu::ShaderStages,
         read_only: bool,
     ) -> wgpu::BindGroupLayoutEntry {
-        buffer_entry(
-            binding,
-            visibility,
-            wgpu::BufferBindingType::Storage { read_only },
-            false,
-            Some(Self::min_binding_size()),
-        )
+        storage_entry(binding, visibility, read_only, Self::min_binding_size())
     }
 
     /// A bind group layout entry for these rows bound as `var<uniform> rows: array<T, N>` (`N`

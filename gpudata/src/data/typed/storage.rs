@@ -39,7 +39,7 @@ use std::marker::PhantomData;
 use std::num::NonZeroU64;
 
 use super::StorageError;
-use super::bindings::buffer_entry;
+use super::bindings::storage_entry;
 
 use crate::device::Gpu;
 use crate::device::buffers::{copy_prefix, create_buffer, grown_capacity};
@@ -298,13 +298,7 @@ impl<T: GpuRuntimeStruct> GpuStorage<T> {
         visibility: wgpu::ShaderStages,
         read_only: bool,
     ) -> wgpu::BindGroupLayoutEntry {
-        buffer_entry(
-            binding,
-            visibility,
-            wgpu::BufferBindingType::Storage { read_only },
-            false,
-            Some(T::min_binding_size()),
-        )
+        storage_entry(binding, visibility, read_only, T::min_binding_size())
     }
 
     /// The value as a storage binding: [`byte_size`](Self::byte_size) bytes from the buffer's

@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 use std::num::NonZeroU64;
 
 use super::UniformError;
-use super::bindings::buffer_entry;
+use super::bindings::{row_size, uniform_entry};
 use crate::record::UniformLayout;
 
 use crate::device::Gpu;
@@ -115,7 +115,7 @@ impl<T: GpuStruct> GpuUniform<T> {
     /// The `min_binding_size` of a bind group layout entry for it.
     #[must_use]
     pub fn min_binding_size() -> Option<NonZeroU64> {
-        NonZeroU64::new(T::FORMAT.byte_stride())
+        Some(row_size::<T>())
     }
 
     /// A bind group layout entry for `T` at `binding`: a uniform buffer seen by `visibility`,
@@ -125,13 +125,7 @@ impl<T: GpuStruct> GpuUniform<T> {
         binding: u32,
         visibility: wgpu::ShaderStages,
     ) -> wgpu::BindGroupLayoutEntry {
-        buffer_entry(
-            binding,
-            visibility,
-            wgpu::BufferBindingType::Uniform,
-            false,
-            Self::min_binding_size(),
-        )
+        uniform_entry::<T>(binding, visibility, false)
     }
 
     /// The whole buffer as a uniform binding.
@@ -273,7 +267,7 @@ impl<T: GpuStruct> GpuUniformArray<T> {
     /// The `min_binding_size` of a bind group layout entry for it: one element, `T`'s size.
     #[must_use]
     pub fn min_binding_size() -> Option<NonZeroU64> {
-        NonZeroU64::new(T::FORMAT.byte_stride())
+        Some(row_size::<T>())
     }
 
     /// A bind group layout entry for `T` at `binding`: a uniform buffer with a dynamic offset
@@ -284,13 +278,7 @@ impl<T: GpuStruct> GpuUniformArray<T> {
         binding: u32,
         visibility: wgpu::ShaderStages,
     ) -> wgpu::BindGroupLayoutEntry {
-        buffer_entry(
-            binding,
-            visibility,
-            wgpu::BufferBindingType::Uniform,
-            true,
-            Self::min_binding_size(),
-        )
+        uniform_entry::<T>(binding, visibility, true)
     }
 
     /// The binding of one element (offset 0, `T`'s size): the dynamic offset picks which.
