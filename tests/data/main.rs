@@ -20,6 +20,7 @@ mod runtime_array;
 mod smoke;
 mod storage;
 mod transfer;
+mod typed_bindings;
 mod validation;
 mod vertex_fetch;
 mod wgsl;

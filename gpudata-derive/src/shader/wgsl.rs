@@ -49,6 +49,8 @@ pub(crate) struct Member {
     pub(crate) type_name: String,
     pub(crate) offset: u32,
     pub(crate) align: u32,
+    /// Its WGSL size in bytes.
+    pub(crate) size: u32,
     pub(crate) at: String,
 }
 
@@ -259,6 +261,7 @@ impl Wgsl {
                     type_name: self.type_name(m.ty),
                     offset: m.offset,
                     align: self.layouter[m.ty].alignment.round_up(1),
+                    size: self.layouter[m.ty].size,
                     name,
                 }
             })

@@ -7,6 +7,7 @@ use super::globals::{HostBinding, space_text};
 use super::shader::Shader;
 use super::structs::finish;
 use super::vertex::{VertexAttributeInput, VertexBufferInput};
+use super::vertex_state::buffer_problems;
 use crate::format::VertexFormat;
 use crate::layout::StepMode;
 use crate::table::{BatchStorage, TableRenderBindings};
@@ -14,7 +15,8 @@ use crate::table::{BatchStorage, TableRenderBindings};
 impl Shader {
     /// Checks a table's render bindings ([`GpuTable::render_bindings`](crate::GpuTable::render_bindings))
     /// against the vertex entry point `entry`: as
-    /// [`check_vertex_inputs`](Self::check_vertex_inputs) over the table's vertex buffers, and
+    /// [`check_vertex_inputs`](Self::check_vertex_inputs) over the table's vertex buffers (the
+    /// device's limits aside), and
     /// each column's name equals the name of the input at its location
     /// ([`MismatchError::InputName`]), since a table assigns locations by column name.
     ///
@@ -38,6 +40,7 @@ impl Shader {
             .enumerate()
             .map(|(i, layout)| VertexBufferInput {
                 name: format!("buffer {i}"),
+                array_stride: layout.array_stride,
                 step_mode: match layout.step_mode {
                     wgpu::VertexStepMode::Instance => StepMode::Instance,
                     _ => StepMode::Vertex,
@@ -49,6 +52,7 @@ impl Shader {
                         Some(VertexAttributeInput {
                             name: name_at(a.shader_location),
                             format: VertexFormat::from_wgpu(a.format)?,
+                            offset: a.offset,
                             location: a.shader_location,
                         })
                     })
@@ -56,6 +60,7 @@ impl Shader {
             })
             .collect();
         let mut mismatches = Vec::new();
+        buffer_problems(&buffers, None, &mut mismatches);
         self.compare_vertex_inputs(entry, &buffers, true, &mut mismatches)?;
         finish(format!("table render bindings for {entry}"), mismatches)
     }

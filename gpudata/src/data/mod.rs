@@ -25,7 +25,7 @@ pub use gpu_data::{
 };
 pub use ownership::BufferHandle;
 pub use typed::{
-    GpuStorage, GpuUniform, GpuUniformArray, StorageError, TypedGpuData, TypedGpuDataView,
+    GpuStorage, GpuUniform, GpuUniformArray, Growth, StorageError, TypedGpuData, TypedGpuDataView,
     UniformError,
 };
 pub use upload::DEFAULT_USAGE;
