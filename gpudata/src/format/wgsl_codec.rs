@@ -225,7 +225,10 @@ fn normalized_exact(format: VertexFormat, lane: u32, unit: &str) -> String {
             unorm_bits(&magnitude, k)
         )
     } else {
-        format!("bitcast<f32>({})", unorm_bits(&field(format, lane, unit), k))
+        format!(
+            "bitcast<f32>({})",
+            unorm_bits(&field(format, lane, unit), k)
+        )
     }
 }
 
