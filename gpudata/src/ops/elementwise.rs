@@ -1,8 +1,9 @@
 //! The element-wise engine: every operation whose output row is a function of the same row of
 //! its operands (arithmetic, the math functions, `dot`, `length`, `equalAll`, `select`,
-//! `swizzle`, luma.gl's `interleave`). [`Semantics`] says what a call computes (checked against
-//! luma.gl's rules); [`ElementwiseBody`] writes it as the row code of the one kernel generator,
-//! and `cpu/eval.rs` computes the same on the host.
+//! `swizzle`, luma.gl's `interleave`). [`Semantics`] (`semantics.rs`, re-exported here for the
+//! operations) says what a call computes (checked against luma.gl's rules); [`ElementwiseBody`]
+//! writes it as the row code of the one kernel generator, integer steps with literals through
+//! `exact.rs`, and `cpu/eval.rs` computes the same on the host.
 //!
 //! Evaluation order is pinned: every operand is decoded to its value (and bound to a name)
 //! before it meets another; normalized values are built from integer operations

@@ -256,7 +256,7 @@ fn reciprocal_parts(v: f64) -> (u32, u128) {
         return (0, 0);
     }
     let d = u128::from(m) << s;
-    (0, ((1u128 << 96) + d - 1) / d)
+    (0, (1u128 << 96).div_ceil(d))
 }
 
 /// `⌈rem · 2^96 / m⌉` for `rem < m < 2^53`, by binary long division.

@@ -2,10 +2,13 @@
 // @luma.gl/test-utils' NullDevice) run on deterministic random inputs, for every element-wise
 // operation gpudata shares with it: pow, sqrt, abs, sin, cos, tan, exp, log, dot, length,
 // equalAll, select, swizzle, interleave, and add/multiply/subtract/divide with untyped literals
-// and with a single operand.
+// and with a single operand; integer data with integer data and with literals that do not fit
+// the data's type, on either side; interleave past four lanes.
 //
-// Regenerate (needs the three packages, e.g. `npm install @luma.gl/gpgpu@9.4.2
-// @luma.gl/core@9.4.2 @luma.gl/test-utils@9.4.2` in $LUMA_DIR, default /work/luma):
+// Regenerate (needs the three packages and their peers, e.g. `npm install --legacy-peer-deps
+// @luma.gl/gpgpu@9.4.2 @luma.gl/core@9.4.2 @luma.gl/test-utils@9.4.2 @luma.gl/engine@9.4.2
+// @luma.gl/shadertools@9.4.2 @luma.gl/webgl@9.4.2 @luma.gl/webgpu@9.4.2` in $LUMA_DIR,
+// default /work/luma):
 //
 //   node tests/ops/luma/elementwise.mjs > tests/ops/luma/elementwise.json
 //
