@@ -12,8 +12,11 @@
 //! iterations divided by their count. Bytes moved count every input value read once and every
 //! output row written once. After timing, the first, middle and last 4096 rows of each
 //! operation are read back and compared with the CPU reference (`--no-verify` skips that). The
-//! last case, `add_f32_over_binding`, ignores `--size-mib`: its inputs are twice the device's
-//! largest storage binding, so the operation runs as several dispatches.
+//! case `add_f32_over_binding` ignores `--size-mib`: its inputs are twice the device's largest
+//! storage binding, so the operation runs as several dispatches. The last group,
+//! `decode_normalized`, ignores it too: one case per normalized format, decoding every 8- and
+//! 16-bit pattern (every `unorm10-10-10-2` field value) through an operation kernel and
+//! comparing every lane, not a sample, with the host codec.
 
 #[path = "gpubench/cases.rs"]
 mod cases;
@@ -92,7 +95,7 @@ fn parse_args() -> Result<Args, String> {
                             cos_f32 tan_f32 exp_f32 log_f32 pow_f32 dot_f32x4 length_f32x4 \
                             equal_all_f32x4 select_f32 swizzle_f32x4 read_vec4_256 extent \
                             mask_f32 mask_u32 compact compact_sub random_read_vec4 \
-                            gather_f32x4 gather_sub"
+                            gather_f32x4 gather_sub decode_normalized"
                     .to_owned());
             }
             other => return Err(format!("unknown argument `{other}` (try --help)")),

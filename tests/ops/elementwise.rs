@@ -281,7 +281,8 @@ fn host_run(op: &Op, args: &[HostOperand<'_>]) -> Result<HostColumn, OpError> {
     match op {
         Op::Fold(f) => cpu::arithmetic(*f, args),
         Op::Math(m) => cpu::math(*m, args),
-        Op::Lanes(l) => cpu::lanes(l, args),
+        Op::Lanes(l) => cpu::lanes(l, args)
+            .map(|data| data.into_column().expect("a column of at most four lanes")),
     }
 }
 
@@ -568,6 +569,88 @@ pub(crate) fn run_lane_cases(gpu: &Gpu, config: &OpsConfig, cols: &[Col]) {
 }
 
 #[test]
+fn interleave_lanes_past_four_lanes_writes_struct_rows_as_the_cpu_reference() {
+    // luma.gl's interleave of any number of lanes: rows of the joined type, a packed struct of
+    // 4-lane fields (padding zero), the same bytes as the CPU reference's rows.
+    let gpu = fresh_gpu();
+    let mut rng = Rng::new(77);
+    // (operands, whether a constant joins them, fields of the rows)
+    let groups: [(&[VertexFormat], bool, usize); 5] = [
+        (
+            &[
+                VertexFormat::Uint8x4,
+                VertexFormat::Uint8x2,
+                VertexFormat::Uint8,
+            ],
+            false,
+            3,
+        ),
+        (
+            &[
+                VertexFormat::Uint32x2,
+                VertexFormat::Uint32x4,
+                VertexFormat::Uint32x4,
+                VertexFormat::Uint32x4,
+            ],
+            false,
+            4,
+        ),
+        (
+            &[
+                VertexFormat::Float32x3,
+                VertexFormat::Uint16x2,
+                VertexFormat::Snorm16x4,
+            ],
+            false,
+            3,
+        ),
+        (
+            &[
+                VertexFormat::Sint16x4,
+                VertexFormat::Uint8x4,
+                VertexFormat::Sint8x2,
+            ],
+            false,
+            3,
+        ),
+        (&[VertexFormat::Float16x4, VertexFormat::Unorm8x4], true, 3),
+    ];
+    for (formats, constant, fields) in groups {
+        let length = 1 + rng.below(700);
+        let cols: Vec<Col> = formats
+            .iter()
+            .map(|&f| Col::new(&gpu, &mut rng, f, length, Values::Special))
+            .collect();
+        let mut gpu_args: Vec<Operand<'_>> = cols.iter().map(|c| c.gpu().into()).collect();
+        let mut host_args: Vec<HostOperand<'_>> =
+            cols.iter().map(|c| c.host(false).into()).collect();
+        if constant {
+            // Three more float32 lanes.
+            let c = Constant::vector(&[1.5, -2.0, 0.25]).unwrap();
+            gpu_args.push(c.into());
+            host_args.push(c.into());
+        }
+        let out = ops::interleave_lanes(&gpu, &gpu_args).unwrap();
+        let expected = match cpu::interleave_lanes(&host_args).unwrap() {
+            cpu::HostData::Rows(rows) => rows,
+            cpu::HostData::Column(c) => panic!("{formats:?}: a column of {}", c.format()),
+        };
+        let rows = out.struct_format().expect("struct rows");
+        assert_eq!(rows, expected.format(), "{formats:?}");
+        assert_eq!(rows.fields().len(), fields, "{formats:?}");
+        let found = out.read_bytes(&gpu).unwrap();
+        let stride = rows.byte_stride() as usize;
+        for (row, (g, e)) in found
+            .chunks(stride)
+            .zip(expected.bytes().chunks(stride))
+            .enumerate()
+        {
+            assert_eq!(g, e, "{formats:?} row {row}");
+        }
+    }
+}
+
+#[test]
 fn normalized_and_chained_arithmetic_is_bit_for_bit() {
     // The issue's cases: two unorm values of one scale (a compiler could factor
     // `a/255 + b/255`), chains (reassociation), chained subtraction with missing lanes
@@ -750,12 +833,25 @@ fn luma_rules_and_errors() {
             lanes: 0
         }
     );
+    // Past four lanes (an error until issue 30): rows of the joined type, a packed struct of
+    // 4-lane fields, the values one after another as luma.gl's column of five.
+    let wide = ops::interleave_lanes(&gpu, &[x3.into(), x2b.into()]).unwrap();
+    let rows = wide.struct_format().expect("struct rows").clone();
+    let fields: Vec<(String, VertexFormat, u64)> = rows
+        .fields()
+        .iter()
+        .map(|f| (f.name().to_owned(), f.format(), f.byte_offset()))
+        .collect();
     assert_eq!(
-        ops::interleave_lanes(&gpu, &[x3.into(), x2b.into()]).unwrap_err(),
-        OpError::OutputLanes {
-            op: "interleave_lanes",
-            lanes: 5
-        }
+        fields,
+        [
+            ("lanes0".to_owned(), VertexFormat::Float32x4, 0),
+            ("lanes4".to_owned(), VertexFormat::Float32, 16)
+        ]
+    );
+    assert_eq!(
+        f32s(&wide.read_bytes(&gpu).unwrap()),
+        [1.0, 2.0, 3.0, 1.0, 2.0, 4.0, 5.0, 6.0, 3.0, 4.0]
     );
     assert_eq!(
         ops::math(&gpu, MathOp::Pow, &[x3.into()]).unwrap_err(),

@@ -13,6 +13,7 @@ mod faults;
 mod filter;
 mod fixtures;
 mod fround;
+mod integer;
 mod interleave;
 mod luma_elementwise;
 mod luma_select;

@@ -60,13 +60,11 @@ impl Constant {
 /// (`sint32 + 0.5` stays `sint32`).
 ///
 /// A scalar broadcasts to every lane; a vector's missing lanes are 0 (luma.gl's rule: `[5]` is
-/// `5` in lane 0 only). The value is converted to the type the operation computes in: when
-/// that is an integer type and every lane is an integer that type holds, the arithmetic stays
-/// in wrapping integers; otherwise it runs in `f32` and the result is truncated into the
-/// integer output (negative values wrap, as a JavaScript typed array stores them; non-finite
-/// values store 0; beyond ±2³¹ gpudata clamps where luma.gl wraps). Outside the
-/// arithmetic family (`dot`, `select`, ...), luma.gl makes a number a float32 constant, and so
-/// does gpudata.
+/// `5` in lane 0 only). With float data the value is rounded to `f32`; with integer data the
+/// arithmetic stays in exact, wrapping 32-bit integers whatever the value (a fraction, a value
+/// past the type's range, NaN): the [`ops`](crate::ops) module's semantics say how. Outside
+/// the arithmetic family (`dot`, `select`, ...), luma.gl makes a number a float32 constant, and
+/// so does gpudata.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Literal {
     lanes: [f64; 4],

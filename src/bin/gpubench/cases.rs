@@ -12,12 +12,14 @@ use gpudata::{
 
 use crate::kernels::{self, Fill};
 
+#[path = "decode.rs"]
+mod decode;
 #[path = "elementwise.rs"]
 mod elementwise;
 use crate::timing::Work;
 
 /// Case groups in run order; `--ops` selects by prefix.
-pub const NAMES: [&str; 37] = [
+pub const NAMES: [&str; 38] = [
     "copy_vec4_256",
     "copy_u32_64",
     "copy_buffer_to_buffer",
@@ -55,6 +57,7 @@ pub const NAMES: [&str; 37] = [
     "equal_all_f32x4",
     "select_f32",
     "swizzle_f32x4",
+    "decode_normalized",
 ];
 
 pub type Verify = Box<dyn Fn(&Gpu) -> Result<(), String>>;
@@ -668,6 +671,7 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
         other if crate::select::NAMES.contains(&other) => {
             cases.extend(crate::select::build(gpu, other, size)?);
         }
+        other if decode::NAMES.contains(&other) => cases.extend(decode::build(gpu)?),
         other => return elementwise::build(gpu, other, size),
     }
     Ok(cases)
