@@ -109,6 +109,10 @@ pub(crate) struct Relayout<'g> {
     /// Regions that do not start on 16 bytes: (buffer, offset) → their own buffer.
     detours: HashMap<(wgpu::Buffer, u64), Detour>,
     detour_order: Vec<(wgpu::Buffer, u64)>,
+    /// The words around block copies' aligned bodies: copied after every kernel, so the
+    /// kernels run in one pass instead of one pass per block (their bytes are written by no
+    /// kernel, and their sources by no step).
+    edges: Vec<Step>,
 }
 
 /// The byte-compatible pieces a field of `bytes` bytes moves in: formats of 4-byte components
@@ -158,6 +162,7 @@ impl<'g> Relayout<'g> {
             staged: HashMap::new(),
             detours: HashMap::new(),
             detour_order: Vec::new(),
+            edges: Vec::new(),
         }
     }
 
@@ -325,7 +330,7 @@ impl<'g> Relayout<'g> {
         match kernels {
             Some(BlockCopy { dispatches, edges }) => {
                 for (src_offset, dst_offset, size) in edges {
-                    self.steps.push(Step::Block {
+                    self.edges.push(Step::Block {
                         src: run.buffer.clone(),
                         src_offset,
                         dst: place.0.clone(),
@@ -477,10 +482,11 @@ impl<'g> Relayout<'g> {
             steps,
             mut detours,
             detour_order,
+            edges,
             ..
         } = self;
         submit(gpu, label, "submit the table copies", |encoder| {
-            for step in &steps {
+            for step in steps.iter().chain(&edges) {
                 match step {
                     Step::Block {
                         src,
