@@ -163,7 +163,10 @@ impl TreeFinding {
         }
     }
 
-    const fn note(mut self, path: Msg, at: &'static str, body: Msg) -> TreeFinding {
+    /// This finding with one more disagreement: the first one's `path`, `at` and `body`, or
+    /// one more counted.
+    #[must_use]
+    pub const fn note(mut self, path: Msg, at: &'static str, body: Msg) -> TreeFinding {
         if self.found {
             self.more += 1;
         } else {
