@@ -106,6 +106,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod bind_group;
+mod bind_group_error;
 mod decl;
 mod error;
 mod globals;
@@ -115,6 +117,7 @@ mod structs;
 mod table;
 mod vertex;
 
+pub use bind_group_error::{BindGroupCheckError, BindingMismatch, BindingMismatchError};
 pub use error::{MismatchError, ShaderCheckError, ShaderMismatch, WgslBound, WgslLocation};
 pub use globals::HostBinding;
 pub use report::WgslMember;
