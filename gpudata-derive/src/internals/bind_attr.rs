@@ -1,0 +1,448 @@
+//! `#[derive(GpuBindGroup)]`'s model: the struct's `#[bind_group(...)]` keys ([`GroupAttrs`])
+//! and each field's `#[binding(...)]` keys ([`FieldKeys`]), parsed into typed holders. Parsers
+//! record errors in the [`Ctxt`] and keep what they could read, so every bad key of a struct
+//! is reported at once.
+
+use proc_macro2::Span;
+use syn::ext::IdentExt;
+use syn::parse::{ParseStream, Parser};
+use syn::spanned::Spanned;
+use syn::{Ident, Lit, LitInt, LitStr, Token};
+
+use super::ctxt::Ctxt;
+
+/// Shader stages as wgpu's `ShaderStages` bits.
+pub(crate) const VERTEX: u32 = 1;
+pub(crate) const FRAGMENT: u32 = 2;
+pub(crate) const COMPUTE: u32 = 4;
+
+/// A texture view dimension, by wgpu's variant name.
+pub(crate) type Dimension = &'static str;
+
+/// The struct's `#[bind_group(...)]` keys.
+pub(crate) struct GroupAttrs {
+    /// `group = N`.
+    pub(crate) group: Option<(u32, LitInt)>,
+    /// `shader = "file.wgsl"`.
+    pub(crate) shader: Option<LitStr>,
+    /// `entry = "vs_main"`, in order.
+    pub(crate) entries: Vec<LitStr>,
+    /// `visibility = "..."`: stage bits.
+    pub(crate) visibility: Option<(u32, LitStr)>,
+    /// `label = "..."`.
+    pub(crate) label: Option<LitStr>,
+    /// `crate = "..."`.
+    pub(crate) krate: syn::Path,
+}
+
+/// How a buffer field is bound: `uniform`, `storage` or `read_write`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BufferKey {
+    Uniform,
+    Storage,
+    ReadWrite,
+}
+
+/// One field's `#[binding(...)]` keys.
+#[derive(Default)]
+pub(crate) struct FieldKeys {
+    /// `N`.
+    pub(crate) binding: Option<(u32, LitInt)>,
+    /// `global = "name"`.
+    pub(crate) global: Option<LitStr>,
+    /// `visibility = "..."`.
+    pub(crate) visibility: Option<(u32, LitStr)>,
+    /// `uniform`, `storage` or `read_write`.
+    pub(crate) buffer: Option<BufferKey>,
+    /// `texture` / `texture = "2d-array"`: the dimension (default `D2`).
+    pub(crate) texture: Option<Dimension>,
+    /// `sample = "..."`: `TextureSampleType` tokens' variant (`Depth`, `Float { filterable: true }`).
+    pub(crate) sample: Option<&'static str>,
+    /// `multisampled`.
+    pub(crate) multisampled: bool,
+    /// `storage_texture = "2d"`.
+    pub(crate) storage_texture: Option<Dimension>,
+    /// `format = "rgba8unorm"`: `(wgpu variant, WGSL name)`.
+    pub(crate) format: Option<(&'static str, &'static str)>,
+    /// `access = "write"`: `StorageTextureAccess` variant.
+    pub(crate) access: Option<&'static str>,
+    /// `sampler` / `sampler = "comparison"`: `SamplerBindingType` variant.
+    pub(crate) sampler: Option<&'static str>,
+    /// Where the keys are, for errors about the whole attribute.
+    pub(crate) span: Option<Span>,
+}
+
+/// `(word, value)` tables of the string keys.
+const DIMENSIONS: &[(&str, Dimension)] = &[
+    ("1d", "D1"),
+    ("2d", "D2"),
+    ("2d-array", "D2Array"),
+    ("cube", "Cube"),
+    ("cube-array", "CubeArray"),
+    ("3d", "D3"),
+];
+const SAMPLES: &[(&str, &str)] = &[
+    ("float", "Float { filterable: true }"),
+    ("unfilterable-float", "Float { filterable: false }"),
+    ("sint", "Sint"),
+    ("uint", "Uint"),
+    ("depth", "Depth"),
+];
+const ACCESSES: &[(&str, &str)] = &[
+    ("read", "ReadOnly"),
+    ("write", "WriteOnly"),
+    ("read_write", "ReadWrite"),
+    ("atomic", "Atomic"),
+];
+const SAMPLERS: &[(&str, &str)] = &[
+    ("filtering", "Filtering"),
+    ("non-filtering", "NonFiltering"),
+    ("comparison", "Comparison"),
+];
+/// WGSL's storage texel formats with wgpu's variant names.
+const FORMATS: &[(&str, &str)] = &[
+    ("r8unorm", "R8Unorm"),
+    ("r8snorm", "R8Snorm"),
+    ("r8uint", "R8Uint"),
+    ("r8sint", "R8Sint"),
+    ("r16uint", "R16Uint"),
+    ("r16sint", "R16Sint"),
+    ("r16float", "R16Float"),
+    ("r16unorm", "R16Unorm"),
+    ("r16snorm", "R16Snorm"),
+    ("rg8unorm", "Rg8Unorm"),
+    ("rg8snorm", "Rg8Snorm"),
+    ("rg8uint", "Rg8Uint"),
+    ("rg8sint", "Rg8Sint"),
+    ("r32uint", "R32Uint"),
+    ("r32sint", "R32Sint"),
+    ("r32float", "R32Float"),
+    ("rg16uint", "Rg16Uint"),
+    ("rg16sint", "Rg16Sint"),
+    ("rg16float", "Rg16Float"),
+    ("rg16unorm", "Rg16Unorm"),
+    ("rg16snorm", "Rg16Snorm"),
+    ("rgba8unorm", "Rgba8Unorm"),
+    ("rgba8snorm", "Rgba8Snorm"),
+    ("rgba8uint", "Rgba8Uint"),
+    ("rgba8sint", "Rgba8Sint"),
+    ("bgra8unorm", "Bgra8Unorm"),
+    ("rgb10a2uint", "Rgb10a2Uint"),
+    ("rgb10a2unorm", "Rgb10a2Unorm"),
+    ("rg11b10ufloat", "Rg11b10Ufloat"),
+    ("r64uint", "R64Uint"),
+    ("rg32uint", "Rg32Uint"),
+    ("rg32sint", "Rg32Sint"),
+    ("rg32float", "Rg32Float"),
+    ("rgba16uint", "Rgba16Uint"),
+    ("rgba16sint", "Rgba16Sint"),
+    ("rgba16float", "Rgba16Float"),
+    ("rgba16unorm", "Rgba16Unorm"),
+    ("rgba16snorm", "Rgba16Snorm"),
+    ("rgba32uint", "Rgba32Uint"),
+    ("rgba32sint", "Rgba32Sint"),
+    ("rgba32float", "Rgba32Float"),
+];
+
+/// The value of `lit` in `table`, or an error at it listing the words.
+fn lookup<T: Copy>(cx: &Ctxt, key: &str, lit: &LitStr, table: &[(&str, T)]) -> Option<T> {
+    let value = lit.value();
+    if let Some((_, v)) = table.iter().find(|(word, _)| *word == value) {
+        return Some(*v);
+    }
+    let words: Vec<String> = table.iter().map(|(w, _)| format!("\"{w}\"")).collect();
+    cx.error_spanned_by(
+        lit,
+        format_args!(
+            "unknown {key} \"{value}\"; expected one of {}",
+            words.join(", ")
+        ),
+    );
+    None
+}
+
+/// WGSL's storage texel format of wgpu variant `variant`.
+pub(crate) fn texel_format(wgsl: &str) -> Option<(&'static str, &'static str)> {
+    FORMATS
+        .iter()
+        .find(|(w, _)| *w == wgsl)
+        .map(|(w, v)| (*v, *w))
+}
+
+/// `"vertex | fragment"` as stage bits.
+fn stages(cx: &Ctxt, lit: &LitStr) -> Option<u32> {
+    let mut bits = 0;
+    for word in lit.value().split('|').map(str::trim) {
+        bits |= match word {
+            "vertex" => VERTEX,
+            "fragment" => FRAGMENT,
+            "compute" => COMPUTE,
+            _ => {
+                cx.error_spanned_by(
+                    lit,
+                    format_args!(
+                        "unknown stage \"{word}\" in visibility; write stages joined by `|`: \"vertex | fragment\", \"compute\""
+                    ),
+                );
+                return None;
+            }
+        };
+    }
+    Some(bits)
+}
+
+/// A key's value: a literal after `=`, if any.
+fn parse_value(input: ParseStream<'_>) -> syn::Result<Option<Lit>> {
+    if input.peek(Token![=]) {
+        input.parse::<Token![=]>()?;
+        return Ok(Some(input.parse()?));
+    }
+    Ok(None)
+}
+
+/// The struct's `#[bind_group(...)]` attributes.
+pub(crate) fn group_attrs(cx: &Ctxt, attrs: &[syn::Attribute]) -> GroupAttrs {
+    let mut out = GroupAttrs {
+        group: None,
+        shader: None,
+        entries: Vec::new(),
+        visibility: None,
+        label: None,
+        krate: syn::parse_quote!(::gpudata),
+    };
+    for attr in attrs.iter().filter(|a| a.path().is_ident("bind_group")) {
+        let parsed = attr.parse_args_with(|input: ParseStream<'_>| {
+            while !input.is_empty() {
+                let key = input.call(Ident::parse_any)?;
+                let value = parse_value(input)?;
+                group_key(cx, &mut out, &key, value);
+                if !input.is_empty() {
+                    input.parse::<Token![,]>()?;
+                }
+            }
+            Ok(())
+        });
+        if let Err(e) = parsed {
+            cx.syn_error(e);
+        }
+    }
+    out
+}
+
+fn duplicate(cx: &Ctxt, key: &Ident) {
+    cx.error_spanned_by(key, format_args!("duplicate key `{key}`; keep one"));
+}
+
+fn group_key(cx: &Ctxt, out: &mut GroupAttrs, key: &Ident, value: Option<Lit>) {
+    let name = key.unraw().to_string();
+    let string = |example: &str| match &value {
+        Some(Lit::Str(s)) => Some(s.clone()),
+        _ => {
+            cx.error_spanned_by(key, format_args!("`{name}` takes a string: `{example}`"));
+            None
+        }
+    };
+    match name.as_str() {
+        "group" => match &value {
+            Some(Lit::Int(i)) => match i.base10_parse::<u32>() {
+                Ok(n) if out.group.is_none() => out.group = Some((n, i.clone())),
+                Ok(_) => duplicate(cx, key),
+                Err(_) => cx.error_spanned_by(i, "`group` takes an unsigned integer: `group = 0`"),
+            },
+            _ => cx.error_spanned_by(key, "`group` takes an unsigned integer: `group = 0`"),
+        },
+        "shader" => {
+            if let Some(s) = string("shader = \"shaders/scene.wgsl\"") {
+                if out.shader.is_some() {
+                    duplicate(cx, key);
+                } else {
+                    out.shader = Some(s);
+                }
+            }
+        }
+        "entry" => {
+            if let Some(s) = string("entry = \"vs_main\"") {
+                out.entries.push(s);
+            }
+        }
+        "visibility" => {
+            if let Some(s) = string("visibility = \"vertex | fragment\"")
+                && let Some(bits) = stages(cx, &s)
+            {
+                out.visibility = Some((bits, s));
+            }
+        }
+        "label" => out.label = string("label = \"globals\"").or(out.label.take()),
+        "crate" => {
+            if let Some(s) = string("crate = \"::gpudata\"") {
+                match s.parse::<syn::Path>() {
+                    Ok(path) => out.krate = path,
+                    Err(_) => cx.error_spanned_by(&s, "`crate` takes a path: `crate = \"::gpudata\"`"),
+                }
+            }
+        }
+        _ => cx.error_spanned_by(
+            key,
+            format_args!(
+                "unknown bind_group key `{name}`; expected `group`, `shader`, `entry`, `visibility`, `label` or `crate`"
+            ),
+        ),
+    }
+}
+
+/// A field's `#[binding(...)]` attributes.
+pub(crate) fn field_keys(cx: &Ctxt, attrs: &[syn::Attribute]) -> FieldKeys {
+    let mut out = FieldKeys::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("binding")) {
+        out.span = Some(attr.span());
+        let syn::Meta::List(list) = &attr.meta else {
+            // `#[binding]` alone: nothing said.
+            continue;
+        };
+        let parser = |input: ParseStream<'_>| {
+            while !input.is_empty() {
+                if input.peek(LitInt) {
+                    let lit: LitInt = input.parse()?;
+                    match lit.base10_parse::<u32>() {
+                        Ok(_) if out.binding.is_some() => {
+                            cx.error_spanned_by(&lit, "duplicate binding number; keep one");
+                        }
+                        Ok(n) => out.binding = Some((n, lit)),
+                        Err(_) => cx.error_spanned_by(
+                            &lit,
+                            "a binding number is an unsigned integer: `#[binding(0)]`",
+                        ),
+                    }
+                } else {
+                    let key = input.call(Ident::parse_any)?;
+                    let value = parse_value(input)?;
+                    field_key(cx, &mut out, &key, value);
+                }
+                if !input.is_empty() {
+                    input.parse::<Token![,]>()?;
+                }
+            }
+            Ok(())
+        };
+        if let Err(e) = parser.parse2(list.tokens.clone()) {
+            cx.syn_error(e);
+        }
+    }
+    out
+}
+
+fn set<T>(cx: &Ctxt, key: &Ident, slot: &mut Option<T>, value: Option<T>) {
+    if let Some(v) = value {
+        if slot.is_some() {
+            duplicate(cx, key);
+        } else {
+            *slot = Some(v);
+        }
+    }
+}
+
+fn field_key(cx: &Ctxt, out: &mut FieldKeys, key: &Ident, value: Option<Lit>) {
+    let name = key.unraw().to_string();
+    let string = |example: &str| match &value {
+        Some(Lit::Str(s)) => Some(s.clone()),
+        _ => {
+            cx.error_spanned_by(key, format_args!("`{name}` takes a string: `{example}`"));
+            None
+        }
+    };
+    let flag = || {
+        if value.is_some() {
+            cx.error_spanned_by(
+                key,
+                format_args!("`{name}` takes no value: `#[binding({name})]`"),
+            );
+            return false;
+        }
+        true
+    };
+    match name.as_str() {
+        "global" => set(cx, key, &mut out.global, string("global = \"camera\"")),
+        "visibility" => {
+            let v = string("visibility = \"vertex | fragment\"")
+                .and_then(|s| stages(cx, &s).map(|bits| (bits, s)));
+            set(cx, key, &mut out.visibility, v);
+        }
+        "uniform" | "storage" | "read_write" => {
+            if flag() {
+                let b = match name.as_str() {
+                    "uniform" => BufferKey::Uniform,
+                    "storage" => BufferKey::Storage,
+                    _ => BufferKey::ReadWrite,
+                };
+                set(cx, key, &mut out.buffer, Some(b));
+            }
+        }
+        "texture" | "storage_texture" => {
+            let dim = match &value {
+                None => Some("D2"),
+                Some(Lit::Str(s)) => lookup(cx, "texture dimension", s, DIMENSIONS),
+                Some(_) => {
+                    cx.error_spanned_by(
+                        key,
+                        format_args!("`{name}` takes a dimension: `{name} = \"2d-array\"`"),
+                    );
+                    None
+                }
+            };
+            let slot = if name == "texture" {
+                &mut out.texture
+            } else {
+                &mut out.storage_texture
+            };
+            set(cx, key, slot, dim);
+        }
+        "sample" => {
+            let v = string("sample = \"depth\"").and_then(|s| lookup(cx, "sample type", &s, SAMPLES));
+            set(cx, key, &mut out.sample, v);
+        }
+        "multisampled" => out.multisampled = flag(),
+        "format" => {
+            let v = string("format = \"rgba8unorm\"").and_then(|s| {
+                let found = texel_format(&s.value());
+                if found.is_none() {
+                    lookup(cx, "storage texel format", &s, FORMATS);
+                }
+                found
+            });
+            set(cx, key, &mut out.format, v);
+        }
+        "access" => {
+            let v = string("access = \"write\"").and_then(|s| lookup(cx, "access", &s, ACCESSES));
+            set(cx, key, &mut out.access, v);
+        }
+        "sampler" => {
+            let v = match &value {
+                None => Some("Filtering"),
+                Some(Lit::Str(s)) => lookup(cx, "sampler type", s, SAMPLERS),
+                Some(_) => {
+                    cx.error_spanned_by(key, "`sampler` takes a type: `sampler = \"comparison\"`");
+                    None
+                }
+            };
+            set(cx, key, &mut out.sampler, v);
+        }
+        _ => cx.error_spanned_by(
+            key,
+            format_args!(
+                "unknown binding key `{name}`; expected a binding number, `global`, `visibility`, `uniform`, `storage`, `read_write`, `texture`, `sample`, `multisampled`, `storage_texture`, `format`, `access` or `sampler`"
+            ),
+        ),
+    }
+}
+
+impl FieldKeys {
+    /// Whether any sampled-texture key is set.
+    pub(crate) fn is_texture(&self) -> bool {
+        self.texture.is_some() || self.sample.is_some() || self.multisampled
+    }
+
+    /// Whether any storage-texture key is set.
+    pub(crate) fn is_storage_texture(&self) -> bool {
+        self.storage_texture.is_some() || self.format.is_some() || self.access.is_some()
+    }
+}
