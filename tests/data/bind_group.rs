@@ -388,3 +388,208 @@ fn pipeline_layout_refuses_groups_out_of_order() {
         "bind group `Output` declares @group(1) but is listed at position 0 of the pipeline layout; list the groups in @group order"
     );
 }
+
+/// Bindings written out without a shader, one of each run-time disagreement against
+/// [`LOOSE_SHADER`].
+#[derive(GpuBindGroup)]
+#[bind_group(
+    group = 0,
+    visibility = "fragment",
+    entry = "vs_main",
+    entry = "fs_main"
+)]
+struct Loose<'a> {
+    #[binding(0)]
+    depth: &'a wgpu::TextureView,
+    #[binding(1, texture = "2d-array")]
+    layers: &'a wgpu::TextureView,
+    #[binding(2, multisampled)]
+    resolved: &'a wgpu::TextureView,
+    #[binding(3, storage_texture = "2d", format = "rgba8unorm")]
+    half_float: &'a wgpu::TextureView,
+    #[binding(4, storage_texture = "2d", format = "rgba8unorm", access = "read")]
+    written: &'a wgpu::TextureView,
+    #[binding(5)]
+    not_a_sampler: &'a GpuUniform<Params>,
+    #[binding(6)]
+    vertex_params: &'a GpuUniform<Params>,
+    #[binding(7)]
+    gone: &'a wgpu::Sampler,
+}
+
+const LOOSE_SHADER: &str = "
+struct Params {
+    scale: f32,
+    offset: vec3<f32>,
+}
+@group(0) @binding(0) var depth: texture_depth_2d;
+@group(0) @binding(1) var layers: texture_2d<f32>;
+@group(0) @binding(2) var resolved: texture_2d<f32>;
+@group(0) @binding(3) var half_float: texture_storage_2d<rgba16float, write>;
+@group(0) @binding(4) var written: texture_storage_2d<rgba8unorm, write>;
+@group(0) @binding(5) var not_a_sampler: sampler;
+@group(0) @binding(6) var<uniform> vertex_params: Params;
+
+@vertex
+fn vs_main() -> @builtin(position) vec4<f32> {
+    return vec4<f32>(vertex_params.offset, vertex_params.scale);
+}
+
+@fragment
+fn fs_main(@builtin(position) at: vec4<f32>) -> @location(0) vec4<f32> {
+    let d = textureLoad(depth, vec2<i32>(0, 0), 0);
+    let l = textureSample(layers, not_a_sampler, at.xy);
+    let r = textureLoad(resolved, vec2<i32>(0, 0), 0);
+    textureStore(half_float, vec2<i32>(0, 0), r);
+    textureStore(written, vec2<i32>(0, 0), l);
+    return vec4<f32>(d) + l;
+}
+";
+
+#[test]
+fn run_time_check_reports_each_disagreement() -> Result<(), Box<dyn std::error::Error>> {
+    let shader = Shader::parse(LOOSE_SHADER)?;
+    let Err(err) = shader.check_bind_group::<Loose<'_>>() else {
+        panic!("every binding of Loose disagrees")
+    };
+    let BindGroupCheckError::Mismatches {
+        bind_group,
+        mismatches,
+    } = &err
+    else {
+        panic!("{err}")
+    };
+    assert_eq!(bind_group, "Loose");
+    let errors: Vec<(&str, &BindingMismatchError)> = mismatches
+        .iter()
+        .map(|m| (m.path.as_str(), &m.error))
+        .collect();
+    let visibility = BindingMismatchError::Visibility {
+        host: "fragment".to_owned(),
+        entry_point: "vs_main".to_owned(),
+        stage: "vertex",
+    };
+    assert_eq!(
+        errors,
+        [
+            (
+                "depth",
+                &BindingMismatchError::SampleType {
+                    host: "float",
+                    shader: "depth"
+                }
+            ),
+            (
+                "layers",
+                &BindingMismatchError::Dimension {
+                    host: "2d-array",
+                    shader: "2d"
+                }
+            ),
+            (
+                "resolved",
+                &BindingMismatchError::Multisampled {
+                    host: "multisampled",
+                    shader: "single-sampled"
+                }
+            ),
+            (
+                "half_float",
+                &BindingMismatchError::StorageFormat {
+                    host: "rgba8unorm",
+                    shader: "rgba16float"
+                }
+            ),
+            (
+                "written",
+                &BindingMismatchError::StorageAccess {
+                    host: "read",
+                    shader: "write"
+                }
+            ),
+            (
+                "not_a_sampler",
+                &BindingMismatchError::Resource {
+                    host: "a uniform buffer",
+                    shader: "a sampler"
+                }
+            ),
+            ("vertex_params", &visibility),
+            (
+                "gone",
+                &BindingMismatchError::NoGlobal {
+                    group: 0,
+                    binding: 7
+                }
+            ),
+        ]
+    );
+    assert_eq!(
+        err.to_string(),
+        "bind group `Loose` disagrees with the shader in 8 places:\n  \
+         `depth` (wgsl 6:23): the field binds a texture of float samples, the shader declares depth samples; make the sample types agree\n  \
+         `layers` (wgsl 7:23): the field binds a 2d-array texture view, the shader declares a 2d texture; make the dimensions agree\n  \
+         `resolved` (wgsl 8:23): the field binds a multisampled texture, the shader declares a single-sampled one; make the two agree\n  \
+         `half_float` (wgsl 9:23): the field binds texel format rgba8unorm, the shader declares rgba16float; make the formats agree\n  \
+         `written` (wgsl 10:23): the field binds storage texture access read, the shader declares write; make the access modes agree\n  \
+         `not_a_sampler` (wgsl 11:23): the field binds a uniform buffer, the shader declares a sampler; borrow the resource the shader declares, or change the wgsl\n  \
+         `vertex_params` (wgsl 12:23): the field is visible to fragment, but entry point `vs_main` (vertex) uses it; add the stage to its visibility\n  \
+         `gone`: the shader declares no global at @group(0) @binding(7); bind a global the shader declares, or add this one to the wgsl"
+    );
+    Ok(())
+}
+
+#[test]
+fn run_time_check_needs_the_entry_points_and_a_valid_shader()
+-> Result<(), Box<dyn std::error::Error>> {
+    let renamed = Shader::parse(&SHADER.replace("fn main(", "fn run("))?;
+    let err = renamed.check_bind_group::<Scene<'_>>().unwrap_err();
+    assert_eq!(
+        err,
+        BindGroupCheckError::MissingEntryPoint {
+            bind_group: "Scene".to_owned(),
+            name: "main".to_owned()
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "bind group `Scene` is checked for entry point `main`, which the shader does not declare"
+    );
+    // Implicit-level sampling outside a fragment shader parses but does not validate.
+    let invalid = Shader::parse(&SHADER.replace(
+        "textureSampleLevel(image, smp, uv, 0.0)",
+        "textureSample(image, smp, uv)",
+    ))?;
+    let err = invalid.check_bind_group::<Scene<'_>>().unwrap_err();
+    let BindGroupCheckError::Invalid { message } = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(
+        err.to_string(),
+        format!("the shader does not validate: {message}")
+    );
+    // A host type without a layout cannot come from the derive; the variant wraps the check's.
+    let wrapped = BindGroupCheckError::from(gpudata::check::ShaderCheckError::MissingStruct {
+        name: "Light".to_owned(),
+    });
+    assert_eq!(wrapped.to_string(), "the shader declares no struct `Light`");
+    Ok(())
+}
+
+#[test]
+fn bind_group_of_rows_without_storage_usage_is_an_error() -> Result<(), Box<dyn std::error::Error>>
+{
+    let gpu = support::gpu();
+    let results =
+        TypedGpuData::from_rows(&gpu, &[Out { value: [0.0; 4] }], wgpu::BufferUsages::VERTEX)?;
+    let err = Output { results: &results }.bind_group(&gpu).unwrap_err();
+    assert!(
+        matches!(err, BindError::Gpu(gpudata::GpuError::MissingUsage { .. })),
+        "{err}"
+    );
+    assert!(
+        err.to_string().starts_with("cannot bind a storage buffer"),
+        "{err}"
+    );
+    Ok(())
+}

@@ -85,14 +85,6 @@ fn derive_in(cx: &Ctxt, input: &syn::DeriveInput) -> TokenStream {
             ),
         }
     }
-    if attrs.shader.is_none() {
-        for lit in &attrs.entries {
-            cx.error_spanned_by(
-                lit,
-                "`entry` names an entry point of the shader: add `shader = \"path/to/file.wgsl\"` (relative to the crate's Cargo.toml)",
-            );
-        }
-    }
     if cx.blocks() {
         return expand::fallback(input, &attrs);
     }
@@ -117,15 +109,18 @@ fn derive_in(cx: &Ctxt, input: &syn::DeriveInput) -> TokenStream {
 
 /// Keys that contradict each other, whatever the resource.
 fn check_keys(cx: &Ctxt, ident: &syn::Ident, keys: &FieldKeys) {
-    let span = keys.span.unwrap_or_else(|| ident.span());
+    let spot: &dyn quote::ToTokens = match &keys.attr {
+        Some(attr) => attr,
+        None => ident,
+    };
     if keys.is_texture() && keys.is_storage_texture() {
-        cx.error_at(
-            span,
+        cx.error_spanned_by(
+            spot,
             "a texture field is sampled (`texture`, `sample`, `multisampled`) or a storage texture (`storage_texture`, `format`, `access`), not both",
         );
     } else if keys.is_storage_texture() && keys.format.is_none() {
-        cx.error_at(
-            span,
+        cx.error_spanned_by(
+            spot,
             "a storage texture needs its texel format: add `format = \"rgba8unorm\"` (the format the wgsl's texture_storage_* declares)",
         );
     }
@@ -183,8 +178,12 @@ fn resolve_fields(
         if let Some(earlier) = out.iter().position(|r| r.binding == binding)
             && (shader.is_none() || bound.is_some())
         {
-            cx.error_at(
-                f.keys.span.unwrap_or_else(|| f.ident.span()),
+            let spot: &dyn quote::ToTokens = match &f.keys.attr {
+                Some(attr) => attr,
+                None => f.ident,
+            };
+            cx.error_spanned_by(
+                spot,
                 format_args!(
                     "field `{}` takes @binding({binding}), which field `{}` binds already; give each field its own binding",
                     f.ident, fields[earlier].ident

@@ -3,10 +3,8 @@
 //! record errors in the [`Ctxt`] and keep what they could read, so every bad key of a struct
 //! is reported at once.
 
-use proc_macro2::Span;
 use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
-use syn::spanned::Spanned;
 use syn::{Ident, Lit, LitInt, LitStr, Token};
 
 use super::ctxt::Ctxt;
@@ -68,8 +66,8 @@ pub(crate) struct FieldKeys {
     pub(crate) access: Option<&'static str>,
     /// `sampler` / `sampler = "comparison"`: `SamplerBindingType` variant.
     pub(crate) sampler: Option<&'static str>,
-    /// Where the keys are, for errors about the whole attribute.
-    pub(crate) span: Option<Span>,
+    /// The attribute, for errors about all its keys.
+    pub(crate) attr: Option<syn::Attribute>,
 }
 
 /// `(word, value)` tables of the string keys.
@@ -294,7 +292,7 @@ fn group_key(cx: &Ctxt, out: &mut GroupAttrs, key: &Ident, value: Option<Lit>) {
 pub(crate) fn field_keys(cx: &Ctxt, attrs: &[syn::Attribute]) -> FieldKeys {
     let mut out = FieldKeys::default();
     for attr in attrs.iter().filter(|a| a.path().is_ident("binding")) {
-        out.span = Some(attr.span());
+        out.attr = Some(attr.clone());
         let syn::Meta::List(list) = &attr.meta else {
             // `#[binding]` alone: nothing said.
             continue;

@@ -142,10 +142,10 @@ const fn texture(t: TextureKeys) -> wgpu::BindingType {
     }
 }
 
-const BUFFER_KEYS: &str = "a buffer's (`uniform`, `storage`, `read_write`)";
+const BUFFER_KEYS: &str = "a buffer's keys (`uniform`, `storage`, `read_write`)";
 const TEXTURE_KEYS: &str =
-    "a texture's (`texture`, `sample`, `multisampled`, `storage_texture`, `format`, `access`)";
-const SAMPLER_KEYS: &str = "a sampler's (`sampler`)";
+    "a texture's keys (`texture`, `sample`, `multisampled`, `storage_texture`, `format`, `access`)";
+const SAMPLER_KEYS: &str = "a sampler's key (`sampler`)";
 
 /// Why `keys` do not fit a resource of `kind` (field `name`), or `None`.
 #[must_use]
@@ -213,9 +213,9 @@ pub const fn keys_problem(name: &str, kind: &ResourceKind, keys: &BindingKeys) -
     match offending {
         None => None,
         Some(keys) => Some(
-            head.str(", but its #[binding(...)] has ")
+            head.str(", but its #[binding(...)] gives it ")
                 .str(keys)
-                .str(" keys; remove them, or borrow the resource they describe"),
+                .str("; remove them, or borrow the resource they describe"),
         ),
     }
 }
