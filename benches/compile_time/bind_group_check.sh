@@ -74,8 +74,10 @@ generate() { # name, with the group (0/1), checked (0/1)
     wgsl >"$dir/shaders/bench.wgsl"
     {
         echo '#![allow(dead_code)]'
-        echo 'use gpudata::data::GpuUniform;'
-        echo 'use gpudata::TypedGpuData;'
+        if [ "$group" = 1 ]; then
+            echo 'use gpudata::data::GpuUniform;'
+            echo 'use gpudata::TypedGpuData;'
+        fi
         for i in $(seq 1 "$n"); do
             echo '#[derive(Clone, Copy, gpudata::GpuStruct)]'
             echo '#[gpu(layout = "wgsl-uniform")]'

@@ -152,9 +152,6 @@ pub(super) fn expand(
 ) -> TokenStream {
     let p = private_ident();
     let krate = &attrs.krate;
-    let ident = &input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    let label = label(input, attrs);
     let group = Literal::u32_suffixed(attrs.group.as_ref().map_or(0, |(n, _)| *n));
     let entry_points = attrs.entries.iter();
     let mut items = Vec::new();
@@ -206,32 +203,60 @@ pub(super) fn expand(
             const _: &[::core::primitive::u8] = ::core::include_bytes!(#path);
         )
     });
+    let body = quote! {
+        let bindings = <Self as #p::GpuBindGroup>::BINDINGS;
+        ::core::result::Result::Ok(::std::vec![#(#entries),*])
+    };
+    let group_impl = group_impl(
+        input,
+        attrs,
+        &quote!(#group),
+        &quote!(&[#(#entry_points),*]),
+        &quote!(&[#(#bindings),*]),
+        &body,
+    );
     quote! {
         #[doc(hidden)]
         const _: () = {
             use #krate::__private as #p;
             #rebuild
             #(#items)*
-
-            #[automatically_derived]
-            impl #impl_generics #p::GpuBindGroup for #ident #ty_generics #where_clause {
-                const LABEL: &'static ::core::primitive::str = #label;
-                const GROUP: ::core::primitive::u32 = #group;
-                const ENTRY_POINTS: &'static [&'static ::core::primitive::str] = &[#(#entry_points),*];
-                const BINDINGS: &'static [#p::BindingField] = &[#(#bindings),*];
-
-                fn entries<'__gpudata_s>(
-                    &'__gpudata_s self,
-                    gpu: &#p::Gpu,
-                ) -> ::core::result::Result<
-                    ::std::vec::Vec<#p::wgpu::BindGroupEntry<'__gpudata_s>>,
-                    #p::GpuError,
-                > {
-                    let bindings = <Self as #p::GpuBindGroup>::BINDINGS;
-                    ::core::result::Result::Ok(::std::vec![#(#entries),*])
-                }
-            }
+            #group_impl
         };
+    }
+}
+
+/// `impl GpuBindGroup` with these constants and `entries` body (which reads `gpu`).
+fn group_impl(
+    input: &syn::DeriveInput,
+    attrs: &GroupAttrs,
+    group: &TokenStream,
+    entry_points: &TokenStream,
+    bindings: &TokenStream,
+    body: &TokenStream,
+) -> TokenStream {
+    let p = private_ident();
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let label = label(input, attrs);
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #p::GpuBindGroup for #ident #ty_generics #where_clause {
+            const LABEL: &'static ::core::primitive::str = #label;
+            const GROUP: ::core::primitive::u32 = #group;
+            const ENTRY_POINTS: &'static [&'static ::core::primitive::str] = #entry_points;
+            const BINDINGS: &'static [#p::BindingField] = #bindings;
+
+            fn entries<'__gpudata_s>(
+                &'__gpudata_s self,
+                gpu: &#p::Gpu,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<#p::wgpu::BindGroupEntry<'__gpudata_s>>,
+                #p::GpuError,
+            > {
+                #body
+            }
+        }
     }
 }
 
@@ -240,30 +265,17 @@ pub(super) fn expand(
 pub(super) fn fallback(input: &syn::DeriveInput, attrs: &GroupAttrs) -> TokenStream {
     let p = private_ident();
     let krate = &attrs.krate;
-    let ident = &input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    let label = label(input, attrs);
+    let empty = quote!(&[]);
+    let body = quote! {
+        let _ = gpu;
+        ::core::result::Result::Ok(::std::vec::Vec::new())
+    };
+    let group_impl = group_impl(input, attrs, &quote!(0), &empty, &empty, &body);
     quote! {
         #[doc(hidden)]
         const _: () = {
             use #krate::__private as #p;
-            #[automatically_derived]
-            impl #impl_generics #p::GpuBindGroup for #ident #ty_generics #where_clause {
-                const LABEL: &'static ::core::primitive::str = #label;
-                const GROUP: ::core::primitive::u32 = 0;
-                const ENTRY_POINTS: &'static [&'static ::core::primitive::str] = &[];
-                const BINDINGS: &'static [#p::BindingField] = &[];
-
-                fn entries<'__gpudata_s>(
-                    &'__gpudata_s self,
-                    _gpu: &#p::Gpu,
-                ) -> ::core::result::Result<
-                    ::std::vec::Vec<#p::wgpu::BindGroupEntry<'__gpudata_s>>,
-                    #p::GpuError,
-                > {
-                    ::core::result::Result::Ok(::std::vec::Vec::new())
-                }
-            }
+            #group_impl
         };
     }
 }

@@ -198,6 +198,87 @@ fn parse_value(input: ParseStream<'_>) -> syn::Result<Option<Lit>> {
     Ok(None)
 }
 
+/// One key of an attribute, with its value when it has one.
+struct Key<'c> {
+    cx: &'c Ctxt,
+    ident: Ident,
+    name: String,
+    value: Option<Lit>,
+}
+
+impl Key<'_> {
+    /// The string value, or an error at the key showing `example`.
+    fn string(&self, example: &str) -> Option<LitStr> {
+        match &self.value {
+            Some(Lit::Str(s)) => Some(s.clone()),
+            _ => {
+                self.cx.error_spanned_by(
+                    &self.ident,
+                    format_args!("`{}` takes a string: `{example}`", self.name),
+                );
+                None
+            }
+        }
+    }
+
+    /// Whether the key stands alone, as a flag must (a value is an error).
+    fn flag(&self) -> bool {
+        if self.value.is_some() {
+            self.cx.error_spanned_by(
+                &self.ident,
+                format_args!("`{0}` takes no value: `#[binding({0})]`", self.name),
+            );
+            return false;
+        }
+        true
+    }
+
+    /// Stores `value` in `slot`, or reports the key as a duplicate.
+    fn set<T>(&self, slot: &mut Option<T>, value: Option<T>) {
+        if let Some(v) = value {
+            if slot.is_some() {
+                duplicate(self.cx, &self.ident);
+            } else {
+                *slot = Some(v);
+            }
+        }
+    }
+}
+
+/// Reads `key [= literal], ...` from `tokens`, each key passed to `each`; bare integers to
+/// `number`.
+fn parse_keys(
+    cx: &Ctxt,
+    tokens: proc_macro2::TokenStream,
+    mut number: impl FnMut(LitInt),
+    mut each: impl FnMut(Key<'_>),
+) {
+    let parser = |input: ParseStream<'_>| {
+        while !input.is_empty() {
+            if input.peek(LitInt) {
+                number(input.parse()?);
+            } else {
+                let ident = input.call(Ident::parse_any)?;
+                let value = parse_value(input)?;
+                let name = ident.unraw().to_string();
+                each(Key {
+                    cx,
+                    ident,
+                    name,
+                    value,
+                });
+            }
+            if !input.is_empty() {
+                input.parse::<Token![,]>()?;
+            }
+        }
+        Ok(())
+    };
+    if let Err(e) = parser.parse2(tokens) {
+        cx.syn_error(e);
+    }
+}
+
 /// The struct's `#[bind_group(...)]` attributes.
 pub(crate) fn group_attrs(cx: &Ctxt, attrs: &[syn::Attribute]) -> GroupAttrs {
     let mut out = GroupAttrs {
@@ -209,20 +290,15 @@ pub(crate) fn group_attrs(cx: &Ctxt, attrs: &[syn::Attribute]) -> GroupAttrs {
         krate: syn::parse_quote!(::gpudata),
     };
     for attr in attrs.iter().filter(|a| a.path().is_ident("bind_group")) {
-        let parsed = attr.parse_args_with(|input: ParseStream<'_>| {
-            while !input.is_empty() {
-                let key = input.call(Ident::parse_any)?;
-                let value = parse_value(input)?;
-                group_key(cx, &mut out, &key, value);
-                if !input.is_empty() {
-                    input.parse::<Token![,]>()?;
-                }
-            }
-            Ok(())
-        });
-        if let Err(e) = parsed {
-            cx.syn_error(e);
-        }
+        let syn::Meta::List(list) = &attr.meta else {
+            continue;
+        };
+        parse_keys(
+            cx,
+            list.tokens.clone(),
+            |lit| cx.error_spanned_by(&lit, "a bind group's keys are named: `group = 0`"),
+            |key| group_key(&mut out, &key),
+        );
     }
     out
 }
@@ -231,32 +307,20 @@ fn duplicate(cx: &Ctxt, key: &Ident) {
     cx.error_spanned_by(key, format_args!("duplicate key `{key}`; keep one"));
 }
 
-fn group_key(cx: &Ctxt, out: &mut GroupAttrs, key: &Ident, value: Option<Lit>) {
-    let name = key.unraw().to_string();
-    let string = |example: &str| match &value {
-        Some(Lit::Str(s)) => Some(s.clone()),
-        _ => {
-            cx.error_spanned_by(key, format_args!("`{name}` takes a string: `{example}`"));
-            None
-        }
-    };
+fn group_key(out: &mut GroupAttrs, key: &Key<'_>) {
+    let (cx, name, value) = (key.cx, &key.name, &key.value);
+    let string = |example: &str| key.string(example);
     match name.as_str() {
-        "group" => match &value {
+        "group" => match value {
             Some(Lit::Int(i)) => match i.base10_parse::<u32>() {
                 Ok(n) if out.group.is_none() => out.group = Some((n, i.clone())),
-                Ok(_) => duplicate(cx, key),
+                Ok(_) => duplicate(cx, &key.ident),
                 Err(_) => cx.error_spanned_by(i, "`group` takes an unsigned integer: `group = 0`"),
             },
-            _ => cx.error_spanned_by(key, "`group` takes an unsigned integer: `group = 0`"),
+            _ => cx.error_spanned_by(&key.ident, "`group` takes an unsigned integer: `group = 0`"),
         },
         "shader" => {
-            if let Some(s) = string("shader = \"shaders/scene.wgsl\"") {
-                if out.shader.is_some() {
-                    duplicate(cx, key);
-                } else {
-                    out.shader = Some(s);
-                }
-            }
+            key.set(&mut out.shader, string("shader = \"shaders/scene.wgsl\""));
         }
         "entry" => {
             if let Some(s) = string("entry = \"vs_main\"") {
@@ -280,7 +344,7 @@ fn group_key(cx: &Ctxt, out: &mut GroupAttrs, key: &Ident, value: Option<Lit>) {
             }
         }
         _ => cx.error_spanned_by(
-            key,
+            &key.ident,
             format_args!(
                 "unknown bind_group key `{name}`; expected `group`, `shader`, `entry`, `visibility`, `label` or `crate`"
             ),
@@ -297,73 +361,37 @@ pub(crate) fn field_keys(cx: &Ctxt, attrs: &[syn::Attribute]) -> FieldKeys {
             // `#[binding]` alone: nothing said.
             continue;
         };
-        let parser = |input: ParseStream<'_>| {
-            while !input.is_empty() {
-                if input.peek(LitInt) {
-                    let lit: LitInt = input.parse()?;
-                    match lit.base10_parse::<u32>() {
-                        Ok(_) if out.binding.is_some() => {
-                            cx.error_spanned_by(&lit, "duplicate binding number; keep one");
-                        }
-                        Ok(n) => out.binding = Some((n, lit)),
-                        Err(_) => cx.error_spanned_by(
-                            &lit,
-                            "a binding number is an unsigned integer: `#[binding(0)]`",
-                        ),
-                    }
-                } else {
-                    let key = input.call(Ident::parse_any)?;
-                    let value = parse_value(input)?;
-                    field_key(cx, &mut out, &key, value);
+        let mut binding = out.binding.take();
+        parse_keys(
+            cx,
+            list.tokens.clone(),
+            |lit| match lit.base10_parse::<u32>() {
+                Ok(_) if binding.is_some() => {
+                    cx.error_spanned_by(&lit, "duplicate binding number; keep one");
                 }
-                if !input.is_empty() {
-                    input.parse::<Token![,]>()?;
-                }
-            }
-            Ok(())
-        };
-        if let Err(e) = parser.parse2(list.tokens.clone()) {
-            cx.syn_error(e);
-        }
+                Ok(n) => binding = Some((n, lit)),
+                Err(_) => cx.error_spanned_by(
+                    &lit,
+                    "a binding number is an unsigned integer: `#[binding(0)]`",
+                ),
+            },
+            |key| field_key(&mut out, &key),
+        );
+        out.binding = binding;
     }
     out
 }
 
-fn set<T>(cx: &Ctxt, key: &Ident, slot: &mut Option<T>, value: Option<T>) {
-    if let Some(v) = value {
-        if slot.is_some() {
-            duplicate(cx, key);
-        } else {
-            *slot = Some(v);
-        }
-    }
-}
-
-fn field_key(cx: &Ctxt, out: &mut FieldKeys, key: &Ident, value: Option<Lit>) {
-    let name = key.unraw().to_string();
-    let string = |example: &str| match &value {
-        Some(Lit::Str(s)) => Some(s.clone()),
-        _ => {
-            cx.error_spanned_by(key, format_args!("`{name}` takes a string: `{example}`"));
-            None
-        }
-    };
-    let flag = || {
-        if value.is_some() {
-            cx.error_spanned_by(
-                key,
-                format_args!("`{name}` takes no value: `#[binding({name})]`"),
-            );
-            return false;
-        }
-        true
-    };
+fn field_key(out: &mut FieldKeys, key: &Key<'_>) {
+    let (cx, name, value) = (key.cx, &key.name, &key.value);
+    let string = |example: &str| key.string(example);
+    let flag = || key.flag();
     match name.as_str() {
-        "global" => set(cx, key, &mut out.global, string("global = \"camera\"")),
+        "global" => key.set(&mut out.global, string("global = \"camera\"")),
         "visibility" => {
             let v = string("visibility = \"vertex | fragment\"")
                 .and_then(|s| stages(cx, &s).map(|bits| (bits, s)));
-            set(cx, key, &mut out.visibility, v);
+            key.set(&mut out.visibility, v);
         }
         "uniform" | "storage" | "read_write" => {
             if flag() {
@@ -372,7 +400,7 @@ fn field_key(cx: &Ctxt, out: &mut FieldKeys, key: &Ident, value: Option<Lit>) {
                     "storage" => BufferKey::Storage,
                     _ => BufferKey::ReadWrite,
                 };
-                set(cx, key, &mut out.buffer, Some(b));
+                key.set(&mut out.buffer, Some(b));
             }
         }
         "texture" | "storage_texture" => {
@@ -381,22 +409,22 @@ fn field_key(cx: &Ctxt, out: &mut FieldKeys, key: &Ident, value: Option<Lit>) {
                 Some(Lit::Str(s)) => lookup(cx, "texture dimension", s, DIMENSIONS),
                 Some(_) => {
                     cx.error_spanned_by(
-                        key,
+                        &key.ident,
                         format_args!("`{name}` takes a dimension: `{name} = \"2d-array\"`"),
                     );
                     None
                 }
             };
-            let slot = if name == "texture" {
+            let slot = if name.as_str() == "texture" {
                 &mut out.texture
             } else {
                 &mut out.storage_texture
             };
-            set(cx, key, slot, dim);
+            key.set(slot, dim);
         }
         "sample" => {
             let v = string("sample = \"depth\"").and_then(|s| lookup(cx, "sample type", &s, SAMPLES));
-            set(cx, key, &mut out.sample, v);
+            key.set(&mut out.sample, v);
         }
         "multisampled" => out.multisampled = flag(),
         "format" => {
@@ -407,25 +435,25 @@ fn field_key(cx: &Ctxt, out: &mut FieldKeys, key: &Ident, value: Option<Lit>) {
                 }
                 found
             });
-            set(cx, key, &mut out.format, v);
+            key.set(&mut out.format, v);
         }
         "access" => {
             let v = string("access = \"write\"").and_then(|s| lookup(cx, "access", &s, ACCESSES));
-            set(cx, key, &mut out.access, v);
+            key.set(&mut out.access, v);
         }
         "sampler" => {
             let v = match &value {
                 None => Some("Filtering"),
                 Some(Lit::Str(s)) => lookup(cx, "sampler type", s, SAMPLERS),
                 Some(_) => {
-                    cx.error_spanned_by(key, "`sampler` takes a type: `sampler = \"comparison\"`");
+                    cx.error_spanned_by(&key.ident, "`sampler` takes a type: `sampler = \"comparison\"`");
                     None
                 }
             };
-            set(cx, key, &mut out.sampler, v);
+            key.set(&mut out.sampler, v);
         }
         _ => cx.error_spanned_by(
-            key,
+            &key.ident,
             format_args!(
                 "unknown binding key `{name}`; expected a binding number, `global`, `visibility`, `uniform`, `storage`, `read_write`, `texture`, `sample`, `multisampled`, `storage_texture`, `format`, `access` or `sampler`"
             ),

@@ -382,15 +382,14 @@ mod naga_side {
     }
 
     fn dimension(dim: ImageDimension, arrayed: bool) -> TokenStream {
-        let d = match (dim, arrayed) {
+        match (dim, arrayed) {
             (ImageDimension::D1, _) => quote!(D1),
             (ImageDimension::D2, false) => quote!(D2),
             (ImageDimension::D2, true) => quote!(D2Array),
             (ImageDimension::D3, _) => quote!(D3),
             (ImageDimension::Cube, false) => quote!(Cube),
             (ImageDimension::Cube, true) => quote!(CubeArray),
-        };
-        d
+        }
     }
 
     /// The global as a `ShaderGlobal` expression.

@@ -9,7 +9,7 @@
 use super::entry::{BindingKeys, keys_problem, layout_entry};
 use super::resource::{BufferValue, ResourceKind};
 use super::rules::{BindingFinding, WgslResource, resource_finding};
-use crate::derive_support::{ShaderTree, TreeFinding, compare_tree};
+use crate::derive_support::{ShaderTree, TreeFinding, compare_tree, finding_text, more_text};
 use crate::format::const_str_eq;
 use crate::record::tree::Msg;
 
@@ -41,7 +41,7 @@ const fn head(name: &str, global: &ShaderGlobal) -> Msg {
 
 /// `msg` with what `finding` says and how to fix it.
 #[must_use]
-pub const fn finding_text(msg: Msg, finding: &BindingFinding) -> Msg {
+pub const fn binding_finding_text(msg: Msg, finding: &BindingFinding) -> Msg {
     match *finding {
         BindingFinding::Resource { host, shader } => msg
             .str("the field binds ")
@@ -134,7 +134,7 @@ pub const fn shader_problem(
     }
     let entry = layout_entry(kind, keys);
     if let Some(finding) = resource_finding(&entry.ty, &global.resource) {
-        return Some(finding_text(head(name, global), &finding));
+        return Some(binding_finding_text(head(name, global), &finding));
     }
     let (Some(value), Some(tree)) = (kind.value(), global.tree) else {
         return None;
@@ -168,25 +168,13 @@ pub const fn shader_problem(
     if !found.found {
         return None;
     }
-    let mut msg = head(name, global);
-    if !const_str_eq(found.path.as_str(), name) {
-        msg = msg
-            .str("`")
-            .str(found.path.as_str())
-            .str("` (")
-            .str(found.at)
-            .str("): ");
-    }
-    msg = msg.str(found.body.as_str());
-    if found.more > 0 {
-        msg = msg
-            .str(" (")
-            .num(found.more)
-            .str(" more below `")
-            .str(name)
-            .str("`; `gpudata::check::Shader::check_bind_group` lists every one)");
-    }
-    Some(msg)
+    let msg = finding_text(head(name, global), &found, name);
+    Some(more_text(
+        msg,
+        &found,
+        name,
+        "gpudata::check::Shader::check_bind_group",
+    ))
 }
 
 /// The value's type tree against the shader's.

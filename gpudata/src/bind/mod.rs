@@ -107,7 +107,7 @@ pub use resource::{BindResource, BufferValue, ResourceKind};
 
 // Engine parts: what the derive's expansion and the run-time check name.
 #[doc(hidden)]
-pub use compile_check::{ShaderGlobal, finding_text, shader_problem};
+pub use compile_check::{ShaderGlobal, binding_finding_text, shader_problem};
 #[doc(hidden)]
 pub use entry::{BindingKeys, StorageTextureKeys, TextureKeys, keys_problem, layout_entry};
 #[doc(hidden)]

@@ -161,45 +161,42 @@ fn uniform_rows<'r>(gpu: &Gpu, data: &'r GpuData) -> Result<wgpu::BindingResourc
     Ok(buffer_resource(buffer, data.byte_offset(), Some(size)))
 }
 
-impl<T: GpuStruct + GpuType> BindResource for GpuUniform<T> {
-    const KIND: ResourceKind = ResourceKind::Uniform(row_value::<T>());
+/// `BindResource` for typed buffers whose own `binding()` is the whole binding, and for wgpu's
+/// resources, bound as they are.
+macro_rules! bind_as {
+    ($($($seg:ident)::+ $(<$t:ident: $($bound:ident),+>)? => $kind:expr,
+        |$this:ident| $resource:expr;)*) => {$(
+        impl$(<$t: $($bound +)+>)? BindResource for $($seg)::+ $(<$t>)? {
+            const KIND: ResourceKind = $kind;
 
-    fn resource<'r>(
-        &'r self,
-        _gpu: &Gpu,
-        _ty: &wgpu::BindingType,
-    ) -> Result<wgpu::BindingResource<'r>, GpuError> {
-        Ok(wgpu::BindingResource::Buffer(self.binding()))
-    }
+            fn resource<'r>(
+                &'r self,
+                _gpu: &Gpu,
+                _ty: &wgpu::BindingType,
+            ) -> Result<wgpu::BindingResource<'r>, GpuError> {
+                let $this = self;
+                Ok($resource)
+            }
+        }
+    )*};
 }
 
-impl<T: GpuStruct + GpuType> BindResource for GpuUniformArray<T> {
-    const KIND: ResourceKind = ResourceKind::DynamicUniform(row_value::<T>());
-
-    fn resource<'r>(
-        &'r self,
-        _gpu: &Gpu,
-        _ty: &wgpu::BindingType,
-    ) -> Result<wgpu::BindingResource<'r>, GpuError> {
-        Ok(wgpu::BindingResource::Buffer(self.binding()))
-    }
-}
-
-impl<T: GpuRuntimeStruct + GpuType> BindResource for GpuStorage<T> {
-    const KIND: ResourceKind = ResourceKind::RuntimeStorage(BufferValue {
-        wgsl: Described::<T>::WGSL,
-        host: Described::<T>::HOST,
-        space: AddressSpace::Storage,
-        size: T::LAYOUT.size,
-    });
-
-    fn resource<'r>(
-        &'r self,
-        _gpu: &Gpu,
-        _ty: &wgpu::BindingType,
-    ) -> Result<wgpu::BindingResource<'r>, GpuError> {
-        Ok(wgpu::BindingResource::Buffer(self.binding()))
-    }
+bind_as! {
+    GpuUniform<T: GpuStruct, GpuType> => ResourceKind::Uniform(row_value::<T>()),
+        |this| wgpu::BindingResource::Buffer(this.binding());
+    GpuUniformArray<T: GpuStruct, GpuType> => ResourceKind::DynamicUniform(row_value::<T>()),
+        |this| wgpu::BindingResource::Buffer(this.binding());
+    GpuStorage<T: GpuRuntimeStruct, GpuType> => ResourceKind::RuntimeStorage(BufferValue {
+            wgsl: Described::<T>::WGSL,
+            host: Described::<T>::HOST,
+            space: AddressSpace::Storage,
+            size: T::LAYOUT.size,
+        }),
+        |this| wgpu::BindingResource::Buffer(this.binding());
+    wgpu::Buffer => ResourceKind::Buffer, |this| buffer_resource(this, 0, None);
+    wgpu::TextureView => ResourceKind::TextureView,
+        |this| wgpu::BindingResource::TextureView(this);
+    wgpu::Sampler => ResourceKind::Sampler, |this| wgpu::BindingResource::Sampler(this);
 }
 
 impl<T: GpuStruct + GpuType> BindResource for TypedGpuData<T> {
@@ -218,41 +215,5 @@ impl<T: GpuStruct + GpuType> BindResource for TypedGpuData<T> {
             } => uniform_rows(gpu, data),
             _ => data.storage_binding(gpu).map(wgpu::BindingResource::Buffer),
         }
-    }
-}
-
-impl BindResource for wgpu::Buffer {
-    const KIND: ResourceKind = ResourceKind::Buffer;
-
-    fn resource<'r>(
-        &'r self,
-        _gpu: &Gpu,
-        _ty: &wgpu::BindingType,
-    ) -> Result<wgpu::BindingResource<'r>, GpuError> {
-        Ok(buffer_resource(self, 0, None))
-    }
-}
-
-impl BindResource for wgpu::TextureView {
-    const KIND: ResourceKind = ResourceKind::TextureView;
-
-    fn resource<'r>(
-        &'r self,
-        _gpu: &Gpu,
-        _ty: &wgpu::BindingType,
-    ) -> Result<wgpu::BindingResource<'r>, GpuError> {
-        Ok(wgpu::BindingResource::TextureView(self))
-    }
-}
-
-impl BindResource for wgpu::Sampler {
-    const KIND: ResourceKind = ResourceKind::Sampler;
-
-    fn resource<'r>(
-        &'r self,
-        _gpu: &Gpu,
-        _ty: &wgpu::BindingType,
-    ) -> Result<wgpu::BindingResource<'r>, GpuError> {
-        Ok(wgpu::BindingResource::Sampler(self))
     }
 }

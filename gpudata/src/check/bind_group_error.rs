@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use super::error::{MismatchError, ShaderCheckError, WgslLocation};
+use super::error::{Lines, MismatchError, ShaderCheckError, WgslLocation, write_mismatch};
 use crate::count::Count;
 
 /// One disagreement of a bind group: the field it is about (or the WGSL global no field binds),
@@ -23,23 +23,7 @@ pub struct BindingMismatch {
 
 impl fmt::Display for BindingMismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}`", self.path)?;
-        if let Some(at) = self.location {
-            write!(f, " (wgsl {at})")?;
-        }
-        write!(f, ": {}", self.error)
-    }
-}
-
-/// The mismatches of one check, one per line.
-struct Lines<'a>(&'a [BindingMismatch]);
-
-impl fmt::Display for Lines<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for mismatch in self.0 {
-            write!(f, "\n  {mismatch}")?;
-        }
-        Ok(())
+        write_mismatch(f, &self.path, self.location, &self.error)
     }
 }
 

@@ -55,7 +55,8 @@ pub use self::shader::{
     ShaderInput, ShaderMember, fail_if, input_problem, member_problem, stride_problem,
 };
 pub use self::shader_tree::{
-    ShaderStruct, ShaderStructMember, ShaderTree, TreeFinding, compare_tree,
+    ShaderStruct, ShaderStructMember, ShaderTree, TreeFinding, compare_tree, finding_text,
+    more_text,
 };
 pub use self::tables::{flatten, row_copies, struct_fields, vertex_attribute_list, webgl_field};
 pub use self::zero_copy::{

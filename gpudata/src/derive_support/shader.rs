@@ -6,8 +6,10 @@
 //! are its error enums' `#[error]` texts.
 
 use super::facts::Analysis;
-use super::shader_tree::{ShaderTree, TreeFinding, compare_tree, offset_body};
-use crate::format::{ShaderType, const_str_eq};
+use super::shader_tree::{
+    ShaderTree, TreeFinding, compare_tree, finding_text, more_text, offset_body,
+};
+use crate::format::ShaderType;
 use crate::record::HostShape;
 use crate::record::host_shape::carrier_type;
 use crate::record::shader_rules::{type_name, vertex_accepts};
@@ -99,16 +101,11 @@ pub const fn member_problem<const N: usize>(
                 .str(offset_body(host, m.offset, m.tree.name(), m.align).as_str()),
         );
     }
-    let mut msg = field_head(analysis, k, m.path, m.at);
-    if !const_str_eq(found.path.as_str(), analysis.names[k]) {
-        msg = msg
-            .str("`")
-            .str(found.path.as_str())
-            .str("` (")
-            .str(found.at)
-            .str("): ");
-    }
-    msg = msg.str(found.body.as_str());
+    let mut msg = finding_text(
+        field_head(analysis, k, m.path, m.at),
+        &found,
+        analysis.names[k],
+    );
     let host = analysis.layout.offsets[k];
     if host != m.offset {
         msg = msg
@@ -117,15 +114,12 @@ pub const fn member_problem<const N: usize>(
             .str(", shader ")
             .num(m.offset);
     }
-    if found.more > 0 {
-        msg = msg
-            .str(" (")
-            .num(found.more)
-            .str(" more below `")
-            .str(analysis.names[k])
-            .str("`; `gpudata::check::Shader::check_struct` lists every one)");
-    }
-    Some(msg)
+    Some(more_text(
+        msg,
+        &found,
+        analysis.names[k],
+        "gpudata::check::Shader::check_struct",
+    ))
 }
 
 /// Fails compilation with `problem`'s message when there is one, reported at the caller.
