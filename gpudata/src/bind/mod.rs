@@ -5,7 +5,7 @@
 //! given a WGSL file, checks the whole group against it at compile time.
 //!
 //! ```
-//! use gpudata::bind::{GpuBindGroup, pipeline_layout};
+//! use gpudata::bind::pipeline_layout;
 //! use gpudata::data::{GpuStorage, GpuUniform};
 //! use gpudata::record::RuntimeArray;
 //! use gpudata::{GpuBindGroup, GpuStruct};
