@@ -113,6 +113,7 @@
 
 #[cfg(feature = "arrow")]
 pub mod arrow;
+pub mod bind;
 #[cfg(feature = "naga")]
 pub mod check;
 mod count;
@@ -130,6 +131,8 @@ pub mod table;
 
 // The front door: the types a user names in the README and the examples. Everything else is
 // public under its module (`gpudata::layout::LayoutCursor`, `gpudata::data::GpuDataFormat`, ...).
+// The bind group derive and its trait (one name, both namespaces).
+pub use bind::GpuBindGroup;
 pub use data::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataView, TypedGpuData};
 pub use device::Gpu;
 pub use error::{DataError, FormatError, GpuError, LayoutError, OpError, TableError};
@@ -151,4 +154,10 @@ pub use table::{GpuConstant, GpuRecordBatch, GpuTable, GpuVector};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::derive_support::*;
+    // `#[derive(GpuBindGroup)]`'s.
+    pub use crate::bind::{
+        BindResource, BindingField, BindingKeys, GpuBindGroup, ShaderGlobal, StorageTextureKeys,
+        TextureKeys, WgslResource, WgslSample, binding_field, keys_problem, shader_problem,
+    };
+    pub use crate::device::{Gpu, GpuError};
 }

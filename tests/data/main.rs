@@ -7,6 +7,7 @@
 pub mod support;
 
 mod allocation;
+mod bind_group;
 mod codec;
 mod device_sweep;
 mod errors;

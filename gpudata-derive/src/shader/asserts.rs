@@ -58,7 +58,7 @@ fn leaf(p: &Ident, leaf: Option<Leaf>) -> TokenStream {
 
 /// `tree` as a `__private::ShaderTree` expression (every reference in it is to a constant
 /// expression, so it is promoted to `'static`).
-fn tree(p: &Ident, tree: &Tree) -> TokenStream {
+pub(super) fn tree(p: &Ident, tree: &Tree) -> TokenStream {
     match tree {
         Tree::Leaf(l, name) => {
             let l = leaf(p, *l);

@@ -16,6 +16,7 @@
 
 #[cfg(feature = "naga")]
 mod asserts;
+pub(crate) mod bind_group;
 #[cfg(feature = "naga")]
 mod matching;
 #[cfg(feature = "naga")]

@@ -145,8 +145,13 @@ impl Wgsl {
         &self.file
     }
 
+    /// naga's IR of the file.
+    pub(super) fn module(&self) -> &naga::Module {
+        &self.module
+    }
+
     /// `file:line:column` of byte `offset`.
-    fn at(&self, offset: usize) -> String {
+    pub(super) fn at(&self, offset: usize) -> String {
         at(&self.file, &self.source, offset)
     }
 
@@ -202,12 +207,12 @@ impl Wgsl {
         }
     }
 
-    fn type_name(&self, ty: Handle<Type>) -> String {
+    pub(super) fn type_name(&self, ty: Handle<Type>) -> String {
         self.module.to_ctx().type_to_string(ty)
     }
 
     /// `ty` as a tree.
-    fn tree(&self, ty: Handle<Type>) -> Tree {
+    pub(super) fn tree(&self, ty: Handle<Type>) -> Tree {
         match &self.module.types[ty].inner {
             TypeInner::Array { base, size, stride } => Tree::Array(
                 Box::new(self.tree(*base)),

@@ -39,18 +39,29 @@ pub struct ShaderMismatch {
 
 impl fmt::Display for ShaderMismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}`", self.path)?;
-        if let Some(at) = self.location {
-            write!(f, " (wgsl {at})")?;
-        }
-        write!(f, ": {}", self.error)
+        write_mismatch(f, &self.path, self.location, &self.error)
     }
 }
 
-/// The mismatches of one check, one per line, for [`ShaderCheckError::Mismatches`].
-struct Lines<'a>(&'a [ShaderMismatch]);
+/// One mismatch's line: `` `path` (wgsl line:column): error `` (the position when known).
+pub(super) fn write_mismatch(
+    f: &mut fmt::Formatter<'_>,
+    path: &str,
+    location: Option<WgslLocation>,
+    error: &dyn fmt::Display,
+) -> fmt::Result {
+    write!(f, "`{path}`")?;
+    if let Some(at) = location {
+        write!(f, " (wgsl {at})")?;
+    }
+    write!(f, ": {error}")
+}
 
-impl fmt::Display for Lines<'_> {
+/// The mismatches of one check, one per line, for [`ShaderCheckError::Mismatches`] (and the
+/// bind group check's).
+pub(super) struct Lines<'a, T>(pub(super) &'a [T]);
+
+impl<T: fmt::Display> fmt::Display for Lines<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for mismatch in self.0 {
             write!(f, "\n  {mismatch}")?;

@@ -112,6 +112,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod bind_group;
+mod bind_group_error;
 mod decl;
 mod error;
 mod globals;
@@ -122,6 +124,7 @@ mod table;
 mod vertex;
 mod vertex_state;
 
+pub use bind_group_error::{BindGroupCheckError, BindingMismatch, BindingMismatchError};
 pub use error::{MismatchError, ShaderCheckError, ShaderMismatch, WgslBound, WgslLocation};
 pub use globals::HostBinding;
 pub use report::WgslMember;

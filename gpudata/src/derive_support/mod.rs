@@ -56,7 +56,8 @@ pub use self::shader::{
     stride_problem, zero_copy_message,
 };
 pub use self::shader_tree::{
-    ShaderStruct, ShaderStructMember, ShaderTree, TreeFinding, compare_tree,
+    ShaderStruct, ShaderStructMember, ShaderTree, TreeFinding, compare_tree, finding_text,
+    more_text,
 };
 pub use self::tables::{flatten, row_copies, struct_fields, vertex_attribute_list, webgl_field};
 pub use self::zero_copy::{

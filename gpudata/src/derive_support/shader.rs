@@ -6,8 +6,10 @@
 //! are its error enums' `#[error]` texts.
 
 use super::facts::{Analysis, Spot, problem_message, problem_spot};
-use super::shader_tree::{ShaderTree, TreeFinding, compare_tree, offset_body};
-use crate::format::{ShaderType, VertexFormat, const_str_eq};
+use super::shader_tree::{
+    ShaderTree, TreeFinding, compare_tree, finding_text, more_text, offset_body,
+};
+use crate::format::{ShaderType, VertexFormat};
 use crate::layout::WgslType;
 use crate::record::HostShape;
 use crate::record::host_shape::carrier_type;
@@ -106,16 +108,11 @@ pub const fn member_problem<const N: usize>(
                 .str(offset_body(host, m.offset, m.tree.name(), m.align).as_str()),
         );
     }
-    let mut msg = field_head(analysis, k, m.path, m.at);
-    if !const_str_eq(found.path.as_str(), analysis.names[k]) {
-        msg = msg
-            .str("`")
-            .str(found.path.as_str())
-            .str("` (")
-            .str(found.at)
-            .str("): ");
-    }
-    msg = msg.str(found.body.as_str());
+    let mut msg = finding_text(
+        field_head(analysis, k, m.path, m.at),
+        &found,
+        analysis.names[k],
+    );
     let host = analysis.layout.offsets[k];
     if host != m.offset {
         msg = msg
@@ -124,15 +121,12 @@ pub const fn member_problem<const N: usize>(
             .str(", shader ")
             .num(m.offset);
     }
-    if found.more > 0 {
-        msg = msg
-            .str(" (")
-            .num(found.more)
-            .str(" more below `")
-            .str(analysis.names[k])
-            .str("`; `gpudata::check::Shader::check_struct` lists every one)");
-    }
-    Some(msg)
+    Some(more_text(
+        msg,
+        &found,
+        analysis.names[k],
+        "gpudata::check::Shader::check_struct",
+    ))
 }
 
 /// The message of the derive's `zero_copy` problem on a struct whose fields the shader check
