@@ -17,4 +17,5 @@ mod interleave;
 mod luma_elementwise;
 mod luma_select;
 mod select;
+mod sort;
 mod split;
