@@ -115,18 +115,6 @@ pub(crate) fn key_order(
     })
 }
 
-/// The unsigned word a key's bits sort as: the host twin of the kernels' `key_in`.
-pub(crate) fn host_key(key: KeyOrder, bits: u32) -> u32 {
-    const SIGN: u32 = 0x8000_0000;
-    let k = match key.order {
-        Order::Unsigned => bits,
-        Order::Signed => bits ^ SIGN,
-        Order::Float if bits & SIGN != 0 => !bits,
-        Order::Float => bits | SIGN,
-    };
-    if key.descending { !k } else { k }
-}
-
 /// Checks values that travel with keys: 4 bytes per row, as many rows as the keys.
 pub(crate) fn check_values(
     op: &'static str,

@@ -6,7 +6,7 @@ use crate::format::VertexFormat;
 use crate::ops::OpError;
 use crate::ops::gather::integer;
 use crate::ops::sort::{
-    SortOptions, check_ids, check_offsets, check_values, host_key, key_order,
+    SortOptions, check_ids, check_offsets, check_values, key_order,
 };
 
 /// Where the segments of a [`segmented_sort`] are: the twin of
@@ -47,8 +47,8 @@ fn order(
     let n = keys.length();
     let mut rows: Vec<u64> = (0..n).collect();
     match segments {
-        Some(ids) => rows.sort_by_key(|&r| (ids[r as usize], host_key(key, word(keys, r)))),
-        None => rows.sort_by_key(|&r| host_key(key, word(keys, r))),
+        Some(ids) => rows.sort_by_key(|&r| (ids[r as usize], key.sort_word(word(keys, r)))),
+        None => rows.sort_by_key(|&r| key.sort_word(word(keys, r))),
     }
     Ok(rows)
 }

@@ -18,7 +18,7 @@ use crate::ops::kernels::Planner;
 use crate::ops::kernels::dispatch::Dispatch;
 use crate::ops::kernels::select::rows::{self, Bound, Span, WORKGROUP};
 use crate::ops::kernels::select::scan::{self, Words};
-use wgsl::{KeyOrder, Source, Tiling, Word};
+use wgsl::{KeyOrder, Source, Subgroups, Tiling, Word};
 
 /// Elements each invocation ranks per tile unless
 /// [`OpsConfig::rows_per_thread`](crate::ops::OpsConfig) says otherwise (1 to 32).
@@ -71,7 +71,15 @@ fn tiling(planner: &Planner<'_>, op: &'static str) -> Result<Tiling, OpError> {
             .device()
             .features()
             .contains(wgpu::Features::SUBGROUP))
-    .then(|| WORKGROUP / gpu.adapter_info().subgroup_min_size.clamp(4, WORKGROUP));
+    .then(|| {
+        let info = gpu.adapter_info();
+        Subgroups {
+            most: WORKGROUP / info.subgroup_min_size.clamp(4, WORKGROUP),
+            // Ballots in one word where no subgroup has more than 32 lanes (NVIDIA's 32,
+            // lavapipe's 8), else in four.
+            lanes: if info.subgroup_max_size <= 32 { 32 } else { 128 },
+        }
+    });
     let mut tried = Tiling {
         per_thread: 1,
         subgroups: None,
@@ -201,11 +209,16 @@ pub(crate) fn plan(
             });
         }
         let base = |b: &Option<Bound<'_>>| b.as_ref().map_or(Ok(0), |b| rows::base32(op, b.base));
+        let [a, b, c, d] = job.key.masks();
         let head = [
             rows::base32(op, n)?,
             rows::base32(op, per_block)?,
             pass.shift,
             rows::base32(op, blocks)?,
+            a,
+            b,
+            c,
+            d,
         ];
         // The upsweep of the pass's digit word.
         let digit_source = sources[pass.word];
@@ -216,7 +229,7 @@ pub(crate) fn plan(
         dispatches.push(rows::dispatch(
             planner,
             op,
-            &wgsl::upsweep(job.key, &words[pass.word], tiling),
+            &wgsl::upsweep(&words[pass.word], tiling),
             &params,
             &bindings,
             blocks,
@@ -243,7 +256,7 @@ pub(crate) fn plan(
         dispatches.push(rows::dispatch(
             planner,
             op,
-            &wgsl::downsweep(job.key, &words, pass.word, tiling),
+            &wgsl::downsweep(&words, pass.word, tiling),
             &params,
             &bindings,
             blocks,

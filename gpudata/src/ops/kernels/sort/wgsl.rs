@@ -22,7 +22,7 @@
 //! Elements past the last row are padding whose digit word is `0xffffffff`: they rank after
 //! every real element of the tile (digit 255, last in order) and are never stored.
 
-use crate::ops::kernels::select::reduce::{Order, key_functions};
+use crate::ops::kernels::select::reduce::Order;
 use crate::ops::kernels::select::rows::{self, WORKGROUP};
 
 /// How keys map to the unsigned words the passes sort: the order of their format, inverted
@@ -32,6 +32,42 @@ pub(crate) struct KeyOrder {
     pub order: Order,
     pub descending: bool,
 }
+
+impl KeyOrder {
+    /// The masks of the mapping, parameters of the kernels so that their text is the same for
+    /// every key format and order: a key `u` sorts as `u ^ m[top bit of u]` (`m[0]`, `m[1]`),
+    /// and a sorted word `k` maps back as `k ^ m[2 + top bit of k]`. Floats: a clear sign sets
+    /// it, a set sign inverts every bit (sign-magnitude to two's complement order, `-0 < +0`);
+    /// signed integers: the sign flipped; descending: every bit inverted after that.
+    pub(crate) fn masks(&self) -> [u32; 4] {
+        const SIGN: u32 = 0x8000_0000;
+        let (a, b) = match self.order {
+            Order::Unsigned => (0, 0),
+            Order::Signed => (SIGN, SIGN),
+            Order::Float => (SIGN, u32::MAX),
+        };
+        let flip = if self.descending { u32::MAX } else { 0 };
+        let (a, b) = (a ^ flip, b ^ flip);
+        // Keys with a clear top bit sort with the top bit of `a`, the others with the other
+        // one (or both with one mask): the sorted word's top bit says which mask it took.
+        let (c, d) = if a == b || a & SIGN == 0 {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        [a, b, c, d]
+    }
+
+    /// The word a key's bits sort as (the host twin of the kernels' `key_in`).
+    pub(crate) fn sort_word(&self, bits: u32) -> u32 {
+        bits ^ self.masks()[(bits >> 31) as usize]
+    }
+}
+
+/// The mapping's functions over the masks in parameters 4 to 7.
+const KEY_MAPS: &str = "fn key_in(u: u32) -> u32 { return u ^ select(param(4u), param(5u), (u >> 31u) == 1u); }
+    fn key_out(k: u32) -> u32 { return k ^ select(param(6u), param(7u), (k >> 31u) == 1u); }
+";
 
 /// Where a pass reads one word of its elements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,12 +91,55 @@ pub(crate) struct Word {
     pub key_out: bool,
 }
 
-/// The tiling of a pass: elements per invocation per tile, and for a kernel with subgroups the
-/// most subgroups a workgroup holds (its smallest subgroup size's).
+/// The subgroups a kernel ranks with: the most a workgroup holds (at the adapter's smallest
+/// subgroup size) and the most lanes one has (32, ballots in one word, or 128, in four).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Subgroups {
+    pub most: u32,
+    pub lanes: u32,
+}
+
+impl Subgroups {
+    /// The WGSL type of a lane mask.
+    fn mask(&self) -> &'static str {
+        if self.lanes <= 32 { "u32" } else { "vec4<u32>" }
+    }
+
+    /// The number of lanes set in the mask `m`.
+    fn count(&self, m: &str) -> String {
+        if self.lanes <= 32 {
+            format!("countOneBits({m})")
+        } else {
+            format!("dot(countOneBits({m}), vec4<u32>(1u))")
+        }
+    }
+
+    /// A ballot as a lane mask.
+    fn ballot(&self, predicate: &str) -> String {
+        if self.lanes <= 32 {
+            format!("subgroupBallot({predicate}).x")
+        } else {
+            format!("subgroupBallot({predicate})")
+        }
+    }
+
+    /// `lanes_below(n)`, the lanes below `n`, and `first_lane(m)`, the lowest lane of a mask.
+    fn functions(&self) -> &'static str {
+        if self.lanes <= 32 {
+            "fn lanes_below(n: u32) -> u32 { return select((1u << (n & 31u)) - 1u, 0xffffffffu, n >= 32u); }\n\
+             fn first_lane(m: u32) -> u32 { return firstTrailingBit(m); }\n"
+        } else {
+            LANE_MASKS
+        }
+    }
+}
+
+/// The tiling of a pass: elements per invocation per tile, and the subgroups of a kernel that
+/// ranks with them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Tiling {
     pub per_thread: u32,
-    pub subgroups: Option<u32>,
+    pub subgroups: Option<Subgroups>,
 }
 
 impl Tiling {
@@ -73,19 +152,9 @@ impl Tiling {
     pub(crate) fn workgroup_bytes(&self) -> u64 {
         let words = u64::from(self.tile())
             + 4 * 256
-            + self.subgroups.map_or(0, |w| u64::from(w) * 129 + 9);
+            + self.subgroups.map_or(0, |g| u64::from(g.most) * 129 + 9);
         words * 4
     }
-}
-
-/// The functions mapping keys into the sorted order (`key_in`) and back (`key_out`).
-fn key_maps(key: KeyOrder) -> String {
-    let invert = if key.descending { "~" } else { "" };
-    format!(
-        "{}fn key_in(u: u32) -> u32 {{ return {invert}key(u); }}\n\
-         fn key_out(k: u32) -> u32 {{ return unkey({invert}k); }}\n",
-        key_functions(key.order, 4)
-    )
 }
 
 /// `fn load{i}(e: u32) -> u32`: word `i` of element `e` (a row), from binding `src{i}` with the
@@ -124,16 +193,16 @@ fn load_fn(i: usize, word: &Word, base: usize) -> String {
 }
 
 /// The upsweep: each block's digit counts of the digit word `word` into `hist` (binding 1).
-/// Parameters: rows, tiles per block, shift, blocks, the source's byte base.
-pub(crate) fn upsweep(key: KeyOrder, word: &Word, tiling: Tiling) -> String {
+/// Parameters: rows, tiles per block, shift, blocks, the key masks, the source's byte base.
+pub(crate) fn upsweep(word: &Word, tiling: Tiling) -> String {
     let tile = tiling.tile();
-    let mut wgsl = rows::header(5);
+    let mut wgsl = rows::header(9);
     wgsl += &rows::binding_decl(1, "hist", "u32", true);
     if word.source != Source::RowId {
         wgsl += &rows::binding_decl(2, "src0", "u32", false);
     }
-    wgsl += &key_maps(key);
-    wgsl += &load_fn(0, word, 4);
+    wgsl += KEY_MAPS;
+    wgsl += &load_fn(0, word, 8);
     // Every load of a tile is issued before any is counted; runs of one digit (sorted or
     // equal keys) are counted with one atomic.
     let mut loads = String::new();
@@ -217,15 +286,17 @@ const LANE_MASKS: &str = "fn lanes_below(n: u32) -> vec4<u32> {\n\
 
 /// The subgroup ranking of a tile: `lp{j}` of every element, `dcount` and `dstart` of every
 /// digit.
-fn rank_subgroups(per_thread: u32, warps: u32) -> String {
+fn rank_subgroups(per_thread: u32, groups: Subgroups) -> String {
+    let mask = groups.mask();
     let mut rounds = String::new();
     for j in 0..per_thread {
         let mut ballots = String::new();
         for b in 0..8 {
             ballots += &format!(
                 "        let b{b} = ((dg{j} >> {b}u) & 1u) != 0u;\n\
-                 \x20       let v{b} = subgroupBallot(b{b});\n\
-                 \x20       peers &= select(~v{b}, v{b}, b{b});\n"
+                 \x20       let v{b} = {};\n\
+                 \x20       peers &= select(~v{b}, v{b}, b{b});\n",
+                groups.ballot(&format!("b{b}"))
             );
         }
         rounds += &format!(
@@ -233,14 +304,14 @@ fn rank_subgroups(per_thread: u32, warps: u32) -> String {
              \x20   {{\n\
              \x20       var peers = lanes_all;\n\
              {ballots}\
-             \x20       let c = countOneBits(peers);\n\
-             \x20       let lo = countOneBits(peers & lanes_lt);\n\
-             \x20       let rank = lo.x + lo.y + lo.z + lo.w;\n\
+             \x20       let rank = {};\n\
              \x20       let half = (dg{j} & 1u) * 16u;\n\
              \x20       var old = 0u;\n\
-             \x20       if (rank == 0u) {{ old = atomicAdd(&whist[sg * 128u + (dg{j} >> 1u)], (c.x + c.y + c.z + c.w) << half); }}\n\
+             \x20       if (rank == 0u) {{ old = atomicAdd(&whist[sg * 128u + (dg{j} >> 1u)], {} << half); }}\n\
              \x20       r{j} = ((subgroupShuffle(old, first_lane(peers)) >> half) & 0xffffu) + rank;\n\
-             \x20   }}\n"
+             \x20   }}\n",
+            groups.count("peers & lanes_lt"),
+            groups.count("peers"),
         );
     }
     let mut places = String::new();
@@ -252,8 +323,8 @@ fn rank_subgroups(per_thread: u32, warps: u32) -> String {
     format!(
         "    for (var i = lid; i < {words}u; i += {WORKGROUP}u) {{ atomicStore(&whist[i], 0u); }}\n\
          \x20   workgroupBarrier();\n\
-         \x20   let lanes_all = lanes_below(ss);\n\
-         \x20   let lanes_lt = lanes_below(sid);\n\
+         \x20   let lanes_all: {mask} = lanes_below(ss);\n\
+         \x20   let lanes_lt: {mask} = lanes_below(sid);\n\
          {rounds}\
          \x20   workgroupBarrier();\n\
          \x20   if (lid < 128u) {{\n\
@@ -278,7 +349,7 @@ fn rank_subgroups(per_thread: u32, warps: u32) -> String {
          \x20   dstart[digit] = pre + before;\n\
          \x20   workgroupBarrier();\n\
          {places}",
-        words = warps * 128,
+        words = groups.most * 128,
     )
 }
 
@@ -343,12 +414,12 @@ fn rank_splits(per_thread: u32) -> String {
 
 /// The downsweep of a pass over elements of `words`, ranked by the digit of word `digit`.
 /// Bindings: 1 the scanned histogram, then a source per word not a row id, then an output per
-/// stored word. Parameters: rows, tiles per block, shift, blocks, rows stored (`limit`: a
-/// row whose place is at or past it is not stored), then each word's byte base.
-pub(crate) fn downsweep(key: KeyOrder, words: &[Word], digit: usize, tiling: Tiling) -> String {
+/// stored word. Parameters: rows, tiles per block, shift, blocks, the key masks, rows stored
+/// (`limit`: a row whose place is at or past it is not stored), then each word's byte base.
+pub(crate) fn downsweep(words: &[Word], digit: usize, tiling: Tiling) -> String {
     let per_thread = tiling.per_thread;
     let tile = tiling.tile();
-    let mut wgsl = rows::header(5 + words.len());
+    let mut wgsl = rows::header(9 + words.len());
     wgsl += &rows::binding_decl(1, "offsets", "u32", false);
     let mut binding = 2;
     for (i, w) in words.iter().enumerate() {
@@ -363,9 +434,9 @@ pub(crate) fn downsweep(key: KeyOrder, words: &[Word], digit: usize, tiling: Til
             binding += 1;
         }
     }
-    wgsl += &key_maps(key);
+    wgsl += KEY_MAPS;
     for (i, w) in words.iter().enumerate() {
-        wgsl += &load_fn(i, w, 5 + i);
+        wgsl += &load_fn(i, w, 9 + i);
     }
     wgsl += &format!(
         "var<workgroup> stage: array<u32, {tile}>;\n\
@@ -404,22 +475,24 @@ pub(crate) fn downsweep(key: KeyOrder, words: &[Word], digit: usize, tiling: Til
             .collect::<String>()
     };
     let ranking = match tiling.subgroups {
-        Some(warps) => format!(
+        Some(groups) => format!(
             "        if (whole) {{\n{}        }} else {{\n{}        }}\n",
-            indent(rank_subgroups(per_thread, warps)),
+            indent(rank_subgroups(per_thread, groups)),
             indent(rank_splits(per_thread))
         ),
         None => format!("        {{\n{}        }}\n", indent(rank_splits(per_thread))),
     };
     let scatter = scatter(words, digit, per_thread);
     let (subgroup_decls, builtins, whole) = match tiling.subgroups {
-        Some(warps) => (
+        Some(groups) => (
             format!(
                 "var<workgroup> whist: array<atomic<u32>, {}>;\n\
-                 var<workgroup> wsum: array<u32, {warps}>;\n\
+                 var<workgroup> wsum: array<u32, {}>;\n\
                  var<workgroup> seen: array<atomic<u32>, 8>;\n\
-                 var<workgroup> full: u32;\n{LANE_MASKS}",
-                warps * 128
+                 var<workgroup> full: u32;\n{}",
+                groups.most * 128,
+                groups.most,
+                groups.functions(),
             ),
             ",\n        @builtin(subgroup_invocation_id) sid: u32, @builtin(subgroup_size) ss: u32,\n        \
              @builtin(subgroup_id) sg: u32",
@@ -427,16 +500,17 @@ pub(crate) fn downsweep(key: KeyOrder, words: &[Word], digit: usize, tiling: Til
             // `sg × ss + sid` then number the workgroup's invocations once each.
             format!(
                 "    let lane = sg * ss + sid;\n\
-                 \x20   if (lane < {WORKGROUP}u && ss <= 128u) {{ atomicOr(&seen[lane >> 5u], 1u << (lane & 31u)); }}\n\
+                 \x20   if (lane < {WORKGROUP}u && ss <= {lanes}u) {{ atomicOr(&seen[lane >> 5u], 1u << (lane & 31u)); }}\n\
                  \x20   workgroupBarrier();\n\
                  \x20   if (lid == 0u) {{\n\
-                 \x20       var all = u32(ss >= {}u && ss <= 128u);\n\
+                 \x20       var all = u32(ss >= {}u && ss <= {lanes}u);\n\
                  \x20       for (var i = 0u; i < 8u; i++) {{ if (atomicLoad(&seen[i]) != 0xffffffffu) {{ all = 0u; }} }}\n\
                  \x20       full = all;\n\
                  \x20   }}\n\
                  \x20   let whole = workgroupUniformLoad(&full) == 1u;\n\
                  \x20   let own = sg * ss * {per_thread}u;\n",
-                WORKGROUP / warps
+                WORKGROUP / groups.most,
+                lanes = groups.lanes,
             ),
         ),
         None => (String::new(), "", String::new()),
@@ -451,7 +525,7 @@ pub(crate) fn downsweep(key: KeyOrder, words: &[Word], digit: usize, tiling: Til
          \x20   let tiles = param(1u);\n\
          \x20   let shift = param(2u);\n\
          \x20   let blocks = param(3u);\n\
-         \x20   let limit = param(4u);\n\
+         \x20   let limit = param(8u);\n\
          {whole}\
          \x20   gbase[lid] = offsets[lid * blocks + block];\n\
          \x20   for (var t = 0u; t < tiles; t++) {{\n\
@@ -515,4 +589,81 @@ fn scatter(words: &[Word], digit: usize, per_thread: u32) -> String {
         }
     }
     out
+}
+
+#[cfg(all(test, feature = "naga"))]
+mod tests {
+    use super::*;
+
+    fn validate(wgsl: &str) {
+        let module = naga::front::wgsl::parse_str(wgsl)
+            .unwrap_or_else(|e| panic!("{}\n{wgsl}", e.emit_to_string(wgsl)));
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::all(),
+        )
+        .subgroup_stages(naga::valid::ShaderStages::COMPUTE)
+        .subgroup_operations(naga::valid::SubgroupOperationSet::all())
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{e:?}\n{wgsl}"));
+    }
+
+    fn word(source: Source, store: bool) -> Word {
+        Word {
+            source,
+            key_in: false,
+            store,
+            key_out: false,
+        }
+    }
+
+    /// Every kind of kernel the planner makes (first, middle and last passes; keys alone, with
+    /// row ids, unaligned values and segment ids) validates, with and without subgroups, with
+    /// ballots of one word and of four (lavapipe's and NVIDIA's subgroups take one, so the
+    /// device tests run only those).
+    #[test]
+    fn every_kernel_validates() {
+        let strided = Source::Strided {
+            stride: 12,
+            aligned: true,
+        };
+        let unaligned = Source::Strided {
+            stride: 8,
+            aligned: false,
+        };
+        let first = Word {
+            key_in: true,
+            ..word(strided, true)
+        };
+        let last = Word {
+            key_out: true,
+            ..word(Source::Packed, true)
+        };
+        let kernels: [(Vec<Word>, usize); 5] = [
+            (vec![first], 0),
+            (vec![first, word(Source::RowId, true)], 0),
+            (vec![first, word(unaligned, true), word(Source::RowId, true)], 0),
+            (vec![last, word(Source::Packed, false), word(Source::Packed, true)], 1),
+            (vec![word(Source::Packed, false), word(Source::Packed, true)], 0),
+        ];
+        for subgroups in [
+            None,
+            Some(Subgroups { most: 32, lanes: 32 }),
+            Some(Subgroups {
+                most: 64,
+                lanes: 128,
+            }),
+        ] {
+            for per_thread in [1, 5] {
+                let tiling = Tiling {
+                    per_thread,
+                    subgroups,
+                };
+                for (words, digit) in &kernels {
+                    validate(&upsweep(&words[*digit], tiling));
+                    validate(&downsweep(words, *digit, tiling));
+                }
+            }
+        }
+    }
 }
