@@ -119,12 +119,12 @@ pub use extent::{extent, plan_extent};
 pub(crate) use gather::gather_pieces;
 pub use gather::{gather, plan_gather, segmented_map, sequence};
 pub use mask::GpuMask;
-pub use sort::{
-    Segments, SortOrder, SortOptions, Sorted, argsort, plan_argsort, plan_sort, plan_sort_pairs,
-    plan_top_k, segmented_sort, segmented_sort_pairs, sort, sort_pairs, top_k,
-};
 pub use predicate::{
     Comparand, Predicate, PredicateOf, between, equal, greater, less, mask, plan_mask,
+};
+pub use sort::{
+    Segments, SortOptions, SortOrder, Sorted, argsort, plan_argsort, plan_sort, plan_sort_pairs,
+    plan_top_k, segmented_sort, segmented_sort_pairs, sort, sort_pairs, top_k,
 };
 #[cfg(feature = "arrow")]
 pub(crate) use unpack::unpack_bits;

@@ -33,9 +33,9 @@ pub enum SortOrder {
 pub struct SortOptions {
     /// Ascending (the default) or descending.
     pub order: SortOrder,
-    /// Tiles of keys (`256 ×` [`OpsConfig::rows_per_thread`], 4096 by default) each workgroup
-    /// ranks in turn; `None` chooses from the size (about 2048 workgroups). Tuning only: the
-    /// result is the same.
+    /// Tiles of keys (`256 ×` [`OpsConfig::rows_per_thread`], 3072 by default) each workgroup
+    /// ranks in turn; `None` chooses from the size (one tile each up to 16384 workgroups).
+    /// Tuning only: the result is the same.
     pub tiles_per_workgroup: Option<u32>,
 }
 
@@ -199,6 +199,20 @@ struct Request<'a> {
     segments: Option<Segments<'a>>,
     keys_out: bool,
     k: Option<u64>,
+}
+
+impl<'a> Request<'a> {
+    /// `op` over `keys`, writing the sorted keys and carrying nothing.
+    fn keys(op: &'static str, keys: GpuDataView<'a>) -> Request<'a> {
+        Request {
+            op,
+            keys,
+            carried: Carried::Nothing,
+            segments: None,
+            keys_out: true,
+            k: None,
+        }
+    }
 }
 
 /// What a planned sort writes.
@@ -394,7 +408,7 @@ fn plan_pairs(
 
 /// Plans [`sort`].
 ///
-/// `config.rows_per_thread` sets the keys each invocation ranks per tile (1 to 32, default 16;
+/// `config.rows_per_thread` sets the keys each invocation ranks per tile (1 to 32, default 12;
 /// fewer where the device's workgroup storage is small); `config.subgroups` whether the
 /// ranking uses subgroup ballots where the device has them.
 ///
@@ -406,15 +420,7 @@ pub fn plan_sort(
     options: &SortOptions,
     config: &OpsConfig,
 ) -> Result<OpPlan<GpuData>, OpError> {
-    let request = Request {
-        op: "sort",
-        keys,
-        carried: Carried::Nothing,
-        segments: None,
-        keys_out: true,
-        k: None,
-    };
-    plan_keys(gpu, request, options, config)
+    plan_keys(gpu, Request::keys("sort", keys), options, config)
 }
 
 /// The keys of a one-lane `uint32`, `sint32` or `float32` column, sorted, into a new packed
@@ -458,12 +464,9 @@ pub fn plan_argsort(
     config: &OpsConfig,
 ) -> Result<OpPlan<GpuData>, OpError> {
     let request = Request {
-        op: "argsort",
-        keys,
         carried: Carried::RowIds,
-        segments: None,
         keys_out: false,
-        k: None,
+        ..Request::keys("argsort", keys)
     };
     plan_keys(gpu, request, options, config)
 }
@@ -493,12 +496,8 @@ pub fn plan_sort_pairs(
     config: &OpsConfig,
 ) -> Result<OpPlan<Sorted>, OpError> {
     let request = Request {
-        op: "sort_pairs",
-        keys,
         carried: Carried::Values(values),
-        segments: None,
-        keys_out: true,
-        k: None,
+        ..Request::keys("sort_pairs", keys)
     };
     plan_pairs(gpu, request, options, config)
 }
@@ -531,12 +530,9 @@ pub fn plan_top_k(
     config: &OpsConfig,
 ) -> Result<OpPlan<Sorted>, OpError> {
     let request = Request {
-        op: "top_k",
-        keys,
         carried: Carried::RowIds,
-        segments: None,
-        keys_out: true,
         k: Some(k),
+        ..Request::keys("top_k", keys)
     };
     plan_pairs(gpu, request, options, config)
 }
@@ -573,12 +569,8 @@ pub fn segmented_sort(
     options: &SortOptions,
 ) -> Result<GpuData, OpError> {
     let request = Request {
-        op: "segmented_sort",
-        keys,
-        carried: Carried::Nothing,
         segments: Some(segments),
-        keys_out: true,
-        k: None,
+        ..Request::keys("segmented_sort", keys)
     };
     plan_keys(gpu, request, options, &OpsConfig::default())?.run(gpu)
 }
@@ -596,12 +588,9 @@ pub fn segmented_sort_pairs(
     options: &SortOptions,
 ) -> Result<Sorted, OpError> {
     let request = Request {
-        op: "segmented_sort",
-        keys,
         carried: Carried::Values(values),
         segments: Some(segments),
-        keys_out: true,
-        k: None,
+        ..Request::keys("segmented_sort", keys)
     };
     plan_pairs(gpu, request, options, &OpsConfig::default())?.run(gpu)
 }

@@ -11,28 +11,15 @@
 
 use std::ops::Range;
 
-use gpudata::ops::{self, OpsConfig, SortOptions};
+use gpudata::ops::{self, OpPlan, OpsConfig, SortOptions};
 use gpudata::{Gpu, GpuDataView, VertexFormat};
 
-use crate::cases::{Case, read_range};
-use crate::kernels::{self, Fill};
+use crate::cases::{Case, alloc, read_range};
+use crate::kernels::Fill;
 use crate::timing::Work;
 
 /// Case groups of this file, in run order.
 pub const NAMES: [&str; 3] = ["sort_u32", "sort_pairs_u32", "argsort_f32"];
-
-fn alloc(gpu: &Gpu, size: u64, seed: u32, fill: Fill) -> Result<wgpu::Buffer, String> {
-    let buffer = gpu.device().create_buffer(&wgpu::BufferDescriptor {
-        label: Some("gpubench sort"),
-        size: size.next_multiple_of(16),
-        usage: wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    kernels::fill(gpu.device(), gpu.queue(), &buffer, seed, fill)?;
-    Ok(buffer)
-}
 
 fn words(bytes: &[u8]) -> Vec<u32> {
     bytes
@@ -84,7 +71,8 @@ fn sampled(n: u64) -> Vec<Range<usize>> {
     let k = 4096.min(n);
     let mid = (n / 2).saturating_sub(k / 2).max(k);
     let last = n - k;
-    let mut ranges = vec![0..k];
+    let mut ranges = Vec::with_capacity(3);
+    ranges.push(0..k);
     if mid + k <= last {
         ranges.push(mid..mid + k);
     }
@@ -134,10 +122,12 @@ fn check(
         if first != want_first {
             return Err(format!("rows {range:?} differ from the stable order"));
         }
-        if let (Some(want), Some(out)) = (want_second, outputs.1) {
-            if words(&read_range(gpu, out, at, len)?) != want {
-                return Err(format!("values of rows {range:?} differ from the stable order"));
-            }
+        if let (Some(want), Some(out)) = (want_second, outputs.1)
+            && words(&read_range(gpu, out, at, len)?) != want
+        {
+            return Err(format!(
+                "values of rows {range:?} differ from the stable order"
+            ));
         }
     }
     Ok(())
@@ -152,14 +142,14 @@ fn tunings(variants: bool) -> Vec<(String, OpsConfig, SortOptions)> {
         SortOptions::ascending(),
     )];
     if variants {
-        for per in [8u32, 12, 24] {
+        for per in [8u32, 16, 24] {
             let config = OpsConfig {
                 rows_per_thread: Some(per),
                 ..OpsConfig::default()
             };
             out.push((format!(" r{per}"), config, SortOptions::ascending()));
         }
-        for tiles in [1u32, 4, 16] {
+        for tiles in [2u32, 4, 16] {
             let options = SortOptions::ascending().with_tiles_per_workgroup(tiles);
             out.push((format!(" t{tiles}"), OpsConfig::default(), options));
         }
@@ -170,6 +160,23 @@ fn tunings(variants: bool) -> Vec<(String, OpsConfig, SortOptions)> {
         out.push((" splits".to_owned(), config, SortOptions::ascending()));
     }
     out
+}
+
+/// A plan's work, bytes moved and dispatch count.
+struct Planned {
+    work: Work,
+    bytes: u64,
+    dispatches: usize,
+}
+
+impl Planned {
+    fn new<T: 'static>(plan: OpPlan<T>) -> Planned {
+        Planned {
+            bytes: plan.bytes_moved(),
+            dispatches: plan.dispatches(),
+            work: Work::Pass(Box::new(move |pass| plan.encode(pass))),
+        }
+    }
 }
 
 fn view(buffer: &wgpu::Buffer, format: VertexFormat, n: u64) -> Result<GpuDataView<'_>, String> {
@@ -190,46 +197,42 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, variants: bool) -> Result<Vec<Cas
     } else {
         |k| k
     };
-    let keys = alloc(gpu, size, 60, fill)?;
+    let keys = alloc(gpu, size, 60, Some(fill))?;
     let values = match kind {
-        Kind::Pairs => Some(alloc(gpu, size, 61, Fill::Bits)?),
+        Kind::Pairs => Some(alloc(gpu, size, 61, Some(Fill::Bits))?),
         _ => None,
     };
     for (i, (label, config, options)) in tunings(variants).into_iter().enumerate() {
         let column = view(&keys, format, n)?;
-        let (work, bytes, outputs, dispatches): (Work, u64, (wgpu::Buffer, Option<wgpu::Buffer>), usize) =
-            match (kind, &values) {
-                (Kind::Pairs, Some(v)) => {
-                    let plan = ops::plan_sort_pairs(
-                        gpu,
-                        column,
-                        view(v, VertexFormat::Uint32, n)?,
-                        &options,
-                        &config,
-                    )
-                    .map_err(|e| e.to_string())?;
-                    let out = (
-                        plan.output().keys.buffer().clone(),
-                        Some(plan.output().values.buffer().clone()),
-                    );
-                    let (bytes, count) = (plan.bytes_moved(), plan.dispatches());
-                    (Work::Pass(Box::new(move |pass| plan.encode(pass))), bytes, out, count)
-                }
-                (Kind::Ids, _) => {
-                    let plan = ops::plan_argsort(gpu, column, &options, &config)
-                        .map_err(|e| e.to_string())?;
-                    let out = (plan.output().buffer().clone(), None);
-                    let (bytes, count) = (plan.bytes_moved(), plan.dispatches());
-                    (Work::Pass(Box::new(move |pass| plan.encode(pass))), bytes, out, count)
-                }
-                _ => {
-                    let plan = ops::plan_sort(gpu, column, &options, &config)
-                        .map_err(|e| e.to_string())?;
-                    let out = (plan.output().buffer().clone(), None);
-                    let (bytes, count) = (plan.bytes_moved(), plan.dispatches());
-                    (Work::Pass(Box::new(move |pass| plan.encode(pass))), bytes, out, count)
-                }
-            };
+        let (plan, outputs) = match (kind, &values) {
+            (Kind::Pairs, Some(v)) => {
+                let plan = ops::plan_sort_pairs(
+                    gpu,
+                    column,
+                    view(v, VertexFormat::Uint32, n)?,
+                    &options,
+                    &config,
+                )
+                .map_err(|e| e.to_string())?;
+                let out = (
+                    plan.output().keys.buffer().clone(),
+                    Some(plan.output().values.buffer().clone()),
+                );
+                (Planned::new(plan), out)
+            }
+            (Kind::Ids, _) => {
+                let plan =
+                    ops::plan_argsort(gpu, column, &options, &config).map_err(|e| e.to_string())?;
+                let out = (plan.output().buffer().clone(), None);
+                (Planned::new(plan), out)
+            }
+            _ => {
+                let plan =
+                    ops::plan_sort(gpu, column, &options, &config).map_err(|e| e.to_string())?;
+                let out = (plan.output().buffer().clone(), None);
+                (Planned::new(plan), out)
+            }
+        };
         // The default tuning is checked (the variants write the same bytes by construction of
         // the tests; checking each would read the keys back again).
         let verify = (i == 0).then(|| {
@@ -249,9 +252,9 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, variants: bool) -> Result<Vec<Cas
         });
         let mut case = Case::new(
             format!("{name}{label}"),
-            bytes,
-            work,
-            format!("[{n} keys, {dispatches} dispatches]"),
+            plan.bytes,
+            plan.work,
+            format!("[{n} keys, {} dispatches]", plan.dispatches),
             verify,
         );
         case.rows = Some(n);

@@ -5,9 +5,7 @@ use super::host::{HostColumn, HostInput};
 use crate::format::VertexFormat;
 use crate::ops::OpError;
 use crate::ops::gather::integer;
-use crate::ops::sort::{
-    SortOptions, check_ids, check_offsets, check_values, key_order,
-};
+use crate::ops::sort::{SortOptions, check_ids, check_offsets, check_values, key_order};
 
 /// Where the segments of a [`segmented_sort`] are: the twin of
 /// [`Segments`](crate::ops::Segments).
@@ -66,7 +64,10 @@ fn row_ids(order: &[u64]) -> HostColumn {
     HostColumn {
         format: VertexFormat::Uint32,
         length: order.len() as u64,
-        bytes: order.iter().flat_map(|&r| (r as u32).to_le_bytes()).collect(),
+        bytes: order
+            .iter()
+            .flat_map(|&r| (r as u32).to_le_bytes())
+            .collect(),
     }
 }
 
@@ -175,8 +176,5 @@ pub fn segmented_sort(
         }
     };
     let order = order(OP, &keys, Some(&ids), options)?;
-    Ok((
-        gather(&keys, &order),
-        values.map(|v| gather(&v, &order)),
-    ))
+    Ok((gather(&keys, &order), values.map(|v| gather(&v, &order))))
 }

@@ -65,7 +65,8 @@ impl KeyOrder {
 }
 
 /// The mapping's functions over the masks in parameters 4 to 7.
-const KEY_MAPS: &str = "fn key_in(u: u32) -> u32 { return u ^ select(param(4u), param(5u), (u >> 31u) == 1u); }
+const KEY_MAPS: &str =
+    "fn key_in(u: u32) -> u32 { return u ^ select(param(4u), param(5u), (u >> 31u) == 1u); }
     fn key_out(k: u32) -> u32 { return k ^ select(param(6u), param(7u), (k >> 31u) == 1u); }
 ";
 
@@ -480,7 +481,10 @@ pub(crate) fn downsweep(words: &[Word], digit: usize, tiling: Tiling) -> String 
             indent(rank_subgroups(per_thread, groups)),
             indent(rank_splits(per_thread))
         ),
-        None => format!("        {{\n{}        }}\n", indent(rank_splits(per_thread))),
+        None => format!(
+            "        {{\n{}        }}\n",
+            indent(rank_splits(per_thread))
+        ),
     };
     let scatter = scatter(words, digit, per_thread);
     let (subgroup_decls, builtins, whole) = match tiling.subgroups {
@@ -642,13 +646,29 @@ mod tests {
         let kernels: [(Vec<Word>, usize); 5] = [
             (vec![first], 0),
             (vec![first, word(Source::RowId, true)], 0),
-            (vec![first, word(unaligned, true), word(Source::RowId, true)], 0),
-            (vec![last, word(Source::Packed, false), word(Source::Packed, true)], 1),
-            (vec![word(Source::Packed, false), word(Source::Packed, true)], 0),
+            (
+                vec![first, word(unaligned, true), word(Source::RowId, true)],
+                0,
+            ),
+            (
+                vec![
+                    last,
+                    word(Source::Packed, false),
+                    word(Source::Packed, true),
+                ],
+                1,
+            ),
+            (
+                vec![word(Source::Packed, false), word(Source::Packed, true)],
+                0,
+            ),
         ];
         for subgroups in [
             None,
-            Some(Subgroups { most: 32, lanes: 32 }),
+            Some(Subgroups {
+                most: 32,
+                lanes: 32,
+            }),
             Some(Subgroups {
                 most: 64,
                 lanes: 128,
