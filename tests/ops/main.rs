@@ -18,4 +18,5 @@ mod interleave;
 mod luma_elementwise;
 mod luma_select;
 mod select;
+mod sort;
 mod split;

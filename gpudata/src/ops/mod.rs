@@ -14,6 +14,7 @@
 //! | [`extent`] | a column | one `[min, max]` row per lane |
 //! | [`gather`] | a column and row indices | the indexed rows |
 //! | [`sequence`], [`segmented_map`] | a count / segment starts | `sint32` values / `uint32x2` (segment, offset) rows |
+//! | [`sort`], [`argsort`], [`sort_pairs`], [`top_k`], [`segmented_sort`], [`segmented_sort_pairs`] | `uint32` / `sint32` / `float32` keys (values of 4 bytes per row, segment offsets or ids) | the sorted keys, `uint32` row ids, the values in the keys' order ([`Sorted`]) |
 //!
 //! Every operation takes the [`Gpu`](crate::Gpu) its data lives on and returns new
 //! [`GpuData`](crate::GpuData) (usages `STORAGE | VERTEX | COPY_SRC | COPY_DST`) that reads back
@@ -63,6 +64,9 @@
 //!   to `f32`, with integer operations (no `shader-f64`), bit for bit the CPU formula.
 //! - **Selection** ([`mask`], [`compact`], [`gather`], [`extent`], [`prefix_sum`]): each
 //!   function's documentation states its NaN, `-0` and out-of-range rules.
+//! - **Sorting** is a stable radix sort in a total order: floats
+//!   `-NaN < -inf < … < -0 < +0 < … < +inf < +NaN`, descending its exact reverse (see
+//!   [`sort`]).
 //!
 //! # Sizes
 //!
@@ -108,6 +112,7 @@ pub mod piecewise;
 mod plan;
 mod predicate;
 mod semantics;
+mod sort;
 #[cfg(feature = "arrow")]
 mod unpack;
 
@@ -135,6 +140,10 @@ pub use gather::{gather, plan_gather, segmented_map, sequence};
 pub use mask::GpuMask;
 pub use predicate::{
     Comparand, Predicate, PredicateOf, between, equal, greater, less, mask, plan_mask,
+};
+pub use sort::{
+    Segments, SortOptions, SortOrder, Sorted, argsort, plan_argsort, plan_sort, plan_sort_pairs,
+    plan_top_k, segmented_sort, segmented_sort_pairs, sort, sort_pairs, top_k,
 };
 #[cfg(feature = "arrow")]
 pub(crate) use unpack::unpack_bits;
