@@ -38,18 +38,23 @@ fn file(name: &str, rows: i64, group_rows: usize) -> PathBuf {
         ),
     ])
     .unwrap();
+    write(&path, &batch, group_rows);
+    path
+}
+
+/// `batch` written to `path` in row groups of `group_rows` rows.
+fn write(path: &Path, batch: &RecordBatch, group_rows: usize) {
     let properties = WriterProperties::builder()
         .set_max_row_group_row_count(Some(group_rows))
         .build();
     let mut writer = ArrowWriter::try_new(
-        File::create(&path).unwrap(),
+        File::create(path).unwrap(),
         batch.schema(),
         Some(properties),
     )
     .unwrap();
-    writer.write(&batch).unwrap();
+    writer.write(batch).unwrap();
     writer.close().unwrap();
-    path
 }
 
 fn read_with_arrow_rs(path: &Path, columns: Option<&[usize]>) -> RecordBatch {
@@ -172,17 +177,7 @@ fn conversion_errors_on_workers_name_the_files_row() {
         .collect();
     let batch = RecordBatch::try_from_iter([("n", Arc::new(Int64Array::from(values)) as ArrayRef)])
         .unwrap();
-    let properties = WriterProperties::builder()
-        .set_max_row_group_row_count(Some(1000))
-        .build();
-    let mut writer = ArrowWriter::try_new(
-        File::create(&path).unwrap(),
-        batch.schema(),
-        Some(properties),
-    )
-    .unwrap();
-    writer.write(&batch).unwrap();
-    writer.close().unwrap();
+    write(&path, &batch, 1000);
     for threads in [1, 3] {
         let options = IngestOptions {
             conversions: Conversions::auto().column("n", Conversion::Narrow),
@@ -374,17 +369,7 @@ fn auto_narrowing_is_decided_by_the_whole_files_statistics() {
             Arc::new(Int64Array::from(values.clone())) as ArrayRef,
         )])
         .unwrap();
-        let properties = WriterProperties::builder()
-            .set_max_row_group_row_count(Some(1000))
-            .build();
-        let mut writer = ArrowWriter::try_new(
-            File::create(&path).unwrap(),
-            batch.schema(),
-            Some(properties),
-        )
-        .unwrap();
-        writer.write(&batch).unwrap();
-        writer.close().unwrap();
+        write(&path, &batch, 1000);
         let source = ParquetSource::open(&path, None).unwrap();
         assert_eq!(
             source.integer_ranges(),
