@@ -11,6 +11,7 @@ mod binding;
 mod decode;
 mod error;
 mod gpu_data;
+mod metadata;
 mod ownership;
 mod readback;
 mod typed;
@@ -20,9 +21,8 @@ mod view;
 pub use binding::VertexBinding;
 pub use decode::{HostValues, decode_values};
 pub use error::DataError;
-pub use gpu_data::{
-    GpuData, GpuDataDescriptor, GpuDataFormat, MetricsPolicy, ReadbackMetadata, RowMetrics,
-};
+pub use gpu_data::{GpuData, GpuDataDescriptor, GpuDataFormat, MetricsPolicy, RowMetrics};
+pub use metadata::{ReadbackMetadata, RowMetadata};
 pub use ownership::BufferHandle;
 pub use typed::{
     GpuStorage, GpuUniform, GpuUniformArray, StorageError, TypedGpuData, TypedGpuDataView,
