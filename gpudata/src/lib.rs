@@ -129,7 +129,7 @@ pub mod table;
 
 // The front door: the types a user names in the README and the examples. Everything else is
 // public under its module (`gpudata::layout::LayoutCursor`, `gpudata::data::GpuDataFormat`, ...).
-pub use data::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataView, TypedGpuData};
+pub use data::{BufferHandle, GpuConstant, GpuData, GpuDataDescriptor, GpuDataView, TypedGpuData};
 pub use device::Gpu;
 pub use error::{DataError, FormatError, GpuError, LayoutError, OpError, TableError};
 pub use format::{GpuVectorFormat, ShaderType, VertexFormat};
@@ -143,7 +143,7 @@ pub use record::{
     Snorm8, Snorm8x2, Snorm8x4, Snorm16, Snorm16x2, Snorm16x4, Unorm8, Unorm8x2, Unorm8x4,
     Unorm8x4Bgra, Unorm10_10_10_2, Unorm16, Unorm16x2, Unorm16x4,
 };
-pub use table::{GpuConstant, GpuRecordBatch, GpuTable, GpuVector};
+pub use table::{GpuRecordBatch, GpuTable, GpuVector};
 
 /// What the `#[derive(GpuStruct)]` and `impl_gpu_field!` expansions name (`derive_support/`).
 /// Not API: nothing here is covered by semver.

@@ -11,9 +11,10 @@
 //! it equals the reference computed on the flushed inputs.
 
 use crate::fixtures::*;
+use gpudata::GpuConstant;
 use gpudata::format::DataType;
 use gpudata::ops::cpu::{self, HostColumn, HostInput, HostOperand};
-use gpudata::ops::{self, ArithmeticOp, Constant, LaneOp, Literal, MathOp, Operand, OpsConfig};
+use gpudata::ops::{self, ArithmeticOp, LaneOp, Literal, MathOp, Operand, OpsConfig};
 use gpudata::{Gpu, GpuDataView, OpError, VertexFormat};
 
 /// Which values a column holds.
@@ -191,7 +192,7 @@ impl Col {
 #[derive(Clone, Copy)]
 pub(crate) enum Arg {
     Col(usize),
-    Constant(Constant),
+    Constant(GpuConstant),
     Literal(Literal),
 }
 
@@ -546,7 +547,7 @@ pub(crate) fn run_lane_cases(gpu: &Gpu, config: &OpsConfig, cols: &[Col]) {
             vec![
                 Arg::Col(1),
                 Arg::Col(0),
-                Arg::Constant(Constant::scalar(-2.5)),
+                Arg::Constant(GpuConstant::from_value(-2.5f32)),
             ],
             Check::Exact,
         ),
@@ -811,7 +812,7 @@ fn luma_rules_and_errors() {
         }
     );
     assert_eq!(
-        ops::length(&gpu, Constant::scalar(1.0)).unwrap_err(),
+        ops::length(&gpu, GpuConstant::from_value(1.0f32)).unwrap_err(),
         OpError::NoGpuInput { op: "length" }
     );
     // Output types: dot/length float32, equalAll uint32, abs keeps sint16, sqrt of uint8

@@ -5,9 +5,10 @@
 
 use crate::fixtures::{column, gpu};
 use crate::support::Rng;
+use gpudata::GpuConstant;
 use gpudata::ops::GpuMask;
 use gpudata::table::{
-    GpuColumn, GpuConstant, GpuTable, GpuVector, RecordBatchOptions, SegmentOptions, TableError,
+    GpuColumn, GpuTable, GpuVector, RecordBatchOptions, SegmentOptions, TableError,
 };
 use gpudata::{Gpu, GpuData, GpuStruct, Unorm8x4, VertexFormat};
 

@@ -4,8 +4,9 @@
 //! generated WGSL accessors; indexed draws go through the `indices` column.
 
 use crate::fixtures::{bytes, column, compute_capture, gpu, render_capture};
+use gpudata::GpuConstant;
 use gpudata::table::{
-    BatchStorage, GpuColumn, GpuConstant, GpuTable, GpuVector, RecordBatchOptions, RenderOptions,
+    BatchStorage, GpuColumn, GpuTable, GpuVector, RecordBatchOptions, RenderOptions,
     SegmentOptions, TableRenderBindings,
 };
 use gpudata::{

@@ -9,8 +9,9 @@ use crate::fixtures::{
     gpu, misaligned_floats, narrow_segment_layout, paths_table, vector_table, vertex_only_data,
     with_layouts,
 };
+use gpudata::GpuConstant;
 use gpudata::table::{
-    GpuConstant, GpuTable, PackOptions, RenderOptions, SegmentOptions, SegmentSpec, SegmentStride,
+    GpuTable, PackOptions, RenderOptions, SegmentOptions, SegmentSpec, SegmentStride,
     SegmentedLayout, SegmentedTableBuilder,
 };
 use gpudata::{

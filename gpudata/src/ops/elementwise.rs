@@ -12,7 +12,7 @@
 //! results are therefore rounded per step, exactly as the CPU reference rounds them.
 
 use super::family::{ArithmeticOp, Compute, MathOp, format_of, join, source_lane};
-use super::input::{Literal, Operand, OperandOf};
+use super::input::{Literal, Operand, OperandOf, constant_bits};
 use super::output::output_data;
 use crate::data::GpuData;
 use crate::device::Gpu;
@@ -51,8 +51,9 @@ pub(crate) enum Program {
 pub(crate) enum OperandKind {
     /// Values of a format, one per row.
     Data(VertexFormat),
-    /// A float32 constant of this many lanes (a 1-lane constant broadcasts).
-    Constant(usize),
+    /// A constant of a format (a 1-lane constant broadcasts): its values arrive decoded as
+    /// vertex fetch would, and it joins the types as a column of its format.
+    Constant(VertexFormat),
     /// An untyped literal (arithmetic family only).
     Literal(Literal),
 }
@@ -62,7 +63,7 @@ impl OperandKind {
     pub(crate) fn lanes(self) -> u32 {
         match self {
             OperandKind::Data(f) => f.components(),
-            OperandKind::Constant(n) => n as u32,
+            OperandKind::Constant(f) => f.components(),
             OperandKind::Literal(l) => l.lanes().len() as u32,
         }
     }
@@ -71,8 +72,7 @@ impl OperandKind {
     /// computation's type).
     fn natural(self, compute: Compute) -> PrimitiveType {
         match self {
-            OperandKind::Data(f) => decoded_type(f),
-            OperandKind::Constant(_) => PrimitiveType::F32,
+            OperandKind::Data(f) | OperandKind::Constant(f) => decoded_type(f),
             OperandKind::Literal(_) => compute.primitive(),
         }
     }
@@ -90,9 +90,9 @@ pub(crate) fn kinds<D>(
         .iter()
         .map(|o| match o {
             OperandOf::Data(column) => OperandKind::Data(format(column)),
-            OperandOf::Constant(c) => OperandKind::Constant(c.lanes().len()),
+            OperandOf::Constant(c) => OperandKind::Constant(c.format()),
             OperandOf::Literal(l) if literals => OperandKind::Literal(*l),
-            OperandOf::Literal(l) => OperandKind::Constant(l.lanes().len()),
+            OperandOf::Literal(l) => OperandKind::Constant(l.to_constant().format()),
         })
         .collect()
 }
@@ -145,28 +145,17 @@ pub(crate) fn compute_of(joined: DataType) -> Compute {
 /// luma.gl's type join over the data and constant operands (literals take no part).
 fn joined(operands: &[OperandKind]) -> DataType {
     join(operands.iter().filter_map(|o| match o {
-        OperandKind::Data(f) => Some((f.signed_data_type(), f.is_normalized())),
-        OperandKind::Constant(_) => Some((DataType::Float32, false)),
+        OperandKind::Data(f) | OperandKind::Constant(f) => {
+            Some((f.signed_data_type(), f.is_normalized()))
+        }
         OperandKind::Literal(_) => None,
     }))
 }
 
-/// The checks every element-wise call makes: some operand, constants of 1 to 4 lanes, some
-/// GPU data.
+/// The checks every element-wise call makes: some operand, some GPU data.
 fn check_operands(op: &'static str, operands: &[OperandKind]) -> Result<(), OpError> {
     if operands.is_empty() {
         return Err(OpError::NoInputs { op });
-    }
-    for (i, operand) in operands.iter().enumerate() {
-        if let OperandKind::Constant(n) = operand
-            && (*n == 0 || *n > 4)
-        {
-            return Err(OpError::ConstantLanes {
-                op,
-                input: i,
-                lanes: *n,
-            });
-        }
     }
     if !operands.iter().any(|o| matches!(o, OperandKind::Data(_))) {
         return Err(OpError::NoGpuInput { op });
@@ -414,6 +403,15 @@ pub(crate) enum Place {
     Constant(usize),
 }
 
+/// The value of type `ty` whose 32 bits are the `u32` expression `bits` (a uniform's word).
+fn from_bits(bits: String, ty: PrimitiveType) -> String {
+    match ty {
+        PrimitiveType::U32 => bits,
+        PrimitiveType::I32 => format!("bitcast<i32>({bits})"),
+        PrimitiveType::F32 | PrimitiveType::F16 => format!("bitcast<f32>({bits})"),
+    }
+}
+
 /// Zero of `ty`, read from the uniform (`P[0].z` is always 0) rather than written as a
 /// literal, so the compiler cannot fold `x * 0.0` to `+0.0` or reject an integer division by
 /// a constant zero.
@@ -507,12 +505,7 @@ impl ElementwiseBody {
         let ty = to.unwrap_or(natural);
         let expr = match (kind, self.places[i]) {
             (OperandKind::Literal(_), Place::Constant(j)) => {
-                let bits = ctx.constant(j, lane);
-                let arrived = match sem.compute {
-                    Compute::F32 => format!("bitcast<f32>({bits})"),
-                    Compute::U32 => bits,
-                    Compute::I32 => format!("bitcast<i32>({bits})"),
-                };
+                let arrived = from_bits(ctx.constant(j, lane), natural);
                 wgsl_codec::convert(&arrived, natural, ty)
             }
             (_, place) => match (source_lane(kind.lanes(), lane), kind, place) {
@@ -530,11 +523,9 @@ impl ElementwiseBody {
                         decoded
                     }
                 }
-                (Some(l), _, Place::Constant(j)) => wgsl_codec::convert(
-                    &format!("bitcast<f32>({})", ctx.constant(j, l)),
-                    PrimitiveType::F32,
-                    ty,
-                ),
+                (Some(l), _, Place::Constant(j)) => {
+                    wgsl_codec::convert(&from_bits(ctx.constant(j, l), natural), natural, ty)
+                }
                 (Some(_), _, Place::Data(_)) => zero(ty).to_owned(),
             },
         };
@@ -731,13 +722,13 @@ pub(crate) fn plan(
             }
             Operand::Constant(c) => {
                 places.push(Place::Constant(constants.len()));
-                constants.push(c.bits());
+                constants.push(constant_bits(c));
             }
             Operand::Literal(l) => {
                 places.push(Place::Constant(constants.len()));
                 constants.push(match kind {
                     OperandKind::Literal(_) => literal_bits(l, sem.compute),
-                    _ => l.to_constant().bits(),
+                    _ => constant_bits(&l.to_constant()),
                 });
             }
         }

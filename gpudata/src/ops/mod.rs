@@ -100,7 +100,7 @@ pub use family::{ArithmeticOp, MathOp};
 #[cfg(feature = "arrow")]
 pub use fround::fround_arrow;
 pub use fround::{fround, fround_f64, plan_fround};
-pub use input::{Constant, IntoOperand, Literal, Operand, OperandOf};
+pub use input::{IntoOperand, Literal, Operand, OperandOf};
 pub use interleave::{interleave, plan_interleave};
 pub use lanes::{
     LaneOp, dot, equal_all, interleave_lanes, lanes, length, plan_lanes, select, swizzle,

@@ -49,10 +49,15 @@ fn zero(ty: PrimitiveType) -> Scalar {
 }
 
 fn from_bits(bits: u32, compute: Compute) -> Scalar {
-    match compute {
-        Compute::F32 => Scalar::F32(f32::from_bits(bits)),
-        Compute::U32 => Scalar::U32(bits),
-        Compute::I32 => Scalar::I32(bits as i32),
+    scalar_of(bits, compute.primitive())
+}
+
+/// The value of type `ty` whose 32 bits are `bits` (a constant's decoded lane).
+fn scalar_of(bits: u32, ty: PrimitiveType) -> Scalar {
+    match ty {
+        PrimitiveType::F32 | PrimitiveType::F16 => Scalar::F32(f32::from_bits(bits)),
+        PrimitiveType::U32 => Scalar::U32(bits),
+        PrimitiveType::I32 => Scalar::I32(bits as i32),
     }
 }
 
@@ -152,8 +157,8 @@ impl Row<'_, '_> {
             }
             (_, place) => {
                 let natural = match kind {
-                    OperandKind::Data(f) => decoded_type(f),
-                    _ => PrimitiveType::F32,
+                    OperandKind::Data(f) | OperandKind::Constant(f) => decoded_type(f),
+                    OperandKind::Literal(_) => PrimitiveType::F32,
                 };
                 let ty = to.unwrap_or(natural);
                 let v = match (source_lane(kind.lanes(), lane), kind, place) {
@@ -161,9 +166,7 @@ impl Row<'_, '_> {
                     (Some(l), OperandKind::Data(format), HostPlace::Data(_)) => {
                         codec::decode_unit(format, l, self.raw(i, l))
                     }
-                    (Some(l), _, HostPlace::Bits(bits)) => {
-                        Scalar::F32(f32::from_bits(bits[l as usize]))
-                    }
+                    (Some(l), _, HostPlace::Bits(bits)) => scalar_of(bits[l as usize], natural),
                     (Some(_), _, HostPlace::Data(_)) => return zero(ty),
                 };
                 convert(v, ty)

@@ -11,8 +11,8 @@ use crate::format::VertexFormat;
 use crate::layout::{StepMode, WgpuVertexLayout};
 use crate::table::TableError;
 
+use crate::data::GpuConstant;
 use crate::table::column::batch::GpuRecordBatch;
-use crate::table::column::constant::GpuConstant;
 use crate::table::column::schema::RESERVED_INDEX_COLUMN;
 use crate::table::column::table::GpuTable;
 
@@ -284,13 +284,15 @@ pub(crate) fn render_bindings(
     let constants: Vec<(&str, &GpuConstant)> = table.constants().collect();
     let mut constant_ranges = Vec::with_capacity(constants.len());
     for (name, constant) in &constants {
-        layouts.push(constant.wgpu_vertex_layout(next, options.step_mode)?);
+        let mut layout = constant.buffer_layout("constant");
+        layout.step_mode = Some(options.step_mode);
+        layouts.push(layout.to_wgpu(next)?);
         locations.push(((*name).to_owned(), next));
         next = next.checked_add(1).ok_or_else(overflow)?;
         constant_ranges.push(VertexBufferRange {
-            buffer: constant.buffer(gpu)?,
+            buffer: table.uploads.buffer(gpu, constant)?,
             offset: 0,
-            size: crate::table::column::constant::CONSTANT_BUFFER_BYTES,
+            size: crate::data::CONSTANT_BUFFER_BYTES,
         });
     }
     let mut batches = Vec::with_capacity(table.batches().len());

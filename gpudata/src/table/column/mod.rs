@@ -1,4 +1,5 @@
-//! The column model: vectors, constants, the schema, record batches and the table.
+//! The column model: vectors, the schema, record batches and the table (whose constants are
+//! [`GpuConstant`](crate::GpuConstant)s).
 
 pub(crate) mod append;
 pub(crate) mod batch;
@@ -7,7 +8,6 @@ pub(crate) mod chunked;
 pub(crate) mod chunked_filter;
 pub(crate) mod chunked_ops;
 pub(crate) mod chunked_reduce;
-pub(crate) mod constant;
 pub(crate) mod schema;
 pub(crate) mod table;
 pub(crate) mod vector;

@@ -4,12 +4,12 @@
 use std::fmt;
 use std::ops::Range;
 
-use crate::data::{GpuData, ReadbackMetadata};
+use crate::data::{GpuConstant, GpuData, ReadbackMetadata};
 use crate::layout::BufferLayout;
 use crate::table::TableError;
+use crate::table::bind::ConstantUploads;
 
 use crate::table::column::batch::GpuRecordBatch;
-use crate::table::column::constant::GpuConstant;
 use crate::table::column::schema::{GpuSchema, RESERVED_INDEX_COLUMN};
 use crate::table::column::vector::{DataVectorOptions, GpuVector};
 
@@ -78,6 +78,8 @@ pub struct GpuTable {
     pub(in crate::table) data_types: Vec<(String, ReadbackMetadata)>,
     pub(in crate::table) num_rows: u64,
     pub(in crate::table) null_count: u64,
+    /// The constants' uploads, per device.
+    pub(in crate::table) uploads: ConstantUploads,
 }
 
 impl GpuTable {
