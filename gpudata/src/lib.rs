@@ -28,7 +28,7 @@
 //! and runtime declarations ([`GpuDataStructFormat`]):
 //!
 //! ```
-//! use gpudata::{GpuDataStructFormat, StepMode, StructLayout};
+//! use gpudata::{GpuDataStructFormat, StepMode, StructLayout, VertexLayoutSource};
 //!
 //! let format = GpuDataStructFormat::parse(
 //!     StructLayout::Packed,
@@ -36,14 +36,14 @@
 //! )?;
 //! assert_eq!(format.fields()[1].byte_offset(), 4);
 //! assert_eq!(format.byte_stride(), 8);
-//! let layout = format.buffer_layout("instances", Some(StepMode::Instance));
-//! let wgpu_layout = layout.to_wgpu(0)?;
-//! assert_eq!(wgpu_layout.as_wgpu().array_stride, 8);
+//! // The one way to a wgpu vertex layout, from formats, data, views, constants and tables.
+//! let layout = format.vertex_layout(0, StepMode::Instance)?;
+//! assert_eq!(layout.buffers()[0].array_stride, 8);
 //! # Ok::<(), gpudata::LayoutError>(())
 //! ```
 //!
 //! **3. `#[derive(GpuStruct)]`.** A Rust struct becomes a row type whose [`GpuStruct::FORMAT`],
-//! vertex layout ([`GpuStruct::vertex_buffer_layout`], the one way to it) and field markers are
+//! `'static` vertex layout ([`GpuStruct::vertex_buffer_layout`]) and field markers are
 //! computed at compile time; see [`GpuStruct`](derive@GpuStruct) for the attributes and the
 //! compile errors it reports. Field types implement [`GpuField`]:
 //! scalars and arrays, `half::f16`, glam and mint vectors, the normalized newtypes, and your own
@@ -136,7 +136,7 @@ pub use format::{GpuVectorFormat, ShaderType, VertexFormat};
 #[cfg(feature = "derive")]
 #[doc = include_str!("record/derive.md")]
 pub use gpudata_derive::GpuStruct;
-pub use layout::{BufferLayout, GpuDataStructFormat, StepMode, StructLayout};
+pub use layout::{BufferLayout, GpuDataStructFormat, StepMode, StructLayout, VertexLayoutSource};
 pub use record::{GpuField, GpuStruct};
 // The normalized field types, written in struct definitions as often as `f32`.
 pub use record::{

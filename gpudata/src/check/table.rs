@@ -6,9 +6,7 @@ use super::error::{MismatchError, ShaderCheckError, ShaderMismatch};
 use super::globals::{HostBinding, space_text};
 use super::shader::Shader;
 use super::structs::finish;
-use super::vertex::{VertexAttributeInput, VertexBufferInput};
-use crate::format::VertexFormat;
-use crate::layout::StepMode;
+use super::vertex::VertexBufferInput;
 use crate::table::{BatchStorage, TableRenderBindings};
 
 impl Shader {
@@ -25,36 +23,7 @@ impl Shader {
         entry: &str,
         bindings: &TableRenderBindings,
     ) -> Result<(), ShaderCheckError> {
-        let name_at = |location: u32| {
-            bindings
-                .locations()
-                .iter()
-                .find(|(_, l)| *l == location)
-                .map_or_else(|| format!("location {location}"), |(n, _)| n.clone())
-        };
-        let buffers: Vec<VertexBufferInput> = bindings
-            .owned_layouts()
-            .iter()
-            .enumerate()
-            .map(|(i, layout)| VertexBufferInput {
-                name: format!("buffer {i}"),
-                step_mode: match layout.step_mode {
-                    wgpu::VertexStepMode::Instance => StepMode::Instance,
-                    _ => StepMode::Vertex,
-                },
-                attributes: layout
-                    .attributes
-                    .iter()
-                    .filter_map(|a| {
-                        Some(VertexAttributeInput {
-                            name: name_at(a.shader_location),
-                            format: VertexFormat::from_wgpu(a.format)?,
-                            location: a.shader_location,
-                        })
-                    })
-                    .collect(),
-            })
-            .collect();
+        let buffers = VertexBufferInput::from_vertex_layout(bindings.vertex_layout());
         let mut mismatches = Vec::new();
         self.compare_vertex_inputs(entry, &buffers, true, &mut mismatches)?;
         finish(format!("table render bindings for {entry}"), mismatches)

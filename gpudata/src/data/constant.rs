@@ -39,8 +39,8 @@ const fn expected_scalar(storage: DataType) -> &'static str {
 ///
 /// A plain value (`Copy`): the bytes are copied at construction. It is
 ///
-/// - a table's constant column, bound for rendering as a vertex buffer of **stride 0**
-///   ([`buffer_layout`](Self::buffer_layout)): WebGPU and wgpu 30
+/// - a table's constant column, bound for rendering as a vertex buffer of **stride 0** (its
+///   [`vertex_layout`](crate::layout::VertexLayoutSource::vertex_layout)): WebGPU and wgpu 30
 ///   accept `arrayStride: 0`, and every vertex (or instance) then fetches the same value; and
 ///   for compute as a uniform `vec4<u32>` with a WGSL accessor that decodes it exactly as vertex
 ///   fetch would (`table::ConstantBinding`). Both bind a 16-byte [`upload`](Self::upload);

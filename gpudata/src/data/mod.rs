@@ -21,6 +21,7 @@ mod upload;
 mod view;
 
 pub use binding::VertexBinding;
+pub(crate) use binding::rows_layout;
 pub use constant::{CONSTANT_BUFFER_BYTES, CONSTANT_USAGE, GpuConstant};
 pub use decode::{HostValues, decode_values};
 pub use error::DataError;

@@ -57,7 +57,7 @@
 //! assert_eq!(table.num_rows(), 3);
 //! let bindings = table.render_bindings(gpu, Default::default())?;
 //! assert_eq!(bindings.location("color"), Some(1));
-//! assert_eq!(bindings.owned_layouts()[1].array_stride, 0);
+//! assert_eq!(bindings.vertex_layout().buffers()[1].array_stride, 0);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
