@@ -6,7 +6,9 @@
 use crate::fixtures::*;
 use crate::select::{small, special_rows};
 use gpudata::ops::cpu::{self, HostInput, HostPredicate};
-use gpudata::ops::{self, Comparand, Comparison, GpuMask, OpError, Predicate, PredicateOf, Scalar};
+use gpudata::ops::{
+    self, Comparand, Comparison, GpuMask, OpError, Predicate, PredicateOf, ShaderScalar,
+};
 use gpudata::{Gpu, GpuDataView, VertexFormat};
 
 /// A host column and its upload.
@@ -69,21 +71,21 @@ impl Column {
     }
 }
 
-pub(crate) fn scalar(rng: &mut Rng) -> Scalar {
+pub(crate) fn scalar(rng: &mut Rng) -> ShaderScalar {
     match rng.below(5) {
-        0 => Scalar::F32(rng.f32_in(100.0)),
-        1 => Scalar::F32([0.0, -0.0, f32::INFINITY, f32::NAN][rng.below(4) as usize]),
-        2 => Scalar::I32([i32::MIN, -1, 0, 7, i32::MAX][rng.below(5) as usize]),
-        3 => Scalar::U32([0, 1, 200, u32::MAX][rng.below(4) as usize]),
-        _ => Scalar::I32(rng.next_u32() as i32 >> 16),
+        0 => ShaderScalar::F32(rng.f32_in(100.0)),
+        1 => ShaderScalar::F32([0.0, -0.0, f32::INFINITY, f32::NAN][rng.below(4) as usize]),
+        2 => ShaderScalar::I32([i32::MIN, -1, 0, 7, i32::MAX][rng.below(5) as usize]),
+        3 => ShaderScalar::U32([0, 1, 200, u32::MAX][rng.below(4) as usize]),
+        _ => ShaderScalar::I32(rng.next_u32() as i32 >> 16),
     }
 }
 
 /// A random predicate tree over `columns` (by index) and mask 0, the same for host and GPU.
 #[derive(Clone, Debug)]
 enum Tree {
-    Cmp(Comparison, usize, Result<usize, Scalar>),
-    Between(usize, Scalar, Result<usize, Scalar>),
+    Cmp(Comparison, usize, Result<usize, ShaderScalar>),
+    Between(usize, ShaderScalar, Result<usize, ShaderScalar>),
     Mask,
     And(Vec<Tree>),
     Or(Vec<Tree>),
@@ -133,7 +135,7 @@ fn tree(rng: &mut Rng, columns: usize, depth: u32) -> Tree {
 
 fn build<C: Copy, M: Copy>(t: &Tree, cols: &[C], mask: M) -> PredicateOf<C, M> {
     use PredicateOf as P;
-    let side = |o: &Result<usize, Scalar>| match o {
+    let side = |o: &Result<usize, ShaderScalar>| match o {
         Ok(i) => Comparand::Column(cols[*i]),
         Err(v) => Comparand::Value(*v),
     };

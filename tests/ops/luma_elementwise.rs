@@ -16,7 +16,7 @@
 //!   within 1 ulp (f64 then f32 can round twice).
 
 use gpudata::VertexFormat;
-use gpudata::format::codec::{self, Scalar};
+use gpudata::format::codec::{self, ShaderScalar};
 use gpudata::ops::cpu::{self, HostColumn, HostInput, HostOperand};
 use gpudata::ops::{ArithmeticOp, LaneOp, Literal, MathOp};
 use serde_json::Value;
@@ -59,9 +59,9 @@ fn lanes(arg: &Arg, row: usize) -> Vec<f64> {
     (0..arg.format.components())
         .map(
             |l| match codec::decode_lane(arg.format, bytes, l).unwrap() {
-                Scalar::F32(v) => f64::from(v),
-                Scalar::I32(v) => f64::from(v),
-                Scalar::U32(v) => f64::from(v),
+                ShaderScalar::F32(v) => f64::from(v),
+                ShaderScalar::I32(v) => f64::from(v),
+                ShaderScalar::U32(v) => f64::from(v),
             },
         )
         .collect()

@@ -120,7 +120,7 @@ pub use predicate::{
 #[cfg(feature = "arrow")]
 pub(crate) use unpack::unpack_bits;
 
-pub use crate::format::codec::Scalar;
+pub use crate::format::codec::ShaderScalar;
 pub use kernels::Comparison;
 
 pub use error::OpError;
