@@ -325,10 +325,7 @@ impl SegmentedTable {
         )?;
         relayout.submit()?;
         drop(targets);
-        let constants = table
-            .constants()
-            .map(|(n, c)| (n.to_owned(), c.clone()))
-            .collect();
+        let constants = table.constants().map(|(n, c)| (n.to_owned(), *c)).collect();
         let options = RecordBatchOptions {
             num_rows: Some(table.num_rows()),
             metadata: table.schema().metadata.clone(),
@@ -596,7 +593,7 @@ fn finish_conversion(
     columns.extend(
         table
             .constants()
-            .map(|(n, c)| (n.to_owned(), GpuColumn::Constant(c.clone()))),
+            .map(|(n, c)| (n.to_owned(), GpuColumn::Constant(*c))),
     );
     GpuTable::from_columns(
         columns,

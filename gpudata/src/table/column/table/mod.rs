@@ -24,6 +24,8 @@ use text::layouts_text;
 
 /// A column given to [`GpuTable::from_columns`]: varying rows or one constant value.
 #[derive(Debug)]
+// A column is made once and moved into its table; boxing the vector would only add a hop.
+#[allow(clippy::large_enum_variant)]
 pub enum GpuColumn {
     /// A column of rows.
     Vector(GpuVector),
