@@ -18,9 +18,9 @@ use crate::format::VertexFormat;
 /// use gpudata::layout::VertexLayoutSource;
 /// use gpudata::{GpuDataStructFormat, StepMode, StructLayout};
 ///
-/// let format = GpuDataStructFormat::new(
-///     &[("position", "float32x3"), ("color", "unorm8x4")],
+/// let format = GpuDataStructFormat::parse(
 ///     StructLayout::Packed,
+///     [("position", "float32x3"), ("color", "unorm8x4")],
 /// )?;
 /// let layout = format.vertex_layout(2, StepMode::Instance)?;
 /// assert_eq!(layout.buffers()[0].array_stride, 16);
