@@ -10,4 +10,5 @@ pub(crate) mod chunked_ops;
 pub(crate) mod chunked_reduce;
 pub(crate) mod schema;
 pub(crate) mod table;
+pub(crate) mod uploads;
 pub(crate) mod vector;

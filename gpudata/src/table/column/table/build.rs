@@ -6,12 +6,12 @@ use crate::layout::BufferLayout;
 use crate::table::TableError;
 
 use crate::data::GpuConstant;
-use crate::table::bind::ConstantUploads;
 use crate::table::column::batch::{
     GpuRecordBatch, Owner, RecordBatchOptions, check_given_fields, check_given_layouts,
     synthesize_layout,
 };
 use crate::table::column::schema::{GpuSchema, GpuSchemaField, RESERVED_INDEX_COLUMN};
+use crate::table::column::uploads::ConstantUploads;
 use crate::table::column::vector::{GpuVector, checked_sum};
 
 use super::text::{describe_chunk, describe_vector, layouts_text};

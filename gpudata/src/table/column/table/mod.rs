@@ -7,7 +7,7 @@ use std::ops::Range;
 use crate::data::{GpuConstant, GpuData, ReadbackMetadata};
 use crate::layout::BufferLayout;
 use crate::table::TableError;
-use crate::table::bind::ConstantUploads;
+use crate::table::column::uploads::ConstantUploads;
 
 use crate::table::column::batch::GpuRecordBatch;
 use crate::table::column::schema::{GpuSchema, RESERVED_INDEX_COLUMN};
