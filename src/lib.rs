@@ -7,3 +7,8 @@ pub mod render;
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// The "from wgpu" guide's Rust examples (`docs/from-wgpu.md`), compiled and run as doctests.
+#[doc = include_str!("../docs/from-wgpu.md")]
+#[cfg(doctest)]
+pub struct FromWgpuGuideDoctests;

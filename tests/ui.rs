@@ -14,6 +14,9 @@
 //!   struct, a WGSL parse error, a missing file, a vertex entry point mismatch, attribute misuse,
 //!   an `atomic<f32>` member (no WGSL atomic stores a float), and a shader past the bounds naga's
 //!   reader is held to (`deep_expression.rs`, reading `tests/shaders/deep_sum.wgsl`).
+//!   `bind_*.rs` are `#[derive(GpuBindGroup)]`'s compile-time check against `bind_group.wgsl`
+//!   (a member moved, a wrong binding, address spaces and access, texture kinds, samplers, a
+//!   used global no field binds); `fail/bind/` its keys without a shader.
 //!   Their WGSL paths name the files beside the cases: the crate trybuild generates has no such
 //!   file, so the macro finds them relative to the case's source file, wherever the target
 //!   directory is.

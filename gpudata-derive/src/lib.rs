@@ -13,6 +13,7 @@
 //!   trait impls and the field marker types, which its `fallback` emits too, so that one mistake
 //!   does not cascade.
 
+mod bind;
 mod expand;
 mod internals;
 mod shader;
@@ -23,4 +24,11 @@ mod spans;
 pub fn derive_gpu_struct(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     expand::derive(&input).into()
+}
+
+/// Derives `gpudata::bind::GpuBindGroup`; see the `gpudata::bind` module for the attributes.
+#[proc_macro_derive(GpuBindGroup, attributes(bind_group, binding))]
+pub fn derive_gpu_bind_group(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    bind::derive(&input).into()
 }

@@ -9,8 +9,11 @@ pub use crate::arrow::ArrowInteropError;
 pub use crate::arrow::convert::ConversionError;
 #[cfg(feature = "arrow")]
 pub use crate::arrow::stream::IngestError;
+pub use crate::bind::BindError;
 #[cfg(feature = "naga")]
-pub use crate::check::{MismatchError, ShaderCheckError};
+pub use crate::check::{
+    BindGroupCheckError, BindingMismatchError, MismatchError, ShaderCheckError,
+};
 pub use crate::data::DataError;
 pub use crate::data::StorageError;
 pub use crate::data::UniformError;

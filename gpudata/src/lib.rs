@@ -68,8 +68,9 @@
 //! CPU reference of identical semantics: arithmetic and math functions, lane operations,
 //! interleave and deinterleave, fround, row masks and compaction, prefix sums, `extent`,
 //! `gather`, `sequence` and `segmented_map`. Chunked columns ([`GpuVector`]) run the same
-//! kernels over every chunk (`GpuVector::arithmetic`, `mask`, `filter`, `extent`,
-//! `prefix_sum`, `gather`), and [`GpuTable::filter`] keeps the rows a mask selects.
+//! kernels piece by piece through one driver, [`ops::piecewise`] (also as `GpuVector::arithmetic`,
+//! `mask`, `filter`, `extent`, `prefix_sum`, `gather`), and [`GpuTable::filter`] keeps the rows
+//! a mask selects with `ops`' compaction.
 //!
 //! **7. Arrow.** With feature `arrow`, arrays and record batches upload straight from their Arrow
 //! buffers and read back with their original types.
@@ -112,6 +113,7 @@
 
 #[cfg(feature = "arrow")]
 pub mod arrow;
+pub mod bind;
 #[cfg(feature = "naga")]
 pub mod check;
 mod count;
@@ -129,6 +131,8 @@ pub mod table;
 
 // The front door: the types a user names in the README and the examples. Everything else is
 // public under its module (`gpudata::layout::LayoutCursor`, `gpudata::data::GpuDataFormat`, ...).
+// The bind group derive and its trait (one name, both namespaces).
+pub use bind::GpuBindGroup;
 pub use data::{BufferHandle, GpuConstant, GpuData, GpuDataDescriptor, GpuDataView, TypedGpuData};
 pub use device::Gpu;
 pub use error::{DataError, FormatError, GpuError, LayoutError, OpError, TableError};
@@ -150,4 +154,10 @@ pub use table::{GpuRecordBatch, GpuTable, GpuVector};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::derive_support::*;
+    // `#[derive(GpuBindGroup)]`'s.
+    pub use crate::bind::{
+        BindResource, BindingField, BindingKeys, GpuBindGroup, ShaderGlobal, StorageTextureKeys,
+        TextureKeys, WgslResource, WgslSample, binding_field, keys_problem, shader_problem,
+    };
+    pub use crate::device::{Gpu, GpuError};
 }

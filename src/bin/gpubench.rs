@@ -12,8 +12,11 @@
 //! iterations divided by their count. Bytes moved count every input value read once and every
 //! output row written once. After timing, the first, middle and last 4096 rows of each
 //! operation are read back and compared with the CPU reference (`--no-verify` skips that). The
-//! last case, `add_f32_over_binding`, ignores `--size-mib`: its inputs are twice the device's
-//! largest storage binding, so the operation runs as several dispatches.
+//! case `add_f32_over_binding` ignores `--size-mib`: its inputs are twice the device's largest
+//! storage binding, so the operation runs as several dispatches. The last group,
+//! `decode_normalized`, ignores it too: one case per normalized format, decoding every 8- and
+//! 16-bit pattern (every `unorm10-10-10-2` field value) through an operation kernel and
+//! comparing every lane, not a sample, with the host codec.
 
 #[path = "gpubench/cases.rs"]
 mod cases;
@@ -23,6 +26,8 @@ mod kernels;
 mod relayout;
 #[path = "gpubench/select.rs"]
 mod select;
+#[path = "gpubench/sort.rs"]
+mod sort;
 #[path = "gpubench/timing.rs"]
 mod timing;
 
@@ -92,7 +97,8 @@ fn parse_args() -> Result<Args, String> {
                             cos_f32 tan_f32 exp_f32 log_f32 pow_f32 dot_f32x4 length_f32x4 \
                             equal_all_f32x4 select_f32 swizzle_f32x4 read_vec4_256 extent \
                             mask_f32 mask_u32 compact compact_sub random_read_vec4 \
-                            gather_f32x4 gather_sub"
+                            gather_f32x4 gather_sub decode_normalized sort_u32 sort_pairs_u32 \
+                            argsort_f32"
                     .to_owned());
             }
             other => return Err(format!("unknown argument `{other}` (try --help)")),
@@ -112,12 +118,19 @@ struct Row {
     min_ms: f64,
     wall_ms: f64,
     detail: String,
+    rows: Option<u64>,
     verified: Option<Result<(), String>>,
 }
 
 impl Row {
     fn tb_per_s(&self) -> f64 {
         self.bytes_moved as f64 / (self.median_ms * 1e-3) / 1e12
+    }
+
+    /// Rows per second in billions (`G rows/s`), where the case counts rows.
+    fn g_rows_per_s(&self) -> Option<f64> {
+        self.rows
+            .map(|rows| rows as f64 / (self.median_ms * 1e-3) / 1e9)
     }
 }
 
@@ -220,6 +233,7 @@ fn run(args: &Args) -> Result<(), String> {
                 "tb_s": r.tb_per_s(),
                 "pct_of_best_copy": if best_copy > 0.0 { 100.0 * r.tb_per_s() / best_copy } else { 0.0 },
                 "detail": r.detail,
+                "g_rows_s": r.g_rows_per_s(),
                 "verified": match &r.verified {
                     None => serde_json::Value::Null,
                     Some(Ok(())) => serde_json::Value::Bool(true),
@@ -250,6 +264,7 @@ fn measure(timer: &Timer, case: &Case, args: &Args) -> Result<Row, String> {
         min_ms: t.min_ms,
         wall_ms: t.wall_ms,
         detail: case.detail.clone(),
+        rows: case.rows,
         verified,
     })
 }
@@ -263,7 +278,10 @@ fn print_row(row: &Row) {
         row.tb_per_s(),
         row.min_ms,
         row.wall_ms,
-        row.detail,
+        match row.g_rows_per_s() {
+            Some(rate) => format!("{:.2} G rows/s {}", rate, row.detail),
+            None => row.detail.clone(),
+        },
         match &row.verified {
             None => String::new(),
             Some(Ok(())) => " [matches CPU]".to_owned(),

@@ -9,8 +9,9 @@
 //! Each case runs once to warm up, then `N` times (default 5); the table gives the median.
 //! Cases: arrow-rs's reader alone, on one thread and with one thread per row group (up to the
 //! cores); arrow-rs's reader plus gpudata's `auto` conversions on the host (no upload), on one
-//! thread; gpudata's `ingest_parquet` under the `auto` policy (decode, convert, upload, GPU
-//! table) on one thread and on all cores.
+//! thread; gpudata's upload of the converted batches alone (the upload's floor); gpudata's
+//! `ingest_parquet` under the `auto` policy (decode, convert, upload, GPU
+//! table) on 1, 2, 4 and 8 threads and on all cores (at most one per row group).
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -68,6 +69,50 @@ fn convert_only(path: &Path, groups: usize) -> Result<u64> {
         rows += plan.convert(&batch?)?.num_rows() as u64;
     }
     Ok(rows)
+}
+
+/// `convert_only` on `threads` threads, each decoding its row groups (`t`, `t + threads`, ...)
+/// and converting them with a plan of its own: the parallel floor of decode plus conversion.
+fn convert_parallel(path: &Path, groups: usize, threads: usize) -> Result<u64> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || -> Result<u64> {
+                    let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(path)?)?
+                        .with_row_groups((t..groups).step_by(threads).collect())
+                        .with_batch_size(DEFAULT_PARQUET_BATCH_ROWS)
+                        .build()?;
+                    let mut plan = ConversionPlan::new(reader.schema(), Conversions::auto())?;
+                    let mut rows = 0;
+                    for batch in reader {
+                        rows += plan.convert(&batch?)?.num_rows() as u64;
+                    }
+                    Ok(rows)
+                })
+            })
+            .collect();
+        let mut rows = 0;
+        for h in handles {
+            rows += h.join().map_err(|_| "a converting thread panicked")??;
+        }
+        Ok(rows)
+    })
+}
+
+/// Every batch of `path` decoded and converted under `auto`, kept in memory, with the plan's
+/// upload options: what the upload alone takes.
+fn converted_batches(
+    path: &Path,
+) -> Result<(Vec<arrow_array::RecordBatch>, gpudata::arrow::BatchOptions)> {
+    let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(path)?)?
+        .with_batch_size(DEFAULT_PARQUET_BATCH_ROWS)
+        .build()?;
+    let mut plan = ConversionPlan::new(reader.schema(), Conversions::auto())?;
+    let mut batches = Vec::new();
+    for batch in reader {
+        batches.push(plan.convert(&batch?)?);
+    }
+    Ok((batches, plan.batch_options()))
 }
 
 fn median(mut times: Vec<Duration>) -> Duration {
@@ -140,7 +185,37 @@ fn main() -> Result<()> {
         1,
         time(iters, || convert_only(&path, groups))?,
     );
-    for t in [1, threads] {
+    row(
+        "arrow-rs read + gpudata conversions (host, no upload)",
+        threads,
+        time(iters, || convert_parallel(&path, groups, threads))?,
+    );
+    let (batches, batch_options) = converted_batches(&path)?;
+    if let Some(first) = batches.first() {
+        let schema = first.schema();
+        row(
+            "gpudata upload of the converted batches alone (no decode, no conversion)",
+            1,
+            time(iters, || {
+                let (table, _) = gpudata::arrow::record_batches_to_gpu_table(
+                    &gpu,
+                    &schema,
+                    &batches,
+                    &batch_options,
+                )?;
+                let rows = table.num_rows();
+                table.destroy();
+                Ok(rows)
+            })?,
+        );
+    }
+    drop(batches);
+    let mut sweep: Vec<usize> = [1, 2, 4, 8, threads]
+        .into_iter()
+        .filter(|t| *t <= threads)
+        .collect();
+    sweep.dedup();
+    for t in sweep {
         let parquet = ParquetOptions {
             threads: t,
             ..ParquetOptions::default()

@@ -91,10 +91,14 @@ fn row_groups_decode_in_parallel_and_arrive_in_file_order() {
     let path = file("order", 10_000, 1_500);
     let source = ParquetSource::open(&path, None).unwrap();
     assert_eq!((source.num_rows(), source.num_row_groups()), (10_000, 7));
-    for threads in [1, 3, 8] {
+    let mut one_thread = None;
+    // A read-ahead budget of one byte lets each worker hold one batch of a later row group
+    // at most: the file still arrives whole and in order.
+    for (threads, read_ahead_bytes) in [(1, 0), (3, 0), (8, 0), (3, 1)] {
         let parquet = ParquetOptions {
             threads,
             batch_size: 700,
+            read_ahead_bytes,
             ..ParquetOptions::default()
         };
         let ingested = ingest(&gpu, &path, &parquet);
@@ -106,8 +110,103 @@ fn row_groups_decode_in_parallel_and_arrive_in_file_order() {
         );
         let joined = read_joined(&gpu, &ingested.table);
         assert_eq!(joined, read_with_arrow_rs(&path, None), "threads {threads}");
+        // Workers convert with dictionaries of their own (each row group meets the labels in
+        // another order); the stream's category ids, labels in id order, and the report are
+        // those of one thread.
+        let label_ids = ingested
+            .table
+            .vector("label")
+            .unwrap()
+            .read_bytes(&gpu)
+            .unwrap();
+        let seen = (
+            label_ids,
+            ingested.categories.clone(),
+            ingested.report.clone(),
+        );
+        match &one_thread {
+            None => one_thread = Some(seen),
+            Some(expected) => {
+                assert!(
+                    seen.0 == expected.0,
+                    "threads {threads}: other category ids"
+                );
+                assert_eq!(
+                    (&seen.1, &seen.2),
+                    (&expected.1, &expected.2),
+                    "threads {threads}"
+                );
+            }
+        }
     }
+    let (_, categories, _) = one_thread.unwrap();
+    let labels: Vec<&str> = categories[0]
+        .1
+        .as_any()
+        .downcast_ref::<StringArray>()
+        .unwrap()
+        .iter()
+        .map(Option::unwrap)
+        .collect();
+    let first_seen: Vec<String> = [1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 0, 7]
+        .iter()
+        .map(|i| format!("l{i}"))
+        .collect();
+    assert_eq!(
+        labels, first_seen,
+        "ids in order of first occurrence in the file"
+    );
     std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
+}
+
+/// A value error on a decoding worker names the row of the file, as on one thread.
+#[test]
+fn conversion_errors_on_workers_name_the_files_row() {
+    use gpudata::arrow::convert::{Conversion, ConversionError, Conversions};
+    let gpu = support::gpu();
+    let dir = std::env::temp_dir().join(format!("gpudata-parquet-{}-row", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("wide.parquet");
+    let values: Vec<i64> = (0..4000)
+        .map(|i| if i == 2_345 { 1 << 40 } else { i })
+        .collect();
+    let batch = RecordBatch::try_from_iter([("n", Arc::new(Int64Array::from(values)) as ArrayRef)])
+        .unwrap();
+    let properties = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(1000))
+        .build();
+    let mut writer = ArrowWriter::try_new(
+        File::create(&path).unwrap(),
+        batch.schema(),
+        Some(properties),
+    )
+    .unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    for threads in [1, 3] {
+        let options = IngestOptions {
+            conversions: Conversions::auto().column("n", Conversion::Narrow),
+            ..IngestOptions::default()
+        };
+        let parquet = ParquetOptions {
+            threads,
+            batch_size: 300,
+            ..ParquetOptions::default()
+        };
+        let e = ingest_parquet(&gpu, &path, &options, &parquet, |_| {}, &CancelToken::new())
+            .unwrap_err();
+        assert!(
+            matches!(
+                &e,
+                IngestError::Convert {
+                    source: ConversionError::OutOfRange { row: 2_345, .. },
+                    ..
+                }
+            ),
+            "threads {threads}: {e:?}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

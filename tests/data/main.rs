@@ -7,6 +7,7 @@
 pub mod support;
 
 mod allocation;
+mod bind_group;
 mod codec;
 mod device_sweep;
 mod errors;
@@ -20,6 +21,7 @@ mod runtime_array;
 mod smoke;
 mod storage;
 mod transfer;
+mod typed_bindings;
 mod validation;
 mod vertex_fetch;
 mod wgsl;

@@ -7,7 +7,7 @@
 //! `min_binding_size` that wgpu and naga require.
 
 use gpudata::GpuStruct;
-use gpudata::data::{GpuStorage, StorageError};
+use gpudata::data::{GpuStorage, Growth, StorageError};
 use gpudata::layout::{AddressSpace, StructDecl, TypeDecl};
 use gpudata::record::{GpuRuntimeStruct, GpuType, RuntimeArray, encode_runtime};
 
@@ -158,6 +158,15 @@ fn run_probe<T: GpuRuntimeStruct + GpuType>(
     tail: &str,
     elements: usize,
 ) -> (Vec<u32>, String) {
+    run_probe_on::<T>(storage.binding(), tail, elements)
+}
+
+/// [`run_probe`] over any binding of a `T` value (one a bind group made earlier would hold).
+fn run_probe_on<T: GpuRuntimeStruct + GpuType>(
+    binding: wgpu::BufferBinding<'_>,
+    tail: &str,
+    elements: usize,
+) -> (Vec<u32>, String) {
     let gpu = gpu();
     let (wgsl, words) = probe::<T>(tail, elements);
     let out = compute_capture(
@@ -170,7 +179,7 @@ fn run_probe<T: GpuRuntimeStruct + GpuType>(
         )],
         vec![wgpu::BindGroupEntry {
             binding: 0,
-            resource: wgpu::BindingResource::Buffer(storage.binding()),
+            resource: wgpu::BindingResource::Buffer(binding),
         }],
         1,
         words as u64,
@@ -621,13 +630,13 @@ fn the_tail_grows_like_a_vec_and_the_shader_sees_each_length() {
     assert_eq!(storage.buffer().size(), 16 + 2 * 96);
     // Within the capacity: the same buffer.
     let first = storage.buffer().clone();
-    storage.extend(&gpu, &all[1..2]).unwrap();
+    assert_eq!(storage.extend(&gpu, &all[1..2]).unwrap(), Growth::InPlace);
     assert_eq!(storage.buffer(), &first);
     // Past it: twice the capacity, then exactly what is asked when more is needed.
-    storage.extend(&gpu, &all[2..3]).unwrap();
+    assert_eq!(storage.extend(&gpu, &all[2..3]).unwrap(), Growth::Moved);
     assert_eq!(storage.capacity(), 4);
     assert_ne!(storage.buffer(), &first);
-    storage.extend(&gpu, &all[3..7]).unwrap();
+    assert_eq!(storage.extend(&gpu, &all[3..7]).unwrap(), Growth::Moved);
     assert_eq!((storage.len(), storage.capacity()), (7, 8));
     assert_eq!(storage.byte_size(), 16 + 7 * 96);
     assert_eq!(storage.read(&gpu).unwrap(), (header, all.clone()));
@@ -645,10 +654,57 @@ fn the_tail_grows_like_a_vec_and_the_shader_sees_each_length() {
     let (words, wgsl) = run_probe(&storage, "items", 3);
     assert_eq!(words, expected(3), "{wgsl}");
     let again = [particle(40)];
-    storage.extend(&gpu, &again).unwrap();
+    assert_eq!(storage.extend(&gpu, &again).unwrap(), Growth::InPlace);
     assert_eq!(storage.capacity(), 8);
     assert_eq!(storage.read_elements(&gpu, 3, 1).unwrap(), again);
     assert_eq!(storage.read(&gpu).unwrap().1.len(), 4);
+}
+
+/// Growth is never silent: `extend` says the value moved (`Growth::Moved`, `#[must_use]`) and
+/// `generation` changes with every change of the binding, while a binding made before the move
+/// (what a bind group made then holds) still reads the old buffer and the old value.
+#[test]
+fn a_move_is_reported_and_a_binding_made_before_reads_the_old_value() {
+    let gpu = gpu();
+    let header = Particles {
+        count: 3,
+        items: RuntimeArray::new(),
+    };
+    let all: Vec<Particle> = (0..3).map(particle).collect();
+    let mut storage = GpuStorage::with_capacity(&gpu, &header, &all[..2], 2).unwrap();
+    let made_at = storage.generation();
+    let (old, old_size) = (storage.buffer().clone(), storage.byte_size());
+    // Nothing to do: the binding is the same.
+    assert_eq!(storage.reserve(&gpu, 0).unwrap(), Growth::InPlace);
+    storage.truncate(5);
+    assert_eq!(storage.generation(), made_at);
+    // Past the capacity: moved, and said so.
+    let growth = storage.extend(&gpu, &all[2..3]).unwrap();
+    assert!(growth.moved());
+    assert_ne!(storage.generation(), made_at);
+    storage.write_elements(&gpu, 0, &[particle(50)]).unwrap();
+    let words = |n: usize, items: &[Particle]| {
+        let mut words = vec![n as u32, 3];
+        for item in items {
+            words.extend(particle_words(item));
+        }
+        words
+    };
+    // A binding of the old buffer: two elements, the old first one.
+    let stale = wgpu::BufferBinding {
+        buffer: &old,
+        offset: 0,
+        size: std::num::NonZeroU64::new(old_size),
+    };
+    let (found, wgsl) = run_probe_on::<Particles>(stale, "items", 2);
+    assert_eq!(found, words(2, &all[..2]), "{wgsl}");
+    // The binding made again: three elements, the new first one.
+    let (found, wgsl) = run_probe(&storage, "items", 3);
+    assert_eq!(found, words(3, &[particle(50), all[1], all[2]]), "{wgsl}");
+    // Shorter: the binding changes again.
+    let before = storage.generation();
+    storage.truncate(1);
+    assert_ne!(storage.generation(), before);
 }
 
 #[test]
@@ -665,8 +721,12 @@ fn two_byte_elements_extend_inside_a_word() {
     let mut values: Vec<Half> = (0..3).map(|i| half(i as f32)).collect();
     let mut storage = GpuStorage::new(&gpu, &header, &values).unwrap();
     // Element 3 starts at byte 10, inside the word element 2 ends in; then aligned, then odd.
-    for extra in [vec![half(3.0)], vec![half(4.0), half(5.0)], vec![half(6.0)]] {
-        storage.extend(&gpu, &extra).unwrap();
+    let growths = [Growth::Moved, Growth::InPlace, Growth::Moved];
+    for (extra, growth) in [vec![half(3.0)], vec![half(4.0), half(5.0)], vec![half(6.0)]]
+        .into_iter()
+        .zip(growths)
+    {
+        assert_eq!(storage.extend(&gpu, &extra).unwrap(), growth);
         values.extend(extra);
         assert_eq!(storage.read(&gpu).unwrap(), (header, values.clone()));
     }
@@ -684,7 +744,10 @@ fn growth_stays_within_the_binding_limit() {
     };
     let mut storage = GpuStorage::new(&small, &header, &[particle(0), particle(1)]).unwrap();
     // Twice the capacity (4) would not bind; exactly the 3 needed do.
-    storage.extend(&small, &[particle(2)]).unwrap();
+    assert_eq!(
+        storage.extend(&small, &[particle(2)]).unwrap(),
+        Growth::Moved
+    );
     assert_eq!((storage.len(), storage.capacity()), (3, 3));
     let e = storage.extend(&small, &[particle(3)]).unwrap_err();
     assert_eq!(

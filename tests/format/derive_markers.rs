@@ -32,7 +32,10 @@ struct LightSource {
 
 /// What a typed child view needs, from the marker alone: the column's values, read from GPU
 /// rows at the marker's offset with the struct's stride.
-fn column<T: GpuStruct, M: GpuFieldOf<T>>(bytes: &[u8]) -> Vec<M::Value> {
+fn column<T: GpuStruct, M: GpuFieldOf<T>>(bytes: &[u8]) -> Vec<M::Value>
+where
+    M::Value: GpuField,
+{
     let stride = T::FORMAT.byte_stride() as usize;
     let offset = M::BYTE_OFFSET as usize;
     let len = size_of::<M::Value>();
@@ -131,4 +134,55 @@ fn markers_are_zero_sized_unit_structs() {
     let _marker: particle_fields::Position = particle_fields::Position;
     assert_eq!(size_of::<particle_fields::Position>(), 0);
     assert_eq!(size_of::<light_columns::Range>(), 0);
+}
+
+/// Markers of fields of several leaves: matrices (glam's and an array of arrays declared
+/// `mat4x4<f32>`), an array and a nested struct. Each is a `GpuFieldMarker` naming the field,
+/// where it starts and its first leaf.
+#[derive(Clone, Copy, GpuStruct)]
+struct Ray {
+    origin: [f32; 4],
+    weight: f32,
+}
+
+#[derive(Clone, Copy, GpuStruct)]
+struct Light {
+    #[gpu(wgsl = "mat4x4<f32>")]
+    proj: [[f32; 4]; 4],
+    pos: [f32; 4],
+    rays: [Ray; 2],
+    color: [f32; 4],
+    #[cfg(feature = "glam")]
+    view: glam::Mat4,
+}
+
+/// A marker's field and where it starts, whatever its value type.
+fn placed<M: GpuFieldMarker>() -> (&'static str, usize, u64, VertexFormat) {
+    (M::NAME, M::INDEX, M::BYTE_OFFSET, M::FORMAT)
+}
+
+#[test]
+fn fields_of_several_leaves_have_markers() {
+    use light_fields::{Color, Pos, Proj, Rays};
+    assert_eq!(placed::<Proj>(), ("proj", 0, 0, VertexFormat::Float32x4));
+    assert_eq!(placed::<Pos>(), ("pos", 4, 64, VertexFormat::Float32x4));
+    // `rays`: two `Ray`s of 32 bytes, their first leaf `rays[0].origin`.
+    assert_eq!(placed::<Rays>(), ("rays", 5, 80, VertexFormat::Float32x4));
+    assert_eq!(Light::FORMAT.fields()[Rays::INDEX].name(), "rays[0].origin");
+    assert_eq!(
+        placed::<Color>(),
+        ("color", 9, 144, VertexFormat::Float32x4)
+    );
+    assert_eq!(Proj::FIELD.name(), "proj[0]");
+    // Plain fields read values as before.
+    assert_agrees::<Light, Pos>();
+    assert_agrees::<Light, Color>();
+    #[cfg(feature = "glam")]
+    {
+        assert_eq!(
+            placed::<light_fields::View>(),
+            ("view", 10, 160, VertexFormat::Float32x4)
+        );
+        let _: <light_fields::View as GpuFieldMarker>::Value = glam::Mat4::IDENTITY;
+    }
 }

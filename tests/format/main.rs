@@ -30,3 +30,4 @@ mod shader_nested;
 mod shader_props;
 mod shader_tree_props;
 mod vectors;
+mod vertex_state;

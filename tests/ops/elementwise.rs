@@ -14,7 +14,7 @@ use crate::fixtures::*;
 use gpudata::GpuConstant;
 use gpudata::format::DataType;
 use gpudata::ops::cpu::{self, HostColumn, HostInput, HostOperand};
-use gpudata::ops::{self, ArithmeticOp, LaneOp, Literal, MathOp, Operand, OpsConfig};
+use gpudata::ops::{self, ArithmeticOp, LaneOp, Literal, MathOp, Operand, OperandOf, OpsConfig};
 use gpudata::{Gpu, GpuDataView, OpError, VertexFormat};
 
 /// Which values a column holds.
@@ -188,13 +188,9 @@ impl Col {
     }
 }
 
-/// An operand of a case: a column (by index) or a constant or literal.
-#[derive(Clone, Copy)]
-pub(crate) enum Arg {
-    Col(usize),
-    Constant(GpuConstant),
-    Literal(Literal),
-}
+/// An operand of a case: a column (by index) or a constant or literal; one list runs on the
+/// GPU and on the CPU reference, each column mapped to its view and to its host column.
+pub(crate) type Arg = OperandOf<usize>;
 
 /// What a case runs.
 #[derive(Clone)]
@@ -284,7 +280,8 @@ fn host_run(op: &Op, args: &[HostOperand<'_>]) -> Result<HostColumn, OpError> {
     match op {
         Op::Fold(f) => cpu::arithmetic(*f, args),
         Op::Math(m) => cpu::math(*m, args),
-        Op::Lanes(l) => cpu::lanes(l, args),
+        Op::Lanes(l) => cpu::lanes(l, args)
+            .map(|data| data.into_column().expect("a column of at most four lanes")),
     }
 }
 
@@ -299,19 +296,11 @@ pub(crate) fn run_case(
 ) {
     let gpu_args: Vec<Operand<'_>> = args
         .iter()
-        .map(|a| match a {
-            Arg::Col(i) => cols[*i].gpu().into(),
-            Arg::Constant(c) => (*c).into(),
-            Arg::Literal(l) => (*l).into(),
-        })
+        .map(|a| a.map_data(|&i| cols[i].gpu()))
         .collect();
     let host_args = |flushed: bool| -> Vec<HostOperand<'_>> {
         args.iter()
-            .map(|a| match a {
-                Arg::Col(i) => cols[*i].host(flushed).into(),
-                Arg::Constant(c) => (*c).into(),
-                Arg::Literal(l) => (*l).into(),
-            })
+            .map(|a| a.map_data(|&i| cols[i].host(flushed)))
             .collect()
     };
     let expected = host_run(op, &host_args(false)).unwrap();
@@ -417,7 +406,7 @@ fn math_functions_match_the_cpu_reference() {
             };
             let length = 1 + rng.below(300);
             let mut cols = vec![Col::new(&gpu, &mut rng, format, length, values)];
-            let mut args = vec![Arg::Col(0)];
+            let mut args = vec![Arg::Data(0)];
             if op == MathOp::Pow {
                 cols.push(Col::new(
                     &gpu,
@@ -426,7 +415,7 @@ fn math_functions_match_the_cpu_reference() {
                     length,
                     Values::Range(-4.0, 4.0),
                 ));
-                args.push(Arg::Col(1));
+                args.push(Arg::Data(1));
             }
             run_case(&gpu, &config, &Op::Math(op), &cols, &args, check);
         }
@@ -439,7 +428,7 @@ fn math_functions_match_the_cpu_reference() {
             &config,
             &Op::Math(MathOp::Abs),
             &cols,
-            &[Arg::Col(0)],
+            &[Arg::Data(0)],
             Check::Exact,
         );
     }
@@ -527,43 +516,47 @@ pub(crate) fn run_lane_cases(gpu: &Gpu, config: &OpsConfig, cols: &[Col]) {
     for (op, args, check) in [
         (
             LaneOp::EqualAll,
-            vec![Arg::Col(0), Arg::Col(1)],
+            vec![Arg::Data(0), Arg::Data(1)],
             Check::Exact,
         ),
         (
             LaneOp::EqualAll,
-            vec![Arg::Col(0), Arg::Col(0)],
+            vec![Arg::Data(0), Arg::Data(0)],
             Check::Exact,
         ),
-        (LaneOp::Dot, vec![Arg::Col(0), Arg::Col(1)], Check::ExactNan),
-        (LaneOp::Length, vec![Arg::Col(0)], Check::Length),
+        (
+            LaneOp::Dot,
+            vec![Arg::Data(0), Arg::Data(1)],
+            Check::ExactNan,
+        ),
+        (LaneOp::Length, vec![Arg::Data(0)], Check::Length),
         (
             LaneOp::Select,
-            vec![Arg::Col(3), Arg::Col(0), Arg::Col(1)],
+            vec![Arg::Data(3), Arg::Data(0), Arg::Data(1)],
             Check::Exact,
         ),
         (
             LaneOp::Select,
             vec![
-                Arg::Col(1),
-                Arg::Col(0),
+                Arg::Data(1),
+                Arg::Data(0),
                 Arg::Constant(GpuConstant::from_value(-2.5f32)),
             ],
             Check::Exact,
         ),
         (
             LaneOp::Swizzle((0..lanes).rev().chain([0]).take(4).collect()),
-            vec![Arg::Col(0)],
+            vec![Arg::Data(0)],
             Check::Exact,
         ),
         (
             LaneOp::Swizzle(vec![lanes - 1]),
-            vec![Arg::Col(0)],
+            vec![Arg::Data(0)],
             Check::Exact,
         ),
         (
             LaneOp::InterleaveLanes,
-            vec![Arg::Col(3), Arg::Col(0)],
+            vec![Arg::Data(3), Arg::Data(0)],
             Check::Exact,
         ),
     ] {
@@ -571,6 +564,88 @@ pub(crate) fn run_lane_cases(gpu: &Gpu, config: &OpsConfig, cols: &[Col]) {
             continue;
         }
         run_case(gpu, config, &Op::Lanes(op), cols, &args, check);
+    }
+}
+
+#[test]
+fn interleave_lanes_past_four_lanes_writes_struct_rows_as_the_cpu_reference() {
+    // luma.gl's interleave of any number of lanes: rows of the joined type, a packed struct of
+    // 4-lane fields (padding zero), the same bytes as the CPU reference's rows.
+    let gpu = fresh_gpu();
+    let mut rng = Rng::new(77);
+    // (operands, whether a constant joins them, fields of the rows)
+    let groups: [(&[VertexFormat], bool, usize); 5] = [
+        (
+            &[
+                VertexFormat::Uint8x4,
+                VertexFormat::Uint8x2,
+                VertexFormat::Uint8,
+            ],
+            false,
+            3,
+        ),
+        (
+            &[
+                VertexFormat::Uint32x2,
+                VertexFormat::Uint32x4,
+                VertexFormat::Uint32x4,
+                VertexFormat::Uint32x4,
+            ],
+            false,
+            4,
+        ),
+        (
+            &[
+                VertexFormat::Float32x3,
+                VertexFormat::Uint16x2,
+                VertexFormat::Snorm16x4,
+            ],
+            false,
+            3,
+        ),
+        (
+            &[
+                VertexFormat::Sint16x4,
+                VertexFormat::Uint8x4,
+                VertexFormat::Sint8x2,
+            ],
+            false,
+            3,
+        ),
+        (&[VertexFormat::Float16x4, VertexFormat::Unorm8x4], true, 3),
+    ];
+    for (formats, constant, fields) in groups {
+        let length = 1 + rng.below(700);
+        let cols: Vec<Col> = formats
+            .iter()
+            .map(|&f| Col::new(&gpu, &mut rng, f, length, Values::Special))
+            .collect();
+        let mut gpu_args: Vec<Operand<'_>> = cols.iter().map(|c| c.gpu().into()).collect();
+        let mut host_args: Vec<HostOperand<'_>> =
+            cols.iter().map(|c| c.host(false).into()).collect();
+        if constant {
+            // Three more float32 lanes.
+            let c = GpuConstant::from_value([1.5f32, -2.0, 0.25]);
+            gpu_args.push(c.into());
+            host_args.push(c.into());
+        }
+        let out = ops::interleave_lanes(&gpu, &gpu_args).unwrap();
+        let expected = match cpu::interleave_lanes(&host_args).unwrap() {
+            cpu::HostData::Rows(rows) => rows,
+            cpu::HostData::Column(c) => panic!("{formats:?}: a column of {}", c.format()),
+        };
+        let rows = out.struct_format().expect("struct rows");
+        assert_eq!(rows, expected.format(), "{formats:?}");
+        assert_eq!(rows.fields().len(), fields, "{formats:?}");
+        let found = out.read_bytes(&gpu).unwrap();
+        let stride = rows.byte_stride() as usize;
+        for (row, (g, e)) in found
+            .chunks(stride)
+            .zip(expected.bytes().chunks(stride))
+            .enumerate()
+        {
+            assert_eq!(g, e, "{formats:?} row {row}");
+        }
     }
 }
 
@@ -618,7 +693,7 @@ fn normalized_and_chained_arithmetic_is_bit_for_bit() {
                 .iter()
                 .map(|&f| Col::new(&gpu, &mut rng, f, length, Values::Special))
                 .collect();
-            let args: Vec<Arg> = (0..cols.len()).map(Arg::Col).collect();
+            let args: Vec<Arg> = (0..cols.len()).map(Arg::Data).collect();
             run_case(&gpu, &config, &Op::Fold(op), &cols, &args, Check::ExactNan);
         }
     }
@@ -689,7 +764,7 @@ fn literals_keep_the_data_type() {
                     &config,
                     &Op::Fold(op),
                     &cols,
-                    &[Arg::Col(0), Arg::Literal(literal)],
+                    &[Arg::Data(0), Arg::Literal(literal)],
                     check,
                 );
             }
@@ -757,12 +832,25 @@ fn luma_rules_and_errors() {
             lanes: 0
         }
     );
+    // Past four lanes (an error until issue 30): rows of the joined type, a packed struct of
+    // 4-lane fields, the values one after another as luma.gl's column of five.
+    let wide = ops::interleave_lanes(&gpu, &[x3.into(), x2b.into()]).unwrap();
+    let rows = wide.struct_format().expect("struct rows").clone();
+    let fields: Vec<(String, VertexFormat, u64)> = rows
+        .fields()
+        .iter()
+        .map(|f| (f.name().to_owned(), f.format(), f.byte_offset()))
+        .collect();
     assert_eq!(
-        ops::interleave_lanes(&gpu, &[x3.into(), x2b.into()]).unwrap_err(),
-        OpError::OutputLanes {
-            op: "interleave_lanes",
-            lanes: 5
-        }
+        fields,
+        [
+            ("lanes0".to_owned(), VertexFormat::Float32x4, 0),
+            ("lanes4".to_owned(), VertexFormat::Float32, 16)
+        ]
+    );
+    assert_eq!(
+        f32s(&wide.read_bytes(&gpu).unwrap()),
+        [1.0, 2.0, 3.0, 1.0, 2.0, 4.0, 5.0, 6.0, 3.0, 4.0]
     );
     assert_eq!(
         ops::math(&gpu, MathOp::Pow, &[x3.into()]).unwrap_err(),
@@ -898,28 +986,28 @@ fn element_wise_ops_split_over_bindings() {
     for (op, args, check) in [
         (
             Op::Math(MathOp::Sqrt),
-            vec![Arg::Col(0)],
+            vec![Arg::Data(0)],
             Check::Within(MathOp::Sqrt),
         ),
-        (Op::Math(MathOp::Abs), vec![Arg::Col(1)], Check::Exact),
+        (Op::Math(MathOp::Abs), vec![Arg::Data(1)], Check::Exact),
         (
             Op::Lanes(LaneOp::Dot),
-            vec![Arg::Col(0), Arg::Col(0)],
+            vec![Arg::Data(0), Arg::Data(0)],
             Check::ExactNan,
         ),
         (
             Op::Lanes(LaneOp::Select),
-            vec![Arg::Col(2), Arg::Col(1), Arg::Col(2)],
+            vec![Arg::Data(2), Arg::Data(1), Arg::Data(2)],
             Check::Exact,
         ),
         (
             Op::Lanes(LaneOp::Swizzle(vec![3, 1])),
-            vec![Arg::Col(1)],
+            vec![Arg::Data(1)],
             Check::Exact,
         ),
         (
             Op::Fold(ArithmeticOp::Add),
-            vec![Arg::Col(2), Arg::Literal(Literal::scalar(-3.0))],
+            vec![Arg::Data(2), Arg::Literal(Literal::scalar(-3.0))],
             Check::Exact,
         ),
     ] {

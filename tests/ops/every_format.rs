@@ -43,7 +43,7 @@ fn math_functions_over_every_format() {
             };
             let length = 1 + rng.below(70);
             let mut cols = vec![Col::new(&gpu, &mut rng, format, length, values)];
-            let mut args = vec![Arg::Col(0)];
+            let mut args = vec![Arg::Data(0)];
             if op == MathOp::Pow {
                 let exponent = VertexFormat::ALL[rng.below(49) as usize];
                 let exponent = if float(exponent) {
@@ -58,7 +58,7 @@ fn math_functions_over_every_format() {
                     length,
                     Values::Range(-4.0, 4.0),
                 ));
-                args.push(Arg::Col(1));
+                args.push(Arg::Data(1));
             }
             run_case(&gpu, &config, &Op::Math(op), &cols, &args, check);
         }
@@ -122,7 +122,7 @@ fn arithmetic_over_every_format() {
                 &config,
                 &Op::Fold(op),
                 &cols,
-                &[Arg::Col(0), Arg::Col(1)],
+                &[Arg::Data(0), Arg::Data(1)],
                 check,
             );
         }

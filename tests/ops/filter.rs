@@ -81,16 +81,9 @@ pub(crate) fn scalar(rng: &mut Rng) -> ShaderScalar {
     }
 }
 
-/// A random predicate tree over `columns` (by index) and mask 0, the same for host and GPU.
-#[derive(Clone, Debug)]
-enum Tree {
-    Cmp(Comparison, usize, Result<usize, ShaderScalar>),
-    Between(usize, ShaderScalar, Result<usize, ShaderScalar>),
-    Mask,
-    And(Vec<Tree>),
-    Or(Vec<Tree>),
-    Not(Box<Tree>),
-}
+/// A random predicate tree over `columns` (by index) and mask 0: one predicate, mapped to host
+/// columns and to GPU views.
+type Tree = PredicateOf<usize, ()>;
 
 fn tree(rng: &mut Rng, columns: usize, depth: u32) -> Tree {
     let cmps = [
@@ -104,14 +97,14 @@ fn tree(rng: &mut Rng, columns: usize, depth: u32) -> Tree {
     let leaf = |rng: &mut Rng| -> Tree {
         let c = rng.below(columns as u64) as usize;
         let other = if rng.below(3) == 0 {
-            Ok(rng.below(columns as u64) as usize)
+            Comparand::Column(rng.below(columns as u64) as usize)
         } else {
-            Err(scalar(rng))
+            Comparand::Value(scalar(rng))
         };
         match rng.below(6) {
-            0 => Tree::Between(c, scalar(rng), other),
-            1 => Tree::Mask,
-            _ => Tree::Cmp(cmps[rng.below(6) as usize], c, other),
+            0 => Tree::between(c, scalar(rng), other),
+            1 => Tree::Mask(()),
+            _ => Tree::compare(cmps[rng.below(6) as usize], c, other),
         }
     };
     if depth == 0 {
@@ -134,19 +127,7 @@ fn tree(rng: &mut Rng, columns: usize, depth: u32) -> Tree {
 }
 
 fn build<C: Copy, M: Copy>(t: &Tree, cols: &[C], mask: M) -> PredicateOf<C, M> {
-    use PredicateOf as P;
-    let side = |o: &Result<usize, ShaderScalar>| match o {
-        Ok(i) => Comparand::Column(cols[*i]),
-        Err(v) => Comparand::Value(*v),
-    };
-    match t {
-        Tree::Cmp(op, c, o) => P::compare(*op, cols[*c], side(o)),
-        Tree::Between(c, lo, hi) => P::between(cols[*c], Comparand::Value(*lo), side(hi)),
-        Tree::Mask => P::Mask(mask),
-        Tree::And(ts) => P::And(ts.iter().map(|t| build(t, cols, mask)).collect()),
-        Tree::Or(ts) => P::Or(ts.iter().map(|t| build(t, cols, mask)).collect()),
-        Tree::Not(t) => P::Not(Box::new(build(t, cols, mask))),
-    }
+    t.map(|&i| cols[i], |_| mask)
 }
 
 fn check_masks(gpu: &Gpu, rng: &mut Rng, length: u64, trees: usize) {

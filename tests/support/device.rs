@@ -63,6 +63,16 @@ pub fn small_gpu() -> Gpu {
 /// first, then the fallback), with the adapter's limits as `adjust` leaves them and no features:
 /// for tests where a lowered limit is the point, or that destroy their device.
 pub fn limited_gpu(label: &str, adjust: impl FnOnce(&mut wgpu::Limits)) -> Gpu {
+    featured_gpu(label, wgpu::Features::empty(), adjust)
+}
+
+/// As [`limited_gpu`], with the adapter's features among `wanted` (a test asks
+/// [`Gpu::device`]'s features which it got).
+pub fn featured_gpu(
+    label: &str,
+    wanted: wgpu::Features,
+    adjust: impl FnOnce(&mut wgpu::Limits),
+) -> Gpu {
     let instance =
         wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
@@ -82,7 +92,7 @@ pub fn limited_gpu(label: &str, adjust: impl FnOnce(&mut wgpu::Limits)) -> Gpu {
     adjust(&mut limits);
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some(label),
-        required_features: wgpu::Features::empty(),
+        required_features: adapter.features() & wanted,
         required_limits: limits,
         ..Default::default()
     }))

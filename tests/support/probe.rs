@@ -377,11 +377,26 @@ pub fn render_capture(
 pub fn compute_capture(
     gpu: &Gpu,
     wgsl: &str,
-    mut layout_entries: Vec<wgpu::BindGroupLayoutEntry>,
+    layout_entries: Vec<wgpu::BindGroupLayoutEntry>,
     entries: Vec<wgpu::BindGroupEntry<'_>>,
     out_binding: u32,
     out_words: u64,
     invocations: u32,
+) -> Vec<u32> {
+    let out = (out_binding, out_words);
+    compute_capture_at(gpu, wgsl, layout_entries, entries, out, invocations, &[])
+}
+
+/// [`compute_capture`] with the bind group set at `dynamic_offsets` (for entries with
+/// `has_dynamic_offset`); `out` is the output's binding and words.
+pub fn compute_capture_at(
+    gpu: &Gpu,
+    wgsl: &str,
+    mut layout_entries: Vec<wgpu::BindGroupLayoutEntry>,
+    entries: Vec<wgpu::BindGroupEntry<'_>>,
+    (out_binding, out_words): (u32, u64),
+    invocations: u32,
+    dynamic_offsets: &[u32],
 ) -> Vec<u32> {
     let device = gpu.device();
     let module = shader(gpu, "compute capture", wgsl);
@@ -433,7 +448,7 @@ pub fn compute_capture(
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
             pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &group, &[]);
+            pass.set_bind_group(0, &group, dynamic_offsets);
             pass.dispatch_workgroups(invocations.div_ceil(64), 1, 1);
         }
         gpu.queue().submit([encoder.finish()]);

@@ -559,3 +559,58 @@ fn element_wise_operations_take_chunked_columns_as_one_buffer_data() {
         "{mismatch:?}"
     );
 }
+
+#[test]
+fn one_operand_list_runs_on_chunked_columns_and_on_the_cpu_reference() {
+    use gpudata::ops::cpu::{self, HostInput, HostOperand};
+    use gpudata::ops::{
+        ArithmeticOp, Comparand, GpuMask, Literal, OperandOf, PredicateOf, piecewise,
+    };
+    let gpu = small_gpu();
+    let mut rng = Rng::new(175);
+    let n = 700usize;
+    let ints: Vec<i32> = (0..n).map(|_| rng.next_u32() as i32 >> 8).collect();
+    let small: Vec<u8> = (0..n).map(|_| rng.below(256) as u8).collect();
+    let keep: Vec<bool> = (0..n).map(|_| rng.below(2) == 0).collect();
+    let rows = |rows| ChunkOptions {
+        rows_per_chunk: Some(rows),
+        ..ChunkOptions::default()
+    };
+    let vectors = [
+        GpuVector::upload_values(&gpu, "i", &ints, USAGE, rows(256)).unwrap(),
+        GpuVector::upload_values(&gpu, "u", &small, USAGE, rows(100)).unwrap(),
+    ];
+    let hosts = [
+        HostInput::new(bytemuck::cast_slice(&ints), VertexFormat::Sint32, n as u64),
+        HostInput::new(&small, VertexFormat::Uint8, n as u64),
+    ];
+    // One operand list over column indices, mapped to chunked vectors and to host columns.
+    let list: [OperandOf<usize>; 3] = [
+        OperandOf::Data(0),
+        OperandOf::Data(1),
+        Literal::scalar(3.0).into(),
+    ];
+    for op in [
+        ArithmeticOp::Add,
+        ArithmeticOp::Subtract,
+        ArithmeticOp::Multiply,
+        ArithmeticOp::Divide,
+    ] {
+        let chunked: Vec<_> = list.iter().map(|o| o.map_data(|&i| &vectors[i])).collect();
+        let host: Vec<HostOperand<'_>> = list.iter().map(|o| o.map_data(|&i| hosts[i])).collect();
+        let got = piecewise::arithmetic(&gpu, op, &chunked).unwrap();
+        let expected = cpu::arithmetic(op, &host).unwrap();
+        assert!(got.chunks().len() > 1);
+        assert_eq!(got.element_format(), Some(expected.format()));
+        assert_eq!(got.read_bytes(&gpu).unwrap(), expected.bytes(), "{op}");
+    }
+    // One predicate over column indices and a mask, mapped the same way.
+    let predicate = PredicateOf::<usize, ()>::greater(0, Comparand::Column(1))
+        .or(PredicateOf::less(1, 20u32))
+        .and(PredicateOf::Mask(()));
+    let gpu_mask = GpuMask::from_bools(&gpu, &keep).unwrap();
+    let got = piecewise::mask(&gpu, &predicate.map(|&i| &vectors[i], |_| &gpu_mask)).unwrap();
+    let expected = cpu::mask(&predicate.map(|&i| hosts[i], |_| &keep[..])).unwrap();
+    assert_eq!(got.len(), n as u64);
+    assert_eq!(got.read(&gpu).unwrap(), expected);
+}

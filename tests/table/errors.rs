@@ -1283,8 +1283,9 @@ fn layout() {
 #[test]
 fn gpu_refused_copy_submission() {
     // A table copy whose source buffer was destroyed after the table was built: wgpu refuses
-    // the submission of the copies, and the error scope around it returns that refusal instead
-    // of wgpu's panicking handler (issue 13).
+    // the block-copy kernel's bind group (the copy of an aligned block runs as a kernel, issue
+    // 29), and the error scope around it returns that refusal instead of wgpu's panicking
+    // handler (issue 13).
     let gpu = gpu();
     let data = column(&gpu, VertexFormat::Float32, &[1.0f32, 2.0, 3.0, 4.0]);
     let buffer = data.buffer().clone();
@@ -1297,7 +1298,7 @@ fn gpu_refused_copy_submission() {
         matches!(
             error,
             TableError::Gpu(GpuError::Validation {
-                operation: "submit the table copies",
+                operation: "bind the kernel's buffers",
                 ..
             })
         ),

@@ -249,6 +249,24 @@ fn pack_batches_of_sub_word_columns_merges_their_edge_words() {
     }
 }
 
+/// Packing word-wide columns copies each batch as one block by a kernel whose stores are whole
+/// aligned vectors: batches starting 0, 4, 8 and 12 bytes past a 16-byte boundary of the packed
+/// column read their source at every phase (one or two source vectors per store), with the
+/// words around each block's aligned body copied as they are.
+#[test]
+fn pack_batches_of_word_columns_at_every_phase_move_every_byte() {
+    let gpu = gpu();
+    let columns = [("f", VertexFormat::Float32), ("v", VertexFormat::Uint32x3)];
+    // Row starts 0, 1001, 2004, 3011 and 4022: every residue mod 4 for both columns.
+    let (mut table, host) = packed_table(&gpu, &columns, &[1_001, 1_003, 1_007, 1_011, 993]);
+    table.pack_batches(&gpu, PackOptions::default()).unwrap();
+    assert_eq!(table.batches().len(), 1);
+    for (name, _, bytes) in &host.columns {
+        let data = table.batches()[0].column(name).unwrap();
+        assert_same(&data.read_bytes(&gpu).unwrap(), bytes, name);
+    }
+}
+
 #[test]
 fn a_small_device_splits_rows_and_fields_and_keeps_every_byte() {
     // Storage bindings of 64 KiB at 256-byte offsets, and four storage buffers per kernel: the

@@ -11,11 +11,15 @@ use crate::internals::classify::{Check, Leaves};
 use crate::spans::{fail_at, fail_with_at, span_range};
 
 /// The struct's eager problem check, as its [`Check`] says: none, the analysis's first problem,
-/// or the nested types' `NESTS`.
-pub(super) fn problem_check(cx: &Context<'_, '_>) -> TokenStream {
+/// or the nested types' `NESTS`. `zero_copy_message`, from the shader check, replaces the
+/// message of a `zero_copy` problem.
+pub(super) fn problem_check(
+    cx: &Context<'_, '_>,
+    zero_copy_message: Option<&TokenStream>,
+) -> TokenStream {
     match &cx.strategy.check {
         Check::Never => TokenStream::new(),
-        Check::Eager => problem_arms(cx),
+        Check::Eager => problem_arms(cx, zero_copy_message),
         Check::Lazy(leaves) => lazy_check(cx, leaves),
     }
 }
@@ -23,7 +27,7 @@ pub(super) fn problem_check(cx: &Context<'_, '_>) -> TokenStream {
 /// The one `const` that fails the build with the analysis's first problem, spanned at the token
 /// it is about: one match arm per place a problem can be reported. (The analysis itself does not
 /// fail then, so the items reading it add no notes to the error.)
-fn problem_arms(cx: &Context<'_, '_>) -> TokenStream {
+fn problem_arms(cx: &Context<'_, '_>, zero_copy_message: Option<&TokenStream>) -> TokenStream {
     let Context {
         input, p, analysis, ..
     } = cx;
@@ -56,6 +60,11 @@ fn problem_arms(cx: &Context<'_, '_>) -> TokenStream {
         arm(quote!(Stride), span_range(lit));
     }
     if let Some(zero_copy) = &input.attrs.zero_copy {
+        let msg = zero_copy_message.unwrap_or(&msg);
+        let mut arm = |pattern: TokenStream, range: (Span, Span)| {
+            let fail = fail_at(p, msg, range);
+            arms.push(quote!(::core::option::Option::Some(#p::Spot::#pattern) => #fail,));
+        };
         for (j, f) in input.fields.iter().enumerate() {
             let j = usize_lit(j);
             arm(quote!(ZeroCopyField(#j)), span_range(f.ident));

@@ -69,8 +69,9 @@ fn inner_visibility(vis: &Visibility) -> TokenStream {
     }
 }
 
-/// Each gpu field's `GpuFieldMarker` and `GpuFieldOf` impls: its struct, its type and its index
-/// (on the general engine, its first leaf).
+/// Each gpu field's `GpuFieldMarker` and `GpuFieldOf` impls, for every field (matrices, arrays
+/// and nested structs too): its struct, its type and its index (on the general engine, its first
+/// leaf's).
 pub(super) fn marker_impls(cx: &Context<'_, '_>) -> TokenStream {
     let Context { input, p, n, .. } = cx;
     let ident = input.ident;
@@ -96,24 +97,24 @@ pub(super) fn marker_impls(cx: &Context<'_, '_>) -> TokenStream {
                 },
                 (_, Engine::Tree) => first_leaf_of(),
             };
-            // The bound holds exactly when the field type is a `GpuField`; the `for<'_>` binder
-            // keeps an unsatisfied one from being an error here (the `FORMAT` lookup reports it,
-            // once). A plain scalar or vector type is one (and costs rustc nothing to prove
-            // without it).
-            let bound = if plain.is_field() {
+            // A field that is not a plain scalar or vector may be several leaves (a matrix, an
+            // array, a nested struct): its marker names the field, whose first leaf `INDEX` is.
+            let name = if plain.is_field() {
                 TokenStream::new()
             } else {
-                quote!(where for<'__gpudata> #ty: #p::GpuField)
+                let name = f.gpu_name();
+                quote!(const NAME: &'static ::core::primitive::str = #name;)
             };
             quote! {
                 #[automatically_derived]
-                impl #p::GpuFieldMarker for #module::#marker #bound {
+                impl #p::GpuFieldMarker for #module::#marker {
                     type Struct = #ident;
                     type Value = #ty;
                     const INDEX: ::core::primitive::usize = #k;
+                    #name
                 }
                 #[automatically_derived]
-                impl #p::GpuFieldOf<#ident> for #module::#marker #bound {}
+                impl #p::GpuFieldOf<#ident> for #module::#marker {}
             }
         })
         .collect()

@@ -56,7 +56,9 @@ fn expand(input: &Input<'_>, shader: Option<&ShaderFacts>) -> TokenStream {
     let krate = &input.attrs.krate;
     let p = &cx.p;
     let analyzed = facts::analyzed_impl(&cx);
-    let problem_check = checks::problem_check(&cx);
+    let zero_copy_message =
+        shader.and_then(|facts| shader::zero_copy_message(facts, p, &cx.analysis));
+    let problem_check = checks::problem_check(&cx, zero_copy_message.as_ref());
     let padding_check = checks::padding_check(&cx);
     let shader_checks = shader.map(|facts| shader::expand(facts, input, p, &cx.analysis));
     let wgsl_impls = impls::wgsl_impls(&cx);

@@ -3,6 +3,7 @@
 
 pub(crate) mod ast;
 pub(crate) mod attr;
+pub(crate) mod bind_attr;
 pub(crate) mod case;
 pub(crate) mod check;
 pub(crate) mod classify;

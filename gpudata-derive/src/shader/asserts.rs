@@ -58,7 +58,7 @@ fn leaf(p: &Ident, leaf: Option<Leaf>) -> TokenStream {
 
 /// `tree` as a `__private::ShaderTree` expression (every reference in it is to a constant
 /// expression, so it is promoted to `'static`).
-fn tree(p: &Ident, tree: &Tree) -> TokenStream {
+pub(super) fn tree(p: &Ident, tree: &Tree) -> TokenStream {
     match tree {
         Tree::Leaf(l, name) => {
             let l = leaf(p, *l);
@@ -105,6 +105,35 @@ fn offsets(m: &Member) -> (Literal, Literal) {
     )
 }
 
+/// `m` as a `__private::ShaderMember` expression named `path`.
+fn member_expr(p: &Ident, path: &str, m: &Member) -> TokenStream {
+    let at = &m.at;
+    let member_tree = tree(p, &m.tree);
+    let (offset, align) = offsets(m);
+    let size = Literal::u64_suffixed(u64::from(m.size));
+    quote!(#p::ShaderMember {
+        path: #path, at: #at, tree: #member_tree, offset: #offset, align: #align, size: #size,
+    })
+}
+
+/// The message of a `zero_copy` problem given the matched members
+/// (`__private::zero_copy_message`), for the derive's problem check; `None` without members.
+pub(super) fn zero_copy_message(
+    facts: &ShaderFacts,
+    p: &Ident,
+    analysis: &TokenStream,
+) -> Option<TokenStream> {
+    if facts.members.is_empty() {
+        return None;
+    }
+    let members = facts.members.iter().map(|(k, path, m)| {
+        let member = member_expr(p, path, m);
+        let k = Literal::usize_unsuffixed(*k);
+        quote!((#k, #member))
+    });
+    Some(quote!(&#p::zero_copy_message(&#analysis, &[#(#members),*])))
+}
+
 /// The assertions, inside the derive's `const _: () = { ... }` block.
 pub(super) fn expand(
     facts: &ShaderFacts,
@@ -125,14 +154,10 @@ pub(super) fn expand(
     };
     let mut out = Vec::new();
     for (k, path, m) in &facts.members {
-        let at = &m.at;
-        let member_tree = tree(p, &m.tree);
-        let (offset, align) = offsets(m);
+        let member = member_expr(p, path, m);
         let k_lit = Literal::usize_unsuffixed(*k);
         out.push(assert(
-            quote!(#p::member_problem(&#analysis, #k_lit, &#p::ShaderMember {
-                path: #path, at: #at, tree: #member_tree, offset: #offset, align: #align,
-            })),
+            quote!(#p::member_problem(&#analysis, #k_lit, &#member)),
             field_range(*k),
         ));
     }

@@ -167,7 +167,9 @@ fn rows(
     ));
 }
 
-/// `vertex_entry = "vs_main"`: each field, at its location, against the input there.
+/// `vertex_entry = "vs_main"` (or several, `"vs_bake, vs_main"`): each field, at its location,
+/// against the input each entry point declares there. A field no entry point reads is allowed,
+/// as WebGPU allows an attribute no input reads (a depth-only entry point reads fewer).
 pub(super) fn vertex_entry(
     cx: &Ctxt,
     input: &Input<'_>,
@@ -175,42 +177,27 @@ pub(super) fn vertex_entry(
     lit: &LitStr,
     facts: &mut ShaderFacts,
 ) {
-    let entry = lit.value();
-    let Some(mut inputs) = shader.vertex_inputs(&entry) else {
-        cx.error_spanned_by(
-            lit,
-            format_args!(
-                "the shader `{}` has no vertex entry point `{entry}`",
-                shader.file()
-            ),
-        );
-        return;
-    };
+    let value = lit.value();
     let base = input.attrs.location.as_ref().map_or(0, |(n, _)| *n);
-    let read: Vec<String> = inputs.iter().map(|i| i.location.to_string()).collect();
-    for (k, field) in input.gpu_fields().enumerate() {
-        let location = u32::try_from(k).ok().and_then(|k| base.checked_add(k));
-        let found = inputs.iter().position(|i| Some(i.location) == location);
-        match found {
-            Some(i) => {
-                let input = inputs.swap_remove(i);
+    for entry in value.split(',').map(str::trim) {
+        let Some(mut inputs) = shader.vertex_inputs(entry) else {
+            cx.error_spanned_by(
+                lit,
+                format_args!(
+                    "the shader `{}` has no vertex entry point `{entry}`",
+                    shader.file()
+                ),
+            );
+            continue;
+        };
+        for k in 0..input.gpu_fields().count() {
+            let location = u32::try_from(k).ok().and_then(|k| base.checked_add(k));
+            if let Some(i) = inputs.iter().position(|i| Some(i.location) == location) {
+                let read = inputs.swap_remove(i);
                 facts
                     .inputs
-                    .push((k, format!("{entry}({})", input.name), input));
+                    .push((k, format!("{entry}({})", read.name), read));
             }
-            None => cx.error_spanned_by(
-                field.ident,
-                format_args!(
-                    "field `{}` feeds location {}, which wgsl `{entry}` does not read (it reads {}); check #[gpu(location = N)] and the field order",
-                    field.gpu_name(),
-                    location.map_or_else(|| "past u32::MAX".to_owned(), |l| l.to_string()),
-                    if read.is_empty() {
-                        "no location".to_owned()
-                    } else {
-                        format!("locations {}", read.join(", "))
-                    }
-                ),
-            ),
         }
     }
 }

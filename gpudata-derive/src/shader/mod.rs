@@ -7,7 +7,7 @@
 //! exists, relative to the source file naming it, as `include_str!`), parses it with naga and
 //! matches the struct's fields with the WGSL struct's members by name, or with the entry point's
 //! inputs by location. What names alone decide (a field without a member, a member without a
-//! field, a location nobody reads, a binding that differs, an unreadable or invalid file) is
+//! field, a binding that differs, a missing entry point, an unreadable or invalid file) is
 //! reported here, spanned at the field or the attribute, in the same build as the rest. What
 //! needs the derived layout (offsets, type trees, the stride, input kinds) becomes `const`
 //! assertions calling gpudata's `const fn` rules (`__private::member_problem`, `stride_problem`,
@@ -16,6 +16,7 @@
 
 #[cfg(feature = "naga")]
 mod asserts;
+pub(crate) mod bind_group;
 #[cfg(feature = "naga")]
 mod matching;
 #[cfg(feature = "naga")]
@@ -160,6 +161,28 @@ fn resolve(relative: &str, lit: &syn::LitStr) -> std::path::PathBuf {
         .and_then(|source| Some(source.parent()?.join(relative)))
         .filter(|p| p.exists());
     beside_source.unwrap_or(in_crate)
+}
+
+/// The message the derive's problem check gives a `zero_copy` problem when the shader check
+/// matched members: one naming a member wider than its field (the field's type is the mistake,
+/// and `#[gpu(padding)]` would only hide it); `None` keeps the analysis's own message.
+#[cfg(feature = "naga")]
+pub(crate) fn zero_copy_message(
+    facts: &ShaderFacts,
+    p: &Ident,
+    analysis: &TokenStream,
+) -> Option<TokenStream> {
+    asserts::zero_copy_message(facts, p, analysis)
+}
+
+/// Without feature `naga` there is no shader check: the analysis's own message.
+#[cfg(not(feature = "naga"))]
+pub(crate) fn zero_copy_message(
+    _facts: &ShaderFacts,
+    _p: &Ident,
+    _analysis: &TokenStream,
+) -> Option<TokenStream> {
+    None
 }
 
 /// The `const` assertions of `facts`, inside the derive's `const _: () = { ... }` block.

@@ -49,6 +49,8 @@ pub(crate) struct Member {
     pub(crate) type_name: String,
     pub(crate) offset: u32,
     pub(crate) align: u32,
+    /// Its WGSL size in bytes.
+    pub(crate) size: u32,
     pub(crate) at: String,
 }
 
@@ -143,8 +145,13 @@ impl Wgsl {
         &self.file
     }
 
+    /// naga's IR of the file.
+    pub(super) fn module(&self) -> &naga::Module {
+        &self.module
+    }
+
     /// `file:line:column` of byte `offset`.
-    fn at(&self, offset: usize) -> String {
+    pub(super) fn at(&self, offset: usize) -> String {
         at(&self.file, &self.source, offset)
     }
 
@@ -200,12 +207,12 @@ impl Wgsl {
         }
     }
 
-    fn type_name(&self, ty: Handle<Type>) -> String {
+    pub(super) fn type_name(&self, ty: Handle<Type>) -> String {
         self.module.to_ctx().type_to_string(ty)
     }
 
     /// `ty` as a tree.
-    fn tree(&self, ty: Handle<Type>) -> Tree {
+    pub(super) fn tree(&self, ty: Handle<Type>) -> Tree {
         match &self.module.types[ty].inner {
             TypeInner::Array { base, size, stride } => Tree::Array(
                 Box::new(self.tree(*base)),
@@ -259,6 +266,7 @@ impl Wgsl {
                     type_name: self.type_name(m.ty),
                     offset: m.offset,
                     align: self.layouter[m.ty].alignment.round_up(1),
+                    size: self.layouter[m.ty].size,
                     name,
                 }
             })

@@ -167,7 +167,7 @@ impl Shader {
         clippy::too_many_arguments,
         reason = "one level of the walk: both sides, the rules, and where to report"
     )]
-    fn compare_type(
+    pub(super) fn compare_type(
         &self,
         host: &TypeDecl,
         shape: Option<&HostShape>,

@@ -7,7 +7,7 @@ use std::fmt;
 use crate::count::Count;
 use crate::format::VertexFormat;
 use crate::layout::LayoutError;
-use crate::record::shader_rules::offset_hint;
+use crate::record::shader_rules::{offset_hint, vertex_scalar_name};
 pub use gpudata_names::WgslBound;
 
 /// A line and column of the WGSL source (both from 1), from naga's spans.
@@ -39,18 +39,29 @@ pub struct ShaderMismatch {
 
 impl fmt::Display for ShaderMismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}`", self.path)?;
-        if let Some(at) = self.location {
-            write!(f, " (wgsl {at})")?;
-        }
-        write!(f, ": {}", self.error)
+        write_mismatch(f, &self.path, self.location, &self.error)
     }
 }
 
-/// The mismatches of one check, one per line, for [`ShaderCheckError::Mismatches`].
-struct Lines<'a>(&'a [ShaderMismatch]);
+/// One mismatch's line: `` `path` (wgsl line:column): error `` (the position when known).
+pub(super) fn write_mismatch(
+    f: &mut fmt::Formatter<'_>,
+    path: &str,
+    location: Option<WgslLocation>,
+    error: &dyn fmt::Display,
+) -> fmt::Result {
+    write!(f, "`{path}`")?;
+    if let Some(at) = location {
+        write!(f, " (wgsl {at})")?;
+    }
+    write!(f, ": {error}")
+}
 
-impl fmt::Display for Lines<'_> {
+/// The mismatches of one check, one per line, for [`ShaderCheckError::Mismatches`] (and the
+/// bind group check's).
+pub(super) struct Lines<'a, T>(pub(super) &'a [T]);
+
+impl<T: fmt::Display> fmt::Display for Lines<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for mismatch in self.0 {
             write!(f, "\n  {mismatch}")?;
@@ -191,21 +202,12 @@ pub enum MismatchError {
         /// Its WGSL type.
         shader_type: String,
     },
-    /// A host attribute feeds a location no shader input reads.
+    /// A host attribute's format delivers another scalar kind than the shader input reads
+    /// (WebGPU's one rule, as wgpu applies it: float, unorm, snorm and float16 formats deliver
+    /// floats, read by `f32` and `f16` inputs; sint formats `i32`; uint formats `u32`; component
+    /// counts may differ).
     #[error(
-        "the host feeds {format} to location {location}, which the shader does not read; check the first location (#[gpu(location = N)]) and the field order"
-    )]
-    UnreadAttribute {
-        /// The attribute's location.
-        location: u32,
-        /// Its format.
-        format: VertexFormat,
-    },
-    /// A host attribute's format cannot feed the shader input's type (luma.gl's rule: equal
-    /// component counts; `f32` reads float, float16 and normalized formats, `f16` float16 only,
-    /// `i32` sint, `u32` uint).
-    #[error(
-        "location {location}: {format} delivers {delivers}, the shader reads {shader_type}; use a format of {shader_type}'s kind and component count, or change the input's type"
+        "location {location}: {format} delivers {delivers}, `{input}` reads {shader_type}; a vertex input reads the scalar kind its format delivers: feed it a format of its kind (float, unorm or snorm for f32 and f16; sint for i32; uint for u32) or declare it with {} components", vertex_scalar_name(*.format)
     )]
     InputKind {
         /// The location.
@@ -214,6 +216,8 @@ pub enum MismatchError {
         format: VertexFormat,
         /// What the format delivers to a shader (`VertexFormat::vertex_input_type`).
         delivers: String,
+        /// The shader input, as `entry(name)`.
+        input: String,
         /// The input's WGSL type.
         shader_type: String,
     },
@@ -286,5 +290,51 @@ pub enum MismatchError {
         required: u64,
         /// The global's WGSL type.
         shader_type: String,
+    },
+    /// A vertex buffer's layout breaks one of WebGPU's rules for a vertex buffer layout: its
+    /// stride not a multiple of 4 ([`LayoutError::MisalignedStride`]), an attribute unaligned
+    /// ([`LayoutError::MisalignedAttribute`]), past the stride
+    /// ([`LayoutError::AttributeOutsideStride`], [`LayoutError::AttributeBeyondStrideLimit`] for
+    /// stride 0, against the device's stride limit) or of a `-webgl` format
+    /// ([`LayoutError::WebglOnlyVertexAttribute`]).
+    #[error(transparent)]
+    VertexLayout(LayoutError),
+    /// A vertex buffer's stride is past the device's `max_vertex_buffer_array_stride`.
+    #[error(
+        "byte stride {stride} is past the device's limit of {limit} (max_vertex_buffer_array_stride)"
+    )]
+    StridePastLimit {
+        /// The stride.
+        stride: u64,
+        /// The device's limit.
+        limit: u32,
+    },
+    /// An attribute's location is past the device's `max_vertex_attributes`.
+    #[error(
+        "location {location} is past the device's {limit} vertex attributes (max_vertex_attributes); use locations below {limit}"
+    )]
+    LocationPastLimit {
+        /// The location.
+        location: u32,
+        /// The device's limit.
+        limit: u32,
+    },
+    /// The vertex state has more attributes, all buffers together, than the device's
+    /// `max_vertex_attributes`.
+    #[error("{count_attributes} in all, past the device's limit of {limit} (max_vertex_attributes)", count_attributes = Count(*.count, "attribute"))]
+    TooManyVertexAttributes {
+        /// Attributes of all buffers.
+        count: usize,
+        /// The device's limit.
+        limit: u32,
+    },
+    /// The vertex state has more buffers than the device's `max_vertex_buffers`, or than 16,
+    /// the most wgpu 30 takes.
+    #[error("{count_buffers}, past the limit of {limit} (the device's max_vertex_buffers, and at most 16 in wgpu)", count_buffers = Count(*.count, "vertex buffer"))]
+    TooManyVertexBuffers {
+        /// Buffers.
+        count: usize,
+        /// The limit: the device's, or 16.
+        limit: u32,
     },
 }

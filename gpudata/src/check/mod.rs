@@ -42,21 +42,25 @@
 //!
 //! The macro parses the file with naga. What names decide is its own error, at the field or the
 //! attribute: a field the WGSL struct lacks, a member the struct lacks, a global at another
-//! `@group/@binding`, a location the entry point does not read, a missing struct, global, entry
-//! point or file, a WGSL parse error (naga's message and position). What the derived layout
+//! `@group/@binding`, a missing struct, global, entry point or file, a WGSL parse error (naga's message and position). What the derived layout
 //! decides is a `const` assertion at the Rust field naming the WGSL `file:line:column`: a field
 //! the shader places elsewhere or stores as another type, the stride (with the two layouts'
-//! offsets side by side in the message), an attribute that cannot feed its `@location`. Nested
+//! offsets side by side in the message), an attribute of another scalar kind than the input at
+//! its `@location` reads. Nested
 //! types (derived structs, arrays of them, matrices, fixed arrays, atomics, a global's
 //! runtime-sized tail) are compared level by level: the message names the path below the field
 //! (`lights[].color`), the member's WGSL position, and how many more disagreements the field
 //! has. Both kinds of error come in one build, every field reporting its own; the build re-runs
 //! when the file changes.
 //!
-//! A derive sees one struct, so `vertex_entry` checks what one struct can: every field's
-//! location is read by the entry point, with a type its format can feed. Whether every input is
-//! fed by some buffer is a question about all the buffers of a pipeline:
-//! [`Shader::check_vertex_inputs`] answers it at run time, over all of them together.
+//! A derive sees one struct, so `vertex_entry` (one entry point, or several: `vertex_entry =
+//! "vs_bake, vs_main"`) checks what one struct can, by WebGPU's rule as wgpu applies it: each
+//! field feeding a location an entry point reads delivers the input's scalar kind (float, unorm,
+//! snorm and float16 formats for `f32` and `f16` inputs, sint for `i32`, uint for `u32`;
+//! component counts may differ); a field no entry point reads is allowed, as in wgpu. Whether
+//! every input is fed, and by one attribute only, is a question about all the buffers of a
+//! pipeline: [`Shader::check_vertex_state`] answers it at run time, over all of them together,
+//! with the device's limits.
 //!
 //! **At run time.** Parse once with [`Shader::parse`] (or wrap a `naga::Module` with
 //! [`Shader::from_module`]) and check what the program binds:
@@ -67,9 +71,11 @@
 //! - [`Shader::check_struct_decl`]: a host type tree ([`StructDecl`](crate::layout::StructDecl):
 //!   nested structs, matrices, atomics, arrays, `@align`/`@size`) against a WGSL struct, level by
 //!   level, under the storage or uniform rules;
-//! - [`Shader::check_vertex_inputs`]: vertex buffers ([`VertexBufferInput::of`] a derived
-//!   type, [`VertexBufferInput::from_layout`] a [`BufferLayout`](crate::BufferLayout)) against
-//!   an entry point's `@location` inputs;
+//! - [`Shader::check_vertex_state`] / [`Shader::check_vertex_inputs`]: a pipeline's vertex
+//!   buffers ([`VertexBufferInput::of`] a derived type, [`VertexBufferInput::from_layout`] a
+//!   [`BufferLayout`](crate::BufferLayout), [`VertexBufferInput::from_wgpu`] a wgpu layout)
+//!   against one or more vertex entry points, by the rules wgpu's `create_render_pipeline`
+//!   applies (tested against it on random vertex states);
 //! - [`Shader::check_global`] / [`Shader::check_global_format`]: host rows against a uniform or
 //!   storage global, its `@group`/`@binding`, and an `array<S>` or runtime-sized tail of rows;
 //! - [`Shader::check_render_bindings`] and [`Shader::check_storage_bindings`]: a
@@ -106,6 +112,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod bind_group;
+mod bind_group_error;
 mod decl;
 mod error;
 mod globals;
@@ -114,7 +122,9 @@ mod shader;
 mod structs;
 mod table;
 mod vertex;
+mod vertex_state;
 
+pub use bind_group_error::{BindGroupCheckError, BindingMismatch, BindingMismatchError};
 pub use error::{MismatchError, ShaderCheckError, ShaderMismatch, WgslBound, WgslLocation};
 pub use globals::HostBinding;
 pub use report::WgslMember;

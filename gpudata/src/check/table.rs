@@ -7,12 +7,14 @@ use super::globals::{HostBinding, space_text};
 use super::shader::Shader;
 use super::structs::finish;
 use super::vertex::VertexBufferInput;
+use super::vertex_state::buffer_problems;
 use crate::table::{BatchStorage, TableRenderBindings};
 
 impl Shader {
     /// Checks a table's render bindings ([`GpuTable::render_bindings`](crate::GpuTable::render_bindings))
     /// against the vertex entry point `entry`: as
-    /// [`check_vertex_inputs`](Self::check_vertex_inputs) over the table's vertex buffers, and
+    /// [`check_vertex_inputs`](Self::check_vertex_inputs) over the table's vertex buffers (the
+    /// device's limits aside), and
     /// each column's name equals the name of the input at its location
     /// ([`MismatchError::InputName`]), since a table assigns locations by column name.
     ///
@@ -25,6 +27,7 @@ impl Shader {
     ) -> Result<(), ShaderCheckError> {
         let buffers = VertexBufferInput::from_vertex_layout(bindings.vertex_layout());
         let mut mismatches = Vec::new();
+        buffer_problems(&buffers, None, &mut mismatches);
         self.compare_vertex_inputs(entry, &buffers, true, &mut mismatches)?;
         finish(format!("table render bindings for {entry}"), mismatches)
     }

@@ -1,30 +1,35 @@
-//! Host vertex buffers against a vertex entry point's `@location` inputs.
+//! A pipeline's host vertex buffers ([`VertexBufferInput`]) and a vertex entry point's
+//! `@location` inputs, as the vertex-state check (`vertex_state.rs`) compares them.
 
 use naga::{Binding, Handle, ShaderStage, Type, TypeInner};
 
-use super::error::{MismatchError, ShaderCheckError, ShaderMismatch, WgslLocation};
+use super::error::{ShaderCheckError, WgslLocation};
 use super::shader::Shader;
-use super::structs::finish;
 use crate::format::VertexFormat;
 use crate::layout::{BufferLayout, StepMode, VertexLayout};
-use crate::record::shader_rules::vertex_accepts;
 
-/// One attribute a host vertex buffer feeds: its name, format and shader location.
+/// One attribute a host vertex buffer feeds: its name, format, byte offset in the row and shader
+/// location.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VertexAttributeInput {
     /// The attribute (field or column) name.
     pub name: String,
     /// Its format.
     pub format: VertexFormat,
+    /// Its byte offset in the row.
+    pub offset: u64,
     /// The `@location` it feeds.
     pub location: u32,
 }
 
-/// One host vertex buffer: a name for messages, its step mode and the attributes it feeds.
+/// One host vertex buffer of a pipeline's vertex state: a name for messages, its stride, step
+/// mode and the attributes it feeds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VertexBufferInput {
     /// The buffer's name, prefixing its attributes in mismatches (`particles.color`).
     pub name: String,
+    /// Bytes between rows (0: every vertex or instance reads the same row, as in wgpu).
+    pub array_stride: u64,
     /// Per-vertex or per-instance stepping.
     pub step_mode: StepMode,
     /// The attributes.
@@ -43,6 +48,7 @@ impl VertexBufferInput {
             .map_or(0, |a| a.shader_location);
         VertexBufferInput {
             name: name.into(),
+            array_stride: T::FORMAT.byte_stride(),
             step_mode: T::STEP_MODE,
             attributes: T::FORMAT
                 .fields()
@@ -51,6 +57,7 @@ impl VertexBufferInput {
                 .map(|(field, location)| VertexAttributeInput {
                     name: field.name().to_owned(),
                     format: field.format(),
+                    offset: field.byte_offset(),
                     location,
                 })
                 .collect(),
@@ -59,7 +66,7 @@ impl VertexBufferInput {
 
     /// The buffers of a [`VertexLayout`] (any source's
     /// [`vertex_layout`](crate::layout::VertexLayoutSource::vertex_layout)), slot by slot, each
-    /// attribute with its name, format and location.
+    /// attribute with its name, format, byte offset and location.
     #[must_use]
     pub fn from_vertex_layout(layout: &VertexLayout) -> Vec<VertexBufferInput> {
         let mut buffers: Vec<VertexBufferInput> = layout
@@ -68,6 +75,7 @@ impl VertexBufferInput {
             .enumerate()
             .map(|(slot, buffer)| VertexBufferInput {
                 name: layout.buffer_name(slot).unwrap_or_default().to_owned(),
+                array_stride: buffer.array_stride,
                 step_mode: match buffer.step_mode {
                     wgpu::VertexStepMode::Instance => StepMode::Instance,
                     _ => StepMode::Vertex,
@@ -76,10 +84,16 @@ impl VertexBufferInput {
             })
             .collect();
         for (name, format, location, slot) in layout.attributes() {
+            let offset = layout
+                .buffers()
+                .get(slot)
+                .and_then(|b| b.attributes.iter().find(|a| a.shader_location == location))
+                .map_or(0, |a| a.offset);
             if let Some(buffer) = buffers.get_mut(slot) {
                 buffer.attributes.push(VertexAttributeInput {
                     name: name.to_owned(),
                     format,
+                    offset,
                     location,
                 });
             }
@@ -88,11 +102,16 @@ impl VertexBufferInput {
     }
 
     /// The buffer of a [`BufferLayout`] whose attribute `i` feeds location `base_location + i`,
-    /// as [`BufferLayout::to_wgpu`] assigns them.
+    /// as [`BufferLayout::to_wgpu`] assigns them; its stride is the layout's byte stride (for a
+    /// single-attribute layout without one, the format's length; else 0).
     #[must_use]
     pub fn from_layout(layout: &BufferLayout, base_location: u32) -> VertexBufferInput {
         VertexBufferInput {
             name: layout.name.clone(),
+            array_stride: layout
+                .byte_stride
+                .or(layout.format.map(VertexFormat::byte_length))
+                .unwrap_or(0),
             step_mode: layout.step_mode.unwrap_or_default(),
             attributes: layout
                 .resolved_attributes()
@@ -101,25 +120,62 @@ impl VertexBufferInput {
                 .map(|(a, location)| VertexAttributeInput {
                     name: a.attribute,
                     format: a.format,
+                    offset: a.byte_offset,
                     location,
                 })
                 .collect(),
         }
     }
+
+    /// The buffer of a wgpu vertex buffer layout (a derived type's
+    /// [`vertex_buffer_layout`](crate::GpuStruct::vertex_buffer_layout), a table binding's, one
+    /// written by hand), named `name`; each attribute is named by its location
+    /// (`@location(3)`). A 64-bit float format, which gpudata does not describe, is `None`.
+    #[must_use]
+    pub fn from_wgpu(
+        name: impl Into<String>,
+        layout: &wgpu::VertexBufferLayout<'_>,
+    ) -> Option<VertexBufferInput> {
+        let attributes = layout
+            .attributes
+            .iter()
+            .map(|a| {
+                Some(VertexAttributeInput {
+                    name: format!("@location({})", a.shader_location),
+                    format: VertexFormat::from_wgpu(a.format)?,
+                    offset: a.offset,
+                    location: a.shader_location,
+                })
+            })
+            .collect::<Option<_>>()?;
+        Some(VertexBufferInput {
+            name: name.into(),
+            array_stride: layout.array_stride,
+            step_mode: match layout.step_mode {
+                wgpu::VertexStepMode::Instance => StepMode::Instance,
+                wgpu::VertexStepMode::Vertex => StepMode::Vertex,
+            },
+            attributes,
+        })
+    }
 }
 
 /// A vertex entry point's input at a location.
-struct Input {
-    name: String,
-    location: u32,
-    ty: Handle<Type>,
-    at: Option<WgslLocation>,
+pub(super) struct Input {
+    /// The argument's or struct member's name.
+    pub(super) name: String,
+    /// Its `@location`.
+    pub(super) location: u32,
+    /// Its type.
+    pub(super) ty: Handle<Type>,
+    /// Where it is declared.
+    pub(super) at: Option<WgslLocation>,
 }
 
 impl Shader {
     /// The `@location` inputs of the vertex entry point `entry`: arguments and members of
     /// struct arguments (built-ins skipped).
-    fn vertex_inputs(&self, entry: &str) -> Result<Vec<Input>, ShaderCheckError> {
+    pub(super) fn vertex_inputs(&self, entry: &str) -> Result<Vec<Input>, ShaderCheckError> {
         let module = self.module();
         let ep = module
             .entry_points
@@ -156,129 +212,5 @@ impl Shader {
             }
         }
         Ok(inputs)
-    }
-
-    /// Checks host vertex buffers (several, of either step mode) against the vertex entry point
-    /// `entry`: every `@location` input is fed, no two attributes feed one location, every
-    /// attribute feeds an input, and each format can feed its input's type (luma.gl's
-    /// `isGPUVectorFormatCompatibleWithShaderType`: equal component counts; an `f32` input reads
-    /// float, float16 and normalized formats, `f16` float16 only, `i32` sint and `u32` uint, so
-    /// a `unorm8x4` feeds `vec4<f32>` and a `uint32x2` feeds `vec2<u32>`).
-    ///
-    /// ```
-    /// use gpudata::check::{MismatchError, Shader, ShaderCheckError, VertexBufferInput};
-    /// use gpudata::{BufferLayout, VertexFormat};
-    ///
-    /// let shader = Shader::parse(
-    ///     "@vertex fn vs(@location(0) position: vec2<f32>, @location(1) id: u32) -> @builtin(position) vec4<f32> {
-    ///          return vec4<f32>(position, f32(id), 1.0);
-    ///      }",
-    /// )?;
-    /// let positions = BufferLayout::single("position", VertexFormat::Unorm8x2, 4);
-    /// let ids = BufferLayout::single("id", VertexFormat::Float32, 4);
-    /// let buffers = [
-    ///     VertexBufferInput::from_layout(&positions, 0),
-    ///     VertexBufferInput::from_layout(&ids, 1),
-    /// ];
-    /// let Err(ShaderCheckError::Mismatches { mismatches, .. }) = shader.check_vertex_inputs("vs", &buffers)
-    /// else {
-    ///     panic!("a float32 cannot feed a u32")
-    /// };
-    /// assert_eq!(mismatches.len(), 1);
-    /// assert!(matches!(mismatches[0].error, MismatchError::InputKind { location: 1, .. }));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`ShaderCheckError::MissingEntryPoint`]; [`ShaderCheckError::Mismatches`] listing every
-    /// [`MismatchError::UnfedInput`], [`MismatchError::DuplicateLocation`],
-    /// [`MismatchError::UnreadAttribute`] and [`MismatchError::InputKind`].
-    pub fn check_vertex_inputs(
-        &self,
-        entry: &str,
-        buffers: &[VertexBufferInput],
-    ) -> Result<(), ShaderCheckError> {
-        let mut mismatches = Vec::new();
-        self.compare_vertex_inputs(entry, buffers, false, &mut mismatches)?;
-        finish(format!("vertex entry {entry}"), mismatches)
-    }
-
-    /// The vertex check's comparisons; with `names`, an input named other than the attribute
-    /// feeding it is a mismatch too.
-    pub(super) fn compare_vertex_inputs(
-        &self,
-        entry: &str,
-        buffers: &[VertexBufferInput],
-        names: bool,
-        out: &mut Vec<ShaderMismatch>,
-    ) -> Result<(), ShaderCheckError> {
-        let inputs = self.vertex_inputs(entry)?;
-        let mut fed: Vec<(u32, String)> = Vec::new();
-        for buffer in buffers {
-            for attribute in &buffer.attributes {
-                let path = format!("{}.{}", buffer.name, attribute.name);
-                if let Some((_, first)) = fed.iter().find(|(l, _)| *l == attribute.location) {
-                    out.push(ShaderMismatch {
-                        path,
-                        location: None,
-                        error: MismatchError::DuplicateLocation {
-                            location: attribute.location,
-                            first: first.clone(),
-                        },
-                    });
-                    continue;
-                }
-                fed.push((attribute.location, path.clone()));
-                let Some(input) = inputs.iter().find(|i| i.location == attribute.location) else {
-                    out.push(ShaderMismatch {
-                        path,
-                        location: None,
-                        error: MismatchError::UnreadAttribute {
-                            location: attribute.location,
-                            format: attribute.format,
-                        },
-                    });
-                    continue;
-                };
-                let accepted = self
-                    .value_type(input.ty)
-                    .is_some_and(|t| vertex_accepts(attribute.format, t));
-                if !accepted {
-                    out.push(ShaderMismatch {
-                        path: path.clone(),
-                        location: input.at,
-                        error: MismatchError::InputKind {
-                            location: input.location,
-                            format: attribute.format,
-                            delivers: attribute.format.vertex_input_type().to_string(),
-                            shader_type: self.type_text(input.ty),
-                        },
-                    });
-                }
-                if names && input.name != attribute.name {
-                    out.push(ShaderMismatch {
-                        path,
-                        location: input.at,
-                        error: MismatchError::InputName {
-                            location: input.location,
-                            input: input.name.clone(),
-                        },
-                    });
-                }
-            }
-        }
-        for input in &inputs {
-            if !fed.iter().any(|(l, _)| *l == input.location) {
-                out.push(ShaderMismatch {
-                    path: format!("{entry}({})", input.name),
-                    location: input.at,
-                    error: MismatchError::UnfedInput {
-                        location: input.location,
-                        shader_type: self.type_text(input.ty),
-                    },
-                });
-            }
-        }
-        Ok(())
     }
 }

@@ -29,7 +29,7 @@ pub use gpu_data::{GpuData, GpuDataDescriptor, GpuDataFormat, MetricsPolicy, Row
 pub use metadata::{ReadbackMetadata, RowMetadata};
 pub use ownership::BufferHandle;
 pub use typed::{
-    GpuStorage, GpuUniform, GpuUniformArray, StorageError, TypedGpuData, TypedGpuDataView,
+    GpuStorage, GpuUniform, GpuUniformArray, Growth, StorageError, TypedGpuData, TypedGpuDataView,
     UniformError,
 };
 pub use upload::DEFAULT_USAGE;

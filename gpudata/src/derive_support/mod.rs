@@ -52,10 +52,12 @@ pub use self::messages::{
     no_vertex_layout, no_vertex_layout_leaf, no_vertex_layout_of, webgl_message,
 };
 pub use self::shader::{
-    ShaderInput, ShaderMember, fail_if, input_problem, member_problem, stride_problem,
+    ShaderInput, ShaderMember, fail_if, feed_problem, input_problem, member_problem,
+    stride_problem, zero_copy_message,
 };
 pub use self::shader_tree::{
-    ShaderStruct, ShaderStructMember, ShaderTree, TreeFinding, compare_tree,
+    ShaderStruct, ShaderStructMember, ShaderTree, TreeFinding, compare_tree, finding_text,
+    more_text,
 };
 pub use self::tables::{flatten, row_copies, struct_fields, vertex_attribute_list, webgl_field};
 pub use self::zero_copy::{

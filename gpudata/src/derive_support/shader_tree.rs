@@ -163,7 +163,10 @@ impl TreeFinding {
         }
     }
 
-    const fn note(mut self, path: Msg, at: &'static str, body: Msg) -> TreeFinding {
+    /// This finding with one more disagreement: the first one's `path`, `at` and `body`, or
+    /// one more counted.
+    #[must_use]
+    pub const fn note(mut self, path: Msg, at: &'static str, body: Msg) -> TreeFinding {
         if self.found {
             self.more += 1;
         } else {
@@ -174,6 +177,38 @@ impl TreeFinding {
         }
         self
     }
+}
+
+/// `msg` with `found`'s first disagreement: its path and WGSL position when it lies below the
+/// value `name` (`` `lights[].color` (file:line:column): ``), then what differs.
+#[must_use]
+pub const fn finding_text(msg: Msg, found: &TreeFinding, name: &str) -> Msg {
+    let msg = if const_str_eq(found.path.as_str(), name) {
+        msg
+    } else {
+        msg.str("`")
+            .str(found.path.as_str())
+            .str("` (")
+            .str(found.at)
+            .str("): ")
+    };
+    msg.str(found.body.as_str())
+}
+
+/// `msg` with how many more disagreements lie below `name`, and the run-time check (`lister`)
+/// that lists every one; `msg` itself when there are none.
+#[must_use]
+pub const fn more_text(msg: Msg, found: &TreeFinding, name: &str, lister: &str) -> Msg {
+    if found.more == 0 {
+        return msg;
+    }
+    msg.str(" (")
+        .num(found.more)
+        .str(" more below `")
+        .str(name)
+        .str("`; `")
+        .str(lister)
+        .str("` lists every one)")
 }
 
 /// What to say when a field of `format` meets a shader member of another type.

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::device::GpuError;
+use crate::device::layouts::LayoutCache;
 use crate::device::pipelines::PipelineCache;
 use crate::device::transfer::TransferConfig;
 
@@ -38,6 +39,8 @@ struct GpuInner {
     /// `fround`). Kept here rather than in a cache keyed by `wgpu::Device`: devices of different
     /// instances can compare equal (their ids are per instance).
     pipelines: PipelineCache,
+    /// Every bind group layout made for a derived bind group (`gpudata::bind`), by entries.
+    layouts: LayoutCache,
     /// Whether [`Gpu::headless_on_async`] opened this device in an instance of its own (so no
     /// other `GpuInner` wraps it), rather than [`Gpu::from_device_queue`] wrapping a device.
     own_instance: bool,
@@ -242,6 +245,7 @@ impl Gpu {
                 adapter_info,
                 limits,
                 pipelines: PipelineCache::default(),
+                layouts: LayoutCache::default(),
                 own_instance,
                 lost,
             }),
@@ -326,6 +330,18 @@ impl Gpu {
     #[must_use]
     pub fn compiled_pipelines(&self) -> usize {
         self.inner.pipelines.len()
+    }
+
+    /// The device's bind group layout cache.
+    pub(crate) fn layouts(&self) -> &LayoutCache {
+        &self.inner.layouts
+    }
+
+    /// How many bind group layouts derived bind groups have made on this device so far (each
+    /// distinct list of entries once, shared by every clone of this `Gpu`).
+    #[must_use]
+    pub fn cached_bind_group_layouts(&self) -> usize {
+        self.inner.layouts.len()
     }
 
     /// Blocks until every submitted command has finished and runs pending callbacks (buffer

@@ -6,6 +6,7 @@
 pub(crate) mod buffers;
 mod error;
 mod gpu;
+pub(crate) mod layouts;
 mod pipelines;
 pub(crate) mod scope;
 pub(crate) mod transfer;

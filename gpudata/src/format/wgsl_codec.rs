@@ -160,6 +160,92 @@ pub fn decode_unit_with(format: VertexFormat, lane: u32, unit: &str, nans: NanBi
     }
 }
 
+/// `(multiplier, right shift)` of the 32-bit window of `w / (2^k − 1)` for a `k`-bit `w`: the
+/// first 32 bits after the binary point are `(w * multiplier) | (w >> right shift)` (no shift when
+/// `k` divides 32), `w`'s `k` bits repeated (see [`unorm_bits`]).
+#[must_use]
+pub(crate) const fn normalized_window(k: u32) -> (u32, Option<u32>) {
+    let mut multiplier = 0u32;
+    let mut shift = 32;
+    while shift >= k {
+        shift -= k;
+        multiplier |= 1 << shift;
+    }
+    // `shift` bits are left below the last whole copy; the next copy's top `shift` bits fill
+    // them: `w >> (k − shift)`.
+    if shift == 0 {
+        (multiplier, None)
+    } else {
+        (multiplier, Some(k - shift))
+    }
+}
+
+/// The `u32` bits of `f32(v) / (2^k − 1)` correctly rounded (`k` ≤ 16), for `v` (a name or a
+/// pure expression, used several times) in `[0, 2^k − 1]`, with integer operations only: no
+/// division (WGSL allows `f32` division 2.5 ulp, and an H100 uses it) and no float rounding the
+/// implementation picks.
+///
+/// Why it is exact, for `1 ≤ v ≤ m = 2^k − 1`: let `z = countLeadingZeros(v) − (32 − k)` (the
+/// leading zeros within `k` bits) and `w = v << z`, so `2^(k−1) ≤ w ≤ m` and
+/// `v / m = 2^−z · w / m`. For `w < m`, `w / m = Σ_{i ≥ 1} w · 2^(−k·i)`: `w`'s `k` bits repeated
+/// forever after the binary point, never ending (`m` is odd and `0 < w < m`), and `w / m` lies
+/// in `[1/2, 1)`. `p`, the first 32 of those bits ([`normalized_window`]: the copies do not
+/// overlap, so the product is their OR and nothing carries), has bit 31 set; binary32's 24-bit
+/// significand is `p >> 8`, the next bit is `(p >> 7) & 1`, and the bits after it are never
+/// all zero, so there is no tie: round-to-nearest rounds up exactly when that bit is 1, which
+/// is `((p >> 7) + 1) >> 1`. The value lies in `[2^(−1−z), 2^−z)`, biased exponent `126 − z`;
+/// adding the significand (its leading bit at 2^23) to `(125 − z) << 23` gives the bits, and a
+/// significand rounded up to 2^24 carries into the exponent, which is the next power of two,
+/// as it should be. For `w = m` (`v = m`), `p` is all ones and the carry gives exactly `1.0`.
+/// `v = 0` is selected to `+0`. A unit test runs the same `u32` operations for every `v` of
+/// every `k` the formats use against the host's correctly rounded division.
+fn unorm_bits(v: &str, k: u32) -> String {
+    let w = format!("({v} << (countLeadingZeros({v}) - {}u))", 32 - k);
+    let p = match normalized_window(k) {
+        (multiplier, None) => format!("({w} * {multiplier:#x}u)"),
+        (multiplier, Some(r)) => format!("(({w} * {multiplier:#x}u) | ({w} >> {r}u))"),
+    };
+    format!(
+        "select((({}u - countLeadingZeros({v})) << 23u) + ((({p} >> 7u) + 1u) >> 1u), 0u, {v} == 0u)",
+        157 - k
+    )
+}
+
+/// A normalized component decoded correctly rounded with integer operations ([`unorm_bits`]):
+/// unsigned `v / max`, or signed `max(v / max, −1)` as the magnitude `min(|v|, max)` with `v`'s
+/// sign (`+0` for 0, as the host's division gives).
+fn normalized_exact(format: VertexFormat, lane: u32, unit: &str) -> String {
+    let max = normalized_max(format, lane).unwrap_or(1);
+    let k = u32::BITS - max.leading_zeros();
+    if format.is_signed() {
+        let s = signed_field(format, lane, unit);
+        let magnitude = format!("min(bitcast<u32>(abs({s})), {max}u)");
+        format!(
+            "bitcast<f32>({} | (bitcast<u32>({s}) & 0x80000000u))",
+            unorm_bits(&magnitude, k)
+        )
+    } else {
+        format!(
+            "bitcast<f32>({})",
+            unorm_bits(&field(format, lane, unit), k)
+        )
+    }
+}
+
+/// [`decode_unit_with`] as the operation kernels decode: the same values, with normalized
+/// components computed by integer operations, correctly rounded on every WGSL implementation
+/// (WGSL allows the division [`decode_unit`] writes 2.5 ulp: on an NVIDIA H100, `add` of a
+/// `unorm8x4` column and 0 came back one ulp off in 504 of 1,024 values). Bit for bit the host
+/// codec's value for every pattern. `unit` must be a name (it appears several times).
+#[must_use]
+pub fn decode_unit_exact(format: VertexFormat, lane: u32, unit: &str, nans: NanBits) -> String {
+    if format.is_normalized() {
+        normalized_exact(format, lane, unit)
+    } else {
+        decode_unit_with(format, lane, unit, nans)
+    }
+}
+
 /// `value` (of type `from`) converted to `to`, as [`codec::ShaderScalar`](super::codec::ShaderScalar)'s
 /// `to_f32` / `to_i32` / `to_u32` convert it: integers to `f32` by value, `i32` and `u32` into
 /// each other by their bits, `f32` to integers by WGSL's truncating conversion.
@@ -176,7 +262,7 @@ pub fn convert(value: &str, from: PrimitiveType, to: PrimitiveType) -> String {
     }
 }
 
-/// [`decode_unit_with`], then [`convert`]ed to `to`.
+/// [`decode_unit_exact`] (the operation kernels' decode), then [`convert`]ed to `to`.
 #[must_use]
 pub fn decode_unit_as(
     format: VertexFormat,
@@ -186,7 +272,7 @@ pub fn decode_unit_as(
     nans: NanBits,
 ) -> String {
     convert(
-        &decode_unit_with(format, lane, unit, nans),
+        &decode_unit_exact(format, lane, unit, nans),
         decoded_type(format),
         to,
     )
@@ -243,6 +329,71 @@ pub fn encode_unit(format: VertexFormat, lane: u32, value: &str, from: Primitive
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::codec::{snorm_to_f32, unorm_to_f32};
+
+    /// [`unorm_bits`]'s WGSL, operation for operation in `u32` (WGSL's integer arithmetic wraps,
+    /// as these do; `countLeadingZeros` is `leading_zeros`).
+    fn unorm_bits_on_host(v: u32, k: u32) -> u32 {
+        let w = v.wrapping_shl(v.leading_zeros().wrapping_sub(32 - k));
+        let p = match normalized_window(k) {
+            (multiplier, None) => w.wrapping_mul(multiplier),
+            (multiplier, Some(r)) => w.wrapping_mul(multiplier) | (w >> r),
+        };
+        let bits = ((157 - k).wrapping_sub(v.leading_zeros()) << 23)
+            .wrapping_add(((p >> 7).wrapping_add(1)) >> 1);
+        if v == 0 { 0 } else { bits }
+    }
+
+    /// [`normalized_exact`]'s signed form on the host.
+    fn snorm_bits_on_host(s: i32, k: u32) -> u32 {
+        let max = (1u32 << k) - 1;
+        let magnitude = s.unsigned_abs().min(max);
+        unorm_bits_on_host(magnitude, k) | (s as u32 & 0x8000_0000)
+    }
+
+    #[test]
+    fn exact_normalized_decode_is_correctly_rounded_for_every_pattern() {
+        // Every magnitude width a format has: unorm8/16, unorm10-10-10-2's 10 and 2, and the
+        // snorm8/16 magnitudes 7 and 15.
+        let mut widths: Vec<u32> = VertexFormat::ALL
+            .iter()
+            .flat_map(|&f| (0..f.components()).filter_map(move |l| normalized_max(f, l)))
+            .map(|max| u32::BITS - max.leading_zeros())
+            .collect();
+        widths.sort_unstable();
+        widths.dedup();
+        assert_eq!(widths, [2, 7, 8, 10, 15, 16]);
+        for k in widths {
+            let max = (1u32 << k) - 1;
+            for v in 0..=max {
+                assert_eq!(
+                    unorm_bits_on_host(v, k),
+                    unorm_to_f32(v, max).to_bits(),
+                    "{v} / {max}"
+                );
+            }
+            for s in -(max as i32) - 1..=max as i32 {
+                assert_eq!(
+                    snorm_bits_on_host(s, k),
+                    snorm_to_f32(s, max).to_bits(),
+                    "max({s} / {max}, -1)"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn exact_normalized_decode_snippets() {
+        assert_eq!(
+            decode_unit_exact(VertexFormat::Unorm8x2, 1, "r", NanBits::Quiet),
+            "bitcast<f32>(select(((149u - countLeadingZeros(r)) << 23u) + (((((r << (countLeadingZeros(r) - 24u)) * 0x1010101u) >> 7u) + 1u) >> 1u), 0u, r == 0u))"
+        );
+        // Integers and floats decode as `decode_unit_with` does.
+        assert_eq!(
+            decode_unit_exact(VertexFormat::Sint16x2, 1, "r", NanBits::Quiet),
+            decode_unit_with(VertexFormat::Sint16x2, 1, "r", NanBits::Quiet)
+        );
+    }
 
     #[test]
     fn snippets_name_their_units() {

@@ -1,7 +1,7 @@
 //! Compaction (the rows a [`GpuMask`] keeps, of several columns or row sets at once) and the
 //! prefix sum it is built on.
 
-use crate::data::{GpuData, GpuDataFormat, GpuDataView};
+use crate::data::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat, GpuDataView};
 use crate::device::Gpu;
 use crate::device::transfer::{WaitMode, read_range};
 use crate::format::{GpuVectorFormat, VertexFormat};
@@ -186,42 +186,80 @@ fn plan_inputs(
     ))
 }
 
-/// Rows of a buffer to compact as raw bytes: `row_bytes` bytes every `stride` bytes from
-/// `offset`, `length` rows, written at the same stride (the table filter's interleaved rows).
-pub(crate) struct RowSet<'a> {
-    pub buffer: &'a wgpu::Buffer,
-    pub offset: u64,
-    pub stride: u64,
-    pub row_bytes: u64,
-    pub length: u64,
+/// Columns that share a buffer and a stride and lie in one row window: one row set to compact
+/// (an interleaved buffer's rows, or a column of its own).
+struct Window<'a> {
+    buffer: &'a wgpu::Buffer,
+    stride: u64,
+    start: u64,
+    end: u64,
+    columns: Vec<usize>,
 }
 
-/// The rows `mask` keeps of every row set in one pass: a new buffer per set (rows at the set's
-/// stride, or its row bytes when larger), and the kept count.
-pub(crate) fn compact_row_sets(
+/// `columns` grouped by the rows they share, in the order each window is first met.
+fn windows<'a>(columns: &[&'a GpuData]) -> Vec<Window<'a>> {
+    let mut windows: Vec<Window<'a>> = Vec::new();
+    for (i, data) in columns.iter().enumerate() {
+        let (offset, stride) = (data.byte_offset(), data.byte_stride());
+        let end = offset + data.row_byte_length();
+        let found = windows.iter_mut().find(|w| {
+            *w.buffer == *data.buffer()
+                && w.stride == stride
+                && offset.max(w.start) - offset.min(w.start) < stride.max(1)
+        });
+        match found {
+            Some(w) => {
+                w.start = w.start.min(offset);
+                w.end = w.end.max(end);
+                w.columns.push(i);
+            }
+            None => windows.push(Window {
+                buffer: data.buffer(),
+                stride,
+                start: offset,
+                end,
+                columns: vec![i],
+            }),
+        }
+    }
+    windows
+}
+
+/// The rows `mask` keeps of `columns` (data of fixed-size rows, `mask.len()` rows each), each
+/// keeping its format and its place in its rows, in one pass: columns that share a buffer and
+/// a stride in one row window (the fields of interleaved rows) are compacted together into one
+/// new buffer, each at its offset in the window, rows at the window's stride (the first column
+/// of a window owns the buffer, the others share it); a column of its own keeps its stride.
+/// What [`GpuTable::filter`](crate::GpuTable::filter) keeps of each batch. The outputs carry no
+/// readback metadata.
+///
+/// # Errors
+/// As [`compact`].
+pub(crate) fn compact_in_layout(
     gpu: &Gpu,
     mask: &GpuMask,
-    sets: &[RowSet<'_>],
-) -> Result<(Vec<wgpu::Buffer>, u64), OpError> {
+    columns: &[&GpuData],
+) -> Result<Compacted, OpError> {
     const OP: &str = "filter";
-    let inputs = sets
+    let windows = windows(columns);
+    let inputs = windows
         .iter()
-        .map(|s| Input {
+        .map(|w| Input {
             source: Source {
                 rows: Span {
-                    buffer: s.buffer,
-                    offset: s.offset,
-                    stride: s.stride,
-                    row_bytes: s.row_bytes,
+                    buffer: w.buffer,
+                    offset: w.start,
+                    stride: w.stride,
+                    row_bytes: w.end - w.start,
                 },
-                out_stride: s.stride.max(s.row_bytes),
+                out_stride: w.stride.max(w.end - w.start),
             },
             format: GpuVectorFormat::Fixed(VertexFormat::Uint8).into(),
         })
         .collect();
-    let lengths: Vec<u64> = sets.iter().map(|s| s.length).collect();
+    let lengths = vec![mask.len(); windows.len()];
     let plan = plan_inputs(gpu, OP, mask, inputs, &lengths, &OpsConfig::default())?;
-    let buffers = plan
+    let buffers: Vec<wgpu::Buffer> = plan
         .output()
         .columns
         .iter()
@@ -229,7 +267,32 @@ pub(crate) fn compact_row_sets(
         .collect();
     let kept = plan.output().kept;
     plan.run(gpu)?;
-    Ok((buffers, kept))
+    let mut out: Vec<Option<GpuData>> = columns.iter().map(|_| None).collect();
+    for (window, buffer) in windows.iter().zip(buffers) {
+        for (k, &c) in window.columns.iter().enumerate() {
+            let data = columns[c];
+            let descriptor = GpuDataDescriptor {
+                format: data.format().cloned(),
+                length: kept,
+                value_length: Some(kept),
+                stride: Some(data.stride()),
+                byte_offset: data.byte_offset() - window.start,
+                byte_stride: Some(window.stride),
+                row_byte_length: Some(data.row_byte_length()),
+                ..GpuDataDescriptor::default()
+            };
+            let handle = if k == 0 {
+                BufferHandle::Owned(buffer.clone())
+            } else {
+                BufferHandle::Shared(buffer.clone())
+            };
+            out[c] = Some(GpuData::new(handle, descriptor).map_err(|e| OpError::data(OP, e))?);
+        }
+    }
+    Ok(Compacted {
+        columns: out.into_iter().flatten().collect(),
+        kept,
+    })
 }
 
 /// Plans the compaction of `columns` by `mask` (see [`compact`]). Planning runs the mask's scan
@@ -301,7 +364,7 @@ pub fn compact_data(gpu: &Gpu, mask: &GpuMask, data: &[&GpuData]) -> Result<Comp
 /// (8- and 16-bit values widened first). Floats are refused: a parallel scan adds them in
 /// another order than a running sum, so its result would depend on the device's blocking.
 /// A column larger than one buffer (a chunked [`GpuVector`](crate::GpuVector)), or whose sums
-/// would not fit one, is summed by [`GpuVector::prefix_sum`](crate::GpuVector::prefix_sum)
+/// would not fit one, is summed by [`piecewise::prefix_sum`](super::piecewise::prefix_sum)
 /// into a chunked result.
 ///
 /// # Errors

@@ -2,6 +2,13 @@
 //! same checks and errors. Tests compare the GPU against it; it also serves small inputs where a
 //! dispatch is not worth it.
 //!
+//! It takes the GPU operations' shapes over host columns ([`HostInput`]): operands are
+//! [`HostOperand`] (`OperandOf<HostInput>`, the GPU's [`Operand`](super::Operand) being
+//! `OperandOf<GpuDataView>`), predicates [`HostPredicate`] (`PredicateOf<HostInput, &[bool]>`).
+//! One operand list or predicate over column indices runs both ways:
+//! [`OperandOf::map_data`](super::OperandOf::map_data) and
+//! [`PredicateOf::map`](super::PredicateOf::map) map it to views and to host columns.
+//!
 //! ```
 //! use gpudata::VertexFormat;
 //! use gpudata::ops::cpu::{self, HostInput};
@@ -21,10 +28,12 @@ mod eval;
 mod filter;
 mod host;
 mod select;
+mod sort;
 
 pub use filter::{HostPredicate, compact, mask, prefix_sum};
-pub use host::{HostColumn, HostInput, HostRows};
+pub use host::{HostColumn, HostData, HostInput, HostRows};
 pub use select::{extent, gather, segmented_map, sequence};
+pub use sort::{HostSegments, HostSorted, argsort, segmented_sort, sort, sort_pairs, top_k};
 
 use super::deinterleave::select_fields;
 use super::elementwise::{self, OperandKind, Semantics, literal_bits};
@@ -120,11 +129,22 @@ pub fn math(op: MathOp, operands: &[HostOperand<'_>]) -> Result<HostColumn, OpEr
     )
 }
 
-/// `op` over `operands`: the reference of [`ops::lanes`](super::lanes()).
+/// `op` over `operands`: the reference of [`ops::lanes`](super::lanes()): a column, or rows for
+/// [`LaneOp::InterleaveLanes`] of more than four lanes.
 ///
 /// # Errors
 /// As [`ops::plan_lanes`](super::plan_lanes) without the device's.
-pub fn lanes(op: &LaneOp, operands: &[HostOperand<'_>]) -> Result<HostColumn, OpError> {
+pub fn lanes(op: &LaneOp, operands: &[HostOperand<'_>]) -> Result<HostData, OpError> {
+    let sem = lane_semantics(op, &elementwise::kinds(operands, HostInput::format, false))?;
+    let column = run(&sem, operands)?;
+    Ok(match sem.rows {
+        Some(rows) => HostData::Rows(HostRows::new(rows, column.length, column.bytes)),
+        None => HostData::Column(column),
+    })
+}
+
+/// [`lanes`] of an operation whose result is always a column.
+fn lane_column(op: &LaneOp, operands: &[HostOperand<'_>]) -> Result<HostColumn, OpError> {
     run(
         &lane_semantics(op, &elementwise::kinds(operands, HostInput::format, false))?,
         operands,
@@ -139,7 +159,7 @@ pub fn dot<'a>(
     x: impl Into<HostOperand<'a>>,
     y: impl Into<HostOperand<'a>>,
 ) -> Result<HostColumn, OpError> {
-    lanes(&LaneOp::Dot, &[x.into(), y.into()])
+    lane_column(&LaneOp::Dot, &[x.into(), y.into()])
 }
 
 /// `sqrt(Σ x[l]²)` per row: the reference of [`ops::length`](super::length).
@@ -147,7 +167,7 @@ pub fn dot<'a>(
 /// # Errors
 /// As [`lanes`].
 pub fn length<'a>(x: impl Into<HostOperand<'a>>) -> Result<HostColumn, OpError> {
-    lanes(&LaneOp::Length, &[x.into()])
+    lane_column(&LaneOp::Length, &[x.into()])
 }
 
 /// `1` where every lane of `x` equals `y`'s, else `0`: the reference of
@@ -159,7 +179,7 @@ pub fn equal_all<'a>(
     x: impl Into<HostOperand<'a>>,
     y: impl Into<HostOperand<'a>>,
 ) -> Result<HostColumn, OpError> {
-    lanes(&LaneOp::EqualAll, &[x.into(), y.into()])
+    lane_column(&LaneOp::EqualAll, &[x.into(), y.into()])
 }
 
 /// `when_true` where `condition` is not zero, else `when_false`, lane by lane: the reference
@@ -172,7 +192,7 @@ pub fn select<'a>(
     when_true: impl Into<HostOperand<'a>>,
     when_false: impl Into<HostOperand<'a>>,
 ) -> Result<HostColumn, OpError> {
-    lanes(
+    lane_column(
         &LaneOp::Select,
         &[condition.into(), when_true.into(), when_false.into()],
     )
@@ -182,16 +202,17 @@ pub fn select<'a>(
 ///
 /// # Errors
 /// As [`lanes`].
-pub fn swizzle(x: HostInput<'_>, columns: &[u32]) -> Result<HostColumn, OpError> {
-    lanes(&LaneOp::Swizzle(columns.to_vec()), &[HostOperand::Data(x)])
+pub fn swizzle<'a>(x: impl Into<HostOperand<'a>>, columns: &[u32]) -> Result<HostColumn, OpError> {
+    lane_column(&LaneOp::Swizzle(columns.to_vec()), &[x.into()])
 }
 
-/// Each row's lanes of every operand, in order, as one column of the joined type: the reference
-/// of [`ops::interleave_lanes`](super::interleave_lanes).
+/// Each row's lanes of every operand, in order, as one column of the joined type (rows of a
+/// struct format past four lanes): the reference of
+/// [`ops::interleave_lanes`](super::interleave_lanes).
 ///
 /// # Errors
 /// As [`lanes`].
-pub fn interleave_lanes(operands: &[HostOperand<'_>]) -> Result<HostColumn, OpError> {
+pub fn interleave_lanes(operands: &[HostOperand<'_>]) -> Result<HostData, OpError> {
     lanes(&LaneOp::InterleaveLanes, operands)
 }
 

@@ -1,397 +1,38 @@
 //! The element-wise engine: every operation whose output row is a function of the same row of
 //! its operands (arithmetic, the math functions, `dot`, `length`, `equalAll`, `select`,
-//! `swizzle`, luma.gl's `interleave`). [`Semantics`] says what a call computes (checked against
-//! luma.gl's rules); [`ElementwiseBody`] writes it as the row code of the one kernel generator,
-//! and `cpu/eval.rs` computes the same on the host.
+//! `swizzle`, luma.gl's `interleave`). [`Semantics`] (`semantics.rs`, re-exported here for the
+//! operations) says what a call computes (checked against luma.gl's rules); [`ElementwiseBody`]
+//! writes it as the row code of the one kernel generator, integer steps with literals through
+//! `exact.rs`, and `cpu/eval.rs` computes the same on the host.
 //!
 //! Evaluation order is pinned: every operand is decoded to its value (and bound to a name)
-//! before it meets another; normalized values, every intermediate result that feeds another
-//! float operation and every product that feeds a sum go through [`pin`], an integer OR with
-//! the uniform's zero that no compiler can see through, so it cannot factor `a/255 + b/255`,
-//! reassociate a chain or contract a product and a sum into one fused multiply-add. Float
-//! results are therefore rounded per step, exactly as the CPU reference rounds them.
+//! before it meets another; normalized values are built from integer operations
+//! ([`wgsl_codec::decode_unit_exact`]: correctly rounded, with no division a compiler could
+//! approximate or factor as in `a/255 + b/255`), and every intermediate result that feeds
+//! another float operation and every product that feeds a sum go through [`pin`], an integer
+//! OR with the uniform's zero that no compiler can see through, so it cannot reassociate a
+//! chain or contract a product and a sum into one fused multiply-add. Float results are
+//! therefore rounded per step, exactly as the CPU reference rounds them.
 
-use super::family::{ArithmeticOp, Compute, MathOp, format_of, join, source_lane};
-use super::input::{Literal, Operand, OperandOf, constant_bits};
+pub(crate) use super::exact::literal_bits;
+use super::exact::{self, PARAMS};
+use super::family::{ArithmeticOp, Compute, MathOp, source_lane};
+use super::input::{Operand, constant_bits};
 use super::output::output_data;
+pub(crate) use super::semantics::{
+    FoldStep, OperandKind, Program, Semantics, fold, interleave_lanes, kinds, length, math,
+    pairwise, select, swizzle,
+};
 use crate::data::GpuData;
 use crate::device::Gpu;
-use crate::format::codec::{decoded_type, unit_of_lane};
+use crate::format::codec::unit_of_lane;
 use crate::format::wgsl_codec::{self, NanBits};
-use crate::format::{DataType, PrimitiveType, VertexFormat};
+use crate::format::{DataType, PrimitiveType};
 use crate::ops::kernels::Planner;
 use crate::ops::kernels::shape::{unit_count, unit_size};
 use crate::ops::kernels::transform::body::{Body, RowCtx, ValueRef};
 use crate::ops::kernels::transform::plan::{self as kernel_plan, KernelRequest};
 use crate::ops::{OpError, OpPlan, OpsConfig};
-
-/// What the output lanes are computed from.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Program {
-    /// Operand 0's values in its own format, unchanged (luma.gl's single-operand `add(a)`).
-    Identity,
-    /// `op` folded left over the operands, lane by lane.
-    Fold(ArithmeticOp),
-    /// A float function (or `abs`) of one or two operands, lane by lane.
-    Math(MathOp),
-    /// `Σ x[l] · y[l]`, in lane order, one lane out.
-    Dot,
-    /// `sqrt(Σ x[l]²)`, one lane out.
-    Length,
-    /// `1` when every lane of `x` equals the same lane of `y`, else `0`.
-    EqualAll,
-    /// Per lane, operand 1 where operand 0 is not zero, else operand 2.
-    Select,
-    /// Output lane `k` is lane `.1` of operand `.0`.
-    Gather(Vec<(usize, u32)>),
-}
-
-/// One operand as the semantics see it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum OperandKind {
-    /// Values of a format, one per row.
-    Data(VertexFormat),
-    /// A constant of a format (a 1-lane constant broadcasts): its values arrive decoded as
-    /// vertex fetch would, and it joins the types as a column of its format.
-    Constant(VertexFormat),
-    /// An untyped literal (arithmetic family only).
-    Literal(Literal),
-}
-
-impl OperandKind {
-    /// Lanes the operand has.
-    pub(crate) fn lanes(self) -> u32 {
-        match self {
-            OperandKind::Data(f) => f.components(),
-            OperandKind::Constant(f) => f.components(),
-            OperandKind::Literal(l) => l.lanes().len() as u32,
-        }
-    }
-
-    /// The type the operand's values arrive in before conversion (a literal arrives in the
-    /// computation's type).
-    fn natural(self, compute: Compute) -> PrimitiveType {
-        match self {
-            OperandKind::Data(f) | OperandKind::Constant(f) => decoded_type(f),
-            OperandKind::Literal(_) => compute.primitive(),
-        }
-    }
-}
-
-/// The operand kinds of `operands` (a column's from its format, `format`); outside the
-/// arithmetic family (`literals` false) a literal is a float32 constant (luma.gl's
-/// `fromConstant`). The same for GPU operands and the CPU reference's.
-pub(crate) fn kinds<D>(
-    operands: &[OperandOf<D>],
-    format: impl Fn(&D) -> VertexFormat,
-    literals: bool,
-) -> Vec<OperandKind> {
-    operands
-        .iter()
-        .map(|o| match o {
-            OperandOf::Data(column) => OperandKind::Data(format(column)),
-            OperandOf::Constant(c) => OperandKind::Constant(c.format()),
-            OperandOf::Literal(l) if literals => OperandKind::Literal(*l),
-            OperandOf::Literal(l) => OperandKind::Constant(l.to_constant().format()),
-        })
-        .collect()
-}
-
-/// What one call computes: the program, the type operands are converted to, the output format.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Semantics {
-    /// The operation's name, for errors and labels.
-    pub op: &'static str,
-    /// What the lanes are computed from.
-    pub program: Program,
-    /// The type values are converted to and computed in.
-    pub compute: Compute,
-    /// The output format.
-    pub output: VertexFormat,
-    /// The operands.
-    pub operands: Vec<OperandKind>,
-}
-
-impl Semantics {
-    /// How the program's float16 decodes treat NaNs: arithmetic leaves NaN bits unspecified
-    /// (WGSL does), selections, comparisons and `abs` deliver what the host codec delivers.
-    pub(crate) fn nans(&self) -> NanBits {
-        match self.program {
-            // `abs` is a bit operation on floats: exact, NaN bits included.
-            Program::Math(MathOp::Abs) => NanBits::Quiet,
-            Program::Fold(_) | Program::Math(_) | Program::Dot | Program::Length => {
-                NanBits::Unspecified
-            }
-            _ => NanBits::Quiet,
-        }
-    }
-
-    /// Whether gathered operand `i` is copied as raw bits (its storage type is the output's).
-    pub(crate) fn raw(&self, i: usize) -> bool {
-        matches!(self.operands[i], OperandKind::Data(f)
-            if !f.is_packed_bits() && f.data_type() == self.output.data_type())
-    }
-}
-
-/// The computation type of a joined type.
-pub(crate) fn compute_of(joined: DataType) -> Compute {
-    match joined {
-        DataType::Float32 => Compute::F32,
-        DataType::Uint8 | DataType::Uint16 | DataType::Uint32 => Compute::U32,
-        _ => Compute::I32,
-    }
-}
-
-/// luma.gl's type join over the data and constant operands (literals take no part).
-fn joined(operands: &[OperandKind]) -> DataType {
-    join(operands.iter().filter_map(|o| match o {
-        OperandKind::Data(f) | OperandKind::Constant(f) => {
-            Some((f.signed_data_type(), f.is_normalized()))
-        }
-        OperandKind::Literal(_) => None,
-    }))
-}
-
-/// The checks every element-wise call makes: some operand, some GPU data.
-fn check_operands(op: &'static str, operands: &[OperandKind]) -> Result<(), OpError> {
-    if operands.is_empty() {
-        return Err(OpError::NoInputs { op });
-    }
-    if !operands.iter().any(|o| matches!(o, OperandKind::Data(_))) {
-        return Err(OpError::NoGpuInput { op });
-    }
-    Ok(())
-}
-
-fn packed_output(
-    op: &'static str,
-    data_type: DataType,
-    lanes: u32,
-) -> Result<VertexFormat, OpError> {
-    format_of(data_type, lanes).ok_or(OpError::OutputLanes {
-        op,
-        lanes: lanes as usize,
-    })
-}
-
-fn max_lanes(operands: &[OperandKind]) -> u32 {
-    operands.iter().map(|o| o.lanes()).max().unwrap_or(1)
-}
-
-/// Whether literal `value` is exact in `compute` (integers of its range only).
-fn literal_fits(value: f64, compute: Compute) -> bool {
-    let integral = value.fract() == 0.0;
-    match compute {
-        Compute::F32 => true,
-        Compute::U32 => integral && (0.0..4_294_967_296.0).contains(&value),
-        Compute::I32 => integral && (-2_147_483_648.0..2_147_483_648.0).contains(&value),
-    }
-}
-
-/// The lanes of a literal as bits of `compute` (missing vector lanes 0).
-#[allow(
-    clippy::cast_possible_truncation,
-    clippy::cast_sign_loss,
-    reason = "integer computations take only literals that `literal_fits`"
-)]
-pub(crate) fn literal_bits(literal: &Literal, compute: Compute) -> [u32; 4] {
-    std::array::from_fn(|lane| {
-        let v = literal.lane(lane as u32);
-        match compute {
-            Compute::F32 => (v as f32).to_bits(),
-            Compute::U32 => v as u32,
-            Compute::I32 => v as i32 as u32,
-        }
-    })
-}
-
-/// `op` folded left over `operands` (luma.gl's add/subtract/multiply/divide). A single data
-/// operand comes back unchanged, in its own format.
-pub(crate) fn fold(op: ArithmeticOp, operands: &[OperandKind]) -> Result<Semantics, OpError> {
-    let name = op.as_str();
-    check_operands(name, operands)?;
-    if let [OperandKind::Data(format)] = operands {
-        return Ok(Semantics {
-            op: name,
-            program: Program::Identity,
-            compute: compute_of(format.signed_data_type()),
-            output: *format,
-            operands: operands.to_vec(),
-        });
-    }
-    let joined = joined(operands);
-    let mut compute = compute_of(joined);
-    let literal_lanes = operands.iter().flat_map(|o| match o {
-        OperandKind::Literal(l) => l.lanes().to_vec(),
-        _ => Vec::new(),
-    });
-    if literal_lanes.into_iter().any(|v| !literal_fits(v, compute)) {
-        compute = Compute::F32;
-    }
-    Ok(Semantics {
-        op: name,
-        program: Program::Fold(op),
-        compute,
-        output: packed_output(name, joined, max_lanes(operands))?,
-        operands: operands.to_vec(),
-    })
-}
-
-/// A math function: float32 output (luma.gl's `FLOAT_OUTPUT_OPS`), except `abs`, which keeps
-/// the joined type.
-pub(crate) fn math(op: MathOp, operands: &[OperandKind]) -> Result<Semantics, OpError> {
-    let name = op.as_str();
-    check_operands(name, operands)?;
-    let joined = if op == MathOp::Abs {
-        joined(operands)
-    } else {
-        DataType::Float32
-    };
-    Ok(Semantics {
-        op: name,
-        program: Program::Math(op),
-        compute: compute_of(joined),
-        output: packed_output(name, joined, max_lanes(operands))?,
-        operands: operands.to_vec(),
-    })
-}
-
-/// `dot` or `equalAll`: two operands of one lane count, one lane out.
-pub(crate) fn pairwise(program: Program, operands: &[OperandKind]) -> Result<Semantics, OpError> {
-    let (name, output) = match program {
-        Program::Dot => ("dot", VertexFormat::Float32),
-        _ => ("equalAll", VertexFormat::Uint32),
-    };
-    check_operands(name, operands)?;
-    if let [x, y] = operands
-        && x.lanes() != y.lanes()
-    {
-        return Err(OpError::LaneMismatch {
-            op: name,
-            input: 1,
-            expected: x.lanes(),
-            found: y.lanes(),
-        });
-    }
-    Ok(Semantics {
-        op: name,
-        program,
-        compute: Compute::F32,
-        output,
-        operands: operands.to_vec(),
-    })
-}
-
-/// `length`: one lane out.
-pub(crate) fn length(operands: &[OperandKind]) -> Result<Semantics, OpError> {
-    check_operands("length", operands)?;
-    Ok(Semantics {
-        op: "length",
-        program: Program::Length,
-        compute: Compute::F32,
-        output: VertexFormat::Float32,
-        operands: operands.to_vec(),
-    })
-}
-
-/// `select(condition, whenTrue, whenFalse)`: the join of the two values, their larger lane
-/// count; each operand has 1 lane or that count.
-pub(crate) fn select(operands: &[OperandKind]) -> Result<Semantics, OpError> {
-    const OP: &str = "select";
-    check_operands(OP, operands)?;
-    let values = operands.get(1..).unwrap_or_default();
-    let joined = joined(values);
-    let lanes = max_lanes(values);
-    for (i, operand) in operands.iter().enumerate() {
-        let found = operand.lanes();
-        if found != 1 && found != lanes {
-            return Err(OpError::LaneMismatch {
-                op: OP,
-                input: i,
-                expected: lanes,
-                found,
-            });
-        }
-    }
-    Ok(Semantics {
-        op: OP,
-        program: Program::Select,
-        compute: compute_of(joined),
-        output: packed_output(OP, joined, lanes)?,
-        operands: operands.to_vec(),
-    })
-}
-
-/// `swizzle(x, columns)`: the columns of `x` in the order given, in `x`'s format family (the
-/// same storage type and normalization); `unorm10-10-10-2`, and float16 into three lanes, which
-/// have no such format, come out as decoded float32.
-pub(crate) fn swizzle(operand: OperandKind, columns: &[u32]) -> Result<Semantics, OpError> {
-    const OP: &str = "swizzle";
-    check_operands(OP, &[operand])?;
-    if columns.is_empty() || columns.len() > 4 {
-        return Err(OpError::OutputLanes {
-            op: OP,
-            lanes: columns.len(),
-        });
-    }
-    let lanes = operand.lanes();
-    if let Some(&column) = columns.iter().find(|&&c| c >= lanes) {
-        return Err(OpError::LaneOutOfRange {
-            op: OP,
-            column,
-            lanes,
-        });
-    }
-    let n = columns.len() as u32;
-    let same = match operand {
-        OperandKind::Data(f) if !f.is_packed_bits() => format_of(f.data_type(), n),
-        _ => None,
-    };
-    let (output, compute) = match (same, operand) {
-        (Some(output), OperandKind::Data(f)) => (output, compute_of(f.signed_data_type())),
-        _ => (packed_output(OP, DataType::Float32, n)?, Compute::F32),
-    };
-    Ok(Semantics {
-        op: OP,
-        program: Program::Gather(columns.iter().map(|&c| (0, c)).collect()),
-        compute,
-        output,
-        operands: vec![operand],
-    })
-}
-
-/// luma.gl's `interleave`: each row's lanes of every operand, in order, as one column of the
-/// joined type; a single data operand comes back unchanged.
-pub(crate) fn interleave_lanes(operands: &[OperandKind]) -> Result<Semantics, OpError> {
-    const OP: &str = "interleave_lanes";
-    check_operands(OP, operands)?;
-    if let [OperandKind::Data(format)] = operands {
-        return Ok(Semantics {
-            op: OP,
-            program: Program::Identity,
-            compute: compute_of(format.signed_data_type()),
-            output: *format,
-            operands: operands.to_vec(),
-        });
-    }
-    let lanes: usize = operands.iter().map(|o| o.lanes() as usize).sum();
-    if lanes > 4 {
-        return Err(OpError::OutputLanes { op: OP, lanes });
-    }
-    let joined = joined(operands);
-    let entries = operands
-        .iter()
-        .enumerate()
-        .flat_map(|(i, o)| (0..o.lanes()).map(move |l| (i, l)))
-        .collect();
-    Ok(Semantics {
-        op: OP,
-        program: Program::Gather(entries),
-        compute: compute_of(joined),
-        output: packed_output(OP, joined, lanes as u32)?,
-        operands: operands.to_vec(),
-    })
-}
 
 /// Where an operand's values come from in the kernel.
 #[derive(Clone, Copy)]
@@ -505,7 +146,12 @@ impl ElementwiseBody {
         let ty = to.unwrap_or(natural);
         let expr = match (kind, self.places[i]) {
             (OperandKind::Literal(_), Place::Constant(j)) => {
-                let arrived = from_bits(ctx.constant(j, lane), natural);
+                let bits = ctx.constant(j, lane);
+                let arrived = match sem.compute {
+                    Compute::F32 => format!("bitcast<f32>({bits})"),
+                    Compute::U32 => bits,
+                    Compute::I32 => format!("bitcast<i32>({bits})"),
+                };
                 wgsl_codec::convert(&arrived, natural, ty)
             }
             (_, place) => match (source_lane(kind.lanes(), lane), kind, place) {
@@ -515,13 +161,9 @@ impl ElementwiseBody {
                     let unit = u64::from(unit_of_lane(format, l));
                     let raw = ctx.unit(at, unit * us, us as u32);
                     let raw = ctx.bind(&raw);
-                    let decoded = wgsl_codec::decode_unit_as(format, l, &raw, ty, sem.nans());
-                    if format.is_normalized() && ty == PrimitiveType::F32 {
-                        let name = ctx.bind(&decoded);
-                        pin(&name)
-                    } else {
-                        decoded
-                    }
+                    // Normalized values decode through integer operations (correctly
+                    // rounded on every GPU), which no float rewrite can see into.
+                    wgsl_codec::decode_unit_as(format, l, &raw, ty, sem.nans())
                 }
                 (Some(l), _, Place::Constant(j)) => {
                     wgsl_codec::convert(&from_bits(ctx.constant(j, l), natural), natural, ty)
@@ -532,40 +174,55 @@ impl ElementwiseBody {
         (ctx.bind(&expr), ty)
     }
 
+    /// Output lane `lane` of a fold of `op` ([`Semantics::fold_steps`]), in the computation
+    /// type; float intermediate results pinned.
+    fn fold(&self, ctx: &mut RowCtx<'_>, op: ArithmeticOp, lane: u32) -> (String, PrimitiveType) {
+        let sem = &self.sem;
+        let compute = sem.compute.primitive();
+        let signed = sem.compute == Compute::I32;
+        let steps = sem.fold_steps(op, lane);
+        let mut acc = String::new();
+        for (s, step) in steps.iter().enumerate() {
+            let params = |ctx: &RowCtx<'_>, i: usize| -> Vec<String> {
+                match self.places[i] {
+                    Place::Constant(j) => {
+                        (0..PARAMS).map(|k| ctx.constant(j + 1 + k, lane)).collect()
+                    }
+                    Place::Data(_) => vec!["0u".to_owned(); PARAMS],
+                }
+            };
+            acc = match *step {
+                FoldStep::Start(i) => self.value(ctx, i, lane, Some(compute)).0,
+                FoldStep::Apply(i) => {
+                    let (v, _) = self.value(ctx, i, lane, Some(compute));
+                    let next = ctx.bind(&binary(sem.compute, op, &acc, &v));
+                    if s + 1 < steps.len() && sem.compute == Compute::F32 {
+                        ctx.bind(&pin(&next))
+                    } else {
+                        next
+                    }
+                }
+                FoldStep::Exact(i, step) => {
+                    let p = params(ctx, i);
+                    ctx.bind(&exact::wgsl(step, &acc, signed, |k| p[k].clone()))
+                }
+                FoldStep::Lead(h, i, step) => {
+                    let (x, _) = self.value(ctx, i, lane, Some(compute));
+                    let p = params(ctx, h);
+                    ctx.bind(&exact::wgsl(step, &x, signed, |k| p[k].clone()))
+                }
+                FoldStep::Zero => zero(compute).to_owned(),
+            };
+        }
+        (acc, compute)
+    }
+
     /// Output lane `lane`'s value and its type.
     fn lane(&self, ctx: &mut RowCtx<'_>, lane: u32) -> (String, PrimitiveType) {
         let sem = &self.sem;
         let compute = sem.compute.primitive();
         match &sem.program {
-            Program::Fold(op) => {
-                let n = sem.operands.len();
-                let (mut acc, _) = self.value(ctx, 0, lane, Some(compute));
-                for i in 1..n {
-                    let (v, _) = self.value(ctx, i, lane, Some(compute));
-                    acc = ctx.bind(&binary(sem.compute, *op, &acc, &v));
-                    if i + 1 < n && sem.compute == Compute::F32 {
-                        acc = ctx.bind(&pin(&acc));
-                    }
-                }
-                // A fractional literal made integer data compute in f32: truncate, wrap
-                // negative values into unsigned outputs, and store infinities and NaN as 0,
-                // as a JavaScript typed array does (tested on the bits, which no float
-                // rewrite can see past).
-                let finite = format!("(bitcast<u32>({acc}) & 0x7f800000u) != 0x7f800000u");
-                match (sem.compute, decoded_type(sem.output)) {
-                    (Compute::F32, PrimitiveType::I32) => (
-                        ctx.bind(&format!("select(0i, i32({acc}), {finite})")),
-                        PrimitiveType::I32,
-                    ),
-                    (Compute::F32, PrimitiveType::U32) => (
-                        ctx.bind(&format!(
-                            "select(0u, select(u32({acc}), bitcast<u32>(i32({acc})), {acc} < 0.0), {finite})"
-                        )),
-                        PrimitiveType::U32,
-                    ),
-                    _ => (acc, compute),
-                }
-            }
+            Program::Fold(op) => self.fold(ctx, *op, lane),
             Program::Math(op) => {
                 let args: Vec<String> = (0..sem.operands.len())
                     .map(|i| self.value(ctx, i, lane, Some(compute)).0)
@@ -662,7 +319,7 @@ impl Body for ElementwiseBody {
                 ctx.emit(0, 0, out_unit as u32, bits);
             }
             program => {
-                for lane in 0..sem.output.components() {
+                for lane in 0..sem.output_lanes() {
                     let bits = match program {
                         Program::Gather(entries) if sem.raw(entries[lane as usize].0) => {
                             let (i, l) = entries[lane as usize];
@@ -677,7 +334,7 @@ impl Body for ElementwiseBody {
                         }
                         _ => {
                             let (value, ty) = self.lane(ctx, lane);
-                            wgsl_codec::encode_unit(sem.output, lane, &value, ty)
+                            wgsl_codec::encode_unit(sem.output, sem.output_lane(lane), &value, ty)
                         }
                     };
                     ctx.emit(0, u64::from(lane) * out_unit, out_unit as u32, bits);
@@ -692,11 +349,11 @@ impl Body for ElementwiseBody {
             .operands
             .iter()
             .any(|o| matches!(o, OperandKind::Data(f) if f.data_type() == DataType::Float16));
+        let mut helpers = exact::helpers(self.sem.exact_steps());
         if f16 && self.sem.nans() == NanBits::Unspecified {
-            wgsl_codec::kernel_f16_function()
-        } else {
-            String::new()
+            helpers += &wgsl_codec::kernel_f16_function();
         }
+        helpers
     }
 }
 
@@ -714,7 +371,7 @@ pub(crate) fn plan(
     let mut views = Vec::new();
     let mut constants = Vec::new();
     let mut places = Vec::with_capacity(operands.len());
-    for (operand, kind) in operands.iter().zip(&sem.operands) {
+    for (i, (operand, kind)) in operands.iter().zip(&sem.operands).enumerate() {
         match operand {
             Operand::Data(input) => {
                 places.push(Place::Data(ValueRef { source: 0, rel: 0 }));
@@ -726,20 +383,24 @@ pub(crate) fn plan(
             }
             Operand::Literal(l) => {
                 places.push(Place::Constant(constants.len()));
-                constants.push(match kind {
-                    OperandKind::Literal(_) => literal_bits(l, sem.compute),
-                    _ => constant_bits(&l.to_constant()),
-                });
+                // An integer fold's literal: its bits and exact steps' words, from the
+                // semantics (which combined leading literals); elsewhere a float32 constant.
+                match kind {
+                    OperandKind::Literal(_) | OperandKind::Absorbed(_) => {
+                        constants.extend(sem.literal_constants(i));
+                    }
+                    _ => constants.push(constant_bits(&l.to_constant())),
+                }
             }
         }
     }
     let length = views.first().map_or(0, |v| v.length());
-    let (op, output) = (sem.op, sem.output);
+    let (op, output) = (sem.op, sem.output_format());
     let request = KernelRequest {
         op,
         views,
         length,
-        output_strides: vec![output.byte_length()],
+        output_strides: vec![sem.output_stride()],
         constants,
     };
     let built = kernel_plan::build(&Planner::new(gpu, config), request, |refs| {

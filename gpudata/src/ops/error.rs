@@ -294,6 +294,16 @@ pub enum OpError {
         /// The operation.
         op: &'static str,
     },
+    /// `top_k` asked for more rows than the keys have.
+    #[error("{op}: expected k at most the row count {rows}, found {k}")]
+    TopKTooLarge {
+        /// The operation.
+        op: &'static str,
+        /// The rows asked for.
+        k: u64,
+        /// The rows of the keys.
+        rows: u64,
+    },
     /// `sequence` with a step of 0.
     #[error("{op}: expected a step other than 0")]
     ZeroStep {

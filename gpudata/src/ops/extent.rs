@@ -102,7 +102,7 @@ pub(crate) fn plan_extent_pieces(
 /// integer type instead (0 or 1 for `unorm8`), a bug gpudata does not copy.
 ///
 /// A column larger than one buffer (a chunked [`GpuVector`](crate::GpuVector)) has the same
-/// extent through [`GpuVector::extent`](crate::GpuVector::extent).
+/// extent through [`piecewise::extent`](super::piecewise::extent).
 ///
 /// # Errors
 /// [`OpError::UnsupportedFormat`] for `unorm10-10-10-2`; [`OpError::Empty`] for no rows; the

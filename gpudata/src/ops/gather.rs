@@ -83,7 +83,7 @@ pub fn plan_gather(
 /// and the output into runs, the source into parts, each part a dispatch that writes the rows
 /// whose indices fall into it (so a source of `k` parts reads the indices `k` times). A source
 /// larger than one buffer (a chunked [`GpuVector`](crate::GpuVector)) is gathered from by
-/// [`GpuVector::gather`](crate::GpuVector::gather), each chunk bound as such parts.
+/// [`piecewise::gather`](super::piecewise::gather), each chunk bound as such parts.
 ///
 /// # Errors
 /// [`OpError::UnsupportedFormat`] for an index format it does not take; the input checks of
@@ -245,6 +245,37 @@ pub(crate) fn check_segments(
     Ok(())
 }
 
+/// The values of `view`, a one-lane integer column (segment starts or offsets), read back as
+/// `i64` (this waits for the GPU).
+///
+/// # Errors
+/// [`OpError::Gpu`] when the readback fails.
+pub(crate) fn read_integers(
+    gpu: &Gpu,
+    op: &'static str,
+    view: &GpuDataView<'_>,
+) -> Result<Vec<i64>, OpError> {
+    let bytes = pollster::block_on(read_range(
+        gpu,
+        view.buffer(),
+        view.byte_offset(),
+        view.byte_length(),
+        "read back the segment starts",
+        WaitMode::Block,
+    ))
+    .map_err(|source| OpError::Gpu { op, source })?;
+    let stride = usize::try_from(view.byte_stride()).unwrap_or(usize::MAX);
+    Ok((0..view.length() as usize)
+        .map(|i| {
+            integer(codec::decode_lane(
+                view.format(),
+                bytes.get(i * stride..).unwrap_or(&[]),
+                0,
+            ))
+        })
+        .collect())
+}
+
 /// A decoded integer as `i64`.
 pub(crate) fn integer(value: Option<ShaderScalar>) -> i64 {
     match value {
@@ -284,25 +315,7 @@ pub fn segmented_map(
         });
     }
     let starts = if format.components() == 1 && format.data_type().is_integer() {
-        let bytes = pollster::block_on(read_range(
-            gpu,
-            segments.buffer(),
-            segments.byte_offset(),
-            segments.byte_length(),
-            "read back the segment starts",
-            WaitMode::Block,
-        ))
-        .map_err(|source| OpError::Gpu { op: OP, source })?;
-        let stride = usize::try_from(segments.byte_stride()).unwrap_or(usize::MAX);
-        (0..segments.length() as usize)
-            .map(|i| {
-                integer(codec::decode_lane(
-                    format,
-                    bytes.get(i * stride..).unwrap_or(&[]),
-                    0,
-                ))
-            })
-            .collect()
+        read_integers(gpu, OP, &segments)?
     } else {
         Vec::new()
     };

@@ -11,13 +11,11 @@ use crate::record::GpuField;
 /// (`sint32 + 0.5` stays `sint32`).
 ///
 /// A scalar broadcasts to every lane; a vector's missing lanes are 0 (luma.gl's rule: `[5]` is
-/// `5` in lane 0 only). The value is converted to the type the operation computes in: when
-/// that is an integer type and every lane is an integer that type holds, the arithmetic stays
-/// in wrapping integers; otherwise it runs in `f32` and the result is truncated into the
-/// integer output (negative values wrap, as a JavaScript typed array stores them; non-finite
-/// values store 0; beyond ±2³¹ gpudata clamps where luma.gl wraps). Outside the
-/// arithmetic family (`dot`, `select`, ...), luma.gl makes a number a float32 constant, and so
-/// does gpudata. A typed constant is a [`GpuConstant`].
+/// `5` in lane 0 only). With float data the value is rounded to `f32`; with integer data the
+/// arithmetic stays in exact, wrapping 32-bit integers whatever the value (a fraction, a value
+/// past the type's range, NaN): the [`ops`](crate::ops) module's semantics say how. Outside
+/// the arithmetic family (`dot`, `select`, ...), luma.gl makes a number a float32 constant, and
+/// so does gpudata. A typed constant is a [`GpuConstant`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Literal {
     lanes: [f64; 4],
@@ -115,8 +113,9 @@ pub(crate) fn constant_bits(constant: &GpuConstant) -> [u32; 4] {
 /// One argument of an operation: a column `D` (values one per row), a typed constant or a
 /// literal.
 /// One family for every kind of column: [`Operand`] (a view on the GPU), the CPU reference's
-/// [`HostOperand`](super::cpu::HostOperand) and the chunked columns'
-/// [`ChunkOperand`](crate::table::ChunkOperand).
+/// [`HostOperand`](super::cpu::HostOperand) and chunked columns' `OperandOf<&C>`
+/// ([`piecewise`](super::piecewise); [`ChunkOperand`](crate::table::ChunkOperand) for a
+/// [`GpuVector`](crate::GpuVector)).
 #[derive(Clone, Copy, Debug)]
 pub enum OperandOf<D> {
     /// Values one per row: a view's, a host column's or a chunked column's.
@@ -126,6 +125,40 @@ pub enum OperandOf<D> {
     Constant(GpuConstant),
     /// An untyped number that keeps the data's type ([`Literal`]).
     Literal(Literal),
+}
+
+impl<D> OperandOf<D> {
+    /// The column of a column operand; `None` for a constant or a literal.
+    pub fn data(&self) -> Option<&D> {
+        match self {
+            OperandOf::Data(data) => Some(data),
+            _ => None,
+        }
+    }
+
+    /// The same operand over another kind of column: `f` maps a column, a constant or a
+    /// literal stays as it is. So one operand list runs on the GPU and on the CPU reference
+    /// (each column mapped to its view and to its host column), and the piecewise driver
+    /// hands each piece's operands to the kernels.
+    pub fn map_data<E>(&self, f: impl FnOnce(&D) -> E) -> OperandOf<E> {
+        let Ok(operand) = self.try_map_data(|d| Ok::<E, std::convert::Infallible>(f(d)));
+        operand
+    }
+
+    /// [`map_data`](Self::map_data) with a mapping that can fail.
+    ///
+    /// # Errors
+    /// `f`'s error.
+    pub fn try_map_data<E, X>(
+        &self,
+        f: impl FnOnce(&D) -> Result<E, X>,
+    ) -> Result<OperandOf<E>, X> {
+        Ok(match self {
+            OperandOf::Data(data) => OperandOf::Data(f(data)?),
+            OperandOf::Constant(constant) => OperandOf::Constant(*constant),
+            OperandOf::Literal(literal) => OperandOf::Literal(*literal),
+        })
+    }
 }
 
 /// One argument of an operation on the GPU: a [`GpuDataView`]'s values, a constant or a

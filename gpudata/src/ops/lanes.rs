@@ -32,7 +32,10 @@ pub enum LaneOp {
     /// into three lanes, have no such format and come out as decoded float32.
     Swizzle(Vec<u32>),
     /// luma.gl's `interleave`: each row's lanes of every operand, in order, as one column of the
-    /// joined type (at most 4 lanes in all); a single data operand comes back unchanged.
+    /// joined type; past four lanes, rows of a packed struct format whose fields `lanes0`,
+    /// `lanes4`, … hold four lanes each (the last fewer; three 8- or 16-bit lanes as a 2-lane
+    /// and a 1-lane field), the values one after another; a single data operand comes back
+    /// unchanged.
     InterleaveLanes,
 }
 
@@ -191,9 +194,11 @@ pub fn swizzle<'a>(
 }
 
 /// luma.gl's `interleave`: each row's lanes of every operand, in order, as one column of the
-/// joined type (`float32` + `uint8x2` → `float32x3`). gpudata's own
-/// [`interleave`](super::interleave()) instead writes struct rows whose fields keep their
-/// formats.
+/// joined type (`float32` + `uint8x2` → `float32x3`); past four lanes, rows of that many values
+/// as a packed struct of 4-lane fields (`uint32x2` + three `uint32x4` → rows of 14 `uint32`:
+/// fields `lanes0`, `lanes4`, `lanes8` of `uint32x4` and `lanes12` of `uint32x2`; see
+/// [`LaneOp::InterleaveLanes`]). gpudata's own [`interleave`](super::interleave()) instead
+/// writes struct rows whose fields keep their formats.
 ///
 /// # Errors
 /// As [`plan_lanes`].

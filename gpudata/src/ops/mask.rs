@@ -14,10 +14,10 @@ use crate::ops::kernels::select::{bits, predicate, scan};
 /// `i % 32` of 32-bit word `i / 32` is the piece's row `i` (Arrow's bit order, least
 /// significant first), bits past its last row zero. Written by [`mask`](super::mask) (one
 /// piece: comparisons combined with and/or/not) and by
-/// [`GpuVector::mask`](crate::GpuVector::mask) (one piece per piece of rows of chunked
+/// [`piecewise::mask`](super::piecewise::mask) (one piece per piece of rows of chunked
 /// columns), joined by [`from_masks`](Self::from_masks); read by [`compact`](super::compact)
 /// and [`GpuTable::filter`](crate::GpuTable::filter) (which need the rows they read in one
-/// piece), by [`GpuVector::filter`](crate::GpuVector::filter) (any pieces), read back as
+/// piece), by [`piecewise::compact`](super::piecewise::compact) (any pieces), read back as
 /// `Vec<bool>` or, with feature `arrow`, an Arrow `BooleanArray`.
 #[derive(Debug)]
 pub struct GpuMask {
@@ -193,8 +193,9 @@ impl GpuMask {
     }
 
     /// Rows `first..first + rows` of the mask as a new mask (bit 0 of its word 0 is row
-    /// `first`), shifted on the GPU: one piece for rows within one piece, else a piece for each
-    /// piece they cross.
+    /// `first`): one piece for rows within one piece, else a piece for each piece they cross;
+    /// a whole piece is shared as it is, part of one shifted on the GPU. The table filter cuts
+    /// a mask per batch, and the piecewise driver per piece of rows, with it.
     ///
     /// # Errors
     /// [`OpError::RowsOutOfRange`] past the mask's end; [`OpError::Gpu`] when a kernel fails.
@@ -216,13 +217,12 @@ impl GpuMask {
             // The rows of this piece in range; an empty range is cut from the piece holding it.
             let (from, to) = (first.max(start), end.min(piece_end));
             if from < to || (rows == 0 && first >= start && first <= piece_end) {
-                parts.push(slice_piece(
-                    gpu,
-                    OP,
-                    piece,
-                    from - start,
-                    to.max(from) - from,
-                )?);
+                let (skip, count) = (from - start, to.max(from) - from);
+                parts.push(if skip == 0 && count == piece.length {
+                    GpuMask::one(piece.words.share(), piece.length)
+                } else {
+                    slice_piece(gpu, OP, piece, skip, count)?
+                });
                 if rows == 0 || to == end {
                     break;
                 }
@@ -234,25 +234,6 @@ impl GpuMask {
             return GpuMask::from_bools(gpu, &[]);
         }
         Ok(GpuMask::from_masks(parts))
-    }
-
-    /// Rows `start..end` as a mask in one piece, for `op`: a whole piece shared as it is, else
-    /// sliced on the GPU (the rows lie in one piece: `end` is at most the next cut point after
-    /// `start`).
-    pub(crate) fn piece(&self, gpu: &Gpu, start: u64, end: u64) -> Result<GpuMask, OpError> {
-        let mut first = 0u64;
-        for piece in &self.pieces {
-            // Empty pieces hold no rows, except for the empty range of a piece of no rows.
-            if start < first + piece.length || (start == end && start == first) {
-                if start == first && end - start == piece.length {
-                    return Ok(GpuMask::one(piece.words.share(), piece.length));
-                }
-                return slice_piece(gpu, "mask slice", piece, start - first, end - start);
-            }
-            first += piece.length;
-        }
-        // Past every row: the empty range of a mask of no pieces.
-        GpuMask::from_bools(gpu, &[])
     }
 
     /// The rows where each piece ends, in order (the pieces' cut points).

@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | [`add`], [`subtract`], [`multiply`], [`divide`], [`arithmetic()`] | columns, constants, literals | one packed column of the joined type |
 //! | [`pow`], [`sqrt`], [`abs`], [`sin`], [`cos`], [`tan`], [`exp`], [`log`], [`math()`] | columns, constants, literals | one packed float32 column (`abs`: the joined type) |
-//! | [`dot`], [`length`], [`equal_all`], [`select`], [`swizzle`], [`interleave_lanes`], [`lanes()`] | columns, constants | one packed column (luma.gl's lane rules) |
+//! | [`dot`], [`length`], [`equal_all`], [`select`], [`swizzle`], [`interleave_lanes`], [`lanes()`] | columns, constants | one packed column (luma.gl's lane rules; `interleave_lanes` past four lanes: rows of a packed struct of 4-lane fields) |
 //! | [`interleave`] / [`deinterleave`], [`deinterleave_views`] | one column per field / rows | rows of a struct format / one packed column per field |
 //! | [`fround`], [`fround_f64`] | float64 as `uint32x2`/`uint32x4` word pairs | `float32x2`/`float32x4` high and low parts |
 //! | [`mask`] ([`Predicate`]: [`less`], [`greater`], [`equal`], [`between`]) | columns compared with constants or columns | a [`GpuMask`] (one bit per row) |
@@ -14,13 +14,14 @@
 //! | [`extent`] | a column | one `[min, max]` row per lane |
 //! | [`gather`] | a column and row indices | the indexed rows |
 //! | [`sequence`], [`segmented_map`] | a count / segment starts | `sint32` values / `uint32x2` (segment, offset) rows |
+//! | [`sort`], [`argsort`], [`sort_pairs`], [`top_k`], [`segmented_sort`], [`segmented_sort_pairs`] | `uint32` / `sint32` / `float32` keys (values of 4 bytes per row, segment offsets or ids) | the sorted keys, `uint32` row ids, the values in the keys' order ([`Sorted`]) |
 //!
 //! Every operation takes the [`Gpu`](crate::Gpu) its data lives on and returns new
 //! [`GpuData`](crate::GpuData) (usages `STORAGE | VERTEX | COPY_SRC | COPY_DST`) that reads back
 //! like any other data. Columns are [`GpuDataView`](crate::GpuDataView)s: packed columns,
 //! strided children of interleaved rows and segments of a segmented table alike. Columns larger
-//! than one buffer are chunked [`GpuVector`](crate::GpuVector)s, whose methods run the same
-//! kernels over every chunk. Kernels compile once per device, in the `Gpu`'s pipeline cache. The
+//! than one buffer are chunked [`GpuVector`](crate::GpuVector)s, which [`piecewise`]' one
+//! driver runs the same kernels over, piece by piece. Kernels compile once per device, in the `Gpu`'s pipeline cache. The
 //! `plan_*` forms take an [`OpsConfig`] and return an [`OpPlan`] to run or to record into a
 //! compute pass of yours. 8- and 16-bit formats are read and written (unlike luma.gl's WebGPU
 //! backend), and normalized, `float16` and `unorm10-10-10-2` values are decoded.
@@ -32,13 +33,29 @@
 //!   than 32 bits → `sint` of `max(signed bits, 2 × unsigned bits)`; `uint32` with a signed
 //!   type → `float32`; a normalized input makes an integer result `float32`), the output size
 //!   is the largest input size, and lane `l` of an input is its lane `l`, its lane 0 when it
-//!   has one lane, else 0. Float results are computed in `f32`; integer results in wrapping
-//!   32-bit arithmetic stored modulo 2^bits, with integer division by zero giving 0. A NaN
-//!   result may carry another payload than the CPU's (GPUs need not propagate payloads). Normalized
-//!   values decode as `f32(x) / max` (luma.gl's rule). All data inputs need the same length. A
-//!   [`Literal`] keeps the data's type when every lane is an integer of the computation's range.
-//!   Chains round after every step, and the generated WGSL pins that order, so the GPU equals
-//!   the CPU reference bit for bit on lavapipe.
+//!   has one lane, else 0. Float results are computed in `f32` (an integer operand of a float
+//!   result converts to `f32` first: exact below 2^24). **Integer results are exact**: wrapping
+//!   32-bit integer arithmetic stored modulo 2^bits, integer division truncating and division
+//!   by zero giving 0 — luma.gl's CPU backend's values wherever its `f64` arithmetic is exact,
+//!   and the exact ones where it rounds (products past 2^53). A [`Literal`] keeps the data's
+//!   type; in an integer computation, a literal lane that is not an integer of the
+//!   computation's range (`0.75`, `-2.5`, `1e10` on `sint32`) makes its step exact on the real
+//!   numbers, then truncated toward zero and wrapped into 32 bits, as luma.gl's typed arrays
+//!   store `x op literal` (a NaN or infinite literal gives 0); literals before the first data
+//!   operand combine first, in `f64`, as luma.gl's CPU backend computes them. A NaN result may
+//!   carry another payload than the CPU's (GPUs need not propagate payloads). Normalized values
+//!   decode as `f32(x) / max` (luma.gl's rule), correctly rounded (computed with integer
+//!   operations, not a division). All data inputs need the same length. Chains round (floats)
+//!   or truncate and wrap (integers) after every step, and the generated WGSL pins that order,
+//!   so the GPU equals the CPU reference bit for bit on lavapipe.
+//! - **Real GPUs and IEEE 754**: WGSL allows `f32` division 2.5 ulp from the correctly rounded
+//!   quotient (an NVIDIA H100's `a / b` is not correctly rounded), the float functions the
+//!   accuracy [`MathOp`] states, and lets an implementation assume no value is NaN or infinite
+//!   (on an H100, `0 / 0` came back as 1). Float `divide`, the math functions and NaN or
+//!   infinite inputs can therefore differ from the CPU reference on a real GPU, and so can
+//!   subnormal values, which WGSL lets a GPU flush to zero; `add`, `subtract` and `multiply` of
+//!   other finite floats, every integer result and every decoded value (normalized, float16)
+//!   do not.
 //! - **Math functions**: WGSL's builtins, within the accuracy WGSL states ([`MathOp`]).
 //! - **Lane operations** ([`LaneOp`]): luma.gl's lane-count rules and errors.
 //! - **interleave / deinterleave** move bytes; `deinterleave(interleave(columns))` returns the
@@ -47,6 +64,9 @@
 //!   to `f32`, with integer operations (no `shader-f64`), bit for bit the CPU formula.
 //! - **Selection** ([`mask`], [`compact`], [`gather`], [`extent`], [`prefix_sum`]): each
 //!   function's documentation states its NaN, `-0` and out-of-range rules.
+//! - **Sorting** is a stable radix sort in a total order: floats
+//!   `-NaN < -inf < … < -0 < +0 < … < +inf < +NaN`, descending its exact reverse (see
+//!   [`sort`]).
 //!
 //! # Sizes
 //!
@@ -74,6 +94,7 @@ pub mod cpu;
 mod deinterleave;
 mod elementwise;
 mod error;
+mod exact;
 mod extent;
 mod family;
 mod fround;
@@ -87,8 +108,11 @@ mod lanes;
 mod mask;
 mod math;
 mod output;
+pub mod piecewise;
 mod plan;
 mod predicate;
+mod semantics;
+mod sort;
 #[cfg(feature = "arrow")]
 mod unpack;
 
@@ -108,7 +132,7 @@ pub use lanes::{
 pub use math::{abs, cos, exp, log, math, plan_math, pow, sin, sqrt, tan};
 
 pub use compact::{Compacted, compact, compact_data, plan_compact, prefix_sum};
-pub(crate) use compact::{IndexRows, RowSet, compact_indices, compact_row_sets, prefix_sum_pieces};
+pub(crate) use compact::{IndexRows, compact_in_layout, compact_indices, prefix_sum_pieces};
 pub(crate) use extent::plan_extent_pieces;
 pub use extent::{extent, plan_extent};
 pub(crate) use gather::gather_pieces;
@@ -116,6 +140,10 @@ pub use gather::{gather, plan_gather, segmented_map, sequence};
 pub use mask::GpuMask;
 pub use predicate::{
     Comparand, Predicate, PredicateOf, between, equal, greater, less, mask, plan_mask,
+};
+pub use sort::{
+    Segments, SortOptions, SortOrder, Sorted, argsort, plan_argsort, plan_sort, plan_sort_pairs,
+    plan_top_k, segmented_sort, segmented_sort_pairs, sort, sort_pairs, top_k,
 };
 #[cfg(feature = "arrow")]
 pub(crate) use unpack::unpack_bits;

@@ -150,8 +150,13 @@ impl<C, M> PredicateOf<C, M> {
 
 impl<C, M> PredicateOf<C, M> {
     /// The same tree over other columns and masks: `column` maps each column (and column
-    /// comparand), `mask` each mask, in the tree's order; the first error stops it.
-    pub(crate) fn try_map<C2, M2, E>(
+    /// comparand), `mask` each mask, in the tree's order; the first error stops it. So one
+    /// predicate runs on the GPU ([`Predicate`]) and on the CPU reference
+    /// ([`HostPredicate`](super::cpu::HostPredicate)).
+    ///
+    /// # Errors
+    /// The first error of `column` or `mask`.
+    pub fn try_map<C2, M2, E>(
         &self,
         column: &mut impl FnMut(&C) -> Result<C2, E>,
         mask: &mut impl FnMut(&M) -> Result<M2, E>,
@@ -194,6 +199,21 @@ impl<C, M> PredicateOf<C, M> {
             ),
             PredicateOf::Not(p) => PredicateOf::Not(Box::new(p.try_map(column, mask)?)),
         })
+    }
+}
+
+impl<C, M> PredicateOf<C, M> {
+    /// [`try_map`](Self::try_map) with mappings that cannot fail.
+    pub fn map<C2, M2>(
+        &self,
+        mut column: impl FnMut(&C) -> C2,
+        mut mask: impl FnMut(&M) -> M2,
+    ) -> PredicateOf<C2, M2> {
+        let Ok(mapped) = self
+            .try_map::<C2, M2, std::convert::Infallible>(&mut |c| Ok(column(c)), &mut |m| {
+                Ok(mask(m))
+            });
+        mapped
     }
 }
 

@@ -259,21 +259,31 @@ pub unsafe trait GpuStruct: Copy + Send + Sync + 'static {
 /// For `struct Particle`, the markers live in the module `particle_fields` (the struct's name in
 /// snake case plus `_fields`, or the name given by `#[gpu(fields = "...")]`), one unit struct per
 /// field named in UpperCamelCase: field `position` → `particle_fields::Position`.
+///
+/// Every field has a marker, matrices, arrays and nested structs included: such a field is
+/// several entries of the struct format (its leaves: a matrix's columns, an array's elements, a
+/// struct's members), and its marker's [`INDEX`](Self::INDEX), [`FORMAT`](Self::FORMAT) and
+/// [`FIELD`](Self::FIELD) are those of its first leaf, while [`NAME`](Self::NAME) is the field's
+/// and [`BYTE_OFFSET`](Self::BYTE_OFFSET) where the field starts. Reading values
+/// ([`get`](Self::get), typed child views) needs a [`GpuField`] value, one format per row.
 pub trait GpuFieldMarker: 'static {
     /// The struct the field belongs to.
     type Struct: GpuStruct;
     /// The field's Rust type.
-    type Value: GpuField;
-    /// The field's position among the struct format's fields (padding fields are not counted).
+    type Value: Copy + 'static;
+    /// The position among the struct format's fields (padding fields are not counted) of the
+    /// field, or of its first leaf.
     const INDEX: usize;
-    /// The field's name in the struct format.
+    /// The field's name in the struct format (for a field of several leaves, the name their
+    /// paths start with: `proj` for `proj[0]` to `proj[3]`).
     const NAME: &'static str = Self::FIELD.name();
     /// The field's format in the row: `<Value as GpuField>::FORMAT`, or the
-    /// `#[gpu(format = "...")]` override.
+    /// `#[gpu(format = "...")]` override; for a field of several leaves, its first leaf's.
     const FORMAT: VertexFormat = Self::FIELD.format();
     /// The field's byte offset in the row.
     const BYTE_OFFSET: u64 = Self::FIELD.byte_offset();
-    /// The field's entry in [`GpuStruct::FORMAT`].
+    /// The field's entry in [`GpuStruct::FORMAT`] (for a field of several leaves, its first
+    /// leaf's).
     const FIELD: &'static GpuDataStructField =
         &<Self::Struct as GpuStruct>::FORMAT.fields()[Self::INDEX];
 
@@ -284,7 +294,10 @@ pub trait GpuFieldMarker: 'static {
     /// When a hand-written marker's `INDEX` names no field, or its `Value` is not as long as
     /// the field (a derived marker always fits: the derive checks it at compile time).
     #[must_use]
-    fn get(row: &Self::Struct) -> Self::Value {
+    fn get(row: &Self::Struct) -> Self::Value
+    where
+        Self::Value: GpuField,
+    {
         let bytes = codec::host_field_bytes(row, Self::INDEX);
         match bytes.and_then(read_field) {
             Some(value) => value,

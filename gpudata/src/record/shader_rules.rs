@@ -1,9 +1,9 @@
 //! The agreement rules between one host value and one WGSL value, as `const fn`s shared by the
-//! compile-time shader check (`record::shader`, `record::shader_tree`) and the run-time one
-//! (`gpudata::check`): which WGSL type stores a format, which vertex input a format feeds, and
-//! what to do about a misplaced member.
+//! compile-time shader check (`derive_support::shader`, `derive_support::shader_tree`) and the
+//! run-time one (`gpudata::check`): which WGSL type stores a format, which vertex input a format
+//! feeds (WebGPU's rule, as wgpu applies it), and what to do about a misplaced member.
 
-use crate::format::{GpuVectorFormat, PrimitiveType, ShaderType, VertexFormat};
+use crate::format::{PrimitiveType, ShaderType, VertexFormat};
 
 /// Whether a storage struct member of WGSL type `shader` stores a field of `format`: its WGSL
 /// carrier ([`VertexFormat::wgsl_carrier`]: `f32`/`i32`/`u32`/`vecN` for 32-bit formats, one
@@ -22,11 +22,67 @@ pub const fn storage_accepts(format: VertexFormat, shader: ShaderType) -> bool {
     same_carrier || f16_vector
 }
 
-/// Whether a vertex attribute of `format` can feed a shader input of `shader`: luma.gl's
-/// `isGPUVectorFormatCompatibleWithShaderType`, [`GpuVectorFormat::is_compatible_with`].
+/// What a vertex attribute of one format does to the shader input it feeds, by WebGPU's rules
+/// as wgpu applies them ([`vertex_feed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VertexFeed {
+    /// The input reads the attribute.
+    Accepted,
+    /// A `-webgl` format: wgpu cannot fetch it at all.
+    Unfetchable,
+    /// The input is not a scalar or vector of `f32`, `f16`, `i32` or `u32`.
+    NotNumeric,
+    /// The format's scalar kind (float, sint or uint) is not the input's.
+    KindDiffers,
+}
+
+/// The scalar kind a value of `primitive` has in WebGPU's vertex rules: float (`f32`, `f16`),
+/// sint (`i32`) or uint (`u32`).
+const fn scalar_kind(primitive: PrimitiveType) -> u8 {
+    match primitive {
+        PrimitiveType::F32 | PrimitiveType::F16 => 0,
+        PrimitiveType::I32 => 1,
+        PrimitiveType::U32 => 2,
+    }
+}
+
+/// What a vertex attribute of `format` does to a shader input of type `shader` (`None`: not a
+/// numeric scalar or vector): WebGPU's rule as wgpu-core 30 applies it
+/// (`validation.rs`, `check_stage`): only the scalar **kind** is compared. Unorm, snorm, float16
+/// and float32 formats deliver floats, sint formats `i32`, uint formats `u32`; an `f16` input is
+/// a float input, fed by any float format. Component counts need not agree (missing components
+/// read as 0, 0, 0, 1; extra ones are dropped), nor widths. The one rule both the derive's
+/// `vertex_entry` check and [`Shader::check_vertex_state`](crate::check::Shader::check_vertex_state)
+/// apply.
 #[must_use]
-pub const fn vertex_accepts(format: VertexFormat, shader: ShaderType) -> bool {
-    GpuVectorFormat::Fixed(format).is_compatible_with(shader)
+pub const fn vertex_feed(format: VertexFormat, shader: Option<ShaderType>) -> VertexFeed {
+    if format.is_webgl_only() {
+        return VertexFeed::Unfetchable;
+    }
+    let Some(shader) = shader else {
+        return VertexFeed::NotNumeric;
+    };
+    if scalar_kind(format.vertex_input_type().primitive()) == scalar_kind(shader.primitive()) {
+        VertexFeed::Accepted
+    } else {
+        VertexFeed::KindDiffers
+    }
+}
+
+/// The formats that feed an input of `shader`'s scalar kind, for messages.
+#[must_use]
+pub const fn vertex_formats_of(shader: PrimitiveType) -> &'static str {
+    match shader {
+        PrimitiveType::F32 | PrimitiveType::F16 => "a float, unorm or snorm format",
+        PrimitiveType::I32 => "a sint format",
+        PrimitiveType::U32 => "a uint format",
+    }
+}
+
+/// The scalar type a format delivers to a vertex shader (`f32`, `i32`, `u32`), for messages.
+#[must_use]
+pub const fn vertex_scalar_name(format: VertexFormat) -> &'static str {
+    format.vertex_input_type().primitive().as_str()
 }
 
 /// What to do about a member the host places at `host` and the shader at `shader`.

@@ -19,12 +19,14 @@
 //!
 //! # Operations
 //!
-//! A [`GpuVector`] larger than one buffer is held in chunks; its operation methods run
-//! [`ops`](crate::ops)' kernels over every chunk and give the one-buffer result:
-//! [`GpuVector::arithmetic`] and the lane and math operations piece by piece,
-//! [`GpuVector::mask`] and [`GpuVector::filter`], and [`GpuVector::extent`],
-//! [`GpuVector::prefix_sum`] and [`GpuVector::gather`] over the whole column.
-//! [`GpuTable::filter`] keeps the rows a mask selects in every batch, with their Arrow nulls.
+//! A [`GpuVector`] larger than one buffer is held in chunks; it is a
+//! [`Chunked`](crate::ops::piecewise::Chunked) column of [`ops::piecewise`](crate::ops::piecewise),
+//! whose one driver runs [`ops`](crate::ops)' kernels over every chunk and gives the one-buffer
+//! result. Its operation methods delegate there: [`GpuVector::arithmetic`] and the lane and
+//! math operations piece by piece, [`GpuVector::mask`] and [`GpuVector::filter`], and
+//! [`GpuVector::extent`], [`GpuVector::prefix_sum`] and [`GpuVector::gather`] over the whole
+//! column. [`GpuTable::filter`] keeps the rows a mask selects in every batch with `ops`'
+//! compaction, with their Arrow nulls.
 //!
 //! # Binding
 //!
@@ -66,6 +68,7 @@ mod column;
 mod error;
 mod relayout;
 
+pub use crate::ops::piecewise::ChunkPiece;
 pub use bind::TableBindings;
 pub use bind::render::{
     BatchDraw, IndexBufferRange, RenderOptions, TableRenderBindings, VertexBufferRange,
@@ -74,9 +77,8 @@ pub use bind::storage::{BatchStorage, ConstantBinding, StorageColumn, TableStora
 pub use column::append::{AppendableOptions, Growth};
 pub use column::batch::{GpuRecordBatch, RecordBatchOptions, SourceInfo};
 pub use column::chunk_options::ChunkOptions;
-pub use column::chunked::{ChunkPiece, ChunkSpan};
-pub use column::chunked_filter::ChunkedPredicate;
-pub use column::chunked_ops::ChunkOperand;
+pub use column::chunked::ChunkSpan;
+pub use column::chunked_ops::{ChunkOperand, ChunkedPredicate};
 pub use column::schema::{GpuSchema, GpuSchemaField, Metadata, RESERVED_INDEX_COLUMN};
 pub use column::table::{GpuColumn, GpuColumnRef, GpuTable};
 pub use column::vector::{DataVectorOptions, GpuVector, InterleavedDescriptor};

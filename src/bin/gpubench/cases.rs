@@ -12,12 +12,14 @@ use gpudata::{
 
 use crate::kernels::{self, Fill};
 
+#[path = "decode.rs"]
+mod decode;
 #[path = "elementwise.rs"]
 mod elementwise;
 use crate::timing::Work;
 
 /// Case groups in run order; `--ops` selects by prefix.
-pub const NAMES: [&str; 37] = [
+pub const NAMES: [&str; 41] = [
     "copy_vec4_256",
     "copy_u32_64",
     "copy_buffer_to_buffer",
@@ -55,6 +57,10 @@ pub const NAMES: [&str; 37] = [
     "equal_all_f32x4",
     "select_f32",
     "swizzle_f32x4",
+    "decode_normalized",
+    "sort_u32",
+    "sort_pairs_u32",
+    "argsort_f32",
 ];
 
 pub type Verify = Box<dyn Fn(&Gpu) -> Result<(), String>>;
@@ -71,6 +77,8 @@ pub struct Case {
     pub detail: String,
     /// Compares sampled rows with the CPU reference.
     pub verify: Option<Verify>,
+    /// Rows (keys) one iteration handles, for a rows-per-second figure beside the bandwidth.
+    pub rows: Option<u64>,
     wgsl: Option<String>,
 }
 
@@ -89,6 +97,7 @@ impl Case {
             work,
             detail,
             verify,
+            rows: None,
             wgsl: None,
         }
     }
@@ -277,6 +286,7 @@ fn plan_case<T: 'static>(name: String, plan: OpPlan<T>, verify: Option<Verify>) 
     Case {
         name,
         bytes_moved: plan.bytes_moved(),
+        rows: None,
         wgsl: plan.wgsl().map(str::to_owned),
         detail,
         verify,
@@ -420,6 +430,7 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                                 .collect())
                         }),
                     )),
+                    rows: None,
                     wgsl: None,
                 });
             }
@@ -445,6 +456,7 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                 work: Work::Copy { src, dst, size },
                 detail: String::new(),
                 verify: Some(verify),
+                rows: None,
                 wgsl: None,
             });
         }
@@ -665,9 +677,13 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
         other if crate::relayout::NAMES.contains(&other) => {
             cases.extend(crate::relayout::build(gpu, other, size)?);
         }
+        other if crate::sort::NAMES.contains(&other) => {
+            cases.extend(crate::sort::build(gpu, other, size, all)?);
+        }
         other if crate::select::NAMES.contains(&other) => {
             cases.extend(crate::select::build(gpu, other, size)?);
         }
+        other if decode::NAMES.contains(&other) => cases.extend(decode::build(gpu)?),
         other => return elementwise::build(gpu, other, size),
     }
     Ok(cases)

@@ -92,12 +92,12 @@ pub fn build(gpu: &Gpu, name: &str, size: u64) -> Result<Vec<Case>, String> {
         vec![(out.buffer().clone(), out.byte_stride())],
         Box::new(move |h| {
             let operands: Vec<HostOperand<'_>> = h.iter().map(|i| (*i).into()).collect();
-            let column = match (math_op(&owned), lane_op(&owned)) {
-                (Some(op), _) => cpu::math(op, &operands)?,
-                (_, Some((op, _, _))) => cpu::lanes(&op, &operands)?,
+            let bytes = match (math_op(&owned), lane_op(&owned)) {
+                (Some(op), _) => cpu::math(op, &operands)?.bytes().to_vec(),
+                (_, Some((op, _, _))) => cpu::lanes(&op, &operands)?.bytes().to_vec(),
                 _ => unreachable!("checked above"),
             };
-            Ok(vec![column.bytes().to_vec()])
+            Ok(vec![bytes])
         }),
         close,
     );

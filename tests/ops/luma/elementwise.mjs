@@ -2,10 +2,13 @@
 // @luma.gl/test-utils' NullDevice) run on deterministic random inputs, for every element-wise
 // operation gpudata shares with it: pow, sqrt, abs, sin, cos, tan, exp, log, dot, length,
 // equalAll, select, swizzle, interleave, and add/multiply/subtract/divide with untyped literals
-// and with a single operand.
+// and with a single operand; integer data with integer data and with literals that do not fit
+// the data's type, on either side; interleave past four lanes.
 //
-// Regenerate (needs the three packages, e.g. `npm install @luma.gl/gpgpu@9.4.2
-// @luma.gl/core@9.4.2 @luma.gl/test-utils@9.4.2` in $LUMA_DIR, default /work/luma):
+// Regenerate (needs the three packages and their peers, e.g. `npm install --legacy-peer-deps
+// @luma.gl/gpgpu@9.4.2 @luma.gl/core@9.4.2 @luma.gl/test-utils@9.4.2 @luma.gl/engine@9.4.2
+// @luma.gl/shadertools@9.4.2 @luma.gl/webgl@9.4.2 @luma.gl/webgpu@9.4.2` in $LUMA_DIR,
+// default /work/luma):
 //
 //   node tests/ops/luma/elementwise.mjs > tests/ops/luma/elementwise.json
 //
@@ -191,6 +194,51 @@ for (const op of ['add', 'subtract', 'multiply', 'divide']) {
   for (const [type, size, normalized] of [['uint8', 4, true], ['sint16', 2, false], ['float32', 3, false]]) {
     await record(op, [column(type, size, ROWS, {normalized})], gpgpu[op]);
   }
+}
+
+// Integer data with integer data: every pair of integer types whose join is an integer type,
+// over their whole ranges (uint32 and sint32 values far past 2^24), and chains of three.
+const INTEGERS = ['uint8', 'sint8', 'uint16', 'sint16', 'uint32', 'sint32'];
+for (const op of ['add', 'subtract', 'multiply', 'divide']) {
+  for (const a of INTEGERS) {
+    for (const b of INTEGERS) {
+      const mixed = a !== b && [a, b].includes('uint32') && [a, b].some(t => t.startsWith('sint'));
+      if (mixed) continue; // uint32 with a signed type joins to float32
+      await record(op, [column(a, 2, ROWS), column(b, 1, ROWS)], gpgpu[op]);
+    }
+  }
+}
+for (const op of ['add', 'subtract', 'multiply']) {
+  for (const types of [['uint32', 'uint32', 'uint32'], ['sint32', 'sint8', 'uint16'], ['sint8', 'uint8', 'sint8'], ['uint16', 'uint32', 'uint8']]) {
+    await record(op, types.map(t => column(t, 2, ROWS)), gpgpu[op]);
+  }
+}
+
+// Integer data with literals that are not integers of the computation's range: fractions,
+// values past 2^31 and 2^32, negative values for unsigned data, on either side; the result is
+// the exact value truncated and wrapped into the data's type.
+for (const op of ['add', 'subtract', 'multiply', 'divide']) {
+  for (const [type, size] of [['sint32', 1], ['uint32', 2], ['uint8', 2], ['sint16', 1]]) {
+    for (const literal of [0.75, -2.5, 1e10 + 0.5, -6442450943.25, 4294967296.125, 3e9, [1.5, -1e-3], 1e-7, -123456.789]) {
+      await record(op, [column(type, size, ROWS), {literal}], gpgpu[op]);
+    }
+    for (const literal of [0.5, -7.25, 1e10 + 0.5, 3e9]) {
+      await record(op, [{literal}, column(type, size, ROWS)], gpgpu[op]);
+    }
+  }
+}
+
+// interleave past four lanes: rows of the promoted type.
+for (const parts of [
+  [['uint32', 2], ['uint32', 4], ['uint32', 4], ['uint32', 4]], [['uint8', 4], ['sint8', 3], ['uint8', 1]],
+  [['float32', 3], ['uint16', 2], ['sint16', 4, true]], [['sint16', 4], ['uint8', 4], ['sint8', 2]],
+  [['uint16', 3], ['uint16', 3]], [['float32', 4], ['float32', 4], ['float32', 4], ['float32', 4], ['float32', 1]]
+]) {
+  await record(
+    'interleave',
+    parts.map(([type, size, normalized]) => column(type, size, ROWS, {normalized})),
+    gpgpu.interleave
+  );
 }
 
 process.stdout.write(JSON.stringify({luma: '@luma.gl/gpgpu@9.4.2 cpu backend', rows: ROWS, cases}, null, 0) + '\n');

@@ -1,5 +1,5 @@
-// `color` as uint8x4 delivers vec4<u32> to the vec4<f32> input at location 1 (luma.gl's rule;
-// unorm8x4 would feed it), and `position` has one component too few: both named at the field.
+// `color` as uint8x4 delivers u32 values to the vec4<f32> input at location 1 (unorm8x4 would
+// feed it): named at the field. `position` has one component too few, which WebGPU allows.
 use gpudata::GpuStruct;
 
 #[derive(GpuStruct, Clone, Copy)]

@@ -128,6 +128,65 @@ impl Categories {
     }
 }
 
+impl Categories {
+    /// A batch a worker converted with its own dictionary (`local`: its ids as keys, its labels
+    /// as values) with the stream's ids instead. `map` is that worker's local → stream id map
+    /// for this column so far: its labels new since the last batch get stream ids here, in the
+    /// worker's order (the order they first occur in the batch), so a stream read in file order
+    /// gets the ids a one-thread conversion gives.
+    pub(crate) fn remap(
+        &mut self,
+        column: &str,
+        local: &dyn Array,
+        map: &mut Vec<u32>,
+    ) -> Result<ArrayRef, ConversionError> {
+        let metadata = |reason: &str| ConversionError::Metadata {
+            column: column.to_owned(),
+            reason: reason.to_owned(),
+        };
+        let dictionary = local
+            .as_dictionary_opt::<UInt32Type>()
+            .ok_or_else(|| metadata("a worker's category ids are not a uint32 dictionary"))?;
+        let labels = dictionary
+            .values()
+            .as_string_opt::<i32>()
+            .ok_or_else(|| metadata("a worker's category labels are not utf8"))?;
+        for i in map.len()..labels.len() {
+            map.push(self.id(column, labels.value(i))?);
+        }
+        let keys = dictionary.keys();
+        // Null rows keep id 0, as a one-thread conversion stores them.
+        let ids: Vec<u32> = match keys.nulls() {
+            None => keys
+                .values()
+                .iter()
+                .map(|k| map.get(*k as usize).copied().unwrap_or(0))
+                .collect(),
+            Some(nulls) => keys
+                .values()
+                .iter()
+                .zip(nulls.iter())
+                .map(|(k, valid)| {
+                    if valid {
+                        map.get(*k as usize).copied().unwrap_or(0)
+                    } else {
+                        0
+                    }
+                })
+                .collect(),
+        };
+        let keys =
+            PrimitiveArray::<UInt32Type>::new(ScalarBuffer::from(ids), keys.nulls().cloned());
+        DictionaryArray::try_new(keys, self.labels())
+            .map(|d| Arc::new(d) as ArrayRef)
+            .map_err(|e| ConversionError::Arrow {
+                column: column.to_owned(),
+                data_type: local.data_type().clone(),
+                message: e.to_string(),
+            })
+    }
+}
+
 fn rekey<K: ArrowDictionaryKeyType>(
     column: &str,
     ids: &PrimitiveArray<UInt32Type>,

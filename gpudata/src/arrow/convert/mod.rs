@@ -24,6 +24,7 @@
 mod categories;
 mod error;
 mod metadata;
+mod parallel;
 mod plan;
 mod policy;
 mod restore;
@@ -32,6 +33,7 @@ mod values;
 
 pub use error::ConversionError;
 pub use metadata::{CONVERSION_METADATA_KEY, ConversionRecord};
+pub(crate) use parallel::{Converted, WorkerConverter, WorkerIds};
 pub use plan::{ColumnReport, ConversionPlan};
 pub use policy::{Conversion, Conversions, MaskPolicy};
 pub use restore::restore_batch;

@@ -41,7 +41,7 @@ pub struct ColumnReport {
 }
 
 #[derive(Clone, Debug)]
-enum Kind {
+pub(super) enum Kind {
     AsIs,
     Time {
         origin: i64,
@@ -60,20 +60,112 @@ enum Kind {
 }
 
 #[derive(Clone, Debug)]
-struct ColumnPlan {
+pub(super) struct ColumnPlan {
     index: usize,
-    kind: Kind,
+    pub(super) kind: Kind,
     field: FieldRef,
     offsets: Option<FieldRef>,
-    mask: Option<FieldRef>,
-    report: ColumnReport,
+    pub(super) mask: Option<FieldRef>,
+    pub(super) report: ColumnReport,
 }
 
+impl ColumnPlan {
+    /// Output columns this input column gives (0 when skipped; the values, then its offsets
+    /// and its mask where it has them).
+    pub(super) fn outputs(&self) -> usize {
+        if matches!(self.kind, Kind::Skip) {
+            0
+        } else {
+            1 + usize::from(self.offsets.is_some()) + usize::from(self.mask.is_some())
+        }
+    }
+}
+
+/// A plan resolved against a stream's first batch: each column's conversion, the output schema
+/// and the upload options.
 #[derive(Clone, Debug)]
-struct Resolved {
-    columns: Vec<ColumnPlan>,
+pub(super) struct Resolved {
+    pub(super) columns: Vec<ColumnPlan>,
     output: SchemaRef,
     options: BatchOptions,
+}
+
+impl Resolved {
+    /// Converts `batch`, whose first row is row `first_row` of the stream (for errors), adding
+    /// what it rounded to the columns' reports.
+    pub(super) fn convert(
+        &mut self,
+        batch: &RecordBatch,
+        first_row: u64,
+    ) -> Result<RecordBatch, ConversionError> {
+        let mut arrays: Vec<ArrayRef> = Vec::new();
+        for plan in &mut self.columns {
+            let input = batch.column(plan.index);
+            let name = plan.report.column.as_str();
+            let mut offsets = None;
+            let converted: ArrayRef = match &mut plan.kind {
+                Kind::Skip => continue,
+                Kind::ValueList => {
+                    let (bytes, pairs) = values::value_list(name, first_row, input)?;
+                    offsets = Some(pairs);
+                    bytes
+                }
+                Kind::AsIs | Kind::Bool => input.clone(),
+                Kind::Narrow => {
+                    values::narrow(name, first_row, input.as_ref(), "32 bits (narrowing)")?
+                }
+                Kind::Float32 => {
+                    let (array, rounded) = values::to_float32(input.as_ref());
+                    plan.report.rounded += rounded;
+                    array
+                }
+                Kind::Categories(categories) => categories.convert(name, input.as_ref())?,
+                Kind::Decimal { scale } => {
+                    let (array, rounded) = values::decimal_to_f64(input.as_ref(), *scale);
+                    plan.report.rounded += rounded;
+                    array
+                }
+                Kind::Time {
+                    origin,
+                    per_step,
+                    split,
+                } => {
+                    let raw = temporal::values(input.as_ref());
+                    let nulls = input.nulls();
+                    if *split {
+                        Arc::new(temporal::to_split(
+                            name, first_row, &raw, nulls, *origin, *per_step,
+                        )?)
+                    } else {
+                        let (array, rounded) =
+                            temporal::to_offsets(&raw, nulls, *origin, *per_step);
+                        plan.report.rounded += rounded;
+                        Arc::new(array)
+                    }
+                }
+            };
+            arrays.push(converted);
+            arrays.extend(offsets);
+            if plan.mask.is_some() {
+                arrays.push(values::validity_mask(input.as_ref()));
+            }
+        }
+        self.batch(arrays, batch.num_rows())
+    }
+
+    /// The output record batch of `arrays` (`rows` rows).
+    pub(super) fn batch(
+        &self,
+        arrays: Vec<ArrayRef>,
+        rows: usize,
+    ) -> Result<RecordBatch, ConversionError> {
+        RecordBatch::try_new_with_options(
+            self.output.clone(),
+            arrays,
+            &RecordBatchOptions::new().with_row_count(Some(rows)),
+        )
+        .map_err(|e| arrow_error("(record batch)", &ArrowType::Null, e))
+    }
 }
 
 /// A [`Conversions`] policy applied to a stream of record batches of one schema: resolved at
@@ -505,80 +597,38 @@ impl ConversionPlan {
     /// columns' conversions ([`ConversionError::OutOfRange`], [`ConversionError::TooManyCategories`]).
     pub fn convert(&mut self, batch: &RecordBatch) -> Result<RecordBatch, ConversionError> {
         self.check_schema(batch, self.batches)?;
-        if self.resolved.is_none() {
-            self.resolved = Some(self.resolve(Some(batch))?);
-        }
-        let first_row = self.rows;
-        let resolved = self
-            .resolved
-            .as_mut()
-            .ok_or(ConversionError::SchemaChanged {
-                batch: 0,
-                expected: String::new(),
-                found: String::new(),
-            })?;
-        let mut arrays: Vec<ArrayRef> = Vec::new();
-        for plan in &mut resolved.columns {
-            let input = batch.column(plan.index);
-            let name = plan.report.column.as_str();
-            let mut offsets = None;
-            let converted: ArrayRef = match &mut plan.kind {
-                Kind::Skip => continue,
-                Kind::ValueList => {
-                    let (bytes, pairs) = values::value_list(name, first_row, input)?;
-                    offsets = Some(pairs);
-                    bytes
-                }
-                Kind::AsIs => input.clone(),
-                Kind::Narrow => {
-                    values::narrow(name, first_row, input.as_ref(), "32 bits (narrowing)")?
-                }
-                Kind::Float32 => {
-                    let (array, rounded) = values::to_float32(input.as_ref());
-                    plan.report.rounded += rounded;
-                    array
-                }
-                Kind::Bool => input.clone(),
-                Kind::Categories(categories) => categories.convert(name, input.as_ref())?,
-                Kind::Decimal { scale } => {
-                    let (array, rounded) = values::decimal_to_f64(input.as_ref(), *scale);
-                    plan.report.rounded += rounded;
-                    array
-                }
-                Kind::Time {
-                    origin,
-                    per_step,
-                    split,
-                } => {
-                    let raw = temporal::values(input.as_ref());
-                    let nulls = input.nulls();
-                    if *split {
-                        Arc::new(temporal::to_split(
-                            name, first_row, &raw, nulls, *origin, *per_step,
-                        )?)
-                    } else {
-                        let (array, rounded) =
-                            temporal::to_offsets(&raw, nulls, *origin, *per_step);
-                        plan.report.rounded += rounded;
-                        Arc::new(array)
-                    }
-                }
-            };
-            arrays.push(converted);
-            arrays.extend(offsets);
-            if plan.mask.is_some() {
-                arrays.push(values::validity_mask(input.as_ref()));
-            }
-        }
-        let output = RecordBatch::try_new_with_options(
-            resolved.output.clone(),
-            arrays,
-            &RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
-        )
-        .map_err(|e| arrow_error("(record batch)", &ArrowType::Null, e))?;
+        let resolved = match self.resolved.take() {
+            Some(resolved) => resolved,
+            None => self.resolve(Some(batch))?,
+        };
+        let output = self.resolved.insert(resolved).convert(batch, self.rows)?;
         self.rows += batch.num_rows() as u64;
         self.batches += 1;
         Ok(output)
+    }
+
+    /// The plan resolved against `first`, the stream's first batch, as
+    /// [`convert`](Self::convert) would resolve it (the plan itself is left as it is).
+    pub(super) fn resolve_from(&self, first: &RecordBatch) -> Result<Resolved, ConversionError> {
+        self.check_schema(first, 0)?;
+        match &self.resolved {
+            Some(resolved) => Ok(resolved.clone()),
+            None => self.resolve(Some(first)),
+        }
+    }
+
+    /// Adopts `resolution` (a worker's, from the stream's first batch) unless resolved already.
+    pub(super) fn adopt(&mut self, resolution: Resolved) {
+        if self.resolved.is_none() {
+            self.resolved = Some(resolution);
+        }
+    }
+
+    /// The resolved plan, to merge a worker's batch into, and the stream's counters.
+    pub(super) fn resolved_mut(&mut self) -> Option<(&mut Resolved, &mut u64, &mut u64)> {
+        self.resolved
+            .as_mut()
+            .map(|r| (r, &mut self.rows, &mut self.batches))
     }
 
     /// [`ConversionError::SchemaChanged`] (naming record batch `index`) unless `batch` has the

@@ -7,7 +7,7 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::SchemaRef;
 
 use super::{IngestError, IngestOptions, Progress};
-use crate::arrow::convert::{ColumnReport, ConversionPlan};
+use crate::arrow::convert::{ColumnReport, ConversionPlan, Converted, WorkerIds};
 use crate::arrow::{BatchOptions, record_batch_to_gpu, record_batches_to_gpu_table};
 use crate::device::Gpu;
 use crate::table::GpuTable;
@@ -172,6 +172,27 @@ impl<'g> TableBuilder<'g> {
                 }
             }
         }
+        self.progress.elapsed = self.started.elapsed();
+        Ok(())
+    }
+
+    /// Uploads a batch a worker converted
+    /// ([`WorkerConverter`](crate::arrow::convert::WorkerConverter)) as the stream's next batch, its
+    /// category ids mapped onto the stream's (`ids`: each worker's maps). Batches must come in
+    /// stream order; a builder that re-batches (`batch_rows`) converts on its own thread
+    /// instead.
+    ///
+    /// # Errors
+    /// As [`push`](Self::push).
+    pub(crate) fn push_converted(
+        &mut self,
+        converted: Converted,
+        ids: &mut WorkerIds,
+    ) -> Result<(), IngestError> {
+        self.progress.batches_read += 1;
+        self.progress.arrow_bytes += converted.input_bytes();
+        let batch = self.plan.merge(converted, ids)?;
+        self.upload(&batch)?;
         self.progress.elapsed = self.started.elapsed();
         Ok(())
     }

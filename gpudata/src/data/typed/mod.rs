@@ -2,8 +2,10 @@
 //! `#[derive(GpuStruct)]` type, children chosen by field marker at compile time), [`GpuUniform`]
 //! and [`GpuUniformArray`] (values of a `wgsl-uniform` struct, the array at the device's
 //! dynamic-offset alignment) and [`GpuStorage`] (one value of a runtime-sized struct: a header
-//! plus N elements).
+//! plus N elements). Each gives the `min_binding_size` and bind group layout entry of its
+//! binding (`bindings.rs` for typed rows, bound as a storage or uniform array).
 
+mod bindings;
 mod rows;
 mod storage;
 mod storage_error;
@@ -11,7 +13,7 @@ mod uniform;
 mod uniform_error;
 
 pub use rows::{TypedGpuData, TypedGpuDataView};
-pub use storage::GpuStorage;
+pub use storage::{GpuStorage, Growth};
 pub use storage_error::StorageError;
 pub use uniform::{GpuUniform, GpuUniformArray};
 pub use uniform_error::UniformError;

@@ -39,6 +39,7 @@ use std::marker::PhantomData;
 use std::num::NonZeroU64;
 
 use super::StorageError;
+use super::bindings::storage_entry;
 
 use crate::device::Gpu;
 use crate::device::buffers::{copy_prefix, create_buffer, grown_capacity};
@@ -52,6 +53,28 @@ use crate::record::{
 pub const STORAGE_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
     .union(wgpu::BufferUsages::COPY_DST)
     .union(wgpu::BufferUsages::COPY_SRC);
+
+/// What a call that may grow a [`GpuStorage`] did to its buffer, which the caller must look at
+/// (`#[must_use]`): bind groups hold a buffer, so one made before the value moved still reads
+/// the old buffer, and nothing else would say so.
+#[must_use = "when the storage moved to a new buffer, bind groups made from the old one still read the old value: make them again"]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Growth {
+    /// The value stayed in its buffer: bind groups made before still bind it (with the length
+    /// they were made with: make one again for `arrayLength` to count new elements).
+    InPlace,
+    /// The value moved into a new, larger buffer: bind groups made before read the old buffer,
+    /// which they keep alive, and the old value. Make them again.
+    Moved,
+}
+
+impl Growth {
+    /// Whether the value moved into a new buffer.
+    #[must_use]
+    pub const fn moved(self) -> bool {
+        matches!(self, Growth::Moved)
+    }
+}
 
 /// One value of a runtime-sized struct `T` in a storage buffer: the header (`T`'s fields before
 /// its [`RuntimeArray`](crate::record::RuntimeArray)) and [`len`](Self::len) elements, laid out by
@@ -71,9 +94,12 @@ pub const STORAGE_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
 /// [`extend`](Self::extend) past it moves the value into a larger buffer (at least twice the
 /// capacity, within the device's `max_storage_buffer_binding_size`) by a GPU copy. Bind groups
 /// made from the old [`buffer`](Self::buffer) or [`binding`](Self::binding) keep the old buffer
-/// alive and see the old value: make them again after a call that reallocates (the capacity
-/// changed); a bind group made after [`truncate`](Self::truncate) or `extend` binds the new
-/// length.
+/// alive and see the old value, so the move is never silent: `extend` and `reserve` return a
+/// `#[must_use]` [`Growth`] saying whether the value moved, and
+/// [`generation`](Self::generation) changes whenever [`binding`](Self::binding) does (the buffer
+/// moved, or the length changed), for code that keeps bind groups and re-creates them when it
+/// differs from the one they were made at. A bind group made after
+/// [`truncate`](Self::truncate) or `extend` binds the new length.
 #[derive(Debug)]
 pub struct GpuStorage<T: GpuRuntimeStruct> {
     /// The device the buffer was made on: every call that takes a `Gpu` checks it is this one.
@@ -81,6 +107,8 @@ pub struct GpuStorage<T: GpuRuntimeStruct> {
     buffer: wgpu::Buffer,
     len: usize,
     capacity: usize,
+    /// Changes whenever `binding()` does (see [`generation`](Self::generation)).
+    generation: u64,
     _value: PhantomData<fn() -> T>,
 }
 
@@ -122,6 +150,7 @@ impl<T: GpuRuntimeStruct> GpuStorage<T> {
             buffer,
             len: elements.len(),
             capacity,
+            generation: 0,
             _value: PhantomData,
         })
     }
@@ -137,10 +166,13 @@ impl<T: GpuRuntimeStruct> GpuStorage<T> {
     /// exactly what is needed, where twice would pass the device's binding limit), copied on
     /// the GPU; the old buffer is released once nothing binds it.
     ///
+    /// Returns whether the value moved ([`Growth::Moved`]: bind groups made before read the old
+    /// buffer).
+    ///
     /// # Errors
     /// [`StorageError::SizeOverflow`], [`StorageError::TooLarge`] (the elements needed do not fit
     /// one binding; the value is unchanged), [`StorageError::Gpu`].
-    pub fn reserve(&mut self, gpu: &Gpu, additional: usize) -> Result<(), StorageError> {
+    pub fn reserve(&mut self, gpu: &Gpu, additional: usize) -> Result<Growth, StorageError> {
         gpu.check_same_device(Some(&self.device), "grow a storage buffer")?;
         let needed = self
             .len
@@ -150,7 +182,7 @@ impl<T: GpuRuntimeStruct> GpuStorage<T> {
                 stride: T::tail().stride,
             })?;
         if needed <= self.capacity {
-            return Ok(());
+            return Ok(Growth::InPlace);
         }
         let grown = grown_capacity(self.capacity as u64, 2.0, needed as u64, |n| {
             usize::try_from(n).is_ok_and(|n| size_for::<T>(gpu, n).is_ok())
@@ -167,20 +199,23 @@ impl<T: GpuRuntimeStruct> GpuStorage<T> {
         )?;
         self.buffer = buffer;
         self.capacity = capacity;
-        Ok(())
+        self.generation += 1;
+        Ok(Growth::Moved)
     }
 
     /// Appends `elements` to the tail (queued), reallocating as [`reserve`](Self::reserve)
-    /// does when the capacity is short. Elements of 2 bytes may start inside a word: the bytes
-    /// of that word the last element holds are kept (read back first).
+    /// does when the capacity is short, and returns whether the value moved
+    /// ([`Growth::Moved`]: bind groups made before read the old buffer; make them again).
+    /// Elements of 2 bytes may start inside a word: the bytes of that word the last element
+    /// holds are kept (read back first).
     ///
     /// # Errors
     /// As [`reserve`](Self::reserve), and [`StorageError::Readback`].
-    pub fn extend(&mut self, gpu: &Gpu, elements: &[T::Element]) -> Result<(), StorageError> {
+    pub fn extend(&mut self, gpu: &Gpu, elements: &[T::Element]) -> Result<Growth, StorageError> {
         if elements.is_empty() {
-            return Ok(());
+            return Ok(Growth::InPlace);
         }
-        self.reserve(gpu, elements.len())?;
+        let growth = self.reserve(gpu, elements.len())?;
         let tail = T::tail();
         // `reserve` checked that `len + elements.len()` elements fit in u64 bytes.
         let offset = tail.offset + self.len as u64 * tail.stride;
@@ -201,12 +236,25 @@ impl<T: GpuRuntimeStruct> GpuStorage<T> {
             WaitMode::Block,
         ))?;
         self.len += elements.len();
-        Ok(())
+        self.generation += 1;
+        Ok(growth)
     }
 
     /// Shortens the tail to `len` elements (no effect when it is not longer); the capacity stays.
     pub fn truncate(&mut self, len: usize) {
-        self.len = self.len.min(len);
+        if len < self.len {
+            self.len = len;
+            self.generation += 1;
+        }
+    }
+
+    /// A number that changes whenever [`binding`](Self::binding) does: the value moved into a
+    /// new buffer ([`Growth::Moved`]) or its length changed (`extend`, `truncate`). A bind group
+    /// made when it was `g` binds the current value exactly while it is still `g`; keep it with
+    /// the bind group and make the group again when they differ.
+    #[must_use]
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// Elements in the tail.
@@ -250,16 +298,7 @@ impl<T: GpuRuntimeStruct> GpuStorage<T> {
         visibility: wgpu::ShaderStages,
         read_only: bool,
     ) -> wgpu::BindGroupLayoutEntry {
-        wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only },
-                has_dynamic_offset: false,
-                min_binding_size: Some(T::min_binding_size()),
-            },
-            count: None,
-        }
+        storage_entry(binding, visibility, read_only, T::min_binding_size())
     }
 
     /// The value as a storage binding: [`byte_size`](Self::byte_size) bytes from the buffer's

@@ -6,6 +6,7 @@ use std::marker::PhantomData;
 use std::num::NonZeroU64;
 
 use super::UniformError;
+use super::bindings::{row_size, uniform_entry};
 use crate::record::UniformLayout;
 
 use crate::device::Gpu;
@@ -114,7 +115,17 @@ impl<T: GpuStruct> GpuUniform<T> {
     /// The `min_binding_size` of a bind group layout entry for it.
     #[must_use]
     pub fn min_binding_size() -> Option<NonZeroU64> {
-        NonZeroU64::new(T::FORMAT.byte_stride())
+        Some(row_size::<T>())
+    }
+
+    /// A bind group layout entry for `T` at `binding`: a uniform buffer seen by `visibility`,
+    /// with [`min_binding_size`](Self::min_binding_size).
+    #[must_use]
+    pub fn layout_entry(
+        binding: u32,
+        visibility: wgpu::ShaderStages,
+    ) -> wgpu::BindGroupLayoutEntry {
+        uniform_entry::<T>(binding, visibility, false)
     }
 
     /// The whole buffer as a uniform binding.
@@ -253,13 +264,30 @@ impl<T: GpuStruct> GpuUniformArray<T> {
         &self.buffer
     }
 
+    /// The `min_binding_size` of a bind group layout entry for it: one element, `T`'s size.
+    #[must_use]
+    pub fn min_binding_size() -> Option<NonZeroU64> {
+        Some(row_size::<T>())
+    }
+
+    /// A bind group layout entry for `T` at `binding`: a uniform buffer with a dynamic offset
+    /// (`has_dynamic_offset: true`), seen by `visibility`, with
+    /// [`min_binding_size`](Self::min_binding_size).
+    #[must_use]
+    pub fn layout_entry(
+        binding: u32,
+        visibility: wgpu::ShaderStages,
+    ) -> wgpu::BindGroupLayoutEntry {
+        uniform_entry::<T>(binding, visibility, true)
+    }
+
     /// The binding of one element (offset 0, `T`'s size): the dynamic offset picks which.
     #[must_use]
     pub fn binding(&self) -> wgpu::BufferBinding<'_> {
         wgpu::BufferBinding {
             buffer: &self.buffer,
             offset: 0,
-            size: NonZeroU64::new(T::FORMAT.byte_stride()),
+            size: Self::min_binding_size(),
         }
     }
 }

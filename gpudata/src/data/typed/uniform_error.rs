@@ -38,6 +38,16 @@ pub enum UniformError {
         /// Bytes between elements.
         stride: u64,
     },
+    /// Typed rows bound as a uniform at an offset the device cannot bind a uniform at.
+    #[error(
+        "cannot bind rows at byte offset {byte_offset} as a uniform: the device binds uniforms at multiples of {alignment} bytes (min_uniform_buffer_offset_alignment)"
+    )]
+    OffsetAlignment {
+        /// The rows' byte offset in their buffer.
+        byte_offset: u64,
+        /// The device's `min_uniform_buffer_offset_alignment`.
+        alignment: u32,
+    },
     /// An empty array (a binding needs one element).
     #[error("a uniform array needs at least one element")]
     Empty,

@@ -3,9 +3,10 @@
 //! the computation type, float results rounded to `f32` after every step).
 
 use super::host::HostInput;
+use crate::format::PrimitiveType;
 use crate::format::codec::{self, ShaderScalar, decoded_type, unit_of_lane};
-use crate::format::{DataType, PrimitiveType};
-use crate::ops::elementwise::{OperandKind, Program, Semantics};
+use crate::ops::elementwise::{FoldStep, OperandKind, Program, Semantics};
+use crate::ops::exact::{self, LaneKind};
 use crate::ops::family::{ArithmeticOp, Compute, MathOp, source_lane};
 use crate::ops::kernels::shape::{unit_count, unit_size};
 
@@ -24,24 +25,6 @@ fn convert(value: ShaderScalar, to: PrimitiveType) -> ShaderScalar {
         PrimitiveType::I32 => ShaderScalar::I32(value.to_i32()),
         PrimitiveType::F32 | PrimitiveType::F16 => ShaderScalar::F32(value.to_f32()),
     }
-}
-
-/// WGSL's `i32(f32)`: truncated, clamped to the `f32` values inside `i32`'s range (the largest
-/// is 2³¹ − 128), NaN as 0.
-#[allow(clippy::cast_possible_truncation, reason = "clamped first")]
-fn wgsl_i32(v: f32) -> i32 {
-    v.clamp(-2_147_483_648.0, 2_147_483_520.0) as i32
-}
-
-/// WGSL's `u32(f32)`: truncated, clamped to the `f32` values inside `u32`'s range (the largest
-/// is 2³² − 256), NaN as 0.
-#[allow(
-    clippy::cast_possible_truncation,
-    clippy::cast_sign_loss,
-    reason = "clamped first"
-)]
-fn wgsl_u32(v: f32) -> u32 {
-    v.clamp(0.0, 4_294_967_040.0) as u32
 }
 
 fn zero(ty: PrimitiveType) -> ShaderScalar {
@@ -152,14 +135,19 @@ impl Row<'_, '_> {
         let sem = self.sem;
         let kind = sem.operands[i];
         match (kind, self.places[i]) {
-            (OperandKind::Literal(_), HostPlace::Bits(bits)) => {
-                let v = from_bits(bits[lane as usize], sem.compute);
+            // The semantics' literal (leading literals combined), as the kernel's uniform
+            // holds it.
+            (OperandKind::Literal(l), HostPlace::Bits(_)) => {
+                let v = from_bits(
+                    exact::literal_bits(&l, sem.compute)[lane as usize],
+                    sem.compute,
+                );
                 to.map_or(v, |t| convert(v, t))
             }
             (_, place) => {
                 let natural = match kind {
                     OperandKind::Data(f) | OperandKind::Constant(f) => decoded_type(f),
-                    OperandKind::Literal(_) => PrimitiveType::F32,
+                    _ => PrimitiveType::F32,
                 };
                 let ty = to.unwrap_or(natural);
                 let v = match (source_lane(kind.lanes(), lane), kind, place) {
@@ -175,30 +163,45 @@ impl Row<'_, '_> {
         }
     }
 
+    /// Output lane `lane` of a fold of `op`: [`Semantics::fold_steps`], as the kernel runs
+    /// them.
+    fn fold(&self, op: ArithmeticOp, lane: u32) -> ShaderScalar {
+        let sem = self.sem;
+        let compute = Some(sem.compute.primitive());
+        let signed = sem.compute == Compute::I32;
+        let exact_step = |step, x: ShaderScalar, literal: usize| {
+            let p = match sem.operands[literal] {
+                OperandKind::Literal(l) => match exact::lane_kind(l.lane(lane), sem.compute) {
+                    LaneKind::Exact(v) => exact::params(step, v, signed),
+                    _ => [0; exact::PARAMS],
+                },
+                _ => [0; exact::PARAMS],
+            };
+            let bits = match x {
+                ShaderScalar::I32(v) => v as u32,
+                ShaderScalar::U32(v) => v,
+                ShaderScalar::F32(v) => v.to_bits(),
+            };
+            from_bits(exact::host(step, bits, signed, &p), sem.compute)
+        };
+        let mut acc = zero(sem.compute.primitive());
+        for step in sem.fold_steps(op, lane) {
+            acc = match step {
+                FoldStep::Start(i) => self.value(i, lane, compute),
+                FoldStep::Apply(i) => apply(op, acc, self.value(i, lane, compute)),
+                FoldStep::Exact(i, step) => exact_step(step, acc, i),
+                FoldStep::Lead(h, i, step) => exact_step(step, self.value(i, lane, compute), h),
+                FoldStep::Zero => zero(sem.compute.primitive()),
+            };
+        }
+        acc
+    }
+
     fn lane(&self, lane: u32) -> ShaderScalar {
         let sem = self.sem;
         let compute = Some(sem.compute.primitive());
         match &sem.program {
-            Program::Fold(op) => {
-                let mut acc = self.value(0, lane, compute);
-                for i in 1..sem.operands.len() {
-                    acc = apply(*op, acc, self.value(i, lane, compute));
-                }
-                match (acc, decoded_type(sem.output)) {
-                    (ShaderScalar::F32(v), _)
-                        if !v.is_finite() && sem.output.data_type() != DataType::Float32 =>
-                    {
-                        convert(ShaderScalar::U32(0), decoded_type(sem.output))
-                    }
-                    (ShaderScalar::F32(v), PrimitiveType::I32) => ShaderScalar::I32(wgsl_i32(v)),
-                    (ShaderScalar::F32(v), PrimitiveType::U32) => ShaderScalar::U32(if v < 0.0 {
-                        wgsl_i32(v) as u32
-                    } else {
-                        wgsl_u32(v)
-                    }),
-                    (acc, _) => acc,
-                }
-            }
+            Program::Fold(op) => self.fold(*op, lane),
             Program::Math(op) => {
                 let args: Vec<ShaderScalar> = (0..sem.operands.len())
                     .map(|i| self.value(i, lane, compute))
@@ -267,13 +270,13 @@ impl Row<'_, '_> {
             program => {
                 // Lanes that share a unit (unorm10-10-10-2 never is an output here) each
                 // fill their own.
-                for lane in 0..sem.output.components() {
+                for lane in 0..sem.output_lanes() {
                     let bits = match program {
                         Program::Gather(entries) if sem.raw(entries[lane as usize].0) => {
                             let (i, l) = entries[lane as usize];
                             self.raw(i, l)
                         }
-                        _ => codec::encode_unit(sem.output, lane, self.lane(lane)),
+                        _ => codec::encode_unit(sem.output, sem.output_lane(lane), self.lane(lane)),
                     };
                     put(bits);
                 }
@@ -289,11 +292,14 @@ impl Row<'_, '_> {
     }
 }
 
-/// `length` rows of `sem` over `places` (inputs checked), packed in `sem.output`.
+/// `length` rows of `sem` over `places` (inputs checked), packed in `sem.output`, or, for rows
+/// of more than four lanes, in `sem.rows` (its padding zero).
 pub(crate) fn evaluate(sem: &Semantics, places: &[HostPlace<'_>], length: u64) -> Vec<u8> {
-    let mut out = Vec::with_capacity((length * sem.output.byte_length()) as usize);
+    let stride = sem.output_stride() as usize;
+    let mut out = Vec::with_capacity(length as usize * stride);
     for row in 0..length {
         Row { sem, places, row }.write(&mut out);
+        out.resize((row as usize + 1) * stride, 0);
     }
     out
 }

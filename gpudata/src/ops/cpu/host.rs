@@ -1,6 +1,7 @@
 //! The host-memory columns and rows the CPU reference reads and writes.
 
-use crate::format::VertexFormat;
+use crate::data::GpuDataFormat;
+use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::layout::GpuDataStructFormat;
 use crate::ops::OpError;
 use crate::ops::kernels::shape::{ViewShape, unit_size};
@@ -154,5 +155,59 @@ impl HostRows {
     #[must_use]
     pub fn field(&self, name: &str) -> Option<HostInput<'_>> {
         self.field_at(self.format.field(name)?.0)
+    }
+}
+
+/// What a CPU lane operation wrote, the twin of a [`GpuData`](crate::GpuData)'s two formats: a
+/// packed column, or struct rows (luma.gl's `interleave` of more than four lanes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HostData {
+    /// A packed column of a vertex format.
+    Column(HostColumn),
+    /// Rows of a struct format.
+    Rows(HostRows),
+}
+
+impl HostData {
+    /// The format, as the GPU operation's output describes it.
+    #[must_use]
+    pub fn format(&self) -> GpuDataFormat {
+        match self {
+            HostData::Column(c) => GpuDataFormat::Vector(GpuVectorFormat::Fixed(c.format())),
+            HostData::Rows(r) => GpuDataFormat::Struct(r.format().clone()),
+        }
+    }
+
+    /// Values per row.
+    #[must_use]
+    pub fn components(&self) -> u32 {
+        self.format().components()
+    }
+
+    /// The number of rows.
+    #[must_use]
+    pub fn length(&self) -> u64 {
+        match self {
+            HostData::Column(c) => c.length(),
+            HostData::Rows(r) => r.length(),
+        }
+    }
+
+    /// The bytes: packed values, or rows one stride apart (padding included).
+    #[must_use]
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            HostData::Column(c) => c.bytes(),
+            HostData::Rows(r) => r.bytes(),
+        }
+    }
+
+    /// The column, when the result is one.
+    #[must_use]
+    pub fn into_column(self) -> Option<HostColumn> {
+        match self {
+            HostData::Column(c) => Some(c),
+            HostData::Rows(_) => None,
+        }
     }
 }

@@ -19,6 +19,7 @@ pub(crate) mod config;
 pub(crate) mod dispatch;
 pub(crate) mod select;
 pub(crate) mod shape;
+pub(crate) mod sort;
 pub(crate) mod split;
 pub(crate) mod transform;
 

@@ -1,18 +1,15 @@
 //! Columns larger than one buffer: a [`GpuVector`] uploaded in chunks of whole rows, each at
 //! most the device's `max_buffer_size` (or a smaller [`ChunkOptions`] limit), read back into
-//! one host slice, bound chunk by chunk ([`ChunkSpan`]) and handed to the operations chunk by
-//! chunk ([`GpuVector::map_chunks`]). Operations whose result depends on rows of several chunks
-//! take the whole vector instead: [`GpuVector::extent`], [`GpuVector::prefix_sum`] and
-//! [`GpuVector::gather`] (`chunked_reduce.rs`).
+//! one host slice and bound chunk by chunk ([`ChunkSpan`]). Operations run over the chunks by
+//! `ops`' piecewise driver (`chunked_ops.rs`).
 
-use crate::data::{GpuData, GpuDataDescriptor, GpuDataFormat, GpuDataView};
+use crate::data::{GpuData, GpuDataDescriptor, GpuDataFormat};
 use crate::device::transfer::{WaitMode, read_into, zeroed_bytes};
 use crate::device::{Gpu, GpuError};
 use crate::format::GpuVectorFormat;
 use crate::layout::strided_byte_length;
-use crate::ops::OpError;
 use crate::record::{GpuField, GpuStruct, fields_as_bytes};
-use crate::table::{ChunkMapError, TableError};
+use crate::table::TableError;
 
 use super::chunk_options::ChunkOptions;
 use super::vector::{DataVectorOptions, GpuVector, format_text};
@@ -35,33 +32,6 @@ pub struct ChunkSpan<'a> {
     pub first_value: u64,
     /// The chunk.
     pub data: &'a GpuData,
-}
-
-/// The rows of one input of [`GpuVector::map_chunks`] in one piece: `rows` rows of `data`
-/// from its row `first`.
-#[derive(Clone, Copy, Debug)]
-pub struct ChunkPiece<'a> {
-    /// The chunk the rows lie in.
-    pub data: &'a GpuData,
-    /// The piece's first row, counted inside `data`.
-    pub first: u64,
-    /// The piece's rows.
-    pub rows: u64,
-}
-
-impl<'a> ChunkPiece<'a> {
-    /// The piece as a view, for chunks of a fixed vector format; `None` otherwise.
-    #[must_use]
-    pub fn view(&self) -> Option<GpuDataView<'a>> {
-        self.data.as_view()?.slice(self.first, self.rows)
-    }
-
-    /// Field `name` of the piece's rows, for struct-formatted chunks; `None` for an unknown
-    /// field or a chunk without a struct format.
-    #[must_use]
-    pub fn child(&self, name: &str) -> Option<GpuDataView<'a>> {
-        self.data.get_child(name)?.slice(self.first, self.rows)
-    }
 }
 
 impl GpuVector {
@@ -325,154 +295,4 @@ impl GpuVector {
             })
             .collect()
     }
-
-    /// Runs `operation` on every piece of rows that lies in one chunk of each input and
-    /// collects its outputs, in row order, as the chunks of a new vector named `name`: an
-    /// operation on columns larger than one buffer, for operations whose row `i` depends on row
-    /// `i` of the inputs only (reductions, scans and gathers over a whole chunked column are
-    /// [`extent`](Self::extent), [`prefix_sum`](Self::prefix_sum) and
-    /// [`gather`](Self::gather)). The pieces end wherever any input's chunk
-    /// ends, so inputs chunked differently work too (each piece hands the operation one
-    /// [`ChunkPiece`] per input, in the inputs' order). The inputs of a vector with no rows
-    /// give one empty piece.
-    ///
-    /// ```
-    /// use gpudata::table::{ChunkOptions, GpuVector};
-    ///
-    /// let gpu = &gpudata::Gpu::headless()?;
-    /// let usage = gpudata::data::DEFAULT_USAGE;
-    /// let small = ChunkOptions { rows_per_chunk: Some(2), ..ChunkOptions::default() };
-    /// let a = GpuVector::upload_values(gpu, "a", &[1.0f32, 2.0, 3.0], usage, small)?;
-    /// let b = GpuVector::upload_values(gpu, "b", &[10.0f32, 20.0, 30.0], usage, ChunkOptions::default())?;
-    /// let sum = GpuVector::map_chunks(&[&a, &b], "sum", |p| {
-    ///     gpudata::ops::add(gpu, p[0].view().unwrap(), p[1].view().unwrap())
-    /// })?;
-    /// assert_eq!(sum.chunks().len(), 2);
-    /// assert_eq!(sum.read_bytes(gpu)?, bytemuck::cast_slice::<f32, u8>(&[11.0, 22.0, 33.0]));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`ChunkMapError::Table`] with [`TableError::ChunkedList`] for an input of a list
-    /// format, [`TableError::MapLength`] for inputs of different lengths, or what
-    /// [`GpuVector::from_data`] reports of the outputs; [`ChunkMapError::Piece`] with the
-    /// operation's error (outputs made before it are freed).
-    pub fn map_chunks<E>(
-        inputs: &[&GpuVector],
-        name: impl Into<String>,
-        mut operation: impl FnMut(&[ChunkPiece<'_>]) -> Result<GpuData, E>,
-    ) -> Result<GpuVector, ChunkMapError<E>> {
-        let name = name.into();
-        check_map_inputs(inputs)?;
-        let spans: Vec<Vec<ChunkSpan<'_>>> = inputs.iter().map(|v| v.chunk_spans()).collect();
-        let ends = piece_ends(&spans, &[]);
-        let mut outputs = Vec::with_capacity(ends.len());
-        let mut start = 0u64;
-        for end in ends {
-            let pieces = pieces_at(&spans, start, end);
-            match operation(&pieces) {
-                Ok(output) => outputs.push(output),
-                Err(source) => {
-                    outputs.into_iter().for_each(GpuData::destroy);
-                    return Err(ChunkMapError::piece(&name, start, end, source));
-                }
-            }
-            start = end;
-        }
-        Ok(GpuVector::from_data(name, outputs)?)
-    }
-}
-
-/// The piece's rows of `vector` as a view: refused for chunks that are not one fixed-format
-/// column (struct rows, data without a format) with [`OpError::WrongData`], as the operations
-/// refuse such data.
-pub(crate) fn piece_view<'a>(
-    op: &'static str,
-    vector: &GpuVector,
-    piece: &ChunkPiece<'a>,
-) -> Result<GpuDataView<'a>, OpError> {
-    piece.view().ok_or_else(|| OpError::WrongData {
-        op,
-        expected: "a column of one vertex format",
-        found: format!(
-            "gpu vector `{}` of {}",
-            vector.name(),
-            format_text(piece.data.format())
-        ),
-    })
-}
-
-/// Checks that `inputs` can be split into pieces together: fixed formats, one length, at least
-/// one chunk each (what [`GpuVector::map_chunks`] documents).
-pub(crate) fn check_map_inputs(inputs: &[&GpuVector]) -> Result<(), TableError> {
-    let length = inputs.first().map_or(0, |v| v.length);
-    for input in inputs {
-        check_not_list(input)?;
-        if input.length != length || input.chunks.is_empty() {
-            return Err(TableError::MapLength {
-                vector: input.name.clone(),
-                expected: length,
-                found: input.length,
-                chunks: input.chunks.len(),
-            });
-        }
-    }
-    Ok(())
-}
-
-/// Refuses a vector of a list format ([`TableError::ChunkedList`]): its chunks' rows hold
-/// several values each, which operations over chunks cannot address row by row.
-pub(crate) fn check_not_list(vector: &GpuVector) -> Result<(), TableError> {
-    match vector
-        .vector_format()
-        .filter(|f| !matches!(f, GpuVectorFormat::Fixed(_)))
-    {
-        Some(list) => Err(TableError::ChunkedList {
-            vector: vector.name.clone(),
-            format: list.to_string(),
-        }),
-        None => Ok(()),
-    }
-}
-
-/// Where the pieces of inputs chunked as `spans` end: every chunk end of every input and every
-/// row in `cuts` (other boundaries, such as a chunked mask's), sorted, without duplicates or
-/// zero; `[0]` when there are none (one empty piece).
-pub(crate) fn piece_ends(spans: &[Vec<ChunkSpan<'_>>], cuts: &[u64]) -> Vec<u64> {
-    let mut ends: Vec<u64> = spans
-        .iter()
-        .flatten()
-        .map(|s| s.first_row + s.rows)
-        .chain(cuts.iter().copied())
-        .filter(|&end| end > 0)
-        .collect();
-    ends.sort_unstable();
-    ends.dedup();
-    if ends.is_empty() {
-        ends.push(0);
-    }
-    ends
-}
-
-/// Per input, its rows `start..end` (which lie in one of its chunks: `end` is at most the next
-/// of [`piece_ends`] after `start`); the last chunk for an empty vector.
-pub(crate) fn pieces_at<'a>(
-    spans: &[Vec<ChunkSpan<'a>>],
-    start: u64,
-    end: u64,
-) -> Vec<ChunkPiece<'a>> {
-    spans
-        .iter()
-        .filter_map(|chunks| {
-            let span = chunks
-                .iter()
-                .find(|s| s.first_row + s.rows > start)
-                .or(chunks.last())?;
-            Some(ChunkPiece {
-                data: span.data,
-                first: start - span.first_row,
-                rows: end - start,
-            })
-        })
-        .collect()
 }

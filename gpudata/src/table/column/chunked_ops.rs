@@ -1,22 +1,21 @@
-//! Element-wise operations on chunked columns: the arithmetic family (`add`, `subtract`,
-//! `multiply`, `divide`) and the math family (`pow`, `sqrt`, `abs`, `sin`, `cos`, `tan`, `exp`,
-//! `log`) and the lane operations (`dot`, `length`, `equalAll`, `select`, `swizzle`,
-//! `interleave`) over [`GpuVector`] operands, run piece by piece ([`GpuVector::map_chunks`]: inputs
-//! chunked alike or differently) by the same kernels as one-buffer data, beside constants and
-//! literals that hold for every row. A thin adapter over `ops`: the kernels, type joins and
-//! errors are `ops::arithmetic`'s, `ops::math`'s and `ops::lanes`'.
+//! Operations on chunked columns: a [`GpuVector`] is a [`Chunked`] column of `ops`, so
+//! [`ops::piecewise`](piecewise)' one driver runs `ops`' kernels over its chunks; the methods here are
+//! one-line delegations to it (the element-wise and lane operations, masks and filters,
+//! `extent`, `prefix_sum` and `gather` over the whole column, and [`GpuVector::map_chunks`]
+//! for operations of your own).
 
-use crate::data::GpuData;
+use crate::data::{GpuData, GpuDataFormat};
 use crate::device::Gpu;
-use crate::ops::OpError;
-use crate::ops::{self, ArithmeticOp, LaneOp, MathOp, Operand, OperandOf};
-use crate::table::ChunkMapError;
+use crate::format::GpuVectorFormat;
+use crate::ops::piecewise::{self, ChunkPiece, Chunked};
+use crate::ops::{ArithmeticOp, GpuMask, LaneOp, MathOp, OpError, OperandOf, PredicateOf};
+use crate::table::{ChunkMapError, TableError};
 
-use super::chunked::{ChunkPiece, ChunkSpan, check_map_inputs, piece_ends, pieces_at};
-use super::vector::GpuVector;
+use super::vector::{GpuVector, format_text};
 
 /// One operand of [`GpuVector::arithmetic`] / [`GpuVector::math`] / [`GpuVector::lanes`]: a
-/// chunked column, or a constant or literal the same for every row (as [`Operand`]'s).
+/// chunked column, or a constant or literal the same for every row (as
+/// [`Operand`](crate::ops::Operand)'s).
 pub type ChunkOperand<'a> = OperandOf<&'a GpuVector>;
 
 impl<'a> From<&'a GpuVector> for ChunkOperand<'a> {
@@ -25,132 +24,115 @@ impl<'a> From<&'a GpuVector> for ChunkOperand<'a> {
     }
 }
 
-#[allow(
-    clippy::result_large_err,
-    reason = "map_chunks' error with ops' OpError inside, as ops returns it; boxing would give chunked operations errors of another shape than one-buffer ones"
-)]
-/// Runs `run` on every piece of `operands`' vectors, each piece's operands in order (vectors as
-/// their piece's rows, constants and literals as given); the outputs are a vector named `name`.
-/// The pieces are those of [`GpuVector::map_chunks`], halved again where an output would not
-/// fit one buffer ([`OpError::TooLarge`]: outputs wider than their inputs, such as `unorm8x4`
-/// becoming `float32x4` or two lanes swizzled into three).
-fn piecewise(
-    name: &'static str,
-    operands: &[ChunkOperand<'_>],
-    run: impl Fn(&[Operand<'_>]) -> Result<GpuData, OpError>,
-) -> Result<GpuVector, ChunkMapError<OpError>> {
-    let vectors: Vec<&GpuVector> = operands
-        .iter()
-        .filter_map(|o| match o {
-            ChunkOperand::Data(v) => Some(*v),
-            _ => None,
-        })
-        .collect();
-    if vectors.is_empty() {
-        return Err(ChunkMapError::piece(
-            name,
-            0,
-            0,
-            OpError::NoGpuInput { op: name },
-        ));
+/// A predicate over chunked columns and masks (see [`PredicateOf`] for the semantics),
+/// evaluated by [`GpuVector::mask`].
+pub type ChunkedPredicate<'a> = PredicateOf<&'a GpuVector, &'a GpuMask>;
+
+impl Chunked for GpuVector {
+    type Error<E> = ChunkMapError<E>;
+
+    fn name(&self) -> &str {
+        &self.name
     }
-    check_map_inputs(&vectors)?;
-    let spans: Vec<Vec<ChunkSpan<'_>>> = vectors.iter().map(|v| v.chunk_spans()).collect();
-    let mut outputs = Vec::new();
-    let mut start = 0u64;
-    for end in piece_ends(&spans, &[]) {
-        let pieces = pieces_at(&spans, start, end);
-        if let Err((first_row, rows, source)) =
-            run_fitting(name, operands, &pieces, start, &run, &mut outputs)
+
+    fn length(&self) -> u64 {
+        self.length
+    }
+
+    fn format(&self) -> Option<&GpuDataFormat> {
+        self.format.as_ref()
+    }
+
+    fn chunks(&self) -> &[GpuData] {
+        &self.chunks
+    }
+
+    /// Refuses a vector of a list format ([`TableError::ChunkedList`]): its chunks' rows hold
+    /// several values each, which operations over chunks cannot address row by row.
+    fn check_rows<E>(&self) -> Result<(), ChunkMapError<E>> {
+        match self
+            .vector_format()
+            .filter(|f| !matches!(f, GpuVectorFormat::Fixed(_)))
         {
-            outputs.into_iter().for_each(GpuData::destroy);
-            return Err(ChunkMapError::piece(
-                name,
-                first_row,
-                first_row + rows,
-                source,
-            ));
-        }
-        start = end;
-    }
-    Ok(GpuVector::from_data(name, outputs)?)
-}
-
-/// Runs `run` on one piece (its first row `first_row` among the vectors'), pushing the output;
-/// where the output does not fit one buffer, on each half of the piece instead. The error
-/// names the rows it failed on.
-fn run_fitting(
-    name: &'static str,
-    operands: &[ChunkOperand<'_>],
-    pieces: &[ChunkPiece<'_>],
-    first_row: u64,
-    run: &impl Fn(&[Operand<'_>]) -> Result<GpuData, OpError>,
-    outputs: &mut Vec<GpuData>,
-) -> Result<(), (u64, u64, OpError)> {
-    let rows = pieces.first().map_or(0, |p| p.rows);
-    match run_piece(name, operands, pieces).and_then(|o| run(&o)) {
-        Ok(output) => {
-            outputs.push(output);
-            Ok(())
-        }
-        Err(OpError::TooLarge { .. }) if rows > 1 => {
-            let half = rows / 2;
-            let part = |skip: u64, rows: u64| -> Vec<ChunkPiece<'_>> {
-                pieces
-                    .iter()
-                    .map(|p| ChunkPiece {
-                        data: p.data,
-                        first: p.first + skip,
-                        rows,
-                    })
-                    .collect()
-            };
-            run_fitting(name, operands, &part(0, half), first_row, run, outputs)?;
-            run_fitting(
-                name,
-                operands,
-                &part(half, rows - half),
-                first_row + half,
-                run,
-                outputs,
-            )
-        }
-        Err(source) => Err((first_row, rows, source)),
-    }
-}
-
-/// The operands of one piece: vectors as their piece's rows (one piece per vector operand, in
-/// order), constants and literals as given.
-fn run_piece<'a>(
-    name: &'static str,
-    operands: &[ChunkOperand<'_>],
-    pieces: &[ChunkPiece<'a>],
-) -> Result<Vec<Operand<'a>>, OpError> {
-    let mut next = pieces.iter();
-    let mut piece_operands = Vec::with_capacity(operands.len());
-    for operand in operands {
-        piece_operands.push(match operand {
-            ChunkOperand::Data(_) => {
-                let piece = next.next().ok_or(OpError::NoGpuInput { op: name })?;
-                match piece.view() {
-                    Some(view) => Operand::Data(view),
-                    // Not one column: the same refusal as one-buffer data gets.
-                    None => Operand::try_from(piece.data)?,
-                }
+            Some(list) => Err(TableError::ChunkedList {
+                vector: self.name.clone(),
+                format: list.to_string(),
             }
-            ChunkOperand::Constant(c) => Operand::Constant(*c),
-            ChunkOperand::Literal(l) => Operand::Literal(*l),
-        });
+            .into()),
+            None => Ok(()),
+        }
     }
-    Ok(piece_operands)
+
+    fn length_error<E>(&self, expected: u64) -> ChunkMapError<E> {
+        TableError::MapLength {
+            vector: self.name.clone(),
+            expected,
+            found: self.length,
+            chunks: self.chunks.len(),
+        }
+        .into()
+    }
+
+    fn mask_length_error<E>(expected: u64, found: u64) -> ChunkMapError<E> {
+        TableError::ChunkedMaskLength { expected, found }.into()
+    }
+
+    fn piece_error<E>(name: &str, start: u64, end: u64, source: E) -> ChunkMapError<E> {
+        ChunkMapError::piece(name, start, end, source)
+    }
+
+    fn describe(&self, format: Option<&GpuDataFormat>) -> String {
+        format!("gpu vector `{}` of {}", self.name, format_text(format))
+    }
+
+    fn from_chunks<E>(name: &str, chunks: Vec<GpuData>) -> Result<Self, ChunkMapError<E>> {
+        Ok(GpuVector::from_data(name, chunks)?)
+    }
 }
 
 impl GpuVector {
+    /// Runs `operation` on every piece of rows that lies in one chunk of each input and
+    /// collects its outputs, in row order, as the chunks of a new vector named `name`:
+    /// [`ops::piecewise::map`](piecewise::map), for operations whose row `i` depends on row `i` of the inputs
+    /// only (reductions, scans and gathers over a whole chunked column are
+    /// [`extent`](Self::extent), [`prefix_sum`](Self::prefix_sum) and
+    /// [`gather`](Self::gather)). The pieces end wherever any input's chunk ends, so inputs
+    /// chunked differently work too (each piece hands the operation one [`ChunkPiece`] per
+    /// input, in the inputs' order). The inputs of a vector with no rows give one empty piece.
+    ///
+    /// ```
+    /// use gpudata::table::{ChunkOptions, GpuVector};
+    ///
+    /// let gpu = &gpudata::Gpu::headless()?;
+    /// let usage = gpudata::data::DEFAULT_USAGE;
+    /// let small = ChunkOptions { rows_per_chunk: Some(2), ..ChunkOptions::default() };
+    /// let a = GpuVector::upload_values(gpu, "a", &[1.0f32, 2.0, 3.0], usage, small)?;
+    /// let b = GpuVector::upload_values(gpu, "b", &[10.0f32, 20.0, 30.0], usage, ChunkOptions::default())?;
+    /// let sum = GpuVector::map_chunks(&[&a, &b], "sum", |p| {
+    ///     gpudata::ops::add(gpu, p[0].view().unwrap(), p[1].view().unwrap())
+    /// })?;
+    /// assert_eq!(sum.chunks().len(), 2);
+    /// assert_eq!(sum.read_bytes(gpu)?, bytemuck::cast_slice::<f32, u8>(&[11.0, 22.0, 33.0]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ChunkMapError::Table`] with [`TableError::ChunkedList`] for an input of a list
+    /// format, [`TableError::MapLength`] for inputs of different lengths, or what
+    /// [`GpuVector::from_data`] reports of the outputs; [`ChunkMapError::Piece`] with the
+    /// operation's error (outputs made before it are freed).
+    pub fn map_chunks<E>(
+        inputs: &[&GpuVector],
+        name: impl Into<String>,
+        operation: impl FnMut(&[ChunkPiece<'_>]) -> Result<GpuData, E>,
+    ) -> Result<GpuVector, ChunkMapError<E>> {
+        piecewise::map(inputs, &name.into(), operation)
+    }
+
     /// `op` folded left over `operands` (`((a op b) op c) …`), element-wise over chunked
-    /// columns: [`ops::arithmetic`] on each piece of rows that lies in one chunk of every
-    /// vector operand, the results collected as the chunks of a new vector (named after the
-    /// operation). Columns larger than one buffer, chunked alike or not, and constants and
-    /// literals mix as in [`ops::arithmetic`].
+    /// columns: [`ops::piecewise::arithmetic`](piecewise::arithmetic) ([`ops::arithmetic`](crate::ops::arithmetic())
+    /// on each piece of rows that lies in one chunk of every vector operand, the results
+    /// collected as the chunks of a new vector named after the operation).
     ///
     /// ```
     /// use gpudata::ops::ArithmeticOp;
@@ -167,27 +149,25 @@ impl GpuVector {
     /// ```
     ///
     /// # Errors
-    /// As [`GpuVector::map_chunks`]: [`ChunkMapError::Table`] for vectors of other lengths or
-    /// list formats; [`ChunkMapError::Piece`] with [`ops::arithmetic`]'s error (with
-    /// [`OpError::NoGpuInput`] when no operand is a vector).
+    /// [`ChunkMapError::Table`] for vectors of other lengths or list formats;
+    /// [`ChunkMapError::Piece`] with `ops::arithmetic`'s error (with [`OpError::NoGpuInput`]
+    /// when no operand is a vector).
     #[allow(
         clippy::result_large_err,
-        reason = "map_chunks' error with ops' OpError inside, as ops returns it"
+        reason = "map_chunks' error with ops' OpError inside, as ops returns it; boxing would give chunked operations errors of another shape than one-buffer ones"
     )]
     pub fn arithmetic(
         gpu: &Gpu,
         op: ArithmeticOp,
         operands: &[ChunkOperand<'_>],
     ) -> Result<GpuVector, ChunkMapError<OpError>> {
-        piecewise(op.as_str(), operands, |o| ops::arithmetic(gpu, op, o))
+        piecewise::arithmetic(gpu, op, operands)
     }
 
-    /// The math function `op` (`pow` takes base and exponent, the others one operand),
-    /// element-wise over chunked columns: [`ops::math`] piece by piece, as
-    /// [`arithmetic`](Self::arithmetic) does.
+    /// The math function `op` over chunked columns: [`ops::piecewise::math`](piecewise::math).
     ///
     /// # Errors
-    /// As [`arithmetic`](Self::arithmetic), with [`ops::math`]'s errors.
+    /// As [`arithmetic`](Self::arithmetic), with [`ops::math`](crate::ops::math())'s errors.
     #[allow(
         clippy::result_large_err,
         reason = "map_chunks' error with ops' OpError inside, as ops returns it"
@@ -197,15 +177,13 @@ impl GpuVector {
         op: MathOp,
         operands: &[ChunkOperand<'_>],
     ) -> Result<GpuVector, ChunkMapError<OpError>> {
-        piecewise(op.as_str(), operands, |o| ops::math(gpu, op, o))
+        piecewise::math(gpu, op, operands)
     }
 
-    /// The lane operation `op` (luma.gl's `dot`, `length`, `equalAll`, `select`, `swizzle`,
-    /// `interleave`) over chunked columns: [`ops::lanes`] piece by piece, as
-    /// [`arithmetic`](Self::arithmetic) does; a number operand is a float32 constant, as there.
+    /// The lane operation `op` over chunked columns: [`ops::piecewise::lanes`](piecewise::lanes).
     ///
     /// # Errors
-    /// As [`arithmetic`](Self::arithmetic), with [`ops::lanes`]' errors.
+    /// As [`arithmetic`](Self::arithmetic), with [`ops::lanes`](crate::ops::lanes())' errors.
     #[allow(
         clippy::result_large_err,
         reason = "map_chunks' error with ops' OpError inside, as ops returns it"
@@ -215,6 +193,144 @@ impl GpuVector {
         op: &LaneOp,
         operands: &[ChunkOperand<'_>],
     ) -> Result<GpuVector, ChunkMapError<OpError>> {
-        piecewise(op.luma_name(), operands, |o| ops::lanes(gpu, op, o))
+        piecewise::lanes(gpu, op, operands)
+    }
+
+    /// Evaluates `predicate` over chunked columns (and chunked masks) into a [`GpuMask`] in
+    /// pieces: [`ops::piecewise::mask`](piecewise::mask).
+    ///
+    /// ```
+    /// use gpudata::ops::PredicateOf;
+    /// use gpudata::table::{ChunkOptions, GpuVector};
+    ///
+    /// let gpu = &gpudata::Gpu::headless()?;
+    /// let usage = gpudata::data::DEFAULT_USAGE;
+    /// let two = ChunkOptions { rows_per_chunk: Some(2), ..ChunkOptions::default() };
+    /// let x = GpuVector::upload_values(gpu, "x", &[1.0f32, 5.0, 3.0, 7.0, 0.5], usage, two)?;
+    /// let mask = GpuVector::mask(gpu, &PredicateOf::greater(&x, 2.0f32))?;
+    /// assert_eq!(mask.read(gpu)?, [false, true, true, true, false]);
+    /// let kept = GpuVector::filter(gpu, &mask, &[&x])?;
+    /// assert_eq!(kept[0].read_bytes(gpu)?, bytemuck::cast_slice::<f32, u8>(&[5.0, 3.0, 7.0]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ChunkMapError::Table`] with [`TableError::ChunkedList`] or [`TableError::MapLength`]
+    /// for vectors that cannot be split together, [`TableError::ChunkedMaskLength`] for a mask
+    /// of another length; [`ChunkMapError::Piece`] with [`ops::mask`](crate::ops::mask())'s
+    /// error ([`OpError::NoInputs`] for a predicate without columns or masks,
+    /// [`OpError::WrongData`] for chunks of struct rows).
+    #[allow(
+        clippy::result_large_err,
+        reason = "map_chunks' error with ops' OpError inside, as ops returns it"
+    )]
+    pub fn mask(
+        gpu: &Gpu,
+        predicate: &ChunkedPredicate<'_>,
+    ) -> Result<GpuMask, ChunkMapError<OpError>> {
+        piecewise::mask(gpu, predicate)
+    }
+
+    /// The rows `mask` keeps of every column in `columns`, in their order:
+    /// [`ops::piecewise::compact`](piecewise::compact).
+    ///
+    /// # Errors
+    /// As [`mask`](Self::mask), with [`ops::compact`](crate::ops::compact())'s error.
+    #[allow(
+        clippy::result_large_err,
+        reason = "map_chunks' error with ops' OpError inside, as ops returns it"
+    )]
+    pub fn filter(
+        gpu: &Gpu,
+        mask: &GpuMask,
+        columns: &[&GpuVector],
+    ) -> Result<Vec<GpuVector>, ChunkMapError<OpError>> {
+        piecewise::compact(gpu, mask, columns)
+    }
+
+    /// The minimum and maximum of every lane over all rows of every chunk:
+    /// [`ops::piecewise::extent`](piecewise::extent), exactly [`ops::extent`](crate::ops::extent()) of the same
+    /// rows in one buffer.
+    ///
+    /// ```
+    /// use gpudata::table::{ChunkOptions, GpuVector};
+    ///
+    /// let gpu = &gpudata::Gpu::headless()?;
+    /// let usage = gpudata::data::DEFAULT_USAGE;
+    /// let two = ChunkOptions { rows_per_chunk: Some(2), ..ChunkOptions::default() };
+    /// let x = GpuVector::upload_values(gpu, "x", &[3.0f32, 5.0, f32::NAN, -1.0, 4.0], usage, two)?;
+    /// let extent = x.extent(gpu)?;
+    /// assert_eq!(extent.read_bytes(gpu)?, bytemuck::cast_slice::<f32, u8>(&[-1.0, 5.0]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ChunkMapError::Table`] with [`TableError::ChunkedList`] for a list format;
+    /// [`ChunkMapError::Piece`] (named after this vector) with `ops::extent`'s error.
+    #[allow(
+        clippy::result_large_err,
+        reason = "map_chunks' error with ops' OpError inside, as ops returns it"
+    )]
+    pub fn extent(&self, gpu: &Gpu) -> Result<GpuData, ChunkMapError<OpError>> {
+        piecewise::extent(gpu, self)
+    }
+
+    /// The exclusive prefix sum of a one-lane integer column across all its chunks:
+    /// [`ops::piecewise::prefix_sum`](piecewise::prefix_sum), exactly [`ops::prefix_sum`](crate::ops::prefix_sum())
+    /// of the same rows in one buffer, as a vector named `prefix_sum` whose chunks follow this
+    /// vector's.
+    ///
+    /// ```
+    /// use gpudata::table::{ChunkOptions, GpuVector};
+    ///
+    /// let gpu = &gpudata::Gpu::headless()?;
+    /// let usage = gpudata::data::DEFAULT_USAGE;
+    /// let two = ChunkOptions { rows_per_chunk: Some(2), ..ChunkOptions::default() };
+    /// let counts = GpuVector::upload_values(gpu, "counts", &[3u32, 1, 4, 1, 5], usage, two)?;
+    /// let offsets = counts.prefix_sum(gpu)?;
+    /// assert_eq!(offsets.chunks().len(), 3);
+    /// assert_eq!(offsets.read_bytes(gpu)?, bytemuck::cast_slice::<u32, u8>(&[0, 3, 4, 8, 9, 14]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`extent`](Self::extent), with `ops::prefix_sum`'s error.
+    #[allow(
+        clippy::result_large_err,
+        reason = "map_chunks' error with ops' OpError inside, as ops returns it"
+    )]
+    pub fn prefix_sum(&self, gpu: &Gpu) -> Result<GpuVector, ChunkMapError<OpError>> {
+        piecewise::prefix_sum(gpu, self)
+    }
+
+    /// The rows of this vector at the row indices in `ids`, across all chunks of both:
+    /// [`ops::piecewise::gather`](piecewise::gather), exactly [`ops::gather`](crate::ops::gather()) of the same
+    /// rows in one buffer, as a vector named after this one, chunked as `ids` is. A
+    /// [`GpuData`] of indices becomes a vector with
+    /// `GpuVector::from_data("ids", vec![data.share()])`.
+    ///
+    /// ```
+    /// use gpudata::table::{ChunkOptions, GpuVector};
+    ///
+    /// let gpu = &gpudata::Gpu::headless()?;
+    /// let usage = gpudata::data::DEFAULT_USAGE;
+    /// let two = ChunkOptions { rows_per_chunk: Some(2), ..ChunkOptions::default() };
+    /// let x = GpuVector::upload_values(gpu, "x", &[10.0f32, 11.0, 12.0, 13.0, 14.0], usage, two)?;
+    /// let ids = GpuVector::upload_values(gpu, "ids", &[4i32, 0, -1, 2, 9], usage, ChunkOptions::default())?;
+    /// let rows = x.gather(gpu, &ids)?;
+    /// assert_eq!(rows.read_bytes(gpu)?, bytemuck::cast_slice::<f32, u8>(&[14.0, 10.0, 0.0, 12.0, 0.0]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ChunkMapError::Table`] with [`TableError::ChunkedList`] when this vector or `ids` has
+    /// a list format; [`ChunkMapError::Piece`] (named after this vector, over the rows of
+    /// `ids`) with `ops::gather`'s error.
+    #[allow(
+        clippy::result_large_err,
+        reason = "map_chunks' error with ops' OpError inside, as ops returns it"
+    )]
+    pub fn gather(&self, gpu: &Gpu, ids: &GpuVector) -> Result<GpuVector, ChunkMapError<OpError>> {
+        piecewise::gather(gpu, ids, self)
     }
 }

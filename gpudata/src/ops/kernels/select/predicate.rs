@@ -245,7 +245,12 @@ fn kernel(
             let unit = u64::from(unit_of_lane(format, stored)) * size;
             body += &format!(
                 "    let u{i}_{lane} = ld{i}(a{i} + {unit}u);\n    let x{i}_{lane} = {};\n",
-                wgsl_codec::decode_unit(format, stored, &format!("u{i}_{lane}"))
+                wgsl_codec::decode_unit_exact(
+                    format,
+                    stored,
+                    &format!("u{i}_{lane}"),
+                    wgsl_codec::NanBits::Quiet
+                )
             );
         }
     }

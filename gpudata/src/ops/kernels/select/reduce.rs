@@ -52,7 +52,7 @@ pub(crate) fn order(format: VertexFormat) -> Option<Order> {
 }
 
 /// WGSL functions `is_nan_bits(u)`, `key(u)` and `unkey(k)` for lanes of `bytes` bytes.
-fn key_functions(order: Order, bytes: u64) -> String {
+pub(crate) fn key_functions(order: Order, bytes: u64) -> String {
     let bits = bytes * 8;
     let sign = 1u64 << (bits - 1);
     let mask = if bits == 32 {

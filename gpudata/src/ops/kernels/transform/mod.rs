@@ -6,6 +6,7 @@
 //! byte-moving row code ([`moves`]) and the table re-layouts recorded as placed plans of it
 //! ([`relayout`]).
 
+mod block;
 pub(crate) mod body;
 mod geometry;
 mod grouping;

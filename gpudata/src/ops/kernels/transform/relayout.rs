@@ -1,5 +1,7 @@
-//! Table re-layouts (pack, segment, interleave) as plans of the operations' kernels: every copy
-//! that cannot move as one 4-byte aligned block (`copy_buffer_to_buffer`) is a *placed* plan of
+//! Table re-layouts (pack, segment, interleave) as plans of the operations' kernels: a copy
+//! that moves as one 4-byte aligned block is a block-copy kernel ([`block_copy`]; a
+//! `copy_buffer_to_buffer` where a buffer cannot be bound as storage); every other copy is a
+//! *placed* plan of
 //! the row-transform generator ([`plan::build_placed`]) running the byte-moving row code of
 //! `interleave` and `deinterleave` ([`CopyBody`]): the fields of one run of rows in one kernel
 //! (N sources into one output for interleaved rows, one source into N segments or packed
@@ -14,6 +16,7 @@
 
 use std::collections::HashMap;
 
+use super::block::{BlockCopy, block_copy};
 use super::geometry::{Placement, gcd};
 use super::moves::{CopyBody, Move};
 use super::plan::{self, KernelRequest};
@@ -106,6 +109,10 @@ pub(crate) struct Relayout<'g> {
     /// Regions that do not start on 16 bytes: (buffer, offset) → their own buffer.
     detours: HashMap<(wgpu::Buffer, u64), Detour>,
     detour_order: Vec<(wgpu::Buffer, u64)>,
+    /// The words around block copies' aligned bodies: copied after every kernel, so the
+    /// kernels run in one pass instead of one pass per block (their bytes are written by no
+    /// kernel, and their sources by no step).
+    edges: Vec<Step>,
 }
 
 /// The byte-compatible pieces a field of `bytes` bytes moves in: formats of 4-byte components
@@ -155,6 +162,7 @@ impl<'g> Relayout<'g> {
             staged: HashMap::new(),
             detours: HashMap::new(),
             detour_order: Vec::new(),
+            edges: Vec::new(),
         }
     }
 
@@ -246,7 +254,7 @@ impl<'g> Relayout<'g> {
                 &targets[field.target],
                 &places[field.target],
                 gaps_free,
-            )
+            )?
         {
             return Ok(());
         }
@@ -282,18 +290,19 @@ impl<'g> Relayout<'g> {
         Ok((buffer, 0))
     }
 
-    /// Records `field` as one `copy_buffer_to_buffer` when its bytes move as one 4-byte aligned
-    /// block; whether it did.
+    /// Records `field` as one block copy when its bytes move as one 4-byte aligned block (a
+    /// kernel where both buffers can be bound as storage, else `copy_buffer_to_buffer`);
+    /// whether it did.
     fn block(
         &mut self,
         field: &Field<'_>,
         target: &Target<'_>,
         place: &(wgpu::Buffer, u64),
         gaps_free: bool,
-    ) -> bool {
+    ) -> Result<bool, RelayoutError> {
         let run = &field.run;
         let Some(span) = strided_byte_length(run.rows, run.byte_stride, run.row_bytes) else {
-            return false;
+            return Ok(false);
         };
         // Checked in `copy`: within the target's buffer.
         let dst_offset = place.1 + target.first_row * target.stride + field.byte;
@@ -302,16 +311,52 @@ impl<'g> Relayout<'g> {
             && run.byte_offset.is_multiple_of(4)
             && dst_offset.is_multiple_of(4)
             && span.is_multiple_of(4);
-        if block {
-            self.steps.push(Step::Block {
+        if !block {
+            return Ok(false);
+        }
+        let planner = Planner::new(self.gpu, &self.config);
+        let kernels = block_copy(
+            &planner,
+            run.buffer,
+            run.byte_offset,
+            &place.0,
+            dst_offset,
+            span,
+        )
+        .map_err(|error| match error {
+            OpError::Gpu { source, .. } => RelayoutError::Gpu(source),
+            _ => Self::range(std::slice::from_ref(field), std::slice::from_ref(target)),
+        })?;
+        match kernels {
+            Some(BlockCopy { dispatches, edges }) => {
+                for (src_offset, dst_offset, size) in edges {
+                    self.edges.push(Step::Block {
+                        src: run.buffer.clone(),
+                        src_offset,
+                        dst: place.0.clone(),
+                        dst_offset,
+                        size,
+                    });
+                }
+                self.push_kernels(dispatches);
+            }
+            None => self.steps.push(Step::Block {
                 src: run.buffer.clone(),
                 src_offset: run.byte_offset,
                 dst: place.0.clone(),
                 dst_offset,
                 size: span,
-            });
+            }),
         }
-        block
+        Ok(true)
+    }
+
+    /// Records `dispatches` after the steps so far (in the same pass as kernels just before).
+    fn push_kernels(&mut self, dispatches: Vec<Dispatch>) {
+        match self.steps.last_mut() {
+            Some(Step::Kernels(recorded)) => recorded.extend(dispatches),
+            _ => self.steps.push(Step::Kernels(dispatches)),
+        }
     }
 
     /// A storage-bindable buffer holding `run`'s bytes, and the offset of its first row there.
@@ -422,10 +467,7 @@ impl<'g> Relayout<'g> {
             OpError::Gpu { source, .. } => RelayoutError::Gpu(source),
             _ => range(),
         })?;
-        match self.steps.last_mut() {
-            Some(Step::Kernels(recorded)) => recorded.extend(dispatches),
-            _ => self.steps.push(Step::Kernels(dispatches)),
-        }
+        self.push_kernels(dispatches);
         Ok(())
     }
 
@@ -440,10 +482,11 @@ impl<'g> Relayout<'g> {
             steps,
             mut detours,
             detour_order,
+            edges,
             ..
         } = self;
         submit(gpu, label, "submit the table copies", |encoder| {
-            for step in &steps {
+            for step in steps.iter().chain(&edges) {
                 match step {
                     Step::Block {
                         src,

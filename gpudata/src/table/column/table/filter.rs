@@ -1,11 +1,14 @@
 //! [`GpuTable::filter`] and [`GpuTable::filter_primitives`]: the rows a mask keeps, every column
-//! of every batch compacted on the GPU, the schema, layouts and constants kept; an `indices`
-//! column keeps the primitives whose every vertex is kept, renumbered to the compacted rows.
+//! of every batch compacted on the GPU by `ops` (the mask cut per batch by
+//! [`GpuMask::slice`], as the piecewise driver cuts it per piece; each batch's columns by
+//! `ops::compact_in_layout`, which keeps interleaved rows interleaved), the schema, layouts
+//! and constants kept; an `indices` column keeps the primitives whose every vertex is kept,
+//! renumbered to the compacted rows.
 
 use crate::data::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat};
 use crate::device::Gpu;
 use crate::format::{GpuVectorFormat, VertexFormat};
-use crate::ops::{self, GpuMask, IndexRows, RowSet};
+use crate::ops::{self, GpuMask, IndexRows};
 use crate::table::TableError;
 use crate::table::column::batch::{GpuRecordBatch, RecordBatchOptions};
 use crate::table::column::schema::RESERVED_INDEX_COLUMN;
@@ -14,21 +17,11 @@ use crate::table::column::vector::format_text;
 use super::GpuTable;
 use super::filter_nulls::Validity;
 
-/// Columns of one batch that share a buffer and a stride and lie in one row window: one row set
-/// to compact (an interleaved buffer's rows, or a packed column).
-struct Group {
-    buffer: wgpu::Buffer,
-    stride: u64,
-    start: u64,
-    end: u64,
-    columns: Vec<usize>,
-}
-
-/// The batch's columns but `indices` grouped by the rows they share; list columns refused
-/// (their rows have no fixed place to compact).
-fn groups(batch: &GpuRecordBatch) -> Result<Vec<Group>, TableError> {
-    let mut groups: Vec<Group> = Vec::new();
-    for (i, (name, data)) in batch.columns().enumerate() {
+/// The batch's columns but `indices`; list columns refused (their rows have no fixed place to
+/// compact).
+fn row_columns(batch: &GpuRecordBatch) -> Result<Vec<(&str, &GpuData)>, TableError> {
+    let mut columns = Vec::new();
+    for (name, data) in batch.columns() {
         if name == RESERVED_INDEX_COLUMN {
             continue;
         }
@@ -41,29 +34,9 @@ fn groups(batch: &GpuRecordBatch) -> Result<Vec<Group>, TableError> {
                 format: format_text(data.format()),
             });
         }
-        let (offset, stride) = (data.byte_offset(), data.byte_stride());
-        let end = offset + data.row_byte_length();
-        let found = groups.iter_mut().find(|g| {
-            g.buffer == *data.buffer()
-                && g.stride == stride
-                && offset.max(g.start) - offset.min(g.start) < stride.max(1)
-        });
-        match found {
-            Some(g) => {
-                g.start = g.start.min(offset);
-                g.end = g.end.max(end);
-                g.columns.push(i);
-            }
-            None => groups.push(Group {
-                buffer: data.buffer().clone(),
-                stride,
-                start: offset,
-                end,
-                columns: vec![i],
-            }),
-        }
+        columns.push((name, data));
     }
-    Ok(groups)
+    Ok(columns)
 }
 
 /// Indices per primitive of `topology`: 1, 2 or 3; strips refused (their primitives share
@@ -158,15 +131,9 @@ impl GpuTable {
         let mut first = 0;
         for batch in &self.batches {
             let rows = batch.num_rows();
-            let sliced;
-            let part = if first == 0 && rows == mask.len() {
-                mask
-            } else {
-                sliced = mask.slice(gpu, first, rows).map_err(TableError::from_op)?;
-                &sliced
-            };
+            let part = mask.slice(gpu, first, rows).map_err(TableError::from_op)?;
             first += rows;
-            batches.push(filter_batch(gpu, batch, part, primitive.unwrap_or(1))?);
+            batches.push(filter_batch(gpu, batch, &part, primitive.unwrap_or(1))?);
         }
         let mut table = GpuTable {
             schema: self.schema.clone(),
@@ -184,8 +151,8 @@ impl GpuTable {
     }
 }
 
-/// The rows `mask` keeps of `batch`, its layouts and schema kept; its indices (if any) filtered
-/// as primitives of `primitive` indices.
+/// The rows `mask` keeps of `batch` (`ops`' compaction keeping every column's layout), its
+/// layouts and schema kept; its indices (if any) filtered as primitives of `primitive` indices.
 fn filter_batch(
     gpu: &Gpu,
     batch: &GpuRecordBatch,
@@ -195,52 +162,27 @@ fn filter_batch(
     for (_, data) in batch.columns() {
         data.buffer_on(gpu, "filter a table")?;
     }
-    let groups = groups(batch)?;
-    let sets: Vec<RowSet<'_>> = groups
-        .iter()
-        .map(|g| RowSet {
-            buffer: &g.buffer,
-            offset: g.start,
-            stride: g.stride,
-            row_bytes: g.end - g.start,
-            length: batch.num_rows(),
-        })
-        .collect();
-    let (buffers, kept) = ops::compact_row_sets(gpu, mask, &sets).map_err(TableError::from_op)?;
-    let columns: Vec<(&str, &GpuData)> = batch.columns().collect();
-    let mut out: Vec<Option<(String, GpuData)>> = columns.iter().map(|_| None).collect();
+    let columns = row_columns(batch)?;
+    let data: Vec<&GpuData> = columns.iter().map(|(_, d)| *d).collect();
+    let compacted = ops::compact_in_layout(gpu, mask, &data).map_err(TableError::from_op)?;
+    let kept = compacted.kept;
     let validity = Validity::new(gpu, batch, mask)?;
     let mut null_count = 0u64;
-    for (group, buffer) in groups.iter().zip(buffers) {
-        for (k, &c) in group.columns.iter().enumerate() {
-            let (name, data) = columns[c];
-            let (readback_metadata, nulls) = validity.filtered(data, kept);
-            null_count = null_count.saturating_add(nulls);
-            let mut descriptor = GpuDataDescriptor {
-                format: data.format().cloned(),
-                length: kept,
-                byte_offset: data.byte_offset() - group.start,
-                byte_stride: Some(group.stride),
-                row_byte_length: Some(data.row_byte_length()),
-                readback_metadata,
-                ..GpuDataDescriptor::default()
-            };
-            descriptor.stride = Some(data.stride());
-            descriptor.value_length = Some(kept);
-            let handle = if k == 0 {
-                BufferHandle::Owned(buffer.clone())
-            } else {
-                BufferHandle::Shared(buffer.clone())
-            };
-            out[c] = Some((name.to_owned(), GpuData::new(handle, descriptor)?));
-        }
+    let mut out: Vec<(String, GpuData)> = Vec::with_capacity(batch.columns().len());
+    for ((name, data), mut filtered) in columns.into_iter().zip(compacted.columns) {
+        let (readback_metadata, nulls) = validity.filtered(data, kept);
+        null_count = null_count.saturating_add(nulls);
+        filtered.set_readback_metadata(readback_metadata);
+        out.push((name.to_owned(), filtered));
     }
-    if let Some(c) = columns
-        .iter()
-        .position(|(n, _)| *n == RESERVED_INDEX_COLUMN)
-    {
-        let indices = filter_indices(gpu, columns[c].1, mask, kept, primitive)?;
-        out[c] = Some((RESERVED_INDEX_COLUMN.to_owned(), indices));
+    if let Some((_, indices)) = batch.columns().find(|(n, _)| *n == RESERVED_INDEX_COLUMN) {
+        let indices = filter_indices(gpu, indices, mask, kept, primitive)?;
+        // In its place among the columns.
+        let at = batch
+            .columns()
+            .position(|(n, _)| n == RESERVED_INDEX_COLUMN)
+            .unwrap_or(out.len());
+        out.insert(at, (RESERVED_INDEX_COLUMN.to_owned(), indices));
     }
     let options = RecordBatchOptions {
         buffer_layouts: Some(batch.buffer_layouts().to_vec()),
@@ -250,7 +192,7 @@ fn filter_batch(
         null_count,
         ..RecordBatchOptions::default()
     };
-    GpuRecordBatch::with_options(out.into_iter().flatten(), options)
+    GpuRecordBatch::with_options(out, options)
 }
 
 /// The index column `data` under the vertex `mask`: the primitives of `primitive` indices whose

@@ -1,12 +1,11 @@
 //! Parquet files (feature `parquet`, arrow-rs `parquet` 60) into GPU tables: read row group by
-//! row group, several row groups decoded in parallel where the machine has cores, the columns
-//! projected, straight into the streaming ingest.
+//! row group, several row groups decoded and converted in parallel where the machine has cores
+//! (`workers.rs`), the columns projected, straight into the streaming ingest.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, sync_channel};
+use std::sync::mpsc::{Receiver, channel};
 
-use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{
@@ -14,13 +13,31 @@ use parquet::arrow::arrow_reader::{
 };
 use parquet::file::metadata::ParquetMetaData;
 
+use super::convert::WorkerIds;
 use super::stream::{CancelToken, IngestError, IngestOptions, Ingested, Progress, TableBuilder};
 use crate::device::Gpu;
+
+mod workers;
+
+use workers::{Decoded, ReadAhead, Resolution, Worker, WorkerConversion};
+
+/// Closes the read-ahead budget when the consumer stops.
+struct CloseOnDrop<'a>(&'a ReadAhead);
+
+impl Drop for CloseOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
 
 /// Rows per decoded record batch when [`ParquetOptions::batch_size`] is 0: large enough that a
 /// GPU batch's buffers are worth their setup (arrow-rs's own default, 1024 rows, makes thousands
 /// of tiny GPU batches of a large file), small enough to keep memory bounded.
 pub const DEFAULT_PARQUET_BATCH_ROWS: usize = 65_536;
+
+/// Bytes of decoded batches of later row groups the workers may hold ahead of the upload when
+/// [`ParquetOptions::read_ahead_bytes`] is 0.
+pub const DEFAULT_READ_AHEAD_BYTES: u64 = 256 << 20;
 
 /// How a Parquet file is read.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -33,6 +50,11 @@ pub struct ParquetOptions {
     /// Rows per record batch the decoder produces (`0`: [`DEFAULT_PARQUET_BATCH_ROWS`]); each
     /// is one GPU batch unless [`IngestOptions::batch_rows`] re-batches.
     pub batch_size: usize,
+    /// Bytes of decoded (and converted) batches of later row groups the workers may hold
+    /// ahead of the upload, in all (`0`: [`DEFAULT_READ_AHEAD_BYTES`]); the row group being
+    /// uploaded is held to [`IngestOptions::in_flight`] batches. Host memory stays below this
+    /// plus `in_flight` batches per worker whatever the file's size.
+    pub read_ahead_bytes: u64,
 }
 
 /// An opened Parquet file: its metadata, Arrow schema and projection.
@@ -203,17 +225,14 @@ impl ParquetSource {
     }
 }
 
-/// What a decoding thread sends: a batch, a failure, or the end of a row group.
-enum Decoded {
-    Batch(RecordBatch),
-    Failed(IngestError),
-    RowGroupDone,
-}
-
-/// Streams a Parquet file into a GPU table that grows batch by batch: row groups decoded in
-/// parallel on `parquet.threads` scoped threads (each at most `options.in_flight` batches
-/// ahead), uploaded in file order, projected to `parquet.columns`, converted by
-/// `options.conversions`. Cancellation and errors destroy the partial table, as in
+/// Streams a Parquet file into a GPU table that grows batch by batch: row groups decoded and
+/// converted (by `options.conversions`) in parallel on `parquet.threads` scoped threads,
+/// uploaded in file order, projected to `parquet.columns`. Each worker converts with category
+/// dictionaries of its own; the uploading thread maps them onto the stream's, so category ids
+/// are those of a one-thread ingest. Workers decode ahead within
+/// [`ParquetOptions::read_ahead_bytes`]; the row group being uploaded is held to
+/// `options.in_flight` batches. Under `options.batch_rows` the uploading thread converts (it
+/// re-batches before converting). Cancellation and errors destroy the partial table, as in
 /// [`ingest_reader`](super::stream::ingest_reader).
 ///
 /// # Errors
@@ -239,62 +258,81 @@ pub fn ingest_parquet(
         n => n,
     }
     .clamp(1, groups.max(1));
-    let in_flight = options.in_flight.max(1);
+    // Each row group's first row in the file, for the conversions' error messages.
+    let group_rows: Vec<u64> = source
+        .metadata()
+        .row_groups()
+        .iter()
+        .map(|g| u64::try_from(g.num_rows()).unwrap_or(0))
+        .collect();
+    let group_starts: Vec<u64> = group_rows
+        .iter()
+        .scan(0u64, |start, rows| {
+            let first = *start;
+            *start = start.saturating_add(*rows);
+            Some(first)
+        })
+        .collect();
+    // Re-batching joins record batches before converting them: then the one consumer thread
+    // converts; otherwise each worker converts what it decodes.
+    let convert_on_workers = options.batch_rows.is_none();
+    let template = builder.plan().clone();
+    let resolution = Resolution::new();
+    let first_group = group_rows.iter().position(|rows| *rows > 0);
+    let budget = match parquet.read_ahead_bytes {
+        0 => DEFAULT_READ_AHEAD_BYTES,
+        n => n,
+    };
+    let read_ahead = ReadAhead::new(threads, budget, options.in_flight);
+    let mut ids = WorkerIds::default();
     let outcome = std::thread::scope(|scope| {
         let mut receivers: Vec<Receiver<Decoded>> = Vec::with_capacity(threads);
         for worker in 0..threads {
-            let (sender, receiver) = sync_channel::<Decoded>(in_flight);
+            let (sender, receiver) = channel::<Decoded>();
             receivers.push(receiver);
-            let source = &source;
-            let cancel = cancel.clone();
-            let batch_size = parquet.batch_size;
-            scope.spawn(move || {
-                // Worker `w` decodes row groups w, w + threads, ...: the consumer takes them in
-                // file order from each worker in turn.
-                for group in (worker..groups).step_by(threads) {
-                    let reader = match source.row_group_reader(vec![group], batch_size) {
-                        Ok(reader) => reader,
-                        Err(e) => {
-                            let _ = sender.send(Decoded::Failed(e));
-                            return;
-                        }
-                    };
-                    for item in reader {
-                        if cancel.is_cancelled() {
-                            return;
-                        }
-                        let message = match item {
-                            Ok(batch) => Decoded::Batch(batch),
-                            Err(source) => Decoded::Failed(IngestError::Read {
-                                batch: group as u64,
-                                source,
-                            }),
-                        };
-                        let failed = matches!(message, Decoded::Failed(_));
-                        if sender.send(message).is_err() || failed {
-                            return;
-                        }
-                    }
-                    if sender.send(Decoded::RowGroupDone).is_err() {
-                        return;
-                    }
-                }
-            });
+            let job = Worker {
+                source: &source,
+                groups,
+                group_starts: &group_starts,
+                batch_size: parquet.batch_size,
+                read_ahead: &read_ahead,
+                cancel: cancel.clone(),
+                conversion: convert_on_workers.then(|| WorkerConversion {
+                    worker,
+                    threads,
+                    template: &template,
+                    resolution: &resolution,
+                    first_group,
+                    converter: None,
+                }),
+            };
+            scope.spawn(move || job.run(worker, threads, &sender));
         }
+        // Waiting workers return once the consumer stops, however it stops.
+        let _close = CloseOnDrop(&read_ahead);
         for group in 0..groups {
-            let receiver = &receivers[group % threads];
+            read_ahead.advance(group);
+            let worker = group % threads;
+            let receiver = &receivers[worker];
             loop {
                 if cancel.is_cancelled() {
                     return Ok(());
                 }
                 match receiver.recv() {
-                    Ok(Decoded::Batch(batch)) => {
+                    Ok(Decoded::Batch(batch, bytes)) => {
+                        read_ahead.release(worker, bytes);
                         builder.push(&batch)?;
+                        progress(&builder.progress());
+                    }
+                    Ok(Decoded::Converted(converted, bytes)) => {
+                        read_ahead.release(worker, bytes);
+                        builder.push_converted(converted, &mut ids)?;
                         progress(&builder.progress());
                     }
                     Ok(Decoded::RowGroupDone) => break,
                     Ok(Decoded::Failed(e)) => return Err(e),
-                    // A worker ended early: only on cancellation.
+                    // A worker ended early: only on cancellation, or after the resolving
+                    // worker's failure (which is in its own channel, read in file order first).
                     Err(_) => return Ok(()),
                 }
             }

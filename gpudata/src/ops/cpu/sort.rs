@@ -1,0 +1,180 @@
+//! The CPU reference of sorting: Rust's stable sort by the same key words as the kernels
+//! (the order [`ops::sort`](crate::ops::sort) documents), with the same checks and errors.
+
+use super::host::{HostColumn, HostInput};
+use crate::format::VertexFormat;
+use crate::ops::OpError;
+use crate::ops::gather::integer;
+use crate::ops::sort::{SortOptions, check_ids, check_offsets, check_values, key_order};
+
+/// Where the segments of a [`segmented_sort`] are: the twin of
+/// [`Segments`](crate::ops::Segments).
+#[derive(Clone, Copy, Debug)]
+pub enum HostSegments<'a> {
+    /// `S + 1` offsets (Arrow's list offsets), a one-lane integer format.
+    Offsets(HostInput<'a>),
+    /// One `uint32` segment id per row.
+    Ids(HostInput<'a>),
+}
+
+/// Keys and what they carried, sorted: the twin of [`Sorted`](crate::ops::Sorted).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostSorted {
+    /// The keys.
+    pub keys: HostColumn,
+    /// The values, or `uint32` row ids.
+    pub values: HostColumn,
+}
+
+/// The 4 bytes of row `row` of a column of 4-byte rows, as a word.
+fn word(input: &HostInput<'_>, row: u64) -> u32 {
+    let bytes = input.row(row);
+    u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])
+}
+
+/// The rows of `keys` in sorted order (by segment first, when `segments` gives each row's),
+/// after the key checks.
+fn order(
+    op: &'static str,
+    keys: &HostInput<'_>,
+    segments: Option<&[u32]>,
+    options: &SortOptions,
+) -> Result<Vec<u64>, OpError> {
+    let key = key_order(op, keys.format(), options)?;
+    keys.check(op, 0)?;
+    let n = keys.length();
+    let mut rows: Vec<u64> = (0..n).collect();
+    match segments {
+        Some(ids) => rows.sort_by_key(|&r| (ids[r as usize], key.sort_word(word(keys, r)))),
+        None => rows.sort_by_key(|&r| key.sort_word(word(keys, r))),
+    }
+    Ok(rows)
+}
+
+/// The rows `order` of a column of 4-byte rows, packed.
+fn gather(input: &HostInput<'_>, order: &[u64]) -> HostColumn {
+    HostColumn {
+        format: input.format(),
+        length: order.len() as u64,
+        bytes: order.iter().flat_map(|&r| input.row(r).to_vec()).collect(),
+    }
+}
+
+fn row_ids(order: &[u64]) -> HostColumn {
+    HostColumn {
+        format: VertexFormat::Uint32,
+        length: order.len() as u64,
+        bytes: order
+            .iter()
+            .flat_map(|&r| (r as u32).to_le_bytes())
+            .collect(),
+    }
+}
+
+/// [`ops::sort`](crate::ops::sort) on the host.
+///
+/// # Errors
+/// As [`ops::sort`](crate::ops::sort)'s format and input checks.
+pub fn sort(keys: HostInput<'_>, options: &SortOptions) -> Result<HostColumn, OpError> {
+    let order = order("sort", &keys, None, options)?;
+    Ok(gather(&keys, &order))
+}
+
+/// [`ops::argsort`](crate::ops::argsort) on the host.
+///
+/// # Errors
+/// As [`sort`].
+pub fn argsort(keys: HostInput<'_>, options: &SortOptions) -> Result<HostColumn, OpError> {
+    Ok(row_ids(&order("argsort", &keys, None, options)?))
+}
+
+/// [`ops::sort_pairs`](crate::ops::sort_pairs) on the host.
+///
+/// # Errors
+/// As [`ops::sort_pairs`](crate::ops::sort_pairs)'s checks.
+pub fn sort_pairs(
+    keys: HostInput<'_>,
+    values: HostInput<'_>,
+    options: &SortOptions,
+) -> Result<HostSorted, OpError> {
+    const OP: &str = "sort_pairs";
+    let order = order(OP, &keys, None, options)?;
+    check_values(OP, 1, values.format(), values.length(), keys.length())?;
+    values.check(OP, 1)?;
+    Ok(HostSorted {
+        keys: gather(&keys, &order),
+        values: gather(&values, &order),
+    })
+}
+
+/// [`ops::top_k`](crate::ops::top_k) on the host.
+///
+/// # Errors
+/// As [`ops::top_k`](crate::ops::top_k)'s checks.
+pub fn top_k(keys: HostInput<'_>, k: u64, options: &SortOptions) -> Result<HostSorted, OpError> {
+    const OP: &str = "top_k";
+    let mut order = order(OP, &keys, None, options)?;
+    if k > keys.length() {
+        return Err(OpError::TopKTooLarge {
+            op: OP,
+            k,
+            rows: keys.length(),
+        });
+    }
+    order.truncate(k as usize);
+    Ok(HostSorted {
+        keys: gather(&keys, &order),
+        values: row_ids(&order),
+    })
+}
+
+/// [`ops::segmented_sort`](crate::ops::segmented_sort) (no `values`) and
+/// [`ops::segmented_sort_pairs`](crate::ops::segmented_sort_pairs) on the host: the sorted
+/// keys, and the values in their order.
+///
+/// # Errors
+/// As those functions' checks.
+pub fn segmented_sort(
+    keys: HostInput<'_>,
+    values: Option<HostInput<'_>>,
+    segments: HostSegments<'_>,
+    options: &SortOptions,
+) -> Result<(HostColumn, Option<HostColumn>), OpError> {
+    const OP: &str = "segmented_sort";
+    key_order(OP, keys.format(), options)?;
+    keys.check(OP, 0)?;
+    let n = keys.length();
+    let mut input = 1;
+    if let Some(values) = &values {
+        check_values(OP, input, values.format(), values.length(), n)?;
+        values.check(OP, input)?;
+        input += 1;
+    }
+    let ids: Vec<u32> = match segments {
+        HostSegments::Offsets(offsets) => {
+            let format = offsets.format();
+            let integers = format.components() == 1 && format.data_type().is_integer();
+            let starts: Vec<i64> = if integers {
+                offsets.check(OP, input)?;
+                (0..offsets.length())
+                    .map(|r| integer(crate::format::codec::decode_lane(format, offsets.row(r), 0)))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            check_offsets(OP, input, format, &starts, n)?;
+            let mut ids = vec![0u32; n as usize];
+            for (s, pair) in starts.windows(2).enumerate() {
+                ids[pair[0] as usize..pair[1] as usize].fill(s as u32);
+            }
+            ids
+        }
+        HostSegments::Ids(ids) => {
+            check_ids(OP, input, ids.format(), ids.length(), n)?;
+            ids.check(OP, input)?;
+            (0..n).map(|r| word(&ids, r)).collect()
+        }
+    };
+    let order = order(OP, &keys, Some(&ids), options)?;
+    Ok((gather(&keys, &order), values.map(|v| gather(&v, &order))))
+}
