@@ -1,20 +1,24 @@
-//! The struct's `Analyzed` impl: the host offsets, the padding bytes, and the `Facts` constant
+//! The struct's `Analyzed` impl: the host offsets, the padding bytes, the `Facts` constant
 //! describing the struct, which the runtime's `const fn` layout engine analyses (the macro never
-//! computes an offset).
+//! computes an offset), and what its one leaf table reads (a struct on the flat engine is a tree
+//! of depth 1: as many leaves as fields).
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::ext::IdentExt;
 
 use super::context::Context;
-use super::tokens::{option_array, option_tokens, option_u64, type_string, usize_lit};
+use super::impls::host_shape_tokens;
+use super::tokens::{
+    leaves_tokens, option_array, option_tokens, option_u64, type_string, usize_lit,
+};
 use crate::internals::ast::Field;
 use crate::internals::attr::LayoutKind;
 use crate::internals::classify::{Check, Engine};
 use crate::spans::{respan, span_range};
 
-/// `impl Analyzed<N>`: `OFFSETS`, `PADDING` where there are padding fields, and the analysis
-/// (with its `FACTS` for a struct the macro checks itself, analysed on first use).
+/// `impl Analyzed<N>`: `OFFSETS`, `PADDING` where there are padding fields, the analysis (with
+/// its `FACTS` for a struct the macro checks itself, analysed on first use), and its leaf table.
 ///
 /// Every constant is a call of a generic `const fn` of `__private` naming no constant itself, so
 /// rustc computes nothing for a struct before it is used (see `Analyzed`).
@@ -50,18 +54,73 @@ pub(super) fn analyzed_impl(cx: &Context<'_, '_>) -> TokenStream {
             }
         }
     };
+    let table_items = table_items(cx);
     quote! {
         #[automatically_derived]
         impl #p::Analyzed<#n> for #ident {
             const OFFSETS: [::core::primitive::usize; #n] = #offsets;
             #padding_item
             #analysis_items
+            #table_items
         }
     }
 }
 
+/// What the struct's leaf table reads besides the analysis and `OFFSETS`: the host shape a
+/// nested struct's leaves are read from (its `GpuType::HOST`; a packed struct, which does not
+/// nest, has none: its shape is written here; a depth-1 struct needs none), its first location
+/// and whether it ends in a `RuntimeArray`, where they differ from the defaults, and its tables
+/// with the leaf count, the one const argument of the expansion (the field count on the flat
+/// engine; else evaluated with the item, from the analysis the problem check evaluates anyway,
+/// or counted by the macro).
+fn table_items(cx: &Context<'_, '_>) -> TokenStream {
+    let Context { input, p, n, .. } = cx;
+    let (leaf_host, total) = match (cx.strategy.engine, &cx.strategy.check) {
+        (Engine::Flat, _) => (TokenStream::new(), quote!(#n)),
+        (Engine::Tree, check) => {
+            let total = match check {
+                Check::Lazy(leaves) => leaves_tokens(leaves, p),
+                Check::Never | Check::Eager => {
+                    quote!(#p::leaf_total(&<Self as #p::Analyzed<#n>>::ANALYSIS))
+                }
+            };
+            let host = if cx.packed {
+                host_shape_tokens(cx)
+            } else {
+                quote!(<Self as #p::GpuType>::HOST)
+            };
+            (
+                quote!(const LEAF_HOST: #p::HostShape = #host;),
+                quote!({ #total }),
+            )
+        }
+    };
+    // Only a struct declaring a `RuntimeArray` field may end in `array<E>`.
+    let tail = if input.tail().is_some() {
+        quote!(
+            const TAIL: ::core::primitive::bool = true;
+        )
+    } else {
+        TokenStream::new()
+    };
+    // `Analyzed::LOCATION` defaults to 0.
+    let location = match &input.attrs.location {
+        Some((l, _)) if *l != 0 => {
+            let location = &cx.location;
+            quote!(const LOCATION: ::core::primitive::u32 = #location;)
+        }
+        _ => TokenStream::new(),
+    };
+    quote! {
+        #leaf_host
+        #location
+        #tail
+        type Tables = #p::LeafTables<Self, #n, #total>;
+    }
+}
+
 /// The `Facts` expression. Sizes and formats (and on the general engine host shapes and tree
-/// flags) are read from the struct's `GpuType::HOST` / `Flattened::LEAF_HOST` where it has one
+/// flags) are read from the struct's `GpuType::HOST` / `Analyzed::LEAF_HOST` where it has one
 /// (every struct but a flat `packed` one), instead of being restated per field.
 fn facts_expr(cx: &Context<'_, '_>) -> TokenStream {
     let Context { input, p, n, .. } = cx;

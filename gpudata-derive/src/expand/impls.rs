@@ -1,7 +1,6 @@
-//! The trait impls of a derived struct, reading its analysis: `GpuStruct` (or
-//! `GpuRuntimeStruct` for a struct with a runtime-sized tail), `Described` and `GpuType` (what
-//! lets a struct be a member of another, and describes it as WGSL), and, on the general engine,
-//! `Flattened` (its leaves).
+//! The trait impls of a derived struct, reading its analysis and its one leaf table: `GpuStruct`
+//! (or `GpuRuntimeStruct` for a struct with a runtime-sized tail), and `Described` and `GpuType`
+//! (what lets a struct be a member of another, and describes it as WGSL).
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -25,27 +24,14 @@ pub(super) fn gpu_struct_impl(cx: &Context<'_, '_>) -> TokenStream {
         StepModeKind::Vertex => TokenStream::new(),
         StepModeKind::Instance => quote!(const STEP_MODE: #p::StepMode = #p::StepMode::Instance;),
     };
-    let (format, copies, attributes) = match cx.strategy.engine {
-        Engine::Tree => (
-            quote!(#p::tree_format::<Self>()),
-            quote!(#p::tree_copies::<Self>()),
-            leaf_attributes_const(cx),
-        ),
-        Engine::Flat => (
-            quote!(#p::flat_format::<Self, #n>()),
-            quote!(#p::flat_copies::<Self, #n>()),
-            attributes_const(cx),
-        ),
-    };
     let host_matches = if !input.attrs.repr_c {
         quote!(false)
     } else if input.attrs.zero_copy.is_some() {
         quote!(#p::analysis_host_matches::<Self, #n>())
-    } else if cx.strategy.engine == Engine::Tree {
-        quote!(#p::tree_host_matches::<Self, #n>())
     } else {
-        quote!(#p::flat_host_matches::<Self, #n>())
+        quote!(#p::tree_host_matches::<Self, #n>())
     };
+    let attributes = attributes_const(cx);
     // The type tree the run-time shader check compares (`packed` structs have none).
     let tree = if cx.packed {
         TokenStream::new()
@@ -63,56 +49,40 @@ pub(super) fn gpu_struct_impl(cx: &Context<'_, '_>) -> TokenStream {
     quote! {
         #[automatically_derived]
         unsafe impl #p::GpuStruct for #ident {
-            const FORMAT: &'static #p::GpuDataStructFormat = #format;
+            const FORMAT: &'static #p::GpuDataStructFormat = #p::tree_format::<Self, #n>();
             #step_mode
             const ATTRIBUTES: &'static [#p::wgpu::VertexAttribute] = #attributes;
             const HOST_LAYOUT_MATCHES: ::core::primitive::bool = #host_matches;
-            const FIELD_COPIES: &'static [#p::FieldCopy] = #copies;
+            const FIELD_COPIES: &'static [#p::FieldCopy] = #p::tree_copies::<Self, #n>();
             #tree
         }
         #uniform
     }
 }
 
-/// `GpuStruct::ATTRIBUTES` on the flat engine: the analysis's vertex attributes, or (for a
-/// struct with a `-webgl` field, when the constant is first used) a compile error spanned at
-/// that field. Only fields that may be `-webgl` get an arm of their own.
+/// `GpuStruct::ATTRIBUTES`: the leaves' vertex attributes, or (when the constant is first used)
+/// a compile error at the field of the first leaf that no wgpu vertex attribute reads. Only
+/// fields that may hold such a leaf get an arm of their own (a `wgsl = "..."` type's leaves all
+/// have wgpu formats, and a flat `packed` struct's analysis refuses `-webgl` fields); without
+/// any, `tree_attributes` fails itself, at the derive.
 fn attributes_const(cx: &Context<'_, '_>) -> TokenStream {
-    let Context { p, n, location, .. } = cx;
-    let msg = quote!(#p::flat_webgl_message::<Self, #n>());
-    let arms = cx
+    let Context { p, n, .. } = cx;
+    let msg = quote!(#p::tree_webgl_message::<Self, #n>());
+    let flat_packed = cx.packed && cx.strategy.engine == Engine::Flat;
+    let arms: Vec<TokenStream> = cx
         .gpu
         .iter()
         .zip(&cx.strategy.plain)
         .enumerate()
-        .filter(|(_, (f, plain))| !cx.packed && maybe_webgl(f, **plain))
-        .map(|(k, (f, _))| webgl_arm(cx, k, f, &msg));
-    quote! {
-        &match #p::flat_webgl::<Self, #n>() {
-            ::core::option::Option::None => #p::flat_attributes::<Self, #n>(#location),
-            #(#arms)*
-            ::core::option::Option::Some(_) => #p::fail_with(#msg),
-        }
+        .filter(|(_, (f, plain))| !flat_packed && f.attrs.wgsl.is_none() && maybe_webgl(f, **plain))
+        .map(|(k, (f, _))| webgl_arm(cx, k, f, &msg))
+        .collect();
+    if arms.is_empty() {
+        return quote!(#p::tree_attributes::<Self, #n>());
     }
-}
-
-/// `GpuStruct::ATTRIBUTES` on the general engine: the leaves' vertex attributes, or a compile
-/// error at the field of the first leaf that no wgpu vertex attribute reads. Only fields that
-/// may hold such a leaf get an arm of their own (a `wgsl = "..."` type's leaves all have wgpu
-/// formats).
-fn leaf_attributes_const(cx: &Context<'_, '_>) -> TokenStream {
-    let p = &cx.p;
-    let msg = quote!(#p::tree_webgl_message::<Self>());
-    let arms = cx
-        .gpu
-        .iter()
-        .zip(&cx.strategy.plain)
-        .enumerate()
-        .filter(|(_, (f, plain))| f.attrs.wgsl.is_none() && maybe_webgl(f, **plain))
-        .map(|(k, (f, _))| webgl_arm(cx, k, f, &msg));
     quote! {
-        match #p::tree_webgl::<Self>() {
-            ::core::option::Option::None => #p::tree_attributes::<Self>(),
+        match #p::tree_webgl::<Self, #n>() {
+            ::core::option::Option::None => #p::tree_attributes::<Self, #n>(),
             #(#arms)*
             ::core::option::Option::Some(_) => #p::fail_with(#msg),
         }
@@ -206,7 +176,7 @@ pub(super) fn wgsl_impls(cx: &Context<'_, '_>) -> TokenStream {
 }
 
 /// The struct's `HostShape::Struct { .. }`: each gpu field's host offset, size and shape.
-fn host_shape_tokens(cx: &Context<'_, '_>) -> TokenStream {
+pub(super) fn host_shape_tokens(cx: &Context<'_, '_>) -> TokenStream {
     let Context { input, p, .. } = cx;
     let ident = input.ident;
     let hosts = cx.gpu.iter().zip(&cx.requested).map(|(f, r)| {
@@ -236,60 +206,11 @@ fn host_shape_tokens(cx: &Context<'_, '_>) -> TokenStream {
     }
 }
 
-/// The `Flattened` impl of a struct on the general engine (nothing on the flat one): the host
-/// shape its leaves are read from (a packed struct, which does not nest, has no `GpuType::HOST`:
-/// its shape is written here), its first location, and its tables with the leaf count, the one
-/// const argument of the expansion (evaluated with the item, from the analysis the problem check
-/// evaluates anyway, or counted by the macro).
-pub(super) fn flattened_impl(cx: &Context<'_, '_>) -> TokenStream {
-    let Context { input, p, n, .. } = cx;
-    if cx.strategy.engine == Engine::Flat {
-        return TokenStream::new();
-    }
-    let ident = input.ident;
-    let total = match &cx.strategy.check {
-        Check::Lazy(leaves) => leaves_tokens(leaves, p),
-        Check::Never | Check::Eager => {
-            quote!(#p::leaf_total(&<Self as #p::Analyzed<#n>>::ANALYSIS))
-        }
-    };
-    let leaves_host = if cx.packed {
-        host_shape_tokens(cx)
-    } else {
-        quote!(<Self as #p::GpuType>::HOST)
-    };
-    // Only a struct declaring a `RuntimeArray` field may end in `array<E>`.
-    let tail = if input.tail().is_some() {
-        quote!(
-            const TAIL: ::core::primitive::bool = true;
-        )
-    } else {
-        TokenStream::new()
-    };
-    // `Flattened::LOCATION` defaults to 0.
-    let location = match &input.attrs.location {
-        Some((l, _)) if *l != 0 => {
-            let location = &cx.location;
-            quote!(const LOCATION: ::core::primitive::u32 = #location;)
-        }
-        _ => TokenStream::new(),
-    };
-    quote! {
-        #[automatically_derived]
-        impl #p::Flattened for #ident {
-            const LEAF_HOST: #p::HostShape = #leaves_host;
-            #location
-            #tail
-            type Tables = #p::LeafTables<Self, #n, { #total }>;
-        }
-    }
-}
-
 /// The `GpuRuntimeStruct` impl of a struct whose last field `tail` is `RuntimeArray<E>` (always
 /// on the general engine): the storage layout with its tail, the header's leaves (the tail has
 /// none) and the element's copies.
 pub(super) fn runtime_impl(cx: &Context<'_, '_>, tail: &Field<'_>) -> TokenStream {
-    let Context { input, p, .. } = cx;
+    let Context { input, p, n, .. } = cx;
     let ident = input.ident;
     let Some(elem) = tail.runtime_element() else {
         return TokenStream::new();
@@ -301,8 +222,9 @@ pub(super) fn runtime_impl(cx: &Context<'_, '_>, tail: &Field<'_>) -> TokenStrea
             type Element = #elem;
             const LAYOUT: #p::TypeLayout =
                 #p::runtime_layout(&<Self as #p::Described>::STRUCT);
-            const HEADER_FIELDS: &'static [#p::GpuDataStructField] = #p::tree_fields::<Self>();
-            const HEADER_COPIES: &'static [#p::FieldCopy] = #p::tree_copies::<Self>();
+            const HEADER_FIELDS: &'static [#p::GpuDataStructField] =
+                #p::tree_fields::<Self, #n>();
+            const HEADER_COPIES: &'static [#p::FieldCopy] = #p::tree_copies::<Self, #n>();
             const ELEMENT_COPIES: &'static [#p::FieldCopy] = &#p::element_copies::<
                 { #p::leaf_count(&#wgsl) },
             >(&#wgsl, #host);

@@ -62,7 +62,6 @@ fn expand(input: &Input<'_>, shader: Option<&ShaderFacts>) -> TokenStream {
     let padding_check = checks::padding_check(&cx);
     let shader_checks = shader.map(|facts| shader::expand(facts, input, p, &cx.analysis));
     let wgsl_impls = impls::wgsl_impls(&cx);
-    let flattened = impls::flattened_impl(&cx);
     // A struct with a runtime-sized tail is a header plus elements, not a row: no `GpuStruct`
     // impl and no field markers, a `GpuRuntimeStruct` impl instead.
     let (markers, value_impl, marker_impls) = match input.tail() {
@@ -89,7 +88,6 @@ fn expand(input: &Input<'_>, shader: Option<&ShaderFacts>) -> TokenStream {
             #shader_checks
 
             #wgsl_impls
-            #flattened
 
             #value_impl
 

@@ -27,7 +27,8 @@ pub(crate) struct Strategy<'a> {
 pub(crate) enum Engine {
     /// The flat engine: every field a plain scalar or array of scalars (no `wgsl`, `align` or
     /// `size`, no runtime-sized tail, not `wgsl-uniform`). It gives the general engine's offsets
-    /// for those and costs less to compile.
+    /// for those and costs less to compile; the struct is a tree of depth 1 (each field its own
+    /// leaf), read through the same leaf table and constants as a nested one.
     Flat,
     /// The general engine: nested types flattened into leaves, laid out by WGSL's memory model
     /// (or, in a `packed` struct, each leaf by the vertex rules).

@@ -1,7 +1,8 @@
 //! What the expansion's constants call: the traits a derived struct implements for them
-//! ([`Analyzed`], [`Described`], [`Flattened`]) and one generic `const fn` per constant, reading
-//! tables made on first use. Three families: `flat_*` (fields of one vertex format each),
-//! `tree_*` (the general path, one field per leaf) and `lazy_*` (structs analysed on first use).
+//! ([`Analyzed`], [`Described`]) and one generic `const fn` per constant, reading tables made on
+//! first use. Two families: `tree_*`, every struct's constants read from its one leaf table
+//! ([`LeafTables`]; a struct of vertex-format fields is a tree of depth 1, each field its own
+//! leaf), and `lazy_*` (structs analysed on first use).
 
 #![allow(
     clippy::cast_possible_truncation,
@@ -9,20 +10,21 @@
 )]
 
 use super::analysis::analyze;
-use super::facts::{Analysis, Facts, Spot, first_leaf, problem_message, problem_spot, webgl_index};
-use super::messages::{no_vertex_layout_of, webgl_message};
-use super::tables::{flatten, row_copies, struct_fields, vertex_attribute_list, webgl_field};
-use super::zero_copy::{host_matches, host_matches_members};
+use super::facts::{Analysis, Facts, Spot, first_leaf, problem_message, problem_spot};
+use super::messages::webgl_message;
+use super::tables::{flatten, webgl_field};
+use super::zero_copy::host_matches_members;
 use crate::format::VertexFormat;
 use crate::layout::{GpuDataStructField, GpuDataStructFormat, WgslStruct};
-use crate::record::tree::{self, Leaf, Msg, leaf_attributes, leaf_copies, leaf_fields};
+use crate::record::tree::{self, Leaf, Msg, fail_with, leaf_attributes, leaf_copies, leaf_fields};
 use crate::record::{FieldCopy, GpuType, HostShape};
 
 /// Holds a struct's [`Analysis`] as an associated const, so it is evaluated on first use only
-/// (a free `const` is evaluated for every struct, used or not), and the host facts its tables
-/// read.
+/// (a free `const` is evaluated for every struct, used or not), the host facts its tables read,
+/// and its tables ([`LeafTables`] with its leaf count, the one const argument the expansion
+/// writes).
 ///
-/// Every other constant of the expansion is a call of a generic `const fn` here ([`flat_format`],
+/// Every other constant of the expansion is a call of a generic `const fn` here ([`tree_format`],
 /// [`tree_copies`], ...) reading these through the type: rustc evaluates the constants an
 /// associated const's body names (a lint pass looks at every one, in the environment of the
 /// item that names it), but not calls, so nothing is computed for a struct before it is used,
@@ -37,6 +39,16 @@ pub trait Analyzed<const N: usize> {
     /// The facts of a struct analysed on first use ([`lazy_analysis`]; `reported_by_caller:
     /// false`); other structs state theirs in `ANALYSIS` and keep this placeholder.
     const FACTS: Facts<N, 0> = Facts::placeholder();
+    /// The host shape a nested struct's leaves are read from: its [`GpuType::HOST`], or a
+    /// `packed` struct's own, which does not nest. A tree of depth 1 (a struct the flat engine
+    /// laid out) reads its leaves from the analysis and keeps this placeholder.
+    const LEAF_HOST: HostShape = HostShape::Packed;
+    /// The first vertex attribute's shader location (`#[gpu(location = N)]`, else 0).
+    const LOCATION: u32 = 0;
+    /// Whether the struct's last field is a `RuntimeArray` (a header plus elements, not a row).
+    const TAIL: bool = false;
+    /// `LeafTables<Self, N, L>`.
+    type Tables: LeafTableSet;
 }
 
 /// Describes a derived struct as WGSL members; the derive implements it for every non-`packed`
@@ -46,35 +58,7 @@ pub trait Described {
     const STRUCT: WgslStruct;
 }
 
-/// A struct on the general path: the host shape its leaves are read from (its
-/// [`GpuType::HOST`], or a `packed` struct's own, which does not nest), its first shader
-/// location, and its tables ([`LeafTables`] with its leaf count, the one const argument the
-/// expansion writes).
-pub trait Flattened {
-    /// The host shape of the whole struct.
-    const LEAF_HOST: HostShape;
-    /// The first vertex attribute's shader location (`#[gpu(location = N)]`, else 0).
-    const LOCATION: u32 = 0;
-    /// Whether the struct's last field is a `RuntimeArray` (a header plus elements, not a row).
-    const TAIL: bool = false;
-    /// `LeafTables<Self, N, L>`.
-    type Tables: LeafTableSet;
-}
-
-/// The tables of a struct on the flat path (`N` vertex-format fields), computed on first use.
-struct FlatTables<T, const N: usize>(core::marker::PhantomData<T>);
-
-impl<T: Analyzed<N>, const N: usize> FlatTables<T, N> {
-    const FIELDS: &'static [GpuDataStructField] = &struct_fields(&T::ANALYSIS);
-    const FORMAT: &'static GpuDataStructFormat = &GpuDataStructFormat::from_static(
-        T::ANALYSIS.rules,
-        Self::FIELDS,
-        T::ANALYSIS.layout.shape,
-    );
-    const COPIES: &'static [FieldCopy] = &row_copies(&T::ANALYSIS, T::OFFSETS);
-}
-
-/// The tables of a general-path struct `T` (`N` fields, `L` leaves), computed on first use.
+/// The tables of a derived struct `T` (`N` fields, `L` leaves), computed on first use.
 pub struct LeafTables<T, const N: usize, const L: usize>(core::marker::PhantomData<T>);
 
 /// What [`LeafTables`] hold.
@@ -87,16 +71,12 @@ pub trait LeafTableSet {
     const FORMAT: &'static GpuDataStructFormat;
     /// The copies that encode and decode a row.
     const COPIES: &'static [FieldCopy];
-    /// The vertex attributes (a leaf without a wgpu format, which `WEBGL` finds, gets
+    /// The vertex attributes (a leaf without a wgpu format, which [`webgl_field`] finds, gets
     /// `float32`).
     const ATTRIBUTES: &'static [wgpu::VertexAttribute];
-    /// The field of the first leaf without a wgpu vertex format.
-    const WEBGL: Option<usize>;
 }
 
-impl<T: Analyzed<N> + Flattened, const N: usize, const L: usize> LeafTableSet
-    for LeafTables<T, N, L>
-{
+impl<T: Analyzed<N>, const N: usize, const L: usize> LeafTableSet for LeafTables<T, N, L> {
     const LEAVES: &'static [Leaf] = &flatten::<L, N>(&T::ANALYSIS, T::LEAF_HOST);
     const FIELDS: &'static [GpuDataStructField] = &leaf_fields::<L>(Self::LEAVES);
     const FORMAT: &'static GpuDataStructFormat = &GpuDataStructFormat::from_static(
@@ -104,53 +84,9 @@ impl<T: Analyzed<N> + Flattened, const N: usize, const L: usize> LeafTableSet
         Self::FIELDS,
         T::ANALYSIS.layout.shape,
     );
-    const COPIES: &'static [FieldCopy] = &leaf_copies::<L>(Self::LEAVES);
+    const COPIES: &'static [FieldCopy] = &leaf_copies::<L>(Self::LEAVES, &T::OFFSETS);
     const ATTRIBUTES: &'static [wgpu::VertexAttribute] =
         &leaf_attributes::<L>(Self::LEAVES, T::LOCATION);
-    const WEBGL: Option<usize> = webgl_field(Self::LEAVES);
-}
-
-/// `GpuStruct::FORMAT` of a flat-path struct.
-#[must_use]
-pub const fn flat_format<T: Analyzed<N>, const N: usize>() -> &'static GpuDataStructFormat {
-    FlatTables::<T, N>::FORMAT
-}
-
-/// `GpuStruct::FIELD_COPIES` of a flat-path struct.
-#[must_use]
-pub const fn flat_copies<T: Analyzed<N>, const N: usize>() -> &'static [FieldCopy] {
-    FlatTables::<T, N>::COPIES
-}
-
-/// `GpuStruct::HOST_LAYOUT_MATCHES` of a flat-path `#[repr(C)]` struct (see [`host_matches`]).
-#[must_use]
-pub const fn flat_host_matches<T: Analyzed<N>, const N: usize>() -> bool {
-    host_matches(
-        &T::ANALYSIS,
-        FlatTables::<T, N>::COPIES,
-        size_of::<T>(),
-        T::PADDING,
-    )
-}
-
-/// The first field of a flat-path struct without a wgpu vertex format (see [`webgl_index`]).
-#[must_use]
-pub const fn flat_webgl<T: Analyzed<N>, const N: usize>() -> Option<usize> {
-    webgl_index(&T::ANALYSIS)
-}
-
-/// Why a flat-path struct has no vertex layout (see [`no_vertex_layout_of`]).
-#[must_use]
-pub const fn flat_webgl_message<T: Analyzed<N>, const N: usize>() -> Msg {
-    no_vertex_layout_of(&T::ANALYSIS)
-}
-
-/// The vertex attributes of a flat-path struct (see [`vertex_attribute_list`]).
-#[must_use]
-pub const fn flat_attributes<T: Analyzed<N>, const N: usize>(
-    location: u32,
-) -> [wgpu::VertexAttribute; N] {
-    vertex_attribute_list(&T::ANALYSIS, location)
 }
 
 /// Whether a `zero_copy` struct's host bytes are its rows (the analysis checked it).
@@ -159,40 +95,50 @@ pub const fn analysis_host_matches<T: Analyzed<N>, const N: usize>() -> bool {
     T::ANALYSIS.host_matches
 }
 
-/// `GpuStruct::FORMAT` of a general-path struct (one field per leaf).
+/// `GpuStruct::FORMAT` of a derived struct (one field per leaf).
 #[must_use]
-pub const fn tree_format<T: Flattened>() -> &'static GpuDataStructFormat {
+pub const fn tree_format<T: Analyzed<N>, const N: usize>() -> &'static GpuDataStructFormat {
     <T::Tables as LeafTableSet>::FORMAT
 }
 
-/// The struct format fields of a general-path struct (a runtime-sized struct's header).
+/// The struct format fields of a derived struct (a runtime-sized struct's header).
 #[must_use]
-pub const fn tree_fields<T: Flattened>() -> &'static [GpuDataStructField] {
+pub const fn tree_fields<T: Analyzed<N>, const N: usize>() -> &'static [GpuDataStructField] {
     <T::Tables as LeafTableSet>::FIELDS
 }
 
-/// `GpuStruct::FIELD_COPIES` of a general-path struct.
+/// `GpuStruct::FIELD_COPIES` of a derived struct.
 #[must_use]
-pub const fn tree_copies<T: Flattened>() -> &'static [FieldCopy] {
+pub const fn tree_copies<T: Analyzed<N>, const N: usize>() -> &'static [FieldCopy] {
     <T::Tables as LeafTableSet>::COPIES
 }
 
-/// The field of a general-path struct's first leaf without a wgpu vertex format.
+/// The field of a derived struct's first leaf without a wgpu vertex format.
 #[must_use]
-pub const fn tree_webgl<T: Flattened>() -> Option<usize> {
-    <T::Tables as LeafTableSet>::WEBGL
+pub const fn tree_webgl<T: Analyzed<N>, const N: usize>() -> Option<usize> {
+    webgl_field(<T::Tables as LeafTableSet>::LEAVES)
 }
 
-/// Why a general-path struct has no vertex layout (see [`webgl_message`]).
+/// Why a derived struct has no vertex layout (see [`webgl_message`]).
 #[must_use]
-pub const fn tree_webgl_message<T: Flattened>() -> Msg {
+pub const fn tree_webgl_message<T: Analyzed<N>, const N: usize>() -> Msg {
     webgl_message(<T::Tables as LeafTableSet>::LEAVES)
 }
 
-/// The vertex attributes of a general-path struct's leaves (see [`leaf_attributes`]).
+/// `GpuStruct::ATTRIBUTES` of a derived struct: its leaves' vertex attributes (see
+/// [`leaf_attributes`]), or, when a leaf has no wgpu vertex format, a compile error at the
+/// caller. (The expansion matches [`tree_webgl`] first, to report that error at the field, for a
+/// struct whose fields may hold such a leaf.)
+///
+/// # Panics
+/// When a leaf has no wgpu vertex format.
 #[must_use]
-pub const fn tree_attributes<T: Flattened>() -> &'static [wgpu::VertexAttribute] {
-    <T::Tables as LeafTableSet>::ATTRIBUTES
+#[track_caller]
+pub const fn tree_attributes<T: Analyzed<N>, const N: usize>() -> &'static [wgpu::VertexAttribute] {
+    match tree_webgl::<T, N>() {
+        None => <T::Tables as LeafTableSet>::ATTRIBUTES,
+        Some(_) => fail_with(tree_webgl_message::<T, N>()),
+    }
 }
 
 /// `GpuStruct::TREE` of a struct that nests: its WGSL struct and host shape.
@@ -210,7 +156,7 @@ impl<T: Described + GpuType> HostTree<T> {
     const HOST: &'static HostShape = &T::HOST;
 }
 
-/// `GpuStruct::HOST_LAYOUT_MATCHES` of a general-path `#[repr(C)]` struct (see
+/// `GpuStruct::HOST_LAYOUT_MATCHES` of a derived `#[repr(C)]` struct (see
 /// [`host_matches_members`]).
 #[must_use]
 pub const fn tree_host_matches<T: Analyzed<N>, const N: usize>() -> bool {
@@ -223,8 +169,7 @@ pub const fn tree_host_matches<T: Analyzed<N>, const N: usize>() -> bool {
     )
 }
 
-/// The index of field `k`'s first leaf in a general-path struct's format (a field marker's
-/// `INDEX`).
+/// The index of field `k`'s first leaf in a nested struct's format (a field marker's `INDEX`).
 #[must_use]
 pub const fn first_leaf_of<T: Analyzed<N>, const N: usize>(k: usize) -> usize {
     first_leaf(&T::ANALYSIS, k)
@@ -273,14 +218,14 @@ pub const fn nests_by_default<T: GpuType>() -> bool {
     tree::nests(&T::WGSL, T::HOST, size_of::<T>())
 }
 
-/// The facts of a general-path struct `T` with each field's size, format, host shape and tree
-/// flag read from its `Flattened::LEAF_HOST` members (its `GpuType::HOST`, or a packed struct's
-/// own shape), and its WGSL struct from `Described`: the expansion states them once, there.
+/// The facts of a nested struct `T` with each field's size, format, host shape and tree flag
+/// read from its `Analyzed::LEAF_HOST` members (its `GpuType::HOST`, or a packed struct's own
+/// shape), and its WGSL struct from `Described`: the expansion states them once, there.
 /// A field is a tree (a WGSL type rather than one vertex format) unless its host shape is one
 /// vertex format's bytes ([`HostShape::Field`], every [`GpuField`] and every
 /// `format = "..."` field) and it has no `wgsl = "..."` string.
 #[must_use]
-pub const fn tree_facts<T: Described + Flattened, const N: usize, const M: usize>(
+pub const fn tree_facts<T: Described + Analyzed<N>, const N: usize, const M: usize>(
     mut facts: Facts<N, M>,
 ) -> Facts<N, M> {
     facts.structure = Some(described::<T>());
@@ -317,8 +262,8 @@ pub const fn host_offsets<T: GpuType, const N: usize>() -> [usize; N] {
     offsets
 }
 
-/// The facts of a flat-path struct with a `GpuType::HOST` (not `packed`): each field's size and
-/// format read from its host members (a [`GpuField`]'s format, or the `format = "..."`
+/// The facts of a depth-1 struct with a `GpuType::HOST` (not `packed`), laid out by the flat
+/// engine: each field's size and format read from its host members (a [`GpuField`]'s format, or the `format = "..."`
 /// string's), which the expansion states once, there.
 #[must_use]
 pub const fn host_facts<T: GpuType, const N: usize, const M: usize>(

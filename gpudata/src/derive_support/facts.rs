@@ -237,22 +237,6 @@ pub const fn host_shape(shape: HostShape, requested: Option<&str>) -> HostShape 
     }
 }
 
-/// Whether a field is a WGSL type rather than one vertex format.
-#[must_use]
-pub const fn is_tree(flat: Option<VertexFormat>, wgsl: bool) -> bool {
-    flat.is_none() || wgsl
-}
-
-/// A field's vertex format on the general path: the type's flat format (the requested one is
-/// applied by [`format_or`]), or a placeholder for WGSL-typed fields.
-#[must_use]
-pub const fn flat_or_placeholder(flat: Option<VertexFormat>) -> VertexFormat {
-    match flat {
-        Some(format) => format,
-        None => VertexFormat::Float32,
-    }
-}
-
 /// The spot of the analysis's problem, for the expansion's match (which binds nothing, so no
 /// constant of the user's can turn a binding into a pattern).
 #[must_use]
@@ -294,20 +278,6 @@ pub const fn first_leaf<const N: usize>(analysis: &Analysis<N>, k: usize) -> usi
         j += 1;
     }
     first
-}
-
-/// The first field whose format no wgpu vertex attribute reads (a `-webgl` one), if any; the
-/// expansion then fails with [`no_vertex_layout_of`], spanned at the field.
-#[must_use]
-pub const fn webgl_index<const N: usize>(analysis: &Analysis<N>) -> Option<usize> {
-    let mut k = 0;
-    while k < N {
-        if analysis.formats[k].to_wgpu().is_none() {
-            return Some(k);
-        }
-        k += 1;
-    }
-    None
 }
 
 /// The struct format of a derive that failed (the compile error is already reported).

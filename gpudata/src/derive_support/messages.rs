@@ -7,7 +7,7 @@
     reason = "offsets and strides of one row are far below usize::MAX on every target wgpu supports"
 )]
 
-use super::facts::{Analysis, Facts, webgl_index};
+use super::facts::Facts;
 use crate::format::PrimitiveType;
 use crate::layout::{AddressSpace, LayoutRuleError, LeafType, TypeRuleError, WgslStruct};
 use crate::record::tree::{
@@ -450,24 +450,4 @@ pub const fn webgl_message(leaves: &[Leaf]) -> Msg {
         Some(k) => no_vertex_layout_leaf(leaves, k),
         None => Msg::new(),
     }
-}
-
-/// Why the struct has no vertex layout: its first `-webgl` field (see [`webgl_index`]).
-#[must_use]
-pub const fn no_vertex_layout_of<const N: usize>(analysis: &Analysis<N>) -> Msg {
-    match webgl_index(analysis) {
-        Some(k) => no_vertex_layout(analysis, k),
-        None => Msg::new(),
-    }
-}
-
-/// Why field `k` leaves the struct without a vertex layout.
-#[must_use]
-pub const fn no_vertex_layout<const N: usize>(analysis: &Analysis<N>, k: usize) -> Msg {
-    Msg::new()
-        .str("field `")
-        .str(analysis.names[k])
-        .str("` has WebGL-only format `")
-        .str(analysis.formats[k].as_str())
-        .str("`, which no wgpu vertex attribute reads, so the struct has no vertex layout; use a 2- or 4-component type or format, or use the struct only as storage (without `vertex_buffer_layout`)")
 }

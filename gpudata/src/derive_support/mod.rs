@@ -14,9 +14,10 @@
 //! - `zero_copy.rs`: whether host bytes are GPU rows (`zero_copy`, `HOST_LAYOUT_MATCHES`) and
 //!   the padding-field check;
 //! - `analysis.rs`: [`analyze`], the one pass over a struct's facts;
-//! - `tables.rs`: a struct's format entries, copies, vertex attributes and leaves;
+//! - `tables.rs`: a struct's leaves, the one table its constants are read from (a struct of
+//!   vertex-format fields is a tree of depth 1, each field its own leaf);
 //! - `accessors.rs`: the traits a derived struct implements and the generic `const fn` each
-//!   constant of the expansion calls (`flat_*`, `tree_*`, `lazy_*`);
+//!   constant of the expansion calls (`tree_*`, and `lazy_*` for structs analysed on first use);
 //! - `shader_tree.rs`, `shader.rs`: the compile-time shader check (`#[gpu(shader = "...")]`).
 //!
 //! Below this folder, in `record/`: the const text builder and the type-tree walks (`tree/`),
@@ -36,21 +37,17 @@ pub use ::core;
 pub use ::wgpu;
 
 pub use self::accessors::{
-    Analyzed, Described, Flattened, LeafTableSet, LeafTables, analysis_host_matches, described,
-    first_leaf_of, flat_attributes, flat_copies, flat_format, flat_host_matches, flat_webgl,
-    flat_webgl_message, host_facts, host_offsets, lazy_analysis, lazy_message, lazy_spot,
-    nests_by_default, tree_attributes, tree_copies, tree_facts, tree_fields, tree_format,
-    tree_host_matches, tree_of, tree_webgl, tree_webgl_message,
+    Analyzed, Described, LeafTableSet, LeafTables, analysis_host_matches, described, first_leaf_of,
+    host_facts, host_offsets, lazy_analysis, lazy_message, lazy_spot, nests_by_default,
+    tree_attributes, tree_copies, tree_facts, tree_fields, tree_format, tree_host_matches, tree_of,
+    tree_webgl, tree_webgl_message,
 };
 pub use self::analysis::{analyze, runtime_layout};
 pub use self::facts::{
     Analysis, FALLBACK_FORMAT, FALLBACK_STRUCT, Facts, HostFacts, HostField, Spot, first_leaf,
-    flat_or_placeholder, format_or, host_shape, is_tree, leaf_total, member_type, problem_message,
-    problem_spot, webgl_index,
+    format_or, host_shape, leaf_total, member_type, problem_message, problem_spot,
 };
-pub use self::messages::{
-    no_vertex_layout, no_vertex_layout_leaf, no_vertex_layout_of, webgl_message,
-};
+pub use self::messages::{no_vertex_layout_leaf, webgl_message};
 pub use self::shader::{
     ShaderInput, ShaderMember, fail_if, feed_problem, input_problem, member_problem,
     stride_problem, zero_copy_message,
@@ -59,10 +56,9 @@ pub use self::shader_tree::{
     ShaderStruct, ShaderStructMember, ShaderTree, TreeFinding, compare_tree, finding_text,
     more_text,
 };
-pub use self::tables::{flatten, row_copies, struct_fields, vertex_attribute_list, webgl_field};
+pub use self::tables::{flatten, webgl_field};
 pub use self::zero_copy::{
-    PaddingField, assert_padding, element_host_matches, host_matches, host_matches_members,
-    zero_copy_problem,
+    PaddingField, assert_padding, element_host_matches, host_matches_members, zero_copy_problem,
 };
 pub use crate::format::{PrimitiveType, ShaderType, VertexFormat};
 pub use crate::layout::{
@@ -73,8 +69,8 @@ pub use crate::layout::{
 pub use crate::record::field_check::{PlainField, check_field_size, check_plain_field};
 pub use crate::record::host_shape::carrier_type;
 pub use crate::record::tree::{
-    Leaf, LeafName, Msg, TreeFault, TreeProblem, element_copies, fail, fail_with, leaf_attributes,
-    leaf_copies, leaf_count, leaf_fields, webgl_leaf,
+    Leaf, LeafName, LeafPath, Msg, TreeFault, TreeProblem, element_copies, fail, fail_with,
+    leaf_attributes, leaf_copies, leaf_count, leaf_fields, webgl_leaf,
 };
 pub use crate::record::{
     FieldCopy, GpuField, GpuFieldMarker, GpuFieldOf, GpuRuntimeStruct, GpuStruct, GpuType,

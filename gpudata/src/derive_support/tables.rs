@@ -1,5 +1,7 @@
-//! The tables of a struct's `GpuStruct` constants, from its analysis: struct format entries, row
-//! copies and vertex attributes of a flat struct; the leaves of a nested one.
+//! A struct's leaves, from its analysis: the one table its `GpuStruct` constants are read from
+//! (struct format entries, row copies and vertex attributes are tables of the leaves, made in
+//! `record::tree`). A struct of vertex-format fields laid out by the flat engine is a tree of
+//! depth 1: each field is its own leaf.
 
 #![allow(
     clippy::cast_possible_truncation,
@@ -7,98 +9,59 @@
 )]
 
 use super::facts::{Analysis, leaf_total};
-use crate::format::VertexFormat;
-use crate::layout::{FLOAT32_PLACEHOLDER, GpuDataStructField, StructLayout, vertex_attribute};
-use crate::record::tree::{self, EMPTY_LEAF, Leaf, Msg, fail_with, webgl_leaf};
-use crate::record::{FieldCopy, HostShape};
+use crate::layout::StructLayout;
+use crate::record::HostShape;
+use crate::record::tree::{self, EMPTY_LEAF, Leaf, LeafPath, Msg, fail_with, webgl_leaf};
 
-/// The struct format's field entries.
-#[must_use]
-pub const fn struct_fields<const N: usize>(analysis: &Analysis<N>) -> [GpuDataStructField; N] {
-    let mut fields = [const { GpuDataStructField::from_static("", VertexFormat::Float32, 0) }; N];
-    let mut k = 0;
-    while k < N {
-        let field = GpuDataStructField::from_static(
-            analysis.names[k],
-            analysis.formats[k],
-            analysis.layout.offsets[k],
-        );
-        // The placeholder borrows a `'static` string: forgetting it frees nothing.
-        core::mem::forget(core::mem::replace(&mut fields[k], field));
-        k += 1;
-    }
-    fields
-}
-
-/// The copies that encode or decode one row, from the analysis and the host field offsets.
-#[must_use]
-pub const fn row_copies<const N: usize>(
-    analysis: &Analysis<N>,
-    host_offsets: [usize; N],
-) -> [FieldCopy; N] {
-    let mut copies = [FieldCopy {
-        host: 0,
-        gpu: 0,
-        len: 0,
-    }; N];
-    let mut k = 0;
-    while k < N {
-        copies[k] = FieldCopy {
-            host: host_offsets[k],
-            gpu: analysis.layout.offsets[k] as usize,
-            len: analysis.formats[k].byte_length() as usize,
-        };
-        k += 1;
-    }
-    copies
-}
-
-/// The vertex attributes, locations counted from `location` (a field without a wgpu format,
-/// which [`webgl_index`] finds first, gets `float32`).
-#[must_use]
-pub const fn vertex_attribute_list<const N: usize>(
-    analysis: &Analysis<N>,
-    location: u32,
-) -> [wgpu::VertexAttribute; N] {
-    let mut list = [FLOAT32_PLACEHOLDER; N];
-    let mut k = 0;
-    while k < N {
-        let offset = analysis.layout.offsets[k];
-        let shader_location = location.saturating_add(k as u32);
-        list[k] = match vertex_attribute(analysis.formats[k], offset, shader_location) {
-            Some(attribute) => attribute,
-            None => wgpu::VertexAttribute {
-                offset,
-                shader_location,
-                ..FLOAT32_PLACEHOLDER
-            },
-        };
-        k += 1;
-    }
-    list
-}
-
-/// The `L` leaves of a struct on the general path (`host`: the struct's own `GpuType::HOST`);
-/// placeholders when the analysis found a problem (which fails the build).
+/// The `L` leaves of a struct, host offsets from their field's start: each field its own leaf
+/// when the flat engine laid it out (a tree of depth 1: `analysis.structure` is `None`), else
+/// the walk of its WGSL struct (`host`: the struct's own `GpuType::HOST`); placeholders when the
+/// analysis of a nested struct found a problem (which fails the build).
 #[must_use]
 pub const fn flatten<const L: usize, const N: usize>(
     analysis: &Analysis<N>,
     host: HostShape,
 ) -> [Leaf; L] {
     let (Some(s), true) = (analysis.structure, analysis.valid) else {
-        return [EMPTY_LEAF; L];
+        if analysis.structure.is_some() {
+            return [EMPTY_LEAF; L];
+        }
+        // A depth-1 tree: `L` is the field count.
+        if L != N {
+            leaf_count_mismatch();
+        }
+        let mut leaves = [EMPTY_LEAF; L];
+        let mut k = 0;
+        while k < N {
+            leaves[k] = Leaf {
+                field: k,
+                name: LeafPath::Field(analysis.names[k]),
+                format: Some(analysis.formats[k]),
+                gpu: analysis.layout.offsets[k],
+                host: 0,
+                // The format's bytes: the analysis refuses a field of another size.
+                len: analysis.sizes[k],
+            };
+            k += 1;
+        }
+        return leaves;
     };
     // `L` is the expansion's count (written from the fields' types where the macro counts them
-    // itself, see [`lazy_analysis`]): a different count here is a bug of the derive, never a silent
-    // table.
+    // itself, see [`lazy_analysis`]): a different count here is a bug of the derive, never a
+    // silent table.
     if leaf_total(analysis) != L {
-        fail_with(Msg::new().str("gpudata derive: leaf count mismatch (a bug of the derive)"));
+        leaf_count_mismatch();
     }
     let packed = matches!(analysis.rules, StructLayout::Packed);
     match tree::leaves::<L>(s, host, analysis.space, packed) {
         Ok(leaves) => leaves,
         Err(_) => [EMPTY_LEAF; L],
     }
+}
+
+/// Fails: the expansion's leaf count is not the analysis's (a bug of the derive).
+const fn leaf_count_mismatch() -> ! {
+    fail_with(Msg::new().str("gpudata derive: leaf count mismatch (a bug of the derive)"))
 }
 
 /// The field of the first leaf without a wgpu vertex format.

@@ -1,6 +1,6 @@
 //! Whether a struct's host bytes are its GPU rows: the `#[gpu(zero_copy)]` check and its
 //! messages (a field's offset, implicit padding, the struct's size, a nested type whose bytes
-//! differ), `HOST_LAYOUT_MATCHES` of flat and nested structs and of a runtime tail's elements;
+//! differ), `HOST_LAYOUT_MATCHES` of a struct and of a runtime tail's elements;
 //! and the check that a `#[gpu(padding)]` field is plain data.
 
 #![allow(
@@ -11,8 +11,8 @@
 use super::facts::{Analysis, Facts, HostFacts, HostField};
 use super::messages::image_fix;
 use crate::layout::{AddressSpace, ConstLayout, StructLayout, TypeLayout, WgslType};
+use crate::record::HostShape;
 use crate::record::tree::{LeafName, Msg, image_fault, image_matches};
-use crate::record::{FieldCopy, HostShape};
 
 impl<const N: usize, const M: usize> Facts<N, M> {
     /// Under `zero_copy`, a field whose type's host bytes are not its GPU bytes: in a WGSL
@@ -87,38 +87,11 @@ pub(super) const fn host_problem<const N: usize, const M: usize>(
     zero_copy_problem(&fields, host.size, layout.shape.byte_stride)
 }
 
-/// Whether a `#[repr(C)]` struct's host bytes are its gpu rows (`HOST_LAYOUT_MATCHES`): every gpu
-/// field at its gpu offset, the struct as long as the stride, and the fields' sizes (gpu fields'
-/// formats plus `padding_sizes`, the `#[gpu(padding)]` fields' sizes) adding up to the struct's
-/// size, so no byte is implicit padding.
-#[must_use]
-pub const fn host_matches<const N: usize>(
-    analysis: &Analysis<N>,
-    copies: &[FieldCopy],
-    host_size: usize,
-    padding_sizes: usize,
-) -> bool {
-    if !analysis.valid || analysis.problem.is_some() || copies.len() != N {
-        return false;
-    }
-    if host_size as u64 != analysis.layout.shape.byte_stride {
-        return false;
-    }
-    let mut covered = padding_sizes as u64;
-    let mut k = 0;
-    while k < N {
-        if copies[k].host as u64 != analysis.layout.offsets[k] {
-            return false;
-        }
-        covered += analysis.formats[k].byte_length();
-        k += 1;
-    }
-    covered == host_size as u64
-}
-
-/// Whether a struct on the general path has host bytes that are its GPU rows: every field at
-/// its GPU offset with a type whose host bytes are its GPU bytes, no implicit padding, the struct
-/// as long as the stride.
+/// Whether a `#[repr(C)]` struct's host bytes are its GPU rows (`HOST_LAYOUT_MATCHES`): every
+/// field at its GPU offset with a type whose host bytes are its GPU bytes (a vertex-format
+/// field's always are: the analysis checked its size), no implicit padding (the fields' sizes
+/// plus `padding_sizes`, the `#[gpu(padding)]` fields' sizes, adding up to the struct's size),
+/// the struct as long as the stride.
 #[must_use]
 pub const fn host_matches_members<const N: usize>(
     analysis: &Analysis<N>,
@@ -127,9 +100,6 @@ pub const fn host_matches_members<const N: usize>(
     host_size: usize,
     padding_sizes: usize,
 ) -> bool {
-    let Some(s) = analysis.structure else {
-        return false;
-    };
     if !analysis.valid
         || analysis.problem.is_some()
         || host_size as u64 != analysis.layout.shape.byte_stride
@@ -139,15 +109,15 @@ pub const fn host_matches_members<const N: usize>(
     let mut covered = padding_sizes;
     let mut k = 0;
     while k < N {
-        let image = if matches!(analysis.rules, StructLayout::Packed) {
-            analysis.packed_images[k]
-        } else {
-            image_matches(
+        let image = match (analysis.structure, analysis.rules) {
+            (_, StructLayout::Packed) => analysis.packed_images[k],
+            (Some(s), _) => image_matches(
                 &s.members[k].ty,
                 analysis.hosts[k],
                 host_sizes[k],
                 analysis.space,
-            )
+            ),
+            (None, _) => true,
         };
         if host_offsets[k] as u64 != analysis.layout.offsets[k] || !image {
             return false;

@@ -5,33 +5,35 @@ use core::fmt;
 /// The scalar type stored for each component of a [`VertexFormat`](super::VertexFormat).
 ///
 /// Corresponds to luma.gl's `NormalizedDataType`.
+// Discriminants 0 to 11 in order, implicit: the compile-time interpreter reads an enum whose
+// discriminants are written out through one query per variant, on every `match` in a `const fn`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum DataType {
     /// Unsigned 8-bit integer.
-    Uint8 = 0,
+    Uint8,
     /// Signed 8-bit integer.
-    Sint8 = 1,
+    Sint8,
     /// Unsigned 8-bit integer read as a float in `[0, 1]`.
-    Unorm8 = 2,
+    Unorm8,
     /// Signed 8-bit integer read as a float in `[-1, 1]`.
-    Snorm8 = 3,
+    Snorm8,
     /// Unsigned 16-bit integer.
-    Uint16 = 4,
+    Uint16,
     /// Signed 16-bit integer.
-    Sint16 = 5,
+    Sint16,
     /// Unsigned 16-bit integer read as a float in `[0, 1]`.
-    Unorm16 = 6,
+    Unorm16,
     /// Signed 16-bit integer read as a float in `[-1, 1]`.
-    Snorm16 = 7,
+    Snorm16,
     /// Unsigned 32-bit integer.
-    Uint32 = 8,
+    Uint32,
     /// Signed 32-bit integer.
-    Sint32 = 9,
+    Sint32,
     /// IEEE 754 binary16 float.
-    Float16 = 10,
+    Float16,
     /// IEEE 754 binary32 float.
-    Float32 = 11,
+    Float32,
 }
 
 impl DataType {
@@ -189,17 +191,18 @@ impl fmt::Display for DataType {
 }
 
 /// A WGSL scalar type that shader inputs are declared with.
+// Discriminants 0 to 3 in order, implicit (see `DataType`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum PrimitiveType {
     /// `f32`.
-    F32 = 0,
+    F32,
     /// `f16`.
-    F16 = 1,
+    F16,
     /// `i32`.
-    I32 = 2,
+    I32,
     /// `u32`.
-    U32 = 3,
+    U32,
 }
 
 impl PrimitiveType {

@@ -25,9 +25,16 @@ macro_rules! vertex_formats {
         pub enum VertexFormat {
             $(
                 #[doc = concat!("`\"", $name, "\"`: ", $doc)]
-                $variant = $disc,
+                $variant,
             )*
         }
+
+        // The discriminants are implicit (the same values): the compile-time interpreter reads
+        // an enum whose discriminants are written out through one query per variant, on every
+        // `match` of a format in a `const fn`.
+        const _: () = {
+            $(assert!(VertexFormat::$variant as u8 == $disc);)*
+        };
 
         impl VertexFormat {
             /// Every format, in declaration order.

@@ -20,4 +20,4 @@ pub use tables::{
 };
 pub use text::{LeafName, Msg, fail, fail_with};
 pub(crate) use walk::{EMPTY_LEAF, Walk, has_runtime_array, scalar_bytes};
-pub use walk::{Leaf, TreeFault, TreeProblem, fault_path, leaf_count, nests};
+pub use walk::{Leaf, LeafPath, TreeFault, TreeProblem, fault_path, leaf_count, nests};

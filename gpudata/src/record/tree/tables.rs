@@ -16,10 +16,10 @@ use crate::layout::{
 use crate::record::FieldCopy;
 use crate::record::host_shape::HostShape;
 
-/// All `L` leaves of struct `s` with host shape `host`, field by field, in one pass: laid out in
-/// `space`, or, for a `packed` struct, each placed in order by the packed (WebGPU vertex) rules
-/// of the flat engine's [`LayoutCursor`](crate::layout::LayoutCursor), as the analysis placed
-/// them.
+/// All `L` leaves of struct `s` with host shape `host`, field by field, in one pass (host
+/// offsets from each field's start): laid out in `space`, or, for a `packed` struct, each placed
+/// in order by the packed (WebGPU vertex) rules of the flat engine's
+/// [`LayoutCursor`](crate::layout::LayoutCursor), as the analysis placed them.
 ///
 /// # Errors
 /// The first leaf's problem, with its field.
@@ -71,22 +71,24 @@ const NO_COPY: FieldCopy = FieldCopy {
     len: 0,
 };
 
-/// The copy that moves `leaf`'s bytes.
-const fn leaf_copy(leaf: &Leaf) -> FieldCopy {
-    FieldCopy {
-        host: leaf.host,
-        gpu: leaf.gpu as usize,
-        len: leaf.len,
-    }
-}
-
-/// The copies that encode or decode one row, leaf by leaf.
+/// The copies that encode or decode one row, leaf by leaf: each leaf's host offset counts from
+/// its field's, `field_hosts[field]`.
 #[must_use]
-pub const fn leaf_copies<const L: usize>(leaves: &[Leaf]) -> [FieldCopy; L] {
+pub const fn leaf_copies<const L: usize>(leaves: &[Leaf], field_hosts: &[usize]) -> [FieldCopy; L] {
     let mut copies = [NO_COPY; L];
     let mut k = 0;
     while k < L && k < leaves.len() {
-        copies[k] = leaf_copy(&leaves[k]);
+        let leaf = &leaves[k];
+        let field_host = if leaf.field < field_hosts.len() {
+            field_hosts[leaf.field]
+        } else {
+            0
+        };
+        copies[k] = FieldCopy {
+            host: field_host + leaf.host,
+            gpu: leaf.gpu as usize,
+            len: leaf.len,
+        };
         k += 1;
     }
     copies
@@ -97,8 +99,9 @@ pub const fn leaf_copies<const L: usize>(leaves: &[Leaf]) -> [FieldCopy; L] {
 pub const fn webgl_leaf(leaves: &[Leaf]) -> Option<usize> {
     let mut k = 0;
     while k < leaves.len() {
+        // (`is_webgl_only` is exactly "no wgpu format", and cheaper to evaluate in `const`.)
         match leaves[k].format {
-            Some(format) if format.to_wgpu().is_some() => {}
+            Some(format) if !format.is_webgl_only() => {}
             _ => return Some(k),
         }
         k += 1;
@@ -172,5 +175,5 @@ pub const fn element_copies<const L: usize>(ty: &WgslType, host: HostShape) -> [
     if walk.walk(0, ty, host, LeafName::EMPTY, 0, 0).is_err() {
         return [NO_COPY; L];
     }
-    leaf_copies::<L>(&leaves)
+    leaf_copies::<L>(&leaves, &[0])
 }

@@ -10,7 +10,7 @@
 )]
 
 use super::text::LeafName;
-use crate::format::{PrimitiveType, VertexFormat};
+use crate::format::VertexFormat;
 use crate::layout::{
     AddressSpace, LayoutCursor, LayoutRuleError, LeafType, MemberCursor, RowShape, StructLayout,
     WgslMember, WgslStruct, WgslType,
@@ -23,17 +23,37 @@ pub struct Leaf {
     /// The top-level field it belongs to.
     pub field: usize,
     /// Its luma.gl-style path.
-    pub name: LeafName,
+    pub name: LeafPath,
     /// Its vertex format (`None` for a `vec3<f16>` or a `matCx3<f16>` column, which have none).
     pub format: Option<VertexFormat>,
-    /// Its WGSL leaf type (the column's vector for a matrix column).
-    pub leaf: LeafType,
     /// GPU byte offset in the row.
     pub gpu: u64,
-    /// Host byte offset in the struct.
+    /// Host byte offset from the start of its top-level field (the field's own offset is the
+    /// struct's to give: `Analyzed::OFFSETS` in the derive).
     pub host: usize,
     /// Bytes of payload.
     pub len: usize,
+}
+
+/// A leaf's luma.gl-style path.
+#[derive(Clone, Copy, Debug)]
+pub enum LeafPath {
+    /// A field that is its own leaf (a field of one vertex format, a tree of depth 1 laid out
+    /// by the flat engine): the field's name, whole.
+    Field(&'static str),
+    /// A path the walk built (`lights[2].color`, `transform[3]`).
+    Built(LeafName),
+}
+
+impl LeafPath {
+    /// The path.
+    #[must_use]
+    pub const fn as_str(&self) -> &str {
+        match self {
+            LeafPath::Field(name) => name,
+            LeafPath::Built(name) => name.as_str(),
+        }
+    }
 }
 
 /// Why a field cannot be flattened or encoded.
@@ -221,9 +241,8 @@ pub(crate) struct Walk<'a> {
 /// A leaf placeholder.
 pub(crate) const EMPTY_LEAF: Leaf = Leaf {
     field: 0,
-    name: LeafName::EMPTY,
+    name: LeafPath::Field(""),
     format: None,
-    leaf: LeafType::Scalar(PrimitiveType::F32),
     gpu: 0,
     host: 0,
     len: 0,
@@ -304,7 +323,7 @@ impl<'a> Walk<'a> {
     }
 
     /// Every member of the root struct `s` (host shape `host`) but a runtime-sized tail: member
-    /// `j` is field `j`, named after it.
+    /// `j` is field `j`, named after it, its leaves' host offsets counted from its start.
     ///
     /// # Errors
     /// The first member's fault, with the member's index.
@@ -327,8 +346,9 @@ impl<'a> Walk<'a> {
             };
             // A runtime-sized tail has no leaves in the header (its elements are walked apart).
             if !member.ty.is_runtime_array() {
-                let (shape, member_host) = member_host(host, j);
-                if let Err(fault) = self.field(j, member, shape, gpu, member_host) {
+                // Host offsets count from the field's start (see [`Leaf::host`]).
+                let (shape, _) = member_host(host, j);
+                if let Err(fault) = self.field(j, member, shape, gpu, 0) {
                     return Err((j, fault));
                 }
             }
@@ -497,9 +517,8 @@ impl<'a> Walk<'a> {
             };
             let leaf = Leaf {
                 field,
-                name,
+                name: LeafPath::Built(name),
                 format: Some(format),
-                leaf: column,
                 gpu: gpu + k as u64 * gpu_stride,
                 host: host_at + k * host_stride,
                 len: len as usize,
