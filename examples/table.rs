@@ -7,9 +7,10 @@
 //! cargo run --example table
 //! ```
 
+use gpudata::GpuConstant;
 use gpudata::check::Shader;
 use gpudata::table::{
-    GpuColumn, GpuConstant, GpuTable, GpuVector, RecordBatchOptions, RenderOptions, SegmentOptions,
+    GpuColumn, GpuTable, GpuVector, RecordBatchOptions, RenderOptions, SegmentOptions,
 };
 use gpudata::{Gpu, GpuData, GpuStruct, StepMode, Unorm8x4, VertexFormat};
 use gpudata_suite::render::{Offscreen, pipeline};

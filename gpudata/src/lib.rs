@@ -28,7 +28,7 @@
 //! and runtime declarations ([`GpuDataStructFormat`]):
 //!
 //! ```
-//! use gpudata::{GpuDataStructFormat, StepMode, StructLayout};
+//! use gpudata::{GpuDataStructFormat, StepMode, StructLayout, VertexLayoutSource};
 //!
 //! let format = GpuDataStructFormat::parse(
 //!     StructLayout::Packed,
@@ -36,14 +36,14 @@
 //! )?;
 //! assert_eq!(format.fields()[1].byte_offset(), 4);
 //! assert_eq!(format.byte_stride(), 8);
-//! let layout = format.buffer_layout("instances", Some(StepMode::Instance));
-//! let wgpu_layout = layout.to_wgpu(0)?;
-//! assert_eq!(wgpu_layout.as_wgpu().array_stride, 8);
+//! // The one way to a wgpu vertex layout, from formats, data, views, constants and tables.
+//! let layout = format.vertex_layout(0, StepMode::Instance)?;
+//! assert_eq!(layout.buffers()[0].array_stride, 8);
 //! # Ok::<(), gpudata::LayoutError>(())
 //! ```
 //!
 //! **3. `#[derive(GpuStruct)]`.** A Rust struct becomes a row type whose [`GpuStruct::FORMAT`],
-//! vertex layout ([`GpuStruct::vertex_buffer_layout`], the one way to it) and field markers are
+//! `'static` vertex layout ([`GpuStruct::vertex_buffer_layout`]) and field markers are
 //! computed at compile time; see [`GpuStruct`](derive@GpuStruct) for the attributes and the
 //! compile errors it reports. Field types implement [`GpuField`]:
 //! scalars and arrays, `half::f16`, glam and mint vectors, the normalized newtypes, and your own
@@ -133,21 +133,21 @@ pub mod table;
 // public under its module (`gpudata::layout::LayoutCursor`, `gpudata::data::GpuDataFormat`, ...).
 // The bind group derive and its trait (one name, both namespaces).
 pub use bind::GpuBindGroup;
-pub use data::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataView, TypedGpuData};
+pub use data::{BufferHandle, GpuConstant, GpuData, GpuDataDescriptor, GpuDataView, TypedGpuData};
 pub use device::Gpu;
 pub use error::{DataError, FormatError, GpuError, LayoutError, OpError, TableError};
 pub use format::{GpuVectorFormat, ShaderType, VertexFormat};
 #[cfg(feature = "derive")]
 #[doc = include_str!("record/derive.md")]
 pub use gpudata_derive::GpuStruct;
-pub use layout::{BufferLayout, GpuDataStructFormat, StepMode, StructLayout};
+pub use layout::{BufferLayout, GpuDataStructFormat, StepMode, StructLayout, VertexLayoutSource};
 pub use record::{GpuField, GpuStruct};
 // The normalized field types, written in struct definitions as often as `f32`.
 pub use record::{
     Snorm8, Snorm8x2, Snorm8x4, Snorm16, Snorm16x2, Snorm16x4, Unorm8, Unorm8x2, Unorm8x4,
     Unorm8x4Bgra, Unorm10_10_10_2, Unorm16, Unorm16x2, Unorm16x4,
 };
-pub use table::{GpuConstant, GpuRecordBatch, GpuTable, GpuVector};
+pub use table::{GpuRecordBatch, GpuTable, GpuVector};
 
 /// What the `#[derive(GpuStruct)]` and `impl_gpu_field!` expansions name (`derive_support/`).
 /// Not API: nothing here is covered by semver.

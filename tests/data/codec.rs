@@ -14,7 +14,7 @@
 
 use crate::support;
 
-use gpudata::format::codec::{self, Scalar};
+use gpudata::format::codec::{self, ShaderScalar};
 use gpudata::format::wgsl_codec;
 use gpudata::{Gpu, VertexFormat};
 
@@ -244,8 +244,8 @@ fn check(gpu: &Gpu, format: VertexFormat, bytes: &[u8], count: usize) -> Tally {
             let stored = codec::fetch_order(format, lane);
             let decoded = codec::decode_lane(format, value, lane).expect("lane inside the value");
             let host_encoded = codec::encode_unit(format, stored, decoded);
-            let finite = matches!(decoded, Scalar::F32(v) if v.is_finite())
-                || !matches!(decoded, Scalar::F32(_));
+            let finite = matches!(decoded, ShaderScalar::F32(v) if v.is_finite())
+                || !matches!(decoded, ShaderScalar::F32(_));
             // WGSL's pack2x16float is indeterminate outside the finite binary16 range.
             if finite || format.data_type() != gpudata::format::DataType::Float16 {
                 assert_eq!(

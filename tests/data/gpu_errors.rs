@@ -3,6 +3,7 @@
 //! destroy a buffer or the device open their own device, so the shared one stays usable.
 
 use gpudata::data::DEFAULT_USAGE;
+use gpudata::layout::VertexLayoutSource as _;
 use gpudata::{
     BufferHandle, DataError, Gpu, GpuData, GpuDataDescriptor, GpuDataView, GpuError, GpuStruct,
     StepMode, TypedGpuData, VertexFormat,
@@ -396,6 +397,37 @@ fn vertex_offset() {
     assert_eq!(
         error.to_string(),
         "vertex binding of float32 at byte offset 2: vertex buffers bind at multiples of 4 bytes, and the 2 bytes before the value plus its 4 bytes exceed the byte stride 4"
+    );
+}
+
+#[test]
+fn vertex_alignment() {
+    // A `uint8x2` field one byte into packed rows: its attribute would start at byte 1 of the
+    // binding, where wgpu refuses a 2-byte attribute when the pipeline is made.
+    let gpu = gpu();
+    let buffer = buffer(&gpu, 64, DEFAULT_USAGE);
+    let view = GpuDataView::new(&buffer, VertexFormat::Uint8x2, 4, 1, Some(4)).unwrap();
+    let error = view.vertex_binding(&gpu, 0, StepMode::Vertex).unwrap_err();
+    assert_eq!(
+        error,
+        GpuError::VertexAlignment {
+            format: VertexFormat::Uint8x2,
+            byte_offset: 1,
+            alignment: 2
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "vertex binding of uint8x2 at byte offset 1: vertex buffers bind at multiples of 4 bytes, and an attribute of uint8x2 must start on a multiple of 2 bytes past that"
+    );
+    // Its layout says the same, naming the attribute.
+    assert_eq!(
+        view.vertex_layout(0, StepMode::Vertex),
+        Err(gpudata::LayoutError::MisalignedAttribute {
+            attribute: "view".into(),
+            byte_offset: 1,
+            alignment: 2
+        })
     );
 }
 

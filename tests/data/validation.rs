@@ -383,7 +383,9 @@ fn shared_data_format_and_metadata_travel_with_share() {
         GpuDataDescriptor::new(packed_a_b(), 8),
     )
     .unwrap();
-    data.set_readback_metadata(Some(std::sync::Arc::new("utf8".to_owned())));
+    data.set_readback_metadata(Some(gpudata::data::ReadbackMetadata::new(
+        "utf8".to_owned(),
+    )));
     let shared = data.share();
     assert!(!shared.owns_buffer());
     assert_eq!(shared.buffer(), data.buffer());

@@ -359,3 +359,76 @@ fn views_wgpu_cannot_fetch_are_refused_before_wgpu_sees_them() {
         Err(GpuError::VertexDataOffset { byte_offset: 2 })
     ));
 }
+
+#[test]
+fn every_source_gives_its_vertex_layout_and_names_what_it_cannot() {
+    use gpudata::layout::VertexLayoutSource as _;
+    use gpudata::{GpuConstant, LayoutError, Unorm8x4};
+    let gpu = support::gpu();
+    let usage = gpudata::data::DEFAULT_USAGE;
+    // A derived type: its format's layout at its location and step mode is its `'static` one,
+    // and so is its typed data's.
+    let format = Every::FORMAT.vertex_layout(0, Every::STEP_MODE).unwrap();
+    assert_eq!(format.buffers()[0].as_wgpu(), Every::vertex_buffer_layout());
+    let names: Vec<&str> = format.attributes().map(|(name, ..)| name).collect();
+    let fields: Vec<&str> = Every::FORMAT.fields().iter().map(|f| f.name()).collect();
+    assert_eq!(names, fields);
+    let data = TypedGpuData::from_rows(&gpu, &rows(4), usage).unwrap();
+    let typed = data.vertex_layout(0, Every::STEP_MODE).unwrap();
+    assert_eq!(typed.buffers(), format.buffers());
+    assert!(typed.attributes().eq(format.attributes()));
+    assert_eq!(data.as_data().vertex_layout(0, Every::STEP_MODE), Ok(typed));
+    // A view: the layout its vertex binding binds.
+    let unorm8 = data.get_child::<every_fields::Unorm8>();
+    let layout = unorm8.vertex_layout(3, StepMode::Instance).unwrap();
+    let binding = unorm8.vertex_binding(&gpu, 3, StepMode::Instance).unwrap();
+    assert_eq!(layout.buffers()[0].as_wgpu(), binding.layout());
+    // A constant: one attribute of stride 0.
+    let tint = GpuConstant::from_value(Unorm8x4([1, 2, 3, 4]));
+    let layout = tint.vertex_layout(5, StepMode::Vertex).unwrap();
+    assert_eq!(layout.buffers()[0].array_stride, 0);
+    assert_eq!(
+        layout.attributes().collect::<Vec<_>>(),
+        [("constant", VertexFormat::Unorm8x4, 5, 0)]
+    );
+    // What cannot be fetched is an error naming the attribute and its format.
+    let webgl = GpuConstant::from_bytes(VertexFormat::Uint8x3Webgl, &[1, 2, 3]).unwrap();
+    assert_eq!(
+        webgl.vertex_layout(0, StepMode::Vertex),
+        Err(LayoutError::WebglOnlyVertexAttribute {
+            attribute: "constant".into(),
+            format: VertexFormat::Uint8x3Webgl
+        })
+    );
+    let buffer = support::buffer(&gpu, 64, usage);
+    let list = GpuData::new(
+        gpudata::BufferHandle::Shared(buffer.clone()),
+        GpuDataDescriptor::new(
+            gpudata::GpuVectorFormat::VertexList(VertexFormat::Float32),
+            2,
+        )
+        .with_value_length(4),
+    )
+    .unwrap();
+    assert_eq!(
+        list.vertex_layout(0, StepMode::Vertex),
+        Err(LayoutError::NoVertexLayout {
+            name: "data".into(),
+            format: "vertex-list<float32>".into()
+        })
+    );
+    let untyped = GpuData::new(
+        gpudata::BufferHandle::Shared(buffer),
+        GpuDataDescriptor {
+            length: 4,
+            byte_stride: Some(4),
+            ..GpuDataDescriptor::default()
+        },
+    )
+    .unwrap();
+    let error = untyped.vertex_layout(0, StepMode::Vertex).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "`data` (no format) has no vertex layout: vertex buffers hold rows of fixed-width vertex formats"
+    );
+}

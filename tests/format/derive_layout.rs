@@ -45,6 +45,10 @@ fn assert_vertex_matches_runtime<T: GpuStruct>(layout: StructLayout) {
         .buffer_layout("", Some(T::STEP_MODE))
         .to_wgpu(0)
         .expect("no -webgl field");
+    // The one way to a vertex layout gives the same.
+    let one_way = gpudata::layout::VertexLayoutSource::vertex_layout(T::FORMAT, 0, T::STEP_MODE)
+        .expect("no -webgl field");
+    assert_eq!(one_way.buffers(), std::slice::from_ref(&runtime));
     assert_eq!(vertex.array_stride, runtime.array_stride);
     assert_eq!(vertex.step_mode, runtime.step_mode);
     assert_eq!(vertex.attributes, runtime.attributes.as_slice());

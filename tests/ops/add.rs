@@ -2,9 +2,10 @@
 //! spec's vectors (§11.7).
 
 use crate::fixtures::*;
+use gpudata::GpuConstant;
 use gpudata::format::DataType;
 use gpudata::ops::cpu::{self, HostInput, HostOperand};
-use gpudata::ops::{self, ArithmeticOp, Constant, Operand, OpsConfig};
+use gpudata::ops::{self, ArithmeticOp, Literal, Operand, OpsConfig};
 use gpudata::{Gpu, GpuDataView, OpError, VertexFormat};
 
 /// A GPU input and its CPU twin over the same bytes.
@@ -68,7 +69,13 @@ fn exact_expected(op: ArithmeticOp, formats: &[VertexFormat]) -> bool {
 
 /// Runs `op` over `pairs` (plus `constants`) on both sides and compares: bit for bit unless a
 /// normalized input or a float division makes the GPU's rounding differ in the last bit.
-fn check(gpu: &Gpu, config: &OpsConfig, op: ArithmeticOp, pairs: &[&Pair], constants: &[Constant]) {
+fn check(
+    gpu: &Gpu,
+    config: &OpsConfig,
+    op: ArithmeticOp,
+    pairs: &[&Pair],
+    constants: &[GpuConstant],
+) {
     let mut gpu_operands: Vec<Operand<'_>> = pairs.iter().map(|p| p.gpu().into()).collect();
     let mut cpu_operands: Vec<HostOperand<'_>> = pairs.iter().map(|p| p.cpu().into()).collect();
     gpu_operands.extend(constants.iter().map(|c| Operand::from(*c)));
@@ -284,8 +291,8 @@ fn three_operands_and_constants() {
         ArithmeticOp::Multiply,
         &[&a, &b],
         &[
-            Constant::vector(&[0.5, -2.0]).unwrap(),
-            Constant::scalar(3.0),
+            GpuConstant::from_value([0.5f32, -2.0]),
+            GpuConstant::from_value(3.0f32),
         ],
     );
     check(
@@ -293,7 +300,7 @@ fn three_operands_and_constants() {
         &OpsConfig::default(),
         ArithmeticOp::Subtract,
         &[&c],
-        &[Constant::vector(&[1.0, 2.0, 3.0, 4.0]).unwrap()],
+        &[GpuConstant::from_value([1.0f32, 2.0, 3.0, 4.0])],
     );
 }
 
@@ -489,7 +496,7 @@ fn errors_name_the_problem() {
         OpError::NoGpuInput { op: "add" }
     );
     assert!(matches!(
-        Constant::vector(&[1.0; 5]).unwrap_err(),
+        Literal::vector(&[1.0; 5]).unwrap_err(),
         OpError::ConstantLanes { lanes: 5, .. }
     ));
 }
@@ -539,6 +546,6 @@ fn data_typed_views_and_constants_are_operands() {
     let typed = gpudata::data::TypedGpuDataView::<f32>::new(data.as_view().unwrap()).unwrap();
     let sum = ops::add(&gpu, typed, &data).unwrap();
     assert_eq!(f32s(&sum.read_bytes(&gpu).unwrap()), [2.0, 4.0, 6.0]);
-    let scaled = ops::multiply(&gpu, &sum, Constant::scalar(0.5)).unwrap();
+    let scaled = ops::multiply(&gpu, &sum, GpuConstant::from_value(0.5f32)).unwrap();
     assert_eq!(f32s(&scaled.read_bytes(&gpu).unwrap()), [1.0, 2.0, 3.0]);
 }

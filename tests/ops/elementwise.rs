@@ -11,11 +11,10 @@
 //! it equals the reference computed on the flushed inputs.
 
 use crate::fixtures::*;
+use gpudata::GpuConstant;
 use gpudata::format::DataType;
 use gpudata::ops::cpu::{self, HostColumn, HostInput, HostOperand};
-use gpudata::ops::{
-    self, ArithmeticOp, Constant, LaneOp, Literal, MathOp, Operand, OperandOf, OpsConfig,
-};
+use gpudata::ops::{self, ArithmeticOp, LaneOp, Literal, MathOp, Operand, OperandOf, OpsConfig};
 use gpudata::{Gpu, GpuDataView, OpError, VertexFormat};
 
 /// Which values a column holds.
@@ -541,7 +540,7 @@ pub(crate) fn run_lane_cases(gpu: &Gpu, config: &OpsConfig, cols: &[Col]) {
             vec![
                 Arg::Data(1),
                 Arg::Data(0),
-                Arg::Constant(Constant::scalar(-2.5)),
+                Arg::Constant(GpuConstant::from_value(-2.5f32)),
             ],
             Check::Exact,
         ),
@@ -626,7 +625,7 @@ fn interleave_lanes_past_four_lanes_writes_struct_rows_as_the_cpu_reference() {
             cols.iter().map(|c| c.host(false).into()).collect();
         if constant {
             // Three more float32 lanes.
-            let c = Constant::vector(&[1.5, -2.0, 0.25]).unwrap();
+            let c = GpuConstant::from_value([1.5f32, -2.0, 0.25]);
             gpu_args.push(c.into());
             host_args.push(c.into());
         }
@@ -901,7 +900,7 @@ fn luma_rules_and_errors() {
         }
     );
     assert_eq!(
-        ops::length(&gpu, Constant::scalar(1.0)).unwrap_err(),
+        ops::length(&gpu, GpuConstant::from_value(1.0f32)).unwrap_err(),
         OpError::NoGpuInput { op: "length" }
     );
     // Output types: dot/length float32, equalAll uint32, abs keeps sint16, sqrt of uint8

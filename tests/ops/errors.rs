@@ -4,7 +4,7 @@
 
 use gpudata::data::DEFAULT_USAGE;
 use gpudata::ops::cpu::{self, HostInput};
-use gpudata::ops::{self, ArithmeticOp, Constant, Operand, OpsConfig};
+use gpudata::ops::{self, ArithmeticOp, Literal, Operand, OpsConfig};
 use gpudata::{
     Gpu, GpuData, GpuDataStructFormat, GpuDataView, GpuError, OpError, StructLayout, VertexFormat,
 };
@@ -46,18 +46,18 @@ fn no_gpu_input() {
 
 #[test]
 fn constant_lanes() {
-    let error = Constant::vector(&[1.0; 5]).unwrap_err();
+    let error = Literal::vector(&[1.0; 5]).unwrap_err();
     assert_eq!(
         error,
         OpError::ConstantLanes {
-            op: "constant",
+            op: "literal",
             input: 0,
             lanes: 5
         }
     );
     assert_eq!(
         error.to_string(),
-        "constant: constant 0 has 5 lanes: expected 1 to 4"
+        "literal: constant 0 has 5 lanes: expected 1 to 4"
     );
 }
 

@@ -6,7 +6,9 @@
 use crate::fixtures::*;
 use crate::select::{small, special_rows};
 use gpudata::ops::cpu::{self, HostInput, HostPredicate};
-use gpudata::ops::{self, Comparand, Comparison, GpuMask, OpError, Predicate, PredicateOf, Scalar};
+use gpudata::ops::{
+    self, Comparand, Comparison, GpuMask, OpError, Predicate, PredicateOf, ShaderScalar,
+};
 use gpudata::{Gpu, GpuDataView, VertexFormat};
 
 /// A host column and its upload.
@@ -69,13 +71,13 @@ impl Column {
     }
 }
 
-pub(crate) fn scalar(rng: &mut Rng) -> Scalar {
+pub(crate) fn scalar(rng: &mut Rng) -> ShaderScalar {
     match rng.below(5) {
-        0 => Scalar::F32(rng.f32_in(100.0)),
-        1 => Scalar::F32([0.0, -0.0, f32::INFINITY, f32::NAN][rng.below(4) as usize]),
-        2 => Scalar::I32([i32::MIN, -1, 0, 7, i32::MAX][rng.below(5) as usize]),
-        3 => Scalar::U32([0, 1, 200, u32::MAX][rng.below(4) as usize]),
-        _ => Scalar::I32(rng.next_u32() as i32 >> 16),
+        0 => ShaderScalar::F32(rng.f32_in(100.0)),
+        1 => ShaderScalar::F32([0.0, -0.0, f32::INFINITY, f32::NAN][rng.below(4) as usize]),
+        2 => ShaderScalar::I32([i32::MIN, -1, 0, 7, i32::MAX][rng.below(5) as usize]),
+        3 => ShaderScalar::U32([0, 1, 200, u32::MAX][rng.below(4) as usize]),
+        _ => ShaderScalar::I32(rng.next_u32() as i32 >> 16),
     }
 }
 

@@ -20,7 +20,7 @@
 //! with 128-bit integers; everywhere else it must equal luma.gl bit for bit.
 
 use gpudata::VertexFormat;
-use gpudata::format::codec::{self, Scalar};
+use gpudata::format::codec::{self, ShaderScalar};
 use gpudata::ops::cpu::{self, HostData, HostInput, HostOperand};
 use gpudata::ops::{ArithmeticOp, LaneOp, Literal, MathOp};
 use serde_json::Value;
@@ -63,9 +63,9 @@ fn lanes(arg: &Arg, row: usize) -> Vec<f64> {
     (0..arg.format.components())
         .map(
             |l| match codec::decode_lane(arg.format, bytes, l).unwrap() {
-                Scalar::F32(v) => f64::from(v),
-                Scalar::I32(v) => f64::from(v),
-                Scalar::U32(v) => f64::from(v),
+                ShaderScalar::F32(v) => f64::from(v),
+                ShaderScalar::I32(v) => f64::from(v),
+                ShaderScalar::U32(v) => f64::from(v),
             },
         )
         .collect()

@@ -5,6 +5,7 @@
 pub mod support;
 
 mod add;
+mod constants;
 mod deinterleave;
 mod elementwise;
 mod errors;

@@ -444,7 +444,8 @@ fn chunked_uploads_and_operations_refuse_what_chunks_cannot_hold() {
 
 #[test]
 fn element_wise_operations_take_chunked_columns_as_one_buffer_data() {
-    use gpudata::ops::{ArithmeticOp, Constant, Literal, MathOp};
+    use gpudata::GpuConstant;
+    use gpudata::ops::{ArithmeticOp, Literal, MathOp};
     use gpudata::table::{ChunkMapError, ChunkOperand};
     let gpu = small_gpu();
     let full = support::gpu();
@@ -523,11 +524,16 @@ fn element_wise_operations_take_chunked_columns_as_one_buffer_data() {
         MathOp::Pow,
         &[
             (&a_vec).into(),
-            ChunkOperand::Constant(Constant::scalar(2.0)),
+            ChunkOperand::Constant(GpuConstant::from_value(2.0f32)),
         ],
     )
     .unwrap();
-    let oracle = gpudata::ops::pow(&full, a_one.as_view().unwrap(), Constant::scalar(2.0)).unwrap();
+    let oracle = gpudata::ops::pow(
+        &full,
+        a_one.as_view().unwrap(),
+        GpuConstant::from_value(2.0f32),
+    )
+    .unwrap();
     assert_eq!(
         powered.read_bytes(&gpu).unwrap(),
         oracle.read_bytes(&full).unwrap()

@@ -1,10 +1,11 @@
 //! The error catalogue (`docs/ERRORS.md`): every [`TableError`] variant triggered through the
 //! public API on lavapipe, pinned by variant and by its whole rendered message.
 
+use gpudata::GpuConstant;
 use gpudata::data::{DEFAULT_USAGE, MetricsPolicy};
 use gpudata::table::{
-    AppendableOptions, GpuColumn, GpuConstant, GpuRecordBatch, GpuSchemaField, GpuTable, GpuVector,
-    PackOptions, RecordBatchOptions, RenderOptions, SegmentOptions, SegmentSpec, SegmentedLayout,
+    AppendableOptions, GpuColumn, GpuRecordBatch, GpuSchemaField, GpuTable, GpuVector, PackOptions,
+    RecordBatchOptions, RenderOptions, SegmentOptions, SegmentSpec, SegmentedLayout,
 };
 use gpudata::{
     BufferLayout, DataError, Gpu, GpuData, GpuDataDescriptor, GpuError, GpuStruct, GpuVectorFormat,
@@ -278,7 +279,7 @@ fn constant_scalar_type() {
     let error = GpuConstant::new(VertexFormat::Float32, &[1u32]).unwrap_err();
     assert_error(
         &error,
-        TableError::ConstantScalarType {
+        DataError::ConstantScalarType {
             format: VertexFormat::Float32,
             expected: "f32",
             found: "u32",
@@ -292,7 +293,7 @@ fn constant_byte_length() {
     let error = GpuConstant::new(VertexFormat::Float32x2, &[1.0f32]).unwrap_err();
     assert_error(
         &error,
-        TableError::ConstantByteLength {
+        DataError::ConstantByteLength {
             format: VertexFormat::Float32x2,
             expected: 8,
             found: 4,
@@ -307,7 +308,7 @@ fn constant_byte_length_of_one_byte_is_singular() {
     let error = GpuConstant::new(VertexFormat::Uint8, &[1u8, 2]).unwrap_err();
     assert_error(
         &error,
-        TableError::ConstantByteLength {
+        DataError::ConstantByteLength {
             format: VertexFormat::Uint8,
             expected: 1,
             found: 2,
@@ -318,9 +319,10 @@ fn constant_byte_length_of_one_byte_is_singular() {
 
 #[test]
 fn wgsl_name() {
-    let error = GpuConstant::from_value(1.0f32)
-        .wgsl("2d", 0, 0)
-        .unwrap_err();
+    let binding =
+        gpudata::table::ConstantBinding::new(&gpu(), "2d", GpuConstant::from_value(1.0f32))
+            .unwrap();
+    let error = binding.wgsl(0, 0).unwrap_err();
     assert_error(
         &error,
         TableError::Wgsl(gpudata::error::WgslError::InvalidName { name: "2d".into() }),

@@ -142,23 +142,46 @@ fn an_append_on_a_lost_device_is_reported() {
 fn a_constants_buffer_is_made_on_the_device_asked_for() {
     // The shared device and `other` are the first devices of two wgpu instances: their ids
     // collide, so a cache keyed by wgpu's device equality handed `other`'s buffer to `gpu`.
+    // The table keeps its constants' uploads per device.
     let (gpu, other) = (gpu(), other_gpu());
     let constant = GpuConstant::new(VertexFormat::Float32x2, &[1.5f32, -2.0]).unwrap();
+    let table = GpuTable::from_columns(
+        [("c", gpudata::table::GpuColumn::from(constant))],
+        gpudata::table::RecordBatchOptions {
+            num_rows: Some(3),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let buffer = |gpu: &Gpu| {
+        table
+            .storage_bindings(gpu)
+            .map(|b| b.batches()[0].constants()[0].buffer().clone())
+    };
     let mut expected = f32_bytes(&[1.5, -2.0]);
     expected.resize(16, 0);
-    let on_other = constant.buffer(&other).unwrap();
-    let on_gpu = constant.buffer(&gpu).unwrap();
+    let on_other = buffer(&other).unwrap();
+    let on_gpu = buffer(&gpu).unwrap();
     assert_eq!(read_buffer(&gpu, &on_gpu, 0, 16), expected);
     assert_eq!(read_buffer(&other, &on_other, 0, 16), expected);
     // The first upload is kept for its own device.
-    let again = constant.buffer(&other).unwrap();
+    let again = buffer(&other).unwrap();
     assert_eq!(read_buffer(&other, &again, 0, 16), expected);
+    assert_eq!(again, on_other);
 
     let lost = fresh_gpu();
     lost.device().destroy();
-    let result = constant.buffer(&lost);
+    let result = buffer(&lost);
     assert!(
         matches!(result, Err(TableError::Gpu(GpuError::DeviceLost { .. }))),
+        "{result:?}"
+    );
+    let result = constant.upload(&lost);
+    assert!(
+        matches!(
+            result,
+            Err(gpudata::DataError::Gpu(GpuError::DeviceLost { .. }))
+        ),
         "{result:?}"
     );
 }

@@ -5,9 +5,10 @@
 
 use crate::fixtures::{column, gpu};
 use crate::support::Rng;
+use gpudata::GpuConstant;
 use gpudata::ops::GpuMask;
 use gpudata::table::{
-    GpuColumn, GpuConstant, GpuTable, GpuVector, RecordBatchOptions, SegmentOptions, TableError,
+    GpuColumn, GpuTable, GpuVector, RecordBatchOptions, SegmentOptions, TableError,
 };
 use gpudata::{Gpu, GpuData, GpuStruct, Unorm8x4, VertexFormat};
 
@@ -469,4 +470,52 @@ fn filtering_refuses_strips_and_list_columns() {
             format: "value-list<uint8>".to_owned()
         }
     );
+}
+
+/// Readback metadata of a column's own kind that describes its rows: which are null.
+#[derive(Debug, PartialEq)]
+struct Nulls(Vec<bool>);
+
+impl gpudata::data::RowMetadata for Nulls {
+    fn null_count(&self) -> u64 {
+        self.0.iter().filter(|n| **n).count() as u64
+    }
+
+    fn keep_rows(
+        &self,
+        kept: u64,
+        keep: Option<&[bool]>,
+    ) -> Option<gpudata::data::ReadbackMetadata> {
+        let keep = keep?;
+        let rows: Vec<bool> = (self.0.iter().zip(keep))
+            .filter(|(_, k)| **k)
+            .map(|(n, _)| *n)
+            .collect();
+        assert_eq!(rows.len() as u64, kept);
+        Some(gpudata::data::ReadbackMetadata::with_rows(Nulls(rows)))
+    }
+}
+
+#[test]
+fn filtering_carries_metadata_that_describes_its_rows_and_drops_other_metadata() {
+    use gpudata::data::ReadbackMetadata;
+    let gpu = gpu();
+    let mut a = column(&gpu, VertexFormat::Float32, &[1.0f32, 2.0, 3.0, 4.0, 5.0]);
+    a.set_readback_metadata(Some(ReadbackMetadata::with_rows(Nulls(vec![
+        true, false, true, false, true,
+    ]))));
+    let mut b = column(&gpu, VertexFormat::Uint32, &[1u32, 2, 3, 4, 5]);
+    b.set_readback_metadata(Some(ReadbackMetadata::new("plain".to_owned())));
+    let batch = gpudata::table::GpuRecordBatch::new([("a", a), ("b", b)]).unwrap();
+    let table = GpuTable::from_batches(vec![batch], Vec::<(String, GpuConstant)>::new()).unwrap();
+    let mask = GpuMask::from_bools(&gpu, &[true, true, false, true, true]).unwrap();
+    let filtered = table.filter(&gpu, &mask).unwrap();
+    let batch = &filtered.batches()[0];
+    let a = batch.column("a").unwrap();
+    assert_eq!(
+        a.readback_metadata_as::<Nulls>(),
+        Some(&Nulls(vec![true, false, false, true]))
+    );
+    assert!(batch.column("b").unwrap().readback_metadata().is_none());
+    assert_eq!((batch.null_count(), filtered.null_count()), (2, 2));
 }

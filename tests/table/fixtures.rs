@@ -4,11 +4,12 @@
 
 use std::fmt::{Debug, Display};
 
+use gpudata::GpuConstant;
 use gpudata::data::GpuDataFormat;
 use gpudata::layout::BufferAttribute;
 use gpudata::table::{
-    AppendableOptions, DataVectorOptions, GpuColumn, GpuConstant, GpuRecordBatch, GpuSchemaField,
-    GpuTable, GpuVector, RecordBatchOptions, SegmentSpec, SegmentedLayout, SegmentedTable,
+    AppendableOptions, DataVectorOptions, GpuColumn, GpuRecordBatch, GpuSchemaField, GpuTable,
+    GpuVector, RecordBatchOptions, SegmentSpec, SegmentedLayout, SegmentedTable,
     SegmentedTableBuilder,
 };
 use gpudata::{

@@ -5,10 +5,11 @@
 
 use crate::fixtures::{bytes, compute_capture, gpu, render_capture};
 use crate::support::Rng;
+use gpudata::GpuConstant;
 use gpudata::data::HostValues;
 use gpudata::format::PrimitiveType;
 use gpudata::table::{
-    GpuColumn, GpuConstant, GpuTable, GpuVector, RecordBatchOptions, RenderOptions,
+    ConstantBinding, GpuColumn, GpuTable, GpuVector, RecordBatchOptions, RenderOptions,
 };
 use gpudata::{GpuDataDescriptor, VertexFormat};
 
@@ -269,13 +270,15 @@ fn naga_validate(format: VertexFormat, wgsl: &str) {
 
 #[test]
 fn constant_wgsl_validates_with_naga_for_every_format() {
+    let gpu = gpu();
+    let binding = |name: &str, constant| ConstantBinding::new(&gpu, name, constant).unwrap();
     for format in VertexFormat::ALL {
         let constant =
             GpuConstant::from_bytes(format, &vec![0u8; format.byte_length() as usize]).unwrap();
-        naga_validate(format, &constant.wgsl("value", 0, 3).unwrap());
+        naga_validate(format, &binding("value", constant).wgsl(0, 3).unwrap());
     }
-    let error = GpuConstant::from_value(1.0f32)
-        .wgsl("2d", 0, 0)
+    let error = binding("2d", GpuConstant::from_value(1.0f32))
+        .wgsl(0, 0)
         .unwrap_err();
     assert_eq!(
         error,

@@ -4,8 +4,9 @@
 //! generated WGSL accessors; indexed draws go through the `indices` column.
 
 use crate::fixtures::{bytes, column, compute_capture, gpu, render_capture};
+use gpudata::GpuConstant;
 use gpudata::table::{
-    BatchStorage, GpuColumn, GpuConstant, GpuTable, GpuVector, RecordBatchOptions, RenderOptions,
+    BatchStorage, GpuColumn, GpuTable, GpuVector, RecordBatchOptions, RenderOptions,
     SegmentOptions, TableRenderBindings,
 };
 use gpudata::{
@@ -236,7 +237,7 @@ fn packed_interleaved_and_constant_columns_render_and_segment() {
     let bindings = table
         .render_bindings(&gpu, RenderOptions::default())
         .unwrap();
-    let layouts = bindings.owned_layouts();
+    let layouts = bindings.vertex_layout().buffers();
     assert_eq!(layouts.len(), 3);
     assert_eq!(layouts[1].array_stride, Instance::FORMAT.byte_stride());
     assert_eq!(
@@ -511,7 +512,7 @@ fn instance_stepped_layouts_draw_rows_as_instances() {
         .render_bindings(&gpu, RenderOptions::default())
         .unwrap();
     assert_eq!(
-        bindings.owned_layouts()[0].step_mode,
+        bindings.vertex_layout().buffers()[0].step_mode,
         wgpu::VertexStepMode::Instance
     );
     let shader = format!(
@@ -551,4 +552,80 @@ struct Out {{
         );
         assert_eq!(f32::from_bits(px[3]), 128.0 / 255.0);
     }
+}
+
+#[test]
+fn a_tables_vertex_layout_is_what_its_render_bindings_bind() {
+    use gpudata::layout::VertexLayoutSource as _;
+    let gpu = gpu();
+    let table = mixed_table(&gpu, 4);
+    let layout = table.vertex_layout(2, StepMode::Instance).unwrap();
+    let options = RenderOptions {
+        step_mode: StepMode::Instance,
+        base_location: 2,
+    };
+    let bindings = table.render_bindings(&gpu, options).unwrap();
+    assert_eq!(&layout, bindings.vertex_layout());
+    // Every attribute with its name, format, location and slot; the constant is named after
+    // its column.
+    let attributes: Vec<(&str, VertexFormat, u32, usize)> = layout.attributes().collect();
+    assert_eq!(
+        attributes,
+        [
+            ("offset", VertexFormat::Float32x2, 2, 0),
+            ("color", VertexFormat::Unorm8x4, 3, 1),
+            ("scale", VertexFormat::Float32, 4, 1),
+            ("id", VertexFormat::Uint32, 5, 1),
+            ("tint", VertexFormat::Unorm8x4, 6, 2)
+        ]
+    );
+    assert_eq!(layout.buffer_name(2), Some("tint"));
+    assert_eq!(layout.next_location(2), Ok(7));
+    // The WGSL inputs leave no attribute out.
+    let inputs = bindings.wgsl_vertex_inputs();
+    assert_eq!(inputs.lines().count(), 5, "{inputs}");
+    assert!(
+        inputs.contains("    @location(6) tint: vec4<f32>,"),
+        "{inputs}"
+    );
+    // Each vector and batch gives its own part of it.
+    let instance = table
+        .vector("instance")
+        .unwrap()
+        .vertex_layout(3, StepMode::Instance);
+    assert_eq!(instance.unwrap().buffers(), &layout.buffers()[1..2]);
+    let offset = table
+        .vector("offset")
+        .unwrap()
+        .vertex_layout(2, StepMode::Instance);
+    assert_eq!(offset.unwrap().buffers(), &layout.buffers()[..1]);
+    let batch = table.batches()[0]
+        .vertex_layout(2, StepMode::Instance)
+        .unwrap();
+    assert_eq!(batch.buffers(), &layout.buffers()[..2]);
+}
+
+#[test]
+fn a_list_vector_has_no_vertex_layout() {
+    use gpudata::layout::VertexLayoutSource as _;
+    let gpu = gpu();
+    let list = bytes(
+        &gpu,
+        &[0; 16],
+        GpuDataDescriptor::new(GpuVectorFormat::VertexList(VertexFormat::Float32), 2)
+            .with_value_length(4),
+    );
+    let vector = GpuVector::from_data("paths", vec![list]).unwrap();
+    let error = vector.vertex_layout(0, StepMode::Vertex).unwrap_err();
+    assert_eq!(
+        error,
+        gpudata::LayoutError::NoVertexLayout {
+            name: "paths".into(),
+            format: "vertex-list<float32>".into()
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "`paths` (vertex-list<float32>) has no vertex layout: vertex buffers hold rows of fixed-width vertex formats"
+    );
 }

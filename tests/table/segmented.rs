@@ -9,8 +9,9 @@ use crate::fixtures::{
     gpu, misaligned_floats, narrow_segment_layout, paths_table, vector_table, vertex_only_data,
     with_layouts,
 };
+use gpudata::GpuConstant;
 use gpudata::table::{
-    GpuConstant, GpuTable, PackOptions, RenderOptions, SegmentOptions, SegmentSpec, SegmentStride,
+    GpuTable, PackOptions, RenderOptions, SegmentOptions, SegmentSpec, SegmentStride,
     SegmentedLayout, SegmentedTableBuilder,
 };
 use gpudata::{
@@ -199,7 +200,7 @@ fn builder_uploads_columns_into_one_allocation() {
         .table()
         .render_bindings(&gpu, RenderOptions::default())
         .unwrap();
-    assert_eq!(bindings.owned_layouts().len(), 2);
+    assert_eq!(bindings.vertex_layout().buffers().len(), 2);
     let a_data = vertex.segment_data("a").unwrap();
     let values = a_data.as_view().unwrap().read_packed_bytes(&gpu).unwrap();
     assert_eq!(values, bytemuck::cast_slice::<[u8; 2], u8>(&a));

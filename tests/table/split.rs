@@ -7,9 +7,9 @@
 use std::sync::OnceLock;
 
 use crate::fixtures::{Small, USAGE, field_bytes, gpu, limited_gpu};
+use gpudata::GpuConstant;
 use gpudata::table::{
-    GpuConstant, GpuRecordBatch, GpuTable, PackOptions, RecordBatchOptions, SegmentOptions,
-    SegmentedTable,
+    GpuRecordBatch, GpuTable, PackOptions, RecordBatchOptions, SegmentOptions, SegmentedTable,
 };
 use gpudata::{
     BufferHandle, BufferLayout, Gpu, GpuData, GpuDataDescriptor, GpuStruct, StructLayout,

@@ -8,13 +8,13 @@ use crate::fixtures::{
     no_constants, positions, positions_vector, strided_positions, texts_batch, untyped,
     with_fields, with_layouts, zeroed, zeroed_list,
 };
+use gpudata::GpuConstant;
 use gpudata::data::GpuDataFormat;
 use gpudata::data::MetricsPolicy;
 use gpudata::layout::BufferAttribute;
 use gpudata::table::{
-    DataVectorOptions, GpuColumn, GpuColumnRef, GpuConstant, GpuRecordBatch, GpuSchema,
-    GpuSchemaField, GpuTable, GpuVector, InterleavedDescriptor, PackOptions, RecordBatchOptions,
-    SourceInfo,
+    DataVectorOptions, GpuColumn, GpuColumnRef, GpuRecordBatch, GpuSchema, GpuSchemaField,
+    GpuTable, GpuVector, InterleavedDescriptor, PackOptions, RecordBatchOptions, SourceInfo,
 };
 use gpudata::{
     BufferHandle, BufferLayout, GpuData, GpuDataDescriptor, GpuVectorFormat, TableError,
@@ -443,7 +443,7 @@ fn v66_constant_requires_the_format_scalar_type_and_byte_length() {
     let error = GpuConstant::new(VertexFormat::Float32, &[1u32]).unwrap_err();
     assert_error_contains(
         &error,
-        TableError::ConstantScalarType {
+        gpudata::DataError::ConstantScalarType {
             format: VertexFormat::Float32,
             expected: "f32",
             found: "u32",
@@ -453,7 +453,7 @@ fn v66_constant_requires_the_format_scalar_type_and_byte_length() {
     let error = GpuConstant::new(VertexFormat::Float32x2, &[1.0f32]).unwrap_err();
     assert_error_contains(
         &error,
-        TableError::ConstantByteLength {
+        gpudata::DataError::ConstantByteLength {
             format: VertexFormat::Float32x2,
             expected: 8,
             found: 4,
@@ -463,7 +463,7 @@ fn v66_constant_requires_the_format_scalar_type_and_byte_length() {
     // i8 components are not u8 components.
     assert!(matches!(
         GpuConstant::new(VertexFormat::Unorm8x4, &[1i8, 2, 3, 4]),
-        Err(TableError::ConstantScalarType {
+        Err(gpudata::DataError::ConstantScalarType {
             expected: "u8",
             found: "i8",
             ..
@@ -478,7 +478,7 @@ fn v67_packed_bits_constants_take_u32() {
     assert_eq!(constant.bytes(), &word.to_le_bytes());
     assert!(matches!(
         GpuConstant::new(VertexFormat::Unorm10_10_10_2, &[0u8; 4]),
-        Err(TableError::ConstantScalarType {
+        Err(gpudata::DataError::ConstantScalarType {
             expected: "u32",
             found: "u8",
             ..

@@ -7,7 +7,6 @@
 //! ([`record_batches_to_gpu_table`](super::record_batches_to_gpu_table)).
 
 use std::ops::Range;
-use std::sync::Arc;
 
 use arrow_array::{Array, ArrayRef};
 use arrow_schema::Field;
@@ -133,7 +132,7 @@ pub(super) fn cut_rows(
 /// `f32` pairs).
 fn column_readback(source: &ArrowColumnSource) -> ReadbackMetadata {
     let readback = source.readback().clone();
-    Arc::new(if source.needs_fround() {
+    ReadbackMetadata::with_rows(if source.needs_fround() {
         readback.after_fround()
     } else {
         readback

@@ -2,8 +2,6 @@
 //! intermediate host copy), the [`ArrowReadback`] kept as the data's readback metadata, and a
 //! readback that rebuilds the original Arrow array.
 
-use std::sync::Arc;
-
 use arrow_array::{Array, ArrayRef};
 use arrow_schema::Field;
 
@@ -41,7 +39,7 @@ fn struct_format_of(layout: &BufferLayout) -> Option<GpuDataStructFormat> {
 /// The GPU data descriptor of a source: its format, rows, values and strides, and its readback
 /// metadata.
 pub(crate) fn descriptor(source: &ArrowColumnSource) -> GpuDataDescriptor {
-    let metadata: crate::data::ReadbackMetadata = Arc::new(source.readback().clone());
+    let metadata = crate::data::ReadbackMetadata::with_rows(source.readback().clone());
     let format = match source.format() {
         SourceFormat::Vector(format) => Some(GpuDataFormat::Vector(*format)),
         SourceFormat::Interleaved(layout) => struct_format_of(layout).map(GpuDataFormat::Struct),
@@ -127,8 +125,8 @@ pub fn upload_source(
         .on_device(gpu);
     let mut split = ops::fround(gpu, input).map_err(|e| ArrowInteropError::op(column, e))?;
     words.destroy();
-    let metadata: crate::data::ReadbackMetadata =
-        Arc::new(source.readback().clone().after_fround());
+    let metadata =
+        crate::data::ReadbackMetadata::with_rows(source.readback().clone().after_fround());
     split.set_readback_metadata(Some(metadata));
     Ok(split)
 }

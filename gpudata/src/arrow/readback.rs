@@ -9,6 +9,7 @@ use arrow_schema::DataType as ArrowType;
 use super::ArrowInteropError;
 use super::format::ArrowShape;
 use super::source::ArrowReadback;
+use crate::data::{ReadbackMetadata, RowMetadata};
 use crate::layout::{remove_stride, strided_byte_length};
 
 impl ArrowReadback {
@@ -235,4 +236,38 @@ pub fn compact_rows(
     let rows = usize::try_from(length).map_err(|_| overflow())?;
     // `bytes` holds the rows (checked above), so their packed length fits in memory too.
     Ok(remove_stride(bytes, rows, stride, row))
+}
+
+/// Arrow's readback follows a row filter: the kept rows' validity, the kept row count. A column
+/// with offsets (lists, strings) does not follow (filtering refuses such columns before).
+impl RowMetadata for ArrowReadback {
+    fn null_count(&self) -> u64 {
+        self.nulls.as_ref().map_or(0, |n| n.null_count() as u64)
+    }
+
+    fn keep_rows(&self, kept: u64, keep: Option<&[bool]>) -> Option<ReadbackMetadata> {
+        let length = usize::try_from(kept).ok()?;
+        if self.offsets.is_some() {
+            return None;
+        }
+        let nulls = match (&self.nulls, keep) {
+            (None, _) => None,
+            (Some(nulls), Some(keep)) => {
+                let valid: arrow_buffer::BooleanBuffer = keep
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, k)| **k)
+                    .map(|(row, _)| nulls.is_valid(row))
+                    .collect();
+                Some(NullBuffer::new(valid)).filter(|n| n.null_count() > 0)
+            }
+            // Nulls, yet the mask was not read: not reached (the filter reads it for any null).
+            (Some(_), None) => return None,
+        };
+        Some(ReadbackMetadata::with_rows(ArrowReadback {
+            length,
+            nulls,
+            ..self.clone()
+        }))
+    }
 }

@@ -3,8 +3,6 @@
 //! [`ArrowReadback`] so the batch comes back with its original types. Float64 columns that ask
 //! for fround are split on the GPU into their segment.
 
-use std::sync::Arc;
-
 use arrow_array::RecordBatch;
 
 use super::ArrowInteropError;
@@ -49,11 +47,11 @@ fn segment_spec(
                     column: readback.column().to_owned(),
                     data_type: readback.data_type().clone(),
                 })?;
-            let metadata: ReadbackMetadata = Arc::new(readback.clone().after_fround());
+            let metadata = ReadbackMetadata::with_rows(readback.clone().after_fround());
             (GpuVectorFormat::Fixed(split), metadata, Some(words))
         }
         SourceFormat::Vector(format) => {
-            let metadata: ReadbackMetadata = Arc::new(readback.clone());
+            let metadata = ReadbackMetadata::with_rows(readback.clone());
             (*format, metadata, None)
         }
         SourceFormat::Interleaved(_) => {
@@ -64,7 +62,7 @@ fn segment_spec(
             });
         }
     };
-    let data_type: ReadbackMetadata = Arc::new(readback.data_type().clone());
+    let data_type = ReadbackMetadata::new(readback.data_type().clone());
     let spec = SegmentSpec {
         value_length: Some(column.value_length()),
         data_type: Some(data_type),

@@ -231,7 +231,7 @@ pub fn record_batches_to_gpu_table(
     }
     let table = GpuTable::from_batches(
         gpu_batches,
-        Vec::<(String, crate::table::GpuConstant)>::new(),
+        Vec::<(String, crate::data::GpuConstant)>::new(),
     )
     .map_err(table_error)?;
     Ok((table, skipped))

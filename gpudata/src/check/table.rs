@@ -6,10 +6,8 @@ use super::error::{MismatchError, ShaderCheckError, ShaderMismatch};
 use super::globals::{HostBinding, space_text};
 use super::shader::Shader;
 use super::structs::finish;
-use super::vertex::{VertexAttributeInput, VertexBufferInput};
+use super::vertex::VertexBufferInput;
 use super::vertex_state::buffer_problems;
-use crate::format::VertexFormat;
-use crate::layout::StepMode;
 use crate::table::{BatchStorage, TableRenderBindings};
 
 impl Shader {
@@ -27,38 +25,7 @@ impl Shader {
         entry: &str,
         bindings: &TableRenderBindings,
     ) -> Result<(), ShaderCheckError> {
-        let name_at = |location: u32| {
-            bindings
-                .locations()
-                .iter()
-                .find(|(_, l)| *l == location)
-                .map_or_else(|| format!("location {location}"), |(n, _)| n.clone())
-        };
-        let buffers: Vec<VertexBufferInput> = bindings
-            .owned_layouts()
-            .iter()
-            .enumerate()
-            .map(|(i, layout)| VertexBufferInput {
-                name: format!("buffer {i}"),
-                array_stride: layout.array_stride,
-                step_mode: match layout.step_mode {
-                    wgpu::VertexStepMode::Instance => StepMode::Instance,
-                    _ => StepMode::Vertex,
-                },
-                attributes: layout
-                    .attributes
-                    .iter()
-                    .filter_map(|a| {
-                        Some(VertexAttributeInput {
-                            name: name_at(a.shader_location),
-                            format: VertexFormat::from_wgpu(a.format)?,
-                            offset: a.offset,
-                            location: a.shader_location,
-                        })
-                    })
-                    .collect(),
-            })
-            .collect();
+        let buffers = VertexBufferInput::from_vertex_layout(bindings.vertex_layout());
         let mut mismatches = Vec::new();
         buffer_problems(&buffers, None, &mut mismatches);
         self.compare_vertex_inputs(entry, &buffers, true, &mut mismatches)?;

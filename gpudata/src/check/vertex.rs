@@ -6,7 +6,7 @@ use naga::{Binding, Handle, ShaderStage, Type, TypeInner};
 use super::error::{ShaderCheckError, WgslLocation};
 use super::shader::Shader;
 use crate::format::VertexFormat;
-use crate::layout::{BufferLayout, StepMode};
+use crate::layout::{BufferLayout, StepMode, VertexLayout};
 
 /// One attribute a host vertex buffer feeds: its name, format, byte offset in the row and shader
 /// location.
@@ -38,10 +38,14 @@ pub struct VertexBufferInput {
 
 impl VertexBufferInput {
     /// The buffer of a derived type: its fields with the locations of
-    /// [`GpuStruct::vertex_buffer_layout`](crate::GpuStruct::vertex_buffer_layout) (from
-    /// `#[gpu(location = N)]`) and its `#[gpu(step_mode = "...")]`.
+    /// [`GpuStruct::vertex_buffer_layout`](crate::GpuStruct::vertex_buffer_layout) (field `i`
+    /// at `N + i` for `#[gpu(location = N)]`) and its `#[gpu(step_mode = "...")]`.
     #[must_use]
     pub fn of<T: crate::GpuStruct>(name: impl Into<String>) -> VertexBufferInput {
+        let first = T::vertex_buffer_layout()
+            .attributes
+            .first()
+            .map_or(0, |a| a.shader_location);
         VertexBufferInput {
             name: name.into(),
             array_stride: T::FORMAT.byte_stride(),
@@ -49,15 +53,52 @@ impl VertexBufferInput {
             attributes: T::FORMAT
                 .fields()
                 .iter()
-                .zip(T::ATTRIBUTES)
-                .map(|(field, attribute)| VertexAttributeInput {
+                .zip(first..)
+                .map(|(field, location)| VertexAttributeInput {
                     name: field.name().to_owned(),
                     format: field.format(),
                     offset: field.byte_offset(),
-                    location: attribute.shader_location,
+                    location,
                 })
                 .collect(),
         }
+    }
+
+    /// The buffers of a [`VertexLayout`] (any source's
+    /// [`vertex_layout`](crate::layout::VertexLayoutSource::vertex_layout)), slot by slot, each
+    /// attribute with its name, format, byte offset and location.
+    #[must_use]
+    pub fn from_vertex_layout(layout: &VertexLayout) -> Vec<VertexBufferInput> {
+        let mut buffers: Vec<VertexBufferInput> = layout
+            .buffers()
+            .iter()
+            .enumerate()
+            .map(|(slot, buffer)| VertexBufferInput {
+                name: layout.buffer_name(slot).unwrap_or_default().to_owned(),
+                array_stride: buffer.array_stride,
+                step_mode: match buffer.step_mode {
+                    wgpu::VertexStepMode::Instance => StepMode::Instance,
+                    _ => StepMode::Vertex,
+                },
+                attributes: Vec::new(),
+            })
+            .collect();
+        for (name, format, location, slot) in layout.attributes() {
+            let offset = layout
+                .buffers()
+                .get(slot)
+                .and_then(|b| b.attributes.iter().find(|a| a.shader_location == location))
+                .map_or(0, |a| a.offset);
+            if let Some(buffer) = buffers.get_mut(slot) {
+                buffer.attributes.push(VertexAttributeInput {
+                    name: name.to_owned(),
+                    format,
+                    offset,
+                    location,
+                });
+            }
+        }
+        buffers
     }
 
     /// The buffer of a [`BufferLayout`] whose attribute `i` feeds location `base_location + i`,

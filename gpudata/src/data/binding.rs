@@ -1,13 +1,19 @@
 //! Binding helpers: a data range as a vertex buffer slice, a view as its own vertex buffer
-//! (offset, stride and one attribute), a data range as a storage binding.
+//! (offset, stride and one attribute), a data range as a storage binding; the vertex layouts of
+//! data, views, typed data and constants ([`VertexLayoutSource`]).
 
 use std::num::NonZeroU64;
 
-use super::{GpuData, GpuDataView};
+use super::{GpuConstant, GpuData, GpuDataFormat, GpuDataView, TypedGpuData};
 use crate::device::Gpu;
 use crate::device::GpuError;
 use crate::device::buffers::require_usage;
-use crate::layout::{StepMode, WgpuVertexLayout, vertex_attribute};
+use crate::format::GpuVectorFormat;
+use crate::layout::{
+    BufferAttribute, BufferLayout, LayoutError, StepMode, VertexLayout, VertexLayoutSource,
+    vertex_attribute,
+};
+use crate::record::GpuStruct;
 
 /// Vertex buffers bind at offsets that are multiples of this (WebGPU's rule).
 const VERTEX_OFFSET_ALIGNMENT: u64 = 4;
@@ -36,23 +42,14 @@ impl<'a> VertexBinding<'a> {
         self.buffer.slice(self.offset..self.offset + self.size)
     }
 
-    /// The layout to put in the pipeline's vertex state at this binding's slot.
+    /// The layout to put in the pipeline's vertex state at this binding's slot: the view's
+    /// [`vertex_layout`](VertexLayoutSource::vertex_layout), made without allocating.
     #[must_use]
     pub fn layout(&self) -> wgpu::VertexBufferLayout<'_> {
         wgpu::VertexBufferLayout {
             array_stride: self.array_stride,
             step_mode: self.step_mode,
             attributes: &self.attribute,
-        }
-    }
-
-    /// The layout as an owned value.
-    #[must_use]
-    pub fn to_owned_layout(&self) -> WgpuVertexLayout {
-        WgpuVertexLayout {
-            array_stride: self.array_stride,
-            step_mode: self.step_mode,
-            attributes: self.attribute.to_vec(),
         }
     }
 
@@ -170,7 +167,8 @@ impl<'a> GpuDataView<'a> {
     /// [`GpuError::MissingUsage`] without `VERTEX`; [`GpuError::VertexFormat`] for a `-webgl`
     /// format; [`GpuError::VertexStride`]; [`GpuError::VertexOffset`] when the bytes between the
     /// 4-byte aligned binding start and the value, plus the value, exceed the stride;
-    /// [`GpuError::EmptyBinding`] for an empty view.
+    /// [`GpuError::VertexAlignment`] when those bytes leave the value where no vertex attribute
+    /// of its format may start; [`GpuError::EmptyBinding`] for an empty view.
     pub fn vertex_binding(
         &self,
         gpu: &Gpu,
@@ -179,20 +177,26 @@ impl<'a> GpuDataView<'a> {
     ) -> Result<VertexBinding<'a>, GpuError> {
         let buffer = self.buffer_on(gpu, "bind a vertex buffer")?;
         require_usage(buffer, wgpu::BufferUsages::VERTEX, "bind a vertex buffer")?;
+        let format = self.format();
         let rebase = self.byte_offset() % VERTEX_OFFSET_ALIGNMENT;
-        let attribute = vertex_attribute(self.format(), rebase, shader_location).ok_or(
-            GpuError::VertexFormat {
-                format: self.format(),
-            },
-        )?;
+        let attribute = vertex_attribute(format, rebase, shader_location)
+            .ok_or(GpuError::VertexFormat { format })?;
         check_vertex_stride(gpu, self.byte_stride())?;
         if rebase + self.element_byte_length() > self.byte_stride() {
             return Err(GpuError::VertexOffset {
-                format: self.format(),
+                format,
                 byte_offset: self.byte_offset(),
                 rebase,
                 format_byte_length: self.element_byte_length(),
                 byte_stride: self.byte_stride(),
+            });
+        }
+        let alignment = format.byte_length().min(4);
+        if !rebase.is_multiple_of(alignment) {
+            return Err(GpuError::VertexAlignment {
+                format,
+                byte_offset: self.byte_offset(),
+                alignment,
             });
         }
         if self.length() == 0 {
@@ -208,5 +212,92 @@ impl<'a> GpuDataView<'a> {
             step_mode: step_mode.to_wgpu(),
             attribute: [attribute],
         })
+    }
+}
+
+/// The luma.gl buffer layout of rows of `format`, `byte_stride` bytes apart, in a buffer called
+/// `name`: a struct's fields at their offsets, or one attribute `name` of a fixed format.
+///
+/// # Errors
+/// [`LayoutError::NoVertexLayout`] for a list format or no format.
+pub(crate) fn rows_layout(
+    name: &str,
+    format: Option<&GpuDataFormat>,
+    byte_stride: u64,
+) -> Result<BufferLayout, LayoutError> {
+    match format {
+        Some(GpuDataFormat::Struct(format)) => Ok(BufferLayout {
+            byte_stride: Some(byte_stride),
+            ..format.buffer_layout(name, None)
+        }),
+        Some(GpuDataFormat::Vector(GpuVectorFormat::Fixed(format))) => {
+            Ok(BufferLayout::single(name, *format, byte_stride))
+        }
+        other => Err(LayoutError::NoVertexLayout {
+            name: name.to_owned(),
+            format: other.map_or_else(|| "no format".to_owned(), ToString::to_string),
+        }),
+    }
+}
+
+/// The data's rows at its byte stride, in a buffer called `data`: a struct format's fields (one
+/// attribute per field at its offset), or one attribute `data` of its fixed format. Bind
+/// [`vertex_buffer_slice`](GpuData::vertex_buffer_slice) there.
+impl VertexLayoutSource for GpuData {
+    fn vertex_layout(
+        &self,
+        base_location: u32,
+        step_mode: StepMode,
+    ) -> Result<VertexLayout, LayoutError> {
+        rows_layout("data", self.format(), self.byte_stride())?
+            .vertex_layout(base_location, step_mode)
+    }
+}
+
+/// The view as its own vertex buffer ([`GpuDataView::vertex_binding`]): one attribute `view` of
+/// its format, at the view's offset past the 4-byte boundary below it, at the view's stride.
+impl VertexLayoutSource for GpuDataView<'_> {
+    fn vertex_layout(
+        &self,
+        base_location: u32,
+        step_mode: StepMode,
+    ) -> Result<VertexLayout, LayoutError> {
+        let layout = BufferLayout {
+            name: "view".to_owned(),
+            format: None,
+            byte_stride: Some(self.byte_stride()),
+            step_mode: None,
+            attributes: vec![BufferAttribute {
+                attribute: "view".to_owned(),
+                format: self.format(),
+                byte_offset: self.byte_offset() % VERTEX_OFFSET_ALIGNMENT,
+            }],
+        };
+        layout.vertex_layout(base_location, step_mode)
+    }
+}
+
+/// The rows of `T`, as [`GpuData`]'s.
+impl<T: GpuStruct> VertexLayoutSource for TypedGpuData<T> {
+    fn vertex_layout(
+        &self,
+        base_location: u32,
+        step_mode: StepMode,
+    ) -> Result<VertexLayout, LayoutError> {
+        self.as_data().vertex_layout(base_location, step_mode)
+    }
+}
+
+/// The constant as a vertex buffer of stride 0 (every vertex fetches the value): one attribute
+/// `constant` of its format ([`GpuConstant::buffer_layout`]). Bind its
+/// [`upload`](GpuConstant::upload) there.
+impl VertexLayoutSource for GpuConstant {
+    fn vertex_layout(
+        &self,
+        base_location: u32,
+        step_mode: StepMode,
+    ) -> Result<VertexLayout, LayoutError> {
+        self.buffer_layout("constant")
+            .vertex_layout(base_location, step_mode)
     }
 }

@@ -1,7 +1,7 @@
 //! Host decoding: GPU bytes of any [`VertexFormat`] to the values a vertex shader receives.
 
 use crate::data::DataError;
-use crate::format::codec::{self, Scalar};
+use crate::format::codec::{self, ShaderScalar};
 use crate::format::{PrimitiveType, VertexFormat};
 use crate::layout::strided_byte_length;
 
@@ -122,10 +122,10 @@ pub fn decode_values(
         (0..components).filter_map(move |lane| codec::decode_lane(format, value, lane))
     });
     Ok(match codec::decoded_type(format) {
-        PrimitiveType::U32 => HostValues::U32(scalars.map(Scalar::to_u32).collect()),
-        PrimitiveType::I32 => HostValues::I32(scalars.map(Scalar::to_i32).collect()),
+        PrimitiveType::U32 => HostValues::U32(scalars.map(ShaderScalar::to_u32).collect()),
+        PrimitiveType::I32 => HostValues::I32(scalars.map(ShaderScalar::to_i32).collect()),
         PrimitiveType::F32 | PrimitiveType::F16 => {
-            HostValues::F32(scalars.map(Scalar::to_f32).collect())
+            HostValues::F32(scalars.map(ShaderScalar::to_f32).collect())
         }
     })
 }

@@ -199,6 +199,29 @@ pub enum DataError {
         /// What the struct format has at that index.
         found: String,
     },
+    /// Constant components of a Rust type that does not store the format's components.
+    #[error("gpu constant format {format} requires {expected} components, received {found}")]
+    ConstantScalarType {
+        /// The format.
+        format: VertexFormat,
+        /// The Rust types that store its components.
+        expected: &'static str,
+        /// The Rust type given.
+        found: &'static str,
+    },
+    /// Constant bytes that are not exactly one value.
+    #[error(
+        "gpu constant format {format} requires exactly {expected_bytes}, received {found}",
+        expected_bytes = Count(*.expected, "byte")
+    )]
+    ConstantByteLength {
+        /// The format.
+        format: VertexFormat,
+        /// Bytes of one value.
+        expected: u64,
+        /// Bytes given.
+        found: u64,
+    },
     /// The device could not do the upload or readback the data asked for (buffer creation,
     /// staging, mapping, a lost device). The one path by which a [`GpuError`] reaches data-level
     /// callers; tables flatten it into their own `TableError::Gpu`.

@@ -2,9 +2,8 @@
 
 use std::any::Any;
 use std::fmt;
-use std::sync::Arc;
 
-use super::{BufferHandle, GpuDataView};
+use super::{BufferHandle, GpuDataView, ReadbackMetadata};
 use crate::data::DataError;
 use crate::device::{Gpu, GpuError};
 use crate::format::{GpuVectorFormat, VertexFormat};
@@ -103,10 +102,6 @@ impl fmt::Display for GpuDataFormat {
         }
     }
 }
-
-/// Producer-owned metadata kept for adapter-level readback (luma.gl's `readbackMetadata`):
-/// Arrow offsets, null bitmaps, logical types. `gpudata` stores and returns it untouched.
-pub type ReadbackMetadata = Arc<dyn Any + Send + Sync>;
 
 /// Which of luma.gl's two rules derives the row numbers a [`GpuDataDescriptor`] leaves unset
 /// (JavaScript `??`: only `None` falls through; an explicit `0` is kept). Both take
@@ -547,7 +542,7 @@ impl GpuData {
     /// The readback metadata, if it is an `M`.
     #[must_use]
     pub fn readback_metadata_as<M: Any>(&self) -> Option<&M> {
-        self.readback_metadata.as_deref()?.downcast_ref()
+        self.readback_metadata.as_ref()?.downcast_ref()
     }
 
     /// Replaces the readback metadata.

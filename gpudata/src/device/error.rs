@@ -133,6 +133,20 @@ pub enum GpuError {
         /// The stride.
         byte_stride: u64,
     },
+    /// A vertex binding whose value starts, past the 4-byte aligned binding start, where no
+    /// vertex attribute of its format may.
+    #[error(
+        "vertex binding of {format} at byte offset {byte_offset}: vertex buffers bind at multiples of 4 bytes, and an attribute of {format} must start on a multiple of {alignment_bytes} past that",
+        alignment_bytes = Count(*.alignment, "byte")
+    )]
+    VertexAlignment {
+        /// The view's format.
+        format: VertexFormat,
+        /// The view's byte offset.
+        byte_offset: u64,
+        /// The alignment of the format's attributes: `min(4, byte length)`.
+        alignment: u64,
+    },
     /// A data range that starts where vertex buffers cannot bind.
     #[error(
         "gpu data at byte offset {byte_offset} cannot be bound as a vertex buffer: vertex buffers bind at multiples of 4 bytes; bind its child views, which rebase their attributes, or move the rows"

@@ -23,26 +23,28 @@
 //!
 //! ```
 //! use gpudata::VertexFormat;
-//! use gpudata::format::codec::{self, Scalar};
+//! use gpudata::format::codec::{self, ShaderScalar};
 //!
 //! // unorm8x4-bgra bytes B, G, R, A = 10, 20, 30, 255: the shader's `.x` is red, 30 / 255.
 //! let bytes = [10, 20, 30, 255];
 //! assert_eq!(
 //!     codec::decode_lane(VertexFormat::Unorm8x4Bgra, &bytes, 0),
-//!     Some(Scalar::F32(30.0 / 255.0))
+//!     Some(ShaderScalar::F32(30.0 / 255.0))
 //! );
-//! assert_eq!(codec::decode_unit(VertexFormat::Snorm8, 0, 0x80), Scalar::F32(-1.0));
+//! assert_eq!(codec::decode_unit(VertexFormat::Snorm8, 0, 0x80), ShaderScalar::F32(-1.0));
 //! let mut out = [0u8; 2];
-//! codec::encode_value(VertexFormat::Unorm8x2, &[Scalar::F32(1.0), Scalar::F32(0.5)], &mut out);
+//! let lanes = [ShaderScalar::F32(1.0), ShaderScalar::F32(0.5)];
+//! codec::encode_value(VertexFormat::Unorm8x2, &lanes, &mut out);
 //! assert_eq!(out, [255, 128]);
 //! ```
 
 use super::{DataType, PrimitiveType, VertexFormat};
 
-/// One component as a shader receives it: `f32` for float, float16 and normalized formats,
-/// `i32` for signed and `u32` for unsigned integer formats.
+/// One component as a shader receives it, on the host: `f32` for float, float16 and normalized
+/// formats, `i32` for signed and `u32` for unsigned integer formats. What decoding gives and
+/// encoding takes (a typed constant of a format is a [`GpuConstant`](crate::GpuConstant)).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Scalar {
+pub enum ShaderScalar {
     /// Float, float16 and normalized formats.
     F32(f32),
     /// Signed integer formats.
@@ -51,14 +53,14 @@ pub enum Scalar {
     U32(u32),
 }
 
-impl Scalar {
+impl ShaderScalar {
     /// The 32 bits a shader holds (`f32` and `i32` bit-cast to `u32`).
     #[must_use]
     pub const fn to_bits(self) -> u32 {
         match self {
-            Scalar::F32(v) => v.to_bits(),
-            Scalar::I32(v) => v as u32,
-            Scalar::U32(v) => v,
+            ShaderScalar::F32(v) => v.to_bits(),
+            ShaderScalar::I32(v) => v as u32,
+            ShaderScalar::U32(v) => v,
         }
     }
 
@@ -66,9 +68,9 @@ impl Scalar {
     #[must_use]
     pub fn to_f32(self) -> f32 {
         match self {
-            Scalar::F32(v) => v,
-            Scalar::I32(v) => v as f32,
-            Scalar::U32(v) => v as f32,
+            ShaderScalar::F32(v) => v,
+            ShaderScalar::I32(v) => v as f32,
+            ShaderScalar::U32(v) => v as f32,
         }
     }
 
@@ -77,9 +79,9 @@ impl Scalar {
     #[must_use]
     pub fn to_i32(self) -> i32 {
         match self {
-            Scalar::F32(v) => v as i32,
-            Scalar::I32(v) => v,
-            Scalar::U32(v) => v as i32,
+            ShaderScalar::F32(v) => v as i32,
+            ShaderScalar::I32(v) => v,
+            ShaderScalar::U32(v) => v as i32,
         }
     }
 
@@ -88,9 +90,9 @@ impl Scalar {
     #[must_use]
     pub fn to_u32(self) -> u32 {
         match self {
-            Scalar::F32(v) => v as u32,
-            Scalar::I32(v) => v as u32,
-            Scalar::U32(v) => v,
+            ShaderScalar::F32(v) => v as u32,
+            ShaderScalar::I32(v) => v as u32,
+            ShaderScalar::U32(v) => v,
         }
     }
 }
@@ -275,7 +277,7 @@ const fn sign_extend(raw: u32, bits: u32) -> i32 {
 ///
 /// Bits of `unit` above the unit's size are ignored.
 #[must_use]
-pub fn decode_unit(format: VertexFormat, lane: u32, unit: u32) -> Scalar {
+pub fn decode_unit(format: VertexFormat, lane: u32, unit: u32) -> ShaderScalar {
     let (shift, width) = lane_bits(format, lane);
     let raw = if width == 32 {
         unit
@@ -283,16 +285,16 @@ pub fn decode_unit(format: VertexFormat, lane: u32, unit: u32) -> Scalar {
         (unit >> shift) & ((1 << width) - 1)
     };
     match format.data_type() {
-        DataType::Float32 => Scalar::F32(f32::from_bits(raw)),
-        DataType::Float16 => Scalar::F32(f16_to_f32(raw as u16)),
-        DataType::Uint8 | DataType::Uint16 | DataType::Uint32 => Scalar::U32(raw),
+        DataType::Float32 => ShaderScalar::F32(f32::from_bits(raw)),
+        DataType::Float16 => ShaderScalar::F32(f16_to_f32(raw as u16)),
+        DataType::Uint8 | DataType::Uint16 | DataType::Uint32 => ShaderScalar::U32(raw),
         DataType::Sint8 | DataType::Sint16 | DataType::Sint32 => {
-            Scalar::I32(sign_extend(raw, width))
+            ShaderScalar::I32(sign_extend(raw, width))
         }
         DataType::Unorm8 | DataType::Unorm16 => {
-            Scalar::F32(unorm_to_f32(raw, normalized_max(format, lane).unwrap_or(1)))
+            ShaderScalar::F32(unorm_to_f32(raw, normalized_max(format, lane).unwrap_or(1)))
         }
-        DataType::Snorm8 | DataType::Snorm16 => Scalar::F32(snorm_to_f32(
+        DataType::Snorm8 | DataType::Snorm16 => ShaderScalar::F32(snorm_to_f32(
             sign_extend(raw, width),
             normalized_max(format, lane).unwrap_or(1),
         )),
@@ -301,10 +303,10 @@ pub fn decode_unit(format: VertexFormat, lane: u32, unit: u32) -> Scalar {
 
 /// The bits of stored component `lane` of `value`, in place inside its unit (so the fields of
 /// `unorm10-10-10-2` can be OR-ed together): the inverse of [`decode_unit`] for every value it
-/// returns. `value` is converted to the format's type first ([`Scalar::to_f32`] and friends);
+/// returns. `value` is converted to the format's type first ([`ShaderScalar::to_f32`] and friends);
 /// integers wrap to the unit's width.
 #[must_use]
-pub fn encode_unit(format: VertexFormat, lane: u32, value: Scalar) -> u32 {
+pub fn encode_unit(format: VertexFormat, lane: u32, value: ShaderScalar) -> u32 {
     let (shift, width) = lane_bits(format, lane);
     let mask = if width == 32 {
         u32::MAX
@@ -337,7 +339,7 @@ fn read_unit(format: VertexFormat, bytes: &[u8], unit: u32) -> Option<u32> {
 /// (`unorm8x4-bgra` swizzled to RGBA); `None` when `lane` is not below the format's component
 /// count or `bytes` is shorter than the value.
 #[must_use]
-pub fn decode_lane(format: VertexFormat, bytes: &[u8], lane: u32) -> Option<Scalar> {
+pub fn decode_lane(format: VertexFormat, bytes: &[u8], lane: u32) -> Option<ShaderScalar> {
     if lane >= format.components() {
         return None;
     }
@@ -350,14 +352,17 @@ pub fn decode_lane(format: VertexFormat, bytes: &[u8], lane: u32) -> Option<Scal
 /// bytes of `out`, from `lanes` in the order a shader holds them (`unorm8x4-bgra` lanes are
 /// R, G, B, A and are stored B, G, R, A). Lanes missing from `lanes` encode as zero; extra lanes
 /// and bytes of `out` past the value are left alone. Does nothing when `out` is too short.
-pub fn encode_value(format: VertexFormat, lanes: &[Scalar], out: &mut [u8]) {
+pub fn encode_value(format: VertexFormat, lanes: &[ShaderScalar], out: &mut [u8]) {
     let size = unit_byte_length(format) as usize;
     let Some(value) = out.get_mut(..format.byte_length() as usize) else {
         return;
     };
     value.fill(0);
     for lane in 0..format.components() {
-        let scalar = lanes.get(lane as usize).copied().unwrap_or(Scalar::U32(0));
+        let scalar = lanes
+            .get(lane as usize)
+            .copied()
+            .unwrap_or(ShaderScalar::U32(0));
         let stored = fetch_order(format, lane);
         let bits = encode_unit(format, stored, scalar).to_le_bytes();
         let at = unit_of_lane(format, stored) as usize * size;
@@ -384,7 +389,7 @@ mod tests {
             let expected = (f64::from(v) / 255.0) as f32;
             assert_eq!(
                 decode_unit(VertexFormat::Unorm8, 0, v),
-                Scalar::F32(expected)
+                ShaderScalar::F32(expected)
             );
         }
         for v in 0..=u32::from(u16::MAX) {
@@ -392,22 +397,22 @@ mod tests {
             let expected = ((f64::from(s) / 32767.0) as f32).max(-1.0);
             assert_eq!(
                 decode_unit(VertexFormat::Snorm16x2, 1, v),
-                Scalar::F32(expected),
+                ShaderScalar::F32(expected),
                 "{v:#x}"
             );
         }
         let word: u32 = 1023 | (512 << 10) | (1 << 30);
         let bytes = word.to_le_bytes();
-        let lanes: Vec<Scalar> = (0..4)
+        let lanes: Vec<ShaderScalar> = (0..4)
             .map(|l| decode_lane(VertexFormat::Unorm10_10_10_2, &bytes, l).unwrap())
             .collect();
         assert_eq!(
             lanes,
             [
-                Scalar::F32(1.0),
-                Scalar::F32(512.0 / 1023.0),
-                Scalar::F32(0.0),
-                Scalar::F32(1.0 / 3.0)
+                ShaderScalar::F32(1.0),
+                ShaderScalar::F32(512.0 / 1023.0),
+                ShaderScalar::F32(0.0),
+                ShaderScalar::F32(1.0 / 3.0)
             ]
         );
     }
@@ -428,7 +433,7 @@ mod tests {
                     let snorm_min = format.data_type().is_normalized()
                         && format.is_signed()
                         && sign_extend(raw, width) == -(1 << (width - 1));
-                    let nan = matches!(decoded, Scalar::F32(v) if v.is_nan());
+                    let nan = matches!(decoded, ShaderScalar::F32(v) if v.is_nan());
                     if snorm_min {
                         // -2^(n-1) and -(2^(n-1) - 1) both decode to -1.
                         assert_eq!(decode_unit(format, lane, back), decoded);
@@ -445,12 +450,12 @@ mod tests {
     #[test]
     fn bgra_values_swizzle_both_ways() {
         let mut out = [0u8; 4];
-        let rgba = [0.0, 1.0, 0.5, 1.0].map(Scalar::F32);
+        let rgba = [0.0, 1.0, 0.5, 1.0].map(ShaderScalar::F32);
         encode_value(VertexFormat::Unorm8x4Bgra, &rgba, &mut out);
         assert_eq!(out, [128, 255, 0, 255]);
         assert_eq!(
             decode_lane(VertexFormat::Unorm8x4Bgra, &out, 2),
-            Some(Scalar::F32(128.0 / 255.0))
+            Some(ShaderScalar::F32(128.0 / 255.0))
         );
         assert_eq!(decode_lane(VertexFormat::Unorm8x4Bgra, &out, 4), None);
         assert_eq!(decode_lane(VertexFormat::Uint32, &out[..3], 0), None);

@@ -246,7 +246,7 @@ pub fn decode_unit_exact(format: VertexFormat, lane: u32, unit: &str, nans: NanB
     }
 }
 
-/// `value` (of type `from`) converted to `to`, as [`codec::Scalar`](super::codec::Scalar)'s
+/// `value` (of type `from`) converted to `to`, as [`codec::ShaderScalar`](super::codec::ShaderScalar)'s
 /// `to_f32` / `to_i32` / `to_u32` convert it: integers to `f32` by value, `i32` and `u32` into
 /// each other by their bits, `f32` to integers by WGSL's truncating conversion.
 #[must_use]

@@ -167,6 +167,16 @@ pub enum LayoutError {
         /// The first location.
         base_location: u32,
     },
+    /// Values asked for their vertex layout that are not rows of fixed-width vertex formats.
+    #[error(
+        "`{name}` ({format}) has no vertex layout: vertex buffers hold rows of fixed-width vertex formats"
+    )]
+    NoVertexLayout {
+        /// The data, vector or column.
+        name: String,
+        /// What it holds (a list format, `no format`).
+        format: String,
+    },
     /// A WGSL type (a member at `path`, or the whole type) breaks a rule of WGSL's memory model.
     #[error("`{path}`: {source}")]
     Type {

@@ -1,5 +1,6 @@
 //! The layout engines: flat rows ([`StructLayout`] rules, the `const fn` [`LayoutCursor`],
-//! [`GpuDataStructFormat`], vertex [`BufferLayout`]s and their lowering to wgpu) and WGSL's
+//! [`GpuDataStructFormat`], vertex [`BufferLayout`]s and their lowering to wgpu, the one way to a
+//! [`VertexLayout`] from anything a vertex stage reads, [`VertexLayoutSource`]) and WGSL's
 //! memory model over type trees (`const fn` rules for every host-shareable type, the `'static`
 //! [`WgslType`] and the owned [`TypeDecl`], WGSL text for both address spaces).
 
@@ -15,6 +16,7 @@ mod parse_type;
 mod rules;
 mod span;
 mod struct_format;
+mod vertex_layout;
 mod wgsl;
 mod wgsl_decl;
 mod wgsl_type;
@@ -42,5 +44,6 @@ pub use memory::MemberCursor;
 pub use rules::{ConstLayout, LayoutCursor, RowShape, layout_formats};
 pub(crate) use span::{remove_stride, strided_byte_length};
 pub use struct_format::{GpuDataStructField, GpuDataStructFormat};
+pub use vertex_layout::{VertexLayout, VertexLayoutSource};
 pub(crate) use wgsl::check_name as check_wgsl_name;
 pub use wgsl_type::{WgslMember, WgslStruct, WgslType};

@@ -14,8 +14,7 @@ use crate::ops::{OpError, OpPlan, OpsConfig};
 /// `add(a)` returns `a`); literals ([`Literal`](super::Literal)) keep the data's type.
 ///
 /// # Errors
-/// [`OpError::NoInputs`], [`OpError::NoGpuInput`], [`OpError::ConstantLanes`],
-/// [`OpError::LengthMismatch`] (data operands of different lengths), the input checks
+/// [`OpError::NoInputs`], [`OpError::NoGpuInput`], [`OpError::LengthMismatch`] (data operands of different lengths), the input checks
 /// ([`OpError::Misaligned`], [`OpError::OutOfBounds`]), the device limits
 /// ([`OpError::TooManyBindings`], [`OpError::TooLarge`], [`OpError::DispatchTooLarge`]) and
 /// [`OpError::Gpu`].
@@ -101,7 +100,7 @@ mod tests {
             ArithmeticOp::Add,
             &[
                 OperandKind::Data(VertexFormat::Uint8x2),
-                OperandKind::Constant(3),
+                OperandKind::Constant(VertexFormat::Float32x3),
             ],
         )
         .unwrap();

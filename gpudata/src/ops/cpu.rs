@@ -39,7 +39,7 @@ use super::deinterleave::select_fields;
 use super::elementwise::{self, OperandKind, Semantics, literal_bits};
 use super::family::{ArithmeticOp, MathOp};
 use super::fround::{fround_bits, fround_output};
-use super::input::OperandOf;
+use super::input::{OperandOf, constant_bits};
 use super::interleave::check_interleave;
 use super::lanes::{LaneOp, semantics as lane_semantics};
 use super::math::check_arity;
@@ -72,10 +72,10 @@ fn run(sem: &Semantics, operands: &[HostOperand<'_>]) -> Result<HostColumn, OpEr
                 input.check(name, i)?;
                 HostPlace::Data(*input)
             }
-            HostOperand::Constant(c) => HostPlace::Bits(c.bits()),
+            HostOperand::Constant(c) => HostPlace::Bits(constant_bits(c)),
             HostOperand::Literal(l) => HostPlace::Bits(match kind {
                 OperandKind::Literal(_) => literal_bits(l, sem.compute),
-                _ => l.to_constant().bits(),
+                _ => constant_bits(&l.to_constant()),
             }),
         });
     }
@@ -95,7 +95,7 @@ fn put_unit(out: &mut Vec<u8>, bits: u32, size: u64) {
 /// [`ops::arithmetic`](super::arithmetic()).
 ///
 /// # Errors
-/// [`OpError::NoInputs`], [`OpError::NoGpuInput`] (constants only), [`OpError::ConstantLanes`],
+/// [`OpError::NoInputs`], [`OpError::NoGpuInput`] (constants only),
 /// [`OpError::LengthMismatch`], [`OpError::Misaligned`], [`OpError::StrideTooSmall`],
 /// [`OpError::OutOfBounds`].
 pub fn arithmetic(op: ArithmeticOp, operands: &[HostOperand<'_>]) -> Result<HostColumn, OpError> {

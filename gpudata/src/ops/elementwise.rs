@@ -17,7 +17,7 @@
 pub(crate) use super::exact::literal_bits;
 use super::exact::{self, PARAMS};
 use super::family::{ArithmeticOp, Compute, MathOp, source_lane};
-use super::input::Operand;
+use super::input::{Operand, constant_bits};
 use super::output::output_data;
 pub(crate) use super::semantics::{
     FoldStep, OperandKind, Program, Semantics, fold, interleave_lanes, kinds, length, math,
@@ -42,6 +42,15 @@ pub(crate) enum Place {
     /// Entry `.0` of the kernel's constants (a constant's f32 lanes, or a literal's lanes in
     /// the computation's type).
     Constant(usize),
+}
+
+/// The value of type `ty` whose 32 bits are the `u32` expression `bits` (a uniform's word).
+fn from_bits(bits: String, ty: PrimitiveType) -> String {
+    match ty {
+        PrimitiveType::U32 => bits,
+        PrimitiveType::I32 => format!("bitcast<i32>({bits})"),
+        PrimitiveType::F32 | PrimitiveType::F16 => format!("bitcast<f32>({bits})"),
+    }
 }
 
 /// Zero of `ty`, read from the uniform (`P[0].z` is always 0) rather than written as a
@@ -156,11 +165,9 @@ impl ElementwiseBody {
                     // rounded on every GPU), which no float rewrite can see into.
                     wgsl_codec::decode_unit_as(format, l, &raw, ty, sem.nans())
                 }
-                (Some(l), _, Place::Constant(j)) => wgsl_codec::convert(
-                    &format!("bitcast<f32>({})", ctx.constant(j, l)),
-                    PrimitiveType::F32,
-                    ty,
-                ),
+                (Some(l), _, Place::Constant(j)) => {
+                    wgsl_codec::convert(&from_bits(ctx.constant(j, l), natural), natural, ty)
+                }
                 (Some(_), _, Place::Data(_)) => zero(ty).to_owned(),
             },
         };
@@ -372,7 +379,7 @@ pub(crate) fn plan(
             }
             Operand::Constant(c) => {
                 places.push(Place::Constant(constants.len()));
-                constants.push(c.bits());
+                constants.push(constant_bits(c));
             }
             Operand::Literal(l) => {
                 places.push(Place::Constant(constants.len()));
@@ -382,7 +389,7 @@ pub(crate) fn plan(
                     OperandKind::Literal(_) | OperandKind::Absorbed(_) => {
                         constants.extend(sem.literal_constants(i));
                     }
-                    _ => constants.push(l.to_constant().bits()),
+                    _ => constants.push(constant_bits(&l.to_constant())),
                 }
             }
         }

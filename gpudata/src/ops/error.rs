@@ -28,7 +28,7 @@ pub enum OpError {
         /// The operation.
         op: &'static str,
     },
-    /// A constant operand with no lanes or more than four.
+    /// A literal operand with no lanes or more than four.
     #[error(
         "{op}: constant {input} has {lanes}: expected 1 to 4",
         lanes = Count(*.lanes, "lane")

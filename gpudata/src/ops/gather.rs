@@ -5,7 +5,7 @@ use crate::data::{GpuData, GpuDataView};
 use crate::device::Gpu;
 use crate::device::transfer::{WaitMode, read_range};
 use crate::format::VertexFormat;
-use crate::format::codec::{self, Scalar};
+use crate::format::codec::{self, ShaderScalar};
 use crate::ops::kernels::Planner;
 use crate::ops::kernels::select::{index, rows};
 use crate::ops::output::{cut_views, output_data};
@@ -277,10 +277,10 @@ pub(crate) fn read_integers(
 }
 
 /// A decoded integer as `i64`.
-pub(crate) fn integer(value: Option<Scalar>) -> i64 {
+pub(crate) fn integer(value: Option<ShaderScalar>) -> i64 {
     match value {
-        Some(Scalar::I32(v)) => i64::from(v),
-        Some(Scalar::U32(v)) => i64::from(v),
+        Some(ShaderScalar::I32(v)) => i64::from(v),
+        Some(ShaderScalar::U32(v)) => i64::from(v),
         _ => 0,
     }
 }

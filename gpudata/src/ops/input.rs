@@ -1,59 +1,10 @@
-//! What operations read: [`Operand`]s, each a [`GpuDataView`], a [`Constant`] or a
+//! What operations read: [`Operand`]s, each a [`GpuDataView`], a [`GpuConstant`] or a
 //! [`Literal`].
 
-use crate::data::{GpuData, GpuDataView, TypedGpuDataView};
+use crate::data::{GpuConstant, GpuData, GpuDataView, TypedGpuDataView};
+use crate::format::codec;
 use crate::ops::OpError;
 use crate::record::GpuField;
-
-/// A constant operand of arithmetic: one to four `f32` lanes, the same for every row
-/// (luma.gl's `fromConstant`, type `float32`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Constant {
-    lanes: [f32; 4],
-    len: usize,
-}
-
-impl Constant {
-    /// A scalar, broadcast to every lane.
-    #[must_use]
-    pub const fn scalar(value: f32) -> Constant {
-        Constant {
-            lanes: [value, 0.0, 0.0, 0.0],
-            len: 1,
-        }
-    }
-
-    /// A vector of one to four lanes; lanes past its length read as 0.
-    ///
-    /// # Errors
-    /// [`OpError::ConstantLanes`] for no lanes or more than four.
-    pub fn vector(values: &[f32]) -> Result<Constant, OpError> {
-        if values.is_empty() || values.len() > 4 {
-            return Err(OpError::ConstantLanes {
-                op: "constant",
-                input: 0,
-                lanes: values.len(),
-            });
-        }
-        let mut lanes = [0.0; 4];
-        lanes[..values.len()].copy_from_slice(values);
-        Ok(Constant {
-            lanes,
-            len: values.len(),
-        })
-    }
-
-    /// The lanes.
-    #[must_use]
-    pub fn lanes(&self) -> &[f32] {
-        &self.lanes[..self.len]
-    }
-
-    /// The lanes as `f32` bit patterns, padded with zeros to four.
-    pub(crate) fn bits(&self) -> [u32; 4] {
-        self.lanes.map(f32::to_bits)
-    }
-}
 
 /// An untyped literal operand of the arithmetic family (luma.gl's plain `number` or
 /// `number[]` argument): it takes no part in the type join, so the result keeps the data's type
@@ -64,7 +15,7 @@ impl Constant {
 /// arithmetic stays in exact, wrapping 32-bit integers whatever the value (a fraction, a value
 /// past the type's range, NaN): the [`ops`](crate::ops) module's semantics say how. Outside
 /// the arithmetic family (`dot`, `select`, ...), luma.gl makes a number a float32 constant, and
-/// so does gpudata.
+/// so does gpudata. A typed constant is a [`GpuConstant`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Literal {
     lanes: [f64; 4],
@@ -125,21 +76,42 @@ impl Literal {
         }
     }
 
-    /// The float32 constant luma.gl makes of the number outside the arithmetic family.
-    pub(crate) fn to_constant(self) -> Constant {
-        let mut lanes = [0.0; 4];
-        for (to, from) in lanes.iter_mut().zip(self.lanes()) {
-            // Rounded to f32, as a Float32Array stores it.
-            *to = *from as f32;
-        }
-        Constant {
-            lanes,
-            len: self.len,
+    /// The float32 constant luma.gl makes of the number outside the arithmetic family: one
+    /// `float32` lane per number given.
+    pub(crate) fn to_constant(self) -> GpuConstant {
+        // Rounded to f32, as a Float32Array stores it.
+        let [x, y, z, w] = self.lanes.map(|v| v as f32);
+        match self.len {
+            1 => GpuConstant::from_value(x),
+            2 => GpuConstant::from_value([x, y]),
+            3 => GpuConstant::from_value([x, y, z]),
+            _ => GpuConstant::from_value([x, y, z, w]),
         }
     }
 }
 
-/// One argument of an operation: a column `D` (values one per row), a constant or a literal.
+/// The lanes of `constant` as the operations read a column of its format (each stored
+/// component decoded by the format's codec, in stored order), as the 32-bit patterns of their
+/// type (`f32`, `i32` or `u32`), padded with zeros to four: what the kernels' uniform and the
+/// CPU reference read.
+pub(crate) fn constant_bits(constant: &GpuConstant) -> [u32; 4] {
+    let format = constant.format();
+    let size = codec::unit_byte_length(format) as usize;
+    let mut bits = [0; 4];
+    for (lane, out) in (0..format.components()).zip(&mut bits) {
+        let at = codec::unit_of_lane(format, lane) as usize * size;
+        let mut unit = [0u8; 4];
+        // The unit lies inside the value (its bytes are exactly one value of the format).
+        if let Some(stored) = constant.bytes().get(at..at + size) {
+            unit[..size].copy_from_slice(stored);
+        }
+        *out = codec::decode_unit(format, lane, u32::from_le_bytes(unit)).to_bits();
+    }
+    bits
+}
+
+/// One argument of an operation: a column `D` (values one per row), a typed constant or a
+/// literal.
 /// One family for every kind of column: [`Operand`] (a view on the GPU), the CPU reference's
 /// [`HostOperand`](super::cpu::HostOperand) and chunked columns' `OperandOf<&C>`
 /// ([`piecewise`](super::piecewise); [`ChunkOperand`](crate::table::ChunkOperand) for a
@@ -148,8 +120,9 @@ impl Literal {
 pub enum OperandOf<D> {
     /// Values one per row: a view's, a host column's or a chunked column's.
     Data(D),
-    /// The same float32 value for every row.
-    Constant(Constant),
+    /// The same value of one format for every row: read as a column of that format whose
+    /// every row is the value (a `float32` constant is luma.gl's `fromConstant`).
+    Constant(GpuConstant),
     /// An untyped number that keeps the data's type ([`Literal`]).
     Literal(Literal),
 }
@@ -192,8 +165,8 @@ impl<D> OperandOf<D> {
 /// literal.
 pub type Operand<'a> = OperandOf<GpuDataView<'a>>;
 
-impl<D> From<Constant> for OperandOf<D> {
-    fn from(constant: Constant) -> Self {
+impl<D> From<GpuConstant> for OperandOf<D> {
+    fn from(constant: GpuConstant) -> Self {
         OperandOf::Constant(constant)
     }
 }
@@ -206,7 +179,7 @@ impl<D> From<Literal> for OperandOf<D> {
 
 impl<D> From<f32> for OperandOf<D> {
     fn from(value: f32) -> Self {
-        OperandOf::Constant(Constant::scalar(value))
+        OperandOf::Constant(GpuConstant::from_value(value))
     }
 }
 
@@ -255,7 +228,7 @@ pub(crate) fn describe(data: &GpuData) -> String {
 
 /// What the operation functions ([`add`](super::add), [`sqrt`](super::sqrt), ...) take: a
 /// [`GpuDataView`] or [`TypedGpuDataView`], [`GpuData`] of one fixed vertex format, a
-/// [`Constant`] or an `f32` scalar (a float32 constant; an unsuffixed `1.5` is one), a
+/// [`GpuConstant`] or an `f32` scalar (a float32 constant; an unsuffixed `1.5` is one), a
 /// [`Literal`] (an untyped number: there is deliberately no `f64` conversion, so that `1.5`
 /// keeps meaning a float32 constant), or an [`Operand`].
 pub trait IntoOperand<'a> {
@@ -302,7 +275,7 @@ impl<'a> IntoOperand<'a> for &'a GpuData {
     }
 }
 
-impl<'a> IntoOperand<'a> for Constant {
+impl<'a> IntoOperand<'a> for GpuConstant {
     fn into_operand(self) -> Result<Operand<'a>, OpError> {
         Ok(Operand::Constant(self))
     }
@@ -310,7 +283,7 @@ impl<'a> IntoOperand<'a> for Constant {
 
 impl<'a> IntoOperand<'a> for f32 {
     fn into_operand(self) -> Result<Operand<'a>, OpError> {
-        Ok(Operand::Constant(Constant::scalar(self)))
+        Ok(Operand::Constant(GpuConstant::from_value(self)))
     }
 }
 

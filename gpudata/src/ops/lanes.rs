@@ -99,8 +99,8 @@ pub(crate) fn semantics(
 ///
 /// # Errors
 /// [`OpError::Arity`], [`OpError::LaneMismatch`], [`OpError::LaneOutOfRange`],
-/// [`OpError::OutputLanes`], [`OpError::NoGpuInput`], [`OpError::ConstantLanes`],
-/// [`OpError::LengthMismatch`], the input checks, the device limits and [`OpError::Gpu`].
+/// [`OpError::OutputLanes`], [`OpError::NoGpuInput`], [`OpError::LengthMismatch`], the input
+/// checks, the device limits and [`OpError::Gpu`].
 pub fn plan_lanes(
     gpu: &Gpu,
     config: &OpsConfig,

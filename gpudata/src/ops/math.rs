@@ -12,8 +12,7 @@ use crate::ops::{OpError, OpPlan, OpsConfig};
 ///
 /// # Errors
 /// [`OpError::Arity`] for the wrong operand count, [`OpError::NoGpuInput`],
-/// [`OpError::ConstantLanes`], [`OpError::LengthMismatch`], the input checks, the device
-/// limits and [`OpError::Gpu`].
+/// [`OpError::LengthMismatch`], the input checks, the device limits and [`OpError::Gpu`].
 pub fn plan_math(
     gpu: &Gpu,
     config: &OpsConfig,

@@ -124,7 +124,7 @@ pub use family::{ArithmeticOp, MathOp};
 #[cfg(feature = "arrow")]
 pub use fround::fround_arrow;
 pub use fround::{fround, fround_f64, plan_fround};
-pub use input::{Constant, IntoOperand, Literal, Operand, OperandOf};
+pub use input::{IntoOperand, Literal, Operand, OperandOf};
 pub use interleave::{interleave, plan_interleave};
 pub use lanes::{
     LaneOp, dot, equal_all, interleave_lanes, lanes, length, plan_lanes, select, swizzle,
@@ -148,7 +148,7 @@ pub use sort::{
 #[cfg(feature = "arrow")]
 pub(crate) use unpack::unpack_bits;
 
-pub use crate::format::codec::Scalar;
+pub use crate::format::codec::ShaderScalar;
 pub use kernels::Comparison;
 
 pub use error::OpError;

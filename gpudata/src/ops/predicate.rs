@@ -4,7 +4,7 @@
 
 use crate::data::GpuDataView;
 use crate::device::Gpu;
-use crate::format::codec::Scalar;
+use crate::format::codec::ShaderScalar;
 use crate::ops::kernels::Planner;
 use crate::ops::kernels::select::predicate::{self, Node, Side};
 use crate::ops::kernels::select::rows;
@@ -18,30 +18,30 @@ pub enum Comparand<C> {
     Column(C),
     /// A constant, compared with every lane: `F32` in `f32`, `I32`/`U32` exactly against
     /// integer columns (and in `f32` against float columns).
-    Value(Scalar),
+    Value(ShaderScalar),
 }
 
-impl<C> From<Scalar> for Comparand<C> {
-    fn from(value: Scalar) -> Self {
+impl<C> From<ShaderScalar> for Comparand<C> {
+    fn from(value: ShaderScalar) -> Self {
         Comparand::Value(value)
     }
 }
 
 impl<C> From<f32> for Comparand<C> {
     fn from(value: f32) -> Self {
-        Comparand::Value(Scalar::F32(value))
+        Comparand::Value(ShaderScalar::F32(value))
     }
 }
 
 impl<C> From<i32> for Comparand<C> {
     fn from(value: i32) -> Self {
-        Comparand::Value(Scalar::I32(value))
+        Comparand::Value(ShaderScalar::I32(value))
     }
 }
 
 impl<C> From<u32> for Comparand<C> {
     fn from(value: u32) -> Self {
-        Comparand::Value(Scalar::U32(value))
+        Comparand::Value(ShaderScalar::U32(value))
     }
 }
 

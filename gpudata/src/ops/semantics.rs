@@ -40,8 +40,9 @@ pub(crate) enum Program {
 pub(crate) enum OperandKind {
     /// Values of a format, one per row.
     Data(VertexFormat),
-    /// A float32 constant of this many lanes (a 1-lane constant broadcasts).
-    Constant(usize),
+    /// A constant of a format (a 1-lane constant broadcasts): its values arrive decoded as
+    /// vertex fetch would, and it joins the types as a column of its format.
+    Constant(VertexFormat),
     /// An untyped literal (arithmetic family only).
     Literal(Literal),
     /// A literal of this many lanes that an integer fold combined into the literal before it
@@ -53,8 +54,8 @@ impl OperandKind {
     /// Lanes the operand has.
     pub(crate) fn lanes(self) -> u32 {
         match self {
-            OperandKind::Data(f) => f.components(),
-            OperandKind::Constant(n) | OperandKind::Absorbed(n) => n as u32,
+            OperandKind::Data(f) | OperandKind::Constant(f) => f.components(),
+            OperandKind::Absorbed(n) => n as u32,
             OperandKind::Literal(l) => l.lanes().len() as u32,
         }
     }
@@ -63,8 +64,7 @@ impl OperandKind {
     /// computation's type).
     pub(crate) fn natural(self, compute: Compute) -> PrimitiveType {
         match self {
-            OperandKind::Data(f) => decoded_type(f),
-            OperandKind::Constant(_) => PrimitiveType::F32,
+            OperandKind::Data(f) | OperandKind::Constant(f) => decoded_type(f),
             OperandKind::Literal(_) | OperandKind::Absorbed(_) => compute.primitive(),
         }
     }
@@ -82,9 +82,9 @@ pub(crate) fn kinds<D>(
         .iter()
         .map(|o| match o {
             OperandOf::Data(column) => OperandKind::Data(format(column)),
-            OperandOf::Constant(c) => OperandKind::Constant(c.lanes().len()),
+            OperandOf::Constant(c) => OperandKind::Constant(c.format()),
             OperandOf::Literal(l) if literals => OperandKind::Literal(*l),
-            OperandOf::Literal(l) => OperandKind::Constant(l.lanes().len()),
+            OperandOf::Literal(l) => OperandKind::Constant(l.to_constant().format()),
         })
         .collect()
 }
@@ -254,28 +254,17 @@ pub(crate) fn compute_of(joined: DataType) -> Compute {
 /// luma.gl's type join over the data and constant operands (literals take no part).
 fn joined(operands: &[OperandKind]) -> DataType {
     join(operands.iter().filter_map(|o| match o {
-        OperandKind::Data(f) => Some((f.signed_data_type(), f.is_normalized())),
-        OperandKind::Constant(_) => Some((DataType::Float32, false)),
+        OperandKind::Data(f) | OperandKind::Constant(f) => {
+            Some((f.signed_data_type(), f.is_normalized()))
+        }
         OperandKind::Literal(_) | OperandKind::Absorbed(_) => None,
     }))
 }
 
-/// The checks every element-wise call makes: some operand, constants of 1 to 4 lanes, some
-/// GPU data.
+/// The checks every element-wise call makes: some operand, some GPU data.
 fn check_operands(op: &'static str, operands: &[OperandKind]) -> Result<(), OpError> {
     if operands.is_empty() {
         return Err(OpError::NoInputs { op });
-    }
-    for (i, operand) in operands.iter().enumerate() {
-        if let OperandKind::Constant(n) = operand
-            && (*n == 0 || *n > 4)
-        {
-            return Err(OpError::ConstantLanes {
-                op,
-                input: i,
-                lanes: *n,
-            });
-        }
     }
     if !operands.iter().any(|o| matches!(o, OperandKind::Data(_))) {
         return Err(OpError::NoGpuInput { op });

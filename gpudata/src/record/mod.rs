@@ -163,13 +163,15 @@ macro_rules! impl_gpu_field {
 /// it, in `const` items too (`const STRIDE: u64 = Particle::FORMAT.byte_stride();`).
 ///
 /// # Vertex layouts
-/// [`vertex_buffer_layout`](Self::vertex_buffer_layout) is the one way to a derived struct's
-/// wgpu vertex layout, and it never drops attributes: for a struct with a WebGL-only (`-webgl`)
-/// field, which no wgpu vertex attribute can read, asking for the vertex layout is a compile
-/// error spanned at that field (the `packed` layout refuses such fields outright; a
-/// `wgsl-storage` struct may hold them as long as nothing asks for its vertex layout). Formats
-/// built at run time lower through the fallible
-/// [`GpuDataStructFormat::buffer_layout`]`(..).`[`to_wgpu`](crate::BufferLayout::to_wgpu).
+/// [`vertex_buffer_layout`](Self::vertex_buffer_layout) is a derived struct's wgpu vertex
+/// layout as a `'static` value, checked at compile time: it never drops attributes. For a struct
+/// with a WebGL-only (`-webgl`) field, which no wgpu vertex attribute can read, asking for it is
+/// a compile error spanned at that field (the `packed` layout refuses such fields outright; a
+/// `wgsl-storage` struct may hold them as long as nothing asks for its vertex layout). It equals
+/// [`VertexLayoutSource::vertex_layout`](crate::layout::VertexLayoutSource::vertex_layout) of
+/// [`FORMAT`](Self::FORMAT) at the struct's `#[gpu(location = N)]` and
+/// [`STEP_MODE`](Self::STEP_MODE), the one way to a vertex layout from anything else (formats
+/// built at run time, data, views, constants, vectors, tables), which returns the error.
 ///
 /// # Safety
 /// Implementing this trait by hand is unsafe. The implementor promises that every field of `Self`
@@ -186,9 +188,11 @@ pub unsafe trait GpuStruct: Copy + Send + Sync + 'static {
     const FORMAT: &'static GpuDataStructFormat;
     /// The step mode of the generated vertex layout (`Vertex` unless said otherwise).
     const STEP_MODE: StepMode = StepMode::Vertex;
-    /// The vertex attributes with shader locations, one per field of `FORMAT`. A derived
+    /// The vertex attributes with shader locations, one per field of `FORMAT` at consecutive
+    /// locations (what [`vertex_buffer_layout`](Self::vertex_buffer_layout) reads). A derived
     /// struct's value fails to compile, at the offending field, when a field has a `-webgl`
-    /// format (no wgpu vertex attribute reads one).
+    /// format (no wgpu vertex attribute reads one). Set by the derive.
+    #[doc(hidden)]
     const ATTRIBUTES: &'static [wgpu::VertexAttribute];
     /// Whether `&[Self]`'s bytes are the GPU rows, so uploads are one memcpy.
     const HOST_LAYOUT_MATCHES: bool;
@@ -229,7 +233,9 @@ pub unsafe trait GpuStruct: Copy + Send + Sync + 'static {
     /// The wgpu vertex buffer layout of this struct: every field an attribute, stepping by
     /// [`STEP_MODE`](Self::STEP_MODE) (`#[gpu(step_mode = "...")]`), locations from
     /// `#[gpu(location = N)]`. For another step mode, override the field:
-    /// `wgpu::VertexBufferLayout { step_mode: wgpu::VertexStepMode::Instance, ..T::vertex_buffer_layout() }`.
+    /// `wgpu::VertexBufferLayout { step_mode: wgpu::VertexStepMode::Instance, ..T::vertex_buffer_layout() }`;
+    /// for other locations, or an owned layout,
+    /// [`T::FORMAT.vertex_layout(location, step_mode)`](crate::layout::VertexLayoutSource::vertex_layout).
     #[must_use]
     fn vertex_buffer_layout() -> wgpu::VertexBufferLayout<'static> {
         wgpu::VertexBufferLayout {

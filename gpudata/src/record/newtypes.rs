@@ -9,7 +9,7 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::format::VertexFormat;
-use crate::format::codec::{self, Scalar};
+use crate::format::codec::{self, ShaderScalar};
 
 /// The normalized conversions of [`codec`], typed for each stored integer.
 #[allow(
@@ -253,7 +253,7 @@ impl Unorm10_10_10_2 {
         let mut bytes = [0u8; 4];
         codec::encode_value(
             VertexFormat::Unorm10_10_10_2,
-            &values.map(Scalar::F32),
+            &values.map(ShaderScalar::F32),
             &mut bytes,
         );
         Unorm10_10_10_2(u32::from_le_bytes(bytes))

@@ -146,29 +146,6 @@ pub enum TableError {
         /// What was being computed.
         what: String,
     },
-    /// Constant components of a Rust type that does not store the format's components.
-    #[error("gpu constant format {format} requires {expected} components, received {found}")]
-    ConstantScalarType {
-        /// The format.
-        format: VertexFormat,
-        /// The Rust types that store its components.
-        expected: &'static str,
-        /// The Rust type given.
-        found: &'static str,
-    },
-    /// Constant bytes that are not exactly one value.
-    #[error(
-        "gpu constant format {format} requires exactly {expected_bytes}, received {found}",
-        expected_bytes = Count(*.expected, "byte")
-    )]
-    ConstantByteLength {
-        /// The format.
-        format: VertexFormat,
-        /// Bytes of one value.
-        expected: u64,
-        /// Bytes given.
-        found: u64,
-    },
     /// Two columns (or segments, or split fields) with one name.
     #[error("column `{column}` appears twice")]
     DuplicateColumn {

@@ -1,6 +1,7 @@
 //! Columns and tables on the GPU: [`GpuVector`] (one logical column over
 //! [`GpuData`](crate::GpuData) chunks, appendable by chunks or in one growing buffer, see
-//! [`Growth`]), [`GpuConstant`] (one value for every row), [`GpuSchema`], [`GpuRecordBatch`] and
+//! [`Growth`]), constant columns ([`GpuConstant`](crate::GpuConstant): one value for every
+//! row), [`GpuSchema`], [`GpuRecordBatch`] and
 //! [`GpuTable`] (luma.gl's GPU tables, with Rust ownership instead of runtime ownership flags),
 //! and the *segmented* layout ([`SegmentedTable`]): columns as contiguous, storage-aligned
 //! segments of one allocation.
@@ -38,8 +39,8 @@
 //! # Example
 //!
 //! ```
-//! use gpudata::table::{RecordBatchOptions, GpuColumn, GpuConstant, GpuTable, GpuVector};
-//! use gpudata::{GpuData, VertexFormat};
+//! use gpudata::table::{RecordBatchOptions, GpuColumn, GpuTable, GpuVector};
+//! use gpudata::{GpuConstant, GpuData, VertexFormat};
 //!
 //! let gpu = &gpudata::Gpu::headless()?;
 //! let positions = GpuData::from_slice(
@@ -58,7 +59,7 @@
 //! assert_eq!(table.num_rows(), 3);
 //! let bindings = table.render_bindings(gpu, Default::default())?;
 //! assert_eq!(bindings.location("color"), Some(1));
-//! assert_eq!(bindings.owned_layouts()[1].array_stride, 0);
+//! assert_eq!(bindings.vertex_layout().buffers()[1].array_stride, 0);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -72,13 +73,12 @@ pub use bind::TableBindings;
 pub use bind::render::{
     BatchDraw, IndexBufferRange, RenderOptions, TableRenderBindings, VertexBufferRange,
 };
-pub use bind::storage::{BatchStorage, StorageColumn, TableStorageBindings, UniformConstant};
+pub use bind::storage::{BatchStorage, ConstantBinding, StorageColumn, TableStorageBindings};
 pub use column::append::{AppendableOptions, Growth};
 pub use column::batch::{GpuRecordBatch, RecordBatchOptions, SourceInfo};
 pub use column::chunk_options::ChunkOptions;
 pub use column::chunked::ChunkSpan;
 pub use column::chunked_ops::{ChunkOperand, ChunkedPredicate};
-pub use column::constant::{CONSTANT_BUFFER_BYTES, CONSTANT_USAGE, ConstantScalar, GpuConstant};
 pub use column::schema::{GpuSchema, GpuSchemaField, Metadata, RESERVED_INDEX_COLUMN};
 pub use column::table::{GpuColumn, GpuColumnRef, GpuTable};
 pub use column::vector::{DataVectorOptions, GpuVector, InterleavedDescriptor};

@@ -103,7 +103,7 @@ impl<'g> TableBuilder<'g> {
             None => {
                 let table = GpuTable::from_batches(
                     vec![gpu_batch],
-                    Vec::<(String, crate::table::GpuConstant)>::new(),
+                    Vec::<(String, crate::data::GpuConstant)>::new(),
                 )
                 .map_err(|source| crate::arrow::ArrowInteropError::Table { source })?;
                 self.table = Some(table);

@@ -4,7 +4,7 @@
 
 use super::host::HostInput;
 use crate::format::PrimitiveType;
-use crate::format::codec::{self, Scalar, decoded_type, unit_of_lane};
+use crate::format::codec::{self, ShaderScalar, decoded_type, unit_of_lane};
 use crate::ops::elementwise::{FoldStep, OperandKind, Program, Semantics};
 use crate::ops::exact::{self, LaneKind};
 use crate::ops::family::{ArithmeticOp, Compute, MathOp, source_lane};
@@ -19,42 +19,47 @@ pub(crate) enum HostPlace<'a> {
     Bits([u32; 4]),
 }
 
-fn convert(value: Scalar, to: PrimitiveType) -> Scalar {
+fn convert(value: ShaderScalar, to: PrimitiveType) -> ShaderScalar {
     match to {
-        PrimitiveType::U32 => Scalar::U32(value.to_u32()),
-        PrimitiveType::I32 => Scalar::I32(value.to_i32()),
-        PrimitiveType::F32 | PrimitiveType::F16 => Scalar::F32(value.to_f32()),
+        PrimitiveType::U32 => ShaderScalar::U32(value.to_u32()),
+        PrimitiveType::I32 => ShaderScalar::I32(value.to_i32()),
+        PrimitiveType::F32 | PrimitiveType::F16 => ShaderScalar::F32(value.to_f32()),
     }
 }
 
-fn zero(ty: PrimitiveType) -> Scalar {
-    convert(Scalar::U32(0), ty)
+fn zero(ty: PrimitiveType) -> ShaderScalar {
+    convert(ShaderScalar::U32(0), ty)
 }
 
-fn from_bits(bits: u32, compute: Compute) -> Scalar {
-    match compute {
-        Compute::F32 => Scalar::F32(f32::from_bits(bits)),
-        Compute::U32 => Scalar::U32(bits),
-        Compute::I32 => Scalar::I32(bits as i32),
+fn from_bits(bits: u32, compute: Compute) -> ShaderScalar {
+    scalar_of(bits, compute.primitive())
+}
+
+/// The value of type `ty` whose 32 bits are `bits` (a constant's decoded lane).
+fn scalar_of(bits: u32, ty: PrimitiveType) -> ShaderScalar {
+    match ty {
+        PrimitiveType::F32 | PrimitiveType::F16 => ShaderScalar::F32(f32::from_bits(bits)),
+        PrimitiveType::U32 => ShaderScalar::U32(bits),
+        PrimitiveType::I32 => ShaderScalar::I32(bits as i32),
     }
 }
 
 /// `a op b` in the computation type: wrapping integers, integer division by zero 0.
-pub(crate) fn apply(op: ArithmeticOp, a: Scalar, b: Scalar) -> Scalar {
+pub(crate) fn apply(op: ArithmeticOp, a: ShaderScalar, b: ShaderScalar) -> ShaderScalar {
     match (a, b) {
-        (Scalar::F32(a), Scalar::F32(b)) => Scalar::F32(match op {
+        (ShaderScalar::F32(a), ShaderScalar::F32(b)) => ShaderScalar::F32(match op {
             ArithmeticOp::Add => a + b,
             ArithmeticOp::Subtract => a - b,
             ArithmeticOp::Multiply => a * b,
             ArithmeticOp::Divide => a / b,
         }),
-        (Scalar::U32(a), Scalar::U32(b)) => Scalar::U32(match op {
+        (ShaderScalar::U32(a), ShaderScalar::U32(b)) => ShaderScalar::U32(match op {
             ArithmeticOp::Add => a.wrapping_add(b),
             ArithmeticOp::Subtract => a.wrapping_sub(b),
             ArithmeticOp::Multiply => a.wrapping_mul(b),
             ArithmeticOp::Divide => a.checked_div(b).unwrap_or(0),
         }),
-        (Scalar::I32(a), Scalar::I32(b)) => Scalar::I32(match op {
+        (ShaderScalar::I32(a), ShaderScalar::I32(b)) => ShaderScalar::I32(match op {
             ArithmeticOp::Add => a.wrapping_add(b),
             ArithmeticOp::Subtract => a.wrapping_sub(b),
             ArithmeticOp::Multiply => a.wrapping_mul(b),
@@ -66,43 +71,44 @@ pub(crate) fn apply(op: ArithmeticOp, a: Scalar, b: Scalar) -> Scalar {
     }
 }
 
-fn math(op: MathOp, args: &[Scalar]) -> Scalar {
+fn math(op: MathOp, args: &[ShaderScalar]) -> ShaderScalar {
     let f = |i: usize| args[i].to_f32();
     match (op, args[0]) {
-        (MathOp::Abs, Scalar::I32(v)) => Scalar::I32(v.wrapping_abs()),
-        (MathOp::Abs, Scalar::U32(v)) => Scalar::U32(v),
-        (MathOp::Abs, Scalar::F32(v)) => Scalar::F32(f32::from_bits(v.to_bits() & 0x7fff_ffff)),
-        (MathOp::Pow, _) => Scalar::F32(f(0).powf(f(1))),
-        (MathOp::Sqrt, _) => Scalar::F32(f(0).sqrt()),
-        (MathOp::Sin, _) => Scalar::F32(f(0).sin()),
-        (MathOp::Cos, _) => Scalar::F32(f(0).cos()),
-        (MathOp::Tan, _) => Scalar::F32(f(0).tan()),
-        (MathOp::Exp, _) => Scalar::F32(f(0).exp()),
-        (MathOp::Log, _) => Scalar::F32(f(0).ln()),
+        (MathOp::Abs, ShaderScalar::I32(v)) => ShaderScalar::I32(v.wrapping_abs()),
+        (MathOp::Abs, ShaderScalar::U32(v)) => ShaderScalar::U32(v),
+        (MathOp::Abs, ShaderScalar::F32(v)) => {
+            ShaderScalar::F32(f32::from_bits(v.to_bits() & 0x7fff_ffff))
+        }
+        (MathOp::Pow, _) => ShaderScalar::F32(f(0).powf(f(1))),
+        (MathOp::Sqrt, _) => ShaderScalar::F32(f(0).sqrt()),
+        (MathOp::Sin, _) => ShaderScalar::F32(f(0).sin()),
+        (MathOp::Cos, _) => ShaderScalar::F32(f(0).cos()),
+        (MathOp::Tan, _) => ShaderScalar::F32(f(0).tan()),
+        (MathOp::Exp, _) => ShaderScalar::F32(f(0).exp()),
+        (MathOp::Log, _) => ShaderScalar::F32(f(0).ln()),
     }
 }
 
 /// Numeric equality as the kernel decides it (see the engine's `equal_wgsl`).
-fn equal(a: Scalar, b: Scalar) -> bool {
+fn equal(a: ShaderScalar, b: ShaderScalar) -> bool {
     let float_eq = |a: f32, b: f32| {
         let (x, y) = (a.to_bits(), b.to_bits());
         (x == y || (x | y) & 0x7fff_ffff == 0) && x & 0x7fff_ffff <= 0x7f80_0000
     };
     match (a, b) {
-        (Scalar::I32(a), Scalar::I32(b)) => a == b,
-        (Scalar::U32(a), Scalar::U32(b)) => a == b,
-        (Scalar::I32(a), Scalar::U32(b)) | (Scalar::U32(b), Scalar::I32(a)) => {
-            a >= 0 && a as u32 == b
-        }
+        (ShaderScalar::I32(a), ShaderScalar::I32(b)) => a == b,
+        (ShaderScalar::U32(a), ShaderScalar::U32(b)) => a == b,
+        (ShaderScalar::I32(a), ShaderScalar::U32(b))
+        | (ShaderScalar::U32(b), ShaderScalar::I32(a)) => a >= 0 && a as u32 == b,
         (a, b) => float_eq(a.to_f32(), b.to_f32()),
     }
 }
 
-fn nonzero(c: Scalar) -> bool {
+fn nonzero(c: ShaderScalar) -> bool {
     match c {
-        Scalar::F32(v) => v.to_bits() & 0x7fff_ffff != 0,
-        Scalar::I32(v) => v != 0,
-        Scalar::U32(v) => v != 0,
+        ShaderScalar::F32(v) => v.to_bits() & 0x7fff_ffff != 0,
+        ShaderScalar::I32(v) => v != 0,
+        ShaderScalar::U32(v) => v != 0,
     }
 }
 
@@ -125,7 +131,7 @@ impl Row<'_, '_> {
 
     /// Lane `lane` of operand `i` after luma.gl's lane rule, converted to `to` (or as it
     /// arrives).
-    fn value(&self, i: usize, lane: u32, to: Option<PrimitiveType>) -> Scalar {
+    fn value(&self, i: usize, lane: u32, to: Option<PrimitiveType>) -> ShaderScalar {
         let sem = self.sem;
         let kind = sem.operands[i];
         match (kind, self.places[i]) {
@@ -140,7 +146,7 @@ impl Row<'_, '_> {
             }
             (_, place) => {
                 let natural = match kind {
-                    OperandKind::Data(f) => decoded_type(f),
+                    OperandKind::Data(f) | OperandKind::Constant(f) => decoded_type(f),
                     _ => PrimitiveType::F32,
                 };
                 let ty = to.unwrap_or(natural);
@@ -149,9 +155,7 @@ impl Row<'_, '_> {
                     (Some(l), OperandKind::Data(format), HostPlace::Data(_)) => {
                         codec::decode_unit(format, l, self.raw(i, l))
                     }
-                    (Some(l), _, HostPlace::Bits(bits)) => {
-                        Scalar::F32(f32::from_bits(bits[l as usize]))
-                    }
+                    (Some(l), _, HostPlace::Bits(bits)) => scalar_of(bits[l as usize], natural),
                     (Some(_), _, HostPlace::Data(_)) => return zero(ty),
                 };
                 convert(v, ty)
@@ -161,11 +165,11 @@ impl Row<'_, '_> {
 
     /// Output lane `lane` of a fold of `op`: [`Semantics::fold_steps`], as the kernel runs
     /// them.
-    fn fold(&self, op: ArithmeticOp, lane: u32) -> Scalar {
+    fn fold(&self, op: ArithmeticOp, lane: u32) -> ShaderScalar {
         let sem = self.sem;
         let compute = Some(sem.compute.primitive());
         let signed = sem.compute == Compute::I32;
-        let exact_step = |step, x: Scalar, literal: usize| {
+        let exact_step = |step, x: ShaderScalar, literal: usize| {
             let p = match sem.operands[literal] {
                 OperandKind::Literal(l) => match exact::lane_kind(l.lane(lane), sem.compute) {
                     LaneKind::Exact(v) => exact::params(step, v, signed),
@@ -174,9 +178,9 @@ impl Row<'_, '_> {
                 _ => [0; exact::PARAMS],
             };
             let bits = match x {
-                Scalar::I32(v) => v as u32,
-                Scalar::U32(v) => v,
-                Scalar::F32(v) => v.to_bits(),
+                ShaderScalar::I32(v) => v as u32,
+                ShaderScalar::U32(v) => v,
+                ShaderScalar::F32(v) => v.to_bits(),
             };
             from_bits(exact::host(step, bits, signed, &p), sem.compute)
         };
@@ -193,13 +197,13 @@ impl Row<'_, '_> {
         acc
     }
 
-    fn lane(&self, lane: u32) -> Scalar {
+    fn lane(&self, lane: u32) -> ShaderScalar {
         let sem = self.sem;
         let compute = Some(sem.compute.primitive());
         match &sem.program {
             Program::Fold(op) => self.fold(*op, lane),
             Program::Math(op) => {
-                let args: Vec<Scalar> = (0..sem.operands.len())
+                let args: Vec<ShaderScalar> = (0..sem.operands.len())
                     .map(|i| self.value(i, lane, compute))
                     .collect();
                 math(*op, &args)
@@ -221,13 +225,13 @@ impl Row<'_, '_> {
         }
     }
 
-    fn reduce(&self) -> Scalar {
+    fn reduce(&self) -> ShaderScalar {
         let sem = self.sem;
         let lanes = sem.operands[0].lanes();
         let f32 = Some(PrimitiveType::F32);
         if sem.program == Program::EqualAll {
             let all = (0..lanes).all(|l| equal(self.value(0, l, None), self.value(1, l, None)));
-            return Scalar::U32(u32::from(all));
+            return ShaderScalar::U32(u32::from(all));
         }
         let mut sum: Option<f32> = None;
         for l in 0..lanes {
@@ -241,7 +245,7 @@ impl Row<'_, '_> {
             sum = Some(sum.map_or(product, |s| s + product));
         }
         let sum = sum.unwrap_or(0.0);
-        Scalar::F32(if sem.program == Program::Length {
+        ShaderScalar::F32(if sem.program == Program::Length {
             sum.sqrt()
         } else {
             sum

@@ -1,7 +1,7 @@
 //! The CPU reference of row masks, compaction and the prefix sum.
 
 use super::host::{HostColumn, HostInput};
-use crate::format::codec::{self, Scalar};
+use crate::format::codec::{self, ShaderScalar};
 use crate::ops::compact::prefix_sum_output;
 use crate::ops::kernels::select::predicate::{Node, Side, comparison_lanes};
 use crate::ops::predicate::{Comparand, PredicateOf, predicate_length};
@@ -17,14 +17,16 @@ impl<'a> From<HostInput<'a>> for Comparand<HostInput<'a>> {
 }
 
 /// `a op b` with the kernel's rule: integers exactly, anything with a float in `f32`.
-fn compare(op: Comparison, a: Scalar, b: Scalar) -> bool {
+fn compare(op: Comparison, a: ShaderScalar, b: ShaderScalar) -> bool {
     use std::cmp::Ordering;
     let ordering = match (a, b) {
-        (Scalar::F32(_), _) | (_, Scalar::F32(_)) => a.to_f32().partial_cmp(&b.to_f32()),
-        (Scalar::I32(x), Scalar::I32(y)) => Some(x.cmp(&y)),
-        (Scalar::U32(x), Scalar::U32(y)) => Some(x.cmp(&y)),
-        (Scalar::I32(x), Scalar::U32(y)) => Some(i64::from(x).cmp(&i64::from(y))),
-        (Scalar::U32(x), Scalar::I32(y)) => Some(i64::from(x).cmp(&i64::from(y))),
+        (ShaderScalar::F32(_), _) | (_, ShaderScalar::F32(_)) => {
+            a.to_f32().partial_cmp(&b.to_f32())
+        }
+        (ShaderScalar::I32(x), ShaderScalar::I32(y)) => Some(x.cmp(&y)),
+        (ShaderScalar::U32(x), ShaderScalar::U32(y)) => Some(x.cmp(&y)),
+        (ShaderScalar::I32(x), ShaderScalar::U32(y)) => Some(i64::from(x).cmp(&i64::from(y))),
+        (ShaderScalar::U32(x), ShaderScalar::I32(y)) => Some(i64::from(x).cmp(&i64::from(y))),
     };
     match (op, ordering) {
         (Comparison::NotEqual, o) => o != Some(Ordering::Equal),
@@ -37,7 +39,7 @@ fn compare(op: Comparison, a: Scalar, b: Scalar) -> bool {
     }
 }
 
-fn value(side: Side, lane: u32, row: u64, columns: &[HostInput<'_>]) -> Scalar {
+fn value(side: Side, lane: u32, row: u64, columns: &[HostInput<'_>]) -> ShaderScalar {
     match side {
         Side::Column(i) => {
             let c = &columns[i];
@@ -46,7 +48,7 @@ fn value(side: Side, lane: u32, row: u64, columns: &[HostInput<'_>]) -> Scalar {
             } else {
                 lane
             };
-            codec::decode_lane(c.format(), c.row(row), lane).unwrap_or(Scalar::U32(0))
+            codec::decode_lane(c.format(), c.row(row), lane).unwrap_or(ShaderScalar::U32(0))
         }
         Side::Value(v) => v,
     }

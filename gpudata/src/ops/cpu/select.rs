@@ -1,7 +1,7 @@
 //! The CPU reference of `extent`, `gather`, `sequence` and `segmented_map`.
 
 use super::host::{HostColumn, HostInput};
-use crate::format::codec::{self, Scalar};
+use crate::format::codec::{self, ShaderScalar};
 use crate::format::{DataType, VertexFormat};
 use crate::ops::OpError;
 use crate::ops::extent::extent_output;
@@ -105,9 +105,9 @@ pub fn gather(ids: HostInput<'_>, source: HostInput<'_>) -> Result<HostColumn, O
     let mut bytes = Vec::with_capacity(ids.length() as usize * row);
     for i in 0..ids.length() {
         let index = match codec::decode_lane(ids.format(), ids.row(i), 0) {
-            Some(Scalar::U32(v)) => Some(u64::from(v)),
-            Some(Scalar::I32(v)) => u64::try_from(v).ok(),
-            Some(Scalar::F32(v)) if v >= 0.0 && v.trunc() == v && v < 4_294_967_296.0 => {
+            Some(ShaderScalar::U32(v)) => Some(u64::from(v)),
+            Some(ShaderScalar::I32(v)) => u64::try_from(v).ok(),
+            Some(ShaderScalar::F32(v)) if v >= 0.0 && v.trunc() == v && v < 4_294_967_296.0 => {
                 Some(v as u64)
             }
             _ => None,

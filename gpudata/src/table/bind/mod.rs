@@ -3,6 +3,7 @@
 
 pub(crate) mod render;
 pub(crate) mod storage;
+mod vertex;
 pub(crate) mod wgsl;
 
 use crate::device::Gpu;

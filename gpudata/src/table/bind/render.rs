@@ -1,18 +1,16 @@
 //! Render bindings: everything a render pass needs from a table (the vertex layouts, vertex
 //! buffers in layout order, constants as zero-stride vertex buffers, the index buffer).
 
-use std::fmt::Write as _;
 use std::ops::Range;
 
 use crate::data::{GpuData, GpuDataFormat};
 use crate::device::Gpu;
 use crate::device::GpuError;
 use crate::format::VertexFormat;
-use crate::layout::{StepMode, WgpuVertexLayout};
+use crate::layout::{StepMode, VertexLayout, VertexLayoutSource};
 use crate::table::TableError;
 
 use crate::table::column::batch::GpuRecordBatch;
-use crate::table::column::constant::GpuConstant;
 use crate::table::column::schema::RESERVED_INDEX_COLUMN;
 use crate::table::column::table::GpuTable;
 
@@ -140,27 +138,28 @@ impl BatchDraw {
     }
 }
 
-/// What a render pipeline and its draws need from a table: the vertex layouts (one per table
-/// layout in order, then one zero-stride layout per constant), the shader location of every
-/// attribute, and per batch the buffers to bind.
+/// What a render pipeline and its draws need from a table: its vertex layout (the table's
+/// [`vertex_layout`](VertexLayoutSource::vertex_layout): one buffer per table layout in order,
+/// then one zero-stride buffer per constant), the shader location of every attribute, and per
+/// batch the buffers to bind.
 #[derive(Clone, Debug)]
 pub struct TableRenderBindings {
-    layouts: Vec<WgpuVertexLayout>,
+    layout: VertexLayout,
     locations: Vec<(String, u32)>,
     batches: Vec<BatchDraw>,
 }
 
 impl TableRenderBindings {
-    /// The layouts for [`wgpu::VertexState::buffers`], slot by slot.
+    /// The layouts for [`wgpu::VertexState::buffers`], slot by slot: `vertex_layout().as_wgpu()`.
     #[must_use]
     pub fn vertex_layouts(&self) -> Vec<Option<wgpu::VertexBufferLayout<'_>>> {
-        self.layouts.iter().map(|l| Some(l.as_wgpu())).collect()
+        self.layout.as_wgpu()
     }
 
-    /// The owned layouts.
+    /// The vertex layout: every buffer, attribute, format and location.
     #[must_use]
-    pub fn owned_layouts(&self) -> &[WgpuVertexLayout] {
-        &self.layouts
+    pub const fn vertex_layout(&self) -> &VertexLayout {
+        &self.layout
     }
 
     /// Every attribute (layout attribute, single-format column or constant) with its shader
@@ -185,21 +184,12 @@ impl TableRenderBindings {
         &self.batches
     }
 
-    /// WGSL `@location(n) name: T` lines of a vertex input struct, one per attribute in location
-    /// order (`T` as [`VertexFormat::vertex_input_type`]).
+    /// WGSL `@location(n) name: T,` lines of a vertex input struct, one per attribute in
+    /// location order (`T` as [`VertexFormat::vertex_input_type`]): the layout's
+    /// [`wgsl_vertex_inputs`](VertexLayout::wgsl_vertex_inputs).
     #[must_use]
-    pub fn wgsl_vertex_inputs(&self, formats: &[(String, VertexFormat)]) -> String {
-        let mut out = String::new();
-        for (name, location) in &self.locations {
-            if let Some((_, format)) = formats.iter().find(|(n, _)| n == name) {
-                let _ = writeln!(
-                    out,
-                    "    @location({location}) {name}: {},",
-                    format.vertex_input_type()
-                );
-            }
-        }
-        out
+    pub fn wgsl_vertex_inputs(&self) -> String {
+        self.layout.wgsl_vertex_inputs()
     }
 }
 
@@ -258,39 +248,17 @@ pub(crate) fn render_bindings(
     gpu: &Gpu,
     options: RenderOptions,
 ) -> Result<TableRenderBindings, TableError> {
-    let mut layouts = Vec::new();
-    let mut locations = Vec::new();
-    let mut next = options.base_location;
-    let overflow = || TableError::Overflow {
-        what: "the shader locations of the table".to_owned(),
-    };
-    for layout in table.buffer_layouts() {
-        let mut layout = layout.clone();
-        layout.step_mode = layout.step_mode.or(Some(options.step_mode));
-        let wgpu_layout = layout.to_wgpu(next)?;
-        for (attribute, wgpu_attribute) in layout
-            .resolved_attributes()
-            .iter()
-            .zip(&wgpu_layout.attributes)
-        {
-            locations.push((attribute.attribute.clone(), wgpu_attribute.shader_location));
-        }
-        next = u32::try_from(wgpu_layout.attributes.len())
-            .ok()
-            .and_then(|n| next.checked_add(n))
-            .ok_or_else(overflow)?;
-        layouts.push(wgpu_layout);
-    }
-    let constants: Vec<(&str, &GpuConstant)> = table.constants().collect();
-    let mut constant_ranges = Vec::with_capacity(constants.len());
-    for (name, constant) in &constants {
-        layouts.push(constant.wgpu_vertex_layout(next, options.step_mode)?);
-        locations.push(((*name).to_owned(), next));
-        next = next.checked_add(1).ok_or_else(overflow)?;
+    let layout = table.vertex_layout(options.base_location, options.step_mode)?;
+    let locations = layout
+        .attributes()
+        .map(|(name, _, location, _)| (name.to_owned(), location))
+        .collect();
+    let mut constant_ranges = Vec::with_capacity(table.constants().len());
+    for (_, constant) in table.constants() {
         constant_ranges.push(VertexBufferRange {
-            buffer: constant.buffer(gpu)?,
+            buffer: table.uploads.buffer(gpu, constant)?,
             offset: 0,
-            size: crate::table::column::constant::CONSTANT_BUFFER_BYTES,
+            size: crate::data::CONSTANT_BUFFER_BYTES,
         });
     }
     let mut batches = Vec::with_capacity(table.batches().len());
@@ -301,7 +269,7 @@ pub(crate) fn render_bindings(
         batches.push(batch_draw(table, gpu, i, batch, &constant_ranges)?);
     }
     Ok(TableRenderBindings {
-        layouts,
+        layout,
         locations,
         batches,
     })

@@ -2,12 +2,12 @@
 //! WGSL that declares them with accessors.
 
 use super::wgsl::{accessor_fn, check_wgsl_name};
+use crate::data::GpuConstant;
 use crate::data::{GpuData, GpuDataFormat};
 use crate::device::Gpu;
 use crate::device::GpuError;
 use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::table::TableError;
-use crate::table::column::constant::GpuConstant;
 use crate::table::column::table::GpuTable;
 use std::fmt::Write as _;
 
@@ -85,25 +85,76 @@ impl StorageColumn {
     }
 }
 
-/// One constant bound as a uniform.
+/// A constant's uniform binding: its 16-byte upload, bound as a `vec4<u32>` uniform, and the
+/// WGSL accessor that decodes it as vertex fetch would.
 #[derive(Clone, Debug)]
-pub struct UniformConstant {
+pub struct ConstantBinding {
     name: String,
     buffer: wgpu::Buffer,
     constant: GpuConstant,
 }
 
-impl UniformConstant {
+impl ConstantBinding {
+    /// The binding of `constant` as the column `name`, uploaded on `gpu` (a table's storage
+    /// bindings make one per constant, reusing the table's upload).
+    ///
+    /// # Errors
+    /// [`TableError::Gpu`] when the upload fails.
+    pub fn new(
+        gpu: &Gpu,
+        name: impl Into<String>,
+        constant: GpuConstant,
+    ) -> Result<Self, TableError> {
+        Ok(ConstantBinding {
+            name: name.into(),
+            buffer: constant.upload(gpu)?,
+            constant,
+        })
+    }
+
     /// The column name.
     #[must_use]
     pub fn name(&self) -> &str {
         &self.name
     }
 
+    /// The constant.
+    #[must_use]
+    pub const fn constant(&self) -> GpuConstant {
+        self.constant
+    }
+
     /// The 16-byte uniform buffer.
     #[must_use]
     pub fn buffer(&self) -> &wgpu::Buffer {
         &self.buffer
+    }
+
+    /// WGSL that reads the constant in a compute (or any) shader: a uniform
+    /// `var<uniform> {name}_words: vec4<u32>` at `@group(group) @binding(binding)`, and
+    /// `fn {name}_at(row: u32) -> T`, which returns the value for every row, decoded as vertex
+    /// fetch would (`T` is [`VertexFormat::vertex_input_type`]: `vec4<f32>` for `unorm8x4`).
+    /// Bind [`buffer`](Self::buffer) there.
+    ///
+    /// # Errors
+    /// [`TableError::Wgsl`] when the name cannot prefix WGSL identifiers.
+    pub fn wgsl(&self, group: u32, binding: u32) -> Result<String, TableError> {
+        let name = &self.name;
+        check_wgsl_name(name)?;
+        let words = format!("{name}_words");
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "@group({group}) @binding({binding}) var<uniform> {words}: vec4<u32>;"
+        );
+        out.push_str(&accessor_fn(
+            &format!("{name}_at"),
+            &words,
+            self.constant.format(),
+            0,
+            0,
+        ));
+        Ok(out)
     }
 }
 
@@ -112,7 +163,7 @@ impl UniformConstant {
 #[derive(Clone, Debug)]
 pub struct BatchStorage {
     columns: Vec<StorageColumn>,
-    constants: Vec<UniformConstant>,
+    constants: Vec<ConstantBinding>,
     rows: u64,
 }
 
@@ -131,7 +182,7 @@ impl BatchStorage {
 
     /// The constants, after the columns.
     #[must_use]
-    pub fn constants(&self) -> &[UniformConstant] {
+    pub fn constants(&self) -> &[ConstantBinding] {
         &self.constants
     }
 
@@ -218,7 +269,7 @@ impl BatchStorage {
             binding += 1;
         }
         for constant in &self.constants {
-            out.push_str(&constant.constant.wgsl(&constant.name, group, binding)?);
+            out.push_str(&constant.wgsl(group, binding)?);
             binding += 1;
         }
         Ok(out)
@@ -356,13 +407,13 @@ pub(crate) fn storage_bindings(
     table: &GpuTable,
     gpu: &Gpu,
 ) -> Result<TableStorageBindings, TableError> {
-    let constants: Vec<UniformConstant> = table
+    let constants: Vec<ConstantBinding> = table
         .constants()
         .map(|(name, constant)| {
-            Ok(UniformConstant {
+            Ok(ConstantBinding {
                 name: name.to_owned(),
-                buffer: constant.buffer(gpu)?,
-                constant: constant.clone(),
+                buffer: table.uploads.buffer(gpu, constant)?,
+                constant: *constant,
             })
         })
         .collect::<Result<_, TableError>>()?;

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::data::{GpuData, GpuDataFormat};
+use crate::data::{GpuData, GpuDataFormat, rows_layout};
 use crate::format::GpuVectorFormat;
 use crate::layout::BufferLayout;
 use crate::table::TableError;
@@ -120,13 +120,7 @@ pub(crate) fn synthesize_layout(
         }),
         Some(GpuDataFormat::Vector(GpuVectorFormat::VertexList(_))) => list("vertex-list"),
         Some(GpuDataFormat::Vector(GpuVectorFormat::ValueList(_))) => list("value-list"),
-        Some(GpuDataFormat::Vector(GpuVectorFormat::Fixed(format))) => {
-            Ok(Some(BufferLayout::single(name, *format, byte_stride)))
-        }
-        Some(GpuDataFormat::Struct(format)) => Ok(Some(BufferLayout {
-            byte_stride: Some(byte_stride),
-            ..format.buffer_layout(name, None)
-        })),
+        Some(fixed_or_struct) => Ok(Some(rows_layout(name, Some(fixed_or_struct), byte_stride)?)),
     }
 }
 

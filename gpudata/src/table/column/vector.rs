@@ -479,7 +479,7 @@ impl GpuVector {
     /// The adapter's metadata, if it is an `M`.
     #[must_use]
     pub fn readback_metadata_as<M: std::any::Any>(&self) -> Option<&M> {
-        self.readback_metadata.as_deref()?.downcast_ref()
+        self.readback_metadata.as_ref()?.downcast_ref()
     }
 
     /// Stores the adapter's metadata.

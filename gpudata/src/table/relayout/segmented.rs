@@ -16,11 +16,11 @@ use super::fields::{
     write_fields,
 };
 use super::segment::{Segment, SegmentSpec, SegmentStride, SegmentedLayout};
+use crate::data::GpuConstant;
 use crate::device::buffers::create_buffer;
 use crate::device::transfer::{WaitMode, row_granule, upload, write_bytes};
 use crate::ops::kernels::transform::relayout::{Relayout, Target};
 use crate::table::column::batch::RecordBatchOptions;
-use crate::table::column::constant::GpuConstant;
 use crate::table::column::schema::{Metadata, RESERVED_INDEX_COLUMN};
 use crate::table::column::table::{GpuColumn, GpuTable};
 use crate::table::column::vector::GpuVector;
@@ -58,7 +58,8 @@ struct HostColumn<'a> {
 ///
 /// ```
 /// use gpudata::VertexFormat;
-/// use gpudata::table::{GpuConstant, SegmentedTableBuilder};
+/// use gpudata::GpuConstant;
+/// use gpudata::table::SegmentedTableBuilder;
 ///
 /// let gpu = &gpudata::Gpu::headless()?;
 /// let positions: [[f32; 2]; 3] = [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]];
@@ -324,10 +325,7 @@ impl SegmentedTable {
         )?;
         relayout.submit()?;
         drop(targets);
-        let constants = table
-            .constants()
-            .map(|(n, c)| (n.to_owned(), c.clone()))
-            .collect();
+        let constants = table.constants().map(|(n, c)| (n.to_owned(), *c)).collect();
         let options = RecordBatchOptions {
             num_rows: Some(table.num_rows()),
             metadata: table.schema().metadata.clone(),
@@ -595,7 +593,7 @@ fn finish_conversion(
     columns.extend(
         table
             .constants()
-            .map(|(n, c)| (n.to_owned(), GpuColumn::Constant(c.clone()))),
+            .map(|(n, c)| (n.to_owned(), GpuColumn::Constant(*c))),
     );
     GpuTable::from_columns(
         columns,

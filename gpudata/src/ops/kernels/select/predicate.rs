@@ -12,7 +12,9 @@
 
 use super::rows::{self, Span, WORKGROUP};
 use crate::data::GpuDataView;
-use crate::format::codec::{Scalar, decoded_type, fetch_order, unit_byte_length, unit_of_lane};
+use crate::format::codec::{
+    ShaderScalar, decoded_type, fetch_order, unit_byte_length, unit_of_lane,
+};
 use crate::format::{PrimitiveType, wgsl_codec};
 use crate::ops::OpError;
 use crate::ops::kernels::Planner;
@@ -54,7 +56,7 @@ impl Comparison {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Side {
     Column(usize),
-    Value(Scalar),
+    Value(ShaderScalar),
 }
 
 impl Side {
@@ -109,9 +111,9 @@ pub(crate) enum Node {
 fn side_type(side: Side, views: &[GpuDataView<'_>]) -> PrimitiveType {
     match side {
         Side::Column(i) => decoded_type(views[i].format()),
-        Side::Value(Scalar::F32(_)) => PrimitiveType::F32,
-        Side::Value(Scalar::I32(_)) => PrimitiveType::I32,
-        Side::Value(Scalar::U32(_)) => PrimitiveType::U32,
+        Side::Value(ShaderScalar::F32(_)) => PrimitiveType::F32,
+        Side::Value(ShaderScalar::I32(_)) => PrimitiveType::I32,
+        Side::Value(ShaderScalar::U32(_)) => PrimitiveType::U32,
     }
 }
 
@@ -124,9 +126,9 @@ fn side_lanes(side: Side, views: &[GpuDataView<'_>]) -> u32 {
 fn side_value(side: Side, lane: u32, lanes: u32) -> String {
     match side {
         Side::Column(i) => format!("x{i}_{}", if lanes == 1 { 0 } else { lane }),
-        Side::Value(Scalar::F32(v)) => format!("bitcast<f32>({:#x}u)", v.to_bits()),
-        Side::Value(Scalar::I32(v)) => format!("bitcast<i32>({:#x}u)", v as u32),
-        Side::Value(Scalar::U32(v)) => format!("{v}u"),
+        Side::Value(ShaderScalar::F32(v)) => format!("bitcast<f32>({:#x}u)", v.to_bits()),
+        Side::Value(ShaderScalar::I32(v)) => format!("bitcast<i32>({:#x}u)", v as u32),
+        Side::Value(ShaderScalar::U32(v)) => format!("{v}u"),
     }
 }
 

@@ -5,12 +5,13 @@ use crate::data::GpuData;
 use crate::layout::BufferLayout;
 use crate::table::TableError;
 
+use crate::data::GpuConstant;
 use crate::table::column::batch::{
     GpuRecordBatch, Owner, RecordBatchOptions, check_given_fields, check_given_layouts,
     synthesize_layout,
 };
-use crate::table::column::constant::GpuConstant;
 use crate::table::column::schema::{GpuSchema, GpuSchemaField, RESERVED_INDEX_COLUMN};
+use crate::table::column::uploads::ConstantUploads;
 use crate::table::column::vector::{GpuVector, checked_sum};
 
 use super::text::{describe_chunk, describe_vector, layouts_text};
@@ -96,6 +97,7 @@ impl GpuTable {
             data_types: Vec::new(),
             num_rows: 0,
             null_count: 0,
+            uploads: ConstantUploads::default(),
         };
         table.refresh()?;
         Ok(table)
@@ -114,6 +116,7 @@ impl GpuTable {
             data_types: Vec::new(),
             num_rows: 0,
             null_count: 0,
+            uploads: ConstantUploads::default(),
         }
     }
 
@@ -335,6 +338,7 @@ impl GpuTable {
             data_types,
             num_rows,
             null_count: 0,
+            uploads: ConstantUploads::default(),
         };
         table.refresh()?;
         Ok(table)

@@ -144,6 +144,7 @@ impl GpuTable {
             data_types: self.data_types.clone(),
             num_rows: 0,
             null_count: 0,
+            uploads: self.uploads.clone(),
         };
         table.refresh()?;
         Ok(table)

@@ -1,27 +1,23 @@
-//! Null counts of filtered batches: a column uploaded from Arrow carries its row validity in
-//! its readback metadata ([`ArrowReadback`]); filtering keeps the validity of the kept rows
-//! (the mask read back once per batch that has nulls), so the filtered column reads back as
-//! Arrow with its nulls, and the batch's null count is the sum of its columns' kept nulls.
-//! Without feature `arrow` there is no per-row validity: counts are 0.
+//! Null counts of filtered batches: a column whose readback metadata describes its rows
+//! ([`RowMetadata`], as Arrow's readback does with its validity) keeps the metadata of its kept
+//! rows (the mask read back once per batch that has null rows), so the filtered column reads
+//! back with its nulls, and the batch's null count is the sum of its columns' kept nulls.
+//! Other readback metadata is not carried over.
 
-use crate::data::{GpuData, ReadbackMetadata};
+use crate::data::{GpuData, ReadbackMetadata, RowMetadata};
 use crate::device::Gpu;
 use crate::ops::GpuMask;
 use crate::table::TableError;
 use crate::table::column::batch::GpuRecordBatch;
 
-#[cfg(feature = "arrow")]
-use crate::arrow::ArrowReadback;
-
-/// The kept rows of one batch, as far as filtering validity needs them.
+/// The kept rows of one batch, as far as filtering readback metadata needs them.
 pub(super) struct Validity {
-    #[cfg(feature = "arrow")]
-    keep: Option<arrow_buffer::BooleanBuffer>,
+    /// Whether each row is kept: read back only when a column of the batch has null rows.
+    keep: Option<Vec<bool>>,
 }
 
-#[cfg(feature = "arrow")]
-fn arrow_readback(data: &GpuData) -> Option<&ArrowReadback> {
-    data.readback_metadata_as::<ArrowReadback>()
+fn rows(data: &GpuData) -> Option<&dyn RowMetadata> {
+    data.readback_metadata()?.rows()
 }
 
 impl Validity {
@@ -29,77 +25,30 @@ impl Validity {
     ///
     /// # Errors
     /// [`TableError::Filter`] when the mask cannot be read back.
-    #[cfg(feature = "arrow")]
     pub(super) fn new(
         gpu: &Gpu,
         batch: &GpuRecordBatch,
         mask: &GpuMask,
     ) -> Result<Validity, TableError> {
-        let nulls = batch.columns().any(|(_, data)| {
-            arrow_readback(data)
-                .and_then(ArrowReadback::nulls)
-                .is_some_and(|n| n.null_count() > 0)
-        });
+        let nulls = batch
+            .columns()
+            .any(|(_, data)| rows(data).is_some_and(|r| r.null_count() > 0));
         let keep = if nulls {
-            Some(
-                mask.read_arrow(gpu)
-                    .map_err(TableError::from_op)?
-                    .values()
-                    .clone(),
-            )
+            Some(mask.read(gpu).map_err(TableError::from_op)?)
         } else {
             None
         };
         Ok(Validity { keep })
     }
 
-    /// Without per-row validity there is nothing to read.
-    #[cfg(not(feature = "arrow"))]
-    #[allow(clippy::unnecessary_wraps)] // The same signature as with feature `arrow`.
-    pub(super) fn new(
-        _gpu: &Gpu,
-        _batch: &GpuRecordBatch,
-        _mask: &GpuMask,
-    ) -> Result<Validity, TableError> {
-        Ok(Validity {})
-    }
-
-    /// The readback metadata of `data`'s `kept` rows, and their nulls: the Arrow readback with
-    /// its validity filtered and its length `kept`; `(None, 0)` for other metadata (and for
-    /// columns with offsets, which filtering refuses before).
-    #[cfg(feature = "arrow")]
+    /// The readback metadata of `data`'s `kept` rows, and their nulls: the metadata's
+    /// [`RowMetadata::keep_rows`]; `(None, 0)` for metadata that does not describe its rows.
     pub(super) fn filtered(&self, data: &GpuData, kept: u64) -> (Option<ReadbackMetadata>, u64) {
-        let Some(readback) = arrow_readback(data) else {
+        let Some(metadata) = rows(data).and_then(|r| r.keep_rows(kept, self.keep.as_deref()))
+        else {
             return (None, 0);
         };
-        let Ok(length) = usize::try_from(kept) else {
-            return (None, 0);
-        };
-        if readback.offsets.is_some() {
-            return (None, 0);
-        }
-        let nulls = match (&readback.nulls, &self.keep) {
-            (None, _) => None,
-            (Some(nulls), Some(keep)) => {
-                let valid: arrow_buffer::BooleanBuffer =
-                    keep.set_indices().map(|row| nulls.is_valid(row)).collect();
-                Some(arrow_buffer::NullBuffer::new(valid)).filter(|n| n.null_count() > 0)
-            }
-            // Nulls, yet the mask was not read: not reached (`new` reads it for any null).
-            (Some(_), None) => return (None, 0),
-        };
-        let count = nulls.as_ref().map_or(0, |n| n.null_count() as u64);
-        let filtered = ArrowReadback {
-            length,
-            nulls,
-            ..readback.clone()
-        };
-        (Some(std::sync::Arc::new(filtered)), count)
-    }
-
-    /// No readback metadata to carry without feature `arrow`.
-    #[cfg(not(feature = "arrow"))]
-    pub(super) fn filtered(&self, _data: &GpuData, _kept: u64) -> (Option<ReadbackMetadata>, u64) {
-        (None, 0)
+        let nulls = metadata.rows().map_or(0, RowMetadata::null_count);
+        (Some(metadata), nulls)
     }
 }

@@ -4,12 +4,12 @@
 use std::fmt;
 use std::ops::Range;
 
-use crate::data::{GpuData, ReadbackMetadata};
+use crate::data::{GpuConstant, GpuData, ReadbackMetadata};
 use crate::layout::BufferLayout;
 use crate::table::TableError;
+use crate::table::column::uploads::ConstantUploads;
 
 use crate::table::column::batch::GpuRecordBatch;
-use crate::table::column::constant::GpuConstant;
 use crate::table::column::schema::{GpuSchema, RESERVED_INDEX_COLUMN};
 use crate::table::column::vector::{DataVectorOptions, GpuVector};
 
@@ -24,6 +24,8 @@ use text::layouts_text;
 
 /// A column given to [`GpuTable::from_columns`]: varying rows or one constant value.
 #[derive(Debug)]
+// A column is made once and moved into its table; boxing the vector would only add a hop.
+#[allow(clippy::large_enum_variant)]
 pub enum GpuColumn {
     /// A column of rows.
     Vector(GpuVector),
@@ -78,6 +80,8 @@ pub struct GpuTable {
     pub(in crate::table) data_types: Vec<(String, ReadbackMetadata)>,
     pub(in crate::table) num_rows: u64,
     pub(in crate::table) null_count: u64,
+    /// The constants' uploads, per device.
+    pub(in crate::table) uploads: ConstantUploads,
 }
 
 impl GpuTable {
