@@ -24,11 +24,13 @@
 //! # Ok::<(), gpudata::OpError>(())
 //! ```
 
+mod aggregate;
 mod eval;
 mod filter;
 mod host;
 mod select;
 
+pub use aggregate::{grid_aggregate, group_by, histogram, reduce};
 pub use filter::{HostPredicate, compact, mask, prefix_sum};
 pub use host::{HostColumn, HostInput, HostRows};
 pub use select::{extent, gather, segmented_map, sequence};

@@ -14,6 +14,10 @@
 //! | [`extent`] | a column | one `[min, max]` row per lane |
 //! | [`gather`] | a column and row indices | the indexed rows |
 //! | [`sequence`], [`segmented_map`] | a count / segment starts | `sint32` values / `uint32x2` (segment, offset) rows |
+//! | [`reduce`] | a one-lane column, a mask | count, valid count, sum, minimum, maximum, mean ([`Reduction`]) |
+//! | [`histogram`] | a one-lane column, weights, a mask | counts (and weight sums) in equal bins ([`GpuHistogram`]) |
+//! | [`group_by`] | an integer key column, values, a mask | count, sum, minimum, maximum, mean per group ([`GpuGroups`]) |
+//! | [`grid_aggregate`] | `float32x2` positions, values, a mask | the same per cell of a 2D grid, texture-ready ([`GpuGrid`]) |
 //!
 //! Every operation takes the [`Gpu`](crate::Gpu) its data lives on and returns new
 //! [`GpuData`](crate::GpuData) (usages `STORAGE | VERTEX | COPY_SRC | COPY_DST`) that reads back
@@ -47,6 +51,10 @@
 //!   to `f32`, with integer operations (no `shader-f64`), bit for bit the CPU formula.
 //! - **Selection** ([`mask`], [`compact`], [`gather`], [`extent`], [`prefix_sum`]): each
 //!   function's documentation states its NaN, `-0` and out-of-range rules.
+//! - **Aggregation** ([`reduce`], [`histogram`], [`group_by`], [`grid_aggregate`]): NaN values
+//!   are skipped as nulls; `reduce` sums floats by a pairwise tree (error at most
+//!   `(⌈log₂ n⌉ + 4) · 2⁻²⁴ · Σ|x|`) and integers exactly in 64 bits; per-group sums are
+//!   exact fixed-point integer sums rounded once, the same bits on every run.
 //!
 //! # Sizes
 //!
@@ -68,6 +76,7 @@
 //! # Ok(()) }
 //! ```
 
+mod aggregate;
 mod arithmetic;
 mod compact;
 pub mod cpu;
@@ -93,6 +102,12 @@ mod predicate;
 #[cfg(feature = "arrow")]
 mod unpack;
 
+pub use aggregate::grid::{
+    GpuGrid, Grid, GridField, GridSpec, grid_aggregate, plan_grid_aggregate,
+};
+pub use aggregate::group::{GpuGroups, GroupKeys, Groups, group_by, plan_group_by};
+pub use aggregate::histogram::{GpuHistogram, Histogram, histogram, plan_histogram};
+pub use aggregate::reduce::{GpuReduction, Reduction, Total, plan_reduce, reduce};
 pub use arithmetic::{add, arithmetic, divide, multiply, plan_arithmetic, subtract};
 pub use deinterleave::{
     deinterleave, deinterleave_views, plan_deinterleave, plan_deinterleave_views,
