@@ -15,6 +15,8 @@
 //! last case, `add_f32_over_binding`, ignores `--size-mib`: its inputs are twice the device's
 //! largest storage binding, so the operation runs as several dispatches.
 
+#[path = "gpubench/aggregate.rs"]
+mod aggregate;
 #[path = "gpubench/cases.rs"]
 mod cases;
 #[path = "gpubench/kernels.rs"]
@@ -92,7 +94,8 @@ fn parse_args() -> Result<Args, String> {
                             cos_f32 tan_f32 exp_f32 log_f32 pow_f32 dot_f32x4 length_f32x4 \
                             equal_all_f32x4 select_f32 swizzle_f32x4 read_vec4_256 extent \
                             mask_f32 mask_u32 compact compact_sub random_read_vec4 \
-                            gather_f32x4 gather_sub"
+                            gather_f32x4 gather_sub reduce_f32 histogram_256 group_sum_1000 \
+                            grid_count"
                     .to_owned());
             }
             other => return Err(format!("unknown argument `{other}` (try --help)")),

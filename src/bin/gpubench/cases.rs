@@ -17,7 +17,7 @@ mod elementwise;
 use crate::timing::Work;
 
 /// Case groups in run order; `--ops` selects by prefix.
-pub const NAMES: [&str; 37] = [
+pub const NAMES: [&str; 41] = [
     "copy_vec4_256",
     "copy_u32_64",
     "copy_buffer_to_buffer",
@@ -55,6 +55,10 @@ pub const NAMES: [&str; 37] = [
     "equal_all_f32x4",
     "select_f32",
     "swizzle_f32x4",
+    "reduce_f32",
+    "histogram_256",
+    "group_sum_1000",
+    "grid_count",
 ];
 
 pub type Verify = Box<dyn Fn(&Gpu) -> Result<(), String>>;
@@ -664,6 +668,9 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
         }
         other if crate::relayout::NAMES.contains(&other) => {
             cases.extend(crate::relayout::build(gpu, other, size)?);
+        }
+        other if crate::aggregate::NAMES.contains(&other) => {
+            cases.extend(crate::aggregate::build(gpu, other, size, all)?);
         }
         other if crate::select::NAMES.contains(&other) => {
             cases.extend(crate::select::build(gpu, other, size)?);

@@ -280,17 +280,20 @@ pub fn group_by(
                 .filter(|&k| k != u32::MAX)
                 .collect();
             let special = rows_kept.iter().any(|&r| key_of(r) == u32::MAX);
-            let mut order = slot_order(&mut distinct, capacity_for(u64::from(max_groups)));
-            if special {
-                order.push(u32::MAX);
-            }
-            if order.len() as u64 > u64::from(max_groups) {
+            distinct.sort_unstable();
+            distinct.dedup();
+            let found = distinct.len() as u64 + u64::from(special);
+            if found > u64::from(max_groups) {
                 return Err(OpError::InvalidArgument {
                     op: OP,
                     argument: "the number of distinct keys",
                     expected: "at most max_groups",
-                    found: format!("{} (max_groups {max_groups})", order.len()),
+                    found: format!("{found} (max_groups {max_groups})"),
                 });
+            }
+            let mut order = slot_order(&mut distinct, capacity_for(u64::from(max_groups)));
+            if special {
+                order.push(u32::MAX);
             }
             let ids = order.iter().enumerate().map(|(i, &k)| (k, i)).collect();
             (order.len(), ids, Some(order))

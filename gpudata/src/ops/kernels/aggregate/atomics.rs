@@ -558,9 +558,9 @@ const WIDE: &str = "fn sub96(a: vec3<u32>, b: vec3<u32>) -> vec3<u32> {\n\
      }\n\
      fn low96(m: vec3<u32>, s: u32) -> bool {\n\
      \x20   for (var i = 0u; i < 3u; i++) {\n\
-     \x20       let from = i * 32u;\n\
-     \x20       if (s > from) {\n\
-     \x20           let take = min(s - from, 32u);\n\
+     \x20       let first = i * 32u;\n\
+     \x20       if (s > first) {\n\
+     \x20           let take = min(s - first, 32u);\n\
      \x20           let bits = select((1u << take) - 1u, 0xffffffffu, take == 32u);\n\
      \x20           if ((m[i] & bits) != 0u) { return true; }\n\
      \x20       }\n\

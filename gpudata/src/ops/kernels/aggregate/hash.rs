@@ -9,7 +9,7 @@
 //! Slots: `capacity` words, the flag of `u32::MAX`, the overflow word. Ranks: the exclusive scan
 //! of the occupied slots and the flag (`capacity + 2` words, the last the group count).
 
-use super::atomics::{HASH, Piece, fill};
+use super::atomics::{HASH, Piece, fill, hash};
 use super::{Lane, bind_mask, mask_fn};
 use crate::ops::OpError;
 use crate::ops::kernels::Planner;
@@ -27,15 +27,16 @@ pub(crate) fn capacity_for(max_groups: u64) -> u64 {
         .unwrap_or(1 << 63)
 }
 
-/// The host twin of the table: the slot order of `keys` (distinct, none `u32::MAX`) in a table
-/// of `capacity` slots, as the concurrent insertion leaves it (the keys inserted in increasing
-/// order with plain linear probing give the same layout).
+/// The host twin of the table: the slot order of `keys` (none `u32::MAX`, fewer distinct ones
+/// than `capacity`, a power of two) in a table of `capacity` slots, as the concurrent insertion
+/// leaves it (the keys inserted in increasing order with plain linear probing give the same
+/// layout). Keys past a full table are left out.
 pub(crate) fn slot_order(keys: &mut Vec<u32>, capacity: u64) -> Vec<u32> {
     keys.sort_unstable();
     keys.dedup();
     let cap = usize::try_from(capacity).unwrap_or(usize::MAX);
     let mut slots = vec![u32::MAX; cap];
-    for &k in keys.iter() {
+    for &k in keys.iter().take(cap) {
         let mut p = hash(k) as usize & (cap - 1);
         while slots[p] != u32::MAX {
             p = (p + 1) & (cap - 1);
@@ -45,7 +46,6 @@ pub(crate) fn slot_order(keys: &mut Vec<u32>, capacity: u64) -> Vec<u32> {
     slots.into_iter().filter(|&k| k != u32::MAX).collect()
 }
 
-use super::atomics::hash;
 
 /// The insertion pass over one run: parameters rows, key base, mask word base, capacity.
 fn insert_kernel(lane: Lane, stride: u64, masked: bool) -> String {
