@@ -29,10 +29,14 @@ pub fn lane_values(
     for _ in 0..n {
         let pick = special > 0 && rng.below(special) == 0;
         let bits: u32 = match format {
-            VertexFormat::Float32 if pick => {
-                [0x7fc0_0000, 0xffc0_0001, 0, 0x8000_0000, 0x7f80_0000, 0xff80_0000]
-                    [rng.below(kinds) as usize]
-            }
+            VertexFormat::Float32 if pick => [
+                0x7fc0_0000,
+                0xffc0_0001,
+                0,
+                0x8000_0000,
+                0x7f80_0000,
+                0xff80_0000,
+            ][rng.below(kinds) as usize],
             VertexFormat::Float32 => rng.f32_in(range).to_bits(),
             VertexFormat::Float16 if pick => {
                 [0x7e00, 0xfe01, 0, 0x8000, 0x7c00, 0xfc00][rng.below(kinds) as usize]
@@ -80,18 +84,37 @@ fn exact_sums(values: &[f32], mask: Option<&[bool]>) -> (f64, f64) {
         .iter()
         .enumerate()
         .filter(|&(i, v)| mask.is_none_or(|m| m[i]) && !v.is_nan())
-        .fold((0.0, 0.0), |(s, a), (_, &v)| (s + f64::from(v), a + f64::from(v).abs()))
+        .fold((0.0, 0.0), |(s, a), (_, &v)| {
+            (s + f64::from(v), a + f64::from(v).abs())
+        })
 }
 
 /// Asserts a GPU reduction against the CPU reference: counts, extremes and integer sums equal,
 /// a float sum within `(⌈log₂ n⌉ + 4) · 2⁻²⁴ · Σ|x|` of the `f64` sum. Returns the error in
 /// units of `2⁻²⁴ · Σ|x|`.
-pub fn assert_reduction(got: &Reduction, want: &Reduction, floats: Option<(&[f32], Option<&[bool]>)>, what: &str) -> f64 {
+pub fn assert_reduction(
+    got: &Reduction,
+    want: &Reduction,
+    floats: Option<(&[f32], Option<&[bool]>)>,
+    what: &str,
+) -> f64 {
     assert_eq!(got.count, want.count, "{what}: count");
     assert_eq!(got.valid_count, want.valid_count, "{what}: valid count");
     let bits = |s: Option<Scalar>| s.map(Scalar::to_bits);
-    assert_eq!(bits(got.min), bits(want.min), "{what}: min {:?} {:?}", got.min, want.min);
-    assert_eq!(bits(got.max), bits(want.max), "{what}: max {:?} {:?}", got.max, want.max);
+    assert_eq!(
+        bits(got.min),
+        bits(want.min),
+        "{what}: min {:?} {:?}",
+        got.min,
+        want.min
+    );
+    assert_eq!(
+        bits(got.max),
+        bits(want.max),
+        "{what}: max {:?} {:?}",
+        got.max,
+        want.max
+    );
     match (got.sum, want.sum, floats) {
         (Total::Float(g), Total::Float(w), Some((values, mask))) => {
             let (exact, abs) = exact_sums(values, mask);
@@ -107,7 +130,10 @@ pub fn assert_reduction(got: &Reduction, want: &Reduction, floats: Option<(&[f32
             let unit = abs * f64::from(f32::EPSILON) / 2.0;
             let err = (f64::from(g) - exact).abs();
             let bound = (n.log2().ceil() + 4.0) * unit;
-            assert!(err <= bound, "{what}: sum {g} vs {exact}: error {err} over the bound {bound}");
+            assert!(
+                err <= bound,
+                "{what}: sum {g} vs {exact}: error {err} over the bound {bound}"
+            );
             if unit > 0.0 { err / unit } else { 0.0 }
         }
         (g, w, _) => {
@@ -169,18 +195,38 @@ fn reduce_equals_the_cpu_reference_within_the_sum_bound() {
         rows_per_thread: Some(8),
         ..OpsConfig::default()
     };
-    let plan = ops::plan_reduce(&gpu, view(&buffer, VertexFormat::Float32, n as u64), None, &config).unwrap();
+    let plan = ops::plan_reduce(
+        &gpu,
+        view(&buffer, VertexFormat::Float32, n as u64),
+        None,
+        &config,
+    )
+    .unwrap();
     assert_eq!(plan.dispatches(), 3, "tile pass and two combine levels");
     let got = plan.run(&gpu).unwrap().read(&gpu).unwrap();
-    let want = cpu::reduce(HostInput::new(&bytes, VertexFormat::Float32, n as u64), None).unwrap();
-    worst = worst.max(assert_reduction(&got, &want, Some((&values, None)), "2.2M rows"));
+    let want = cpu::reduce(
+        HostInput::new(&bytes, VertexFormat::Float32, n as u64),
+        None,
+    )
+    .unwrap();
+    worst = worst.max(assert_reduction(
+        &got,
+        &want,
+        Some((&values, None)),
+        "2.2M rows",
+    ));
     let strided = view_at(&buffer, VertexFormat::Float32, 1000, 8, Some(12));
     let got = ops::reduce(&gpu, strided, None).unwrap();
     let host = HostInput::new(&bytes, VertexFormat::Float32, 1000)
         .with_byte_offset(8)
         .with_byte_stride(12);
     let picked: Vec<f32> = (0..1000).map(|i| values[2 + 3 * i]).collect();
-    assert_reduction(&got, &cpu::reduce(host, None).unwrap(), Some((&picked, None)), "strided");
+    assert_reduction(
+        &got,
+        &cpu::reduce(host, None).unwrap(),
+        Some((&picked, None)),
+        "strided",
+    );
     // The measured error, in units of 2⁻²⁴ · Σ|x| (the bound is ⌈log₂ n⌉ + 4 of them).
     println!("reduce: largest float sum error {worst:.3} × 2⁻²⁴ · Σ|x|");
 }
@@ -194,7 +240,11 @@ fn reduce_defines_empty_nan_zero_and_infinite_columns() {
         let mask = keep.map(|k| GpuMask::from_bools(&gpu, k).unwrap());
         let column = view(&buffer, VertexFormat::Float32, values.len() as u64);
         let got = ops::reduce(&gpu, column, mask.as_ref()).unwrap();
-        let want = cpu::reduce(HostInput::new(&bytes, VertexFormat::Float32, values.len() as u64), keep).unwrap();
+        let want = cpu::reduce(
+            HostInput::new(&bytes, VertexFormat::Float32, values.len() as u64),
+            keep,
+        )
+        .unwrap();
         assert_reduction(&got, &want, Some((values, keep)), &format!("{values:?}"));
         got
     };
@@ -203,7 +253,10 @@ fn reduce_defines_empty_nan_zero_and_infinite_columns() {
         other => panic!("{other:?}"),
     };
     let empty = run(&[], None);
-    assert_eq!((empty.count, empty.valid_count, empty.min, empty.mean()), (0, 0, None, None));
+    assert_eq!(
+        (empty.count, empty.valid_count, empty.min, empty.mean()),
+        (0, 0, None, None)
+    );
     assert_eq!(sum_bits(&empty), 0x8000_0000, "the empty sum is -0");
     let nan = run(&[f32::NAN, -f32::NAN], None);
     assert_eq!((nan.count, nan.valid_count, nan.max), (2, 0, None));
@@ -215,13 +268,19 @@ fn reduce_defines_empty_nan_zero_and_infinite_columns() {
     assert_eq!(sum_bits(&zeros), 0);
     let inf = run(&[f32::INFINITY, 1.0, 2.0], None);
     assert_eq!(inf.sum, Total::Float(f32::INFINITY));
-    assert!(matches!(run(&[f32::INFINITY, f32::NEG_INFINITY], None).sum, Total::Float(v) if v.is_nan()));
+    assert!(
+        matches!(run(&[f32::INFINITY, f32::NEG_INFINITY], None).sum, Total::Float(v) if v.is_nan())
+    );
     let none = run(&[1.0, 2.0], Some(&[false, false]));
     assert_eq!((none.count, none.valid_count, none.min), (0, 0, None));
     let ints = u32_bytes(&[u32::MAX, u32::MAX, 3]);
     let buffer = upload(&gpu, &ints);
     let got = ops::reduce(&gpu, view(&buffer, VertexFormat::Uint32, 3), None).unwrap();
-    assert_eq!(got.sum, Total::Unsigned(2 * u64::from(u32::MAX) + 3), "widened, not wrapped");
+    assert_eq!(
+        got.sum,
+        Total::Unsigned(2 * u64::from(u32::MAX) + 3),
+        "widened, not wrapped"
+    );
     let signed = u32_bytes(&[i32::MIN as u32, i32::MIN as u32, 5]);
     let buffer = upload(&gpu, &signed);
     let got = ops::reduce(&gpu, view(&buffer, VertexFormat::Sint32, 3), None).unwrap();
@@ -243,7 +302,11 @@ fn reduce_of_chunked_columns_equals_one_buffer() {
     for split in [false, true] {
         let mask = gpu_mask(&gpu, &keep, split);
         let got = piecewise::reduce(&gpu, &column, Some(&mask)).unwrap();
-        let want = cpu::reduce(HostInput::new(&bytes, VertexFormat::Float32, n as u64), Some(&keep)).unwrap();
+        let want = cpu::reduce(
+            HostInput::new(&bytes, VertexFormat::Float32, n as u64),
+            Some(&keep),
+        )
+        .unwrap();
         assert_reduction(&got, &want, Some((&values, Some(&keep))), "chunked");
     }
     let ints = lane_values(&mut rng, VertexFormat::Sint16, n, 0.0, 0, false);
@@ -256,9 +319,16 @@ fn reduce_of_chunked_columns_equals_one_buffer() {
 /// Asserts two histograms equal, weights by their bits.
 pub fn assert_histogram(got: &Histogram, want: &Histogram, what: &str) {
     assert_eq!(got.counts, want.counts, "{what}: counts");
-    assert_eq!((got.below, got.above, got.nan), (want.below, want.above, want.nan), "{what}: outside");
+    assert_eq!(
+        (got.below, got.above, got.nan),
+        (want.below, want.above, want.nan),
+        "{what}: outside"
+    );
     assert_eq!(got.range, want.range, "{what}: range");
-    let bits = |w: &Option<Vec<f32>>| w.as_ref().map(|w| w.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+    let bits = |w: &Option<Vec<f32>>| {
+        w.as_ref()
+            .map(|w| w.iter().map(|v| v.to_bits()).collect::<Vec<_>>())
+    };
     assert_eq!(bits(&got.weights), bits(&want.weights), "{what}: weights");
 }
 
@@ -266,7 +336,8 @@ pub fn assert_histogram(got: &Histogram, want: &Histogram, what: &str) {
 fn histogram_equals_the_cpu_reference() {
     let gpu = fresh_gpu();
     let mut rng = Rng::new(30);
-    let cases: [(VertexFormat, usize, u32, Option<(f32, f32)>); 6] = [
+    type Case = (VertexFormat, usize, u32, Option<(f32, f32)>);
+    let cases: [Case; 6] = [
         (VertexFormat::Float32, 10_000, 256, Some((-500.0, 500.0))),
         (VertexFormat::Float32, 3001, 7, None),
         (VertexFormat::Float32, 1000, 5000, Some((-1000.0, 1000.0))),
@@ -283,11 +354,19 @@ fn histogram_equals_the_cpu_reference() {
         for (weighted, masked) in [(false, false), (true, true), (false, true)] {
             let mask = masked.then(|| gpu_mask(&gpu, &keep, true));
             let w = weighted.then(|| view(&wbuffer, VertexFormat::Float32, n as u64));
-            let got = ops::histogram(&gpu, view(&buffer, format, n as u64), w, mask.as_ref(), bins, range)
-                .unwrap()
-                .read(&gpu)
-                .unwrap();
-            let host_w = weighted.then(|| HostInput::new(&weights, VertexFormat::Float32, n as u64));
+            let got = ops::histogram(
+                &gpu,
+                view(&buffer, format, n as u64),
+                w,
+                mask.as_ref(),
+                bins,
+                range,
+            )
+            .unwrap()
+            .read(&gpu)
+            .unwrap();
+            let host_w =
+                weighted.then(|| HostInput::new(&weights, VertexFormat::Float32, n as u64));
             let want = cpu::histogram(
                 HostInput::new(&bytes, format, n as u64),
                 host_w,
@@ -296,16 +375,27 @@ fn histogram_equals_the_cpu_reference() {
                 range,
             )
             .unwrap();
-            assert_histogram(&got, &want, &format!("{format} n={n} bins={bins} weighted={weighted} masked={masked}"));
+            assert_histogram(
+                &got,
+                &want,
+                &format!("{format} n={n} bins={bins} weighted={weighted} masked={masked}"),
+            );
         }
     }
     // Every bin edge: the values 0..=100 in 10 bins over [0, 100], 100 in the last bin.
     let values: Vec<f32> = (0..=100).map(|v| v as f32).collect();
     let buffer = upload(&gpu, &f32_bytes(&values));
-    let got = ops::histogram(&gpu, view(&buffer, VertexFormat::Float32, 101), None, None, 10, None)
-        .unwrap()
-        .read(&gpu)
-        .unwrap();
+    let got = ops::histogram(
+        &gpu,
+        view(&buffer, VertexFormat::Float32, 101),
+        None,
+        None,
+        10,
+        None,
+    )
+    .unwrap()
+    .read(&gpu)
+    .unwrap();
     assert_eq!(got.counts, [10, 10, 10, 10, 10, 10, 10, 10, 10, 11]);
     assert_eq!(got.range, (0.0, 100.0));
     // Chunked values and weights, chunked differently, with a mask in two pieces.

@@ -7,7 +7,9 @@ use crate::aggregate::{chunked, gpu_mask, lane_values, random_mask};
 use crate::fixtures::*;
 use crate::support::{buffer, read_buffer};
 use gpudata::ops::cpu::{self, HostInput};
-use gpudata::ops::{self, GpuMask, GridField, GridSpec, GroupKeys, Groups, OpError, Scalar, piecewise};
+use gpudata::ops::{
+    self, GpuMask, GridField, GridSpec, GroupKeys, Groups, OpError, Scalar, piecewise,
+};
 use gpudata::{Gpu, VertexFormat};
 
 /// `f32`s equal as bits, NaNs alike.
@@ -38,12 +40,40 @@ fn assert_groups(got: &Groups, want: &Groups, what: &str) {
         (None, None) => true,
         _ => false,
     };
-    assert!(floats(&got.sum, &want.sum, false), "{what}: sums {:?} {:?}", got.sum, want.sum);
+    assert!(
+        floats(&got.sum, &want.sum, false),
+        "{what}: sums {:?} {:?}",
+        got.sum,
+        want.sum
+    );
     assert!(floats(&got.mean, &want.mean, true), "{what}: means");
-    let bits = |s: &Option<Vec<Scalar>>| s.as_ref().map(|v| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
-    let nan_bits = |v: Option<Vec<u32>>| v.map(|v| v.into_iter().map(|b| if f32::from_bits(b).is_nan() { 0x7fc0_0000 } else { b }).collect::<Vec<_>>());
-    assert_eq!(nan_bits(bits(&got.min)), nan_bits(bits(&want.min)), "{what}: minima");
-    assert_eq!(nan_bits(bits(&got.max)), nan_bits(bits(&want.max)), "{what}: maxima");
+    let bits = |s: &Option<Vec<Scalar>>| {
+        s.as_ref()
+            .map(|v| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>())
+    };
+    let nan_bits = |v: Option<Vec<u32>>| {
+        v.map(|v| {
+            v.into_iter()
+                .map(|b| {
+                    if f32::from_bits(b).is_nan() {
+                        0x7fc0_0000
+                    } else {
+                        b
+                    }
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    assert_eq!(
+        nan_bits(bits(&got.min)),
+        nan_bits(bits(&want.min)),
+        "{what}: minima"
+    );
+    assert_eq!(
+        nan_bits(bits(&got.max)),
+        nan_bits(bits(&want.max)),
+        "{what}: maxima"
+    );
 }
 
 /// Random keys of `format`: dense ids in `0..limit` (some past it), or one of `distinct`.
@@ -61,7 +91,13 @@ fn keys(rng: &mut Rng, format: VertexFormat, n: usize, limit: u32, distinct: &[u
     out
 }
 
-fn run_group(gpu: &Gpu, k: (&[u8], VertexFormat), v: Option<(&[u8], VertexFormat)>, keep: Option<&[bool]>, groups: GroupKeys) -> (Groups, Groups) {
+fn run_group(
+    gpu: &Gpu,
+    k: (&[u8], VertexFormat),
+    v: Option<(&[u8], VertexFormat)>,
+    keep: Option<&[bool]>,
+    groups: GroupKeys,
+) -> (Groups, Groups) {
     let n = (k.0.len() as u64) / k.1.byte_length();
     let kb = upload(gpu, k.0);
     let vb = v.map(|(bytes, _)| upload(gpu, bytes));
@@ -82,7 +118,12 @@ fn group_by_equals_the_cpu_reference_bit_for_bit() {
     let mut rng = Rng::new(31);
     // Dense: workgroup-private (40 groups) and storage (5000 groups) accumulators.
     for &(groups, n, kf, vf) in &[
-        (40u32, 20_000usize, VertexFormat::Uint32, VertexFormat::Float32),
+        (
+            40u32,
+            20_000usize,
+            VertexFormat::Uint32,
+            VertexFormat::Float32,
+        ),
         (5000, 12_000, VertexFormat::Uint16, VertexFormat::Float32),
         (300, 7000, VertexFormat::Sint32, VertexFormat::Sint16),
         (17, 3000, VertexFormat::Uint8, VertexFormat::Float16),
@@ -98,7 +139,13 @@ fn group_by_equals_the_cpu_reference_bit_for_bit() {
         let v = lane_values(&mut rng, vf, n, 1000.0, 24, true);
         let keep = random_mask(&mut rng, n, 6);
         let what = format!("{groups} groups of {kf} keys, {vf} values");
-        let (got, want) = run_group(&gpu, (&k, kf), Some((&v, vf)), Some(&keep), GroupKeys::Dense { groups });
+        let (got, want) = run_group(
+            &gpu,
+            (&k, kf),
+            Some((&v, vf)),
+            Some(&keep),
+            GroupKeys::Dense { groups },
+        );
         assert_groups(&got, &want, &what);
         assert!(want.dropped > 0, "{what}: keys out of range");
         let (got, want) = run_group(&gpu, (&k, kf), None, None, GroupKeys::Dense { groups });
@@ -111,19 +158,51 @@ fn group_by_equals_the_cpu_reference_bit_for_bit() {
     let k = keys(&mut rng, VertexFormat::Uint32, n, 0, &distinct);
     let v = lane_values(&mut rng, VertexFormat::Float32, n, 1e6, 50, false);
     let sparse = GroupKeys::Sparse { max_groups: 400 };
-    let (got, want) = run_group(&gpu, (&k, VertexFormat::Uint32), Some((&v, VertexFormat::Float32)), None, sparse);
+    let (got, want) = run_group(
+        &gpu,
+        (&k, VertexFormat::Uint32),
+        Some((&v, VertexFormat::Float32)),
+        None,
+        sparse,
+    );
     assert_groups(&got, &want, "sparse");
     assert_eq!(got.keys.as_ref().map(Vec::len), Some(300));
-    assert_eq!(got.keys.as_ref().and_then(|k| k.last().copied()), Some(u32::MAX));
+    assert_eq!(
+        got.keys.as_ref().and_then(|k| k.last().copied()),
+        Some(u32::MAX)
+    );
     // The sums are exact to the fixed point: summing in another order gives the same bits.
-    let (again, _) = run_group(&gpu, (&k, VertexFormat::Uint32), Some((&v, VertexFormat::Float32)), None, sparse);
-    assert!(same_f32(again.sum.as_deref().unwrap(), got.sum.as_deref().unwrap()));
+    let (again, _) = run_group(
+        &gpu,
+        (&k, VertexFormat::Uint32),
+        Some((&v, VertexFormat::Float32)),
+        None,
+        sparse,
+    );
+    assert!(same_f32(
+        again.sum.as_deref().unwrap(),
+        got.sum.as_deref().unwrap()
+    ));
     // Too many distinct keys.
     let kb = upload(&gpu, &k);
-    let error = ops::group_by(&gpu, view(&kb, VertexFormat::Uint32, n as u64), None, None, GroupKeys::Sparse { max_groups: 100 })
-        .unwrap_err();
-    assert!(matches!(error, OpError::InvalidArgument { op: "group_by", .. }), "{error}");
-    let host = cpu::group_by(HostInput::new(&k, VertexFormat::Uint32, n as u64), None, None, GroupKeys::Sparse { max_groups: 100 });
+    let error = ops::group_by(
+        &gpu,
+        view(&kb, VertexFormat::Uint32, n as u64),
+        None,
+        None,
+        GroupKeys::Sparse { max_groups: 100 },
+    )
+    .unwrap_err();
+    assert!(
+        matches!(error, OpError::InvalidArgument { op: "group_by", .. }),
+        "{error}"
+    );
+    let host = cpu::group_by(
+        HostInput::new(&k, VertexFormat::Uint32, n as u64),
+        None,
+        None,
+        GroupKeys::Sparse { max_groups: 100 },
+    );
     assert!(matches!(host, Err(OpError::InvalidArgument { .. })));
 }
 
@@ -145,7 +224,10 @@ fn group_sums_are_exact_where_f32_sums_are_not() {
     assert_eq!(got.count, [3, 3, 0]);
     assert!(got.mean.as_ref().unwrap()[2].is_nan());
     let min = got.min.as_ref().unwrap();
-    assert!(matches!(min[2], Scalar::F32(v) if v.is_nan()), "an empty group's minimum is NaN");
+    assert!(
+        matches!(min[2], Scalar::F32(v) if v.is_nan()),
+        "an empty group's minimum is NaN"
+    );
 }
 
 #[test]
@@ -159,7 +241,10 @@ fn group_by_of_chunked_columns_equals_one_buffer() {
     let kc = chunked(&gpu, &k, VertexFormat::Uint32, n as u64, 3000);
     let vc = chunked(&gpu, &v, VertexFormat::Float32, n as u64, 4096);
     let mask = gpu_mask(&gpu, &keep, true);
-    for groups in [GroupKeys::Dense { groups: 50 }, GroupKeys::Sparse { max_groups: 64 }] {
+    for groups in [
+        GroupKeys::Dense { groups: 50 },
+        GroupKeys::Sparse { max_groups: 64 },
+    ] {
         let got = piecewise::group_by(&gpu, &kc, Some(&vc), Some(&mask), groups)
             .unwrap()
             .read(&gpu)
@@ -178,7 +263,13 @@ fn group_by_of_chunked_columns_equals_one_buffer() {
 /// Random `float32x2` positions in `[-1, 1]²`, about one in 50 with a NaN coordinate.
 fn positions(rng: &mut Rng, n: usize) -> Vec<f32> {
     (0..2 * n)
-        .map(|_| if rng.below(100) == 0 { f32::NAN } else { rng.f32_in(1.0) })
+        .map(|_| {
+            if rng.below(100) == 0 {
+                f32::NAN
+            } else {
+                rng.f32_in(1.0)
+            }
+        })
         .collect()
 }
 
@@ -193,8 +284,22 @@ fn grid_aggregate_equals_the_cpu_reference_and_copies_into_a_texture() {
     let pb = upload(&gpu, &p);
     let vb = upload(&gpu, &v);
     for (spec, masked) in [
-        (GridSpec { width: 7, height: 5, bounds: Some([-0.5, -0.75, 0.5, 0.75]) }, true),
-        (GridSpec { width: 100, height: 80, bounds: None }, false),
+        (
+            GridSpec {
+                width: 7,
+                height: 5,
+                bounds: Some([-0.5, -0.75, 0.5, 0.75]),
+            },
+            true,
+        ),
+        (
+            GridSpec {
+                width: 100,
+                height: 80,
+                bounds: None,
+            },
+            false,
+        ),
     ] {
         let mask = masked.then(|| gpu_mask(&gpu, &keep, false));
         let grid = ops::grid_aggregate(
@@ -218,14 +323,28 @@ fn grid_aggregate_equals_the_cpu_reference_and_copies_into_a_texture() {
         assert_eq!(got.count, want.count, "{what}: counts");
         assert_eq!((got.outside, got.nan), (want.outside, want.nan), "{what}");
         assert!(got.nan > 0);
-        for (g, w) in [(&got.sum, &want.sum), (&got.min, &want.min), (&got.max, &want.max)] {
-            assert!(same_f32(g.as_deref().unwrap(), w.as_deref().unwrap()), "{what}");
+        for (g, w) in [
+            (&got.sum, &want.sum),
+            (&got.min, &want.min),
+            (&got.max, &want.max),
+        ] {
+            assert!(
+                same_f32(g.as_deref().unwrap(), w.as_deref().unwrap()),
+                "{what}"
+            );
         }
-        assert!(close_means(got.mean.as_deref().unwrap(), want.mean.as_deref().unwrap()));
+        assert!(close_means(
+            got.mean.as_deref().unwrap(),
+            want.mean.as_deref().unwrap()
+        ));
         // The count texture holds the counts, row by row.
         let texture = grid.texture(&gpu, GridField::Count).unwrap();
         assert_eq!(texture.format(), wgpu::TextureFormat::R32Uint);
-        let readback = buffer(&gpu, u64::from(grid.row_pitch) * u64::from(grid.height), wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC);
+        let readback = buffer(
+            &gpu,
+            u64::from(grid.row_pitch) * u64::from(grid.height),
+            wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+        );
         let mut encoder = gpu.device().create_command_encoder(&Default::default());
         encoder.copy_texture_to_buffer(
             texture.as_image_copy(),
@@ -250,8 +369,15 @@ fn grid_aggregate_equals_the_cpu_reference_and_copies_into_a_texture() {
     // Chunked positions and values.
     let pc = chunked(&gpu, &p, VertexFormat::Float32x2, n as u64, 5000);
     let vc = chunked(&gpu, &v, VertexFormat::Float32, n as u64, 3333);
-    let spec = GridSpec { width: 9, height: 9, bounds: None };
-    let got = piecewise::grid_aggregate(&gpu, &pc, Some(&vc), None, &spec).unwrap().read(&gpu).unwrap();
+    let spec = GridSpec {
+        width: 9,
+        height: 9,
+        bounds: None,
+    };
+    let got = piecewise::grid_aggregate(&gpu, &pc, Some(&vc), None, &spec)
+        .unwrap()
+        .read(&gpu)
+        .unwrap();
     let want = cpu::grid_aggregate(
         HostInput::new(&p, VertexFormat::Float32x2, n as u64),
         Some(HostInput::new(&v, VertexFormat::Float32, n as u64)),
@@ -260,7 +386,10 @@ fn grid_aggregate_equals_the_cpu_reference_and_copies_into_a_texture() {
     )
     .unwrap();
     assert_eq!(got.count, want.count);
-    assert!(same_f32(got.sum.as_deref().unwrap(), want.sum.as_deref().unwrap()));
+    assert!(same_f32(
+        got.sum.as_deref().unwrap(),
+        want.sum.as_deref().unwrap()
+    ));
 }
 
 #[test]
@@ -275,16 +404,58 @@ fn aggregations_refuse_what_they_cannot_take() {
     assert!(unsupported(ops::reduce(&gpu, pair, None).unwrap_err()));
     assert!(matches!(
         ops::reduce(&gpu, column, Some(&short)).unwrap_err(),
-        OpError::LengthMismatch { input: 2, expected: 4, found: 1, .. }
+        OpError::LengthMismatch {
+            input: 2,
+            expected: 4,
+            found: 1,
+            ..
+        }
     ));
-    assert!(invalid(ops::histogram(&gpu, column, None, None, 0, Some((0.0, 1.0))).unwrap_err()));
-    assert!(invalid(ops::histogram(&gpu, column, None, None, 4, Some((1.0, 0.0))).unwrap_err()));
+    assert!(invalid(
+        ops::histogram(&gpu, column, None, None, 0, Some((0.0, 1.0))).unwrap_err()
+    ));
+    assert!(invalid(
+        ops::histogram(&gpu, column, None, None, 4, Some((1.0, 0.0))).unwrap_err()
+    ));
     // The data's range holds +inf: a range must be given.
     let error = ops::histogram(&gpu, column, None, None, 4, None).unwrap_err();
-    assert_eq!(error.to_string(), "histogram: the range is [1, inf], expected finite bounds lo <= hi, bins / (hi - lo) finite");
-    assert!(invalid(cpu::histogram(HostInput::new(&f32_bytes(&[1.0, f32::INFINITY]), VertexFormat::Float32, 2), None, None, 4, None).unwrap_err()));
-    assert!(unsupported(ops::group_by(&gpu, column, None, None, GroupKeys::Dense { groups: 2 }).unwrap_err()));
-    let spec = GridSpec { width: 0, height: 4, bounds: None };
-    assert!(invalid(ops::grid_aggregate(&gpu, pair, None, None, &spec).unwrap_err()));
-    assert!(unsupported(ops::grid_aggregate(&gpu, column, None, None, &GridSpec { width: 1, height: 1, bounds: None }).unwrap_err()));
+    assert_eq!(
+        error.to_string(),
+        "histogram: the range is [1, inf], expected finite bounds lo <= hi, bins / (hi - lo) finite"
+    );
+    assert!(invalid(
+        cpu::histogram(
+            HostInput::new(&f32_bytes(&[1.0, f32::INFINITY]), VertexFormat::Float32, 2),
+            None,
+            None,
+            4,
+            None
+        )
+        .unwrap_err()
+    ));
+    assert!(unsupported(
+        ops::group_by(&gpu, column, None, None, GroupKeys::Dense { groups: 2 }).unwrap_err()
+    ));
+    let spec = GridSpec {
+        width: 0,
+        height: 4,
+        bounds: None,
+    };
+    assert!(invalid(
+        ops::grid_aggregate(&gpu, pair, None, None, &spec).unwrap_err()
+    ));
+    assert!(unsupported(
+        ops::grid_aggregate(
+            &gpu,
+            column,
+            None,
+            None,
+            &GridSpec {
+                width: 1,
+                height: 1,
+                bounds: None
+            }
+        )
+        .unwrap_err()
+    ));
 }

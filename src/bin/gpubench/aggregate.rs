@@ -14,7 +14,12 @@ use crate::kernels::{self, Fill};
 use crate::timing::Work;
 
 /// Case groups of this file, in run order.
-pub const NAMES: [&str; 4] = ["reduce_f32", "histogram_256", "group_sum_1000", "grid_count"];
+pub const NAMES: [&str; 4] = [
+    "reduce_f32",
+    "histogram_256",
+    "group_sum_1000",
+    "grid_count",
+];
 
 fn alloc(gpu: &Gpu, size: u64, seed: u32, fill: Option<Fill>) -> Result<wgpu::Buffer, String> {
     let buffer = gpu.device().create_buffer(&wgpu::BufferDescriptor {
@@ -31,7 +36,11 @@ fn alloc(gpu: &Gpu, size: u64, seed: u32, fill: Option<Fill>) -> Result<wgpu::Bu
     Ok(buffer)
 }
 
-fn view(buffer: &wgpu::Buffer, format: VertexFormat, length: u64) -> Result<GpuDataView<'_>, String> {
+fn view(
+    buffer: &wgpu::Buffer,
+    format: VertexFormat,
+    length: u64,
+) -> Result<GpuDataView<'_>, String> {
     GpuDataView::new(buffer, format, length, 0, None).map_err(|e| e.to_string())
 }
 
@@ -87,8 +96,9 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
             let n = size / 4;
             let src = alloc(gpu, size, 61, Some(Fill::UnitF32))?;
             for (suffix, config) in configs(all, 32, &[8, 16, 64, 128]) {
-                let plan = ops::plan_reduce(gpu, view(&src, VertexFormat::Float32, n)?, None, &config)
-                    .map_err(fmt)?;
+                let plan =
+                    ops::plan_reduce(gpu, view(&src, VertexFormat::Float32, n)?, None, &config)
+                        .map_err(fmt)?;
                 let record = plan.output().data().buffer().clone();
                 let src = src.clone();
                 let verify = Box::new(move |gpu: &Gpu| -> Result<(), String> {
@@ -102,11 +112,16 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                         .map(|c| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]])))
                         .sum();
                     // Values in [1, 2): Σ|x| is the sum itself.
-                    let bound = ((n as f64).log2().ceil() + 4.0) * exact * f64::from(f32::EPSILON) / 2.0;
+                    let bound =
+                        ((n as f64).log2().ceil() + 4.0) * exact * f64::from(f32::EPSILON) / 2.0;
                     let count = u64::from(w[0]) | (u64::from(w[1]) << 32);
                     let extremes = (Some(f32::from_bits(w[6])), Some(f32::from_bits(w[7])));
-                    let want_extremes = (want.min.map(|s| s.to_f32()), want.max.map(|s| s.to_f32()));
-                    if count != want.count || extremes != want_extremes || (sum - exact).abs() > bound {
+                    let want_extremes =
+                        (want.min.map(|s| s.to_f32()), want.max.map(|s| s.to_f32()));
+                    if count != want.count
+                        || extremes != want_extremes
+                        || (sum - exact).abs() > bound
+                    {
                         return Err(format!(
                             "reduce: count {count}, extremes {extremes:?}, sum {sum} (want {} {want_extremes:?} {exact} ± {bound})",
                             want.count
@@ -160,7 +175,10 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                         .then_some(())
                         .ok_or_else(|| "histogram counts differ".to_owned())
                 });
-                let detail = format!("[{} dispatches, bins in workgroup memory]", plan.dispatches());
+                let detail = format!(
+                    "[{} dispatches, bins in workgroup memory]",
+                    plan.dispatches()
+                );
                 let bytes = plan.bytes_moved();
                 cases.push(Case::new(
                     format!("histogram_256{suffix}"),
@@ -205,7 +223,12 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                     )
                     .map_err(|e| e.to_string())?;
                     let got = words(gpu, &sums, 1000)?;
-                    let want: Vec<u32> = want.sum.unwrap_or_default().iter().map(|v| v.to_bits()).collect();
+                    let want: Vec<u32> = want
+                        .sum
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|v| v.to_bits())
+                        .collect();
                     (got == want)
                         .then_some(())
                         .ok_or_else(|| "group sums differ from the CPU's bits".to_owned())
@@ -264,7 +287,10 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                         .then_some(())
                         .ok_or_else(|| "grid counts differ".to_owned())
                 });
-                let detail = format!("[{} dispatches, 1024 x 1024 cells, storage atomics]", plan.dispatches());
+                let detail = format!(
+                    "[{} dispatches, 1024 x 1024 cells, storage atomics]",
+                    plan.dispatches()
+                );
                 let bytes = plan.bytes_moved();
                 cases.push(Case::new(
                     format!("grid_count{suffix}"),

@@ -83,7 +83,11 @@ pub(crate) fn quantize(kind: Kind, w: u32, shift: i32) -> (u64, bool) {
                 m << k
             } else {
                 let r = -k;
-                if r >= 25 { 0 } else { (m + (1 << (r - 1))) >> r }
+                if r >= 25 {
+                    0
+                } else {
+                    (m + (1 << (r - 1))) >> r
+                }
             };
             (q, w & 0x8000_0000 != 0)
         }

@@ -314,8 +314,8 @@ pub(crate) fn plan_grid_pieces(
     Ok(OpPlan::from_dispatches(gpu, OP, dispatches, moved, output))
 }
 
-/// Plans [`grid_aggregate`]. `config.rows_per_thread` sets the rows each invocation handles (64
-/// by default). Without bounds, planning reduces each axis on the GPU and reads its extent
+/// Plans [`grid_aggregate`]. `config.rows_per_thread` sets the rows each invocation handles (by
+/// default as [`plan_group_by`](crate::ops::plan_group_by) chooses). Without bounds, planning reduces each axis on the GPU and reads its extent
 /// back.
 ///
 /// # Errors

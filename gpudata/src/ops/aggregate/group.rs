@@ -170,7 +170,14 @@ pub(crate) fn plan_group_by_pieces(
                     },
                 });
             }
-            (Keys::Hashed { lane: key, capacity }, count, Some(built))
+            (
+                Keys::Hashed {
+                    lane: key,
+                    capacity,
+                },
+                count,
+                Some(built),
+            )
         }
     };
     let job = Job {
@@ -229,8 +236,9 @@ pub(crate) fn plan_group_by_pieces(
     Ok(OpPlan::from_dispatches(gpu, OP, dispatches, moved, output))
 }
 
-/// Plans [`group_by`]. `config.rows_per_thread` sets the rows each invocation handles (64 by
-/// default). Sparse keys build their hash table while planning and read the group count back
+/// Plans [`group_by`]. `config.rows_per_thread` sets the rows each invocation handles (by
+/// default 64, or a quarter of the group count up to 256 where the groups fit workgroup
+/// memory). Sparse keys build their hash table while planning and read the group count back
 /// (the plan then aggregates into that table every time it runs).
 ///
 /// # Errors

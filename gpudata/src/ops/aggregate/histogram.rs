@@ -200,8 +200,8 @@ pub(crate) fn plan_histogram_pieces(
     Ok(OpPlan::from_dispatches(gpu, OP, dispatches, moved, output))
 }
 
-/// Plans [`histogram`]. `config.rows_per_thread` sets the rows each invocation bins (64 by
-/// default). Without a range, planning reduces the values on the GPU and reads their extent
+/// Plans [`histogram`]. `config.rows_per_thread` sets the rows each invocation bins (by default
+/// 64, or a quarter of the bin count up to 256 for more than 256 bins in workgroup memory). Without a range, planning reduces the values on the GPU and reads their extent
 /// back; the plan then bins over that range every time it runs.
 ///
 /// # Errors

@@ -28,7 +28,11 @@ pub(crate) const ONE_LANE: &str =
     "a one-component float32, float16 or 8, 16 or 32-bit integer format";
 
 /// The lane of input `input` of `op`, or the refusal of its format.
-pub(crate) fn lane_of(op: &'static str, input: usize, format: VertexFormat) -> Result<Lane, OpError> {
+pub(crate) fn lane_of(
+    op: &'static str,
+    input: usize,
+    format: VertexFormat,
+) -> Result<Lane, OpError> {
     Lane::of(format).ok_or(OpError::UnsupportedFormat {
         op,
         input,
@@ -64,13 +68,12 @@ pub(crate) fn one_buffer_pieces<'a>(
     let mut first = 0u64;
     for (words, rows) in mask.pieces() {
         let cut = |v: &GpuDataView<'a>| {
-            v.slice(first, rows)
-                .ok_or(OpError::LengthMismatch {
-                    op,
-                    input: 2,
-                    expected: length,
-                    found: mask.len(),
-                })
+            v.slice(first, rows).ok_or(OpError::LengthMismatch {
+                op,
+                input: 2,
+                expected: length,
+                found: mask.len(),
+            })
         };
         pieces.push(Piece {
             key: cut(&key)?,

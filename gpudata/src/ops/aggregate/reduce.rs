@@ -192,6 +192,7 @@ pub fn plan_reduce(
 ///   and configuration, and its error is at most `(⌈log₂ n⌉ + 4) · 2⁻²⁴ · Σ|xᵢ|` (tested
 ///   against an `f64` sum). `±inf` values give `±inf` (both: NaN); the sum of no values is
 ///   `-0`, and a sum of only `-0` values is `-0`.
+///   Subnormal values may be flushed to zero where the device's `f32` additions flush them.
 /// - **Integer sums** (8, 16 and 32-bit, signed or not) are exact 64-bit sums.
 /// - **Minimum and maximum** compare floats by value with `-0` below `+0`, and are the values as
 ///   stored (a `float16` column's as `f32`); `None` without valid rows.

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use super::host::HostInput;
 use crate::format::codec::Scalar;
+use crate::ops::OpError;
 use crate::ops::aggregate::fixed::{Group, Sum};
 use crate::ops::aggregate::grid::{Grid, GridSpec, check_positions};
 use crate::ops::aggregate::group::{GroupKeys, Groups, key_lane, scalar};
@@ -15,7 +16,6 @@ use crate::ops::aggregate::lane_of;
 use crate::ops::aggregate::reduce::{Reduction, Total};
 use crate::ops::kernels::aggregate::hash::{capacity_for, slot_order};
 use crate::ops::kernels::aggregate::{Kind, Lane, is_nan, key, unkey, widen};
-use crate::ops::OpError;
 
 /// The rows an aggregation reads: `input`'s, kept by `mask` (checked: input 2).
 fn kept<'a>(
@@ -390,7 +390,10 @@ pub fn grid_aggregate(
         };
     }
     let [(x0, x1), (y0, y1)] = range;
-    let (sx, sy) = (bin_scale(spec.width, x0, x1), bin_scale(spec.height, y0, y1));
+    let (sx, sy) = (
+        bin_scale(spec.width, x0, x1),
+        bin_scale(spec.height, y0, y1),
+    );
     let rows: Vec<(Result<usize, u8>, u32)> = kept(OP, &positions, mask)?
         .map(|row| {
             let (x, y) = (coordinate(row, 0), coordinate(row, 1));

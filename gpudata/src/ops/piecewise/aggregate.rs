@@ -17,6 +17,9 @@ use crate::ops::{GpuMask, OpError, OpsConfig};
 use super::column::Chunked;
 use super::driver::{Cuts, check, piece_view};
 
+/// The pieces of a cut as views, the key column's format and the value column's.
+type Views<'m> = (Vec<Piece<'m>>, VertexFormat, Option<VertexFormat>);
+
 /// The columns (`key`, then `value`) and the mask's slices, cut together: each piece's rows and
 /// the mask's slice of them.
 struct Cut<'a> {
@@ -61,7 +64,7 @@ impl Cut<'_> {
         op: &'static str,
         key: &C,
         value: Option<&C>,
-    ) -> Result<(Vec<Piece<'m>>, VertexFormat, Option<VertexFormat>), C::Error<OpError>> {
+    ) -> Result<Views<'m>, C::Error<OpError>> {
         let mut pieces = Vec::with_capacity(self.parts.len());
         for (i, (start, end, chunks)) in self.parts.iter().enumerate() {
             let error = |e| C::piece_error(key.name(), *start, *end, e);
@@ -80,7 +83,9 @@ impl Cut<'_> {
                 mask,
             });
         }
-        let key_format = pieces.first().map_or(VertexFormat::Float32, |p| p.key.format());
+        let key_format = pieces
+            .first()
+            .map_or(VertexFormat::Float32, |p| p.key.format());
         let value_format = pieces.first().and_then(|p| p.value.map(|v| v.format()));
         Ok((pieces, key_format, value_format))
     }

@@ -46,7 +46,6 @@ pub(crate) fn slot_order(keys: &mut Vec<u32>, capacity: u64) -> Vec<u32> {
     slots.into_iter().filter(|&k| k != u32::MAX).collect()
 }
 
-
 /// The insertion pass over one run: parameters rows, key base, mask word base, capacity.
 fn insert_kernel(lane: Lane, stride: u64, masked: bool) -> String {
     let mut wgsl = rows::header(4);

@@ -3,12 +3,14 @@
 //! accumulations behind histograms, group-by and grid aggregation ([`atomics`]: a group id per
 //! row from a key column, a histogram bin or a grid cell; counts, minima, maxima and
 //! fixed-point sums in integer atomics, workgroup-private where the groups fit workgroup
-//! memory), with the hash table that numbers sparse keys ([`hash`]).
+//! memory; [`finish`] the fixed-point WGSL and the pass writing each group's results), with the
+//! hash table that numbers sparse keys ([`hash`]).
 //!
 //! What they share is here: the one-lane formats they read ([`Lane`]), the WGSL that loads a
 //! lane and widens it to 32 bits, the order keys of minima and maxima, and the row masks.
 
 pub(crate) mod atomics;
+mod finish;
 pub(crate) mod hash;
 pub(crate) mod tree;
 

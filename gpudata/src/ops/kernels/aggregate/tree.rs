@@ -142,9 +142,7 @@ fn tile_kernel(lane: Lane, stride: u64, masked: bool, per: u64) -> String {
                     "select(bitcast<f32>({NEG_ZERO}), bitcast<f32>(u{j}), ok{j})"
                 ));
             } else {
-                body += &format!(
-                    "        if (ok{j}) {{ let w = u{j}; s = add64(s, {ext}); }}\n"
-                );
+                body += &format!("        if (ok{j}) {{ let w = u{j}; s = add64(s, {ext}); }}\n");
             }
         }
         if float {
@@ -162,7 +160,10 @@ fn tile_kernel(lane: Lane, stride: u64, masked: bool, per: u64) -> String {
             format!("vec2<u32>(bitcast<u32>({}), 0u)", pairwise(&terms)),
         )
     } else {
-        ("    var s = vec2<u32>(0u, 0u);\n".to_owned(), "s".to_owned())
+        (
+            "    var s = vec2<u32>(0u, 0u);\n".to_owned(),
+            "s".to_owned(),
+        )
     };
     wgsl += &format!(
         "@compute @workgroup_size({WORKGROUP})\n\
