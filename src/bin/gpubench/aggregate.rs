@@ -6,11 +6,12 @@
 //! reference over all rows.
 
 use gpudata::ops::cpu::{self, HostInput};
-use gpudata::ops::{self, GridSpec, GroupKeys, OpsConfig};
-use gpudata::{Gpu, GpuDataView, VertexFormat};
+use gpudata::ops::{self, GridSpec, GroupKeys, OpPlan, OpsConfig};
+use gpudata::{Gpu, VertexFormat};
 
-use crate::cases::{Case, read_range};
+use crate::cases::{Case, Verify, read_range};
 use crate::kernels::{self, Fill};
+use crate::select::{alloc, view};
 use crate::timing::Work;
 
 /// Case groups of this file, in run order.
@@ -20,29 +21,6 @@ pub const NAMES: [&str; 4] = [
     "group_sum_1000",
     "grid_count",
 ];
-
-fn alloc(gpu: &Gpu, size: u64, seed: u32, fill: Option<Fill>) -> Result<wgpu::Buffer, String> {
-    let buffer = gpu.device().create_buffer(&wgpu::BufferDescriptor {
-        label: Some("gpubench aggregate"),
-        size: size.next_multiple_of(16),
-        usage: wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    if let Some(kind) = fill {
-        kernels::fill(gpu.device(), gpu.queue(), &buffer, seed, kind)?;
-    }
-    Ok(buffer)
-}
-
-fn view(
-    buffer: &wgpu::Buffer,
-    format: VertexFormat,
-    length: u64,
-) -> Result<GpuDataView<'_>, String> {
-    GpuDataView::new(buffer, format, length, 0, None).map_err(|e| e.to_string())
-}
 
 fn words(gpu: &Gpu, buffer: &wgpu::Buffer, count: u64) -> Result<Vec<u32>, String> {
     Ok(read_range(gpu, buffer, 0, count * 4)?
@@ -85,6 +63,18 @@ fn configs(all: bool, default: u32, others: &[u32]) -> Vec<(String, OpsConfig)> 
         }
     }
     v
+}
+
+/// The case `name` running `plan` each iteration, checked by `verify`.
+fn case<T: 'static>(name: String, plan: OpPlan<T>, detail: String, verify: Verify) -> Case {
+    let bytes = plan.bytes_moved();
+    Case::new(
+        name,
+        bytes,
+        Work::Pass(Box::new(move |pass| plan.encode(pass))),
+        detail,
+        Some(verify),
+    )
 }
 
 /// Builds the cases of group `name` over `size` bytes.
@@ -133,14 +123,7 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                     "[{} dispatches, sum/min/max/mean/counts in one pass]",
                     plan.dispatches()
                 );
-                let bytes = plan.bytes_moved();
-                cases.push(Case::new(
-                    format!("reduce_f32{suffix}"),
-                    bytes,
-                    Work::Pass(Box::new(move |pass| plan.encode(pass))),
-                    detail,
-                    Some(verify),
-                ));
+                cases.push(case(format!("reduce_f32{suffix}"), plan, detail, verify));
             }
         }
         "histogram_256" => {
@@ -179,14 +162,7 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                     "[{} dispatches, bins in workgroup memory]",
                     plan.dispatches()
                 );
-                let bytes = plan.bytes_moved();
-                cases.push(Case::new(
-                    format!("histogram_256{suffix}"),
-                    bytes,
-                    Work::Pass(Box::new(move |pass| plan.encode(pass))),
-                    detail,
-                    Some(verify),
-                ));
+                cases.push(case(format!("histogram_256{suffix}"), plan, detail, verify));
             }
         }
         "group_sum_1000" => {
@@ -237,13 +213,11 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                     "[{} dispatches: count/extremes pass, fixed-point sum pass, finish]",
                     plan.dispatches()
                 );
-                let bytes = plan.bytes_moved();
-                cases.push(Case::new(
+                cases.push(case(
                     format!("group_sum_1000{suffix}"),
-                    bytes,
-                    Work::Pass(Box::new(move |pass| plan.encode(pass))),
+                    plan,
                     detail,
-                    Some(verify),
+                    verify,
                 ));
             }
         }
@@ -291,14 +265,7 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                     "[{} dispatches, 1024 x 1024 cells, storage atomics]",
                     plan.dispatches()
                 );
-                let bytes = plan.bytes_moved();
-                cases.push(Case::new(
-                    format!("grid_count{suffix}"),
-                    bytes,
-                    Work::Pass(Box::new(move |pass| plan.encode(pass))),
-                    detail,
-                    Some(verify),
-                ));
+                cases.push(case(format!("grid_count{suffix}"), plan, detail, verify));
             }
         }
         other => return Err(format!("unknown case group `{other}`")),

@@ -11,7 +11,7 @@ use crate::ops::kernels::dispatch::submit;
 use crate::ops::{GpuMask, OpError, OpPlan, OpsConfig};
 
 use super::histogram::{bin_scale, resolve_range};
-use super::{column, data_words, lane_of, one_buffer_pieces};
+use super::{bytes_read, column, data_words, lane_of, one_buffer_pieces};
 
 const OP: &str = "grid_aggregate";
 
@@ -278,10 +278,7 @@ pub(crate) fn plan_grid_pieces(
         float_extremes: true,
     };
     let (dispatches, acc) = atomics::plan(&planner, OP, &job)?;
-    let moved = pieces.iter().fold(0u64, |m, p| {
-        let value = p.value.map_or(0, |v| v.length() * v.format().byte_length());
-        m.saturating_add(p.key.length() * 8 + value)
-    });
+    let moved = bytes_read(pieces);
     let f32_column = |b: &wgpu::Buffer| column(gpu, OP, b, VertexFormat::Float32, groups);
     let (count, sum, min, max, mean) = match &acc.columns {
         Some([count, sum, min, max, mean]) => (

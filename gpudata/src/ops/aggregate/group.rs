@@ -12,7 +12,7 @@ use crate::ops::kernels::select::rows;
 use crate::ops::mask::read_u32;
 use crate::ops::{GpuMask, OpError, OpPlan, OpsConfig};
 
-use super::{column, data_words, lane_of, one_buffer_pieces};
+use super::{bytes_read, column, data_words, lane_of, one_buffer_pieces};
 
 const OP: &str = "group_by";
 
@@ -206,10 +206,7 @@ pub(crate) fn plan_group_by_pieces(
         None => None,
     };
     dispatches.extend(passes);
-    let moved = pieces.iter().fold(0u64, |m, p| {
-        let value = p.value.map_or(0, |v| v.length() * v.format().byte_length());
-        m.saturating_add(p.key.length() * p.key.format().byte_length() + value)
-    });
+    let moved = bytes_read(pieces);
     let f32_column = |b: &wgpu::Buffer| column(gpu, OP, b, VertexFormat::Float32, groups);
     let output = match (&acc.columns, value) {
         (Some([count, sum, min, max, mean]), Some(lane)) => GpuGroups {

@@ -10,7 +10,7 @@ use crate::ops::kernels::aggregate::tree::Source;
 use crate::ops::{GpuMask, OpError, OpPlan, OpsConfig};
 
 use super::reduce::plan_reduce_sources;
-use super::{column, data_words, lane_of, one_buffer_pieces};
+use super::{bytes_read, column, data_range, data_words, lane_of, one_buffer_pieces, sources};
 
 const OP: &str = "histogram";
 
@@ -133,10 +133,7 @@ pub(crate) fn resolve_range(
             let r = plan_reduce_sources(gpu, sources, format, &OpsConfig::default())?
                 .run(gpu)?
                 .read(gpu)?;
-            match (r.min, r.max) {
-                (Some(lo), Some(hi)) => (lo.to_f32(), hi.to_f32()),
-                _ => (0.0, 0.0),
-            }
+            data_range(r.min, r.max)
         }
     };
     check_range(op, bins, lo, hi)?;
@@ -155,14 +152,7 @@ pub(crate) fn plan_histogram_pieces(
 ) -> Result<OpPlan<GpuHistogram>, OpError> {
     let lane = lane_of(OP, 0, formats.0)?;
     let weights = formats.1.map(|f| lane_of(OP, 1, f)).transpose()?;
-    let sources: Vec<Source<'_>> = pieces
-        .iter()
-        .map(|p| Source {
-            view: p.key,
-            mask: p.mask,
-        })
-        .collect();
-    let (lo, hi) = resolve_range(gpu, OP, &sources, formats.0, bins, range)?;
+    let (lo, hi) = resolve_range(gpu, OP, &sources(pieces), formats.0, bins, range)?;
     let planner = Planner::new(gpu, config);
     let job = Job {
         keys: Keys::Bins {
@@ -179,10 +169,7 @@ pub(crate) fn plan_histogram_pieces(
         float_extremes: false,
     };
     let (dispatches, acc) = atomics::plan(&planner, OP, &job)?;
-    let moved = pieces.iter().fold(0u64, |m, p| {
-        let value = p.value.map_or(0, |v| v.length() * v.format().byte_length());
-        m.saturating_add(p.key.length() * p.key.format().byte_length() + value)
-    });
+    let moved = bytes_read(pieces);
     let g = u64::from(bins);
     let (counts, weights) = match &acc.columns {
         None => (column(gpu, OP, &acc.counts, VertexFormat::Uint32, g)?, None),

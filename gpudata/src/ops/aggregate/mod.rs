@@ -20,6 +20,7 @@ use crate::device::transfer::{WaitMode, read_range};
 use crate::format::VertexFormat;
 use crate::ops::kernels::aggregate::Lane;
 use crate::ops::kernels::aggregate::atomics::Piece;
+use crate::ops::kernels::aggregate::tree::Source;
 use crate::ops::kernels::select::rows;
 use crate::ops::{GpuMask, OpError};
 
@@ -124,4 +125,35 @@ pub(crate) fn column(
 /// The words of `data` (a `uint32`-sized column an aggregation wrote), read back.
 pub(crate) fn data_words(gpu: &Gpu, op: &'static str, data: &GpuData) -> Result<Vec<u32>, OpError> {
     read_words(gpu, op, data.buffer(), data.length())
+}
+
+/// The key views of `pieces` with their masks: what a reduction of the key column reads.
+pub(crate) fn sources<'a>(pieces: &[Piece<'a>]) -> Vec<Source<'a>> {
+    pieces
+        .iter()
+        .map(|p| Source {
+            view: p.key,
+            mask: p.mask,
+        })
+        .collect()
+}
+
+/// The bytes one run of an aggregation over `pieces` reads at least: every key and value once.
+pub(crate) fn bytes_read(pieces: &[Piece<'_>]) -> u64 {
+    let bytes = |v: &GpuDataView<'_>| v.length().saturating_mul(v.format().byte_length());
+    pieces.iter().fold(0u64, |m, p| {
+        m.saturating_add(bytes(&p.key))
+            .saturating_add(p.value.as_ref().map_or(0, bytes))
+    })
+}
+
+/// The range of kept values a reduction found: `[min, max]` as `f32`, `[0, 0]` without values.
+pub(crate) fn data_range(
+    min: Option<crate::ops::Scalar>,
+    max: Option<crate::ops::Scalar>,
+) -> (f32, f32) {
+    match (min, max) {
+        (Some(lo), Some(hi)) => (lo.to_f32(), hi.to_f32()),
+        _ => (0.0, 0.0),
+    }
 }

@@ -11,7 +11,7 @@ use crate::ops::kernels::aggregate::{Kind, Lane};
 use crate::ops::kernels::select::rows;
 use crate::ops::{GpuMask, OpError, OpPlan, OpsConfig};
 
-use super::{column, data_words, lane_of, one_buffer_pieces};
+use super::{column, data_words, lane_of, one_buffer_pieces, sources};
 
 const OP: &str = "reduce";
 
@@ -170,14 +170,8 @@ pub fn plan_reduce(
 ) -> Result<OpPlan<GpuReduction>, OpError> {
     let format = column.format();
     lane_of(OP, 0, format)?;
-    let sources: Vec<Source<'_>> = one_buffer_pieces(gpu, OP, column, None, mask)?
-        .into_iter()
-        .map(|p| Source {
-            view: p.key,
-            mask: p.mask,
-        })
-        .collect();
-    plan_reduce_sources(gpu, &sources, format, config)
+    let pieces = one_buffer_pieces(gpu, OP, column, None, mask)?;
+    plan_reduce_sources(gpu, &sources(&pieces), format, config)
 }
 
 /// The count, valid count, sum, minimum and maximum (and so the mean) of a one-lane column,

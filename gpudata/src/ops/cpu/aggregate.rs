@@ -12,8 +12,8 @@ use crate::ops::aggregate::fixed::{Group, Sum};
 use crate::ops::aggregate::grid::{Grid, GridSpec, check_positions};
 use crate::ops::aggregate::group::{GroupKeys, Groups, key_lane, scalar};
 use crate::ops::aggregate::histogram::{Histogram, bin_of, bin_scale, check_range};
-use crate::ops::aggregate::lane_of;
 use crate::ops::aggregate::reduce::{Reduction, Total};
+use crate::ops::aggregate::{data_range, lane_of};
 use crate::ops::kernels::aggregate::hash::{capacity_for, slot_order};
 use crate::ops::kernels::aggregate::{Kind, Lane, is_nan, key, unkey, widen};
 
@@ -189,10 +189,7 @@ fn range_of(
         Some(range) => range,
         None => {
             let r = reduce(values, mask)?;
-            match (r.min, r.max) {
-                (Some(lo), Some(hi)) => (Scalar::to_f32(lo), Scalar::to_f32(hi)),
-                _ => (0.0, 0.0),
-            }
+            data_range(r.min, r.max)
         }
     };
     check_range(op, bins, lo, hi)?;

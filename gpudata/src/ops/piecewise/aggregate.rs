@@ -10,8 +10,8 @@ use crate::ops::aggregate::grid::{GpuGrid, GridSpec, check_positions, plan_grid_
 use crate::ops::aggregate::group::{GpuGroups, GroupKeys, plan_group_by_pieces};
 use crate::ops::aggregate::histogram::{GpuHistogram, plan_histogram_pieces};
 use crate::ops::aggregate::reduce::{Reduction, plan_reduce_sources};
+use crate::ops::aggregate::sources;
 use crate::ops::kernels::aggregate::atomics::Piece;
-use crate::ops::kernels::aggregate::tree::Source;
 use crate::ops::{GpuMask, OpError, OpsConfig};
 
 use super::column::Chunked;
@@ -107,14 +107,7 @@ pub fn reduce<C: Chunked>(
     const OP: &str = "reduce";
     let cut = cut(gpu, column, None, mask)?;
     let (pieces, format, _) = cut.pieces(OP, column, None)?;
-    let sources: Vec<Source<'_>> = pieces
-        .iter()
-        .map(|p| Source {
-            view: p.key,
-            mask: p.mask,
-        })
-        .collect();
-    plan_reduce_sources(gpu, &sources, format, &OpsConfig::default())
+    plan_reduce_sources(gpu, &sources(&pieces), format, &OpsConfig::default())
         .and_then(|plan| plan.run(gpu))
         .and_then(|record| record.read(gpu))
         .map_err(|e| C::piece_error(column.name(), 0, column.length(), e))

@@ -19,7 +19,7 @@
 //! non-zero ones into the storage accumulators once; otherwise rows add to storage directly.
 
 use super::finish::{finish_kernel, fixed_functions};
-use super::{Kind, Lane, bind_mask, mask_fn, order_functions};
+use super::{Kind, Lane, bind_mask, check_piece, mask_fn, order_functions};
 use crate::data::GpuDataView;
 use crate::ops::OpError;
 use crate::ops::kernels::Planner;
@@ -561,13 +561,7 @@ fn pass(
     let mut dispatches = Vec::new();
     for piece in job.pieces {
         let length = piece.key.length();
-        if length > 1 << 31 {
-            return Err(OpError::TooManyRows {
-                op,
-                length,
-                max: 1 << 31,
-            });
-        }
+        check_piece(op, length)?;
         let value = piece.value.filter(|_| mode != Mode::Count);
         let shape = Shape {
             job,

@@ -10,7 +10,7 @@
 //! of the occupied slots and the flag (`capacity + 2` words, the last the group count).
 
 use super::atomics::{HASH, Piece, fill, hash};
-use super::{Lane, bind_mask, mask_fn};
+use super::{Lane, bind_mask, check_piece, declare_mask};
 use crate::ops::OpError;
 use crate::ops::kernels::Planner;
 use crate::ops::kernels::dispatch::Dispatch;
@@ -50,13 +50,7 @@ pub(crate) fn slot_order(keys: &mut Vec<u32>, capacity: u64) -> Vec<u32> {
 fn insert_kernel(lane: Lane, stride: u64, masked: bool) -> String {
     let mut wgsl = rows::header(4);
     wgsl += &rows::binding_decl(1, "kcol", "u32", false);
-    let slots = if masked {
-        wgsl += &rows::binding_decl(2, "mask", "u32", false);
-        wgsl += &mask_fn(2);
-        3
-    } else {
-        2
-    };
+    let slots = declare_mask(&mut wgsl, masked);
     wgsl += &rows::binding_decl(slots, "slots", "atomic<u32>", true);
     wgsl += &lane.load_fn("kld", "kcol");
     wgsl += HASH;
@@ -152,13 +146,7 @@ pub(crate) fn build(
     let wg = u64::from(WORKGROUP);
     for piece in pieces {
         let length = piece.key.length();
-        if length > 1 << 31 {
-            return Err(OpError::TooManyRows {
-                op,
-                length,
-                max: 1 << 31,
-            });
-        }
+        check_piece(op, length)?;
         let span = Span::of(&piece.key);
         let wgsl = insert_kernel(lane, piece.key.byte_stride(), piece.mask.is_some());
         let masks: Vec<&wgpu::Buffer> = piece.mask.into_iter().collect();

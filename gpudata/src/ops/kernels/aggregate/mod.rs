@@ -136,6 +136,32 @@ pub(crate) fn is_nan(kind: Kind, w: u32) -> bool {
     kind == Kind::Float && (w & 0x7fff_ffff) > 0x7f80_0000
 }
 
+/// The most rows of one piece: the kernels index a run's rows, and a tile past them, in `u32`.
+pub(crate) const MAX_PIECE_ROWS: u64 = 1 << 31;
+
+/// Refuses a piece of more than [`MAX_PIECE_ROWS`] rows.
+pub(crate) fn check_piece(op: &'static str, length: u64) -> Result<(), crate::ops::OpError> {
+    if length > MAX_PIECE_ROWS {
+        return Err(crate::ops::OpError::TooManyRows {
+            op,
+            length,
+            max: MAX_PIECE_ROWS,
+        });
+    }
+    Ok(())
+}
+
+/// Declares the mask as binding 2 (with `bit`, its word base parameter 2) when `masked`, and
+/// returns the next binding.
+pub(crate) fn declare_mask(wgsl: &mut String, masked: bool) -> usize {
+    if !masked {
+        return 2;
+    }
+    *wgsl += &super::select::rows::binding_decl(2, "mask", "u32", false);
+    *wgsl += &mask_fn(2);
+    3
+}
+
 /// WGSL `fn bit(i: u32) -> bool`: row `i` of a run kept by the mask bound as `mask`, whose word
 /// base is parameter `param`.
 pub(crate) fn mask_fn(param: u32) -> String {

@@ -16,7 +16,7 @@
 //! the sum (an `f32` in the first word; a 64-bit integer in both), the minimum and the maximum
 //! (the widened lane value; 0 when no row is valid).
 
-use super::{Kind, Lane, bind_mask, mask_fn, order_functions};
+use super::{Kind, Lane, bind_mask, check_piece, declare_mask, order_functions};
 use crate::data::GpuDataView;
 use crate::ops::OpError;
 use crate::ops::kernels::Planner;
@@ -96,13 +96,7 @@ fn tile_kernel(lane: Lane, stride: u64, masked: bool, per: u64) -> String {
     let float = lane.kind == Kind::Float;
     let mut wgsl = rows::header(4);
     wgsl += &rows::binding_decl(1, "src", "u32", false);
-    let out = if masked {
-        wgsl += &rows::binding_decl(2, "mask", "u32", false);
-        wgsl += &mask_fn(2);
-        3
-    } else {
-        2
-    };
+    let out = declare_mask(&mut wgsl, masked);
     wgsl += &rows::binding_decl(out, "out", "u32", true);
     wgsl += &lane.load_fn("ld", "src");
     wgsl += &order_functions(lane.kind);
@@ -264,18 +258,11 @@ pub(crate) fn plan(
     let tile = per * u64::from(WORKGROUP);
     let limits = planner.device().limits();
     let align = rows::alignment(&limits);
-    let max_rows = 1u64 << 31;
     let mut runs = Vec::new();
     let mut records = 0u64;
     for source in sources {
         let length = source.view.length();
-        if length > max_rows {
-            return Err(OpError::TooManyRows {
-                op,
-                length,
-                max: max_rows,
-            });
-        }
+        check_piece(op, length)?;
         let span = Span::of(&source.view);
         let masks: Vec<&wgpu::Buffer> = source.mask.into_iter().collect();
         for (first, n) in rows::runs(op, &limits, length, tile, &[span], &masks)? {
