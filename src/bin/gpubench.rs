@@ -18,6 +18,8 @@
 //! 16-bit pattern (every `unorm10-10-10-2` field value) through an operation kernel and
 //! comparing every lane, not a sample, with the host codec.
 
+#[path = "gpubench/aggregate.rs"]
+mod aggregate;
 #[path = "gpubench/cases.rs"]
 mod cases;
 #[path = "gpubench/kernels.rs"]
@@ -98,7 +100,7 @@ fn parse_args() -> Result<Args, String> {
                             equal_all_f32x4 select_f32 swizzle_f32x4 read_vec4_256 extent \
                             mask_f32 mask_u32 compact compact_sub random_read_vec4 \
                             gather_f32x4 gather_sub decode_normalized sort_u32 sort_pairs_u32 \
-                            argsort_f32"
+                            argsort_f32 reduce_f32 histogram_256 group_sum_1000 grid_count"
                     .to_owned());
             }
             other => return Err(format!("unknown argument `{other}` (try --help)")),

@@ -1,10 +1,13 @@
 //! Operations on the GPU against the CPU reference: arithmetic, `fround`, interleave and
-//! deinterleave, inputs split over several bindings, and the `OpError` catalogue.
+//! deinterleave, aggregations (reduce, histogram, group-by, grid), inputs split over several
+//! bindings, and the `OpError` catalogue.
 
 #[path = "../support/mod.rs"]
 pub mod support;
 
 mod add;
+mod aggregate;
+mod aggregate_groups;
 mod constants;
 mod deinterleave;
 mod elementwise;

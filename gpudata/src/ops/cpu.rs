@@ -24,12 +24,14 @@
 //! # Ok::<(), gpudata::OpError>(())
 //! ```
 
+mod aggregate;
 mod eval;
 mod filter;
 mod host;
 mod select;
 mod sort;
 
+pub use aggregate::{grid_aggregate, group_by, histogram, reduce};
 pub use filter::{HostPredicate, compact, mask, prefix_sum};
 pub use host::{HostColumn, HostData, HostInput, HostRows};
 pub use select::{extent, gather, segmented_map, sequence};

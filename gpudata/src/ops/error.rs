@@ -356,6 +356,19 @@ pub enum OpError {
         /// The vertex count.
         vertex_count: u64,
     },
+    /// An argument of an aggregation out of its range: a histogram of no bins or over a range
+    /// that is not finite, a grid of no cells, more distinct group keys than expected.
+    #[error("{op}: {argument} is {found}, expected {expected}")]
+    InvalidArgument {
+        /// The operation.
+        op: &'static str,
+        /// The argument, with its article (`the bin count`, `the range`).
+        argument: &'static str,
+        /// What it may be.
+        expected: &'static str,
+        /// What it is.
+        found: String,
+    },
     /// The device refused the operation's work: a kernel it cannot compile, buffers or
     /// bindings it rejects, a submission that uses a destroyed buffer, or no memory left.
     #[error("{op}: {source}")]

@@ -15,6 +15,10 @@
 //! | [`gather`] | a column and row indices | the indexed rows |
 //! | [`sequence`], [`segmented_map`] | a count / segment starts | `sint32` values / `uint32x2` (segment, offset) rows |
 //! | [`sort`], [`argsort`], [`sort_pairs`], [`top_k`], [`segmented_sort`], [`segmented_sort_pairs`] | `uint32` / `sint32` / `float32` keys (values of 4 bytes per row, segment offsets or ids) | the sorted keys, `uint32` row ids, the values in the keys' order ([`Sorted`]) |
+//! | [`reduce`] | a one-lane column, a mask | count, valid count, sum, minimum, maximum, mean ([`Reduction`]) |
+//! | [`histogram`] | a one-lane column, weights, a mask | counts (and weight sums) in equal bins ([`GpuHistogram`]) |
+//! | [`group_by`] | an integer key column, values, a mask | count, sum, minimum, maximum, mean per group ([`GpuGroups`]) |
+//! | [`grid_aggregate`] | `float32x2` positions, values, a mask | the same per cell of a 2D grid, texture-ready ([`GpuGrid`]) |
 //!
 //! Every operation takes the [`Gpu`](crate::Gpu) its data lives on and returns new
 //! [`GpuData`](crate::GpuData) (usages `STORAGE | VERTEX | COPY_SRC | COPY_DST`) that reads back
@@ -67,6 +71,10 @@
 //! - **Sorting** is a stable radix sort in a total order: floats
 //!   `-NaN < -inf < … < -0 < +0 < … < +inf < +NaN`, descending its exact reverse (see
 //!   [`sort`]).
+//! - **Aggregation** ([`reduce`], [`histogram`], [`group_by`], [`grid_aggregate`]): NaN values
+//!   are skipped as nulls; `reduce` sums floats by a pairwise tree (error at most
+//!   `(⌈log₂ n⌉ + 4) · 2⁻²⁴ · Σ|x|`) and integers exactly in 64 bits; per-group sums are
+//!   exact fixed-point integer sums rounded once, the same bits on every run.
 //!
 //! # Sizes
 //!
@@ -88,6 +96,7 @@
 //! # Ok(()) }
 //! ```
 
+mod aggregate;
 mod arithmetic;
 mod compact;
 pub mod cpu;
@@ -116,6 +125,12 @@ mod sort;
 #[cfg(feature = "arrow")]
 mod unpack;
 
+pub use aggregate::grid::{
+    GpuGrid, Grid, GridField, GridSpec, grid_aggregate, plan_grid_aggregate,
+};
+pub use aggregate::group::{GpuGroups, GroupKeys, Groups, group_by, plan_group_by};
+pub use aggregate::histogram::{GpuHistogram, Histogram, histogram, plan_histogram};
+pub use aggregate::reduce::{GpuReduction, Reduction, Total, plan_reduce, reduce};
 pub use arithmetic::{add, arithmetic, divide, multiply, plan_arithmetic, subtract};
 pub use deinterleave::{
     deinterleave, deinterleave_views, plan_deinterleave, plan_deinterleave_views,

@@ -19,7 +19,7 @@ mod elementwise;
 use crate::timing::Work;
 
 /// Case groups in run order; `--ops` selects by prefix.
-pub const NAMES: [&str; 41] = [
+pub const NAMES: [&str; 45] = [
     "copy_vec4_256",
     "copy_u32_64",
     "copy_buffer_to_buffer",
@@ -61,6 +61,10 @@ pub const NAMES: [&str; 41] = [
     "sort_u32",
     "sort_pairs_u32",
     "argsort_f32",
+    "reduce_f32",
+    "histogram_256",
+    "group_sum_1000",
+    "grid_count",
 ];
 
 pub type Verify = Box<dyn Fn(&Gpu) -> Result<(), String>>;
@@ -679,6 +683,9 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
         }
         other if crate::sort::NAMES.contains(&other) => {
             cases.extend(crate::sort::build(gpu, other, size, all)?);
+        }
+        other if crate::aggregate::NAMES.contains(&other) => {
+            cases.extend(crate::aggregate::build(gpu, other, size, all)?);
         }
         other if crate::select::NAMES.contains(&other) => {
             cases.extend(crate::select::build(gpu, other, size)?);

@@ -23,7 +23,8 @@ pub const NAMES: [&str; 9] = [
     "gather_sub",
 ];
 
-fn alloc(gpu: &Gpu, size: u64, seed: u32, fill: Option<Fill>) -> Result<wgpu::Buffer, String> {
+/// A storage buffer of `size` bytes (rounded up to 16), filled with `fill` from `seed`.
+pub fn alloc(gpu: &Gpu, size: u64, seed: u32, fill: Option<Fill>) -> Result<wgpu::Buffer, String> {
     let buffer = gpu.device().create_buffer(&wgpu::BufferDescriptor {
         label: Some("gpubench select"),
         size: size.next_multiple_of(16),
@@ -38,7 +39,8 @@ fn alloc(gpu: &Gpu, size: u64, seed: u32, fill: Option<Fill>) -> Result<wgpu::Bu
     Ok(buffer)
 }
 
-fn view(
+/// `length` packed values of `format` from byte 0 of `buffer`.
+pub fn view(
     buffer: &wgpu::Buffer,
     format: VertexFormat,
     length: u64,

@@ -8,8 +8,9 @@
 //! operation through [`map`]) halve a piece again where its output would not fit one buffer;
 //! [`mask`] writes one mask piece per piece and [`compact`] keeps each column's rows piece by
 //! piece. Operations whose result depends on rows of several chunks ([`extent`],
-//! [`prefix_sum`], [`gather`]) hand the kernels the whole column's chunks at once. Refusals
-//! and errors come in the column type's error ([`Chunked::Error`]), an operation's error
+//! [`prefix_sum`], [`gather`]) hand the kernels the whole column's chunks at once; the
+//! aggregations ([`reduce`], [`histogram`], [`group_by`], [`grid_aggregate`]) cut their columns
+//! and mask into pieces and read every piece into one set of accumulators. Refusals and errors come in the column type's error ([`Chunked::Error`]), an operation's error
 //! naming the rows of the piece it failed on.
 //!
 //! A new operation plugs in by the shape of its result: row `i` from row `i` of the inputs
@@ -19,12 +20,14 @@
 //! `column_views` and a kernel that reads several views as one column (as `extent`,
 //! `prefix_sum` and `gather` do).
 
+mod aggregate;
 mod column;
 mod driver;
 mod elementwise;
 mod select;
 mod whole;
 
+pub use aggregate::{grid_aggregate, group_by, histogram, reduce};
 pub use column::{ChunkPiece, Chunked};
 pub use driver::map;
 pub use elementwise::{arithmetic, lanes, math};
