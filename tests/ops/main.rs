@@ -23,4 +23,5 @@ mod luma_elementwise;
 mod luma_select;
 mod select;
 mod sort;
+mod sort_by;
 mod split;

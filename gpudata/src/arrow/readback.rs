@@ -270,4 +270,54 @@ impl RowMetadata for ArrowReadback {
             ..self.clone()
         }))
     }
+
+    fn validity(&self) -> Option<Vec<bool>> {
+        let nulls = self.nulls.as_ref()?;
+        Some((0..self.length).map(|row| nulls.is_valid(row)).collect())
+    }
+
+    /// Follows when every source is Arrow's readback of a column without offsets and with the
+    /// same dictionary (or none): the ids of the rows then mean the same values in every batch.
+    fn take_rows(
+        &self,
+        sources: &[&dyn RowMetadata],
+        rows: &[(usize, u64)],
+    ) -> Option<ReadbackMetadata> {
+        let sources: Vec<&ArrowReadback> = sources
+            .iter()
+            .map(|s| (*s as &dyn std::any::Any).downcast_ref::<ArrowReadback>())
+            .collect::<Option<_>>()?;
+        let same_dictionary = |s: &&ArrowReadback| match (&s.dictionary, &self.dictionary) {
+            (None, None) => true,
+            (Some(a), Some(b)) => a.to_data() == b.to_data(),
+            _ => false,
+        };
+        if self.offsets.is_some()
+            || sources
+                .iter()
+                .any(|s| s.offsets.is_some() || !same_dictionary(s))
+        {
+            return None;
+        }
+        let nulls = if sources.iter().any(|s| s.nulls.is_some()) {
+            let valid: arrow_buffer::BooleanBuffer = rows
+                .iter()
+                .map(|&(source, row)| {
+                    let s = sources.get(source)?;
+                    let row = usize::try_from(row).ok().filter(|&r| r < s.length)?;
+                    Some(s.nulls.as_ref().is_none_or(|n| n.is_valid(row)))
+                })
+                .collect::<Option<Vec<bool>>>()?
+                .into_iter()
+                .collect();
+            Some(NullBuffer::new(valid)).filter(|n| n.null_count() > 0)
+        } else {
+            None
+        };
+        Some(ReadbackMetadata::with_rows(ArrowReadback {
+            length: rows.len(),
+            nulls,
+            ..self.clone()
+        }))
+    }
 }

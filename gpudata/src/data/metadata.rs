@@ -80,4 +80,24 @@ pub trait RowMetadata: Any + Send + Sync {
     /// [`null_count`](Self::null_count) is not 0. `None` when the metadata cannot follow (an
     /// Arrow list column's offsets, say): the filtered data then has no readback metadata.
     fn keep_rows(&self, kept: u64, keep: Option<&[bool]>) -> Option<ReadbackMetadata>;
+
+    /// Which rows are valid, one `bool` per row (`true` a valid row); `None` when every row is
+    /// (the default).
+    fn validity(&self) -> Option<Vec<bool>> {
+        None
+    }
+
+    /// The metadata of rows taken in order from the data of `sources` (this metadata's own
+    /// kind: the same column in several batches, this one among them): row `i` is row
+    /// `rows[i].1` of `sources[rows[i].0]`, as a sort of a table moves them. `None` (the
+    /// default) when the metadata cannot follow: the sort then refuses the column rather than
+    /// drop what its readback needs.
+    fn take_rows(
+        &self,
+        sources: &[&dyn RowMetadata],
+        rows: &[(usize, u64)],
+    ) -> Option<ReadbackMetadata> {
+        let _ = (sources, rows);
+        None
+    }
 }

@@ -35,7 +35,10 @@ pub use aggregate::{grid_aggregate, group_by, histogram, reduce};
 pub use filter::{HostPredicate, compact, mask, prefix_sum};
 pub use host::{HostColumn, HostData, HostInput, HostRows};
 pub use select::{extent, gather, segmented_map, sequence};
-pub use sort::{HostSegments, HostSorted, argsort, segmented_sort, sort, sort_pairs, top_k};
+pub use sort::{
+    HostSegments, HostSortKey, HostSorted, argsort, argsort_by, segmented_sort, sort, sort_pairs,
+    top_k,
+};
 
 use super::deinterleave::select_fields;
 use super::elementwise::{self, OperandKind, Semantics, literal_bits};

@@ -6,9 +6,12 @@ use crate::device::Gpu;
 use crate::device::transfer::{WaitMode, read_range};
 use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::ops::OpError;
+use crate::ops::OpPlan;
 use crate::ops::OpsConfig;
 use crate::ops::kernels::Planner;
+use crate::ops::kernels::select::rows::output_buffer;
 use crate::ops::kernels::select::{bits, predicate, scan};
+use crate::ops::output::output_data;
 
 /// A row mask on the GPU, in one or more pieces of consecutive rows: in each piece, bit
 /// `i % 32` of 32-bit word `i / 32` is the piece's row `i` (Arrow's bit order, least
@@ -236,6 +239,35 @@ impl GpuMask {
         Ok(GpuMask::from_masks(parts))
     }
 
+    /// The mask as one `uint32` per row, 1 for a set bit and 0 otherwise: packed data, one per
+    /// piece, unpacked on the GPU (what [`argsort_by`](super::argsort_by) sorts null rows by).
+    ///
+    /// # Errors
+    /// [`OpError::TooLarge`] and [`OpError::Gpu`] when the device refuses a buffer or the kernel.
+    pub(crate) fn flags(&self, gpu: &Gpu) -> Result<Vec<GpuData>, OpError> {
+        const OP: &str = "mask flags";
+        let planner = Planner::new(gpu, &OpsConfig::default());
+        let mut flags = Vec::with_capacity(self.pieces.len());
+        for piece in &self.pieces {
+            let size = piece
+                .length
+                .checked_mul(4)
+                .ok_or(OpError::Overflow { op: OP, input: 0 })?;
+            let output = output_buffer(&planner, OP, size)?;
+            let dispatches =
+                bits::unpack(&planner, OP, piece.words.buffer(), piece.length, 4, &output)?;
+            OpPlan::from_dispatches(gpu, OP, dispatches, size, ()).run(gpu)?;
+            flags.push(output_data(
+                gpu,
+                OP,
+                &output,
+                GpuVectorFormat::Fixed(VertexFormat::Uint32),
+                piece.length,
+            )?);
+        }
+        Ok(flags)
+    }
+
     /// The rows where each piece ends, in order (the pieces' cut points).
     pub(crate) fn ends(&self) -> Vec<u64> {
         self.pieces
@@ -259,7 +291,7 @@ impl GpuMask {
             let words = piece.length.div_ceil(32);
             let (dispatches, offsets, blocks) =
                 scan::mask_block_offsets(&planner, "count", piece.words.buffer(), words)?;
-            crate::ops::OpPlan::from_dispatches(gpu, "count", dispatches, 0, ()).run(gpu)?;
+            OpPlan::from_dispatches(gpu, "count", dispatches, 0, ()).run(gpu)?;
             sum += read_u32(gpu, "count", &offsets, blocks)?;
         }
         Ok(sum)
@@ -276,9 +308,9 @@ fn slice_piece(
 ) -> Result<GpuMask, OpError> {
     let planner = Planner::new(gpu, &OpsConfig::default());
     let words = predicate::mask_words(rows).max(8);
-    let output = crate::ops::kernels::select::rows::output_buffer(&planner, op, words * 4)?;
+    let output = output_buffer(&planner, op, words * 4)?;
     let dispatches = bits::slice(&planner, op, piece.words.buffer(), first, rows, &output)?;
-    crate::ops::OpPlan::from_dispatches(gpu, op, dispatches, 0, ()).run(gpu)?;
+    OpPlan::from_dispatches(gpu, op, dispatches, 0, ()).run(gpu)?;
     GpuMask::from_buffer(gpu, output, rows)
 }
 

@@ -15,6 +15,7 @@
 //! | [`gather`] | a column and row indices | the indexed rows |
 //! | [`sequence`], [`segmented_map`] | a count / segment starts | `sint32` values / `uint32x2` (segment, offset) rows |
 //! | [`sort`], [`argsort`], [`sort_pairs`], [`top_k`], [`segmented_sort`], [`segmented_sort_pairs`] | `uint32` / `sint32` / `float32` keys (values of 4 bytes per row, segment offsets or ids) | the sorted keys, `uint32` row ids, the values in the keys' order ([`Sorted`]) |
+//! | [`argsort_by`] | several [`SortKey`]s: columns (in one or more pieces), each ascending or descending, with a validity mask and its nulls first or last | `uint32` row ids sorting the rows lexicographically, stably |
 //! | [`reduce`] | a one-lane column, a mask | count, valid count, sum, minimum, maximum, mean ([`Reduction`]) |
 //! | [`histogram`] | a one-lane column, weights, a mask | counts (and weight sums) in equal bins ([`GpuHistogram`]) |
 //! | [`group_by`] | an integer key column, values, a mask | count, sum, minimum, maximum, mean per group ([`GpuGroups`]) |
@@ -122,6 +123,7 @@ mod plan;
 mod predicate;
 mod semantics;
 mod sort;
+mod sort_by;
 #[cfg(feature = "arrow")]
 mod unpack;
 
@@ -160,6 +162,7 @@ pub use sort::{
     Segments, SortOptions, SortOrder, Sorted, argsort, plan_argsort, plan_sort, plan_sort_pairs,
     plan_top_k, segmented_sort, segmented_sort_pairs, sort, sort_pairs, top_k,
 };
+pub use sort_by::{NullOrder, SortKey, argsort_by};
 #[cfg(feature = "arrow")]
 pub(crate) use unpack::unpack_bits;
 

@@ -618,6 +618,39 @@ pub enum TableError {
         /// What the operation reported.
         source: crate::ops::OpError,
     },
+    /// [`GpuTable::sort_by`](crate::GpuTable::sort_by) of a column whose rows it cannot move
+    /// (struct rows or list rows): it gathers one vertex format per row.
+    #[error(
+        "sort_by: column `{column}` has {format} rows, which sorting cannot move; expected one \
+         vertex format per row"
+    )]
+    SortColumn {
+        /// The column.
+        column: String,
+        /// Its format.
+        format: String,
+    },
+    /// [`GpuTable::sort_by`](crate::GpuTable::sort_by) of a column whose readback metadata
+    /// cannot follow its rows (batches with different Arrow dictionaries, say).
+    #[error(
+        "sort_by: column `{column}` carries readback metadata that cannot follow its sorted \
+         rows; expected metadata that moves with rows (the same dictionary in every batch)"
+    )]
+    SortMetadata {
+        /// The column.
+        column: String,
+    },
+    /// [`GpuTable::sort_by`](crate::GpuTable::sort_by) of a table with an index column:
+    /// moving the rows would leave its indices pointing at other rows.
+    #[error("sort_by: the table has an index column `indices`; expected a table without one")]
+    SortIndexed,
+    /// The sort or gather behind [`GpuTable::sort_by`](crate::GpuTable::sort_by) refused the
+    /// table's data (device errors arrive as [`TableError::Gpu`]).
+    #[error("sort_by: {source}")]
+    Sort {
+        /// What the operation reported.
+        source: crate::ops::OpError,
+    },
     /// A layout that cannot be built or lowered.
     #[error(transparent)]
     Layout(#[from] LayoutError),

@@ -80,7 +80,7 @@ pub use column::chunk_options::ChunkOptions;
 pub use column::chunked::ChunkSpan;
 pub use column::chunked_ops::{ChunkOperand, ChunkedPredicate};
 pub use column::schema::{GpuSchema, GpuSchemaField, Metadata, RESERVED_INDEX_COLUMN};
-pub use column::table::{GpuColumn, GpuColumnRef, GpuTable};
+pub use column::table::{GpuColumn, GpuColumnRef, GpuTable, TableSortKey};
 pub use column::vector::{DataVectorOptions, GpuVector, InterleavedDescriptor};
 pub use error::{ChunkMapError, TableError};
 pub use relayout::pack::PackOptions;

@@ -5,7 +5,9 @@ use super::host::{HostColumn, HostInput};
 use crate::format::VertexFormat;
 use crate::ops::OpError;
 use crate::ops::gather::integer;
+use crate::ops::kernels::sort::wgsl::KeyOrder;
 use crate::ops::sort::{SortOptions, check_ids, check_offsets, check_values, key_order};
+use crate::ops::{NullOrder, SortOrder};
 
 /// Where the segments of a [`segmented_sort`] are: the twin of
 /// [`Segments`](crate::ops::Segments).
@@ -177,4 +179,67 @@ pub fn segmented_sort(
     };
     let order = order(OP, &keys, Some(&ids), options)?;
     Ok((gather(&keys, &order), values.map(|v| gather(&v, &order))))
+}
+
+/// One key of [`argsort_by`]: the twin of [`SortKey`](crate::ops::SortKey), its validity one
+/// `bool` per row (`true` a valid row).
+#[derive(Clone, Copy, Debug)]
+pub struct HostSortKey<'a> {
+    /// The key column: `uint32`, `sint32` or `float32`.
+    pub column: HostInput<'a>,
+    /// Ascending or descending.
+    pub order: SortOrder,
+    /// Which rows are valid; `None`: every row.
+    pub validity: Option<&'a [bool]>,
+    /// Where the null rows go.
+    pub nulls: NullOrder,
+}
+
+/// [`ops::argsort_by`](crate::ops::argsort_by) on the host: Rust's stable sort comparing the
+/// keys in turn.
+///
+/// # Errors
+/// As [`ops::argsort_by`](crate::ops::argsort_by)'s format and length checks.
+pub fn argsort_by(keys: &[HostSortKey<'_>]) -> Result<HostColumn, OpError> {
+    const OP: &str = "argsort_by";
+    let Some(first) = keys.first() else {
+        return Err(OpError::NoInputs { op: OP });
+    };
+    let n = first.column.length();
+    let mut orders = Vec::with_capacity(keys.len());
+    for (input, key) in keys.iter().enumerate() {
+        let options = SortOptions {
+            order: key.order,
+            ..SortOptions::default()
+        };
+        orders.push(key_order(OP, key.column.format(), &options)?);
+        key.column.check(OP, input)?;
+        OpError::check_length(OP, input, n, key.column.length())?;
+        if let Some(valid) = key.validity {
+            OpError::check_length(OP, keys.len() + input, n, valid.len() as u64)?;
+        }
+    }
+    // Per row and key: (0 valid / 1 null, or the reverse for nulls first; the sort word).
+    let rank = |key: &HostSortKey<'_>, order: &KeyOrder, row: u64| {
+        let valid = key.validity.is_none_or(|v| v[row as usize]);
+        let null_rank = match (valid, key.nulls) {
+            (true, NullOrder::Last) | (false, NullOrder::First) => 0u8,
+            _ => 1,
+        };
+        let word = if valid {
+            order.sort_word(word(&key.column, row))
+        } else {
+            0
+        };
+        (null_rank, word)
+    };
+    let mut rows: Vec<u64> = (0..n).collect();
+    rows.sort_by(|&a, &b| {
+        keys.iter()
+            .zip(&orders)
+            .map(|(key, order)| rank(key, order, a).cmp(&rank(key, order, b)))
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    Ok(row_ids(&rows))
 }

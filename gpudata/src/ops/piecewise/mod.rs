@@ -8,7 +8,7 @@
 //! operation through [`map`]) halve a piece again where its output would not fit one buffer;
 //! [`mask`] writes one mask piece per piece and [`compact`] keeps each column's rows piece by
 //! piece. Operations whose result depends on rows of several chunks ([`extent`],
-//! [`prefix_sum`], [`gather`]) hand the kernels the whole column's chunks at once; the
+//! [`prefix_sum`], [`gather`], [`sort`], [`argsort`]) hand the kernels the whole column's chunks at once; the
 //! aggregations ([`reduce`], [`histogram`], [`group_by`], [`grid_aggregate`]) cut their columns
 //! and mask into pieces and read every piece into one set of accumulators. Refusals and errors come in the column type's error ([`Chunked::Error`]), an operation's error
 //! naming the rows of the piece it failed on.
@@ -25,6 +25,7 @@ mod column;
 mod driver;
 mod elementwise;
 mod select;
+mod sort;
 mod whole;
 
 pub use aggregate::{grid_aggregate, group_by, histogram, reduce};
@@ -32,4 +33,5 @@ pub use column::{ChunkPiece, Chunked};
 pub use driver::map;
 pub use elementwise::{arithmetic, lanes, math};
 pub use select::{compact, mask};
+pub use sort::{argsort, sort, sort_key};
 pub use whole::{extent, gather, prefix_sum};

@@ -73,8 +73,8 @@ pub(crate) fn slice(
 /// Arrow's order) into `output` as one `width`-byte integer per row (`width` 1: `uint8`, 4:
 /// `uint32`), 1 for a set bit and 0 otherwise. `output` holds at least `rows × width` bytes
 /// rounded up to a word; each invocation writes one whole output word, so the bytes past the
-/// last row in its last word are zeros. Used by the Arrow upload of Boolean columns.
-#[cfg(feature = "arrow")]
+/// last row in its last word are zeros. Used by the Arrow upload of Boolean columns and by the
+/// null flags of [`GpuMask::flags`](crate::ops::GpuMask).
 pub(crate) fn unpack(
     planner: &Planner<'_>,
     op: &'static str,

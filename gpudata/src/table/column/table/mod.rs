@@ -18,8 +18,10 @@ mod build;
 mod filter;
 mod filter_nulls;
 mod relayout;
+mod sort;
 mod text;
 
+pub use sort::TableSortKey;
 use text::layouts_text;
 
 /// A column given to [`GpuTable::from_columns`]: varying rows or one constant value.
