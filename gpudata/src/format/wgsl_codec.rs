@@ -6,9 +6,11 @@
 //! Every snippet is a single expression over the names it is given, with no helper function (so
 //! any number of them can share one module; the one exception is the kernels' float16 decode,
 //! [`NanBits::Unspecified`], a function the kernel declares once) and no literal folded into
-//! another (normalized
-//! values are `f32(v) / max`, one division, as on the host; decoded values are meant to be bound
-//! to a `let` before they meet other operands, so a compiler cannot reassociate or factor them).
+//! another. Normalized values are `f32(v) / max` in [`decode_unit`] (one division, as the host
+//! writes it) and the same value computed by integer operations in [`decode_unit_exact`], which
+//! the kernels and the table accessors use: WGSL allows the division 2.5 ulp, and real GPUs take
+//! it. Decoded values are meant to be bound to a `let` before they meet other operands, so a
+//! compiler cannot reassociate or factor them.
 //!
 //! ```
 //! use gpudata::VertexFormat;
