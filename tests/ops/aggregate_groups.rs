@@ -171,6 +171,48 @@ fn group_by_equals_the_cpu_reference_bit_for_bit() {
         got.keys.as_ref().and_then(|k| k.last().copied()),
         Some(u32::MAX)
     );
+    // Sorted by key: the same groups, each column permuted by the keys' ascending order.
+    let kb = upload(&gpu, &k);
+    let vb = upload(&gpu, &v);
+    let sorted = ops::group_by(
+        &gpu,
+        view(&kb, VertexFormat::Uint32, n as u64),
+        Some(view(&vb, VertexFormat::Float32, n as u64)),
+        None,
+        sparse,
+    )
+    .unwrap()
+    .sorted_by_key(&gpu)
+    .unwrap()
+    .read(&gpu)
+    .unwrap();
+    let got_keys = got.keys.as_ref().unwrap();
+    let mut order: Vec<usize> = (0..got_keys.len()).collect();
+    order.sort_by_key(|&i| got_keys[i]);
+    let permute = |c: &[f32]| -> Vec<f32> { order.iter().map(|&i| c[i]).collect() };
+    assert_eq!(
+        sorted.keys.as_deref().unwrap(),
+        order.iter().map(|&i| got_keys[i]).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        sorted.count,
+        order.iter().map(|&i| got.count[i]).collect::<Vec<_>>()
+    );
+    assert!(same_f32(
+        sorted.sum.as_deref().unwrap(),
+        &permute(got.sum.as_deref().unwrap())
+    ));
+    assert!(same_f32(
+        sorted.mean.as_deref().unwrap(),
+        &permute(got.mean.as_deref().unwrap())
+    ));
+    assert_eq!(
+        sorted.min.as_deref().unwrap(),
+        order
+            .iter()
+            .map(|&i| got.min.as_deref().unwrap()[i])
+            .collect::<Vec<_>>()
+    );
     // The sums are exact to the fixed point: summing in another order gives the same bits.
     let (again, _) = run_group(
         &gpu,

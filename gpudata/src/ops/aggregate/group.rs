@@ -75,11 +75,47 @@ pub struct Groups {
     pub dropped: u32,
 }
 
+/// A per-group column as a view (each is packed data of one format).
+fn view(data: &GpuData) -> Result<GpuDataView<'_>, OpError> {
+    data.as_view().ok_or_else(|| OpError::WrongData {
+        op: OP,
+        expected: "a per-group column of one vertex format",
+        found: "another layout".to_owned(),
+    })
+}
+
 impl GpuGroups {
     /// The number of groups.
     #[must_use]
     pub fn groups(&self) -> u64 {
         self.count.length()
+    }
+
+    /// The same groups in ascending key order: sparse groups sorted by key on the GPU (their
+    /// keys argsorted, in [`sort`](crate::ops::sort())'s order of their format, and every
+    /// per-group column gathered in that order); dense groups, already in key order, as they
+    /// are.
+    ///
+    /// # Errors
+    /// As [`argsort`](crate::ops::argsort()) and [`gather`](crate::ops::gather()).
+    pub fn sorted_by_key(self, gpu: &Gpu) -> Result<GpuGroups, OpError> {
+        let Some(keys) = &self.keys else {
+            return Ok(self);
+        };
+        let order = crate::ops::argsort(gpu, view(keys)?, &crate::ops::SortOptions::ascending())?;
+        let ids = view(&order)?;
+        let take = |d: &GpuData| crate::ops::gather(gpu, ids, view(d)?);
+        let some = |d: &Option<GpuData>| d.as_ref().map(take).transpose();
+        Ok(GpuGroups {
+            keys: Some(take(keys)?),
+            count: take(&self.count)?,
+            sum: some(&self.sum)?,
+            min: some(&self.min)?,
+            max: some(&self.max)?,
+            mean: some(&self.mean)?,
+            dropped: self.dropped,
+            value: self.value,
+        })
     }
 
     /// The groups read back. Blocks until the GPU is done.
