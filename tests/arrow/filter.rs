@@ -15,6 +15,25 @@ use gpudata::ops::GpuMask;
 
 use crate::support::{self, Rng};
 
+/// Nullable float32, int16, int32, fixed-size-list and dictionary columns.
+fn schema() -> Arc<Schema> {
+    Arc::new(Schema::new(vec![
+        Field::new("floats", DataType::Float32, true),
+        Field::new("shorts", DataType::Int16, true),
+        Field::new("ints", DataType::Int32, true),
+        Field::new(
+            "colors",
+            DataType::FixedSizeList(Arc::new(Field::new_list_field(DataType::UInt8, true)), 4),
+            true,
+        ),
+        Field::new(
+            "kinds",
+            DataType::Dictionary(Box::new(DataType::Int8), Box::new(DataType::Utf8)),
+            true,
+        ),
+    ]))
+}
+
 fn batch(schema: &Arc<Schema>, rng: &mut Rng, rows: usize) -> RecordBatch {
     let mut maybe = |p: u64| rng.below(100) >= p;
     let valid: Vec<[bool; 5]> = (0..rows)
@@ -53,21 +72,7 @@ fn batch(schema: &Arc<Schema>, rng: &mut Rng, rows: usize) -> RecordBatch {
 fn filtering_keeps_the_kept_rows_nulls() {
     let gpu = support::gpu();
     let mut rng = Rng::new(160);
-    let schema = Arc::new(Schema::new(vec![
-        Field::new("floats", DataType::Float32, true),
-        Field::new("shorts", DataType::Int16, true),
-        Field::new("ints", DataType::Int32, true),
-        Field::new(
-            "colors",
-            DataType::FixedSizeList(Arc::new(Field::new_list_field(DataType::UInt8, true)), 4),
-            true,
-        ),
-        Field::new(
-            "kinds",
-            DataType::Dictionary(Box::new(DataType::Int8), Box::new(DataType::Utf8)),
-            true,
-        ),
-    ]));
+    let schema = schema();
     // Batches that start inside mask words, and an empty one.
     let sizes = [37, 1000, 0, 2500];
     let batches: Vec<RecordBatch> = sizes.iter().map(|&n| batch(&schema, &mut rng, n)).collect();
@@ -120,21 +125,7 @@ fn sorting_moves_rows_with_their_nulls_and_dictionaries() {
     use gpudata::table::TableSortKey;
     let gpu = support::gpu();
     let mut rng = Rng::new(161);
-    let schema = Arc::new(Schema::new(vec![
-        Field::new("floats", DataType::Float32, true),
-        Field::new("shorts", DataType::Int16, true),
-        Field::new("ints", DataType::Int32, true),
-        Field::new(
-            "colors",
-            DataType::FixedSizeList(Arc::new(Field::new_list_field(DataType::UInt8, true)), 4),
-            true,
-        ),
-        Field::new(
-            "kinds",
-            DataType::Dictionary(Box::new(DataType::Int8), Box::new(DataType::Utf8)),
-            true,
-        ),
-    ]));
+    let schema = schema();
     let sizes = [37usize, 1000, 0, 700];
     let batches: Vec<RecordBatch> = sizes.iter().map(|&n| batch(&schema, &mut rng, n)).collect();
     let (table, _) =

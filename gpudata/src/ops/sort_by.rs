@@ -228,13 +228,7 @@ pub fn argsort_by(gpu: &Gpu, keys: &[SortKey<'_>]) -> Result<GpuData, OpError> {
         if let Some(flags) = &flags {
             // Null rows' words all 0, so that they are equal in this key: the key's bits
             // where the row is valid, else the (zero) flag, as `uint32`, then read as the key.
-            let valid = through(
-                gpu,
-                order.as_ref(),
-                &views(flags)?,
-                VertexFormat::Uint32,
-                count,
-            )?;
+            let valid = flags_in(gpu, flags, order.as_ref(), count)?;
             let (valid, bits) = (valid.view()?, words.view()?);
             let bits = reinterpret(bits, VertexFormat::Uint32)?;
             let equalized = select(gpu, valid, bits, valid)?;
@@ -246,13 +240,7 @@ pub fn argsort_by(gpu: &Gpu, keys: &[SortKey<'_>]) -> Result<GpuData, OpError> {
         };
         order = Some(carry(gpu, &words, order.as_ref(), &options)?);
         if let Some(flags) = &flags {
-            let valid = through(
-                gpu,
-                order.as_ref(),
-                &views(flags)?,
-                VertexFormat::Uint32,
-                count,
-            )?;
+            let valid = flags_in(gpu, flags, order.as_ref(), count)?;
             // Valid rows are 1: descending puts them first, so the nulls last.
             let flag_order = match key.nulls {
                 NullOrder::Last => SortOptions::descending(),
@@ -263,6 +251,16 @@ pub fn argsort_by(gpu: &Gpu, keys: &[SortKey<'_>]) -> Result<GpuData, OpError> {
     }
     // `keys` is not empty, so the loop ran.
     order.ok_or(OpError::NoInputs { op: OP })
+}
+
+/// A mask's flags (`uint32` 1 for a valid row, in pieces) in the order `order`.
+fn flags_in<'a>(
+    gpu: &Gpu,
+    flags: &'a [GpuData],
+    order: Option<&GpuData>,
+    count: u32,
+) -> Result<Words<'a>, OpError> {
+    through(gpu, order, &views(flags)?, VertexFormat::Uint32, count)
 }
 
 /// The same rows as `view` read as `format`, of the same byte length.

@@ -362,6 +362,32 @@ impl GpuTable {
     }
 
     /// Recomputes the row and null counts and rebuilds the aggregate vectors.
+    /// A table of this table's schema, constants, adapter data types and uploads over new
+    /// `batches` (a filter's or a sort's), with `buffer_layouts`, its counts and vectors
+    /// computed from them.
+    ///
+    /// # Errors
+    /// As [`refresh`](Self::refresh).
+    pub(in crate::table) fn with_batches(
+        &self,
+        batches: Vec<GpuRecordBatch>,
+        buffer_layouts: Option<Vec<BufferLayout>>,
+    ) -> Result<GpuTable, TableError> {
+        let mut table = GpuTable {
+            schema: self.schema.clone(),
+            buffer_layouts,
+            batches,
+            constants: self.constants.clone(),
+            vectors: Vec::new(),
+            data_types: self.data_types.clone(),
+            num_rows: 0,
+            null_count: 0,
+            uploads: self.uploads.clone(),
+        };
+        table.refresh()?;
+        Ok(table)
+    }
+
     pub(in crate::table) fn refresh(&mut self) -> Result<(), TableError> {
         let overflow = |what: &str| TableError::Overflow {
             what: format!("the {what} of the table's batches"),

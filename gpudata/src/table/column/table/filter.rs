@@ -135,19 +135,7 @@ impl GpuTable {
             first += rows;
             batches.push(filter_batch(gpu, batch, &part, primitive.unwrap_or(1))?);
         }
-        let mut table = GpuTable {
-            schema: self.schema.clone(),
-            buffer_layouts: self.buffer_layouts.clone(),
-            batches,
-            constants: self.constants.clone(),
-            vectors: Vec::new(),
-            data_types: self.data_types.clone(),
-            num_rows: 0,
-            null_count: 0,
-            uploads: self.uploads.clone(),
-        };
-        table.refresh()?;
-        Ok(table)
+        self.with_batches(batches, self.buffer_layouts.clone())
     }
 }
 

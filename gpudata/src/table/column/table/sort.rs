@@ -169,19 +169,7 @@ impl GpuTable {
             batches.push(self.sorted_batch(gpu, batch, ids, taken, &column_views)?);
             first += count;
         }
-        let mut table = GpuTable {
-            schema: self.schema.clone(),
-            buffer_layouts: None,
-            batches,
-            constants: self.constants.clone(),
-            vectors: Vec::new(),
-            data_types: self.data_types.clone(),
-            num_rows: 0,
-            null_count: 0,
-            uploads: self.uploads.clone(),
-        };
-        table.refresh()?;
-        Ok(table)
+        self.with_batches(batches, None)
     }
 
     /// The validity of column `name` over all rows as a mask, when some batch's data of it
