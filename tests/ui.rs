@@ -11,7 +11,8 @@
 //!   trybuild builds (not checks) because `pass/` cases are in the same run;
 //! - `shader/`: the compile-time shader check (`#[gpu(shader = ...)]`) against
 //!   `tests/ui/shader/*.wgsl`: a mismatch, missing members, nested types, globals, a missing
-//!   struct, a WGSL parse error, a missing file, a vertex entry point mismatch, attribute misuse,
+//!   struct, a WGSL parse error, a missing file, a vertex entry point mismatch, whole vertex
+//!   states `check_vertex_set!` refuses (`vertex_set.rs`), attribute misuse,
 //!   an `atomic<f32>` member (no WGSL atomic stores a float), and a shader past the bounds naga's
 //!   reader is held to (`deep_expression.rs`, reading `tests/shaders/deep_sum.wgsl`).
 //!   `bind_*.rs` are `#[derive(GpuBindGroup)]`'s compile-time check against `bind_group.wgsl`

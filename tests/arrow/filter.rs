@@ -167,3 +167,52 @@ fn sorting_moves_rows_with_their_nulls_and_dictionaries() {
     assert_eq!(got, expected);
     assert_eq!(sorted.null_count(), table.null_count());
 }
+
+/// Batches whose dictionaries differ: the same id means another string in each, so the sorted
+/// rows could not read back; the sort refuses the column rather than mix them.
+#[test]
+fn sorting_refuses_batches_with_different_dictionaries() {
+    use gpudata::table::{TableError, TableSortKey};
+    let gpu = support::gpu();
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("ints", DataType::Int32, false),
+        Field::new(
+            "kinds",
+            DataType::Dictionary(Box::new(DataType::Int8), Box::new(DataType::Utf8)),
+            true,
+        ),
+    ]));
+    let batch = |words: Vec<&str>| {
+        let kinds = DictionaryArray::<Int8Type>::try_new(
+            vec![Some(0i8), Some(1), None].into(),
+            Arc::new(StringArray::from(words)),
+        )
+        .unwrap();
+        let columns: Vec<ArrayRef> =
+            vec![Arc::new(Int32Array::from(vec![3, 1, 2])), Arc::new(kinds)];
+        RecordBatch::try_new(schema.clone(), columns).unwrap()
+    };
+    let batches = [batch(vec!["tree", "rock"]), batch(vec!["lake", "sand"])];
+    let (table, _) =
+        record_batches_to_gpu_table(&gpu, &schema, &batches, &BatchOptions::default()).unwrap();
+    assert_eq!(
+        table
+            .sort_by(&gpu, &[TableSortKey::ascending("ints")])
+            .unwrap_err(),
+        TableError::SortMetadata {
+            column: "kinds".to_owned()
+        }
+    );
+    // One dictionary in both: the rows move with their strings.
+    let batches = [batch(vec!["tree", "rock"]), batch(vec!["tree", "rock"])];
+    let (table, _) =
+        record_batches_to_gpu_table(&gpu, &schema, &batches, &BatchOptions::default()).unwrap();
+    let sorted = table
+        .sort_by(&gpu, &[TableSortKey::ascending("ints")])
+        .unwrap();
+    let got = record_batches_from_gpu_table(&gpu, &sorted).unwrap();
+    let all = arrow_select::concat::concat_batches(&schema, &batches).unwrap();
+    let order = arrow_array::UInt32Array::from(vec![1, 4, 2, 5, 0, 3]);
+    let expected = arrow_select::take::take_record_batch(&all, &order).unwrap();
+    assert_eq!(got, vec![expected.slice(0, 3), expected.slice(3, 3)]);
+}

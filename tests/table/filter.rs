@@ -15,12 +15,12 @@ use gpudata::{Gpu, GpuData, GpuStruct, Unorm8x4, VertexFormat};
 #[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
 #[repr(C)]
 #[gpu(layout = "wgsl-storage")]
-struct Point {
+pub(crate) struct Point {
     position: [f32; 3],
     color: Unorm8x4,
 }
 
-fn points(rng: &mut Rng, rows: usize) -> Vec<Point> {
+pub(crate) fn points(rng: &mut Rng, rows: usize) -> Vec<Point> {
     (0..rows)
         .map(|_| Point {
             position: [rng.f32_in(10.0), rng.f32_in(10.0), rng.f32_in(10.0)],
@@ -242,7 +242,7 @@ fn filtering_checks_the_mask() {
 /// A table of `batches` (rows, index count): a `float32` column counting up from each batch's
 /// first table row, and `indices` of `format` (`uint16` or `uint32`) at random rows of the
 /// batch, one in fifty past its rows.
-fn indexed_table(
+pub(crate) fn indexed_table(
     gpu: &Gpu,
     rng: &mut Rng,
     batches: &[(usize, usize)],

@@ -17,5 +17,6 @@ mod relayout;
 mod render;
 mod segmented;
 mod shader_check;
+mod sort;
 mod split;
 mod vectors;

@@ -16,7 +16,12 @@ use crate::spans::{fail_with_at, span_range};
 
 /// `impl GpuStruct` (and, for a `wgsl-uniform` struct, `UniformLayout`): every constant a
 /// call of a `const fn` reading the analysis.
-pub(super) fn gpu_struct_impl(cx: &Context<'_, '_>) -> TokenStream {
+/// `vertex_entries` is the `VERTEX_ENTRIES` constant of a struct checked against vertex entry
+/// points (`None`: the default, none).
+pub(super) fn gpu_struct_impl(
+    cx: &Context<'_, '_>,
+    vertex_entries: Option<TokenStream>,
+) -> TokenStream {
     let Context { input, p, n, .. } = cx;
     let ident = input.ident;
     // `GpuStruct::STEP_MODE` defaults to `Vertex`.
@@ -55,6 +60,7 @@ pub(super) fn gpu_struct_impl(cx: &Context<'_, '_>) -> TokenStream {
             const HOST_LAYOUT_MATCHES: ::core::primitive::bool = #host_matches;
             const FIELD_COPIES: &'static [#p::FieldCopy] = #p::tree_copies::<Self, #n>();
             #tree
+            #vertex_entries
         }
         #uniform
     }

@@ -72,7 +72,7 @@ fn expand(input: &Input<'_>, shader: Option<&ShaderFacts>) -> TokenStream {
         ),
         None => (
             markers::marker_module(input),
-            impls::gpu_struct_impl(&cx),
+            impls::gpu_struct_impl(&cx, shader.map(|facts| shader::vertex_entries(facts, p))),
             markers::marker_impls(&cx),
         ),
     };

@@ -191,3 +191,21 @@ pub(super) fn expand(
         #(#out)*
     }
 }
+
+/// `const VERTEX_ENTRIES: &[VertexEntry] = &[...];` for the entry points in `facts`, or nothing.
+pub(super) fn vertex_entries(facts: &ShaderFacts, p: &Ident) -> TokenStream {
+    if facts.entries.is_empty() {
+        return TokenStream::new();
+    }
+    let path = &facts.path;
+    let entries = facts.entries.iter().map(|(entry, inputs)| {
+        let inputs = inputs.iter().map(|i| {
+            let (location, name, at) = (i.location, &i.name, &i.at);
+            quote!(#p::EntryInput { location: #location, name: #name, at: #at })
+        });
+        quote!(#p::VertexEntry { shader: #path, entry: #entry, inputs: &[#(#inputs),*] })
+    });
+    quote! {
+        const VERTEX_ENTRIES: &'static [#p::VertexEntry] = &[#(#entries),*];
+    }
+}

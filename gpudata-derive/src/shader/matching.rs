@@ -190,6 +190,10 @@ pub(super) fn vertex_entry(
             );
             continue;
         };
+        facts.entries.push((
+            entry.to_owned(),
+            shader.vertex_inputs(entry).unwrap_or_default(),
+        ));
         for k in 0..input.gpu_fields().count() {
             let location = u32::try_from(k).ok().and_then(|k| base.checked_add(k));
             if let Some(i) = inputs.iter().position(|i| Some(i.location) == location) {

@@ -43,6 +43,9 @@ pub(crate) struct ShaderFacts {
     /// `(gpu field index, wgsl path, input)` of each field matched by location.
     #[cfg(feature = "naga")]
     inputs: Vec<(usize, String, wgsl::Input)>,
+    /// Each `vertex_entry` and every input it reads, for `GpuStruct::VERTEX_ENTRIES`.
+    #[cfg(feature = "naga")]
+    entries: Vec<(String, Vec<wgsl::Input>)>,
 }
 
 /// Reads the WGSL facts the struct's shader attributes ask for, recording every problem in
@@ -205,4 +208,18 @@ pub(crate) fn expand(
     analysis: &TokenStream,
 ) -> TokenStream {
     asserts::expand(facts, input, p, analysis)
+}
+
+/// `GpuStruct::VERTEX_ENTRIES` of `facts`: each vertex entry point the struct was checked
+/// against and every input it reads (what `check_vertex_set!` checks a set of buffers with);
+/// nothing when there is none.
+#[cfg(feature = "naga")]
+pub(crate) fn vertex_entries(facts: &ShaderFacts, p: &Ident) -> TokenStream {
+    asserts::vertex_entries(facts, p)
+}
+
+/// Without feature `naga` no entry point is checked: `VERTEX_ENTRIES` keeps its default.
+#[cfg(not(feature = "naga"))]
+pub(crate) fn vertex_entries(_facts: &ShaderFacts, _p: &Ident) -> TokenStream {
+    TokenStream::new()
 }

@@ -18,7 +18,8 @@
 //!   vertex-format fields is a tree of depth 1, each field its own leaf);
 //! - `accessors.rs`: the traits a derived struct implements and the generic `const fn` each
 //!   constant of the expansion calls (`tree_*`, and `lazy_*` for structs analysed on first use);
-//! - `shader_tree.rs`, `shader.rs`: the compile-time shader check (`#[gpu(shader = "...")]`).
+//! - `shader_tree.rs`, `shader.rs`: the compile-time shader check (`#[gpu(shader = "...")]`);
+//! - `vertex_set.rs`: the check of a whole vertex state (`check_vertex_set!`).
 //!
 //! Below this folder, in `record/`: the const text builder and the type-tree walks (`tree/`),
 //! `impl_gpu_field!`'s checks (`field_check.rs`).
@@ -30,6 +31,7 @@ mod messages;
 mod shader;
 mod shader_tree;
 mod tables;
+mod vertex_set;
 mod zero_copy;
 
 pub use ::bytemuck;
@@ -57,6 +59,7 @@ pub use self::shader_tree::{
     more_text,
 };
 pub use self::tables::{flatten, webgl_field};
+pub use self::vertex_set::vertex_set_problem;
 pub use self::zero_copy::{
     PaddingField, assert_padding, element_host_matches, host_matches_members, zero_copy_problem,
 };
@@ -68,6 +71,7 @@ pub use crate::layout::{
 };
 pub use crate::record::field_check::{PlainField, check_field_size, check_plain_field};
 pub use crate::record::host_shape::carrier_type;
+pub use crate::record::shader_rules::{EntryInput, VertexEntry};
 pub use crate::record::tree::{
     Leaf, LeafName, LeafPath, Msg, TreeFault, TreeProblem, element_copies, fail, fail_with,
     leaf_attributes, leaf_copies, leaf_count, leaf_fields, webgl_leaf,

@@ -154,6 +154,50 @@ macro_rules! impl_gpu_field {
     )+};
 }
 
+/// Checks at compile time that the derived vertex structs `T, U, …` together feed vertex entry
+/// point `"entry"`: each was checked against it on its own (`#[gpu(shader = "...",
+/// vertex_entry = "entry")]`: every attribute feeds the input at its location, by WebGPU's
+/// rules), and together no location is fed twice and every input the entry point reads is fed.
+/// Locations come from each struct's `#[gpu(location = N)]`. The run-time twin, for shaders
+/// loaded at run time, is [`Shader::check_vertex_state`](crate::check::Shader::check_vertex_state).
+///
+/// ```
+/// use gpudata::GpuStruct;
+///
+/// // A mesh buffer (locations 0, 1) read by a depth pass and a shaded pass ...
+/// #[derive(GpuStruct, Clone, Copy)]
+/// #[gpu(layout = "packed", shader = "../tests/shaders/shadow.wgsl", vertex_entry = "vs_bake, vs_main")]
+/// struct Vertex {
+///     position: [i8; 4],
+///     normal: [i8; 4],
+/// }
+///
+/// // ... and an instance buffer at location 2, read by the shaded pass.
+/// #[derive(GpuStruct, Clone, Copy)]
+/// #[gpu(layout = "packed", step_mode = "instance", location = 2,
+///       shader = "../tests/shaders/shadow.wgsl", vertex_entry = "vs_main")]
+/// struct Instance {
+///     tint: [f32; 4],
+/// }
+///
+/// gpudata::check_vertex_set!("vs_bake": Vertex);
+/// gpudata::check_vertex_set!("vs_main": Vertex, Instance);
+/// ```
+///
+/// A failing set is a compile error naming the buffer, the location or the input
+/// (`tests/ui/shader/vertex_set_*.rs`).
+#[macro_export]
+macro_rules! check_vertex_set {
+    ($entry:literal : $($ty:ty),+ $(,)?) => {
+        const _: () = $crate::__private::fail_if(&$crate::__private::vertex_set_problem(
+            $entry,
+            &[$(::core::stringify!($ty)),+],
+            &[$(<$ty as $crate::GpuStruct>::VERTEX_ENTRIES),+],
+            &[$(<$ty as $crate::GpuStruct>::ATTRIBUTES),+],
+        ));
+    };
+}
+
 /// A Rust struct whose values are rows of a [`GpuDataStructFormat`].
 ///
 /// Derive it with `#[derive(GpuStruct)]` (see the derive's documentation for attributes); the
@@ -209,6 +253,12 @@ pub unsafe trait GpuStruct: Copy + Send + Sync + 'static {
     /// flat rows of [`FORMAT`](Self::FORMAT).
     #[doc(hidden)]
     const TREE: Option<(&'static WgslStruct, &'static HostShape)> = None;
+
+    /// The vertex entry points the struct was checked against (`#[gpu(vertex_entry = "...")]`)
+    /// and every input each reads, for [`check_vertex_set!`](crate::check_vertex_set). Set by
+    /// the derive; empty by default.
+    #[doc(hidden)]
+    const VERTEX_ENTRIES: &'static [shader_rules::VertexEntry] = &[];
 
     /// Writes one row's GPU bytes into `dst`: each field's bytes at its format offset, every
     /// padding byte zeroed.

@@ -112,3 +112,30 @@ pub const fn type_name(ty: ShaderType) -> &'static str {
     };
     NAMES[row][ty.components() as usize - 1]
 }
+
+/// One vertex entry point a derived struct was checked against (`#[gpu(vertex_entry = "...")]`):
+/// the shader file, the entry point and every input it reads, as the derive found them.
+/// [`GpuStruct::VERTEX_ENTRIES`](crate::GpuStruct::VERTEX_ENTRIES) holds them, and
+/// [`check_vertex_set!`](crate::check_vertex_set) reads them to check a whole vertex state.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct VertexEntry {
+    /// The shader file's path, as the derive resolved it.
+    pub shader: &'static str,
+    /// The entry point's name.
+    pub entry: &'static str,
+    /// Every input the entry point reads.
+    pub inputs: &'static [EntryInput],
+}
+
+/// One input of a [`VertexEntry`]: its location, the name it is declared with and where.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct EntryInput {
+    /// `@location(N)`.
+    pub location: u32,
+    /// The input's name (`position`, or `in.position` for a struct member).
+    pub name: &'static str,
+    /// Where the input is declared (`file.wgsl:12:5`).
+    pub at: &'static str,
+}

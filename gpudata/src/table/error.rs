@@ -619,10 +619,11 @@ pub enum TableError {
         source: crate::ops::OpError,
     },
     /// [`GpuTable::sort_by`](crate::GpuTable::sort_by) of a column whose rows it cannot move
-    /// (struct rows or list rows): it gathers one vertex format per row.
+    /// (list rows, struct rows of another size than 4, 8, 12 or 16 bytes): it gathers one
+    /// vertex format per row.
     #[error(
         "sort_by: column `{column}` has {format} rows, which sorting cannot move; expected one \
-         vertex format per row"
+         vertex format per row, or struct rows of 4, 8, 12 or 16 bytes"
     )]
     SortColumn {
         /// The column.

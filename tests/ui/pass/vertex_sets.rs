@@ -1,6 +1,7 @@
 //! Vertex structs the compile-time check refused before it followed WebGPU's rules, as wgpu
 //! applies them, and now accepts: an attribute no input reads, component counts that differ, one
-//! buffer checked against a depth-only and a shaded entry point at once.
+//! buffer checked against a depth-only and a shaded entry point at once; and whole vertex
+//! states (`check_vertex_set!`) of those buffers.
 
 use gpudata::{GpuStruct, Unorm8x4};
 
@@ -42,5 +43,10 @@ struct Vertex {
 struct Instance {
     tint: [f32; 4],
 }
+
+// The whole vertex states: the shaded pass's two buffers feed every input of `vs_main`, the
+// depth pass's one buffer every input of `vs_bake`, no location twice.
+gpudata::check_vertex_set!("vs_main": Vertex, Instance);
+gpudata::check_vertex_set!("vs_bake": Vertex);
 
 fn main() {}

@@ -3,8 +3,11 @@
 //! each batch keeping its row count; readback metadata (Arrow's validity, dictionaries) follows
 //! the rows, and a key's nulls sort apart from its values.
 
-use crate::data::{GpuData, GpuDataView, RowMetadata};
+use crate::data::{
+    BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat, GpuDataView, RowMetadata,
+};
 use crate::device::Gpu;
+use crate::format::VertexFormat;
 use crate::ops::{self, GpuMask, NullOrder, SortKey, SortOrder};
 use crate::table::TableError;
 use crate::table::column::batch::{GpuRecordBatch, RecordBatchOptions};
@@ -59,6 +62,43 @@ fn sort_error(error: ops::OpError) -> TableError {
     }
 }
 
+/// The rows of `data` as a view the gather moves: the column's own format, or the words of a
+/// struct row (4, 8, 12 or 16 bytes a row: `uint32` to `uint32x4`).
+fn rows_view<'a>(name: &str, data: &'a GpuData) -> Result<GpuDataView<'a>, TableError> {
+    let refuse = || TableError::SortColumn {
+        column: name.to_owned(),
+        format: format_text(data.format()),
+    };
+    if let Some(view) = data.as_view() {
+        return Ok(view);
+    }
+    let Some(GpuDataFormat::Struct(rows)) = data.format() else {
+        return Err(refuse());
+    };
+    let words = match rows.byte_stride() {
+        4 => VertexFormat::Uint32,
+        8 => VertexFormat::Uint32x2,
+        12 => VertexFormat::Uint32x3,
+        16 => VertexFormat::Uint32x4,
+        _ => return Err(refuse()),
+    };
+    if !data.byte_offset().is_multiple_of(4) || !data.byte_stride().is_multiple_of(4) {
+        return Err(refuse());
+    }
+    GpuDataView::new(
+        data.buffer(),
+        words,
+        data.length(),
+        data.byte_offset(),
+        Some(data.byte_stride()),
+    )
+    .map(|view| match data.device() {
+        Some(gpu) => view.on_device(gpu),
+        None => view,
+    })
+    .map_err(|_| refuse())
+}
+
 fn row_metadata(data: &GpuData) -> Option<&dyn RowMetadata> {
     data.readback_metadata()?.rows()
 }
@@ -70,8 +110,9 @@ impl GpuTable {
     /// batch is gathered in the sorted order, and each batch keeps its row count (batch `b`
     /// holds the sorted rows where batch `b` held rows). A key column's null rows (as its
     /// readback metadata says: Arrow's validity) sort apart from its values, where the key
-    /// says. The columns come back packed, one buffer each (interleaved rows are gathered
-    /// column by column), with the schema, constants and adapter data types kept; readback
+    /// says. The columns come back packed, one buffer each (interleaved attributes are gathered
+    /// column by column; struct rows of 4 to 16 bytes move whole, as words), with the schema,
+    /// constants and adapter data types kept; readback
     /// metadata follows the rows, so a sorted table reads back as Arrow with its nulls and
     /// dictionaries.
     ///
@@ -94,7 +135,7 @@ impl GpuTable {
     /// # Errors
     /// [`TableError::UnknownColumn`] for a key that names no column; [`TableError::SortIndexed`]
     /// for a table with an index column; [`TableError::SortColumn`] for a column that is not
-    /// one vertex format per row (struct or list rows); [`TableError::SortMetadata`] for
+    /// one vertex format per row (list rows, struct rows of another size); [`TableError::SortMetadata`] for
     /// readback metadata that cannot follow its rows; [`TableError::Sort`] for what the sort
     /// refused (a key that is not `uint32`, `sint32` or `float32`, no keys, a table too large
     /// for one storage binding of its keys) and [`TableError::Gpu`] for the device's errors.
@@ -116,10 +157,7 @@ impl GpuTable {
                             column: name.to_owned(),
                         })?;
                     data.buffer_on(gpu, "sort a table")?;
-                    data.as_view().ok_or_else(|| TableError::SortColumn {
-                        column: name.to_owned(),
-                        format: format_text(data.format()),
-                    })
+                    rows_view(name, data)
                 })
                 .collect()
         };
@@ -254,7 +292,7 @@ impl GpuTable {
         let mut out = Vec::with_capacity(batch.columns().len());
         for (name, data) in batch.columns() {
             let sources = column_views(name)?;
-            let format = data.as_view().map_or(ids.format(), |v| v.format());
+            let format = rows_view(name, data)?.format();
             let mut gathered =
                 ops::gather_pieces(gpu, &[ids], &sources, format).map_err(sort_error)?;
             // One output per whole buffer of rows; a batch's rows fit one (its data did).
@@ -269,6 +307,13 @@ impl GpuTable {
                     });
                 }
             };
+            if let Some(rows @ GpuDataFormat::Struct(_)) = data.format() {
+                // The words moved as they are: the rows again, in their struct format.
+                let descriptor = GpuDataDescriptor::new(rows.clone(), column.length())
+                    .with_row_byte_length(data.row_byte_length());
+                column = GpuData::new(BufferHandle::Owned(column.buffer().clone()), descriptor)?
+                    .on_device(gpu);
+            }
             let metadata: Vec<Option<&dyn RowMetadata>> = self
                 .batches
                 .iter()
