@@ -12,16 +12,15 @@ use gpudata::table::{
 };
 use gpudata::{Gpu, GpuData, GpuStruct, VertexFormat};
 
+/// Each column's rows over all batches, packed, by name.
+type HostRows = Vec<(&'static str, Vec<Vec<u8>>)>;
+
 /// `id` (uint32, 7 values), `score` (float32, 5 values with -0, +0 and NaN), `kind` (uint8),
 /// `point` (16-byte struct rows) and a constant `tint`, in batches of `sizes` rows; and each
 /// column's rows over all batches, packed, on the host.
-fn table(
-    gpu: &Gpu,
-    rng: &mut Rng,
-    sizes: &[usize],
-) -> (GpuTable, Vec<(&'static str, Vec<Vec<u8>>)>) {
+fn table(gpu: &Gpu, rng: &mut Rng, sizes: &[usize]) -> (GpuTable, HostRows) {
     let scores = [1.5f32, -0.0, 0.0, f32::NAN, -2.0];
-    let mut host: Vec<(&'static str, Vec<Vec<u8>>)> = ["id", "score", "kind", "point"]
+    let mut host: HostRows = ["id", "score", "kind", "point"]
         .iter()
         .map(|n| (*n, Vec::new()))
         .collect();
