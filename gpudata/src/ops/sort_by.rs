@@ -190,8 +190,8 @@ fn with_input(error: OpError, input: usize) -> OpError {
 /// `uint32`, `sint32` or `float32` (or pieces of several formats), naming the key;
 /// [`OpError::LengthMismatch`] for a key or a validity mask of another row count than the first
 /// key (a mask's input is `keys.len()` plus the key's position); the input checks of every
-/// operation; [`OpError::TooLarge`] when the rows' 32-bit words do not fit one storage binding;
-/// [`OpError::Gpu`].
+/// operation; [`OpError::TooManyRows`] past 2³¹ rows; [`OpError::TooLarge`] when the rows'
+/// 32-bit words do not fit one storage binding; [`OpError::Gpu`].
 pub fn argsort_by(gpu: &Gpu, keys: &[SortKey<'_>]) -> Result<GpuData, OpError> {
     let Some(first) = keys.first() else {
         return Err(OpError::NoInputs { op: OP });
