@@ -43,8 +43,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         scene::SHADOW_SIZE,
     );
     let bright = |p: &[u8]| u32::from(p[0]) + u32::from(p[1]) + u32::from(p[2]);
-    let clear = scene::CLEAR.map(|c| (c * 255.0).round() as u32).iter().sum::<u32>();
-    let drawn = frame.rgba.chunks(4).filter(|p| bright(p).abs_diff(clear) > 3).count();
+    let clear = scene::CLEAR
+        .map(|c| (c * 255.0).round() as u32)
+        .iter()
+        .sum::<u32>();
+    let drawn = frame
+        .rgba
+        .chunks(4)
+        .filter(|p| bright(p).abs_diff(clear) > 3)
+        .count();
     println!(
         "{} entities per pass at dynamic offsets {} bytes apart ({} entities: floor + {} cubes); {drawn} of {} pixels drawn; wrote shadow.png",
         frame.draws,

@@ -271,7 +271,10 @@ fn perspective(fov_degrees: f32, aspect: f32) -> Mat4 {
 #[must_use]
 #[allow(clippy::cast_precision_loss, reason = "image sizes below 2^24")]
 pub fn camera(width: u32, height: u32) -> Mat4 {
-    mul(&perspective(45.0, width as f32 / height as f32), &look_at(EYE))
+    mul(
+        &perspective(45.0, width as f32 / height as f32),
+        &look_at(EYE),
+    )
 }
 
 /// A light's shadow-map projection.

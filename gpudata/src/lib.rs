@@ -157,9 +157,8 @@ pub mod __private {
     // `#[derive(GpuBindGroup)]`'s.
     pub use crate::bind::{
         BindResource, BindingField, BindingKeys, GpuBindGroup, PairField, ShaderGlobal,
-        StorageTextureKeys,
-        TextureKeys, WgslResource, WgslSample, binding_field, keys_problem, sampling_problem,
-        shader_problem,
+        StorageTextureKeys, TextureKeys, WgslResource, WgslSample, binding_field, keys_problem,
+        sampling_problem, shader_problem,
     };
     pub use crate::device::{Gpu, GpuError};
 }

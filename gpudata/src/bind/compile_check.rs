@@ -224,7 +224,11 @@ pub const fn sampling_problem(
             .str(sample)
             .str(" samples, with it, which wgpu refuses at pipeline creation; set `sampler = \"non-filtering\"` on `")
             .str(sampler.name)
-            .str("`, or bind a filterable float texture (`sample = \"float\"`)"),
+            .str(if const_str_eq(sample, "unfilterable-float") {
+                "`, or bind a filterable float texture (`sample = \"float\"`)"
+            } else {
+                "` (an integer texture is never filtered)"
+            }),
     )
 }
 
