@@ -114,14 +114,15 @@ fn lit_from(p: [f32; 3], margin: f32) -> Option<[bool; 2]> {
     Some(out)
 }
 
-/// The floor's colour at `p` lit by the lights `lit` says, as RGBA8.
+/// The floor's colour at `p` lit by the lights `lit` says, in RGBA8 units.
 fn floor_color(p: [f32; 3], lit: [bool; 2]) -> [f32; 3] {
     let mut light = AMBIENT;
     for (l, on) in LIGHTS.iter().zip(lit) {
         let towards = scene::normalize([l.pos[0] - p[0], l.pos[1] - p[1], l.pos[2] - p[2]]);
-        let diffuse = towards[2].max(0.0);
-        for k in 0..3 {
-            light[k] += if on { diffuse * l.color[k] } else { 0.0 };
+        // The floor's normal is +z.
+        let diffuse = if on { towards[2].max(0.0) } else { 0.0 };
+        for (sum, color) in light.iter_mut().zip(l.color) {
+            *sum += diffuse * color;
         }
     }
     [0, 1, 2].map(|k| (light[k] * scene::FLOOR_COLOR[k]).clamp(0.0, 1.0) * 255.0)
