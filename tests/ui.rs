@@ -17,7 +17,9 @@
 //!   reader is held to (`deep_expression.rs`, reading `tests/shaders/deep_sum.wgsl`).
 //!   `bind_*.rs` are `#[derive(GpuBindGroup)]`'s compile-time check against `bind_group.wgsl`
 //!   (a member moved, a wrong binding, address spaces and access, texture kinds, samplers, a
-//!   used global no field binds); `fail/bind/` its keys without a shader.
+//!   used global no field binds), `filtering.wgsl` (wgpu's filtering rule over the texture and
+//!   sampler pairs an entry point samples) and `examples/shadow/shadow.wgsl` (the shadow
+//!   example's scene with three mistakes); `fail/bind/` its keys without a shader.
 //!   Their WGSL paths name the files beside the cases: the crate trybuild generates has no such
 //!   file, so the macro finds them relative to the case's source file, wherever the target
 //!   directory is.

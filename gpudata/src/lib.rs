@@ -156,8 +156,9 @@ pub mod __private {
     pub use crate::derive_support::*;
     // `#[derive(GpuBindGroup)]`'s.
     pub use crate::bind::{
-        BindResource, BindingField, BindingKeys, GpuBindGroup, ShaderGlobal, StorageTextureKeys,
-        TextureKeys, WgslResource, WgslSample, binding_field, keys_problem, shader_problem,
+        BindResource, BindingField, BindingKeys, GpuBindGroup, PairField, ShaderGlobal,
+        StorageTextureKeys, TextureKeys, WgslResource, WgslSample, binding_field, keys_problem,
+        sampling_problem, shader_problem,
     };
     pub use crate::device::{Gpu, GpuError};
 }

@@ -593,3 +593,253 @@ fn bind_group_of_rows_without_storage_usage_is_an_error() -> Result<(), Box<dyn 
     );
     Ok(())
 }
+
+/// The texture and sampler kinds of one agreement case: the layout entries and the WGSL that
+/// samples the pair in a compute entry point.
+fn sampling_case(
+    sample: wgpu::TextureSampleType,
+    sampler: wgpu::SamplerBindingType,
+) -> Option<String> {
+    use wgpu::SamplerBindingType as S;
+    use wgpu::TextureSampleType as T;
+    let (texture, sampler_decl, value) = match (sample, sampler) {
+        (T::Depth, S::Comparison) => (
+            "texture_depth_2d",
+            "sampler_comparison",
+            "textureSampleCompareLevel(t, s, vec2<f32>(0.5), 0.5)",
+        ),
+        (_, S::Comparison) => return None,
+        (T::Float { .. }, _) => (
+            "texture_2d<f32>",
+            "sampler",
+            "textureSampleLevel(t, s, vec2<f32>(0.5), 0.0).x",
+        ),
+        (T::Depth, _) => (
+            "texture_depth_2d",
+            "sampler",
+            "textureSampleLevel(t, s, vec2<f32>(0.5), 0)",
+        ),
+        (T::Sint, _) => (
+            "texture_2d<i32>",
+            "sampler",
+            "f32(textureGather(0, t, s, vec2<f32>(0.5)).x)",
+        ),
+        (T::Uint, _) => (
+            "texture_2d<u32>",
+            "sampler",
+            "f32(textureGather(0, t, s, vec2<f32>(0.5)).x)",
+        ),
+    };
+    Some(format!(
+        "@group(0) @binding(0) var t: {texture};
+@group(0) @binding(1) var s: {sampler_decl};
+@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+@compute @workgroup_size(1)
+fn main() {{
+    out[0] = {value};
+}}"
+    ))
+}
+
+/// wgpu's verdict on a compute pipeline of `wgsl` with a layout of `entries`: its validation
+/// error, if any.
+fn pipeline_error(
+    gpu: &gpudata::Gpu,
+    wgsl: &str,
+    entries: &[wgpu::BindGroupLayoutEntry],
+) -> Option<String> {
+    let device = gpu.device();
+    let (_, error) = support::validation_error(gpu, || {
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: None,
+            entries,
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: None,
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: None,
+            source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+        });
+        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: None,
+            layout: Some(&pipeline_layout),
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: wgpu::PipelineCompilationOptions::default(),
+            cache: None,
+        })
+    });
+    error
+}
+
+/// The shared filtering rule (the derive's and the run-time check's) against wgpu's
+/// `create_compute_pipeline` on every texture sample type with every sampler kind WGSL can
+/// sample it with: a filtering sampler refuses unfilterable-float, sint and uint textures, and
+/// takes a depth texture.
+#[test]
+fn filtering_rule_agrees_with_wgpu() {
+    use wgpu::SamplerBindingType as S;
+    use wgpu::TextureSampleType as T;
+    let gpu = support::gpu();
+    let samples = [
+        T::Float { filterable: true },
+        T::Float { filterable: false },
+        T::Sint,
+        T::Uint,
+        T::Depth,
+    ];
+    let mut refused = Vec::new();
+    let mut cases = 0;
+    for sample in samples {
+        for sampler in [S::Filtering, S::NonFiltering, S::Comparison] {
+            let Some(wgsl) = sampling_case(sample, sampler) else {
+                continue;
+            };
+            let compute = wgpu::ShaderStages::COMPUTE;
+            let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
+                binding,
+                visibility: compute,
+                ty,
+                count: None,
+            };
+            let texture = wgpu::BindingType::Texture {
+                sample_type: sample,
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            };
+            let sampler_ty = wgpu::BindingType::Sampler(sampler);
+            let out = wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: false },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            };
+            let entries = [entry(0, texture), entry(1, sampler_ty), entry(2, out)];
+            let wgpu_error = pipeline_error(&gpu, &wgsl, &entries);
+            let ours = gpudata::bind::unfilterable_sample(&texture, &sampler_ty);
+            assert_eq!(
+                wgpu_error.is_some(),
+                ours.is_some(),
+                "{sample:?} with {sampler:?}: wgpu says {wgpu_error:?}, gpudata {ours:?}"
+            );
+            if let Some(sample) = ours {
+                refused.push(sample);
+            }
+            cases += 1;
+        }
+    }
+    assert_eq!(cases, 11);
+    assert_eq!(refused, ["unfilterable-float", "sint", "uint"]);
+}
+
+const FILTERING_SHADER: &str = "
+@group(0) @binding(0) var heights: texture_2d<f32>;
+@group(0) @binding(1) var smp: sampler;
+@group(0) @binding(2) var depth: texture_depth_2d;
+@group(0) @binding(3) var depth_smp: sampler;
+@group(0) @binding(4) var ids: texture_2d<u32>;
+@group(0) @binding(5) var ids_smp: sampler;
+struct Sum {
+    value: f32,
+}
+@group(0) @binding(6) var<storage, read_write> out: array<Sum>;
+
+@compute @workgroup_size(1)
+fn main() {
+    let uv = vec2<f32>(0.5);
+    out[0].value = textureSampleLevel(heights, smp, uv, 0.0).x
+        + textureSampleLevel(depth, depth_smp, uv, 0)
+        + f32(textureGather(0, ids, ids_smp, uv).x);
+}
+";
+
+#[derive(Clone, Copy, Debug, PartialEq, GpuStruct)]
+struct Sum {
+    value: f32,
+}
+
+/// `heights` is unfilterable, sampled through the filtering `smp`: refused. A depth texture
+/// through a filtering sampler and a uint texture through a non-filtering one are not.
+#[derive(GpuBindGroup)]
+#[bind_group(group = 0, visibility = "compute", entry = "main")]
+struct Filtering<'a> {
+    #[binding(0, sample = "unfilterable-float")]
+    heights: &'a wgpu::TextureView,
+    #[binding(1)]
+    smp: &'a wgpu::Sampler,
+    #[binding(2, sample = "depth")]
+    depth: &'a wgpu::TextureView,
+    #[binding(3)]
+    depth_smp: &'a wgpu::Sampler,
+    #[binding(4, sample = "uint")]
+    ids: &'a wgpu::TextureView,
+    #[binding(5, sampler = "non-filtering")]
+    ids_smp: &'a wgpu::Sampler,
+    #[binding(6, read_write)]
+    out: &'a TypedGpuData<Sum>,
+}
+
+/// `Filtering` with `smp` non-filtering.
+#[derive(GpuBindGroup)]
+#[bind_group(group = 0, visibility = "compute", entry = "main")]
+struct NonFiltering<'a> {
+    #[binding(0, sample = "unfilterable-float")]
+    heights: &'a wgpu::TextureView,
+    #[binding(1, sampler = "non-filtering")]
+    smp: &'a wgpu::Sampler,
+    #[binding(2, sample = "depth")]
+    depth: &'a wgpu::TextureView,
+    #[binding(3)]
+    depth_smp: &'a wgpu::Sampler,
+    #[binding(4, sample = "uint")]
+    ids: &'a wgpu::TextureView,
+    #[binding(5, sampler = "non-filtering")]
+    ids_smp: &'a wgpu::Sampler,
+    #[binding(6, read_write)]
+    out: &'a TypedGpuData<Sum>,
+}
+
+/// The run-time check finds the one pair wgpu refuses, at the sampler's field, and passes the
+/// group wgpu accepts; both verdicts checked with the derived layouts on wgpu.
+#[test]
+fn run_time_check_refuses_the_pairs_wgpu_refuses() -> Result<(), Box<dyn std::error::Error>> {
+    let gpu = support::gpu();
+    let shader = Shader::parse(FILTERING_SHADER)?;
+    let err = shader.check_bind_group::<Filtering<'_>>().unwrap_err();
+    let BindGroupCheckError::Mismatches { mismatches, .. } = &err else {
+        panic!("{err}")
+    };
+    let errors: Vec<(&str, &BindingMismatchError)> = mismatches
+        .iter()
+        .map(|m| (m.path.as_str(), &m.error))
+        .collect();
+    assert_eq!(
+        errors,
+        [(
+            "smp",
+            &BindingMismatchError::Filtering {
+                texture: "heights".to_owned(),
+                sample: "unfilterable-float",
+                entry_point: "main".to_owned(),
+            }
+        )]
+    );
+    assert_eq!(
+        err.to_string(),
+        "bind group `Filtering` disagrees with the shader in 1 place:\n  \
+         `smp` (wgsl 3:23): the field binds a filtering sampler, but entry point `main` samples `heights`, a texture of unfilterable-float samples, with it (wgpu refuses the pair); bind a non-filtering sampler (only a filterable float or a depth texture takes a filtering one)"
+    );
+    let refused = pipeline_error(&gpu, FILTERING_SHADER, &Filtering::layout_entries());
+    assert!(
+        refused.as_deref().is_some_and(|e| e.contains("filter")),
+        "{refused:?}"
+    );
+    shader.check_bind_group::<NonFiltering<'_>>()?;
+    assert_eq!(
+        pipeline_error(&gpu, FILTERING_SHADER, &NonFiltering::layout_entries()),
+        None
+    );
+    Ok(())
+}

@@ -1,7 +1,8 @@
 //! GPU data on a real device (lavapipe without a GPU): uploads and readback, views, vertex fetch,
 //! the codec of every format against vertex fetch and WGSL (every 8/16-bit pattern), storage
-//! layouts, WGSL structs, the device sweep, the transfer engine (boundaries, threads, staging
-//! budget), and the `DataError`/`GpuError` catalogue.
+//! layouts, WGSL structs, derived bind groups (the shadow example's scene drawn), the device
+//! sweep, the transfer engine (boundaries, threads, staging budget), and the
+//! `DataError`/`GpuError` catalogue.
 
 #[path = "../support/mod.rs"]
 pub mod support;
@@ -18,6 +19,7 @@ mod nested_random;
 mod packed_vertex;
 mod roundtrip;
 mod runtime_array;
+mod shadow;
 mod smoke;
 mod storage;
 mod transfer;

@@ -157,6 +157,8 @@ pub(super) fn expand(
     let mut items = Vec::new();
     let mut bindings = Vec::new();
     let mut entries = Vec::new();
+    // Each field's name, kind expression and span range, for the sampling pairs.
+    let mut sides = Vec::new();
     for (k, (f, r)) in fields.iter().zip(resolved).enumerate() {
         let keys_const = format_ident!("__GPUDATA_KEYS_{}", k);
         let keys = keys_tokens(&p, &f.keys, r);
@@ -188,6 +190,10 @@ pub(super) fn expand(
             items.push(quote!(const _: () = #shader_check;));
         }
         bindings.push(quote!(#p::binding_field(#name, #global_name, #kind, &#keys_const)));
+        sides.push((
+            quote!(#p::PairField { name: #name, kind: &#kind, keys: &#keys_const }),
+            range,
+        ));
         let member = f.ident;
         let k = Literal::usize_unsuffixed(k);
         entries.push(quote! {
@@ -196,6 +202,20 @@ pub(super) fn expand(
                 resource: #p::BindResource::resource(self.#member, gpu, &bindings[#k].entry.ty)?,
             }
         });
+    }
+    for pair in shader.map_or(&[][..], |s| &s.pairs[..]) {
+        let (Some((sampler, range)), Some((texture, _))) =
+            (sides.get(pair.sampler), sides.get(pair.texture))
+        else {
+            continue;
+        };
+        let (entry, at) = (&pair.entry, &pair.at);
+        let check = fail_if_at(
+            &p,
+            &quote!(&#p::sampling_problem(#sampler, #texture, #entry, #at)),
+            *range,
+        );
+        items.push(quote!(const _: () = #check;));
     }
     let rebuild = shader.map(|s| {
         let path = &s.path;

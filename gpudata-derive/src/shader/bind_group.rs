@@ -33,12 +33,27 @@ pub(crate) struct Bound {
     pub(crate) global: TokenStream,
 }
 
+/// A texture and a sampler of the group that an entry point samples together (naga's
+/// sampling set), for wgpu's filtering rule.
+pub(crate) struct SamplingPair {
+    /// The texture's field, by index.
+    pub(crate) texture: usize,
+    /// The sampler's field, by index.
+    pub(crate) sampler: usize,
+    /// The first checked entry point sampling them together.
+    pub(crate) entry: String,
+    /// `file:line:column` of the texture global.
+    pub(crate) at: String,
+}
+
 /// What the shader says of the whole group.
 pub(crate) struct GroupShader {
     /// The file's absolute path, for `include_bytes!`.
     pub(crate) path: String,
     /// Each field's binding (`None`: a problem reported).
     pub(crate) fields: Vec<Option<Bound>>,
+    /// The pairs of fields sampled together, in sampler then texture field order.
+    pub(crate) pairs: Vec<SamplingPair>,
 }
 
 /// Reads the shader `attrs` names and matches the fields with its globals of `group`.
@@ -84,7 +99,7 @@ mod naga_side {
     use syn::LitStr;
     use syn::ext::IdentExt;
 
-    use super::{BindField, Bound, GroupShader};
+    use super::{BindField, Bound, GroupShader, SamplingPair};
     use crate::internals::bind_attr::{COMPUTE, FRAGMENT, GroupAttrs, VERTEX};
     use crate::internals::ctxt::Ctxt;
     use crate::shader::asserts::tree;
@@ -242,6 +257,8 @@ mod naga_side {
             .collect();
         let mut matched = Vec::new();
         let mut out = Vec::new();
+        // The global of each field that got a `Bound`, by field index.
+        let mut bound_globals: Vec<(Handle<GlobalVariable>, usize)> = Vec::new();
         for field in fields {
             let name = field
                 .keys
@@ -326,6 +343,7 @@ mod naga_side {
             if visibility == 0 {
                 visibility = entries.iter().fold(0, |bits, e| bits | e.stage);
             }
+            bound_globals.push((handle, out.len()));
             out.push(Some(Bound {
                 binding: binding.binding,
                 visibility,
@@ -358,9 +376,40 @@ mod naga_side {
                 ),
             );
         }
+        let field_of = |handle: Handle<GlobalVariable>| {
+            bound_globals
+                .iter()
+                .find(|(h, _)| *h == handle)
+                .map(|(_, k)| *k)
+        };
+        let mut pairs: Vec<SamplingPair> = Vec::new();
+        for e in &entries {
+            let mut found: Vec<(usize, usize, Handle<GlobalVariable>)> = info
+                .get_entry_point(e.index)
+                .sampling_set
+                .iter()
+                .filter_map(|key| Some((field_of(key.sampler)?, field_of(key.image)?, key.image)))
+                .collect();
+            found.sort_by_key(|(s, t, _)| (*s, *t));
+            for (sampler, texture, image) in found {
+                if !pairs
+                    .iter()
+                    .any(|p| p.sampler == sampler && p.texture == texture)
+                {
+                    pairs.push(SamplingPair {
+                        texture,
+                        sampler,
+                        entry: e.name.clone(),
+                        at: global_at(image),
+                    });
+                }
+            }
+        }
+        pairs.sort_by_key(|p| (p.sampler, p.texture));
         Some(GroupShader {
             path: path.to_string_lossy().into_owned(),
             fields: out,
+            pairs,
         })
     }
 

@@ -8,7 +8,7 @@
 
 use super::entry::{BindingKeys, keys_problem, layout_entry};
 use super::resource::{BufferValue, ResourceKind};
-use super::rules::{BindingFinding, WgslResource, resource_finding};
+use super::rules::{BindingFinding, WgslResource, resource_finding, unfilterable_sample};
 use crate::derive_support::{ShaderTree, TreeFinding, compare_tree, finding_text, more_text};
 use crate::format::const_str_eq;
 use crate::record::tree::Msg;
@@ -175,6 +175,61 @@ pub const fn shader_problem(
         name,
         "gpudata::check::Shader::check_bind_group",
     ))
+}
+
+/// One side of a texture and sampler pair an entry point samples together: the field's name,
+/// resource and keys. Not API.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct PairField<'a> {
+    /// The field's name.
+    pub name: &'a str,
+    /// What it borrows.
+    pub kind: &'a ResourceKind,
+    /// Its keys.
+    pub keys: &'a BindingKeys,
+}
+
+/// Why entry point `entry` cannot sample field `texture` through field `sampler`, or `None`:
+/// wgpu's rule ([`unfilterable_sample`]) over the two layout entries. `at` is the texture
+/// global's `file:line:column`.
+#[must_use]
+pub const fn sampling_problem(
+    sampler: PairField<'_>,
+    texture: PairField<'_>,
+    entry: &str,
+    at: &str,
+) -> Option<Msg> {
+    if keys_problem(sampler.name, sampler.kind, sampler.keys).is_some()
+        || keys_problem(texture.name, texture.kind, texture.keys).is_some()
+    {
+        return None;
+    }
+    let texture_entry = layout_entry(texture.kind, texture.keys);
+    let sampler_entry = layout_entry(sampler.kind, sampler.keys);
+    let Some(sample) = unfilterable_sample(&texture_entry.ty, &sampler_entry.ty) else {
+        return None;
+    };
+    Some(
+        Msg::new()
+            .str("field `")
+            .str(sampler.name)
+            .str("` binds a filtering sampler, but entry point `")
+            .str(entry)
+            .str("` samples field `")
+            .str(texture.name)
+            .str("` (")
+            .str(at)
+            .str("), a texture of ")
+            .str(sample)
+            .str(" samples, with it, which wgpu refuses at pipeline creation; set `sampler = \"non-filtering\"` on `")
+            .str(sampler.name)
+            .str(if const_str_eq(sample, "unfilterable-float") {
+                "`, or bind a filterable float texture (`sample = \"float\"`)"
+            } else {
+                "` (an integer texture is never filtered)"
+            }),
+    )
 }
 
 /// The value's type tree against the shader's.

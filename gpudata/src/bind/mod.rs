@@ -85,7 +85,11 @@
 //!   format or access, a filtering sampler against `sampler_comparison` (and the reverse);
 //! - a buffer whose value type differs from the global's, compared level by level as the struct
 //!   check compares members (nested structs, arrays and their strides, matrices, atomics, a
-//!   runtime-sized tail; rows against `array<T>`).
+//!   runtime-sized tail; rows against `array<T>`);
+//! - a filtering sampler that an entry point samples an `unfilterable-float`, `sint` or `uint`
+//!   texture with (at the sampler's field): wgpu refuses that pair at pipeline creation. A depth
+//!   texture takes any sampler, as in wgpu. Both fields must be in the group; a pair across two
+//!   groups is left to wgpu's pipeline creation.
 //!
 //! The layout's `min_binding_size` is then the global's own minimum size. The same checks run at
 //! run time, for shaders loaded then, with
@@ -107,7 +111,9 @@ pub use resource::{BindResource, BufferValue, ResourceKind};
 
 // Engine parts: what the derive's expansion and the run-time check name.
 #[doc(hidden)]
-pub use compile_check::{ShaderGlobal, binding_finding_text, shader_problem};
+pub use compile_check::{
+    PairField, ShaderGlobal, binding_finding_text, sampling_problem, shader_problem,
+};
 #[doc(hidden)]
 pub use entry::{BindingKeys, StorageTextureKeys, TextureKeys, keys_problem, layout_entry};
 #[doc(hidden)]
@@ -115,5 +121,5 @@ pub use group::binding_field;
 #[doc(hidden)]
 pub use rules::{
     BindingFinding, WgslResource, WgslSample, access_text, binding_kind_text, dimension_text,
-    resource_finding, resource_text, texel_format_text,
+    resource_finding, resource_text, texel_format_text, unfilterable_sample,
 };

@@ -5,8 +5,9 @@
 //! layout (what `create_render_pipeline` and `create_compute_pipeline` accept): the address
 //! space and access mode of a buffer; a texture's view dimension, sample type and
 //! multisampling; a storage texture's dimension, texel format and access (a write-only global
-//! accepts a read-write binding); a sampler's comparison. A filtering sampler against a
-//! non-filtering one is wgpu's question about the pair, not the global.
+//! accepts a read-write binding); a sampler's comparison. Whether a sampler may filter a texture
+//! is a question about the pair an entry point samples together, not about either global:
+//! [`unfilterable_sample`], wgpu's rule for it.
 
 /// What a WGSL global is, as a binding: read from the shader by the derive (at compile time) or
 /// by the run-time check. Not API.
@@ -414,5 +415,31 @@ pub const fn resource_finding(
             }
         }
         _ => Some(resource),
+    }
+}
+
+/// The sample type of the texture bound as `texture` when a sampler bound as `sampler` cannot
+/// filter it, or `None`: wgpu's rule for a texture and a sampler an entry point samples
+/// together (wgpu-core 30, `check_stage`, `FilteringError`). A filtering sampler refuses an
+/// `unfilterable-float`, `sint` or `uint` texture; a depth texture takes any sampler (wgpu
+/// accepts a filtering sampler with it), and a non-filtering or comparison sampler any texture.
+/// Entries that are not a sampled texture and a sampler give `None`.
+#[must_use]
+pub const fn unfilterable_sample(
+    texture: &wgpu::BindingType,
+    sampler: &wgpu::BindingType,
+) -> Option<&'static str> {
+    match (texture, sampler) {
+        (
+            wgpu::BindingType::Texture { sample_type, .. },
+            wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+        ) => match sample_type {
+            wgpu::TextureSampleType::Float { filterable: false }
+            | wgpu::TextureSampleType::Sint
+            | wgpu::TextureSampleType::Uint => Some(sample_text(*sample_type)),
+            wgpu::TextureSampleType::Float { filterable: true }
+            | wgpu::TextureSampleType::Depth => None,
+        },
+        _ => None,
     }
 }

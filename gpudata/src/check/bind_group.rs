@@ -14,7 +14,7 @@ use super::error::ShaderMismatch;
 use super::shader::Shader;
 use crate::bind::{
     BindingField, BindingFinding, GpuBindGroup, ResourceKind, WgslResource, WgslSample,
-    resource_finding, texel_format_text,
+    resource_finding, texel_format_text, unfilterable_sample,
 };
 use crate::layout::TypeDecl;
 
@@ -27,7 +27,10 @@ impl Shader {
     /// address space and access mode, texture dimension, sample type and multisampling, storage
     /// texel format and access, sampler comparison), a buffer's value type agrees with the
     /// global's type level by level, and the entry's visibility covers every stage whose entry
-    /// point uses it; and every global of the group those entry points use has a field.
+    /// point uses it; each texture and sampler of the group an entry point samples together
+    /// pass wgpu's filtering rule (a filtering sampler cannot sample an `unfilterable-float`,
+    /// `sint` or `uint` texture); and every global of the group those entry points use has a
+    /// field.
     ///
     /// The entry points are `G::ENTRY_POINTS` (the derive's `entry = "..."`), or every entry
     /// point of the shader when it names none.
@@ -47,6 +50,7 @@ impl Shader {
         for field in G::BINDINGS {
             self.check_field::<G>(field, &info, &entries, &mut out)?;
         }
+        self.check_sampling::<G>(&info, &entries, &mut out);
         for (handle, global) in self.module().global_variables.iter() {
             let Some(binding) = &global.binding else {
                 continue;
@@ -76,6 +80,58 @@ impl Shader {
                 bind_group: G::LABEL.to_owned(),
                 mismatches: out,
             })
+        }
+    }
+
+    /// wgpu's filtering rule ([`unfilterable_sample`]) over each texture and sampler of `G`
+    /// that a checked entry point samples together (naga's sampling set), reported at the
+    /// sampler's field, in sampler then texture field order.
+    fn check_sampling<G: GpuBindGroup>(
+        &self,
+        info: &ModuleInfo,
+        entries: &Entries<'_>,
+        out: &mut Vec<BindingMismatch>,
+    ) {
+        let field_of = |handle: Handle<GlobalVariable>| {
+            let binding = self.module().global_variables[handle].binding.as_ref()?;
+            if binding.group != G::GROUP {
+                return None;
+            }
+            G::BINDINGS
+                .iter()
+                .position(|f| f.entry.binding == binding.binding)
+        };
+        let mut pairs: Vec<(usize, usize, &str, Handle<GlobalVariable>)> = Vec::new();
+        for &(index, name, _) in entries {
+            let mut found: Vec<(usize, usize, Handle<GlobalVariable>)> = info
+                .get_entry_point(index)
+                .sampling_set
+                .iter()
+                .filter_map(|key| Some((field_of(key.sampler)?, field_of(key.image)?, key.sampler)))
+                .collect();
+            found.sort_by_key(|&(s, t, _)| (s, t));
+            for (s, t, sampler) in found {
+                if !pairs.iter().any(|p| p.0 == s && p.1 == t) {
+                    pairs.push((s, t, name, sampler));
+                }
+            }
+        }
+        pairs.sort_by_key(|p| (p.0, p.1));
+        for (s, t, entry_point, sampler) in pairs {
+            let (sampler_field, texture_field) = (&G::BINDINGS[s], &G::BINDINGS[t]);
+            if let Some(sample) =
+                unfilterable_sample(&texture_field.entry.ty, &sampler_field.entry.ty)
+            {
+                out.push(BindingMismatch {
+                    path: sampler_field.name.to_owned(),
+                    location: self.global_location(sampler),
+                    error: BindingMismatchError::Filtering {
+                        texture: texture_field.name.to_owned(),
+                        sample,
+                        entry_point: entry_point.to_owned(),
+                    },
+                });
+            }
         }
     }
 

@@ -147,6 +147,20 @@ pub enum BindingMismatchError {
         /// `sampler` or `sampler_comparison`.
         shader: &'static str,
     },
+    /// The field, a filtering sampler, is sampled together with a texture it cannot filter
+    /// (`unfilterable-float`, `sint` or `uint` samples): wgpu refuses the pair at pipeline
+    /// creation. A depth texture takes a filtering sampler, as in wgpu.
+    #[error(
+        "the field binds a filtering sampler, but entry point `{entry_point}` samples `{texture}`, a texture of {sample} samples, with it (wgpu refuses the pair); bind a non-filtering sampler (only a filterable float or a depth texture takes a filtering one)"
+    )]
+    Filtering {
+        /// The texture's field.
+        texture: String,
+        /// Its sample type: `unfilterable-float`, `sint` or `uint`.
+        sample: &'static str,
+        /// The first entry point sampling the two together.
+        entry_point: String,
+    },
     /// A storage texture of another texel format.
     #[error(
         "the field binds texel format {host}, the shader declares {shader}; make the formats agree"
