@@ -29,8 +29,10 @@ pub use gpu_data::{GpuData, GpuDataDescriptor, GpuDataFormat, MetricsPolicy, Row
 pub use metadata::{ReadbackMetadata, RowMetadata};
 pub use ownership::BufferHandle;
 pub use typed::{
-    GpuStorage, GpuUniform, GpuUniformArray, Growth, StorageError, TypedGpuData, TypedGpuDataView,
-    UniformError,
+    DrawRows, GpuStorage, GpuUniform, GpuUniformArray, Growth, StorageError, TypedGpuData,
+    TypedGpuDataView, UniformError, VertexBufferSet,
 };
+#[doc(hidden)]
+pub use typed::VertexSetMember;
 pub use upload::DEFAULT_USAGE;
 pub use view::GpuDataView;
