@@ -360,9 +360,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         spread(&run.particles),
         run.particles[0]
     );
-    println!(
-        "wrote particles_compute.png ({0}x{0})",
-        config.size
-    );
+    println!("wrote particles_compute.png ({0}x{0})", config.size);
     Ok(())
 }

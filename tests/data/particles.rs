@@ -118,7 +118,11 @@ fn particles_example_matches_the_cpu_step_and_the_reference_image()
 -> Result<(), Box<dyn std::error::Error>> {
     let gpu = support::gpu();
     let run = example::run(&gpu, SMALL)?;
-    assert_eq!(run.workgroups, [1, 1, 1], "48 invocations, workgroups of 64");
+    assert_eq!(
+        run.workgroups,
+        [1, 1, 1],
+        "48 invocations, workgroups of 64"
+    );
 
     // (a) The ping-pong's result against the CPU step.
     let mut cpu = run.initial.clone();
@@ -149,7 +153,10 @@ fn particles_example_matches_the_cpu_step_and_the_reference_image()
 
     // (b) The image against the reference, and a triangle at every CPU position.
     if std::env::var_os("GPUDATA_WRITE_REFERENCE").is_some() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/particles_compute.png");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/particles_compute.png"
+        );
         gpudata_suite::render::write_png(path, SMALL.size, SMALL.size, &run.rgba)?;
     }
     let (width, height, reference) = decode_png(REFERENCE);
@@ -160,14 +167,19 @@ fn particles_example_matches_the_cpu_step_and_the_reference_image()
         .chunks(4)
         .zip(reference.chunks(4))
         .enumerate()
-        .filter(|(_, (a, b))| a.iter().zip(*b).any(|(x, y)| x.abs_diff(*y) > PIXEL_TOLERANCE))
+        .filter(|(_, (a, b))| {
+            a.iter()
+                .zip(*b)
+                .any(|(x, y)| x.abs_diff(*y) > PIXEL_TOLERANCE)
+        })
         .map(|(i, _)| i)
         .collect();
     assert!(
         off.len() <= EDGE_PIXELS,
         "{} pixels differ from the reference (first at {:?})",
         off.len(),
-        off.first().map(|i| (i % SMALL.size as usize, i / SMALL.size as usize))
+        off.first()
+            .map(|i| (i % SMALL.size as usize, i / SMALL.size as usize))
     );
     let background = [0.02f64, 0.02, 0.05].map(|c| (c * 255.0).round() as u8);
     let lit = |x: i64, y: i64| {

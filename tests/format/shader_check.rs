@@ -603,7 +603,10 @@ fn check_vertex_set_names_buffers_by_type_and_fields() {
     );
     // No buffer feeds `id`.
     let m = only(shader.check_vertex_set::<(Body,)>(&["vs"], &limits));
-    assert!(matches!(m.error, MismatchError::UnfedInput { location: 2, .. }));
+    assert!(matches!(
+        m.error,
+        MismatchError::UnfedInput { location: 2, .. }
+    ));
 }
 
 const COMPUTE: &str = "
@@ -644,7 +647,10 @@ fn workgroups_errors() {
             name: "vs".to_owned()
         }
     );
-    assert_eq!(err.to_string(), "the shader has no compute entry point `vs`");
+    assert_eq!(
+        err.to_string(),
+        "the shader has no compute entry point `vs`"
+    );
     let err = shader.workgroup_size("tuned").unwrap_err();
     assert_eq!(
         err.to_string(),
