@@ -58,7 +58,7 @@ impl Shader {
         limits: &wgpu::Limits,
     ) -> Result<[u32; 3], ShaderCheckError> {
         let [size, _, _] = self.workgroup_size(entry)?;
-        // naga refuses a zero size, so this divides by at least 1.
+        // A zero size is invalid WGSL; counted as 1, it cannot divide by zero.
         let workgroups = invocations.div_ceil(size.max(1));
         if workgroups > limits.max_compute_workgroups_per_dimension {
             return Err(ShaderCheckError::TooManyWorkgroups {

@@ -144,7 +144,7 @@ fn draw_rows([vertices, instances]: [Option<u64>; 2]) -> DrawRows {
 }
 
 macro_rules! vertex_buffer_sets {
-    ($(($($t:ident $v:ident),+))*) => {$(
+    ($(($($t:ident $v:ident $slot:literal),+))*) => {$(
         impl<$($t: GpuStruct),+> VertexBufferSet for ($($t,)+) {
             type Data<'a> = ($(&'a TypedGpuData<$t>,)+);
 
@@ -164,12 +164,7 @@ macro_rules! vertex_buffer_sets {
                 data: Self::Data<'_>,
             ) -> Result<DrawRows, GpuError> {
                 let ($($v,)+) = data;
-                let mut slot = 0u32;
-                $(
-                    pass.set_vertex_buffer(slot, $v.as_data().vertex_buffer_slice(gpu)?);
-                    slot += 1;
-                )+
-                let _ = slot;
+                $(pass.set_vertex_buffer($slot, $v.as_data().vertex_buffer_slice(gpu)?);)+
                 Ok(Self::rows(($($v,)+)))
             }
 
@@ -181,12 +176,12 @@ macro_rules! vertex_buffer_sets {
 }
 
 vertex_buffer_sets! {
-    (A a)
-    (A a, B b)
-    (A a, B b, C c)
-    (A a, B b, C c, D d)
-    (A a, B b, C c, D d, E e)
-    (A a, B b, C c, D d, E e, F f)
-    (A a, B b, C c, D d, E e, F f, G g)
-    (A a, B b, C c, D d, E e, F f, G g, H h)
+    (A a 0)
+    (A a 0, B b 1)
+    (A a 0, B b 1, C c 2)
+    (A a 0, B b 1, C c 2, D d 3)
+    (A a 0, B b 1, C c 2, D d 3, E e 4)
+    (A a 0, B b 1, C c 2, D d 3, E e 4, F f 5)
+    (A a 0, B b 1, C c 2, D d 3, E e 4, F f 5, G g 6)
+    (A a 0, B b 1, C c 2, D d 3, E e 4, F f 5, G g 6, H h 7)
 }
