@@ -2,8 +2,8 @@
 //! module) on the device with 48 particles, 12 steps and a 96-pixel image: the particles after
 //! the ping-pong equal a CPU re-implementation of the step written here from the WGSL (an
 //! independent oracle, within [`POSITION_TOLERANCE`]); the image equals the checked-in
-//! `particles_compute.png` within [`PIXEL_TOLERANCE`] and shows a triangle where the CPU puts
-//! each particle. Also the vertex buffer set's errors, which the example never meets.
+//! `particles_compute_reference.png` within [`PIXEL_TOLERANCE`] and shows a triangle where the
+//! CPU puts each particle. Also the vertex buffer set's errors, which the example never meets.
 //!
 //! After a deliberate change of the example's picture, `GPUDATA_WRITE_REFERENCE=1 cargo test
 //! --test data particles` rewrites the reference from the run (and the next build compares
@@ -29,7 +29,7 @@ const SMALL: Config = Config {
 };
 
 /// The reference image of [`SMALL`], rendered on lavapipe.
-const REFERENCE: &[u8] = include_bytes!("particles_compute.png");
+const REFERENCE: &[u8] = include_bytes!("particles_compute_reference.png");
 
 /// The largest difference allowed between a GPU and a CPU coordinate after 12 steps. On
 /// lavapipe they are equal, bit for bit; another GPU may fuse multiplies and adds, and WGSL lets
@@ -155,7 +155,7 @@ fn particles_example_matches_the_cpu_step_and_the_reference_image()
     if std::env::var_os("GPUDATA_WRITE_REFERENCE").is_some() {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/particles_compute.png"
+            "/tests/data/particles_compute_reference.png"
         );
         gpudata_suite::render::write_png(path, SMALL.size, SMALL.size, &run.rgba)?;
     }
