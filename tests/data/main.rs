@@ -17,6 +17,7 @@ mod gpu_errors;
 mod nested;
 mod nested_random;
 mod packed_vertex;
+mod particles;
 mod roundtrip;
 mod runtime_array;
 mod shadow;

@@ -575,3 +575,102 @@ fn atomic_f32_stores_no_float32() {
         );
     }
 }
+
+/// The `id` of `VERTEX`'s `vs`, at location 2 of a per-instance buffer.
+#[derive(GpuStruct, Clone, Copy)]
+#[gpu(layout = "packed", step_mode = "instance", location = 2)]
+#[allow(dead_code)]
+struct Tinted {
+    id: u32,
+}
+
+#[test]
+fn check_vertex_set_names_buffers_by_type_and_fields() {
+    let shader = Shader::parse(VERTEX).unwrap();
+    let limits = wgpu::Limits::default();
+    shader
+        .check_vertex_set::<(Body, Tinted)>(&["vs"], &limits)
+        .unwrap();
+    // `Body` feeds `In` at locations 0 and 1. Two buffers feeding location 2: the second is named by its type and field.
+    let m = only(shader.check_vertex_set::<(Body, Tinted, Tinted)>(&["vs"], &limits));
+    assert_eq!(m.path, "Tinted.id");
+    assert_eq!(
+        m.error,
+        MismatchError::DuplicateLocation {
+            location: 2,
+            first: "Tinted.id".to_owned()
+        }
+    );
+    // No buffer feeds `id`.
+    let m = only(shader.check_vertex_set::<(Body,)>(&["vs"], &limits));
+    assert!(matches!(
+        m.error,
+        MismatchError::UnfedInput { location: 2, .. }
+    ));
+}
+
+const COMPUTE: &str = "
+@compute @workgroup_size(64, 2)
+fn step() {}
+
+override BLOCK: u32 = 32;
+@compute @workgroup_size(BLOCK)
+fn tuned() {}
+
+@vertex
+fn vs() -> @builtin(position) vec4<f32> { return vec4<f32>(); }
+";
+
+#[test]
+fn workgroups_from_the_entry_points_size() {
+    let shader = Shader::parse(COMPUTE).unwrap();
+    let limits = wgpu::Limits::default();
+    assert_eq!(shader.workgroup_size("step"), Ok([64, 2, 1]));
+    assert_eq!(shader.workgroups("step", 0, &limits), Ok([0, 1, 1]));
+    assert_eq!(shader.workgroups("step", 64, &limits), Ok([1, 1, 1]));
+    assert_eq!(shader.workgroups("step", 65, &limits), Ok([2, 1, 1]));
+    let most = 64 * limits.max_compute_workgroups_per_dimension;
+    assert_eq!(
+        shader.workgroups("step", most, &limits),
+        Ok([limits.max_compute_workgroups_per_dimension, 1, 1])
+    );
+}
+
+#[test]
+fn workgroups_errors() {
+    let shader = Shader::parse(COMPUTE).unwrap();
+    let limits = wgpu::Limits::default();
+    let err = shader.workgroups("vs", 1, &limits).unwrap_err();
+    assert_eq!(
+        err,
+        ShaderCheckError::MissingComputeEntryPoint {
+            name: "vs".to_owned()
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "the shader has no compute entry point `vs`"
+    );
+    let err = shader.workgroup_size("tuned").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "compute entry point `tuned` sizes its workgroup with override constants, which only the pipeline's constants settle: give @workgroup_size literal or const sizes"
+    );
+    let err = shader
+        .workgroups("step", 64 * 65_535 + 1, &limits)
+        .unwrap_err();
+    assert_eq!(
+        err,
+        ShaderCheckError::TooManyWorkgroups {
+            entry: "step".to_owned(),
+            invocations: 64 * 65_535 + 1,
+            workgroup_size: 64,
+            workgroups: 65_536,
+            limit: 65_535,
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "`step` runs 64 invocations a workgroup, so 4194241 invocations need 65536 workgroups, past the device's max_compute_workgroups_per_dimension (65535): dispatch in parts, or use larger workgroups"
+    );
+}

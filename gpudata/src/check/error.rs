@@ -110,6 +110,39 @@ pub enum ShaderCheckError {
         /// The name asked for.
         name: String,
     },
+    /// The shader has no compute entry point of that name (for
+    /// [`Shader::workgroup_size`](super::Shader::workgroup_size) and
+    /// [`Shader::workgroups`](super::Shader::workgroups)).
+    #[error("the shader has no compute entry point `{name}`")]
+    MissingComputeEntryPoint {
+        /// The name asked for.
+        name: String,
+    },
+    /// The compute entry point sizes its workgroup with `override` constants, which the
+    /// pipeline sets: the shader alone does not say the size.
+    #[error(
+        "compute entry point `{name}` sizes its workgroup with override constants, which only the pipeline's constants settle: give @workgroup_size literal or const sizes"
+    )]
+    OverrideWorkgroupSize {
+        /// The entry point.
+        name: String,
+    },
+    /// More workgroups than the device dispatches in one dimension.
+    #[error(
+        "`{entry}` runs {workgroup_size} invocations a workgroup, so {invocations} invocations need {workgroups} workgroups, past the device's max_compute_workgroups_per_dimension ({limit}): dispatch in parts, or use larger workgroups"
+    )]
+    TooManyWorkgroups {
+        /// The entry point.
+        entry: String,
+        /// The invocations asked for.
+        invocations: u32,
+        /// Its workgroup's size along x.
+        workgroup_size: u32,
+        /// The workgroups they need.
+        workgroups: u32,
+        /// The device's limit.
+        limit: u32,
+    },
     /// The shader declares no global variable of that name.
     #[error("the shader declares no global `{name}`")]
     MissingGlobal {

@@ -75,11 +75,17 @@
 //!   buffers ([`VertexBufferInput::of`] a derived type, [`VertexBufferInput::from_layout`] a
 //!   [`BufferLayout`](crate::BufferLayout), [`VertexBufferInput::from_wgpu`] a wgpu layout)
 //!   against one or more vertex entry points, by the rules wgpu's `create_render_pipeline`
-//!   applies (tested against it on random vertex states);
+//!   applies (tested against it on random vertex states); [`Shader::check_vertex_set`] the
+//!   same for a [`VertexBufferSet`](crate::data::VertexBufferSet), a tuple of derived row types
+//!   in slot order;
 //! - [`Shader::check_global`] / [`Shader::check_global_format`]: host rows against a uniform or
 //!   storage global, its `@group`/`@binding`, and an `array<S>` or runtime-sized tail of rows;
 //! - [`Shader::check_render_bindings`] and [`Shader::check_storage_bindings`]: a
 //!   [`GpuTable`](crate::GpuTable)'s bindings against the shader.
+//!
+//! [`Shader::workgroup_size`] reads a compute entry point's `@workgroup_size`, and
+//! [`Shader::workgroups`] turns a count of invocations into the workgroups to dispatch, under
+//! the device's limits.
 //!
 //! [`Shader::struct_report`] prints a host format and a WGSL struct side by side (the CLI's
 //! `gpudata check shader.wgsl STRUCT NAME:FORMAT...`, also spelled `gpudata layout --check
@@ -114,6 +120,7 @@
 
 mod bind_group;
 mod bind_group_error;
+mod compute;
 mod decl;
 mod error;
 mod globals;

@@ -5,8 +5,9 @@ use naga::{Binding, Handle, ShaderStage, Type, TypeInner};
 
 use super::error::{ShaderCheckError, WgslLocation};
 use super::shader::Shader;
+use crate::data::VertexSetMember;
 use crate::format::VertexFormat;
-use crate::layout::{BufferLayout, StepMode, VertexLayout};
+use crate::layout::{BufferLayout, GpuDataStructFormat, StepMode, VertexLayout};
 
 /// One attribute a host vertex buffer feeds: its name, format, byte offset in the row and shader
 /// location.
@@ -46,11 +47,32 @@ impl VertexBufferInput {
             .attributes
             .first()
             .map_or(0, |a| a.shader_location);
+        Self::of_format(name.into(), T::FORMAT, T::STEP_MODE, first)
+    }
+
+    /// The buffer of a vertex set's member (a derived type, as
+    /// [`VertexBufferSet`](crate::data::VertexBufferSet) describes it).
+    pub(super) fn of_member(member: &VertexSetMember) -> VertexBufferInput {
+        Self::of_format(
+            member.name.to_owned(),
+            member.format,
+            member.step_mode,
+            member.first_location,
+        )
+    }
+
+    /// Rows of `format` stepping by `step_mode`, field `i` at `first + i`.
+    fn of_format(
+        name: String,
+        format: &GpuDataStructFormat,
+        step_mode: StepMode,
+        first: u32,
+    ) -> VertexBufferInput {
         VertexBufferInput {
-            name: name.into(),
-            array_stride: T::FORMAT.byte_stride(),
-            step_mode: T::STEP_MODE,
-            attributes: T::FORMAT
+            name,
+            array_stride: format.byte_stride(),
+            step_mode,
+            attributes: format
                 .fields()
                 .iter()
                 .zip(first..)

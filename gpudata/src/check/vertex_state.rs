@@ -18,6 +18,7 @@ use super::error::{MismatchError, ShaderCheckError, ShaderMismatch};
 use super::shader::Shader;
 use super::structs::finish;
 use super::vertex::VertexBufferInput;
+use crate::data::VertexBufferSet;
 use crate::layout::LayoutError;
 use crate::record::shader_rules::{VertexFeed, vertex_feed};
 
@@ -92,6 +93,59 @@ impl Shader {
             _ => format!("vertex state for entries {}", entries.join(", ")),
         };
         finish(subject, mismatches)
+    }
+
+    /// Checks a [`VertexBufferSet`] (a tuple of derived row types in slot order, the buffers a
+    /// pipeline made with [`VertexBufferSet::layouts`] reads) against each vertex entry point of
+    /// `entries`, under the device's `limits`: [`check_vertex_state`](Self::check_vertex_state)
+    /// over the set's buffers, each named by its row type and its attributes by field. Where
+    /// each type's own `vertex_entry = "..."` check looks at one buffer, this one sees them
+    /// together: a location fed twice, an input no buffer feeds.
+    ///
+    /// ```
+    /// use gpudata::check::{MismatchError, Shader, ShaderCheckError};
+    /// use gpudata::GpuStruct;
+    ///
+    /// #[derive(Clone, Copy, GpuStruct)]
+    /// #[gpu(step_mode = "instance")]
+    /// struct Particle {
+    ///     position: [f32; 2],
+    /// }
+    ///
+    /// #[derive(Clone, Copy, GpuStruct)]
+    /// #[gpu(layout = "packed", location = 1)]
+    /// struct Corner {
+    ///     offset: [f32; 2],
+    /// }
+    ///
+    /// let shader = Shader::parse(
+    ///     "@vertex fn vs(@location(0) position: vec2<f32>, @location(1) offset: vec2<f32>,
+    ///                    @location(2) tint: vec4<f32>) -> @builtin(position) vec4<f32> {
+    ///          return vec4<f32>(position + offset, tint.x, 1.0);
+    ///      }",
+    /// )?;
+    /// let limits = wgpu::Limits::default();
+    /// let Err(ShaderCheckError::Mismatches { mismatches, .. }) =
+    ///     shader.check_vertex_set::<(Particle, Corner)>(&["vs"], &limits)
+    /// else {
+    ///     panic!("no buffer feeds the tint")
+    /// };
+    /// assert!(matches!(mismatches[0].error, MismatchError::UnfedInput { location: 2, .. }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`check_vertex_state`](Self::check_vertex_state).
+    pub fn check_vertex_set<S: VertexBufferSet>(
+        &self,
+        entries: &[&str],
+        limits: &wgpu::Limits,
+    ) -> Result<(), ShaderCheckError> {
+        let buffers: Vec<VertexBufferInput> = S::members()
+            .iter()
+            .map(VertexBufferInput::of_member)
+            .collect();
+        self.check_vertex_state(entries, &buffers, limits)
     }
 
     /// One entry point's comparisons: each input fed by an attribute of its scalar kind; with

@@ -28,9 +28,11 @@ pub use error::DataError;
 pub use gpu_data::{GpuData, GpuDataDescriptor, GpuDataFormat, MetricsPolicy, RowMetrics};
 pub use metadata::{ReadbackMetadata, RowMetadata};
 pub use ownership::BufferHandle;
+#[doc(hidden)]
+pub use typed::VertexSetMember;
 pub use typed::{
-    GpuStorage, GpuUniform, GpuUniformArray, Growth, StorageError, TypedGpuData, TypedGpuDataView,
-    UniformError,
+    DrawRows, GpuStorage, GpuUniform, GpuUniformArray, Growth, StorageError, TypedGpuData,
+    TypedGpuDataView, UniformError, VertexBufferSet,
 };
 pub use upload::DEFAULT_USAGE;
 pub use view::GpuDataView;
