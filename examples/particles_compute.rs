@@ -12,7 +12,7 @@
 //! Nothing between the structs and the dispatch and draw calls is typed by hand: binding
 //! numbers, `min_binding_size`s and visibilities come from the WGSL by the bind group derive
 //! (checked at compile time), the vertex layouts' formats, offsets, strides and step modes from
-//! `#[derive(GpuStruct)]` (checked against `vs_main` at compile time, and as a set at run time),
+//! `#[derive(GpuStruct)]` (checked against `vs_main` at compile time, one by one and as a set),
 //! the workgroup count from the shader's `@workgroup_size`, the group indices from the groups'
 //! types, the draw counts from the buffers.
 //!
@@ -123,6 +123,10 @@ pub struct Draw<'a> {
 /// The draw's vertex buffers in slot order: the particles per instance, the triangle per
 /// vertex.
 pub type DrawBuffers = (Particle, Corner);
+
+// The draw's whole vertex state, checked at compile time: no location fed twice, every input of
+// `vs_main` fed.
+gpudata::check_vertex_set!("vs_main": Particle, Corner);
 
 /// The simulation's parameters.
 pub const PARAMS: SimParams = SimParams {
