@@ -483,6 +483,48 @@ struct Scene { view: mat4x3<f32>, lights: array<Light, 3> }";
     assert!(bad.is_err(), "vec5 is no WGSL type");
 }
 
+/// A struct of seven `f32`s is 28 bytes in WGSL; the host's uniform layout measures it 32 (the
+/// bytes a struct member takes in a uniform buffer). Binding 32 bytes for a 28-byte struct is
+/// valid WebGPU, so the uniform check accepts it; a host smaller than the shader is refused, as
+/// in the storage address space any other size is.
+#[test]
+fn a_uniform_struct_may_be_its_wgsl_size_rounded_to_16() {
+    use gpudata::layout::{AddressSpace, StructDecl};
+    let params = StructDecl::parse(
+        "SimParams",
+        "a: f32, b: f32, c: f32, d: f32, e: f32, f: f32, g: f32",
+    )
+    .unwrap();
+    let shader = Shader::parse(
+        "struct SimParams { a: f32, b: f32, c: f32, d: f32, e: f32, f: f32, g: f32 }",
+    )
+    .unwrap();
+    let host = gpudata::layout::TypeDecl::Struct(params.clone());
+    assert_eq!(host.layout(AddressSpace::Uniform).unwrap().size, 32);
+    assert_eq!(
+        shader.check_struct_decl(&params, AddressSpace::Uniform, "SimParams"),
+        Ok(())
+    );
+    assert_eq!(
+        shader.check_struct_decl(&params, AddressSpace::Storage, "SimParams"),
+        Ok(())
+    );
+    // A member that makes the host larger than the rounding: refused in both.
+    let wider = Shader::parse(
+        "struct SimParams { a: f32, b: f32, c: f32, d: f32, e: f32, f: f32, g: f32, @size(8) h: f32 }",
+    )
+    .unwrap();
+    let found = mismatches(wider.check_struct_decl(&params, AddressSpace::Uniform, "SimParams"));
+    assert!(
+        found.iter().any(|m| m.error
+            == MismatchError::Stride {
+                host: 32,
+                shader: 36
+            }),
+        "{found:?}"
+    );
+}
+
 #[test]
 fn check_struct_decl_host_without_layout() {
     use gpudata::layout::{AddressSpace, StructDecl};

@@ -8,7 +8,7 @@ use super::shader::Shader;
 use super::structs::finish;
 use crate::layout::{AddressSpace, StructDecl, TypeDecl, array_layout};
 use crate::record::HostShape;
-use crate::record::shader_rules::storage_accepts;
+use crate::record::shader_rules::{storage_accepts, struct_size_agrees};
 
 /// `ty` as WGSL writes it, for messages.
 fn decl_text(ty: &TypeDecl) -> String {
@@ -148,7 +148,7 @@ impl Shader {
                 });
             }
         }
-        if layout.size != u64::from(*size) {
+        if !struct_size_agrees(space, layout.size, u64::from(*size)) {
             out.push(ShaderMismatch {
                 path: format!("{prefix}{struct_name}"),
                 location: self.span_location(span),

@@ -9,7 +9,7 @@ use super::messages::leaf_text;
 use crate::format::{ShaderType, VertexFormat, const_str_eq};
 use crate::layout::{AddressSpace, LeafType, MemberCursor, WgslStruct, WgslType, array_layout};
 use crate::record::HostShape;
-use crate::record::shader_rules::{offset_hint, storage_accepts, type_name};
+use crate::record::shader_rules::{offset_hint, storage_accepts, struct_size_agrees, type_name};
 use crate::record::tree::Msg;
 
 /// A WGSL type as the compile-time check read it from the shader.
@@ -422,7 +422,7 @@ const fn compare_struct(
         j += 1;
     }
     if let Ok(layout) = cursor.finish()
-        && layout.size != shader.size
+        && !struct_size_agrees(space, layout.size, shader.size)
     {
         let body = Msg::new()
             .str("host struct `")

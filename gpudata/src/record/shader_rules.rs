@@ -4,6 +4,7 @@
 //! feeds (WebGPU's rule, as wgpu applies it), and what to do about a misplaced member.
 
 use crate::format::{PrimitiveType, ShaderType, VertexFormat};
+use crate::layout::AddressSpace;
 
 /// Whether a storage struct member of WGSL type `shader` stores a field of `format`: its WGSL
 /// carrier ([`VertexFormat::wgsl_carrier`]: `f32`/`i32`/`u32`/`vecN` for 32-bit formats, one
@@ -138,4 +139,15 @@ pub struct EntryInput {
     pub name: &'static str,
     /// Where the input is declared (`file.wgsl:12:5`).
     pub at: &'static str,
+}
+
+/// Whether a host struct of `host` bytes, laid out under `space`'s rules, holds a WGSL struct of
+/// `shader` bytes: equal sizes, or, in the uniform address space, the WGSL size rounded up to 16
+/// (what a host `wgsl-uniform` struct measures: the bytes a struct member takes in a uniform
+/// buffer). A binding of the larger value is valid WebGPU (a binding may be larger than the
+/// shader reads), so the check accepts it. Array strides are compared exactly elsewhere.
+#[must_use]
+pub const fn struct_size_agrees(space: AddressSpace, host: u64, shader: u64) -> bool {
+    host == shader
+        || (matches!(space, AddressSpace::Uniform) && host == shader.next_multiple_of(16))
 }
