@@ -66,6 +66,7 @@
 mod bind;
 mod column;
 mod error;
+mod pick;
 mod relayout;
 
 pub use crate::ops::piecewise::ChunkPiece;
@@ -83,6 +84,10 @@ pub use column::schema::{GpuSchema, GpuSchemaField, Metadata, RESERVED_INDEX_COL
 pub use column::table::{GpuColumn, GpuColumnRef, GpuTable};
 pub use column::vector::{DataVectorOptions, GpuVector, InterleavedDescriptor};
 pub use error::{ChunkMapError, TableError};
+pub use pick::{
+    NO_ROW, PickError, PickOffsets, PickRect, PickedRow, PickingTarget, PointPicking,
+    PointPosition, PointView, RowResolver, SourceRow,
+};
 pub use relayout::pack::PackOptions;
 pub use relayout::segment::{Segment, SegmentSpec, SegmentStride, SegmentedLayout};
 pub use relayout::segmented::{SegmentOptions, SegmentedTable, SegmentedTableBuilder};
