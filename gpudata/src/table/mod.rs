@@ -36,6 +36,13 @@
 //! segment, a uniform per constant, and WGSL accessors that decode every format as vertex fetch
 //! would.
 //!
+//! # Picking
+//!
+//! [`PickingTarget`] (an `r32uint` texture of row ids), [`PickOffsets`] (every batch's first
+//! row id at its own dynamic offset of one write-once uniform buffer, so all batches draw in one
+//! submission), [`RowResolver`] (ids to batch, row and Arrow source row) and [`PointPicking`] (a
+//! ready point pipeline): which row is under a pixel or in a rectangle.
+//!
 //! # Example
 //!
 //! ```
