@@ -10,7 +10,7 @@ use gpudata::data::DEFAULT_USAGE;
 use gpudata::table::{
     GpuColumn, GpuRecordBatch, GpuTable, GpuVector, NO_ROW, PickError, PickOffsets, PickedRow,
     PickingTarget, PointPicking, PointPosition, PointView, RecordBatchOptions, RenderOptions,
-    RowResolver, SourceInfo, SourceRow, TableError,
+    RowResolver, SourceInfo, SourceRow, TableError, TableRenderBindings,
 };
 use gpudata::{Gpu, GpuData, GpuError, StepMode, VertexFormat};
 
@@ -74,6 +74,19 @@ fn scene(gpu: &Gpu) -> Scene {
     assert_eq!(table.batches().len(), BATCH_ROWS.len());
     assert_eq!(table.vector("xy").unwrap().chunks().len(), BATCH_ROWS.len());
     Scene { table, pixels }
+}
+
+/// The table's render bindings, rows stepping per `step_mode`.
+fn step_bindings(gpu: &Gpu, table: &GpuTable, step_mode: StepMode) -> TableRenderBindings {
+    table
+        .render_bindings(
+            gpu,
+            RenderOptions {
+                step_mode,
+                base_location: 0,
+            },
+        )
+        .unwrap()
 }
 
 /// The host's target: row id plus one at each row's pixel, [`NO_ROW`] elsewhere.
@@ -170,15 +183,7 @@ fn check_target(gpu: &Gpu, target: &PickingTarget, resolver: &RowResolver, pixel
 fn point_picking_draws_every_batch_in_one_submission_and_resolves_rows() {
     let gpu = gpu();
     let Scene { table, pixels } = scene(&gpu);
-    let bindings = table
-        .render_bindings(
-            &gpu,
-            RenderOptions {
-                step_mode: StepMode::Vertex,
-                base_location: 0,
-            },
-        )
-        .unwrap();
+    let bindings = step_bindings(&gpu, &table, StepMode::Vertex);
     // The empty batch has no draw: draws name their table batch.
     let drawn: Vec<usize> = bindings.batches().iter().map(|b| b.batch()).collect();
     assert_eq!(drawn, [0, 1, 3, 4, 5, 6]);
@@ -204,15 +209,7 @@ fn point_picking_draws_every_batch_in_one_submission_and_resolves_rows() {
     check_target(&gpu, &target, &resolver, &pixels);
 
     // Two columns, instance-stepped, give the same target.
-    let instanced = table
-        .render_bindings(
-            &gpu,
-            RenderOptions {
-                step_mode: StepMode::Instance,
-                base_location: 0,
-            },
-        )
-        .unwrap();
+    let instanced = step_bindings(&gpu, &table, StepMode::Instance);
     let columns = PointPosition::Columns {
         x: "px".into(),
         y: "py".into(),
@@ -232,15 +229,7 @@ fn point_picking_draws_every_batch_in_one_submission_and_resolves_rows() {
 fn a_shader_of_its_own_writes_ids_with_the_offsets_snippet() {
     let gpu = gpu();
     let Scene { table, pixels } = scene(&gpu);
-    let bindings = table
-        .render_bindings(
-            &gpu,
-            RenderOptions {
-                step_mode: StepMode::Instance,
-                base_location: 0,
-            },
-        )
-        .unwrap();
+    let bindings = step_bindings(&gpu, &table, StepMode::Instance);
     let (lx, ly) = (
         bindings.location("px").unwrap(),
         bindings.location("py").unwrap(),
@@ -299,40 +288,14 @@ fn fs(in: Out) -> @location(0) u32 {{
         }],
     });
     let offsets_layout = PickOffsets::bind_group_layout(&gpu).unwrap();
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: None,
-        source: wgpu::ShaderSource::Wgsl(wgsl.into()),
-    });
-    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: None,
-        bind_group_layouts: &[Some(&size_layout), Some(&offsets_layout)],
-        immediate_size: 0,
-    });
-    let buffers = bindings.vertex_layouts();
-    let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: None,
-        layout: Some(&layout),
-        vertex: wgpu::VertexState {
-            module: &module,
-            entry_point: Some("vs"),
-            compilation_options: Default::default(),
-            buffers: &buffers,
-        },
-        primitive: wgpu::PrimitiveState {
-            topology: wgpu::PrimitiveTopology::PointList,
-            ..Default::default()
-        },
-        depth_stencil: None,
-        multisample: wgpu::MultisampleState::default(),
-        fragment: Some(wgpu::FragmentState {
-            module: &module,
-            entry_point: Some("fs"),
-            compilation_options: Default::default(),
-            targets: &[Some(PickingTarget::color_target())],
-        }),
-        multiview_mask: None,
-        cache: None,
-    });
+    let pipeline = PickingTarget::pipeline(
+        &gpu,
+        &wgsl,
+        &[&size_layout, &offsets_layout],
+        &bindings.vertex_layouts(),
+        wgpu::PrimitiveTopology::PointList,
+    )
+    .unwrap();
     let resolver = RowResolver::new(&table).unwrap();
     let offsets = PickOffsets::new(&gpu, &resolver).unwrap();
     let target = PickingTarget::new(&gpu, WIDTH, HEIGHT).unwrap();

@@ -201,51 +201,22 @@ fn fs(in: GpudataPointOut) -> @location(0) u32 {{
                 Ok::<(), PickError>(())
             },
         )?;
-        let buffers = bindings.vertex_layouts();
-        let (pipeline, view) = error_scope(gpu, "create the point picking pipeline", || {
-            let device = gpu.device();
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("gpudata point picking"),
-                source: wgpu::ShaderSource::Wgsl(wgsl.as_str().into()),
-            });
-            let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("gpudata point picking"),
-                bind_group_layouts: &[Some(&offsets_layout), Some(&view_layout)],
-                immediate_size: 0,
-            });
-            let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some("gpudata point picking"),
-                layout: Some(&layout),
-                vertex: wgpu::VertexState {
-                    module: &module,
-                    entry_point: Some("vs"),
-                    compilation_options: Default::default(),
-                    buffers: &buffers,
-                },
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::PointList,
-                    ..Default::default()
-                },
-                depth_stencil: None,
-                multisample: wgpu::MultisampleState::default(),
-                fragment: Some(wgpu::FragmentState {
-                    module: &module,
-                    entry_point: Some("fs"),
-                    compilation_options: Default::default(),
-                    targets: &[Some(PickingTarget::color_target())],
-                }),
-                multiview_mask: None,
-                cache: None,
-            });
-            let view = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        let pipeline = PickingTarget::pipeline(
+            gpu,
+            &wgsl,
+            &[&offsets_layout, &view_layout],
+            &bindings.vertex_layouts(),
+            wgpu::PrimitiveTopology::PointList,
+        )?;
+        let view = error_scope(gpu, "create the point view's bind group", || {
+            gpu.device().create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("gpudata point view"),
                 layout: &view_layout,
                 entries: &[wgpu::BindGroupEntry {
                     binding: 0,
                     resource: view_buffer.as_entire_binding(),
                 }],
-            });
-            (pipeline, view)
+            })
         })?;
         Ok(PointPicking {
             pipeline,

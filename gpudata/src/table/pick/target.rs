@@ -131,6 +131,63 @@ impl PickingTarget {
         }
     }
 
+    /// A render pipeline writing ids into a target: `wgsl`'s `vs` and `fs` entry points
+    /// (`fs` returning `@location(0) u32`, e.g. `gpudata_pick_id`'s value), `bind_group_layouts`
+    /// in group order (one of them [`PickOffsets::bind_group_layout`](super::PickOffsets::bind_group_layout)),
+    /// vertex `buffers` (a table's [`TableRenderBindings::vertex_layouts`](crate::table::TableRenderBindings::vertex_layouts)),
+    /// `topology`, [`color_target`](Self::color_target), no depth test, one sample.
+    ///
+    /// # Errors
+    /// [`PickError::Gpu`] when the device refuses the shader or the pipeline (WGSL that does
+    /// not parse or validate, a layout the shader does not match).
+    pub fn pipeline(
+        gpu: &Gpu,
+        wgsl: &str,
+        bind_group_layouts: &[&wgpu::BindGroupLayout],
+        buffers: &[Option<wgpu::VertexBufferLayout<'_>>],
+        topology: wgpu::PrimitiveTopology,
+    ) -> Result<wgpu::RenderPipeline, PickError> {
+        gpu.check_lost("create a picking pipeline")?;
+        let groups: Vec<Option<&wgpu::BindGroupLayout>> =
+            bind_group_layouts.iter().copied().map(Some).collect();
+        Ok(error_scope(gpu, "create a picking pipeline", || {
+            let device = gpu.device();
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("gpudata picking"),
+                source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+            });
+            let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("gpudata picking"),
+                bind_group_layouts: &groups,
+                immediate_size: 0,
+            });
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some("gpudata picking"),
+                layout: Some(&layout),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    entry_point: Some("vs"),
+                    compilation_options: Default::default(),
+                    buffers,
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology,
+                    ..Default::default()
+                },
+                depth_stencil: None,
+                multisample: wgpu::MultisampleState::default(),
+                fragment: Some(wgpu::FragmentState {
+                    module: &module,
+                    entry_point: Some("fs"),
+                    compilation_options: Default::default(),
+                    targets: &[Some(Self::color_target())],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        })?)
+    }
+
     /// The row id drawn at pixel `(x, y)`, or `None` where no row was drawn.
     ///
     /// # Errors
