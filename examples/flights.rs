@@ -14,33 +14,13 @@ use std::path::PathBuf;
 
 use gpudata::arrow::parquet::{ParquetOptions, ingest_parquet};
 use gpudata::arrow::stream::{CancelToken, IngestOptions};
-use gpudata::data::HostValues;
 use gpudata::table::RenderOptions;
 use gpudata::{Gpu, StepMode};
+use gpudata_suite::flights::{extent, parquet_path};
 use gpudata_suite::render::{Offscreen, pipeline};
 
 const WIDTH: u32 = 960;
 const HEIGHT: u32 = 600;
-
-/// The smallest and largest value of an `sint32` column of the GPU table: the `extent`
-/// operation over every chunk of the column (one per GPU batch), read back as `[min, max]`.
-fn extent(
-    gpu: &Gpu,
-    table: &gpudata::table::GpuTable,
-    column: &str,
-) -> Result<(i32, i32), Box<dyn std::error::Error>> {
-    let vector = table
-        .vector(column)
-        .ok_or_else(|| format!("no column `{column}`"))?;
-    let range = vector.extent(gpu)?;
-    let view = range.as_view().ok_or("extent returns rows of one format")?;
-    match view.read_values(gpu)? {
-        HostValues::I32(range) if range.len() == 2 => Ok((range[0], range[1])),
-        other => {
-            Err(format!("`{column}`: expected one sint32 [min, max] pair, found {other:?}").into())
-        }
-    }
-}
 
 fn shader(distance: (i32, i32), delay: (i32, i32)) -> String {
     format!(
@@ -100,20 +80,8 @@ fn main() -> std::process::ExitCode {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let path = std::env::args_os()
-        .nth(1)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("target/vega-datasets-3.2.1/flights-3m.parquet"));
+    let path = parquet_path(std::env::args_os().nth(1).map(PathBuf::from))?;
     let columns: Vec<String> = ["delay", "distance", "origin"].map(str::to_owned).to_vec();
-
-    if !path.is_file() {
-        return Err(format!(
-            "{} not found: run scripts/fetch-vega-datasets first (it caches npm's vega-datasets \
-             3.2.1), or pass the path of flights-3m.parquet",
-            path.display()
-        )
-        .into());
-    }
     let gpu = Gpu::headless()?;
     println!("adapter: {}", gpu.adapter_summary());
     let parquet = ParquetOptions {

@@ -1,6 +1,8 @@
 //! Workspace-level integration tests, examples and benchmarks of `gpudata` live in `tests/`,
 //! `examples/` and `benches/`; this library holds the small pieces they share.
 
+#[cfg(feature = "parquet")]
+pub mod flights;
 pub mod render;
 
 /// The README's Rust examples, compiled and run as doctests.

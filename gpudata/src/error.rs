@@ -22,4 +22,4 @@ pub use crate::format::FormatError;
 pub use crate::layout::{LayoutError, LayoutRuleError, TypeRuleError, WgslError};
 pub use crate::ops::OpError;
 pub use crate::record::RowBytesError;
-pub use crate::table::{ChunkMapError, TableError};
+pub use crate::table::{ChunkMapError, PickError, TableError};

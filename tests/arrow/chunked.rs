@@ -20,7 +20,7 @@ use gpudata::arrow::{
     arrays_from_gpu_vector, buffer_from_gpu, buffer_from_gpu_into, buffer_from_gpu_vector,
     record_batches_from_gpu_table, record_batches_to_gpu_table,
 };
-use gpudata::table::{ChunkOptions, GpuVector, TableError};
+use gpudata::table::{ChunkOptions, GpuVector, RowResolver, TableError};
 
 use crate::gpu::{every_type_batch, options};
 use crate::support::{self, small_gpu};
@@ -318,6 +318,36 @@ fn a_batch_larger_than_one_buffer_becomes_consecutive_gpu_batches() {
     .unwrap();
     let rows: Vec<u64> = table.batches().iter().map(|b| b.num_rows()).collect();
     assert_eq!(rows, [10, 10, 5]);
+}
+
+/// Picking's row ids resolve to the Arrow rows they came from, across a source batch cut into
+/// several GPU batches: the read-back batch and row, and the source batch and row, hold the
+/// same values.
+#[test]
+fn picked_rows_resolve_to_their_arrow_source_rows_across_cut_batches() {
+    let gpu = small_gpu();
+    let batches = [every_type_batch(700, 23), every_type_batch(40, 24)];
+    let schema: Schema = batches[0].schema().as_ref().clone();
+    let (table, _) = record_batches_to_gpu_table(&gpu, &schema, &batches, &options()).unwrap();
+    let resolver = RowResolver::new(&table).unwrap();
+    assert_eq!(resolver.rows(), 740);
+    let back = record_batches_from_gpu_table(&gpu, &table).unwrap();
+    for global in [0u64, 84, 85, 86, 400, 699, 700, 701, 739] {
+        let picked = resolver.resolve(global).unwrap();
+        let source = picked.source.unwrap();
+        let (batch, row) = if global < 700 {
+            (0, global)
+        } else {
+            (1, global - 700)
+        };
+        assert_eq!(
+            (source.batch, source.row, source.table_row),
+            (batch, row, global)
+        );
+        let read = back[picked.batch].slice(picked.row as usize, 1);
+        let expected = batches[batch as usize].slice(row as usize, 1);
+        assert_eq!(read, expected, "row {global}");
+    }
 }
 
 #[test]

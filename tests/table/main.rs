@@ -13,6 +13,7 @@ mod faults;
 mod filter;
 mod fixtures;
 mod formats;
+mod picking;
 mod relayout;
 mod render;
 mod segmented;

@@ -36,6 +36,13 @@
 //! segment, a uniform per constant, and WGSL accessors that decode every format as vertex fetch
 //! would.
 //!
+//! # Picking
+//!
+//! [`PickingTarget`] (an `r32uint` texture of row ids), [`PickOffsets`] (every batch's first
+//! row id at its own dynamic offset of one write-once uniform buffer, so all batches draw in one
+//! submission), [`RowResolver`] (ids to batch, row and Arrow source row) and [`PointPicking`] (a
+//! ready point pipeline): which row is under a pixel or in a rectangle.
+//!
 //! # Example
 //!
 //! ```
@@ -66,6 +73,7 @@
 mod bind;
 mod column;
 mod error;
+mod pick;
 mod relayout;
 
 pub use crate::ops::piecewise::ChunkPiece;
@@ -83,6 +91,10 @@ pub use column::schema::{GpuSchema, GpuSchemaField, Metadata, RESERVED_INDEX_COL
 pub use column::table::{GpuColumn, GpuColumnRef, GpuTable, TableSortKey};
 pub use column::vector::{DataVectorOptions, GpuVector, InterleavedDescriptor};
 pub use error::{ChunkMapError, TableError};
+pub use pick::{
+    NO_ROW, PickError, PickOffsets, PickRect, PickedRow, PickingTarget, PointPicking,
+    PointPosition, PointView, RowResolver, SourceRow,
+};
 pub use relayout::pack::PackOptions;
 pub use relayout::segment::{Segment, SegmentSpec, SegmentStride, SegmentedLayout};
 pub use relayout::segmented::{SegmentOptions, SegmentedTable, SegmentedTableBuilder};

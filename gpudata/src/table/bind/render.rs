@@ -64,9 +64,17 @@ pub struct BatchDraw {
     vertex_buffers: Vec<VertexBufferRange>,
     index: Option<IndexBufferRange>,
     rows: u64,
+    batch: usize,
 }
 
 impl BatchDraw {
+    /// The batch's index in the table ([`GpuTable::batches`]): batches without rows have no
+    /// draw, so this is not always the draw's position in [`TableRenderBindings::batches`].
+    #[must_use]
+    pub const fn batch(&self) -> usize {
+        self.batch
+    }
+
     /// The vertex buffers, slot by slot (the table's layouts, then the constants).
     #[must_use]
     pub fn vertex_buffers(&self) -> &[VertexBufferRange] {
@@ -298,13 +306,14 @@ fn batch_draw(
         });
     }
     vertex_buffers.extend(constants.iter().cloned());
-    let index = batch
+    let index_buffer = batch
         .column(RESERVED_INDEX_COLUMN)
         .map(|data| index_range(gpu, data))
         .transpose()?;
     Ok(BatchDraw {
         vertex_buffers,
-        index,
+        index: index_buffer,
         rows: batch.num_rows(),
+        batch: index,
     })
 }
