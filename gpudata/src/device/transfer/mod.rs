@@ -5,6 +5,8 @@
 
 mod budget;
 mod config;
+#[cfg(feature = "host-dma")]
+mod dma;
 mod host;
 mod pipeline;
 mod readback;
@@ -18,8 +20,8 @@ pub use budget::{
     STAGING_IDLE_RELEASE, release_idle_staging, staging_buffers_made, staging_idle, staging_in_use,
 };
 pub use config::{
-    DEFAULT_BUDGET_BYTES, MIN_CHUNK_BYTES, ProgressCallback, TransferConfig, TransferDirection,
-    TransferProgress,
+    DEFAULT_BUDGET_BYTES, DEFAULT_HOST_DMA_MIN_BYTES, MIN_CHUNK_BYTES, ProgressCallback,
+    TransferConfig, TransferDirection, TransferProgress,
 };
 pub(crate) use host::{advise_huge_pages, zeroed_bytes};
 pub(crate) use readback::{read_into, read_range};

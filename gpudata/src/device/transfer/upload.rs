@@ -139,6 +139,13 @@ pub(crate) async fn write_bytes(
     bytes: &[u8],
     mode: WaitMode,
 ) -> Result<(), GpuError> {
+    // By DMA from the caller's pages where the handle asks for it and the range qualifies; the
+    // rest (a tail shorter than a word, a refused piece) is staged.
+    #[cfg(feature = "host-dma")]
+    let (offset, bytes) = {
+        let done = super::dma::write(gpu, buffer, offset, bytes, mode).await?;
+        (offset + done, &bytes[done as usize..])
+    };
     let len = align4(bytes.len() as u64).unwrap_or(u64::MAX);
     let fill = |at: u64, dst: wgpu::WriteOnly<'_, [u8]>| copy_padded(bytes, at, dst);
     upload(gpu, buffer, offset, len, 4, &fill, mode).await
