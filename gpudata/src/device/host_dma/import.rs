@@ -42,6 +42,10 @@ pub(crate) struct DmaDevice {
     device: ash::Device,
     ext: ash::ext::external_memory_host::Device,
     alignment: u64,
+    /// The memory types that are `HOST_COHERENT`, as a bit mask: imports use only these, so
+    /// host writes before a submission and device writes made available to the host (the
+    /// readback's barrier) need no flush or invalidation of mapped ranges.
+    coherent: u32,
 }
 
 impl DmaDevice {
@@ -85,12 +89,28 @@ impl DmaDevice {
                 adapter: adapter.name.clone(),
             });
         }
+        // SAFETY: a physical device of this instance.
+        let memory = unsafe {
+            instance
+                .raw_instance()
+                .get_physical_device_memory_properties(hal.raw_physical_device())
+        };
+        let coherent = memory
+            .memory_types_as_slice()
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| {
+                t.property_flags
+                    .contains(vk::MemoryPropertyFlags::HOST_COHERENT)
+            })
+            .fold(0u32, |mask, (i, _)| mask | (1 << i));
         let raw = hal.raw_device().clone();
         let ext = ash::ext::external_memory_host::Device::new(instance.raw_instance(), &raw);
         Ok(DmaDevice {
             device: raw,
             ext,
             alignment,
+            coherent,
         })
     }
 
@@ -132,8 +152,8 @@ impl DmaDevice {
 
     /// Imports `len` bytes (a multiple of 4, more than 0) from `ptr` (4-byte aligned) as a
     /// buffer on `device` with `COPY_SRC | COPY_DST` usage, or `None` when the driver refuses
-    /// (memory it cannot import: read-only or file-backed pages, no common memory type, out of
-    /// memory). The caller's bytes are at [`Imported::offset`] in it.
+    /// (memory it cannot import: read-only or file-backed pages, no common host-coherent memory
+    /// type, out of memory). The caller's bytes are at [`Imported::offset`] in it.
     ///
     /// # Safety
     /// `ptr..ptr + len` is memory the caller keeps valid (allocated, mapped) until the returned
@@ -230,7 +250,7 @@ impl DmaDevice {
     ) -> Option<vk::DeviceMemory> {
         // SAFETY: a buffer of this device.
         let needs = unsafe { self.device.get_buffer_memory_requirements(buffer) };
-        let types = needs.memory_type_bits & host_types;
+        let types = needs.memory_type_bits & host_types & self.coherent;
         if types == 0 || needs.size > size {
             return None;
         }
