@@ -153,7 +153,7 @@ fn ordinary_vectors_and_arrow_buffers_round_trip_by_dma() {
             values.push(i as f32 * 0.5 - 3.0);
         }
         let array = Float32Array::new(arrow_buffer::Buffer::from(values).into(), None);
-        assert!(array.values().as_ptr() as usize % 64 == 0);
+        assert!((array.values().as_ptr() as usize).is_multiple_of(64));
         let before = gpu.host_dma_transfers();
         let field = Field::new("x", DataType::Float32, false);
         let options = gpudata::arrow::ColumnOptions::default();

@@ -168,6 +168,7 @@ impl TransferConfig {
     }
 
     /// The bytes one host-DMA piece covers when a chunk size is configured.
+    #[cfg(feature = "host-dma")]
     pub(crate) fn host_dma_piece(&self) -> Option<u64> {
         self.chunk.map(|c| c.max(MIN_CHUNK_BYTES))
     }
