@@ -42,13 +42,15 @@ impl Drop for Pages {
 }
 
 /// A device of its own (so its DMA count is this test's) with host DMA on for every size, in
-/// pieces of at most 1 MiB (so several-MiB transfers take several).
-fn dma_gpu() -> gpudata::Gpu {
+/// pieces of at most 1 MiB (so several-MiB transfers take several), imported on `threads`
+/// threads.
+fn dma_gpu(threads: usize) -> gpudata::Gpu {
     fresh_gpu().with_transfer_config(
         TransferConfig::new()
             .host_dma(true)
             .host_dma_min_bytes(0)
-            .chunk_bytes(1 << 20),
+            .chunk_bytes(1 << 20)
+            .threads(threads),
     )
 }
 
@@ -97,7 +99,12 @@ fn lavapipe_offers_host_dma_and_headless_devices_enable_it() {
 
 #[test]
 fn page_aligned_word_aligned_and_unaligned_ranges_round_trip() {
-    let gpu = dma_gpu();
+    for threads in [1, 3] {
+        aligned_and_unaligned_round_trips(&dma_gpu(threads));
+    }
+}
+
+fn aligned_and_unaligned_round_trips(gpu: &gpudata::Gpu) {
     let mut rng = Rng::new(29);
     let sizes = [
         0,
@@ -114,7 +121,7 @@ fn page_aligned_word_aligned_and_unaligned_ranges_round_trip() {
     ];
     for len in sizes {
         for (at, back_at) in [(0, 0), (4, 64), (64, 4), (PAGE - 4, 8), (1, 0), (0, 3)] {
-            let moved = round_trip(&gpu, &mut rng, len, at, back_at);
+            let moved = round_trip(gpu, &mut rng, len, at, back_at);
             // Uploads and readbacks of at least one whole word from a 4-byte-aligned address go
             // by DMA; other ones are staged.
             let expected = if len < 4 {
@@ -132,7 +139,7 @@ fn page_aligned_word_aligned_and_unaligned_ranges_round_trip() {
 
 #[test]
 fn ordinary_vectors_and_arrow_buffers_round_trip_by_dma() {
-    let gpu = dma_gpu();
+    let gpu = dma_gpu(2);
     let mut rng = Rng::new(64);
     // A vector from the global allocator: not page-aligned; its enclosing pages are imported.
     let values = rng.bytes((2 << 20) + 36);
@@ -143,6 +150,12 @@ fn ordinary_vectors_and_arrow_buffers_round_trip_by_dma() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(back == values, "a vector's round trip differs");
     assert_eq!(gpu.host_dma_transfers() - before, 2);
+    // Awaited: the copies are waited for by the future, one piece after another.
+    let mut again = vec![0u8; values.len()];
+    pollster::block_on(data.read_bytes_into_async(&gpu, &mut again))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(again == values, "an awaited round trip differs");
+    assert_eq!(gpu.host_dma_transfers() - before, 3);
     #[cfg(feature = "arrow")]
     {
         use arrow_array::{Array, Float32Array};

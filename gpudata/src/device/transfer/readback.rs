@@ -44,8 +44,7 @@ pub(crate) async fn read_range(
     // Zeroed pages the workers touch first (in parallel), not a host pass of its own.
     let mut out = zeroed_bytes(size);
     #[cfg(feature = "host-dma")]
-    if let Some(rest) = dma_read(gpu, buffer, offset, &mut out, mode).await? {
-        read_source(gpu, &rest.0, rest.1, mode).await?;
+    if dma_read(gpu, buffer, offset, &mut out, mode).await? {
         return Ok(out);
     }
     read_source(gpu, &source, &mut out, mode).await?;
@@ -68,33 +67,38 @@ pub(crate) async fn read_into(
     }
     let source = Source::new(buffer, offset, out.len() as u64)?;
     #[cfg(feature = "host-dma")]
-    if let Some((rest, out)) = dma_read(gpu, buffer, offset, out, mode).await? {
-        return read_source(gpu, &rest, out, mode).await;
+    if dma_read(gpu, buffer, offset, out, mode).await? {
+        return Ok(());
     }
     read_source(gpu, &source, out, mode).await
 }
 
-/// Reads the leading words of `out` by DMA where the handle asks for it and the range
-/// qualifies (`out` lies inside the buffer: checked by the caller); `None` when nothing moved,
-/// else what is left for the staged path (a tail shorter than a word, or a refused piece).
+/// Reads `out` by DMA where the handle asks for it and the range qualifies (`out` lies inside
+/// the buffer: checked by the caller), the ranges it leaves (a tail shorter than a word, pieces
+/// the driver refused) through staging; `false` when the range does not qualify (nothing read).
 #[cfg(feature = "host-dma")]
-async fn dma_read<'a, 'o>(
+async fn dma_read(
     gpu: &Gpu,
-    buffer: &'a wgpu::Buffer,
+    buffer: &wgpu::Buffer,
     offset: u64,
-    out: &'o mut [u8],
+    out: &mut [u8],
     mode: WaitMode,
-) -> Result<Option<(Source<'a>, &'o mut [u8])>, GpuError> {
-    let done = super::dma::read(gpu, buffer, offset, out, mode).await?;
-    if done == 0 {
-        return Ok(None);
+) -> Result<bool, GpuError> {
+    let Some(rest) = super::dma::read(gpu, buffer, offset, out, mode).await? else {
+        return Ok(false);
+    };
+    for range in rest {
+        let at = offset + range.start as u64;
+        let piece = &mut out[range];
+        read_source(
+            gpu,
+            &Source::new(buffer, at, piece.len() as u64)?,
+            piece,
+            mode,
+        )
+        .await?;
     }
-    let rest = &mut out[done as usize..];
-    // In the buffer: `offset + out.len()` is (the caller's `Source` checked it).
-    Ok(Some((
-        Source::new(buffer, offset + done, rest.len() as u64)?,
-        rest,
-    )))
+    Ok(true)
 }
 
 /// The bytes wanted (`offset..offset + len`) and the whole words enclosing them
