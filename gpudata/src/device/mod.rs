@@ -16,6 +16,9 @@ mod wgpu_error;
 pub use error::GpuError;
 pub use gpu::{AdapterKind, Gpu};
 pub use host_dma::{HOST_DMA_EXTENSION, HostDmaError, HostDmaSupport};
+// Importing host memory without a copy: an engine part, for `transferbench --dma-sweep`.
+#[doc(hidden)]
+pub use host_dma::probe_import;
 pub(crate) use scope::error_scope;
 pub use transfer::{
     DEFAULT_BUDGET_BYTES, DEFAULT_HOST_DMA_MIN_BYTES, MIN_CHUNK_BYTES, ProgressCallback,

@@ -632,6 +632,20 @@ pub fn dma_sweep(gpu: &Gpu, args: &Args) {
         ),
         Err(e) => println!("host dma: unavailable: {e}"),
     }
+    // What the driver charges per import (pinning the pages), without a copy: touched memory,
+    // one piece of the whole size, median of 5.
+    for size in [64u64 << 20, 256 << 20, 1 << 30] {
+        let src = bytes_source(size);
+        let mut ok = true;
+        let (rate, _) = measure(5, size, || {
+            timed(|| ok &= gpudata::device::probe_import(gpu, &src))
+        });
+        println!(
+            "import alone (no copy), {}: {rate:.2} GB/s{}",
+            size_name(size),
+            if ok { "" } else { " (refused)" }
+        );
+    }
     println!("| piece | size | write_rows H2D GB/s | read_bytes_into D2H GB/s | dma transfers |");
     println!("|---:|---:|---:|---:|---:|");
     for piece_mib in [16u64, 64, 256, 1024] {

@@ -75,6 +75,33 @@ pub enum HostDmaError {
     },
 }
 
+/// Imports `bytes` (whole words from a 4-byte-aligned address) as one piece and releases it
+/// without copying: what a DMA transfer pays the driver per piece (pinning the pages), for
+/// `transferbench --dma-sweep`. `false` when the device has no host DMA or refuses the range.
+#[doc(hidden)]
+#[must_use]
+pub fn probe_import(gpu: &Gpu, bytes: &[u8]) -> bool {
+    #[cfg(feature = "host-dma")]
+    {
+        let Ok(dma) = gpu.dma_device() else {
+            return false;
+        };
+        let len = (bytes.len() as u64) & !3;
+        if len == 0 || !(bytes.as_ptr() as usize).is_multiple_of(4) {
+            return false;
+        }
+        // SAFETY: `bytes` is borrowed for this call and the import is dropped (waiting until
+        // wgpu has freed it) before it returns; nothing reads or writes through it.
+        let imported = unsafe { dma.import(gpu.device(), bytes.as_ptr(), len) };
+        imported.is_some()
+    }
+    #[cfg(not(feature = "host-dma"))]
+    {
+        let _ = (gpu, bytes);
+        false
+    }
+}
+
 impl Gpu {
     /// Whether this device can move host memory by DMA, and with what import alignment; the
     /// reason when not. Transfers use it when their
