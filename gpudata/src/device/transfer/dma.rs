@@ -44,18 +44,9 @@ pub(crate) async fn write(
     bytes: &[u8],
     mode: WaitMode,
 ) -> Result<Option<Rest>, GpuError> {
-    let Some(dma) = qualifies(gpu, buffer, offset, bytes.as_ptr(), bytes.len()) else {
+    let host = (bytes.as_ptr() as usize, bytes.len());
+    let Some(job) = Job::new(gpu, buffer, offset, host, TransferDirection::Upload, mode) else {
         return Ok(None);
-    };
-    let job = Job {
-        gpu,
-        dma,
-        buffer,
-        offset,
-        host: bytes.as_ptr() as usize,
-        len: bytes.len(),
-        direction: TransferDirection::Upload,
-        mode,
     };
     // SAFETY: `bytes` is borrowed for this whole call, and `run` drops every import (each
     // drop waiting until wgpu has freed it) before it returns; the copies only read it.
@@ -72,47 +63,14 @@ pub(crate) async fn read(
     out: &mut [u8],
     mode: WaitMode,
 ) -> Result<Option<Rest>, GpuError> {
-    let Some(dma) = qualifies(gpu, buffer, offset, out.as_ptr(), out.len()) else {
+    let host = (out.as_mut_ptr() as usize, out.len());
+    let Some(job) = Job::new(gpu, buffer, offset, host, TransferDirection::Readback, mode) else {
         return Ok(None);
-    };
-    let job = Job {
-        gpu,
-        dma,
-        buffer,
-        offset,
-        host: out.as_mut_ptr() as usize,
-        len: out.len(),
-        direction: TransferDirection::Readback,
-        mode,
     };
     // SAFETY: `out` is borrowed mutably for this whole call (nothing else reads or writes
     // it), and `run` drops every import (each drop waiting until wgpu has freed it) before it
     // returns.
     unsafe { job.run() }.await.map(Some)
-}
-
-/// The device's import functions when host DMA is on for this handle, the device has it, and
-/// the range qualifies: at least the configured minimum and one whole word, its first byte and
-/// the buffer offset 4-byte aligned, inside the buffer.
-fn qualifies<'g>(
-    gpu: &'g Gpu,
-    buffer: &wgpu::Buffer,
-    offset: u64,
-    ptr: *const u8,
-    len: usize,
-) -> Option<&'g DmaDevice> {
-    let threshold = gpu.transfer_config().host_dma_threshold()?;
-    let len = len as u64;
-    let inside = offset.checked_add(len).is_some_and(|e| e <= buffer.size());
-    if len < 4
-        || len < threshold
-        || !inside
-        || !offset.is_multiple_of(4)
-        || !(ptr as usize).is_multiple_of(4)
-    {
-        return None;
-    }
-    gpu.dma_device().ok()
 }
 
 /// One DMA transfer: `len` bytes between host address `host` (an address, not a pointer, so the
@@ -131,7 +89,40 @@ struct Job<'a> {
 /// A piece's import with its range, or the range when the driver refused it.
 type Ready = (Range<usize>, Option<Imported>);
 
-impl Job<'_> {
+impl<'a> Job<'a> {
+    /// The transfer of `host` (address, length) when host DMA is on for this handle, the
+    /// device has it, and the range qualifies: at least the configured minimum and one whole
+    /// word, its first byte and the buffer offset 4-byte aligned, inside the buffer.
+    fn new(
+        gpu: &'a Gpu,
+        buffer: &'a wgpu::Buffer,
+        offset: u64,
+        (host, len): (usize, usize),
+        direction: TransferDirection,
+        mode: WaitMode,
+    ) -> Option<Job<'a>> {
+        let threshold = gpu.transfer_config().host_dma_threshold()?;
+        let end = offset.checked_add(len as u64)?;
+        if len < 4
+            || (len as u64) < threshold
+            || end > buffer.size()
+            || !offset.is_multiple_of(4)
+            || !host.is_multiple_of(4)
+        {
+            return None;
+        }
+        Some(Job {
+            gpu,
+            dma: gpu.dma_device().ok()?,
+            buffer,
+            offset,
+            host,
+            len,
+            direction,
+            mode,
+        })
+    }
+
     /// The pieces of the range's whole words: cut where the host address crosses an
     /// import-alignment boundary past each piece's size, so no two pieces import one page.
     fn pieces(&self) -> Vec<Range<usize>> {
