@@ -89,6 +89,32 @@ impl DmaDevice {
                 adapter: adapter.name.clone(),
             });
         }
+        // Buffers for copies both ways must be importable from host allocations, without a
+        // dedicated allocation (each import is one buffer, but not declared dedicated).
+        let external = vk::PhysicalDeviceExternalBufferInfo::default()
+            .usage(vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST)
+            .handle_type(HOST_ALLOCATION);
+        let mut importable = vk::ExternalBufferProperties::default();
+        // SAFETY: a physical device of this instance, which is Vulkan 1.1 (checked above).
+        unsafe {
+            instance
+                .raw_instance()
+                .get_physical_device_external_buffer_properties(
+                    hal.raw_physical_device(),
+                    &external,
+                    &mut importable,
+                );
+        }
+        let features = importable
+            .external_memory_properties
+            .external_memory_features;
+        if !features.contains(vk::ExternalMemoryFeatureFlags::IMPORTABLE)
+            || features.contains(vk::ExternalMemoryFeatureFlags::DEDICATED_ONLY)
+        {
+            return Err(HostDmaError::Unsupported {
+                adapter: adapter.name.clone(),
+            });
+        }
         // SAFETY: a physical device of this instance.
         let memory = unsafe {
             instance

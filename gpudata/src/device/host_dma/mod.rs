@@ -56,7 +56,8 @@ pub enum HostDmaError {
         /// Its backend.
         backend: String,
     },
-    /// The adapter does not offer `VK_EXT_external_memory_host` on Vulkan 1.1 or later.
+    /// The adapter does not offer `VK_EXT_external_memory_host` on Vulkan 1.1 or later (or does
+    /// not report copy buffers importable from host allocations without a dedicated allocation).
     #[error(
         "adapter `{adapter}` does not offer VK_EXT_external_memory_host on vulkan 1.1 or later"
     )]

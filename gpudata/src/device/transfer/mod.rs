@@ -2,6 +2,9 @@
 //! [`Stager`] for rows written one by one), a buffer range read back into host memory
 //! ([`read_range`], [`read_into`]), both in bounded chunks on the workers of a
 //! [`TransferConfig`] under one staging budget shared by the process, and waiting for submissions and mappings, blocking or async ([`WaitMode`]).
+//! With feature `host-dma` and [`TransferConfig::host_dma`] on, [`write_bytes`], [`read_into`]
+//! and [`read_range`] first try `dma.rs`: the caller's pages imported and copied by the GPU, the
+//! ranges it leaves staged as before.
 
 mod budget;
 mod config;
