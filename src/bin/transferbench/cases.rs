@@ -648,7 +648,7 @@ pub fn dma_sweep(gpu: &Gpu, args: &Args) {
     }
     println!("| piece | size | write_rows H2D GB/s | read_bytes_into D2H GB/s | dma transfers |");
     println!("|---:|---:|---:|---:|---:|");
-    for piece_mib in [16u64, 64, 256, 1024] {
+    for piece_mib in [8u64, 16, 32, 64, 256, 1024] {
         let config = gpu
             .transfer_config()
             .clone()
