@@ -17,7 +17,7 @@ pub use crate::check::{
 pub use crate::data::DataError;
 pub use crate::data::StorageError;
 pub use crate::data::UniformError;
-pub use crate::device::{GpuError, WgpuError};
+pub use crate::device::{GpuError, HostDmaError, WgpuError};
 pub use crate::format::FormatError;
 pub use crate::layout::{LayoutError, LayoutRuleError, TypeRuleError, WgslError};
 pub use crate::ops::OpError;

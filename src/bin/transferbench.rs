@@ -4,9 +4,14 @@
 //! on the same machine; run both in one job to compare side by side.
 //!
 //! ```text
-//! transferbench [--sizes 4k,1m,64m,256m,1g] [--paths a,b] [--iters N] [--probe] [--sweep] [--readback-sweep] [--small] [--levers] [--fixed] [--faults] [--no-table]
+//! transferbench [--sizes 4k,1m,64m,256m,1g] [--paths a,b] [--iters N] [--probe] [--sweep] [--readback-sweep] [--small] [--levers] [--fixed] [--faults] [--dma-sweep] [--no-table]
 //!               [--threads N] [--chunk-mib N] [--budget-mib N]
 //! ```
+//!
+//! Paths named `<path>_dma` (`write_rows_dma`, `bytes_dma`, `bytes_into_dma`, or any path with
+//! the suffix) run `<path>` with [`TransferConfig::host_dma`] on (feature `host-dma`: the
+//! caller's pages imported with `VK_EXT_external_memory_host` and copied by the GPU's copy
+//! engine); `--dma-sweep` times them over piece sizes.
 //!
 //! `--probe` prints the adapter's Vulkan memory types (and which ones wgpu's allocator picks for
 //! `MAP_WRITE` and `MAP_READ` staging), single-buffer mapped-memory copy rates by thread count
@@ -49,6 +54,7 @@ pub struct Args {
     levers: bool,
     fixed: bool,
     faults: bool,
+    dma_sweep: bool,
     table: bool,
     threads: Option<usize>,
     chunk_mib: Option<u64>,
@@ -87,6 +93,7 @@ fn parse_args() -> Result<Args, String> {
         levers: false,
         fixed: false,
         faults: false,
+        dma_sweep: false,
         table: true,
         threads: None,
         chunk_mib: None,
@@ -114,6 +121,7 @@ fn parse_args() -> Result<Args, String> {
             "--levers" => args.levers = true,
             "--fixed" => args.fixed = true,
             "--faults" => args.faults = true,
+            "--dma-sweep" => args.dma_sweep = true,
             "--no-table" => args.table = false,
             "--threads" => args.threads = Some(number("--threads", value("--threads")?)? as usize),
             "--chunk-mib" => args.chunk_mib = Some(number("--chunk-mib", value("--chunk-mib")?)?),
@@ -122,7 +130,7 @@ fn parse_args() -> Result<Args, String> {
             }
             "--help" | "-h" => {
                 println!(
-                    "transferbench [--sizes 4k,1m,64m,256m,1g] [--paths a,b] [--iters N] [--probe] [--sweep] [--readback-sweep] [--small] [--levers] [--fixed] [--faults] [--no-table] [--threads N] [--chunk-mib N] [--budget-mib N]"
+                    "transferbench [--sizes 4k,1m,64m,256m,1g] [--paths a,b] [--iters N] [--probe] [--sweep] [--readback-sweep] [--small] [--levers] [--fixed] [--faults] [--dma-sweep] [--no-table] [--threads N] [--chunk-mib N] [--budget-mib N]"
                 );
                 std::process::exit(0);
             }
@@ -166,6 +174,13 @@ fn main() {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
     println!("max_buffer_size {} bytes", gpu.limits().max_buffer_size);
+    match gpu.host_dma() {
+        Ok(support) => println!(
+            "host dma (the *_dma paths): available, import alignment {} bytes",
+            support.import_alignment
+        ),
+        Err(e) => println!("host dma (the *_dma paths): unavailable: {e}"),
+    }
     if args.probe {
         probe::memory_types(&gpu);
         probe::mapped_copy_rates(&gpu);
@@ -189,6 +204,9 @@ fn main() {
     }
     if args.readback_sweep {
         cases::readback_sweep(&gpu);
+    }
+    if args.dma_sweep {
+        cases::dma_sweep(&gpu, &args);
     }
     if args.table {
         cases::table(&gpu, &args);

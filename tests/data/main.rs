@@ -14,6 +14,8 @@ mod device_sweep;
 mod errors;
 mod faults;
 mod gpu_errors;
+#[cfg(feature = "host-dma")]
+mod host_dma;
 mod nested;
 mod nested_random;
 mod packed_vertex;

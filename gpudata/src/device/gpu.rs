@@ -2,6 +2,8 @@
 
 use std::fmt;
 use std::sync::Arc;
+#[cfg(feature = "host-dma")]
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::device::GpuError;
@@ -46,6 +48,11 @@ struct GpuInner {
     own_instance: bool,
     /// Set by the device-lost callback: the device was destroyed or lost.
     lost: Arc<AtomicBool>,
+    /// Transfers (or their leading parts) that moved by host DMA on this device.
+    dma_transfers: AtomicU64,
+    /// The device's host-memory import functions, or why it has none (read on first use).
+    #[cfg(feature = "host-dma")]
+    dma: OnceLock<Result<crate::device::host_dma::DmaDevice, crate::device::HostDmaError>>,
 }
 
 /// The next [`GpuInner::id`].
@@ -193,13 +200,18 @@ impl Gpu {
         let mut refusal = None;
         for adapter in adapters {
             let adapter_info = adapter.get_info();
-            let request = adapter.request_device(&wgpu::DeviceDescriptor {
+            let desc = wgpu::DeviceDescriptor {
                 label: Some("gpudata headless device"),
                 // Subgroups where the adapter has them: the mask kernel's ballots use them.
                 required_features: adapter.features() & wgpu::Features::SUBGROUP,
                 required_limits: adapter.limits(),
                 ..Default::default()
-            });
+            };
+            // With `host-dma`, Vulkan devices get VK_EXT_external_memory_host where offered.
+            #[cfg(feature = "host-dma")]
+            let request = crate::device::host_dma::request_device(&adapter, &desc);
+            #[cfg(not(feature = "host-dma"))]
+            let request = adapter.request_device(&desc);
             match request.await {
                 Ok((device, queue)) => {
                     return Ok(Gpu::with_info(device, queue, adapter_info, true));
@@ -248,6 +260,9 @@ impl Gpu {
                 layouts: LayoutCache::default(),
                 own_instance,
                 lost,
+                dma_transfers: AtomicU64::new(0),
+                #[cfg(feature = "host-dma")]
+                dma: OnceLock::new(),
             }),
             transfer: Arc::new(TransferConfig::default()),
         }
@@ -330,6 +345,34 @@ impl Gpu {
     #[must_use]
     pub fn compiled_pipelines(&self) -> usize {
         self.inner.pipelines.len()
+    }
+
+    /// The device's host-memory import functions, or why it has none.
+    #[cfg(feature = "host-dma")]
+    pub(crate) fn dma_device(
+        &self,
+    ) -> Result<&crate::device::host_dma::DmaDevice, crate::device::HostDmaError> {
+        self.inner
+            .dma
+            .get_or_init(|| {
+                crate::device::host_dma::DmaDevice::of(&self.inner.device, &self.inner.adapter_info)
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// How many transfers on this device moved bytes by host DMA (an engine counter for the
+    /// tests and benchmarks: a transfer that fell back to staging does not count).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn host_dma_transfers(&self) -> u64 {
+        self.inner.dma_transfers.load(Ordering::Relaxed)
+    }
+
+    /// Counts one transfer that moved bytes by host DMA.
+    #[cfg(feature = "host-dma")]
+    pub(crate) fn count_dma_transfer(&self) {
+        self.inner.dma_transfers.fetch_add(1, Ordering::Relaxed);
     }
 
     /// The device's bind group layout cache.

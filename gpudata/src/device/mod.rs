@@ -6,6 +6,7 @@
 pub(crate) mod buffers;
 mod error;
 mod gpu;
+pub(crate) mod host_dma;
 pub(crate) mod layouts;
 mod pipelines;
 pub(crate) mod scope;
@@ -14,10 +15,14 @@ mod wgpu_error;
 
 pub use error::GpuError;
 pub use gpu::{AdapterKind, Gpu};
+pub use host_dma::{HOST_DMA_EXTENSION, HostDmaError, HostDmaSupport};
+// Importing host memory without a copy: an engine part, for `transferbench --dma-sweep`.
+#[doc(hidden)]
+pub use host_dma::probe_import;
 pub(crate) use scope::error_scope;
 pub use transfer::{
-    DEFAULT_BUDGET_BYTES, MIN_CHUNK_BYTES, ProgressCallback, STAGING_CHUNK_BYTES,
-    STAGING_IDLE_RELEASE, TransferConfig, TransferDirection, TransferProgress,
+    DEFAULT_BUDGET_BYTES, DEFAULT_HOST_DMA_MIN_BYTES, MIN_CHUNK_BYTES, ProgressCallback,
+    STAGING_CHUNK_BYTES, STAGING_IDLE_RELEASE, TransferConfig, TransferDirection, TransferProgress,
     release_idle_staging,
 };
 // The staging budget's counters: engine parts, for the transfer tests and benchmarks.

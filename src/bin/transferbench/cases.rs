@@ -95,7 +95,7 @@ fn parallel_source(size: u64) -> Vec<u8> {
     out
 }
 
-const PATHS: [&str; 12] = [
+const PATHS: [&str; 15] = [
     "alloc",
     "write_buffer",
     "write_rows",
@@ -108,10 +108,38 @@ const PATHS: [&str; 12] = [
     "whole_buffer_map",
     "chunked",
     "arrow_vector",
+    "write_rows_dma",
+    "bytes_dma",
+    "bytes_into_dma",
 ];
 
-/// Runs path `path` at `size` bytes.
+/// `gpu` with host DMA on for transfers of at least 1 MiB (the default threshold), the rest of
+/// its configuration kept.
+fn dma_gpu(gpu: &Gpu) -> Gpu {
+    gpu.with_transfer_config(gpu.transfer_config().clone().host_dma(true))
+}
+
+/// Runs path `path` at `size` bytes; a path named `<path>_dma` runs `<path>` with host DMA on
+/// (feature `host-dma`) and says when none of its transfers moved by DMA.
 fn run(gpu: &Gpu, path: &str, size: u64, iters: u32) -> Row {
+    let Some(staged) = path.strip_suffix("_dma") else {
+        return run_path(gpu, path, size, iters);
+    };
+    let dma = dma_gpu(gpu);
+    let before = dma.host_dma_transfers();
+    let row = run_path(&dma, staged, size, iters);
+    if dma.host_dma_transfers() == before {
+        let why = match dma.host_dma() {
+            Ok(_) => "the ranges did not qualify or the driver refused them".to_string(),
+            Err(e) => e.to_string(),
+        };
+        println!("note: {path} at {size} bytes moved nothing by host dma: {why}");
+    }
+    row
+}
+
+/// Runs path `path` at `size` bytes.
+fn run_path(gpu: &Gpu, path: &str, size: u64, iters: u32) -> Row {
     match path {
         "write_buffer" => {
             let src = bytes_source(size);
@@ -591,5 +619,55 @@ pub fn readback_sweep(gpu: &Gpu) {
             "| {threads} | {chunk_mib} | {budget_mib} | {} |",
             rates.join(" | ")
         );
+    }
+}
+
+/// Host DMA at 256 MiB and 1 GiB over piece sizes (`chunk_bytes`, which host DMA takes as its
+/// piece): `write_rows` into existing data and `read_bytes_into` a touched slice, GB/s.
+pub fn dma_sweep(gpu: &Gpu, args: &Args) {
+    match gpu.host_dma() {
+        Ok(support) => println!(
+            "host dma: import alignment {} bytes",
+            support.import_alignment
+        ),
+        Err(e) => println!("host dma: unavailable: {e}"),
+    }
+    // What the driver charges per import (pinning the pages), without a copy: touched memory,
+    // one piece of the whole size, median of 5.
+    for size in [64u64 << 20, 256 << 20, 1 << 30] {
+        let src = bytes_source(size);
+        let mut ok = true;
+        let (rate, _) = measure(5, size, || {
+            timed(|| ok &= gpudata::device::probe_import(gpu, &src))
+        });
+        println!(
+            "import alone (no copy), {}: {rate:.2} GB/s{}",
+            size_name(size),
+            if ok { "" } else { " (refused)" }
+        );
+    }
+    println!("| piece | size | write_rows H2D GB/s | read_bytes_into D2H GB/s | dma transfers |");
+    println!("|---:|---:|---:|---:|---:|");
+    for piece_mib in [8u64, 16, 32, 64, 256, 1024] {
+        let config = gpu
+            .transfer_config()
+            .clone()
+            .host_dma(true)
+            .chunk_bytes(piece_mib << 20);
+        let dma = gpu.with_transfer_config(config);
+        for size in [256u64 << 20, 1 << 30] {
+            let before = dma.host_dma_transfers();
+            let iters = iters_for(args, size);
+            let up = run_path(&dma, "write_rows", size, iters).up;
+            let down = run_path(&dma, "bytes_into", size, iters).down;
+            let rate = |c: Option<(f64, u64)>| c.map_or("—".into(), |(r, _)| format!("{r:.2}"));
+            println!(
+                "| {piece_mib} MiB | {} | {} | {} | {} |",
+                size_name(size),
+                rate(up),
+                rate(down),
+                dma.host_dma_transfers() - before
+            );
+        }
     }
 }

@@ -78,7 +78,14 @@ pub struct TransferConfig {
     threads: Option<NonZeroUsize>,
     chunk: Option<u64>,
     progress: Option<ProgressCallback>,
+    host_dma: bool,
+    host_dma_min: Option<u64>,
 }
+
+/// The smallest transfer that goes by host DMA unless told otherwise
+/// ([`TransferConfig::host_dma_min_bytes`]): 1 MiB. Smaller ones cost more to import than to
+/// stage.
+pub const DEFAULT_HOST_DMA_MIN_BYTES: u64 = 1 << 20;
 
 impl TransferConfig {
     /// The default configuration: a [`DEFAULT_BUDGET_BYTES`] budget, threads and chunk size
@@ -126,6 +133,44 @@ impl TransferConfig {
     ) -> TransferConfig {
         self.progress = Some(Arc::new(callback));
         self
+    }
+
+    /// Moves byte uploads (`GpuData::from_bytes`, `write_rows` and `write_bytes` of rows whose
+    /// host layout is their GPU layout) and readbacks into memory the caller owns
+    /// (`read_bytes_into`, zero-copy `read_rows_into`, Arrow buffers) by DMA straight from and
+    /// into the caller's pages when `on`, the device [can](crate::Gpu::host_dma) (feature
+    /// `host-dma`, a Vulkan device with `VK_EXT_external_memory_host`) and the range qualifies:
+    /// at least [`host_dma_min_bytes`](Self::host_dma_min_bytes), its first byte 4-byte
+    /// aligned, at a 4-byte-aligned buffer offset. The pages enclosing the range are imported
+    /// for the transfer's duration (so any allocation qualifies, Arrow's 64-byte-aligned
+    /// buffers included) and the call returns once the GPU is done with them; the last 1–3
+    /// bytes of a length that is not a multiple of 4, and any range or part the driver
+    /// refuses to import, take the staged path. Off by default.
+    #[must_use]
+    pub fn host_dma(mut self, on: bool) -> TransferConfig {
+        self.host_dma = on;
+        self
+    }
+
+    /// The smallest transfer that goes by host DMA when [`host_dma`](Self::host_dma) is on
+    /// (default [`DEFAULT_HOST_DMA_MIN_BYTES`]).
+    #[must_use]
+    pub fn host_dma_min_bytes(mut self, bytes: u64) -> TransferConfig {
+        self.host_dma_min = Some(bytes);
+        self
+    }
+
+    /// The smallest transfer that goes by host DMA, or `None` when host DMA is off.
+    #[must_use]
+    pub fn host_dma_threshold(&self) -> Option<u64> {
+        self.host_dma
+            .then(|| self.host_dma_min.unwrap_or(DEFAULT_HOST_DMA_MIN_BYTES))
+    }
+
+    /// The bytes one host-DMA piece covers when a chunk size is configured.
+    #[cfg(feature = "host-dma")]
+    pub(crate) fn host_dma_piece(&self) -> Option<u64> {
+        self.chunk.map(|c| c.max(MIN_CHUNK_BYTES))
     }
 
     /// The staging budget in bytes.
@@ -214,6 +259,7 @@ impl fmt::Debug for TransferConfig {
             .field("threads", &self.threads)
             .field("chunk", &self.chunk)
             .field("progress", &self.progress.is_some())
+            .field("host_dma", &self.host_dma_threshold())
             .finish()
     }
 }

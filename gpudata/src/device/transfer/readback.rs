@@ -43,6 +43,10 @@ pub(crate) async fn read_range(
     let size = usize::try_from(len).map_err(|_| source.unaligned())?;
     // Zeroed pages the workers touch first (in parallel), not a host pass of its own.
     let mut out = zeroed_bytes(size);
+    #[cfg(feature = "host-dma")]
+    if dma_read(gpu, buffer, offset, &mut out, mode).await? {
+        return Ok(out);
+    }
     read_source(gpu, &source, &mut out, mode).await?;
     Ok(out)
 }
@@ -62,7 +66,39 @@ pub(crate) async fn read_into(
         return Ok(());
     }
     let source = Source::new(buffer, offset, out.len() as u64)?;
+    #[cfg(feature = "host-dma")]
+    if dma_read(gpu, buffer, offset, out, mode).await? {
+        return Ok(());
+    }
     read_source(gpu, &source, out, mode).await
+}
+
+/// Reads `out` by DMA where the handle asks for it and the range qualifies (`out` lies inside
+/// the buffer: checked by the caller), the ranges it leaves (a tail shorter than a word, pieces
+/// the driver refused) through staging; `false` when the range does not qualify (nothing read).
+#[cfg(feature = "host-dma")]
+async fn dma_read(
+    gpu: &Gpu,
+    buffer: &wgpu::Buffer,
+    offset: u64,
+    out: &mut [u8],
+    mode: WaitMode,
+) -> Result<bool, GpuError> {
+    let Some(rest) = super::dma::read(gpu, buffer, offset, out, mode).await? else {
+        return Ok(false);
+    };
+    for range in rest {
+        let at = offset + range.start as u64;
+        let piece = &mut out[range];
+        read_source(
+            gpu,
+            &Source::new(buffer, at, piece.len() as u64)?,
+            piece,
+            mode,
+        )
+        .await?;
+    }
+    Ok(true)
 }
 
 /// The bytes wanted (`offset..offset + len`) and the whole words enclosing them

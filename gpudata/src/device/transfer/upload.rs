@@ -139,6 +139,27 @@ pub(crate) async fn write_bytes(
     bytes: &[u8],
     mode: WaitMode,
 ) -> Result<(), GpuError> {
+    // By DMA from the caller's pages where the handle asks for it and the range qualifies; the
+    // rest (a tail shorter than a word, pieces the driver refused) is staged.
+    #[cfg(feature = "host-dma")]
+    if let Some(rest) = super::dma::write(gpu, buffer, offset, bytes, mode).await? {
+        for range in rest {
+            let at = offset + range.start as u64;
+            write_staged(gpu, buffer, at, &bytes[range], mode).await?;
+        }
+        return Ok(());
+    }
+    write_staged(gpu, buffer, offset, bytes, mode).await
+}
+
+/// [`write_bytes`] through bounded staging.
+async fn write_staged(
+    gpu: &Gpu,
+    buffer: &wgpu::Buffer,
+    offset: u64,
+    bytes: &[u8],
+    mode: WaitMode,
+) -> Result<(), GpuError> {
     let len = align4(bytes.len() as u64).unwrap_or(u64::MAX);
     let fill = |at: u64, dst: wgpu::WriteOnly<'_, [u8]>| copy_padded(bytes, at, dst);
     upload(gpu, buffer, offset, len, 4, &fill, mode).await
