@@ -213,27 +213,57 @@ pub(crate) fn check_gather(
     let offset = align * rng.below(3);
     let stride = format.byte_length().next_multiple_of(4) + 4 * rng.below(2);
     let source = special_rows(rng, format, source_len, offset, stride);
+    gather_against_the_reference(
+        gpu,
+        rng,
+        ids_format,
+        n,
+        &source,
+        format,
+        source_len,
+        (offset, stride),
+    );
+}
+
+/// Gathers `n` rows at random indices of `ids_format` from `source_len` rows of `format` in
+/// `source` (at `offset`, `stride` apart), against the CPU reference; returns the dispatches
+/// the gather took.
+#[allow(clippy::too_many_arguments)]
+fn gather_against_the_reference(
+    gpu: &Gpu,
+    rng: &mut Rng,
+    ids_format: VertexFormat,
+    n: u64,
+    source: &[u8],
+    format: VertexFormat,
+    source_len: u64,
+    (offset, stride): (u64, u64),
+) -> usize {
     let ids = random_ids(rng, ids_format, n, source_len);
-    let (sb, ib) = (upload(gpu, &source), upload(gpu, &ids));
+    let (sb, ib) = (upload(gpu, source), upload(gpu, &ids));
     let expected = cpu::gather(
         HostInput::new(&ids, ids_format, n),
-        HostInput::new(&source, format, source_len)
+        HostInput::new(source, format, source_len)
             .with_byte_offset(offset)
             .with_byte_stride(stride),
     )
     .unwrap();
-    let out = ops::gather(
+    let plan = ops::plan_gather(
         gpu,
         view(&ib, ids_format, n),
         view_at(&sb, format, source_len, offset, Some(stride)),
+        &ops::OpsConfig::default(),
     )
     .unwrap();
+    let dispatches = plan.dispatches();
+    let out = plan.run(gpu).unwrap();
     assert_eq!(format_of(&out), format);
     assert_eq!(
         read(gpu, &out),
         expected.bytes(),
-        "gather {n} {ids_format} ids from {source_len} {format}"
+        "gather {n} {ids_format} ids from {source_len} {format} at offset {offset}, stride {stride}"
     );
+    dispatches
 }
 
 #[test]
@@ -456,31 +486,16 @@ fn check_sub_word_gather(
     let offset = unit * rng.below(4);
     let stride = format.byte_length() + unit * slack.unwrap_or_else(|| rng.below(4));
     let source = rng.bytes((offset + source_len * stride + 4) as usize);
-    let ids = random_ids(rng, ids_format, n, source_len);
-    let (sb, ib) = (upload(gpu, &source), upload(gpu, &ids));
-    let expected = cpu::gather(
-        HostInput::new(&ids, ids_format, n),
-        HostInput::new(&source, format, source_len)
-            .with_byte_offset(offset)
-            .with_byte_stride(stride),
-    )
-    .unwrap();
-    let plan = ops::plan_gather(
+    gather_against_the_reference(
         gpu,
-        view(&ib, ids_format, n),
-        view_at(&sb, format, source_len, offset, Some(stride)),
-        &ops::OpsConfig::default(),
+        rng,
+        ids_format,
+        n,
+        &source,
+        format,
+        source_len,
+        (offset, stride),
     )
-    .unwrap();
-    let dispatches = plan.dispatches();
-    let out = plan.run(gpu).unwrap();
-    assert_eq!(format_of(&out), format);
-    assert_eq!(
-        read(gpu, &out),
-        expected.bytes(),
-        "gather {n} {ids_format} ids from {source_len} {format} at offset {offset}, stride {stride}"
-    );
-    dispatches
 }
 
 #[test]

@@ -280,7 +280,7 @@ pub fn build(gpu: &Gpu, name: &str, size: u64) -> Result<Vec<Case>, String> {
             }
         }
         "compact_sub" => {
-            // Sub-word rows (copied byte by byte into atomic words): a 256 MiB uint8 or uint16
+            // Sub-word rows (several rows to an output word): a 256 MiB uint8 or uint16
             // column at 50%, kept by `x < half` over its own random bits.
             for (label, format, half) in [
                 ("compact_u8_50", VertexFormat::Uint8, 128u32),
@@ -321,7 +321,7 @@ pub fn build(gpu: &Gpu, name: &str, size: u64) -> Result<Vec<Case>, String> {
             }
         }
         "gather_sub" => {
-            // Sub-word rows gathered byte by byte: 32 Mi random uint32 indices into 32 Mi rows
+            // Sub-word rows gathered a word at a time: 32 Mi random uint32 indices into 32 Mi rows
             // of uint8 or uint16.
             let n = (size / 32).next_power_of_two();
             let ids = random_ids(gpu, n)?;

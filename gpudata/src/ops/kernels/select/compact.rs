@@ -4,7 +4,9 @@
 //! A workgroup handles a block of 8192 rows (256 mask words): it scans its words' bit counts in
 //! workgroup memory, adds the block's offset (from [`scan`](super::scan)'s block offsets) and
 //! copies every kept row of every source to its place. In each of its 32 steps the workgroup
-//! handles 256 consecutive rows, so loads and stores of a warp are consecutive.
+//! handles 256 consecutive rows, so loads and stores of a warp are consecutive. That kernel
+//! moves rows of whole words or vectors; each source of sub-word rows (bytes that do not fill
+//! whole output words) is compacted by [`subword`]'s kernels instead, which store whole words.
 
 use super::rows::{self, RowCopy, Span, WORKGROUP};
 use super::subword;

@@ -1,7 +1,8 @@
 //! Kernels that compute or follow row indices: `gather` (rows of a source at the indices of
 //! another column, zero rows for invalid indices), `sequence` (`start + i × step`) and
 //! `segmented_map` (each vertex's segment and its index in it, by binary search over the
-//! segment starts). One invocation per output row; runs of rows when the indices or the output
+//! segment starts). One invocation per output row (per output word for a gather of sub-word
+//! rows, [`subword`]); runs of rows when the indices or the output
 //! exceed one binding; a gather's source in parts, one dispatch each (the segment starts are
 //! bound whole).
 
