@@ -10,8 +10,8 @@
 //! memory (as the word-wide kernel does). Its kept rows fill output bytes `x_b .. x_{b+1}`; the
 //! output words wholly inside that range are its own: each invocation takes every 256th of
 //! them, finds the first kept row of the word by a binary search over the scanned counts and
-//! the rank inside the mask word, then walks the next set bits for the word's other units, and
-//! issues all of the word's loads together. The word that straddles a block boundary `x_b` (not
+//! the rank inside the mask word, then walks the next set bits for the word's other units; it
+//! takes two words (256 apart) per step and issues the loads of both together. The word that straddles a block boundary `x_b` (not
 //! a multiple of 4) is written by a second, small dispatch, one invocation per boundary, from
 //! each block's first and last four output bytes (which the main kernel leaves in a side
 //! buffer): it reads the word, replaces the bytes of its run and writes it back, so runs of
@@ -56,6 +56,9 @@ const NTH_BIT: &str = "fn nth_bit(m: u32, k: u32) -> u32 {\n\
     \x20   if (r >= c) { r -= c; x >>= 2u; p += 2u; }\n\
     \x20   if (r >= (x & 1u)) { p += 1u; }\n\
     \x20   return p;\n}\n";
+
+/// The address of no unit.
+const NONE: &str = "0xffffffffu";
 
 /// `unit_at(a)`: the unit at byte address `a` of `src` (a `u32` binding), in its low bits.
 fn unit_fn(unit: u64) -> String {
@@ -107,13 +110,12 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &str) -> String {
         "var<workgroup> words: array<u32, {WORKGROUP}>;\n\
          var<workgroup> pre: array<u32, {WORKGROUP}>;\n"
     );
-    // The walk: unit t's source address, then the next unit's row and byte.
+    // The walk: unit t's source address (or none), then the next unit's row and byte.
     let mut walk = String::new();
     let mut assemble = String::new();
     for t in 0..units {
         walk += &format!(
-            "    let ok{t} = off + {}u < len && j < {row_bytes}u;\n\
-             \x20   let a{t} = select(0u, param(4u) + row * {src_stride}u + j, ok{t});\n",
+            "    if (off + {}u < len && j < {row_bytes}u) {{ a[{t}] = param(4u) + row * {src_stride}u + j; }}\n",
             t * unit
         );
         if t + 1 < units {
@@ -129,14 +131,18 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &str) -> String {
             );
         }
         assemble += &format!(
-            "    v |= select(0u, unit_at(a{t}), ok{t}) << {}u;\n",
+            "    v |= select(0u, unit_at(select(0u, a[{t}], a[{t}] != {NONE})), a[{t}] != {NONE}) << {}u;\n",
             t * unit * 8
         );
     }
+    // Each step of the loop handles two words 256 apart: the addresses of both first, then
+    // all their loads, so that an invocation has twice the loads in flight.
     wgsl += &format!(
-        "// Output bytes `off .. off + 4` of the block (its kept rows from row `row0`, `len` bytes):\n\
-         // units past `len`, and a row's bytes past its own, are 0.\n\
-         fn block_word(off: u32, len: u32, row0: u32) -> u32 {{\n\
+        "// The source addresses of the units of output bytes `off .. off + 4` of the block (its\n\
+         // kept rows from row `row0`, `len` bytes); {NONE} for units past `len` and for a row's\n\
+         // bytes past its own (they are 0).\n\
+         fn units(off: u32, len: u32, row0: u32) -> vec4<u32> {{\n\
+         \x20   var a = vec4<u32>({NONE});\n\
          \x20   let r = off / {s}u;\n\
          \x20   var j = off % {s}u;\n\
          \x20   var lo = 0u;\n\
@@ -150,6 +156,10 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &str) -> String {
          \x20   bits &= 0xffffffffu << nth_bit(bits, r - (pre[wi] - countOneBits(bits)));\n\
          \x20   var row = row0 + wi * 32u + countTrailingZeros(bits);\n\
          {walk}\
+         \x20   return a;\n\
+         }}\n\
+         // The word the units at `a` make.\n\
+         fn word_of(a: vec4<u32>) -> u32 {{\n\
          \x20   var v = 0u;\n\
          {assemble}\
          \x20   return v;\n\
@@ -163,14 +173,22 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &str) -> String {
          \x20   let x0 = param(5u) + before * {s}u;\n\
          \x20   let row0 = group * {rows}u;\n\
          \x20   let w1 = (x0 + len) >> 2u;\n\
-         \x20   for (var w = ((x0 + 3u) >> 2u) + lid; w < w1; w += {WORKGROUP}u) {{\n\
-         \x20       out[w] = block_word(w * 4u - x0, len, row0);\n\
+         \x20   for (var w = ((x0 + 3u) >> 2u) + lid; w < w1; w += {step}u) {{\n\
+         \x20       let w2 = w + {WORKGROUP}u;\n\
+         \x20       let a = units(w * 4u - x0, len, row0);\n\
+         \x20       var b = vec4<u32>({NONE});\n\
+         \x20       if (w2 < w1) {{ b = units(w2 * 4u - x0, len, row0); }}\n\
+         \x20       let va = word_of(a);\n\
+         \x20       let vb = word_of(b);\n\
+         \x20       out[w] = va;\n\
+         \x20       if (w2 < w1) {{ out[w2] = vb; }}\n\
          \x20   }}\n\
-         \x20   if (lid == 0u && len > 0u) {{ ends[param(6u) + 2u * group] = block_word(0u, len, row0); }}\n\
-         \x20   if (lid == 1u && len > 4u) {{ ends[param(6u) + 2u * group + 1u] = block_word(len - 4u, len, row0); }}\n\
+         \x20   if (lid == 0u && len > 0u) {{ ends[param(6u) + 2u * group] = word_of(units(0u, len, row0)); }}\n\
+         \x20   if (lid == 1u && len > 4u) {{ ends[param(6u) + 2u * group + 1u] = word_of(units(len - 4u, len, row0)); }}\n\
          }}\n",
         last = WORKGROUP - 1,
         rows = 32 * WORKGROUP,
+        step = 2 * WORKGROUP,
     );
     wgsl
 }
