@@ -677,3 +677,86 @@ fn sub_word_compaction_splits_into_runs_at_any_byte() {
         );
     }
 }
+
+#[test]
+fn sub_word_kernels_take_one_to_four_words_per_invocation() {
+    // `rows_per_thread` sets the output words an invocation of the sub-word compaction takes per
+    // step and of the sub-word gather in all (1 to 4); every choice gives the same bytes.
+    let gpu = fresh_gpu();
+    let mut rng = Rng::new(38);
+    for words in [1, 3, 4] {
+        let config = ops::OpsConfig {
+            rows_per_thread: Some(words),
+            ..ops::OpsConfig::default()
+        };
+        for (format, length) in [
+            (VertexFormat::Uint8, 5 * 8192 + 77),
+            (VertexFormat::Unorm8x2, 3 * 8192 + 1),
+            (VertexFormat::Sint8, 1001),
+        ] {
+            let bools = blocky_mask(&mut rng, length);
+            let bytes = rng.bytes(length as usize * 2 + 8);
+            let buffer = upload(&gpu, &bytes);
+            let stride = format.byte_length();
+            let v = view_at(&buffer, format, length, 0, Some(stride));
+            let mask = GpuMask::from_bools(&gpu, &bools).unwrap();
+            let out = ops::plan_compact(&gpu, &mask, &[v], &config)
+                .unwrap()
+                .run(&gpu)
+                .unwrap();
+            let size = stride as usize;
+            let expected: Vec<u8> = (0..length as usize)
+                .filter(|&r| bools[r])
+                .flat_map(|r| bytes[r * size..(r + 1) * size].to_vec())
+                .collect();
+            assert_eq!(
+                out.columns[0].read_bytes(&gpu).unwrap(),
+                expected,
+                "compact {format}, {words} words"
+            );
+            let ids: Vec<u32> = (0..length / 3 + 5)
+                .map(|_| rng.below(length + 3) as u32)
+                .collect();
+            let id_bytes: Vec<u8> = ids.iter().flat_map(|i| i.to_le_bytes()).collect();
+            let id_buffer = upload(&gpu, &id_bytes);
+            let gathered = ops::plan_gather(
+                &gpu,
+                view(&id_buffer, VertexFormat::Uint32, ids.len() as u64),
+                v,
+                &config,
+            )
+            .unwrap()
+            .run(&gpu)
+            .unwrap();
+            let expected: Vec<u8> = ids
+                .iter()
+                .flat_map(|&i| match i as u64 {
+                    i if i < length => bytes[i as usize * size..(i as usize + 1) * size].to_vec(),
+                    _ => vec![0; size],
+                })
+                .collect();
+            assert_eq!(
+                gathered.read_bytes(&gpu).unwrap(),
+                expected,
+                "gather {format}, {words} words"
+            );
+        }
+    }
+}
+
+#[test]
+fn sub_word_compaction_keeps_every_row_of_full_masks() {
+    // Every row kept: each invocation fills every output word it owns (a table filter's
+    // "all" mask over batches of these sizes once lost the second word of each step).
+    let gpu = fresh_gpu();
+    let mut rng = Rng::new(39);
+    for length in [37u64, 999, 1000, 1001, 1024, 2500, 2 * 8192 + 3] {
+        let bools = vec![true; length as usize];
+        let formats = [
+            VertexFormat::Sint16,
+            VertexFormat::Sint8,
+            VertexFormat::Unorm8x2,
+        ];
+        check_sub_word_compaction(&gpu, &mut rng, &formats, &bools, 1);
+    }
+}

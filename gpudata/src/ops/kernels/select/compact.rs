@@ -198,7 +198,8 @@ pub(crate) fn plan(
                 src_stride: r.stride,
                 unit: subword::unit(&[source.out_stride, r.row_bytes, r.offset, r.stride]),
             };
-            let main = subword::compact_kernel(shape, &block_scan());
+            let per_step = subword::words_per_invocation(&planner.config(), 2);
+            let main = subword::compact_kernel(shape, &block_scan(), per_step);
             let edge = shape
                 .has_edges()
                 .then(|| subword::compact_edge_kernel(shape));

@@ -90,6 +90,7 @@ pub(crate) fn gather(
     // Sub-word rows are written a whole output word at a time: where the source is bound in
     // several parts, each part's dispatch merges its rows into the words the others wrote.
     let merge = ranges.iter().map(|(_, runs)| runs.len()).sum::<usize>() > 1;
+    let per_word = subword::words_per_invocation(&planner.config(), 1);
     let mut parts = Vec::new();
     let mut first_row = 0u64;
     for (source, runs) in ranges {
@@ -97,7 +98,7 @@ pub(crate) fn gather(
         let sub = matches!(copy, RowCopy::Bytes(_));
         let wgsl = if sub {
             let unit = subword::unit(&[row_bytes, source.byte_offset(), source.byte_stride()]);
-            subword::gather_kernel(ids, source, unit, &index_of(ids.format()), merge)
+            subword::gather_kernel(ids, source, unit, &index_of(ids.format()), merge, per_word)
         } else {
             gather_kernel(ids, source, copy)
         };
@@ -136,7 +137,7 @@ pub(crate) fn gather(
                 if !c.base.is_multiple_of(4) {
                     return Err(OpError::Overflow { op, input: 0 });
                 }
-                subword::gather_workgroups(n, row_bytes)
+                subword::gather_workgroups(n, row_bytes, per_word)
             } else {
                 n.div_ceil(u64::from(WORKGROUP))
             };

@@ -89,8 +89,9 @@ impl Shape {
 /// base, the output's byte base, the side buffer's word base. Bindings: mask, block offsets,
 /// source, output, side buffer (two words per block: its first and last four output bytes).
 /// `scan` is the text that loads the block's mask words into `words` and their inclusive
-/// prefix counts into `pre` (it declares `group`).
-pub(crate) fn compact_kernel(shape: Shape, scan: &str) -> String {
+/// prefix counts into `pre` (it declares `group`). Each invocation takes `per_step` output
+/// words 256 apart at a time.
+pub(crate) fn compact_kernel(shape: Shape, scan: &str, per_step: u32) -> String {
     let Shape {
         out_stride: s,
         row_bytes,
@@ -135,8 +136,23 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &str) -> String {
             t * unit * 8
         );
     }
-    // Each step of the loop handles two words 256 apart: the addresses of both first, then
-    // all their loads, so that an invocation has twice the loads in flight.
+    // Each step of the loop handles `per_step` words 256 apart: the addresses of all first,
+    // then all their loads, so that an invocation has that many words' loads in flight.
+    let mut step_body = String::new();
+    for i in 0..per_step {
+        step_body += &format!(
+            "        let w_{i} = w + {}u;\n\
+             \x20       var a{i} = vec4<u32>({NONE});\n\
+             \x20       if (w_{i} < wend) {{ a{i} = units(w_{i} * 4u - x0, len, row0); }}\n",
+            i * WORKGROUP
+        );
+    }
+    for i in 0..per_step {
+        step_body += &format!("        let v{i} = word_of(a{i});\n");
+    }
+    for i in 0..per_step {
+        step_body += &format!("        if (w_{i} < wend) {{ out[w_{i}] = v{i}; }}\n");
+    }
     wgsl += &format!(
         "// The source addresses of the units of output bytes `off .. off + 4` of the block (its\n\
          // kept rows from row `row0`, `len` bytes); {NONE} for units past `len` and for a row's\n\
@@ -172,23 +188,16 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &str) -> String {
          \x20   let len = pre[{last}u] * {s}u;\n\
          \x20   let x0 = param(5u) + before * {s}u;\n\
          \x20   let row0 = group * {rows}u;\n\
-         \x20   let w1 = (x0 + len) >> 2u;\n\
-         \x20   for (var w = ((x0 + 3u) >> 2u) + lid; w < w1; w += {step}u) {{\n\
-         \x20       let w2 = w + {WORKGROUP}u;\n\
-         \x20       let a = units(w * 4u - x0, len, row0);\n\
-         \x20       var b = vec4<u32>({NONE});\n\
-         \x20       if (w2 < w1) {{ b = units(w2 * 4u - x0, len, row0); }}\n\
-         \x20       let va = word_of(a);\n\
-         \x20       let vb = word_of(b);\n\
-         \x20       out[w] = va;\n\
-         \x20       if (w2 < w1) {{ out[w2] = vb; }}\n\
+         \x20   let wend = (x0 + len) >> 2u;\n\
+         \x20   for (var w = ((x0 + 3u) >> 2u) + lid; w < wend; w += {step}u) {{\n\
+         {step_body}\
          \x20   }}\n\
          \x20   if (lid == 0u && len > 0u) {{ ends[param(6u) + 2u * group] = word_of(units(0u, len, row0)); }}\n\
          \x20   if (lid == 1u && len > 4u) {{ ends[param(6u) + 2u * group + 1u] = word_of(units(len - 4u, len, row0)); }}\n\
          }}\n",
         last = WORKGROUP - 1,
         rows = 32 * WORKGROUP,
-        step = 2 * WORKGROUP,
+        step = u64::from(per_step) * u64::from(WORKGROUP),
     );
     wgsl
 }
@@ -255,16 +264,17 @@ pub(crate) fn compact_edge_kernel(shape: Shape) -> String {
 }
 
 /// The gather kernel for indices like `ids` and a source range like `source` whose rows move
-/// in units of `unit` bytes, one output word per invocation. `index` is the WGSL that sets
+/// in units of `unit` bytes, whole output words per invocation. `index` is the WGSL that sets
 /// `idx` and `ok` from the index unit `u` (as the word-wide kernel's). With `merge` (the
-/// source is bound in several parts) each word keeps the bytes this part does not write.
-/// Parameters as the word-wide kernel's.
+/// source is bound in several parts) each word keeps the bytes this part does not write. Each
+/// invocation owns `per_invocation` words 256 apart. Parameters as the word-wide kernel's.
 pub(crate) fn gather_kernel(
     ids: &GpuDataView<'_>,
     source: &GpuDataView<'_>,
     unit: u64,
     index: &str,
     merge: bool,
+    per_invocation: u32,
 ) -> String {
     let s = source.format().byte_length();
     let units = 4 / unit;
@@ -285,55 +295,72 @@ pub(crate) fn gather_kernel(
          }}\n",
         ids.byte_stride()
     );
+    // Every index of the invocation's words first, then every unit, then the stores.
     let mut body = String::new();
-    for t in 0..units {
-        body += &format!(
-            "    let rel{t} = k * 4u + {}u;\n\
-             \x20   let i{t} = source_row(min(rel{t} / {s}u, last));\n\
-             \x20   let ok{t} = rel{t} < total && i{t} != 0xffffffffu;\n",
-            t * unit
-        );
+    for q in 0..per_invocation {
+        body += &format!("    let k{q} = k + {}u;\n", q * WORKGROUP);
+        for t in 0..units {
+            body += &format!(
+                "    let rel{q}_{t} = k{q} * 4u + {}u;\n\
+                 \x20   let i{q}_{t} = source_row(min(rel{q}_{t} / {s}u, last));\n\
+                 \x20   let ok{q}_{t} = rel{q}_{t} < total && i{q}_{t} != 0xffffffffu;\n",
+                t * unit
+            );
+        }
     }
-    for t in 0..units {
-        body += &format!(
-            "    let a{t} = select(0u, param(2u) + i{t} * {}u + rel{t} % {s}u, ok{t});\n",
-            source.byte_stride()
-        );
+    for q in 0..per_invocation {
+        for t in 0..units {
+            body += &format!(
+                "    let a{q}_{t} = select(0u, param(2u) + i{q}_{t} * {}u + rel{q}_{t} % {s}u, ok{q}_{t});\n",
+                source.byte_stride()
+            );
+        }
     }
-    body += "    var v = 0u;\n    var mine = 0u;\n";
-    for t in 0..units {
-        let shift = t * unit * 8;
-        body += &format!(
-            "    v |= select(0u, unit_at(a{t}), ok{t}) << {shift}u;\n\
-             \x20   mine |= select(0u, {mask} << {shift}u, ok{t});\n"
-        );
+    for q in 0..per_invocation {
+        body += &format!("    var v{q} = 0u;\n    var mine{q} = 0u;\n");
+        for t in 0..units {
+            let shift = t * unit * 8;
+            body += &format!(
+                "    v{q} |= select(0u, unit_at(a{q}_{t}), ok{q}_{t}) << {shift}u;\n\
+                 \x20   mine{q} |= select(0u, {mask} << {shift}u, ok{q}_{t});\n"
+            );
+        }
     }
-    let store = if merge {
-        "    if (mine != 0u) { out[w] = (out[w] & ~mine) | v; }\n"
-    } else {
-        "    out[w] = v;\n"
-    };
+    for q in 0..per_invocation {
+        let w = format!("(param(3u) >> 2u) + k{q}");
+        body += &if merge {
+            format!("    if (mine{q} != 0u) {{ out[{w}] = (out[{w}] & ~mine{q}) | v{q}; }}\n")
+        } else {
+            format!("    if (k{q} * 4u < total) {{ out[{w}] = v{q}; }}\n")
+        };
+    }
     wgsl += &format!(
         "@compute @workgroup_size({WORKGROUP})\n\
          fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n\
                  @builtin(local_invocation_index) lid: u32) {{\n\
-         \x20   let k = group_index(wid, nwg) * {WORKGROUP}u + lid;\n\
+         \x20   let k = group_index(wid, nwg) * {span}u + lid;\n\
          \x20   let total = param(0u) * {s}u;\n\
          \x20   if (k * 4u >= total) {{ return; }}\n\
          \x20   let last = param(0u) - 1u;\n\
-         \x20   let w = (param(3u) >> 2u) + k;\n\
-         {body}{store}\
-         }}\n"
+         {body}\
+         }}\n",
+        span = u64::from(per_invocation) * u64::from(WORKGROUP),
     );
     wgsl
 }
 
-/// Workgroups of a sub-word gather over `rows` rows of `row_bytes`: one invocation per output
-/// word.
-pub(crate) fn gather_workgroups(rows: u64, row_bytes: u64) -> u64 {
+/// Workgroups of a sub-word gather over `rows` rows of `row_bytes`, `per_invocation` output
+/// words per invocation.
+pub(crate) fn gather_workgroups(rows: u64, row_bytes: u64, per_invocation: u32) -> u64 {
     (rows * row_bytes)
         .div_ceil(4)
-        .div_ceil(u64::from(WORKGROUP))
+        .div_ceil(u64::from(per_invocation) * u64::from(WORKGROUP))
+}
+
+/// Output words per step of the sub-word compaction (`per_step`, default 2) or per invocation of
+/// the sub-word gather (default 1): `OpsConfig::rows_per_thread` when set, at most 4.
+pub(crate) fn words_per_invocation(config: &crate::ops::OpsConfig, default: u32) -> u32 {
+    config.rows_per_thread.map_or(default, |g| g.clamp(1, 4))
 }
 
 #[cfg(test)]
@@ -360,7 +387,11 @@ mod tests {
                 src_stride: stride,
                 unit,
             };
-            for wgsl in [compact_kernel(shape, scan), compact_edge_kernel(shape)] {
+            for wgsl in [
+                compact_kernel(shape, scan, 1),
+                compact_kernel(shape, scan, 4),
+                compact_edge_kernel(shape),
+            ] {
                 let module = naga::front::wgsl::parse_str(&wgsl)
                     .unwrap_or_else(|e| panic!("{}\n{wgsl}", e.emit_to_string(&wgsl)));
                 naga::valid::Validator::new(
