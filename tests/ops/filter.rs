@@ -500,3 +500,263 @@ fn prefix_sums_of_every_integer_format() {
         Err(OpError::UnsupportedFormat { .. })
     ));
 }
+
+/// One-, two- and three-byte rows and their unit sizes: the formats whose compaction and gather
+/// assemble output words from several rows.
+pub(crate) const SUB_WORD: [VertexFormat; 12] = [
+    VertexFormat::Uint8,
+    VertexFormat::Sint8,
+    VertexFormat::Unorm8,
+    VertexFormat::Snorm8,
+    VertexFormat::Uint16,
+    VertexFormat::Sint16,
+    VertexFormat::Unorm16,
+    VertexFormat::Float16,
+    VertexFormat::Unorm8x2,
+    VertexFormat::Uint8x2,
+    VertexFormat::Sint8x2,
+    VertexFormat::Snorm8x2,
+];
+
+/// A mask whose 8192-row blocks (a compaction workgroup's) each keep nothing, one to five rows
+/// (near either end or anywhere), everything, or a random share: block boundaries then fall at
+/// every byte of an output word, with empty blocks between them.
+pub(crate) fn blocky_mask(rng: &mut Rng, length: u64) -> Vec<bool> {
+    let mut out = Vec::with_capacity(length as usize);
+    while (out.len() as u64) < length {
+        let n = (length - out.len() as u64).min(8192) as usize;
+        let mut block = vec![false; n];
+        match rng.below(6) {
+            0 => {}
+            1 | 2 => {
+                for _ in 0..=rng.below(5) {
+                    let at = match rng.below(3) {
+                        0 => rng.below(8) as usize,
+                        1 => n.saturating_sub(1 + rng.below(8) as usize),
+                        _ => rng.below(n as u64) as usize,
+                    };
+                    block[at.min(n - 1)] = true;
+                }
+            }
+            3 => block.iter_mut().for_each(|k| *k = true),
+            _ => {
+                let share = 1 + rng.below(99);
+                block.iter_mut().for_each(|k| *k = rng.below(100) < share);
+            }
+        }
+        out.extend(block);
+    }
+    out
+}
+
+/// Compacts `length` rows of each of `formats` (random bytes, each column at a random offset
+/// and stride of its unit) by `bools`, in one call, against filtering on the host.
+fn check_sub_word_compaction(
+    gpu: &Gpu,
+    rng: &mut Rng,
+    formats: &[VertexFormat],
+    bools: &[bool],
+    spread: u64,
+) {
+    let length = bools.len() as u64;
+    let columns: Vec<(Vec<u8>, VertexFormat, u64, u64)> = formats
+        .iter()
+        .map(|&format| {
+            let unit = format.byte_length() / u64::from(format.components());
+            let offset = unit * rng.below(4);
+            let stride = format.byte_length() + unit * rng.below(spread + 1);
+            let bytes = rng.bytes((offset + length * stride + 4) as usize);
+            (bytes, format, offset, stride)
+        })
+        .collect();
+    let buffers: Vec<wgpu::Buffer> = columns.iter().map(|c| upload(gpu, &c.0)).collect();
+    let views: Vec<GpuDataView<'_>> = columns
+        .iter()
+        .zip(&buffers)
+        .map(|(c, b)| view_at(b, c.1, length, c.2, Some(c.3)))
+        .collect();
+    let mask = GpuMask::from_bools(gpu, bools).unwrap();
+    let out = ops::compact(gpu, &mask, &views).unwrap();
+    let kept = bools.iter().filter(|&&k| k).count() as u64;
+    assert_eq!(out.kept, kept);
+    for ((bytes, format, offset, stride), data) in columns.iter().zip(&out.columns) {
+        let size = format.byte_length() as usize;
+        let expected: Vec<u8> = (0..length as usize)
+            .filter(|&r| bools[r])
+            .flat_map(|r| {
+                let at = *offset as usize + r * *stride as usize;
+                bytes[at..at + size].to_vec()
+            })
+            .collect();
+        assert_eq!(format_of(data), *format);
+        assert_eq!(
+            data.read_bytes(gpu).unwrap(),
+            expected,
+            "{length} rows of {format} at offset {offset}, stride {stride}, {kept} kept"
+        );
+    }
+}
+
+#[test]
+fn sub_word_compaction_equals_the_host_at_every_size() {
+    let gpu = fresh_gpu();
+    let mut rng = Rng::new(35);
+    let mut lengths = vec![
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 31, 32, 33, 255, 256, 257, 1023,
+    ];
+    lengths.extend((0..6).map(|_| 1 + rng.below(3000)));
+    lengths.extend([8191, 8192, 8193, 3 * 8192 + 5]);
+    for (i, &length) in lengths.iter().enumerate() {
+        // Every format in every third length, with a random density or block pattern.
+        let formats: Vec<VertexFormat> = SUB_WORD.iter().copied().skip(i % 3).step_by(3).collect();
+        let share = rng.below(101);
+        let bools: Vec<bool> = if length > 4096 && i % 2 == 0 {
+            blocky_mask(&mut rng, length)
+        } else {
+            (0..length).map(|_| rng.below(100) < share).collect()
+        };
+        check_sub_word_compaction(&gpu, &mut rng, &formats, &bools, 2);
+    }
+}
+
+#[test]
+fn sub_word_compaction_meets_at_block_boundaries() {
+    // Many blocks keeping 0 to 5 rows, a random share or all: each block-boundary word is put
+    // together from up to four blocks' rows.
+    let gpu = fresh_gpu();
+    let mut rng = Rng::new(36);
+    for round in 0..4 {
+        let length = 40 * 8192 + rng.below(8192);
+        let bools = blocky_mask(&mut rng, length);
+        let formats = [SUB_WORD[round], SUB_WORD[4 + round], SUB_WORD[8 + round]];
+        check_sub_word_compaction(&gpu, &mut rng, &formats, &bools, 1);
+    }
+    // Blocks that keep exactly one row each, then exactly three.
+    for each in [1, 3] {
+        let bools: Vec<bool> = (0..20 * 8192).map(|r| r % 8192 < each).collect();
+        check_sub_word_compaction(&gpu, &mut rng, &SUB_WORD[..2], &bools, 0);
+        let bools: Vec<bool> = (0..20 * 8192).map(|r| r % 8192 >= 8192 - each).collect();
+        check_sub_word_compaction(&gpu, &mut rng, &[VertexFormat::Unorm8x2], &bools, 0);
+    }
+}
+
+#[test]
+fn sub_word_compaction_splits_into_runs_at_any_byte() {
+    // 1 MiB bindings and rows 61 or 62 bytes apart: runs of 16,384 rows, each writing its output
+    // from a byte that is rarely a word boundary, and meeting the next run inside a word.
+    let gpu = small();
+    let mut rng = Rng::new(37);
+    for format in [
+        VertexFormat::Uint8,
+        VertexFormat::Float16,
+        VertexFormat::Snorm8x2,
+    ] {
+        let length = 150_000 + rng.below(1000);
+        let bools = blocky_mask(&mut rng, length);
+        let unit = format.byte_length() / u64::from(format.components());
+        let stride = (61 / unit) * unit + unit;
+        let bytes = rng.bytes((length * stride + 8) as usize);
+        let buffer = upload(&gpu, &bytes);
+        let v = view_at(&buffer, format, length, unit, Some(stride));
+        let mask = GpuMask::from_bools(&gpu, &bools).unwrap();
+        let plan = ops::plan_compact(&gpu, &mask, &[v], &ops::OpsConfig::default()).unwrap();
+        assert!(plan.dispatches() >= 10, "{} dispatches", plan.dispatches());
+        let out = plan.run(&gpu).unwrap();
+        let size = format.byte_length() as usize;
+        let expected: Vec<u8> = (0..length as usize)
+            .filter(|&r| bools[r])
+            .flat_map(|r| {
+                let at = (unit + r as u64 * stride) as usize;
+                bytes[at..at + size].to_vec()
+            })
+            .collect();
+        assert_eq!(
+            out.columns[0].read_bytes(&gpu).unwrap(),
+            expected,
+            "{format}"
+        );
+    }
+}
+
+#[test]
+fn sub_word_kernels_take_one_to_four_words_per_invocation() {
+    // `rows_per_thread` sets the output words an invocation of the sub-word compaction takes per
+    // step and of the sub-word gather in all (1 to 4); every choice gives the same bytes.
+    let gpu = fresh_gpu();
+    let mut rng = Rng::new(38);
+    for words in [1, 3, 4] {
+        let config = ops::OpsConfig {
+            rows_per_thread: Some(words),
+            ..ops::OpsConfig::default()
+        };
+        for (format, length) in [
+            (VertexFormat::Uint8, 5 * 8192 + 77),
+            (VertexFormat::Unorm8x2, 3 * 8192 + 1),
+            (VertexFormat::Sint8, 1001),
+        ] {
+            let bools = blocky_mask(&mut rng, length);
+            let bytes = rng.bytes(length as usize * 2 + 8);
+            let buffer = upload(&gpu, &bytes);
+            let stride = format.byte_length();
+            let v = view_at(&buffer, format, length, 0, Some(stride));
+            let mask = GpuMask::from_bools(&gpu, &bools).unwrap();
+            let out = ops::plan_compact(&gpu, &mask, &[v], &config)
+                .unwrap()
+                .run(&gpu)
+                .unwrap();
+            let size = stride as usize;
+            let expected: Vec<u8> = (0..length as usize)
+                .filter(|&r| bools[r])
+                .flat_map(|r| bytes[r * size..(r + 1) * size].to_vec())
+                .collect();
+            assert_eq!(
+                out.columns[0].read_bytes(&gpu).unwrap(),
+                expected,
+                "compact {format}, {words} words"
+            );
+            let ids: Vec<u32> = (0..length / 3 + 5)
+                .map(|_| rng.below(length + 3) as u32)
+                .collect();
+            let id_bytes: Vec<u8> = ids.iter().flat_map(|i| i.to_le_bytes()).collect();
+            let id_buffer = upload(&gpu, &id_bytes);
+            let gathered = ops::plan_gather(
+                &gpu,
+                view(&id_buffer, VertexFormat::Uint32, ids.len() as u64),
+                v,
+                &config,
+            )
+            .unwrap()
+            .run(&gpu)
+            .unwrap();
+            let expected: Vec<u8> = ids
+                .iter()
+                .flat_map(|&i| match i as u64 {
+                    i if i < length => bytes[i as usize * size..(i as usize + 1) * size].to_vec(),
+                    _ => vec![0; size],
+                })
+                .collect();
+            assert_eq!(
+                gathered.read_bytes(&gpu).unwrap(),
+                expected,
+                "gather {format}, {words} words"
+            );
+        }
+    }
+}
+
+#[test]
+fn sub_word_compaction_keeps_every_row_of_full_masks() {
+    // Every row kept: each invocation fills every output word it owns (a table filter's
+    // "all" mask over batches of these sizes once lost the second word of each step).
+    let gpu = fresh_gpu();
+    let mut rng = Rng::new(39);
+    for length in [37u64, 999, 1000, 1001, 1024, 2500, 2 * 8192 + 3] {
+        let bools = vec![true; length as usize];
+        let formats = [
+            VertexFormat::Sint16,
+            VertexFormat::Sint8,
+            VertexFormat::Unorm8x2,
+        ];
+        check_sub_word_compaction(&gpu, &mut rng, &formats, &bools, 1);
+    }
+}

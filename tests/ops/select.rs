@@ -213,27 +213,57 @@ pub(crate) fn check_gather(
     let offset = align * rng.below(3);
     let stride = format.byte_length().next_multiple_of(4) + 4 * rng.below(2);
     let source = special_rows(rng, format, source_len, offset, stride);
+    gather_against_the_reference(
+        gpu,
+        rng,
+        ids_format,
+        n,
+        &source,
+        format,
+        source_len,
+        (offset, stride),
+    );
+}
+
+/// Gathers `n` rows at random indices of `ids_format` from `source_len` rows of `format` in
+/// `source` (at `offset`, `stride` apart), against the CPU reference; returns the dispatches
+/// the gather took.
+#[allow(clippy::too_many_arguments)]
+fn gather_against_the_reference(
+    gpu: &Gpu,
+    rng: &mut Rng,
+    ids_format: VertexFormat,
+    n: u64,
+    source: &[u8],
+    format: VertexFormat,
+    source_len: u64,
+    (offset, stride): (u64, u64),
+) -> usize {
     let ids = random_ids(rng, ids_format, n, source_len);
-    let (sb, ib) = (upload(gpu, &source), upload(gpu, &ids));
+    let (sb, ib) = (upload(gpu, source), upload(gpu, &ids));
     let expected = cpu::gather(
         HostInput::new(&ids, ids_format, n),
-        HostInput::new(&source, format, source_len)
+        HostInput::new(source, format, source_len)
             .with_byte_offset(offset)
             .with_byte_stride(stride),
     )
     .unwrap();
-    let out = ops::gather(
+    let plan = ops::plan_gather(
         gpu,
         view(&ib, ids_format, n),
         view_at(&sb, format, source_len, offset, Some(stride)),
+        &ops::OpsConfig::default(),
     )
     .unwrap();
+    let dispatches = plan.dispatches();
+    let out = plan.run(gpu).unwrap();
     assert_eq!(format_of(&out), format);
     assert_eq!(
         read(gpu, &out),
         expected.bytes(),
-        "gather {n} {ids_format} ids from {source_len} {format}"
+        "gather {n} {ids_format} ids from {source_len} {format} at offset {offset}, stride {stride}"
     );
+    dispatches
 }
 
 #[test]
@@ -438,4 +468,85 @@ fn segmented_map_checks_its_starts_as_luma_does() {
         ops::segmented_map(&gpu, view(&buffer, VertexFormat::Float32, 1), 1),
         Err(OpError::UnsupportedFormat { .. })
     ));
+}
+
+/// Gathers `n` rows of `format` (at a random offset of its unit, `slack` units apart beyond
+/// the row, or a random 0 to 3) from `source_len` rows at random indices of `ids_format`,
+/// against the CPU reference; returns the dispatches it took.
+fn check_sub_word_gather(
+    gpu: &Gpu,
+    rng: &mut Rng,
+    ids_format: VertexFormat,
+    format: VertexFormat,
+    n: u64,
+    source_len: u64,
+    slack: Option<u64>,
+) -> usize {
+    let unit = format.byte_length() / u64::from(format.components());
+    let offset = unit * rng.below(4);
+    let stride = format.byte_length() + unit * slack.unwrap_or_else(|| rng.below(4));
+    let source = rng.bytes((offset + source_len * stride + 4) as usize);
+    gather_against_the_reference(
+        gpu,
+        rng,
+        ids_format,
+        n,
+        &source,
+        format,
+        source_len,
+        (offset, stride),
+    )
+}
+
+#[test]
+fn sub_word_gather_equals_the_cpu_reference_at_every_size() {
+    let gpu = fresh_gpu();
+    let mut rng = Rng::new(21);
+    let ids = [
+        VertexFormat::Uint32,
+        VertexFormat::Uint16,
+        VertexFormat::Sint8,
+        VertexFormat::Float32,
+    ];
+    let mut sizes = vec![0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 255, 256, 257, 1023, 1025];
+    sizes.extend((0..4).map(|_| 1 + rng.below(5000)));
+    for (i, &n) in sizes.iter().enumerate() {
+        for (j, &format) in crate::filter::SUB_WORD.iter().enumerate() {
+            let ids_format = ids[(i + j) % ids.len()];
+            let source_len = 1 + rng.below(2 * n + 10);
+            check_sub_word_gather(&gpu, &mut rng, ids_format, format, n, source_len, None);
+        }
+    }
+}
+
+#[test]
+fn sub_word_gather_splits_sources_and_indices() {
+    // 1 MiB bindings: a source of 200,000 rows 6 or 7 bytes apart is bound in two parts (each
+    // part's dispatch merges its rows into words the other wrote), 300,000 uint32 indices in
+    // two runs.
+    let gpu = small();
+    let mut rng = Rng::new(22);
+    for format in [
+        VertexFormat::Uint8,
+        VertexFormat::Float16,
+        VertexFormat::Unorm8x2,
+    ] {
+        let unit = format.byte_length() / u64::from(format.components());
+        let n = 300_000 + rng.below(100);
+        let source_len = 200_000;
+        let slack = Some((7 - format.byte_length()) / unit);
+        let dispatches = check_sub_word_gather(
+            &gpu,
+            &mut rng,
+            VertexFormat::Uint32,
+            format,
+            n,
+            source_len,
+            slack,
+        );
+        assert_eq!(
+            dispatches, 4,
+            "{format}: two parts of the source, two runs of indices"
+        );
+    }
 }

@@ -688,7 +688,7 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
             cases.extend(crate::aggregate::build(gpu, other, size, all)?);
         }
         other if crate::select::NAMES.contains(&other) => {
-            cases.extend(crate::select::build(gpu, other, size)?);
+            cases.extend(crate::select::build(gpu, other, size, all)?);
         }
         other if decode::NAMES.contains(&other) => cases.extend(decode::build(gpu)?),
         other => return elementwise::build(gpu, other, size),

@@ -144,8 +144,24 @@ fn bytes_all(gpu: &Gpu, buffer: &wgpu::Buffer, len: u64) -> Result<Vec<u8>, Stri
     read_range(gpu, buffer, 0, len)
 }
 
-/// Builds the cases of group `name` over `size` bytes.
-pub fn build(gpu: &Gpu, name: &str, size: u64) -> Result<Vec<Case>, String> {
+/// The sub-word kernels' words per invocation to time besides the default (with `--variants`):
+/// `rows_per_thread` 1 to 4.
+fn word_variants(all: bool, default: u32) -> Vec<(String, OpsConfig)> {
+    let mut v = vec![(String::new(), OpsConfig::default())];
+    if all {
+        for words in [1, 2, 4].into_iter().filter(|&w| w != default) {
+            let config = OpsConfig {
+                rows_per_thread: Some(words),
+                ..OpsConfig::default()
+            };
+            v.push((format!(" w{words}"), config));
+        }
+    }
+    v
+}
+
+/// Builds the cases of group `name` over `size` bytes (`all`: with tuning variants).
+pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, String> {
     let mut cases = Vec::new();
     match name {
         "read_vec4_256" => {
@@ -280,7 +296,7 @@ pub fn build(gpu: &Gpu, name: &str, size: u64) -> Result<Vec<Case>, String> {
             }
         }
         "compact_sub" => {
-            // Sub-word rows (copied byte by byte into atomic words): a 256 MiB uint8 or uint16
+            // Sub-word rows (several rows to an output word): a 256 MiB uint8 or uint16
             // column at 50%, kept by `x < half` over its own random bits.
             for (label, format, half) in [
                 ("compact_u8_50", VertexFormat::Uint8, 128u32),
@@ -291,37 +307,41 @@ pub fn build(gpu: &Gpu, name: &str, size: u64) -> Result<Vec<Case>, String> {
                 let src = alloc(gpu, bytes, 57, Some(Fill::Bits))?;
                 let mask = ops::mask(gpu, &Predicate::less(view(&src, format, n)?, half))
                     .map_err(|e| e.to_string())?;
-                let plan =
-                    ops::plan_compact(gpu, &mask, &[view(&src, format, n)?], &OpsConfig::default())
+                let mask = std::sync::Arc::new(mask);
+                for (variant, config) in word_variants(all, 2) {
+                    let (mask, src) = (mask.clone(), src.clone());
+                    let label = format!("{label}{variant}");
+                    let plan = ops::plan_compact(gpu, &mask, &[view(&src, format, n)?], &config)
                         .map_err(|e| e.to_string())?;
-                let kept = plan.output().kept;
-                let detail = format!(
-                    "[{} dispatches, {kept} of {n} rows kept]",
-                    plan.dispatches()
-                );
-                let out = plan.output().columns[0].buffer().clone();
-                let moved = plan.bytes_moved();
-                let verify = Box::new(move |gpu: &Gpu| -> Result<(), String> {
-                    let keep = mask.read(gpu).map_err(|e| e.to_string())?;
-                    let input = bytes_all(gpu, &src, bytes)?;
-                    let (want, k) = cpu::compact(&keep, &[HostInput::new(&input, format, n)])
-                        .map_err(|e| e.to_string())?;
-                    let got = bytes_all(gpu, &out, k * format.byte_length())?;
-                    (got == want[0].bytes())
-                        .then_some(())
-                        .ok_or("compacted rows differ from the CPU reference".to_owned())
-                });
-                cases.push(Case::new(
-                    label.to_owned(),
-                    moved,
-                    Work::Pass(Box::new(move |pass| plan.encode(pass))),
-                    detail,
-                    Some(verify),
-                ));
+                    let kept = plan.output().kept;
+                    let detail = format!(
+                        "[{} dispatches, {kept} of {n} rows kept]",
+                        plan.dispatches()
+                    );
+                    let out = plan.output().columns[0].buffer().clone();
+                    let moved = plan.bytes_moved();
+                    let verify = Box::new(move |gpu: &Gpu| -> Result<(), String> {
+                        let keep = mask.read(gpu).map_err(|e| e.to_string())?;
+                        let input = bytes_all(gpu, &src, bytes)?;
+                        let (want, k) = cpu::compact(&keep, &[HostInput::new(&input, format, n)])
+                            .map_err(|e| e.to_string())?;
+                        let got = bytes_all(gpu, &out, k * format.byte_length())?;
+                        (got == want[0].bytes())
+                            .then_some(())
+                            .ok_or("compacted rows differ from the CPU reference".to_owned())
+                    });
+                    cases.push(Case::new(
+                        label,
+                        moved,
+                        Work::Pass(Box::new(move |pass| plan.encode(pass))),
+                        detail,
+                        Some(verify),
+                    ));
+                }
             }
         }
         "gather_sub" => {
-            // Sub-word rows gathered byte by byte: 32 Mi random uint32 indices into 32 Mi rows
+            // Sub-word rows gathered a word at a time: 32 Mi random uint32 indices into 32 Mi rows
             // of uint8 or uint16.
             let n = (size / 32).next_power_of_two();
             let ids = random_ids(gpu, n)?;
@@ -331,37 +351,41 @@ pub fn build(gpu: &Gpu, name: &str, size: u64) -> Result<Vec<Case>, String> {
             ] {
                 let row = format.byte_length();
                 let src = alloc(gpu, n * row, 61, Some(Fill::Bits))?;
-                let plan = ops::plan_gather(
-                    gpu,
-                    view(&ids, VertexFormat::Uint32, n)?,
-                    view(&src, format, n)?,
-                    &OpsConfig::default(),
-                )
-                .map_err(|e| e.to_string())?;
-                let out = plan.output().buffer().clone();
-                let detail = detail(&plan);
-                let ids = ids.clone();
-                let verify = Box::new(move |gpu: &Gpu| -> Result<(), String> {
-                    let k = n.min(65536);
-                    let id = bytes_all(gpu, &ids, k * 4)?;
-                    let source = bytes_all(gpu, &src, n * row)?;
-                    let want = cpu::gather(
-                        HostInput::new(&id, VertexFormat::Uint32, k),
-                        HostInput::new(&source, format, n),
+                for (variant, config) in word_variants(all, 1) {
+                    let src = src.clone();
+                    let label = format!("{label}{variant}");
+                    let plan = ops::plan_gather(
+                        gpu,
+                        view(&ids, VertexFormat::Uint32, n)?,
+                        view(&src, format, n)?,
+                        &config,
                     )
                     .map_err(|e| e.to_string())?;
-                    let got = bytes_all(gpu, &out, k * row)?;
-                    (got == want.bytes())
-                        .then_some(())
-                        .ok_or("gathered rows differ from the CPU reference".to_owned())
-                });
-                cases.push(Case::new(
-                    label.to_owned(),
-                    n * 4 + 2 * n * row,
-                    Work::Pass(Box::new(move |pass| plan.encode(pass))),
-                    detail,
-                    Some(verify),
-                ));
+                    let out = plan.output().buffer().clone();
+                    let detail = detail(&plan);
+                    let ids = ids.clone();
+                    let verify = Box::new(move |gpu: &Gpu| -> Result<(), String> {
+                        let k = n.min(65536);
+                        let id = bytes_all(gpu, &ids, k * 4)?;
+                        let source = bytes_all(gpu, &src, n * row)?;
+                        let want = cpu::gather(
+                            HostInput::new(&id, VertexFormat::Uint32, k),
+                            HostInput::new(&source, format, n),
+                        )
+                        .map_err(|e| e.to_string())?;
+                        let got = bytes_all(gpu, &out, k * row)?;
+                        (got == want.bytes())
+                            .then_some(())
+                            .ok_or("gathered rows differ from the CPU reference".to_owned())
+                    });
+                    cases.push(Case::new(
+                        label,
+                        n * 4 + 2 * n * row,
+                        Work::Pass(Box::new(move |pass| plan.encode(pass))),
+                        detail,
+                        Some(verify),
+                    ));
+                }
             }
         }
         "compact" => {

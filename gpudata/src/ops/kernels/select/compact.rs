@@ -4,9 +4,12 @@
 //! A workgroup handles a block of 8192 rows (256 mask words): it scans its words' bit counts in
 //! workgroup memory, adds the block's offset (from [`scan`](super::scan)'s block offsets) and
 //! copies every kept row of every source to its place. In each of its 32 steps the workgroup
-//! handles 256 consecutive rows, so loads and stores of a warp are consecutive.
+//! handles 256 consecutive rows, so loads and stores of a warp are consecutive. That kernel
+//! moves rows of whole words or vectors; each source of sub-word rows (bytes that do not fill
+//! whole output words) is compacted by [`subword`]'s kernels instead, which store whole words.
 
 use super::rows::{self, RowCopy, Span, WORKGROUP};
+use super::subword;
 use crate::ops::OpError;
 use crate::ops::kernels::Planner;
 use crate::ops::kernels::dispatch::Dispatch;
@@ -105,17 +108,8 @@ fn kernel(sources: &[Source<'_>]) -> String {
                         );
                     }
                 }
-                RowCopy::Bytes(_) => {
-                    store += &format!(
-                        "            let {sa} = {src_addr};\n            {}",
-                        copy.wgsl(
-                            &format!("src{s}"),
-                            &sa,
-                            &format!("out{s}"),
-                            &format!("da{s}")
-                        )
-                    );
-                }
+                // Sub-word sources have kernels of their own (`plan` never passes one here).
+                RowCopy::Bytes(_) => {}
             }
         }
         stores += &format!(
@@ -131,7 +125,23 @@ fn kernel(sources: &[Source<'_>]) -> String {
          @compute @workgroup_size({WORKGROUP})\n\
          fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n\
                  @builtin(local_invocation_index) lid: u32) {{\n\
-         \x20   let group = group_index(wid, nwg);\n\
+         {scan}\
+         \x20   let block = offsets[param(2u) + group] - param(3u);\n\
+         \x20   for (var k = 0u; k < 32u; k += {unroll}u) {{\n\
+         {loads}{stores}\
+         \x20   }}\n\
+         }}\n",
+        scan = block_scan()
+    );
+    wgsl
+}
+
+/// The start of both compaction kernels: `group` (the block), `n` (rows of the run), the
+/// block's 256 mask words (bits past `n` cleared) in `words` and their inclusive prefix counts
+/// in `pre`.
+fn block_scan() -> String {
+    format!(
+        "    let group = group_index(wid, nwg);\n\
          \x20   let n = param(0u);\n\
          \x20   let wi = group * {WORKGROUP}u + lid;\n\
          \x20   var w = 0u;\n\
@@ -149,14 +159,8 @@ fn kernel(sources: &[Source<'_>]) -> String {
          \x20       workgroupBarrier();\n\
          \x20       pre[lid] = t;\n\
          \x20       workgroupBarrier();\n\
-         \x20   }}\n\
-         \x20   let block = offsets[param(2u) + group] - param(3u);\n\
-         \x20   for (var k = 0u; k < 32u; k += {unroll}u) {{\n\
-         {loads}{stores}\
-         \x20   }}\n\
-         }}\n"
-    );
-    wgsl
+         \x20   }}\n"
+    )
 }
 
 /// The compaction dispatches: rows `0..length` of `sources`, kept by `mask` (words, scanned
@@ -164,6 +168,10 @@ fn kernel(sources: &[Source<'_>]) -> String {
 /// `outputs` (packed rows of each source's `row_bytes`, zeroed). `kept_before(b)` is the word
 /// `b` of `offsets` (the rows kept before block `b`), read back by the caller for the first
 /// block of every run.
+///
+/// Sources whose rows move as whole words or vectors share one kernel; each source of sub-word
+/// rows has its own ([`subword`]): per run a dispatch over its blocks and, where block
+/// boundaries can fall inside a word, the edge pass after it.
 #[allow(clippy::too_many_arguments)] // One private call site.
 pub(crate) fn plan(
     planner: &Planner<'_>,
@@ -178,7 +186,31 @@ pub(crate) fn plan(
     if length == 0 || sources.is_empty() {
         return Ok(Vec::new());
     }
-    let wgsl = kernel(sources);
+    let copies = copies(sources);
+    let (mut wide, mut wide_outputs, mut subs) = (Vec::new(), Vec::new(), Vec::new());
+    let all_blocks = length.div_ceil(BLOCK_ROWS);
+    for ((source, output), copy) in sources.iter().zip(outputs).zip(&copies) {
+        if let RowCopy::Bytes(_) = copy {
+            let r = source.rows;
+            let shape = subword::Shape {
+                out_stride: source.out_stride,
+                row_bytes: r.row_bytes,
+                src_stride: r.stride,
+                unit: subword::unit(&[source.out_stride, r.row_bytes, r.offset, r.stride]),
+            };
+            let per_step = subword::words_per_invocation(&planner.config(), 2);
+            let main = subword::compact_kernel(shape, &block_scan(), per_step);
+            let edge = shape
+                .has_edges()
+                .then(|| subword::compact_edge_kernel(shape));
+            let ends = rows::output_buffer(planner, op, all_blocks * 8)?;
+            subs.push((source, output, main, edge, ends));
+        } else {
+            wide.push(*source);
+            wide_outputs.push(output);
+        }
+    }
+    let wgsl = (!wide.is_empty()).then(|| kernel(&wide));
     let limits = planner.device().limits();
     let align = rows::alignment(&limits);
     let spans: Vec<Span<'_>> = sources.iter().map(|s| s.rows).collect();
@@ -197,28 +229,70 @@ pub(crate) fn plan(
         let mask_from = first / 32 * 4;
         let m = rows::bind(mask, mask_from, mask_from + n.div_ceil(32) * 4, align);
         let o = Span::packed(offsets, 4).bind(op, block, blocks, align)?;
-        let mut params = vec![
+        let head = [
             rows::base32(op, n)?,
             rows::base32(op, m.base / 4)?,
             rows::base32(op, o.base / 4)?,
             rows::base32(op, before)?,
         ];
-        let mut bindings = vec![m, o];
-        let mut outs = Vec::with_capacity(sources.len());
-        for (source, output) in sources.iter().zip(outputs) {
+        if let Some(wgsl) = &wgsl {
+            let mut params = head.to_vec();
+            let mut bindings = vec![m, o];
+            let mut outs = Vec::with_capacity(wide.len());
+            for (source, output) in wide.iter().zip(&wide_outputs) {
+                let b = source.rows.bind(op, first, n, align)?;
+                params.push(rows::base32(op, b.base)?);
+                bindings.push(b);
+                let d = Span::packed(output, source.out_stride).bind(op, before, kept, align)?;
+                outs.push(d);
+            }
+            for d in outs {
+                params.push(rows::base32(op, d.base)?);
+                bindings.push(d);
+            }
+            dispatches.push(rows::dispatch(
+                planner, op, wgsl, &params, &bindings, blocks,
+            )?);
+        }
+        for (source, output, main, edge, ends) in &subs {
             let b = source.rows.bind(op, first, n, align)?;
-            params.push(rows::base32(op, b.base)?);
-            bindings.push(b);
             let d = Span::packed(output, source.out_stride).bind(op, before, kept, align)?;
-            outs.push(d);
+            let e = Span::packed(ends, 8).bind(op, block, blocks, align)?;
+            let mut params = head.to_vec();
+            params.extend([
+                rows::base32(op, b.base)?,
+                rows::base32(op, d.base)?,
+                rows::base32(op, e.base / 4)?,
+            ]);
+            dispatches.push(rows::dispatch(
+                planner,
+                op,
+                main,
+                &params,
+                &[m, o, b, d, e],
+                blocks,
+            )?);
+            if let Some(edge) = edge {
+                // The block offsets of every boundary of the run, its end's included.
+                let all = Span::packed(offsets, 4).bind(op, block, blocks + 1, align)?;
+                let params = [
+                    rows::base32(op, blocks)?,
+                    rows::base32(op, all.base / 4)?,
+                    rows::base32(op, before)?,
+                    rows::base32(op, d.base)?,
+                    rows::base32(op, kept)?,
+                    rows::base32(op, e.base / 4)?,
+                ];
+                dispatches.push(rows::dispatch(
+                    planner,
+                    op,
+                    edge,
+                    &params,
+                    &[all, e, d],
+                    (blocks + 1).div_ceil(u64::from(WORKGROUP)),
+                )?);
+            }
         }
-        for d in outs {
-            params.push(rows::base32(op, d.base)?);
-            bindings.push(d);
-        }
-        dispatches.push(rows::dispatch(
-            planner, op, &wgsl, &params, &bindings, blocks,
-        )?);
     }
     Ok(dispatches)
 }

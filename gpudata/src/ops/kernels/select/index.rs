@@ -1,11 +1,13 @@
 //! Kernels that compute or follow row indices: `gather` (rows of a source at the indices of
 //! another column, zero rows for invalid indices), `sequence` (`start + i × step`) and
 //! `segmented_map` (each vertex's segment and its index in it, by binary search over the
-//! segment starts). One invocation per output row; runs of rows when the indices or the output
+//! segment starts). One invocation per output row (per output word for a gather of sub-word
+//! rows, [`subword`]); runs of rows when the indices or the output
 //! exceed one binding; a gather's source in parts, one dispatch each (the segment starts are
 //! bound whole).
 
 use super::rows::{self, RowCopy, Span, WORKGROUP};
+use super::subword;
 use crate::data::GpuDataView;
 use crate::format::codec::unit_byte_length;
 use crate::format::{DataType, VertexFormat, wgsl_codec};
@@ -77,14 +79,32 @@ pub(crate) fn gather(
     let align = rows::alignment(&limits);
     // Per range of the source: its kernel (how a row is copied depends on its offset and
     // stride), its rows and its parts, each part's first row counted among all the rows.
+    let mut ranges = Vec::with_capacity(sources.len());
+    for source in sources {
+        let span = Span::of(source);
+        ranges.push((
+            source,
+            rows::runs(op, &limits, source.length(), 1, &[span], &[])?,
+        ));
+    }
+    // Sub-word rows are written a whole output word at a time: where the source is bound in
+    // several parts, each part's dispatch merges its rows into the words the others wrote.
+    let merge = ranges.iter().map(|(_, runs)| runs.len()).sum::<usize>() > 1;
+    let per_word = subword::words_per_invocation(&planner.config(), 1);
     let mut parts = Vec::new();
     let mut first_row = 0u64;
-    for source in sources {
+    for (source, runs) in ranges {
         let copy = RowCopy::choose(row_bytes, source.byte_offset(), source.byte_stride());
-        let wgsl = gather_kernel(ids, source, copy);
+        let sub = matches!(copy, RowCopy::Bytes(_));
+        let wgsl = if sub {
+            let unit = subword::unit(&[row_bytes, source.byte_offset(), source.byte_stride()]);
+            subword::gather_kernel(ids, source, unit, &index_of(ids.format()), merge, per_word)
+        } else {
+            gather_kernel(ids, source, copy)
+        };
         let span = Span::of(source);
-        for (part, part_rows) in rows::runs(op, &limits, source.length(), 1, &[span], &[])? {
-            parts.push((wgsl.clone(), span, part, first_row + part, part_rows));
+        for (part, part_rows) in runs {
+            parts.push((wgsl.clone(), sub, span, part, first_row + part, part_rows));
         }
         first_row += source.length();
     }
@@ -101,7 +121,7 @@ pub(crate) fn gather(
     )? {
         let a = id_span.bind(op, first, n, align)?;
         let c = out_span.bind(op, first, n, align)?;
-        for (wgsl, span, part, part_first, part_rows) in &parts {
+        for (wgsl, sub, span, part, part_first, part_rows) in &parts {
             let src = span.bind(op, *part, *part_rows, align)?;
             let params = [
                 rows::base32(op, n)?,
@@ -112,13 +132,22 @@ pub(crate) fn gather(
                 rows::base32(op, *part_first)?,
                 rows::base32(op, *part_rows)?,
             ];
+            let workgroups = if *sub {
+                // Runs of indices start at multiples of WORKGROUP rows: at whole words.
+                if !c.base.is_multiple_of(4) {
+                    return Err(OpError::Overflow { op, input: 0 });
+                }
+                subword::gather_workgroups(n, row_bytes, per_word)
+            } else {
+                n.div_ceil(u64::from(WORKGROUP))
+            };
             dispatches.push(rows::dispatch(
                 planner,
                 op,
                 wgsl,
                 &params,
                 &[a, src, c],
-                n.div_ceil(u64::from(WORKGROUP)),
+                workgroups,
             )?);
         }
     }

@@ -11,3 +11,4 @@ pub(crate) mod primitives;
 pub(crate) mod reduce;
 pub(crate) mod rows;
 pub(crate) mod scan;
+pub(crate) mod subword;

@@ -186,7 +186,7 @@ pub(crate) fn runs(
 }
 
 /// The binding declaration of binding `index` (1-based; 0 is the uniform) named `name`, of
-/// `u32` words, `vec4<u32>` chunks or atomic words.
+/// `u32` words or `vec4<u32>` chunks.
 pub(crate) fn binding_decl(index: usize, name: &str, element: &str, writable: bool) -> String {
     let access = if writable { "read_write" } else { "read" };
     format!("@group(0) @binding({index}) var<storage, {access}> {name}: array<{element}>;\n")
@@ -225,7 +225,8 @@ pub(crate) enum RowCopy {
     Chunks(u64),
     /// Whole words: both sides word-aligned, rows a multiple of 4 bytes.
     Words(u64),
-    /// Byte by byte into atomic words (OR-ed into a zeroed output).
+    /// In units of 1, 2 or 4 bytes, each output word assembled whole by one invocation
+    /// ([`subword`](super::subword)'s kernels; [`RowCopy::wgsl`] gives nothing for it).
     Bytes(u64),
 }
 
@@ -259,8 +260,7 @@ impl RowCopy {
     pub(crate) fn output_element(self) -> &'static str {
         match self {
             RowCopy::Chunks(_) => "vec4<u32>",
-            RowCopy::Words(_) => "u32",
-            RowCopy::Bytes(_) => "atomic<u32>",
+            RowCopy::Words(_) | RowCopy::Bytes(_) => "u32",
         }
     }
 
@@ -274,11 +274,7 @@ impl RowCopy {
             RowCopy::Words(n) => format!(
                 "for (var j = 0u; j < {n}u; j++) {{ {to}[({dst} >> 2u) + j] = {from}[({src} >> 2u) + j]; }}\n"
             ),
-            RowCopy::Bytes(n) => format!(
-                "for (var j = 0u; j < {n}u; j++) {{ let s = {src} + j; let d = {dst} + j; \
-                 let byte = ({from}[s >> 2u] >> ((s & 3u) * 8u)) & 0xffu; \
-                 atomicOr(&{to}[d >> 2u], byte << ((d & 3u) * 8u)); }}\n"
-            ),
+            RowCopy::Bytes(_) => String::new(),
         }
     }
 }
