@@ -18,6 +18,11 @@ pub enum ArithmeticOp {
     Multiply,
     /// `a / b` (integer division truncates; integer division by zero gives 0).
     Divide,
+    /// `a % b`: the remainder of the truncating division, with the sign of `a` (JavaScript's
+    /// and Rust's `%`; floats as `fmod`, exact); integer `a % 0` gives 0. In an integer
+    /// computation a literal must be an integer of the computation's range, NaN or infinite
+    /// (those give 0).
+    Remainder,
 }
 
 impl ArithmeticOp {
@@ -29,6 +34,7 @@ impl ArithmeticOp {
             ArithmeticOp::Subtract => "subtract",
             ArithmeticOp::Multiply => "multiply",
             ArithmeticOp::Divide => "divide",
+            ArithmeticOp::Remainder => "remainder",
         }
     }
 
@@ -39,6 +45,7 @@ impl ArithmeticOp {
             ArithmeticOp::Subtract => "-",
             ArithmeticOp::Multiply => "*",
             ArithmeticOp::Divide => "/",
+            ArithmeticOp::Remainder => "%",
         }
     }
 }

@@ -104,9 +104,11 @@ mod deinterleave;
 mod elementwise;
 mod error;
 mod exact;
+mod expr;
 mod extent;
 mod family;
 mod fround;
+mod fused;
 #[cfg(feature = "arrow")]
 pub(crate) use fround::fround_output;
 mod gather;
@@ -135,10 +137,12 @@ pub use arithmetic::{add, arithmetic, divide, multiply, plan_arithmetic, subtrac
 pub use deinterleave::{
     deinterleave, deinterleave_views, plan_deinterleave, plan_deinterleave_views,
 };
+pub use expr::{Expr, col, lit};
 pub use family::{ArithmeticOp, MathOp};
 #[cfg(feature = "arrow")]
 pub use fround::fround_arrow;
 pub use fround::{fround, fround_f64, plan_fround};
+pub use fused::{evaluate, plan_evaluate};
 pub use input::{IntoOperand, Literal, Operand, OperandOf};
 pub use interleave::{interleave, plan_interleave};
 pub use lanes::{
