@@ -87,6 +87,11 @@ fn binary(compute: Compute, op: ArithmeticOp, a: &str, b: &str) -> String {
     match (compute, op) {
         (Compute::U32, ArithmeticOp::Divide) => format!("select(0u, {a} / {b}, {b} != 0u)"),
         (Compute::I32, ArithmeticOp::Divide) => format!("select(0i, {a} / {b}, {b} != 0i)"),
+        // WGSL's definition, each step rounded (the product pinned: never a fused
+        // multiply-add).
+        (Compute::F32, ArithmeticOp::Remainder) => {
+            format!("({a} - bitcast<f32>(bitcast<u32>({b} * trunc({a} / {b})) | P[0].z))")
+        }
         (Compute::U32, ArithmeticOp::Remainder) => format!("select(0u, {a} % {b}, {b} != 0u)"),
         // `x % -1` is 0 for every x (and `i32::MIN % -1` must not trap).
         (Compute::I32, ArithmeticOp::Remainder) => {

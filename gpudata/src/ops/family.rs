@@ -18,10 +18,11 @@ pub enum ArithmeticOp {
     Multiply,
     /// `a / b` (integer division truncates; integer division by zero gives 0).
     Divide,
-    /// `a % b`: the remainder of the truncating division, with the sign of `a` (JavaScript's
-    /// and Rust's `%`; floats as `fmod`, exact); integer `a % 0` gives 0. In an integer
-    /// computation a literal must be an integer of the computation's range, NaN or infinite
-    /// (those give 0).
+    /// `a % b`: integers the remainder of the truncating division, with the sign of `a`
+    /// (`a % 0` gives 0); floats WGSL's `a - b * trunc(a / b)`, each step rounded to `f32`
+    /// (not `fmod`: it differs where `|a / b|` reaches 2^24, and is NaN for infinite `b`). In
+    /// an integer computation a literal must be an integer of the computation's range, NaN or
+    /// infinite (those give 0).
     Remainder,
 }
 

@@ -55,7 +55,8 @@ pub(crate) fn apply(op: ArithmeticOp, a: ShaderScalar, b: ShaderScalar) -> Shade
             ArithmeticOp::Subtract => a - b,
             ArithmeticOp::Multiply => a * b,
             ArithmeticOp::Divide => a / b,
-            ArithmeticOp::Remainder => a % b,
+            // WGSL's definition, each step rounded to f32 (not `fmod`).
+            ArithmeticOp::Remainder => a - b * (a / b).trunc(),
         }),
         (ShaderScalar::U32(a), ShaderScalar::U32(b)) => ShaderScalar::U32(match op {
             ArithmeticOp::Add => a.wrapping_add(b),
