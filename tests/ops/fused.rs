@@ -49,14 +49,6 @@ const OPS: [ArithmeticOp; 5] = [
     ArithmeticOp::Divide,
     ArithmeticOp::Remainder,
 ];
-const CMPS: [Comparison; 6] = [
-    Comparison::Less,
-    Comparison::LessEqual,
-    Comparison::Greater,
-    Comparison::GreaterEqual,
-    Comparison::Equal,
-    Comparison::NotEqual,
-];
 const LITERALS: [f64; 7] = [2.0, -3.0, 7.0, 0.5, -2.5, 1e10, 0.0];
 
 /// A random tree of at most `depth` levels over `columns` columns; `math`: the math functions
@@ -86,7 +78,7 @@ fn tree(rng: &mut Rng, depth: u32, columns: usize, math: bool, compare: bool) ->
         }
         5 => T::Math(MathOp::Abs, sub(rng)),
         6 | 7 => T::Sel(sub(rng), sub(rng), sub(rng)),
-        _ => T::Cmp(CMPS[rng.below(6) as usize], sub(rng), sub(rng)),
+        _ => T::Cmp(Comparison::ALL[rng.below(6) as usize], sub(rng), sub(rng)),
     }
 }
 

@@ -291,18 +291,6 @@ impl Neg for &Expr {
     }
 }
 
-/// The symbol a comparison is written with.
-const fn symbol(cmp: Comparison) -> &'static str {
-    match cmp {
-        Comparison::Less => "<",
-        Comparison::LessEqual => "<=",
-        Comparison::Greater => ">",
-        Comparison::GreaterEqual => ">=",
-        Comparison::Equal => "==",
-        Comparison::NotEqual => "!=",
-    }
-}
-
 impl fmt::Display for Expr {
     /// The expression as it reads: `c0` for column 0, literals as numbers, constants as
     /// `format(lanes)`, operators infix with parentheses, functions by name.
@@ -337,7 +325,7 @@ impl fmt::Display for Expr {
                 }
                 f.write_str(")")
             }
-            ExprNode::Compare(cmp, a, b) => write!(f, "({a} {} {b})", symbol(*cmp)),
+            ExprNode::Compare(cmp, a, b) => write!(f, "({a} {} {b})", cmp.operator()),
             ExprNode::Select(c, a, b) => write!(f, "select({c}, {a}, {b})"),
         }
     }

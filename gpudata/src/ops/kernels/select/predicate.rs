@@ -39,8 +39,18 @@ pub enum Comparison {
 }
 
 impl Comparison {
-    /// The WGSL operator.
-    fn operator(self) -> &'static str {
+    /// Every comparison.
+    pub const ALL: [Comparison; 6] = [
+        Comparison::Less,
+        Comparison::LessEqual,
+        Comparison::Greater,
+        Comparison::GreaterEqual,
+        Comparison::Equal,
+        Comparison::NotEqual,
+    ];
+
+    /// The WGSL (and Rust) operator.
+    pub(crate) const fn operator(self) -> &'static str {
         match self {
             Comparison::Less => "<",
             Comparison::LessEqual => "<=",
