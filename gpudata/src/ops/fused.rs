@@ -254,13 +254,15 @@ pub fn plan_evaluate(
 ///
 /// ```no_run
 /// use gpudata::ops::{self, col, lit};
-/// # fn f(gpu: &gpudata::Gpu, a: &gpudata::GpuData, b: &gpudata::GpuData, c: &gpudata::GpuData) -> Result<(), Box<dyn std::error::Error>> {
+/// use gpudata::{Gpu, GpuDataView, VertexFormat};
+/// # fn f(gpu: &Gpu, views: [GpuDataView<'_>; 3]) -> Result<(), gpudata::OpError> {
+/// // `views`: three float32 columns of one length.
 /// let fma = col(0) * col(1) + col(2);
-/// let view = |d: &gpudata::GpuData| d.as_view().ok_or("not one column");
-/// let views = [view(a)?, view(b)?, view(c)?];
 /// let out = ops::evaluate(gpu, &fma, &views, None)?;
-/// // The same shape again: no new kernel is compiled.
-/// let again = ops::evaluate(gpu, &(col(0) * col(1) + col(2)), &views, None)?;
+/// // Scaled and written as float16: one kernel, compiled once for this shape and reused by
+/// // every later evaluation of it (other columns of these formats, another literal).
+/// let scaled = ops::evaluate(gpu, &(fma * lit(0.5)), &views, Some(VertexFormat::Float16))?;
+/// # let _ = (out, scaled);
 /// # Ok(()) }
 /// ```
 ///
