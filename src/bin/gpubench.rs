@@ -17,11 +17,17 @@
 //! `decode_normalized`, ignores it too: one case per normalized format, decoding every 8- and
 //! 16-bit pattern (every `unorm10-10-10-2` field value) through an operation kernel and
 //! comparing every lane, not a sample, with the host codec.
+//! `copy_3r1w` (a plain kernel reading three buffers and writing one), `fused_fma` (`a * b + c`
+//! as one fused kernel) and `unfused_fma` (the same as `multiply` then `add`) count the same
+//! bytes, three columns of `--size-mib` read and one written, so their bandwidths compare as
+//! their times do.
 
 #[path = "gpubench/aggregate.rs"]
 mod aggregate;
 #[path = "gpubench/cases.rs"]
 mod cases;
+#[path = "gpubench/fused.rs"]
+mod fused;
 #[path = "gpubench/kernels.rs"]
 mod kernels;
 #[path = "gpubench/relayout.rs"]
@@ -89,19 +95,11 @@ fn parse_args() -> Result<Args, String> {
             "--json" => args.json = Some(value("--json")?),
             "--wgsl-dir" => args.wgsl_dir = Some(value("--wgsl-dir")?),
             "--help" | "-h" => {
-                return Err("usage: gpubench [--size-mib N] [--iters N] [--warmup N] \
-                            [--ops a,b,...] [--variants] [--no-verify] [--json PATH] \
-                            [--wgsl-dir DIR]\n\
-                            ops: copy_vec4_256 copy_u32_64 copy_buffer_to_buffer relayout_pack \
-                            relayout_interleave relayout_segment add_f32 \
-                            add_u8 add_f16x4 add_strided_f32x4 interleave deinterleave fround \
-                            fround_all_classes add_f32_over_binding sqrt_f32 abs_f32 sin_f32 \
-                            cos_f32 tan_f32 exp_f32 log_f32 pow_f32 dot_f32x4 length_f32x4 \
-                            equal_all_f32x4 select_f32 swizzle_f32x4 read_vec4_256 extent \
-                            mask_f32 mask_u32 compact compact_sub random_read_vec4 \
-                            gather_f32x4 gather_sub decode_normalized sort_u32 sort_pairs_u32 \
-                            argsort_f32 reduce_f32 histogram_256 group_sum_1000 grid_count"
-                    .to_owned());
+                return Err(format!(
+                    "usage: gpubench [--size-mib N] [--iters N] [--warmup N] [--ops a,b,...] \
+                     [--variants] [--no-verify] [--json PATH] [--wgsl-dir DIR]\nops: {}",
+                    cases::NAMES.join(" ")
+                ));
             }
             other => return Err(format!("unknown argument `{other}` (try --help)")),
         }

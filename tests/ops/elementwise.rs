@@ -170,7 +170,7 @@ impl Col {
         }
     }
 
-    fn gpu(&self) -> GpuDataView<'_> {
+    pub(crate) fn gpu(&self) -> GpuDataView<'_> {
         view_at(
             &self.buffer,
             self.format,
@@ -180,7 +180,7 @@ impl Col {
         )
     }
 
-    fn host(&self, flushed: bool) -> HostInput<'_> {
+    pub(crate) fn host(&self, flushed: bool) -> HostInput<'_> {
         let bytes = if flushed { &self.flushed } else { &self.bytes };
         HostInput::new(bytes, self.format, self.length)
             .with_byte_offset(self.offset)

@@ -86,14 +86,7 @@ pub(crate) fn scalar(rng: &mut Rng) -> ShaderScalar {
 type Tree = PredicateOf<usize, ()>;
 
 fn tree(rng: &mut Rng, columns: usize, depth: u32) -> Tree {
-    let cmps = [
-        Comparison::Less,
-        Comparison::LessEqual,
-        Comparison::Greater,
-        Comparison::GreaterEqual,
-        Comparison::Equal,
-        Comparison::NotEqual,
-    ];
+    let cmps = Comparison::ALL;
     let leaf = |rng: &mut Rng| -> Tree {
         let c = rng.below(columns as u64) as usize;
         let other = if rng.below(3) == 0 {

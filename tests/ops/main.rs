@@ -17,6 +17,7 @@ mod faults;
 mod filter;
 mod fixtures;
 mod fround;
+mod fused;
 mod integer;
 mod interleave;
 mod luma_elementwise;

@@ -42,8 +42,10 @@ pub use sort::{
 
 use super::deinterleave::select_fields;
 use super::elementwise::{self, OperandKind, Semantics, literal_bits};
+use super::expr::Expr;
 use super::family::{ArithmeticOp, MathOp};
 use super::fround::{fround_bits, fround_output};
+use super::fused::{self, Source};
 use super::input::{OperandOf, constant_bits};
 use super::interleave::check_interleave;
 use super::lanes::{LaneOp, semantics as lane_semantics};
@@ -108,6 +110,57 @@ pub fn arithmetic(op: ArithmeticOp, operands: &[HostOperand<'_>]) -> Result<Host
         &elementwise::fold(op, &elementwise::kinds(operands, HostInput::format, true))?,
         operands,
     )
+}
+
+/// `expr` over `columns`, written in `output` (or the format of its last operation): the
+/// reference of [`ops::evaluate`](super::evaluate()), the same nodes evaluated one after
+/// another, each as its one-step operation stores it.
+///
+/// # Errors
+/// As [`ops::plan_evaluate`](super::plan_evaluate) without the device's; the input checks of
+/// the columns it reads.
+pub fn evaluate(
+    expr: &Expr,
+    columns: &[HostInput<'_>],
+    output: Option<VertexFormat>,
+) -> Result<HostColumn, OpError> {
+    let shapes: Vec<(VertexFormat, u64)> =
+        columns.iter().map(|c| (c.format(), c.length())).collect();
+    let nodes = fused::lower(expr, &shapes, output)?;
+    let mut length = None;
+    let mut places = Vec::with_capacity(nodes.len());
+    for (_, sources) in &nodes {
+        let mut node = Vec::with_capacity(sources.len());
+        for source in sources {
+            node.push(match source {
+                Source::Column(c) => {
+                    let input = columns[*c];
+                    input.check(fused::OP, *c)?;
+                    length.get_or_insert(input.length());
+                    HostPlace::Data(input)
+                }
+                Source::Uniform(entries) => {
+                    HostPlace::Bits(entries.first().copied().unwrap_or_default())
+                }
+                Source::Node(k) => HostPlace::Node(*k),
+            });
+        }
+        places.push(node);
+    }
+    let refs: Vec<(&Semantics, &[HostPlace<'_>])> = nodes
+        .iter()
+        .zip(&places)
+        .map(|((sem, _), p)| (sem, p.as_slice()))
+        .collect();
+    let length = length.unwrap_or(0);
+    let format = nodes
+        .last()
+        .map_or(VertexFormat::Uint32, |(sem, _)| sem.output);
+    Ok(HostColumn {
+        format,
+        length,
+        bytes: eval::evaluate_nodes(&refs, length),
+    })
 }
 
 /// `a + b`: the reference of [`ops::add`](super::add).

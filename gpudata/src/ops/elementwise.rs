@@ -23,25 +23,38 @@ pub(crate) use super::semantics::{
     FoldStep, OperandKind, Program, Semantics, fold, interleave_lanes, kinds, length, math,
     pairwise, select, swizzle,
 };
-use crate::data::GpuData;
+use crate::data::{GpuData, GpuDataView};
 use crate::device::Gpu;
-use crate::format::codec::unit_of_lane;
+use crate::format::codec::{decoded_type, unit_of_lane};
 use crate::format::wgsl_codec::{self, NanBits};
-use crate::format::{DataType, PrimitiveType};
+use crate::format::{DataType, PrimitiveType, VertexFormat};
 use crate::ops::kernels::Planner;
+use crate::ops::kernels::select::predicate;
 use crate::ops::kernels::shape::{unit_count, unit_size};
 use crate::ops::kernels::transform::body::{Body, RowCtx, ValueRef};
 use crate::ops::kernels::transform::plan::{self as kernel_plan, KernelRequest};
 use crate::ops::{OpError, OpPlan, OpsConfig};
 
 /// Where an operand's values come from in the kernel.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) enum Place {
-    /// A source of the kernel.
+    /// A source of the kernel (before planning: `source` is the index of the view).
     Data(ValueRef),
     /// Entry `.0` of the kernel's constants (a constant's f32 lanes, or a literal's lanes in
     /// the computation's type).
     Constant(usize),
+    /// The value of node `.0` of the kernel (an earlier one): its lanes as its output format
+    /// stores them and a read of that format delivers them.
+    Node(usize),
+}
+
+/// One node of the kernel's row code: what it computes and where its operands are.
+#[derive(Clone, Debug)]
+pub(crate) struct Node {
+    /// What the node computes.
+    pub sem: Semantics,
+    /// Per operand: where its values are.
+    pub places: Vec<Place>,
 }
 
 /// The value of type `ty` whose 32 bits are the `u32` expression `bits` (a uniform's word).
@@ -74,6 +87,16 @@ fn binary(compute: Compute, op: ArithmeticOp, a: &str, b: &str) -> String {
     match (compute, op) {
         (Compute::U32, ArithmeticOp::Divide) => format!("select(0u, {a} / {b}, {b} != 0u)"),
         (Compute::I32, ArithmeticOp::Divide) => format!("select(0i, {a} / {b}, {b} != 0i)"),
+        // WGSL's definition, each step rounded (the product pinned: never a fused
+        // multiply-add).
+        (Compute::F32, ArithmeticOp::Remainder) => {
+            format!("({a} - bitcast<f32>(bitcast<u32>({b} * trunc({a} / {b})) | P[0].z))")
+        }
+        (Compute::U32, ArithmeticOp::Remainder) => format!("select(0u, {a} % {b}, {b} != 0u)"),
+        // `x % -1` is 0 for every x (and `i32::MIN % -1` must not trap).
+        (Compute::I32, ArithmeticOp::Remainder) => {
+            format!("select(0i, {a} % {b}, {b} != 0i && {b} != -1i)")
+        }
         _ => format!("{a} {} {b}", op.symbol()),
     }
 }
@@ -122,15 +145,47 @@ fn nonzero_wgsl(c: &str, ty: PrimitiveType) -> String {
     }
 }
 
-/// The kernel's row code for one [`Semantics`].
+/// The kernel's row code: its nodes in order (every node after those it reads), the last one
+/// written out. A one-step operation is one node; a fused expression ([`Expr`](super::Expr))
+/// one per operation.
 pub(crate) struct ElementwiseBody {
-    /// What the call computes.
-    pub sem: Semantics,
-    /// Per operand: where its values are.
-    pub places: Vec<Place>,
+    /// The nodes.
+    pub nodes: Vec<Node>,
 }
 
-impl ElementwiseBody {
+/// `value` (of type `ty`) stored as lane `lane` of `format` and read back: what the node's
+/// one-step operation would write and the next read (integers wrapped to the format's width,
+/// floats pinned: rounded here, never contracted with the next operation).
+fn store(
+    ctx: &mut RowCtx<'_>,
+    format: VertexFormat,
+    lane: u32,
+    value: &str,
+    ty: PrimitiveType,
+) -> String {
+    let bits = ctx.bind(&wgsl_codec::encode_unit(format, lane, value, ty));
+    let read = ctx.bind(&wgsl_codec::decode_unit_with(
+        format,
+        lane,
+        &bits,
+        NanBits::Quiet,
+    ));
+    if decoded_type(format) == PrimitiveType::F32 {
+        ctx.bind(&pin(&read))
+    } else {
+        read
+    }
+}
+
+/// One node's row code, with the lanes of the nodes before it.
+struct NodeRow<'b> {
+    sem: &'b Semantics,
+    places: &'b [Place],
+    /// Per earlier node: its stored lanes (names).
+    values: &'b [Vec<String>],
+}
+
+impl NodeRow<'_> {
     /// Lane `lane` of operand `i` (after luma.gl's lane rule: its lane, its lane 0 when it has
     /// one, else 0), bound to a name, converted to `to` (or as it arrives).
     fn value(
@@ -140,7 +195,7 @@ impl ElementwiseBody {
         lane: u32,
         to: Option<PrimitiveType>,
     ) -> (String, PrimitiveType) {
-        let sem = &self.sem;
+        let sem = self.sem;
         let kind = sem.operands[i];
         let natural = kind.natural(sem.compute);
         let ty = to.unwrap_or(natural);
@@ -168,7 +223,10 @@ impl ElementwiseBody {
                 (Some(l), _, Place::Constant(j)) => {
                     wgsl_codec::convert(&from_bits(ctx.constant(j, l), natural), natural, ty)
                 }
-                (Some(_), _, Place::Data(_)) => zero(ty).to_owned(),
+                (Some(l), OperandKind::Data(format), Place::Node(k)) => {
+                    wgsl_codec::convert(&self.values[k][l as usize], decoded_type(format), ty)
+                }
+                (Some(_), _, Place::Data(_) | Place::Node(_)) => zero(ty).to_owned(),
             },
         };
         (ctx.bind(&expr), ty)
@@ -177,7 +235,7 @@ impl ElementwiseBody {
     /// Output lane `lane` of a fold of `op` ([`Semantics::fold_steps`]), in the computation
     /// type; float intermediate results pinned.
     fn fold(&self, ctx: &mut RowCtx<'_>, op: ArithmeticOp, lane: u32) -> (String, PrimitiveType) {
-        let sem = &self.sem;
+        let sem = self.sem;
         let compute = sem.compute.primitive();
         let signed = sem.compute == Compute::I32;
         let steps = sem.fold_steps(op, lane);
@@ -188,7 +246,7 @@ impl ElementwiseBody {
                     Place::Constant(j) => {
                         (0..PARAMS).map(|k| ctx.constant(j + 1 + k, lane)).collect()
                     }
-                    Place::Data(_) => vec!["0u".to_owned(); PARAMS],
+                    Place::Data(_) | Place::Node(_) => vec!["0u".to_owned(); PARAMS],
                 }
             };
             acc = match *step {
@@ -219,7 +277,7 @@ impl ElementwiseBody {
 
     /// Output lane `lane`'s value and its type.
     fn lane(&self, ctx: &mut RowCtx<'_>, lane: u32) -> (String, PrimitiveType) {
-        let sem = &self.sem;
+        let sem = self.sem;
         let compute = sem.compute.primitive();
         match &sem.program {
             Program::Fold(op) => self.fold(ctx, *op, lane),
@@ -240,15 +298,42 @@ impl ElementwiseBody {
                 let (i, l) = entries[lane as usize];
                 self.value(ctx, i, l, Some(compute))
             }
+            Program::Compare(cmp) => {
+                let (a, ta) = self.value(ctx, 0, lane, None);
+                let (b, tb) = self.value(ctx, 1, lane, None);
+                let test = predicate::compare(*cmp, &a, ta, &b, tb);
+                (
+                    ctx.bind(&format!("select(0u, 1u, {test})")),
+                    PrimitiveType::U32,
+                )
+            }
             Program::Dot | Program::Length | Program::EqualAll | Program::Identity => {
                 (zero(compute).to_owned(), compute)
             }
         }
     }
 
+    /// The node's lanes as it stores them ([`store`]), for the nodes that read it.
+    fn stored(&self, ctx: &mut RowCtx<'_>) -> Vec<String> {
+        let sem = self.sem;
+        if matches!(
+            sem.program,
+            Program::Dot | Program::Length | Program::EqualAll
+        ) {
+            let (value, ty) = self.reduce(ctx);
+            return vec![store(ctx, sem.output, 0, &value, ty)];
+        }
+        (0..sem.output_lanes())
+            .map(|lane| {
+                let (value, ty) = self.lane(ctx, lane);
+                store(ctx, sem.output, sem.output_lane(lane), &value, ty)
+            })
+            .collect()
+    }
+
     /// The one output lane of a reduction over lanes.
     fn reduce(&self, ctx: &mut RowCtx<'_>) -> (String, PrimitiveType) {
-        let sem = &self.sem;
+        let sem = self.sem;
         let lanes = sem.operands[0].lanes();
         let f32 = Some(PrimitiveType::F32);
         match sem.program {
@@ -299,7 +384,50 @@ impl ElementwiseBody {
 
 impl Body for ElementwiseBody {
     fn row(&self, ctx: &mut RowCtx<'_>) {
-        let sem = &self.sem;
+        let Some((root, inner)) = self.nodes.split_last() else {
+            return;
+        };
+        let mut values: Vec<Vec<String>> = Vec::with_capacity(inner.len());
+        for node in inner {
+            let lanes = NodeRow {
+                sem: &node.sem,
+                places: &node.places,
+                values: &values,
+            }
+            .stored(ctx);
+            values.push(lanes);
+        }
+        NodeRow {
+            sem: &root.sem,
+            places: &root.places,
+            values: &values,
+        }
+        .write(ctx);
+    }
+
+    fn helpers(&self) -> String {
+        let sems = || self.nodes.iter().map(|n| &n.sem);
+        let f16 = sems().any(|sem| {
+            sem.nans() == NanBits::Unspecified
+                && sem.operands.iter().any(
+                    |o| matches!(o, OperandKind::Data(f) if f.data_type() == DataType::Float16),
+                )
+        });
+        let mut helpers = exact::helpers(sems().flat_map(Semantics::exact_steps));
+        if f16 {
+            helpers += &wgsl_codec::kernel_f16_function();
+        }
+        if sems().any(|sem| matches!(sem.program, Program::Compare(_))) {
+            helpers += predicate::IS_NAN_F32;
+        }
+        helpers
+    }
+}
+
+impl NodeRow<'_> {
+    /// Writes the node's lanes to the kernel's output row.
+    fn write(&self, ctx: &mut RowCtx<'_>) {
+        let sem = self.sem;
         let out_unit = unit_size(sem.output);
         match &sem.program {
             Program::Identity => {
@@ -342,22 +470,10 @@ impl Body for ElementwiseBody {
             }
         }
     }
-
-    fn helpers(&self) -> String {
-        let f16 = self
-            .sem
-            .operands
-            .iter()
-            .any(|o| matches!(o, OperandKind::Data(f) if f.data_type() == DataType::Float16));
-        let mut helpers = exact::helpers(self.sem.exact_steps());
-        if f16 && self.sem.nans() == NanBits::Unspecified {
-            helpers += &wgsl_codec::kernel_f16_function();
-        }
-        helpers
-    }
 }
 
-/// Plans `sem` over `operands` (whose kinds `sem` was made from) on `gpu`.
+/// Plans `sem` over `operands` (whose kinds `sem` was made from) on `gpu`: the one-node form
+/// of [`plan_nodes`].
 ///
 /// # Errors
 /// The planner's: [`OpError::LengthMismatch`], the input checks, the device limits and
@@ -374,7 +490,10 @@ pub(crate) fn plan(
     for (i, (operand, kind)) in operands.iter().zip(&sem.operands).enumerate() {
         match operand {
             Operand::Data(input) => {
-                places.push(Place::Data(ValueRef { source: 0, rel: 0 }));
+                places.push(Place::Data(ValueRef {
+                    source: views.len(),
+                    rel: 0,
+                }));
                 views.push(*input);
             }
             Operand::Constant(c) => {
@@ -394,29 +513,52 @@ pub(crate) fn plan(
             }
         }
     }
-    let length = views.first().map_or(0, |v| v.length());
-    let (op, output) = (sem.op, sem.output_format());
+    let op = sem.op;
+    plan_nodes(
+        gpu,
+        config,
+        op,
+        vec![Node { sem, places }],
+        views,
+        constants,
+    )
+}
+
+/// Plans the kernel of `nodes` (the last written out) over `views` (each
+/// [`Place::Data`]'s `source` indexes them; all of one length) and the uniform's `constants`.
+///
+/// # Errors
+/// As [`plan`].
+pub(crate) fn plan_nodes(
+    gpu: &Gpu,
+    config: &OpsConfig,
+    op: &'static str,
+    nodes: Vec<Node>,
+    views: Vec<GpuDataView<'_>>,
+    constants: Vec<[u32; 4]>,
+) -> Result<OpPlan<GpuData>, OpError> {
+    let Some(root) = nodes.last() else {
+        return Err(OpError::NoInputs { op });
+    };
+    let length = views.first().map_or(0, GpuDataView::length);
+    let (stride, output) = (root.sem.output_stride(), root.sem.output_format());
     let request = KernelRequest {
         op,
         views,
         length,
-        output_strides: vec![sem.output_stride()],
+        output_strides: vec![stride],
         constants,
     };
     let built = kernel_plan::build(&Planner::new(gpu, config), request, |refs| {
-        let mut next = refs.iter();
-        let mut places = places.clone();
-        for place in &mut places {
+        let mut nodes = nodes.clone();
+        for place in nodes.iter_mut().flat_map(|n| &mut n.places) {
             if let Place::Data(at) = place
-                && let Some(r) = next.next()
+                && let Some(r) = refs.get(at.source)
             {
                 *at = *r;
             }
         }
-        ElementwiseBody {
-            sem: sem.clone(),
-            places,
-        }
+        ElementwiseBody { nodes }
     })?;
     let data = output_data(gpu, op, &built.outputs[0], output, length)?;
     Ok(OpPlan::new(op, built, data))

@@ -369,6 +369,15 @@ pub enum OpError {
         /// What it is.
         found: String,
     },
+    /// A node of a fused expression ([`Expr`](super::Expr)) that cannot be computed: `node` is
+    /// the sub-expression as it reads (`(c0 * c1)`), `source` its operation's error.
+    #[error("evaluate: in `{node}`: {source}")]
+    Expression {
+        /// The node, written out.
+        node: String,
+        /// Why it cannot be computed.
+        source: Box<OpError>,
+    },
     /// The device refused the operation's work: a kernel it cannot compile, buffers or
     /// bindings it rejects, a submission that uses a destroyed buffer, or no memory left.
     #[error("{op}: {source}")]

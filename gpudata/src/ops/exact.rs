@@ -41,16 +41,19 @@ pub(crate) enum Step {
 }
 
 impl Step {
-    /// The step of `op` with the literal on the left (`left`) or the right.
-    pub(crate) const fn of(op: ArithmeticOp, left: bool) -> Step {
-        match (op, left) {
+    /// The step of `op` with the literal on the left (`left`) or the right; `None` for
+    /// [`ArithmeticOp::Remainder`], which takes no exact steps (its semantics refuse such
+    /// literals).
+    pub(crate) const fn of(op: ArithmeticOp, left: bool) -> Option<Step> {
+        Some(match (op, left) {
             (ArithmeticOp::Add, _) => Step::Add,
             (ArithmeticOp::Subtract, false) => Step::SubtractRight,
             (ArithmeticOp::Subtract, true) => Step::SubtractLeft,
             (ArithmeticOp::Multiply, _) => Step::Multiply,
             (ArithmeticOp::Divide, false) => Step::DivideRight,
             (ArithmeticOp::Divide, true) => Step::DivideLeft,
-        }
+            (ArithmeticOp::Remainder, _) => return None,
+        })
     }
 }
 

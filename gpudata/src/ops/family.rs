@@ -18,6 +18,12 @@ pub enum ArithmeticOp {
     Multiply,
     /// `a / b` (integer division truncates; integer division by zero gives 0).
     Divide,
+    /// `a % b`: integers the remainder of the truncating division, with the sign of `a`
+    /// (`a % 0` gives 0); floats WGSL's `a - b * trunc(a / b)`, each step rounded to `f32`
+    /// (not `fmod`: it differs where `|a / b|` reaches 2^24, and is NaN for infinite `b`). In
+    /// an integer computation a literal must be an integer of the computation's range, NaN or
+    /// infinite (those give 0).
+    Remainder,
 }
 
 impl ArithmeticOp {
@@ -29,6 +35,7 @@ impl ArithmeticOp {
             ArithmeticOp::Subtract => "subtract",
             ArithmeticOp::Multiply => "multiply",
             ArithmeticOp::Divide => "divide",
+            ArithmeticOp::Remainder => "remainder",
         }
     }
 
@@ -39,6 +46,7 @@ impl ArithmeticOp {
             ArithmeticOp::Subtract => "-",
             ArithmeticOp::Multiply => "*",
             ArithmeticOp::Divide => "/",
+            ArithmeticOp::Remainder => "%",
         }
     }
 }

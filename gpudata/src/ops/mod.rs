@@ -3,7 +3,8 @@
 //!
 //! | operation | reads | returns |
 //! |---|---|---|
-//! | [`add`], [`subtract`], [`multiply`], [`divide`], [`arithmetic()`] | columns, constants, literals | one packed column of the joined type |
+//! | [`add`], [`subtract`], [`multiply`], [`divide`], [`arithmetic()`] (also [`ArithmeticOp::Remainder`]) | columns, constants, literals | one packed column of the joined type |
+//! | [`evaluate`] of an [`Expr`] (`col(0) * col(1) + col(2)`: arithmetic, math functions, comparisons, `select`) | columns by index, constants, literals | one packed column: the last operation's format or the one asked for, in one kernel |
 //! | [`pow`], [`sqrt`], [`abs`], [`sin`], [`cos`], [`tan`], [`exp`], [`log`], [`math()`] | columns, constants, literals | one packed float32 column (`abs`: the joined type) |
 //! | [`dot`], [`length`], [`equal_all`], [`select`], [`swizzle`], [`interleave_lanes`], [`lanes()`] | columns, constants | one packed column (luma.gl's lane rules; `interleave_lanes` past four lanes: rows of a packed struct of 4-lane fields) |
 //! | [`interleave`] / [`deinterleave`], [`deinterleave_views`] | one column per field / rows | rows of a struct format / one packed column per field |
@@ -62,6 +63,13 @@
 //!   other finite floats, every integer result and every decoded value (normalized, float16)
 //!   do not.
 //! - **Math functions**: WGSL's builtins, within the accuracy WGSL states ([`MathOp`]).
+//! - **Fused expressions** ([`Expr`], [`evaluate`]): one kernel per expression, each column read
+//!   once and the result encoded once; every node means what its one-step operation means (its
+//!   type joins its operands', its value is what that operation stores: narrow integers wrap,
+//!   floats round), so a fused expression equals the chain of one-step operations bit for bit.
+//!   The one-step operations are the one-node form of the same engine. Comparisons give
+//!   `uint32` 1 or 0 (integers exactly across signedness, anything with a float in `f32`).
+//!   The kernel is compiled once per shape (tree, formats, layouts), not per data.
 //! - **Lane operations** ([`LaneOp`]): luma.gl's lane-count rules and errors.
 //! - **interleave / deinterleave** move bytes; `deinterleave(interleave(columns))` returns the
 //!   columns byte for byte.
@@ -105,9 +113,11 @@ mod deinterleave;
 mod elementwise;
 mod error;
 mod exact;
+mod expr;
 mod extent;
 mod family;
 mod fround;
+mod fused;
 #[cfg(feature = "arrow")]
 pub(crate) use fround::fround_output;
 mod gather;
@@ -137,10 +147,12 @@ pub use arithmetic::{add, arithmetic, divide, multiply, plan_arithmetic, subtrac
 pub use deinterleave::{
     deinterleave, deinterleave_views, plan_deinterleave, plan_deinterleave_views,
 };
+pub use expr::{Expr, col, lit};
 pub use family::{ArithmeticOp, MathOp};
 #[cfg(feature = "arrow")]
 pub use fround::fround_arrow;
 pub use fround::{fround, fround_f64, plan_fround};
+pub use fused::{evaluate, plan_evaluate};
 pub use input::{IntoOperand, Literal, Operand, OperandOf};
 pub use interleave::{interleave, plan_interleave};
 pub use lanes::{

@@ -7,6 +7,7 @@
 use super::exact::{self, LaneKind, Step};
 use super::family::{ArithmeticOp, Compute, MathOp, format_of, join};
 use super::input::{Literal, OperandOf};
+use super::kernels::Comparison;
 use crate::data::GpuDataFormat;
 use crate::format::codec::decoded_type;
 use crate::format::wgsl_codec::NanBits;
@@ -33,6 +34,9 @@ pub(crate) enum Program {
     Select,
     /// Output lane `k` is lane `.1` of operand `.0`.
     Gather(Vec<(usize, u32)>),
+    /// Per lane, `1` where operand 0 compares so with operand 1, else `0` (integers exactly,
+    /// anything with a float in `f32`; NaN compares false except for `!=`).
+    Compare(Comparison),
 }
 
 /// One operand as the semantics see it.
@@ -142,7 +146,7 @@ impl Semantics {
     /// is a fold computing in integers.
     pub(crate) fn literal_step(&self, i: usize) -> Option<Step> {
         match self.program {
-            Program::Fold(op) if self.compute != Compute::F32 => Some(Step::of(op, i == 0)),
+            Program::Fold(op) if self.compute != Compute::F32 => Step::of(op, i == 0),
             _ => None,
         }
     }
@@ -190,15 +194,17 @@ impl Semantics {
                     continue;
                 }
                 (0, _, _) => FoldStep::Start(0),
-                (_, Some(h), _) => match kind(h) {
-                    Some(LaneKind::Exact(_)) => FoldStep::Lead(h, i, Step::of(op, true)),
+                (_, Some(h), _) => match (kind(h), Step::of(op, true)) {
+                    (Some(LaneKind::Exact(_)), Some(step)) => FoldStep::Lead(h, i, step),
                     _ => {
                         // Still read the data, so the kernel binds what it was given.
                         steps.push(FoldStep::Start(i));
                         FoldStep::Zero
                     }
                 },
-                (_, None, Some(LaneKind::Exact(_))) => FoldStep::Exact(i, Step::of(op, false)),
+                (_, None, Some(LaneKind::Exact(_))) => {
+                    Step::of(op, false).map_or(FoldStep::Zero, |step| FoldStep::Exact(i, step))
+                }
                 (_, None, Some(LaneKind::Zero)) => FoldStep::Zero,
                 (_, None, _) => FoldStep::Apply(i),
             };
@@ -324,6 +330,7 @@ pub(crate) fn fold(op: ArithmeticOp, operands: &[OperandKind]) -> Result<Semanti
                 ArithmeticOp::Subtract => a - b,
                 ArithmeticOp::Multiply => a * b,
                 ArithmeticOp::Divide => a / b,
+                ArithmeticOp::Remainder => a % b,
             })
         });
         let combined = Literal::vector(&lanes)?;
@@ -331,6 +338,22 @@ pub(crate) fn fold(op: ArithmeticOp, operands: &[OperandKind]) -> Result<Semanti
             *o = OperandKind::Absorbed(o.lanes() as usize);
         }
         operands[0] = OperandKind::Literal(combined);
+    }
+    if op == ArithmeticOp::Remainder && compute != Compute::F32 {
+        // No exact steps for remainders: a literal that is not an integer of the range is
+        // refused rather than given a rule of its own.
+        for o in &operands {
+            if let OperandKind::Literal(l) = o
+                && exact::needs_params(l, compute)
+            {
+                return Err(OpError::InvalidArgument {
+                    op: name,
+                    argument: "a literal of an integer remainder",
+                    expected: "an integer of the computation's range, NaN or infinite",
+                    found: format!("{:?}", l.lanes()),
+                });
+            }
+        }
     }
     Ok(Semantics {
         op: name,
@@ -384,6 +407,40 @@ pub(crate) fn pairwise(program: Program, operands: &[OperandKind]) -> Result<Sem
         program,
         compute: Compute::F32,
         output,
+        rows: None,
+        operands: operands.to_vec(),
+    })
+}
+
+/// The name of a comparison node (`less`, `not_equal`).
+pub(crate) const fn comparison_name(cmp: Comparison) -> &'static str {
+    match cmp {
+        Comparison::Less => "less",
+        Comparison::LessEqual => "less_equal",
+        Comparison::Greater => "greater",
+        Comparison::GreaterEqual => "greater_equal",
+        Comparison::Equal => "equal",
+        Comparison::NotEqual => "not_equal",
+    }
+}
+
+/// `a cmp b`, lane by lane with the arithmetic lane rule: `uint32` lanes of 1 or 0, as many as
+/// the wider operand has. Operands are compared as they arrive (no type join).
+pub(crate) fn compare(cmp: Comparison, operands: &[OperandKind]) -> Result<Semantics, OpError> {
+    let name = comparison_name(cmp);
+    check_operands(name, operands)?;
+    if operands.len() != 2 {
+        return Err(OpError::Arity {
+            op: name,
+            expected: 2,
+            found: operands.len(),
+        });
+    }
+    Ok(Semantics {
+        op: name,
+        program: Program::Compare(cmp),
+        compute: Compute::U32,
+        output: packed_output(name, DataType::Uint32, max_lanes(operands))?,
         rows: None,
         operands: operands.to_vec(),
     })

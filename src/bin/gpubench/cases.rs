@@ -19,7 +19,7 @@ mod elementwise;
 use crate::timing::Work;
 
 /// Case groups in run order; `--ops` selects by prefix.
-pub const NAMES: [&str; 45] = [
+pub const NAMES: [&str; 48] = [
     "copy_vec4_256",
     "copy_u32_64",
     "copy_buffer_to_buffer",
@@ -65,6 +65,9 @@ pub const NAMES: [&str; 45] = [
     "histogram_256",
     "group_sum_1000",
     "grid_count",
+    "copy_3r1w",
+    "fused_fma",
+    "unfused_fma",
 ];
 
 pub type Verify = Box<dyn Fn(&Gpu) -> Result<(), String>>;
@@ -114,15 +117,16 @@ impl Case {
 
 /// A GPU column: buffer, format, offset, stride.
 #[derive(Clone)]
-struct Col {
-    buffer: wgpu::Buffer,
+pub struct Col {
+    pub buffer: wgpu::Buffer,
     format: VertexFormat,
     offset: u64,
     stride: u64,
 }
 
 impl Col {
-    fn packed(buffer: &wgpu::Buffer, format: VertexFormat) -> Col {
+    /// `format` values packed from byte 0 of `buffer`.
+    pub fn packed(buffer: &wgpu::Buffer, format: VertexFormat) -> Col {
         Col {
             buffer: buffer.clone(),
             format,
@@ -131,7 +135,8 @@ impl Col {
         }
     }
 
-    fn input(&self, length: u64) -> Result<GpuDataView<'_>, String> {
+    /// The first `length` rows as a view.
+    pub fn input(&self, length: u64) -> Result<GpuDataView<'_>, String> {
         GpuDataView::new(
             &self.buffer,
             self.format,
@@ -168,11 +173,11 @@ pub fn read_range(
         .map_err(|e| e.to_string())
 }
 
-type Reference = Box<dyn Fn(&[HostInput<'_>]) -> Result<Vec<Vec<u8>>, OpError>>;
+pub type Reference = Box<dyn Fn(&[HostInput<'_>]) -> Result<Vec<Vec<u8>>, OpError>>;
 
 /// A check: `reference` over sampled rows of `inputs` must equal the same rows of `outputs`
 /// (buffer and bytes per row).
-fn verifier(
+pub fn verifier(
     inputs: Vec<Col>,
     length: u64,
     outputs: Vec<(wgpu::Buffer, u64)>,
@@ -277,7 +282,8 @@ pub fn alloc(gpu: &Gpu, size: u64, seed: u32, fill: Option<Fill>) -> Result<wgpu
     Ok(buffer)
 }
 
-fn plan_case<T: 'static>(name: String, plan: OpPlan<T>, verify: Option<Verify>) -> Case {
+/// The case `name` running `plan` each iteration, checked by `verify`.
+pub fn plan_case<T: 'static>(name: String, plan: OpPlan<T>, verify: Option<Verify>) -> Case {
     let (x, y) = plan.workgroups();
     let detail = format!(
         "[{} rows/invocation, {}x{} workgroups, {} dispatch{}]",
@@ -683,6 +689,9 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
         }
         other if crate::sort::NAMES.contains(&other) => {
             cases.extend(crate::sort::build(gpu, other, size, all)?);
+        }
+        other if crate::fused::NAMES.contains(&other) => {
+            cases.extend(crate::fused::build(gpu, other, size)?);
         }
         other if crate::aggregate::NAMES.contains(&other) => {
             cases.extend(crate::aggregate::build(gpu, other, size, all)?);

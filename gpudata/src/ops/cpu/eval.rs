@@ -2,6 +2,7 @@
 //! by step as the generated WGSL evaluates it (operands decoded by the host codec, converted to
 //! the computation type, float results rounded to `f32` after every step).
 
+use super::filter::compare;
 use super::host::HostInput;
 use crate::format::PrimitiveType;
 use crate::format::codec::{self, ShaderScalar, decoded_type, unit_of_lane};
@@ -17,6 +18,8 @@ pub(crate) enum HostPlace<'a> {
     Data(HostInput<'a>),
     /// The uniform lanes of a constant (f32 bits) or a literal (bits of the computation type).
     Bits([u32; 4]),
+    /// The stored lanes of an earlier node.
+    Node(usize),
 }
 
 fn convert(value: ShaderScalar, to: PrimitiveType) -> ShaderScalar {
@@ -52,12 +55,15 @@ pub(crate) fn apply(op: ArithmeticOp, a: ShaderScalar, b: ShaderScalar) -> Shade
             ArithmeticOp::Subtract => a - b,
             ArithmeticOp::Multiply => a * b,
             ArithmeticOp::Divide => a / b,
+            // WGSL's definition, each step rounded to f32 (not `fmod`).
+            ArithmeticOp::Remainder => a - b * (a / b).trunc(),
         }),
         (ShaderScalar::U32(a), ShaderScalar::U32(b)) => ShaderScalar::U32(match op {
             ArithmeticOp::Add => a.wrapping_add(b),
             ArithmeticOp::Subtract => a.wrapping_sub(b),
             ArithmeticOp::Multiply => a.wrapping_mul(b),
             ArithmeticOp::Divide => a.checked_div(b).unwrap_or(0),
+            ArithmeticOp::Remainder => a.checked_rem(b).unwrap_or(0),
         }),
         (ShaderScalar::I32(a), ShaderScalar::I32(b)) => ShaderScalar::I32(match op {
             ArithmeticOp::Add => a.wrapping_add(b),
@@ -65,6 +71,8 @@ pub(crate) fn apply(op: ArithmeticOp, a: ShaderScalar, b: ShaderScalar) -> Shade
             ArithmeticOp::Multiply => a.wrapping_mul(b),
             ArithmeticOp::Divide if b == 0 => 0,
             ArithmeticOp::Divide => a.wrapping_div(b),
+            // `i32::MIN % -1` is 0, as every `x % -1`.
+            ArithmeticOp::Remainder => a.checked_rem(b).unwrap_or(0),
         }),
         // Operands are converted to one computation type first.
         _ => a,
@@ -112,10 +120,11 @@ fn nonzero(c: ShaderScalar) -> bool {
     }
 }
 
-/// One row of `sem` over `places`.
+/// One row of `sem` over `places`, with the stored lanes of the nodes before it.
 struct Row<'s, 'a> {
     sem: &'s Semantics,
     places: &'s [HostPlace<'a>],
+    values: &'s [Vec<ShaderScalar>],
     row: u64,
 }
 
@@ -156,7 +165,10 @@ impl Row<'_, '_> {
                         codec::decode_unit(format, l, self.raw(i, l))
                     }
                     (Some(l), _, HostPlace::Bits(bits)) => scalar_of(bits[l as usize], natural),
-                    (Some(_), _, HostPlace::Data(_)) => return zero(ty),
+                    (Some(l), OperandKind::Data(_), HostPlace::Node(k)) => {
+                        self.values[k][l as usize]
+                    }
+                    (Some(_), _, HostPlace::Data(_) | HostPlace::Node(_)) => return zero(ty),
                 };
                 convert(v, ty)
             }
@@ -219,6 +231,11 @@ impl Row<'_, '_> {
                 let (i, l) = entries[lane as usize];
                 self.value(i, l, compute)
             }
+            Program::Compare(cmp) => ShaderScalar::U32(u32::from(compare(
+                *cmp,
+                self.value(0, lane, None),
+                self.value(1, lane, None),
+            ))),
             Program::Dot | Program::Length | Program::EqualAll | Program::Identity => {
                 zero(sem.compute.primitive())
             }
@@ -287,18 +304,68 @@ impl Row<'_, '_> {
     fn raw_unit(&self, unit: u64) -> u32 {
         match self.places[0] {
             HostPlace::Data(input) => input.unit(self.row, unit),
-            HostPlace::Bits(_) => 0,
+            HostPlace::Bits(_) | HostPlace::Node(_) => 0,
         }
+    }
+
+    /// The node's lanes as it stores them: each encoded in its output format and decoded
+    /// back, as the kernel's `store`.
+    fn stored(&self) -> Vec<ShaderScalar> {
+        let sem = self.sem;
+        let store = |lane: u32, value: ShaderScalar| {
+            codec::decode_unit(
+                sem.output,
+                lane,
+                codec::encode_unit(sem.output, lane, value),
+            )
+        };
+        if matches!(
+            sem.program,
+            Program::Dot | Program::Length | Program::EqualAll
+        ) {
+            return vec![store(0, self.reduce())];
+        }
+        (0..sem.output_lanes())
+            .map(|lane| store(sem.output_lane(lane), self.lane(lane)))
+            .collect()
     }
 }
 
 /// `length` rows of `sem` over `places` (inputs checked), packed in `sem.output`, or, for rows
-/// of more than four lanes, in `sem.rows` (its padding zero).
+/// of more than four lanes, in `sem.rows` (its padding zero): the one-node form of
+/// [`evaluate_nodes`].
 pub(crate) fn evaluate(sem: &Semantics, places: &[HostPlace<'_>], length: u64) -> Vec<u8> {
-    let stride = sem.output_stride() as usize;
+    evaluate_nodes(&[(sem, places)], length)
+}
+
+/// `length` rows of `nodes` (each node's semantics and places, every node after those it
+/// reads), the last one's written out as [`evaluate`] writes it.
+pub(crate) fn evaluate_nodes(nodes: &[(&Semantics, &[HostPlace<'_>])], length: u64) -> Vec<u8> {
+    let Some(((root, root_places), inner)) = nodes.split_last() else {
+        return Vec::new();
+    };
+    let stride = root.output_stride() as usize;
     let mut out = Vec::with_capacity(length as usize * stride);
+    let mut values: Vec<Vec<ShaderScalar>> = Vec::with_capacity(inner.len());
     for row in 0..length {
-        Row { sem, places, row }.write(&mut out);
+        values.clear();
+        for (sem, places) in inner {
+            let lanes = Row {
+                sem,
+                places,
+                values: &values,
+                row,
+            }
+            .stored();
+            values.push(lanes);
+        }
+        Row {
+            sem: root,
+            places: root_places,
+            values: &values,
+            row,
+        }
+        .write(&mut out);
         out.resize((row as usize + 1) * stride, 0);
     }
     out

@@ -17,7 +17,7 @@ impl<'a> From<HostInput<'a>> for Comparand<HostInput<'a>> {
 }
 
 /// `a op b` with the kernel's rule: integers exactly, anything with a float in `f32`.
-fn compare(op: Comparison, a: ShaderScalar, b: ShaderScalar) -> bool {
+pub(super) fn compare(op: Comparison, a: ShaderScalar, b: ShaderScalar) -> bool {
     use std::cmp::Ordering;
     let ordering = match (a, b) {
         (ShaderScalar::F32(_), _) | (_, ShaderScalar::F32(_)) => {

@@ -1,10 +1,12 @@
-//! Element-wise operations over chunked columns: the arithmetic family, the math functions and
-//! the lane operations, each `ops`' own function run on every piece of rows by the driver.
+//! Element-wise operations over chunked columns: the arithmetic family, the math functions, the
+//! lane operations and fused expressions, each `ops`' own function run on every piece of rows
+//! by the driver.
 
 use crate::data::GpuData;
 use crate::device::Gpu;
+use crate::format::VertexFormat;
 use crate::ops::input::column;
-use crate::ops::{ArithmeticOp, LaneOp, MathOp, OpError, Operand, OperandOf};
+use crate::ops::{ArithmeticOp, Expr, LaneOp, MathOp, OpError, Operand, OperandOf};
 
 use super::column::{ChunkPiece, Chunked};
 use super::driver::collect;
@@ -57,6 +59,43 @@ pub fn lanes<C: Chunked>(
     operands: &[OperandOf<&C>],
 ) -> Result<C, C::Error<OpError>> {
     elementwise(op.luma_name(), operands, |o| crate::ops::lanes(gpu, op, o))
+}
+
+/// The fused expression `expr` over chunked columns: [`ops::evaluate`](crate::ops::evaluate())
+/// (one kernel per piece) on each piece of rows that lies in one chunk of every column, the
+/// results collected as the chunks of a new column named `evaluate`, halved where an output
+/// would not fit one buffer. Every column of `columns` is cut with the others (give the ones
+/// the expression names).
+///
+/// # Errors
+/// The column type's refusals of columns of other lengths or of list formats; the piece error
+/// with `ops::evaluate`'s error on the rows it failed on ([`OpError::NoGpuInput`] on no rows
+/// for no columns).
+pub fn evaluate<C: Chunked>(
+    gpu: &Gpu,
+    expr: &Expr,
+    columns: &[&C],
+    output: Option<VertexFormat>,
+) -> Result<C, C::Error<OpError>> {
+    const NAME: &str = "evaluate";
+    if columns.is_empty() {
+        return Err(C::piece_error(NAME, 0, 0, OpError::NoGpuInput { op: NAME }));
+    }
+    collect(
+        columns,
+        NAME,
+        |pieces| {
+            let views = pieces
+                .iter()
+                .map(|piece| match piece.view() {
+                    Some(view) => Ok(view),
+                    None => column("input", piece.data),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            crate::ops::evaluate(gpu, expr, &views, output)
+        },
+        |error| matches!(error, OpError::TooLarge { .. }),
+    )
 }
 
 /// Runs `run` on every piece of `operands`' columns, each piece's operands in order (columns as

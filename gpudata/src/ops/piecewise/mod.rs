@@ -4,7 +4,7 @@
 //! The driver cuts the columns into pieces of rows that lie in one chunk of each (and in one
 //! piece of each mask), hands every piece to the one-buffer operation as
 //! [`GpuDataView`](crate::GpuDataView)s and collects the outputs, in row order, as the chunks
-//! of a new column: element-wise operations ([`arithmetic`], [`math`], [`lanes`], and any
+//! of a new column: element-wise operations ([`arithmetic`], [`math`], [`lanes`], [`evaluate`], and any
 //! operation through [`map`]) halve a piece again where its output would not fit one buffer;
 //! [`mask`] writes one mask piece per piece and [`compact`] keeps each column's rows piece by
 //! piece. Operations whose result depends on rows of several chunks ([`extent`],
@@ -31,7 +31,7 @@ mod whole;
 pub use aggregate::{grid_aggregate, group_by, histogram, reduce};
 pub use column::{ChunkPiece, Chunked};
 pub use driver::map;
-pub use elementwise::{arithmetic, lanes, math};
+pub use elementwise::{arithmetic, evaluate, lanes, math};
 pub use select::{compact, mask};
 pub use sort::{argsort, sort, sort_key};
 pub use whole::{extent, gather, prefix_sum};

@@ -39,8 +39,18 @@ pub enum Comparison {
 }
 
 impl Comparison {
-    /// The WGSL operator.
-    fn operator(self) -> &'static str {
+    /// Every comparison.
+    pub const ALL: [Comparison; 6] = [
+        Comparison::Less,
+        Comparison::LessEqual,
+        Comparison::Greater,
+        Comparison::GreaterEqual,
+        Comparison::Equal,
+        Comparison::NotEqual,
+    ];
+
+    /// The WGSL (and Rust) operator.
+    pub(crate) const fn operator(self) -> &'static str {
         match self {
             Comparison::Less => "<",
             Comparison::LessEqual => "<=",
@@ -132,9 +142,19 @@ fn side_value(side: Side, lane: u32, lanes: u32) -> String {
     }
 }
 
+/// The WGSL function [`compare`]'s float tests call.
+pub(crate) const IS_NAN_F32: &str =
+    "fn is_nan_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }\n";
+
 /// WGSL of `a op b` for values typed `ta` and `tb`, exact across signedness, in `f32` when
-/// either is a float.
-fn compare(op: Comparison, a: &str, ta: PrimitiveType, b: &str, tb: PrimitiveType) -> String {
+/// either is a float (calling [`IS_NAN_F32`]'s function).
+pub(crate) fn compare(
+    op: Comparison,
+    a: &str,
+    ta: PrimitiveType,
+    b: &str,
+    tb: PrimitiveType,
+) -> String {
     use PrimitiveType::{I32, U32};
     let o = op.operator();
     match (ta, tb) {
@@ -227,8 +247,7 @@ fn kernel(
 ) -> Result<String, OpError> {
     let test = expression(op, node, views)?;
     let mut wgsl = rows::header(2 + views.len() + masks);
-    wgsl +=
-        "fn is_nan_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }\n";
+    wgsl += IS_NAN_F32;
     let mut body = String::new();
     for (i, view) in views.iter().enumerate() {
         let format = view.format();
