@@ -509,6 +509,35 @@ fn a_uniform_struct_may_be_its_wgsl_size_rounded_to_16() {
         shader.check_struct_decl(&params, AddressSpace::Storage, "SimParams"),
         Ok(())
     );
+    // The same rows as a flat format against the global holding one value, and against an
+    // array of them, whose stride must match.
+    let fields: Vec<(String, &str)> = ["a", "b", "c", "d", "e", "f", "g"]
+        .iter()
+        .map(|n| ((*n).to_owned(), "float32"))
+        .collect();
+    let rows = GpuDataStructFormat::parse(
+        StructLayout::WgslUniform,
+        fields.iter().map(|(n, f)| (n.as_str(), *f)),
+    )
+    .unwrap();
+    assert_eq!(rows.byte_stride(), 32);
+    let globals = Shader::parse(
+        "struct SimParams { a: f32, b: f32, c: f32, d: f32, e: f32, f: f32, g: f32 }
+@group(0) @binding(0) var<uniform> one: SimParams;
+@group(0) @binding(1) var<storage> many: array<SimParams>;",
+    )
+    .unwrap();
+    let at = |binding| gpudata::check::HostBinding { group: 0, binding };
+    assert_eq!(globals.check_global_format(&rows, "one", at(0)), Ok(()));
+    let found = mismatches(globals.check_global_format(&rows, "many", at(1)));
+    assert!(
+        found.iter().any(|m| m.error
+            == MismatchError::Stride {
+                host: 32,
+                shader: 28
+            }),
+        "{found:?}"
+    );
     // A member that makes the host larger than the rounding: refused in both.
     let wider = Shader::parse(
         "struct SimParams { a: f32, b: f32, c: f32, d: f32, e: f32, f: f32, g: f32, @size(8) h: f32 }",

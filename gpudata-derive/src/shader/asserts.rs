@@ -161,7 +161,7 @@ pub(super) fn expand(
             field_range(*k),
         ));
     }
-    if let Some((name, at, size, lit)) = &facts.stride {
+    if let Some((name, at, size, one_value, lit)) = &facts.stride {
         let size = Literal::u64_suffixed(u64::from(*size));
         let matched = facts.members.iter().map(|(k, _, m)| {
             let k = Literal::usize_unsuffixed(*k);
@@ -169,7 +169,7 @@ pub(super) fn expand(
             quote!((#k, #offset))
         });
         out.push(assert(
-            quote!(#p::stride_problem(&#analysis, #name, #at, #size, &[#(#matched),*])),
+            quote!(#p::stride_problem(&#analysis, #name, #at, #size, #one_value, &[#(#matched),*])),
             span_range(lit),
         ));
     }

@@ -28,7 +28,16 @@ pub(super) fn shader_struct(
                 list(&shader.struct_names())
             ),
         ),
-        Some(found) => rows(cx, input, lit, found, &name, &name, None, facts),
+        Some(found) => rows(
+            cx,
+            input,
+            lit,
+            found,
+            &name,
+            &name,
+            Step::Array(None),
+            facts,
+        ),
     }
 }
 
@@ -108,14 +117,27 @@ pub(super) fn shader_global(
         rows_struct,
         &rows_name,
         prefix.trim_end_matches('.'),
-        Some(stride),
+        // A struct global holds one value; arrays step by their stride.
+        if suffix == "." {
+            Step::One(stride)
+        } else {
+            Step::Array(Some(stride))
+        },
         facts,
     );
 }
 
+/// How the shader's rows step: the one value of a struct global (its size), or an array's
+/// elements (its stride; the struct's size when `None`).
+#[derive(Clone, Copy)]
+enum Step {
+    One(u32),
+    Array(Option<u32>),
+}
+
 /// The fields against `found`'s members by name: each matched pair is asserted; a field without a
-/// member, a member without a field is an error. The rows step by `stride` (the struct's size
-/// when `None`); `subject` names them in the stride assertion, `prefix` each member's path.
+/// member, a member without a field is an error. The rows step as `step` says; `subject` names
+/// them in the stride assertion, `prefix` each member's path.
 #[allow(
     clippy::too_many_arguments,
     reason = "the two callers differ in every one of them"
@@ -127,7 +149,7 @@ fn rows(
     found: Struct,
     subject: &str,
     prefix: &str,
-    stride: Option<u32>,
+    step: Step,
     facts: &mut ShaderFacts,
 ) {
     let struct_name = found.name.clone();
@@ -159,12 +181,11 @@ fn rows(
             ),
         );
     }
-    facts.stride = Some((
-        subject.to_owned(),
-        found.at,
-        stride.unwrap_or(found.size),
-        lit.clone(),
-    ));
+    let (stride, one_value) = match step {
+        Step::One(size) => (size, true),
+        Step::Array(stride) => (stride.unwrap_or(found.size), false),
+    };
+    facts.stride = Some((subject.to_owned(), found.at, stride, one_value, lit.clone()));
 }
 
 /// `vertex_entry = "vs_main"` (or several, `"vs_bake, vs_main"`): each field, at its location,

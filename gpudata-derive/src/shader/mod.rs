@@ -37,9 +37,10 @@ pub(crate) struct ShaderFacts {
     /// `(gpu field index, wgsl path, member)` of each field matched by name.
     #[cfg(feature = "naga")]
     members: Vec<(usize, String, wgsl::Member)>,
-    /// The rows' wgsl name, position and stride, and the attribute string to report at.
+    /// The rows' wgsl name, position and stride, whether they are one value (a struct global,
+    /// not an array's elements), and the attribute string to report at.
     #[cfg(feature = "naga")]
-    stride: Option<(String, String, u32, syn::LitStr)>,
+    stride: Option<(String, String, u32, bool, syn::LitStr)>,
     /// `(gpu field index, wgsl path, input)` of each field matched by location.
     #[cfg(feature = "naga")]
     inputs: Vec<(usize, String, wgsl::Input)>,

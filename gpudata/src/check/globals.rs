@@ -5,7 +5,7 @@ use naga::{AddressSpace, ArraySize, GlobalVariable, Handle, Type, TypeInner};
 
 use super::error::{MismatchError, ShaderCheckError, ShaderMismatch};
 use super::shader::Shader;
-use super::structs::{HostTree, finish};
+use super::structs::{HostTree, RowStep, finish};
 use crate::layout::GpuDataStructFormat;
 
 /// Where the host binds a buffer: `@group(group) @binding(binding)`.
@@ -53,12 +53,12 @@ impl Shader {
     /// The rows `ty` holds: a struct itself (stepping by its size), an array of structs (by
     /// the array stride), or the runtime-sized array of structs ending a struct (the tail);
     /// with the path suffix naming them.
-    fn rows_of(&self, ty: Handle<Type>) -> Option<(Handle<Type>, u64, String)> {
+    fn rows_of(&self, ty: Handle<Type>) -> Option<(Handle<Type>, RowStep, String)> {
         let types = &self.module().types;
         match &types[ty].inner {
             TypeInner::Array { base, stride, .. } => {
                 matches!(types[*base].inner, TypeInner::Struct { .. })
-                    .then(|| (*base, u64::from(*stride), "[].".to_owned()))
+                    .then(|| (*base, RowStep::Array(u64::from(*stride)), "[].".to_owned()))
             }
             TypeInner::Struct { members, .. } => {
                 let tail = members.last().and_then(|last| match &types[last.ty].inner {
@@ -68,12 +68,12 @@ impl Shader {
                         size: ArraySize::Dynamic,
                     } if matches!(types[*base].inner, TypeInner::Struct { .. }) => Some((
                         *base,
-                        u64::from(*stride),
+                        RowStep::Array(u64::from(*stride)),
                         format!(".{}[].", last.name.as_deref().unwrap_or("")),
                     )),
                     _ => None,
                 });
-                tail.or_else(|| Some((ty, self.size_align(ty).0, ".".to_owned())))
+                tail.or_else(|| Some((ty, RowStep::One(self.size_align(ty).0), ".".to_owned())))
             }
             _ => None,
         }
@@ -128,7 +128,7 @@ impl Shader {
         rows: impl FnOnce(
             &Shader,
             Handle<Type>,
-            u64,
+            RowStep,
             &str,
             &mut Vec<ShaderMismatch>,
         ) -> Result<(), ShaderCheckError>,

@@ -6,7 +6,36 @@ use super::error::{MismatchError, ShaderCheckError, ShaderMismatch};
 use super::shader::Shader;
 use crate::layout::{AddressSpace, GpuDataStructFormat, StructDecl, StructLayout};
 use crate::record::HostShape;
-use crate::record::shader_rules::storage_accepts;
+use crate::record::shader_rules::{one_value_size_agrees, storage_accepts};
+
+/// How the rows a struct check compares step on the shader's side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum RowStep {
+    /// The one value of a struct global, of this many bytes: host rows may be that size or,
+    /// as a host `wgsl-uniform` struct measures it, that size rounded up to 16
+    /// ([`one_value_size_agrees`]).
+    One(u64),
+    /// Elements of an array (or rows of a buffer), this many bytes apart: the host's stride
+    /// must be the same.
+    Array(u64),
+}
+
+impl RowStep {
+    /// The shader's bytes per row.
+    pub(super) const fn bytes(self) -> u64 {
+        match self {
+            RowStep::One(bytes) | RowStep::Array(bytes) => bytes,
+        }
+    }
+
+    /// Whether host rows of `host` bytes step as the shader's do.
+    pub(super) const fn agrees(self, host: u64) -> bool {
+        match self {
+            RowStep::One(bytes) => one_value_size_agrees(host, bytes),
+            RowStep::Array(bytes) => host == bytes,
+        }
+    }
+}
 
 impl Shader {
     /// Checks `host` (a derived `T::FORMAT` or a run-time struct format) against the WGSL struct
@@ -46,7 +75,7 @@ impl Shader {
         let ty = self.required_struct(shader_struct)?;
         let mut mismatches = Vec::new();
         let (size, _) = self.size_align(ty);
-        self.compare_rows(host, ty, "", size, &mut mismatches);
+        self.compare_rows(host, ty, "", RowStep::Array(size), &mut mismatches);
         finish(format!("struct {shader_struct}"), mismatches)
     }
 
@@ -69,14 +98,14 @@ impl Shader {
         self.check_tree(&tree.decl, Some(tree.shape), tree.space, shader_struct)
     }
 
-    /// Compares `host` rows with the struct `ty`, whose rows step by `shader_stride` bytes (its
-    /// size, or the stride of the array holding it), naming fields `{prefix}{name}`.
+    /// Compares `host` rows with the struct `ty`, whose rows step as `step` says (the one value
+    /// of a struct global, or an array's elements), naming fields `{prefix}{name}`.
     pub(super) fn compare_rows(
         &self,
         host: &GpuDataStructFormat,
         ty: Handle<Type>,
         prefix: &str,
-        shader_stride: u64,
+        step: RowStep,
         out: &mut Vec<ShaderMismatch>,
     ) {
         let TypeInner::Struct { members, .. } = &self.module().types[ty].inner else {
@@ -143,13 +172,13 @@ impl Shader {
                 });
             }
         }
-        if host.byte_stride() != shader_stride {
+        if !step.agrees(host.byte_stride()) {
             out.push(ShaderMismatch {
                 path: format!("{prefix}{struct_name}"),
                 location: self.span_location(span),
                 error: MismatchError::Stride {
                     host: host.byte_stride(),
-                    shader: shader_stride,
+                    shader: step.bytes(),
                 },
             });
         }

@@ -14,7 +14,8 @@ use crate::layout::WgslType;
 use crate::record::HostShape;
 use crate::record::host_shape::carrier_type;
 use crate::record::shader_rules::{
-    VertexFeed, type_name, vertex_feed, vertex_formats_of, vertex_scalar_name,
+    VertexFeed, one_value_size_agrees, type_name, vertex_feed, vertex_formats_of,
+    vertex_scalar_name,
 };
 use crate::record::tree::{Msg, fail};
 
@@ -183,17 +184,25 @@ pub const fn fail_if(problem: &Option<Msg>) {
     }
 }
 
-/// Why the struct's stride differs from the shader struct's size, or `None`.
+/// Why the struct's stride differs from the shader struct's size, or `None`. For `one_value`
+/// rows (a struct global, not an array's elements) the host may also measure the size rounded
+/// up to 16, as a `wgsl-uniform` struct does ([`one_value_size_agrees`]).
 #[must_use]
 pub const fn stride_problem<const N: usize>(
     analysis: &Analysis<N>,
     shader_struct: &str,
     at: &str,
     size: u64,
+    one_value: bool,
     matched: &[(usize, u64)],
 ) -> Option<Msg> {
     let host = analysis.layout.shape.byte_stride;
-    if host == size || !analysis.valid {
+    let agrees = if one_value {
+        one_value_size_agrees(host, size)
+    } else {
+        host == size
+    };
+    if agrees || !analysis.valid {
         return None;
     }
     let mut msg = Msg::new()

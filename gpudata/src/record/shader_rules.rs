@@ -149,5 +149,14 @@ pub struct EntryInput {
 #[must_use]
 pub const fn struct_size_agrees(space: AddressSpace, host: u64, shader: u64) -> bool {
     host == shader
-        || (matches!(space, AddressSpace::Uniform) && host == shader.next_multiple_of(16))
+        || (matches!(space, AddressSpace::Uniform) && one_value_size_agrees(host, shader))
+}
+
+/// Whether host rows of `host` bytes hold the one WGSL value of `shader` bytes a global reads
+/// (a struct global, not an array of them, whose stride would have to match): equal, or the
+/// WGSL size rounded up to 16, what a host `wgsl-uniform` struct measures; the larger binding is
+/// valid WebGPU.
+#[must_use]
+pub const fn one_value_size_agrees(host: u64, shader: u64) -> bool {
+    host == shader || host == shader.next_multiple_of(16)
 }
