@@ -527,7 +527,7 @@ fn a_uniform_struct_may_be_its_wgsl_size_rounded_to_16() {
 @group(0) @binding(1) var<storage> many: array<SimParams>;",
     )
     .unwrap();
-    let at = |binding| gpudata::check::HostBinding { group: 0, binding };
+    let at = |binding| HostBinding { group: 0, binding };
     assert_eq!(globals.check_global_format(&rows, "one", at(0)), Ok(()));
     let found = mismatches(globals.check_global_format(&rows, "many", at(1)));
     assert!(
