@@ -4,30 +4,15 @@
 //! checked together: no location fed twice, every input the entry point reads fed. The run-time
 //! twin is [`Shader::check_vertex_state`](crate::check::Shader::check_vertex_state).
 
+use crate::format::const_str_eq;
 use crate::record::shader_rules::VertexEntry;
 use crate::record::tree::Msg;
-
-/// Whether two strings are equal, in a `const fn`.
-const fn same(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
 
 /// The record of `entry` among `entries`, if any.
 const fn find<'a>(entries: &'a [VertexEntry], entry: &str) -> Option<&'a VertexEntry> {
     let mut i = 0;
     while i < entries.len() {
-        if same(entries[i].entry, entry) {
+        if const_str_eq(entries[i].entry, entry) {
             return Some(&entries[i]);
         }
         i += 1;
@@ -77,7 +62,7 @@ pub const fn vertex_set_problem(
         };
         match first {
             None => first = Some(found),
-            Some(seen) if !same(seen.shader, found.shader) => {
+            Some(seen) if !const_str_eq(seen.shader, found.shader) => {
                 return Some(
                     Msg::new()
                         .str("vertex buffer `")
