@@ -8,7 +8,7 @@ mod error;
 mod gpu;
 pub(crate) mod host_dma;
 pub(crate) mod layouts;
-mod pipelines;
+pub(crate) mod pipelines;
 pub(crate) mod scope;
 pub(crate) mod transfer;
 mod wgpu_error;

@@ -1,4 +1,5 @@
-//! The one compute pipeline cache of a [`Gpu`](super::Gpu).
+//! The one compute pipeline cache of a [`Gpu`](super::Gpu), and the one place the library makes
+//! a render pipeline ([`render_pipeline`]).
 //!
 //! A pipeline is keyed by its WGSL text and entry point. Generated kernels spell out everything
 //! that shaped them in their text (formats, strides, offset phases, rows per invocation,
@@ -76,4 +77,62 @@ impl PipelineCache {
             .map(HashMap::len)
             .sum()
     }
+}
+
+/// A render pipeline of `wgsl`'s `vs` and `fs` entry points over `bind_group_layouts` (in group
+/// order) and vertex `buffers`, drawing `topology` into one color `target`, no depth test, one
+/// sample, labelled `label`, made inside an error scope whose errors name `operation` (what the
+/// library draws with: picking's ids). Not cached: its callers keep what they make.
+///
+/// # Errors
+/// [`GpuError::Validation`] when wgpu refuses the module, the layout or the pipeline,
+/// [`GpuError::OutOfMemory`] when the device has no memory for it.
+pub(crate) fn render_pipeline(
+    gpu: &Gpu,
+    operation: &'static str,
+    label: &'static str,
+    wgsl: &str,
+    bind_group_layouts: &[&wgpu::BindGroupLayout],
+    buffers: &[Option<wgpu::VertexBufferLayout<'_>>],
+    topology: wgpu::PrimitiveTopology,
+    target: wgpu::ColorTargetState,
+) -> Result<wgpu::RenderPipeline, GpuError> {
+    let groups: Vec<Option<&wgpu::BindGroupLayout>> =
+        bind_group_layouts.iter().copied().map(Some).collect();
+    error_scope(gpu, operation, || {
+        let device = gpu.device();
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(label),
+            source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(label),
+            bind_group_layouts: &groups,
+            immediate_size: 0,
+        });
+        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(label),
+            layout: Some(&layout),
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: Some("vs"),
+                compilation_options: Default::default(),
+                buffers,
+            },
+            primitive: wgpu::PrimitiveState {
+                topology,
+                ..Default::default()
+            },
+            depth_stencil: None,
+            multisample: wgpu::MultisampleState::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &module,
+                entry_point: Some("fs"),
+                compilation_options: Default::default(),
+                targets: &[Some(target)],
+            }),
+            multiview_mask: None,
+            cache: None,
+        })
+    })
 }

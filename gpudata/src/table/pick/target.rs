@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 
 use crate::device::Gpu;
 use crate::device::buffers::create_buffer;
+use crate::device::pipelines::render_pipeline;
 use crate::device::scope::error_scope;
 use crate::device::transfer::{WaitMode, read_range};
 
@@ -148,44 +149,16 @@ impl PickingTarget {
         topology: wgpu::PrimitiveTopology,
     ) -> Result<wgpu::RenderPipeline, PickError> {
         gpu.check_lost("create a picking pipeline")?;
-        let groups: Vec<Option<&wgpu::BindGroupLayout>> =
-            bind_group_layouts.iter().copied().map(Some).collect();
-        Ok(error_scope(gpu, "create a picking pipeline", || {
-            let device = gpu.device();
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("gpudata picking"),
-                source: wgpu::ShaderSource::Wgsl(wgsl.into()),
-            });
-            let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("gpudata picking"),
-                bind_group_layouts: &groups,
-                immediate_size: 0,
-            });
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some("gpudata picking"),
-                layout: Some(&layout),
-                vertex: wgpu::VertexState {
-                    module: &module,
-                    entry_point: Some("vs"),
-                    compilation_options: Default::default(),
-                    buffers,
-                },
-                primitive: wgpu::PrimitiveState {
-                    topology,
-                    ..Default::default()
-                },
-                depth_stencil: None,
-                multisample: wgpu::MultisampleState::default(),
-                fragment: Some(wgpu::FragmentState {
-                    module: &module,
-                    entry_point: Some("fs"),
-                    compilation_options: Default::default(),
-                    targets: &[Some(Self::color_target())],
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
-        })?)
+        Ok(render_pipeline(
+            gpu,
+            "create a picking pipeline",
+            "gpudata picking",
+            wgsl,
+            bind_group_layouts,
+            buffers,
+            topology,
+            Self::color_target(),
+        )?)
     }
 
     /// The row id drawn at pixel `(x, y)`, or `None` where no row was drawn.
