@@ -50,11 +50,11 @@ impl PipelineCache {
         let device = gpu.device();
         let pipeline = error_scope(gpu, "compile a compute pipeline", || {
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(label),
+                label: Some(operation),
                 source: wgpu::ShaderSource::Wgsl(wgsl.into()),
             });
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(label),
+                label: Some(operation),
                 layout: None,
                 module: &module,
                 entry_point: Some(entry_point),
@@ -81,8 +81,8 @@ impl PipelineCache {
 
 /// A render pipeline of `wgsl`'s `vs` and `fs` entry points over `bind_group_layouts` (in group
 /// order) and vertex `buffers`, drawing `topology` into one color `target`, no depth test, one
-/// sample, labelled `label`, made inside an error scope whose errors name `operation` (what the
-/// library draws with: picking's ids). Not cached: its callers keep what they make.
+/// sample, made inside an error scope whose errors name `operation` (also its wgpu label): what
+/// the library draws with (picking's ids). Not cached: its callers keep what they make.
 ///
 /// # Errors
 /// [`GpuError::Validation`] when wgpu refuses the module, the layout or the pipeline,
@@ -90,7 +90,6 @@ impl PipelineCache {
 pub(crate) fn render_pipeline(
     gpu: &Gpu,
     operation: &'static str,
-    label: &'static str,
     wgsl: &str,
     bind_group_layouts: &[&wgpu::BindGroupLayout],
     buffers: &[Option<wgpu::VertexBufferLayout<'_>>],
@@ -102,16 +101,16 @@ pub(crate) fn render_pipeline(
     error_scope(gpu, operation, || {
         let device = gpu.device();
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(label),
+            label: Some(operation),
             source: wgpu::ShaderSource::Wgsl(wgsl.into()),
         });
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(label),
+            label: Some(operation),
             bind_group_layouts: &groups,
             immediate_size: 0,
         });
         device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some(label),
+            label: Some(operation),
             layout: Some(&layout),
             vertex: wgpu::VertexState {
                 module: &module,

@@ -152,7 +152,6 @@ impl PickingTarget {
         Ok(render_pipeline(
             gpu,
             "create a picking pipeline",
-            "gpudata picking",
             wgsl,
             bind_group_layouts,
             buffers,
