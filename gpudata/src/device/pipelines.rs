@@ -50,11 +50,11 @@ impl PipelineCache {
         let device = gpu.device();
         let pipeline = error_scope(gpu, "compile a compute pipeline", || {
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(operation),
+                label: Some(label),
                 source: wgpu::ShaderSource::Wgsl(wgsl.into()),
             });
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(operation),
+                label: Some(label),
                 layout: None,
                 module: &module,
                 entry_point: Some(entry_point),
