@@ -206,6 +206,85 @@ fn chunked_columns_sort_whole() {
     }
 }
 
+/// `sort_pairs`, `top_k` and `segmented_sort` of chunked columns (chunked differently) equal the
+/// CPU reference of the same rows in one buffer.
+#[test]
+fn chunked_pairs_top_k_and_segments_equal_the_reference() {
+    let gpu = gpu();
+    let mut rng = Rng::new(44);
+    let usage = gpudata::data::DEFAULT_USAGE;
+    let chunks = |n| ChunkOptions {
+        rows_per_chunk: Some(n),
+        ..ChunkOptions::default()
+    };
+    for n in [1u64, 9, 600] {
+        let keys: Vec<i32> = (0..n).map(|_| rng.below(40) as i32 - 20).collect();
+        let values: Vec<u32> = (0..n as u32).map(|i| i * 7 + 1).collect();
+        let segments: Vec<u32> = {
+            let mut ids: Vec<u32> = (0..n).map(|_| rng.below(5) as u32).collect();
+            ids.sort_unstable();
+            ids
+        };
+        let key_column = GpuVector::upload_values(&gpu, "k", &keys, usage, chunks(4)).unwrap();
+        let value_column = GpuVector::upload_values(&gpu, "v", &values, usage, chunks(7)).unwrap();
+        let id_column = GpuVector::upload_values(&gpu, "s", &segments, usage, chunks(5)).unwrap();
+        let key_bytes: Vec<u8> = keys.iter().flat_map(|k| k.to_le_bytes()).collect();
+        let value_bytes = u32_bytes(&values);
+        let id_bytes = u32_bytes(&segments);
+        let host_keys = HostInput::new(&key_bytes, VertexFormat::Sint32, n);
+        for options in [SortOptions::ascending(), SortOptions::descending()] {
+            let what = format!("{n} rows {:?}", options.order);
+            let (sorted_keys, sorted_values) =
+                ops::piecewise::sort_pairs(&gpu, &key_column, &value_column, &options).unwrap();
+            let expected = cpu::sort_pairs(
+                host_keys,
+                HostInput::new(&value_bytes, VertexFormat::Uint32, n),
+                &options,
+            )
+            .unwrap();
+            assert_eq!(
+                sorted_keys.read_bytes(&gpu).unwrap(),
+                expected.keys.bytes(),
+                "{what}"
+            );
+            assert_eq!(
+                sorted_values.read_bytes(&gpu).unwrap(),
+                expected.values.bytes(),
+                "{what}"
+            );
+            let k = n / 2 + 1;
+            let (top, ids) = ops::piecewise::top_k(&gpu, &key_column, k, &options).unwrap();
+            let expected = cpu::top_k(host_keys, k, &options).unwrap();
+            assert_eq!(
+                top.read_bytes(&gpu).unwrap(),
+                expected.keys.bytes(),
+                "{what}"
+            );
+            assert_eq!(
+                ids.read_bytes(&gpu).unwrap(),
+                expected.values.bytes(),
+                "{what}"
+            );
+            let segmented =
+                ops::piecewise::segmented_sort(&gpu, &key_column, &id_column, &options).unwrap();
+            let (expected, _) = cpu::segmented_sort(
+                host_keys,
+                None,
+                cpu::HostSegments::Ids(HostInput::new(&id_bytes, VertexFormat::Uint32, n)),
+                &options,
+            )
+            .unwrap();
+            assert_eq!(
+                segmented.read_bytes(&gpu).unwrap(),
+                expected.bytes(),
+                "{what}"
+            );
+        }
+        let too_many = ops::piecewise::top_k(&gpu, &key_column, n + 1, &SortOptions::ascending());
+        assert!(too_many.is_err());
+    }
+}
+
 #[test]
 fn argsort_by_errors_name_the_key() {
     let gpu = gpu();

@@ -8,7 +8,7 @@
 //! operation through [`map`]) halve a piece again where its output would not fit one buffer;
 //! [`mask`] writes one mask piece per piece and [`compact`] keeps each column's rows piece by
 //! piece. Operations whose result depends on rows of several chunks ([`extent`],
-//! [`prefix_sum`], [`gather`], [`sort`], [`argsort`]) hand the kernels the whole column's chunks at once; the
+//! [`prefix_sum`], [`gather`], the sorts) hand the kernels the whole column's chunks at once; the
 //! aggregations ([`reduce`], [`histogram`], [`group_by`], [`grid_aggregate`]) cut their columns
 //! and mask into pieces and read every piece into one set of accumulators. Refusals and errors come in the column type's error ([`Chunked::Error`]), an operation's error
 //! naming the rows of the piece it failed on.
@@ -33,5 +33,5 @@ pub use column::{ChunkPiece, Chunked};
 pub use driver::map;
 pub use elementwise::{arithmetic, evaluate, lanes, math};
 pub use select::{compact, mask};
-pub use sort::{argsort, sort, sort_key};
+pub use sort::{argsort, segmented_sort, sort, sort_key, sort_pairs, top_k};
 pub use whole::{extent, gather, prefix_sum};

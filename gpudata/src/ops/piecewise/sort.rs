@@ -1,6 +1,9 @@
 //! Sorting columns held in chunks: [`sort_key`] (a chunked column as a key of
-//! [`ops::argsort_by`](crate::ops::argsort_by)), [`argsort`] and [`sort`]. A sort orders rows
-//! of every chunk together, so it reads the chunks as one column, as `gather` does.
+//! [`ops::argsort_by`](crate::ops::argsort_by)), [`argsort`], [`sort`], [`sort_pairs`],
+//! [`top_k`] and [`segmented_sort`], the chunked forms of `ops`' sorts. A sort orders rows of
+//! every chunk together, so it reads the chunks as one column, as `gather` does: one
+//! `argsort_by` over the chunks in place, then one gather of each output column through the
+//! permutation.
 
 use super::column::Chunked;
 use super::driver::column_views;
@@ -47,15 +50,135 @@ pub fn sort<C: Chunked>(
     options: &SortOptions,
 ) -> Result<C, C::Error<OpError>> {
     let order = argsort(gpu, column, options)?;
-    let (format, views) = column_views("sort", column)?;
+    take(gpu, "sort", &order, None, column)
+}
+
+/// Rows `ids` (all of `order`, or its first `first` rows) of `column`, gathered through the
+/// chunks into a column of the same name.
+fn take<C: Chunked>(
+    gpu: &Gpu,
+    op: &'static str,
+    order: &GpuData,
+    first: Option<u64>,
+    column: &C,
+) -> Result<C, C::Error<OpError>> {
+    let (format, views) = column_views(op, column)?;
     let fail = |e| C::piece_error(column.name(), 0, column.length(), e);
-    let ids = order.as_view().ok_or_else(|| {
+    let ids = order
+        .as_view()
+        .and_then(|v| v.slice(0, first.unwrap_or(v.length())))
+        .ok_or_else(|| {
+            fail(OpError::WrongData {
+                op,
+                expected: "uint32 row ids",
+                found: "another layout".to_owned(),
+            })
+        })?;
+    let chunks = gather_pieces(gpu, &[ids], &views, format).map_err(fail)?;
+    C::from_chunks(column.name(), chunks)
+}
+
+/// Chunked keys sorted as [`sort`] sorts them, and chunked `values` (any vertex format, as
+/// many rows, chunked any way) in the same order: `(keys, values)`, columns of their names.
+/// Unlike [`ops::sort_pairs`](crate::ops::sort_pairs()), values of any row size travel.
+///
+/// # Errors
+/// As [`argsort`] over the keys; the values' [`Chunked::length_error`] for another row count;
+/// then `ops::gather`'s errors.
+pub fn sort_pairs<C: Chunked>(
+    gpu: &Gpu,
+    keys: &C,
+    values: &C,
+    options: &SortOptions,
+) -> Result<(C, C), C::Error<OpError>> {
+    if values.length() != keys.length() {
+        return Err(values.length_error(keys.length()));
+    }
+    let order = argsort(gpu, keys, options)?;
+    Ok((
+        take(gpu, "sort_pairs", &order, None, keys)?,
+        take(gpu, "sort_pairs", &order, None, values)?,
+    ))
+}
+
+/// The first `k` keys of [`sort`]'s order of a chunked column and their `uint32` row ids (over
+/// all its rows): `(keys, ids)`, as [`ops::top_k`](crate::ops::top_k()) of one buffer.
+///
+/// # Errors
+/// [`OpError::TopKTooLarge`] (in the column type's error) for `k` above the row count; as
+/// [`argsort`]; then `ops::gather`'s errors.
+pub fn top_k<C: Chunked>(
+    gpu: &Gpu,
+    keys: &C,
+    k: u64,
+    options: &SortOptions,
+) -> Result<(C, GpuData), C::Error<OpError>> {
+    const OP: &str = "top_k";
+    let rows = keys.length();
+    if k > rows {
+        let error = OpError::TopKTooLarge { op: OP, k, rows };
+        return Err(C::piece_error(keys.name(), 0, rows, error));
+    }
+    let order = argsort(gpu, keys, options)?;
+    let top = take(gpu, OP, &order, Some(k), keys)?;
+    let fail = |e| C::piece_error(keys.name(), 0, rows, e);
+    let ids = order.as_view().and_then(|v| v.slice(0, k)).ok_or_else(|| {
         fail(OpError::WrongData {
-            op: "sort",
+            op: OP,
             expected: "uint32 row ids",
             found: "another layout".to_owned(),
         })
     })?;
-    let chunks = gather_pieces(gpu, &[ids], &views, format).map_err(fail)?;
-    C::from_chunks(column.name(), chunks)
+    // The first `k` ids, packed in a buffer of their own.
+    let sequence =
+        crate::ops::sequence(gpu, u32::try_from(k).unwrap_or(u32::MAX), 0, 1).map_err(fail)?;
+    let positions = sequence.as_view().ok_or_else(|| {
+        fail(OpError::WrongData {
+            op: OP,
+            expected: "row positions",
+            found: "another layout".to_owned(),
+        })
+    })?;
+    let ids = crate::ops::gather(gpu, positions, ids).map_err(fail)?;
+    Ok((top, ids))
+}
+
+/// A chunked column of keys sorted within each segment, segments in the order of their ids:
+/// `segment_ids` (chunked `uint32`, one per row, chunked any way) then the keys, as
+/// [`ops::segmented_sort`](crate::ops::segmented_sort()) with
+/// [`Segments::Ids`](crate::ops::Segments::Ids) sorts one buffer.
+///
+/// # Errors
+/// As [`argsort`]; `ops::argsort_by`'s refusal of ids that are not `uint32`; the ids'
+/// [`Chunked::length_error`] for another row count; then `ops::gather`'s errors.
+pub fn segmented_sort<C: Chunked>(
+    gpu: &Gpu,
+    keys: &C,
+    segment_ids: &C,
+    options: &SortOptions,
+) -> Result<C, C::Error<OpError>> {
+    const OP: &str = "segmented_sort";
+    if segment_ids.length() != keys.length() {
+        return Err(segment_ids.length_error(keys.length()));
+    }
+    let (id_format, _) = column_views(OP, segment_ids)?;
+    if id_format != crate::format::VertexFormat::Uint32 {
+        let error = OpError::UnsupportedFormat {
+            op: OP,
+            input: 1,
+            format: id_format,
+            expected: "uint32 segment ids",
+        };
+        return Err(C::piece_error(
+            segment_ids.name(),
+            0,
+            segment_ids.length(),
+            error,
+        ));
+    }
+    let by_segment = sort_key(segment_ids)?;
+    let by_key = sort_key(keys)?.with_order(options.order);
+    let order = argsort_by(gpu, &[by_segment, by_key])
+        .map_err(|e| C::piece_error(keys.name(), 0, keys.length(), e))?;
+    take(gpu, OP, &order, None, keys)
 }
