@@ -1,5 +1,5 @@
 //! Rows sorted by several keys on the GPU (`ops::argsort_by`) against the CPU reference: keys of
-//! every sort format drawn from few values (so that earlier keys tie and later ones decide),
+//! the sort's formats and narrower ones (8/16-bit, normalized, float16) drawn from few values (so that earlier keys tie and later ones decide),
 //! NaN and ±0, both orders, validity masks with nulls first and last, keys held in several
 //! pieces; chunked columns sorted whole (`ops::piecewise::sort`); and the errors.
 
@@ -11,10 +11,16 @@ use gpudata::ops::{self, GpuMask, NullOrder, OpError, SortKey, SortOptions, Sort
 use gpudata::table::ChunkOptions;
 use gpudata::{GpuVector, VertexFormat};
 
-const KEYS: [VertexFormat; 3] = [
+/// Key formats: the sort's own three, and narrower ones read as their 32-bit values.
+const KEYS: [VertexFormat; 8] = [
     VertexFormat::Uint32,
     VertexFormat::Sint32,
     VertexFormat::Float32,
+    VertexFormat::Uint8,
+    VertexFormat::Sint16,
+    VertexFormat::Unorm8,
+    VertexFormat::Snorm16,
+    VertexFormat::Float16,
 ];
 
 /// One random key: its rows (from 5 values, specials among them), order, validity, nulls.
@@ -27,12 +33,14 @@ struct Key {
 }
 
 fn random_key(rng: &mut Rng, n: u64) -> Key {
-    let format = KEYS[rng.below(3) as usize];
-    let pool = special_rows(rng, format, 5, 0, 4);
+    let format = KEYS[rng.below(KEYS.len() as u64) as usize];
+    let size = format.byte_length();
+    let pool = special_rows(rng, format, 5, 0, size);
+    let size = size as usize;
     let bytes = (0..n)
         .flat_map(|_| {
-            let at = rng.below(5) as usize * 4;
-            pool[at..at + 4].to_vec()
+            let at = rng.below(5) as usize * size;
+            pool[at..at + size].to_vec()
         })
         .collect();
     let order = if rng.below(2) == 0 {
@@ -84,7 +92,8 @@ fn argsort_by_equals_the_cpu_reference() {
                     cuts(&mut rng, n)
                         .into_iter()
                         .map(|(start, rows)| {
-                            let b = &k.bytes[start as usize * 4..(start + rows) as usize * 4];
+                            let size = k.format.byte_length() as usize;
+                            let b = &k.bytes[start as usize * size..(start + rows) as usize * size];
                             (upload(&gpu, b), rows)
                         })
                         .collect()
@@ -291,16 +300,16 @@ fn argsort_by_errors_name_the_key() {
     let u32s_buffer = upload(&gpu, &u32_bytes(&[1, 2, 3, 4]));
     let a = view(&u32s_buffer, VertexFormat::Uint32, 4);
     let short = view(&u32s_buffer, VertexFormat::Uint32, 3);
-    let halves = view(&u32s_buffer, VertexFormat::Uint16, 4);
+    let pairs = view(&u32s_buffer, VertexFormat::Uint16x2, 4);
     assert!(matches!(
         ops::argsort_by(&gpu, &[]),
         Err(OpError::NoInputs { op: "argsort_by" })
     ));
     assert!(matches!(
-        ops::argsort_by(&gpu, &[SortKey::new(a), SortKey::new(halves)]),
+        ops::argsort_by(&gpu, &[SortKey::new(a), SortKey::new(pairs)]),
         Err(OpError::UnsupportedFormat {
             input: 1,
-            format: VertexFormat::Uint16,
+            format: VertexFormat::Uint16x2,
             ..
         })
     ));

@@ -127,6 +127,20 @@ fn sorting_a_table_equals_a_stable_sort_on_the_host() {
         }
         assert!(sorted.constant("tint").is_some());
         assert_eq!(sorted.num_rows(), table.num_rows());
+        // A `uint8` key, descending, ties by `id`: widened to `uint32` on the GPU.
+        let by_kind = table
+            .sort_by(
+                &gpu,
+                &[
+                    TableSortKey::descending("kind"),
+                    TableSortKey::ascending("id"),
+                ],
+            )
+            .unwrap();
+        let mut order: Vec<usize> = (0..host[0].1.len()).collect();
+        order.sort_by_key(|&r| (std::cmp::Reverse(host[2].1[r][0]), word(&host[0].1[r])));
+        let expected: Vec<Vec<u8>> = order.iter().map(|&r| host[3].1[r].clone()).collect();
+        assert_eq!(rows_of(&gpu, &by_kind, "point"), expected);
     }
 }
 
@@ -135,15 +149,16 @@ fn sorting_refuses_what_it_cannot_move() {
     let gpu = gpu();
     let mut rng = Rng::new(49);
     let (table, _) = table(&gpu, &mut rng, &[4, 6]);
+    // Struct rows (moved as `uint32x4` words) are no one-lane key.
     let error = table
-        .sort_by(&gpu, &[TableSortKey::ascending("kind")])
+        .sort_by(&gpu, &[TableSortKey::ascending("point")])
         .unwrap_err();
     assert!(
         matches!(
             &error,
             TableError::Sort {
                 source: gpudata::OpError::UnsupportedFormat {
-                    format: VertexFormat::Uint8,
+                    format: VertexFormat::Uint32x4,
                     ..
                 }
             }

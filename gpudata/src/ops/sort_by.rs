@@ -8,10 +8,13 @@
 
 use crate::data::{GpuData, GpuDataView};
 use crate::device::Gpu;
+use crate::format::PrimitiveType;
 use crate::format::VertexFormat;
+use crate::format::codec::decoded_type;
 use crate::ops::gather::gather_pieces;
-use crate::ops::sort::key_order;
-use crate::ops::{GpuMask, OpError, SortOptions, SortOrder, argsort, select, sequence, sort_pairs};
+use crate::ops::{
+    GpuMask, OpError, SortOptions, SortOrder, argsort, col, evaluate, select, sequence, sort_pairs,
+};
 
 const OP: &str = "argsort_by";
 
@@ -25,7 +28,8 @@ pub enum NullOrder {
     First,
 }
 
-/// One key of [`argsort_by`]: a column of `uint32`, `sint32` or `float32` rows (one view, or
+/// One key of [`argsort_by`]: a column of one-lane rows of any integer, normalized or float
+/// format, ordered by the value a shader reads (one view, or
 /// the consecutive pieces of a column held in several buffers), its order, and optionally a
 /// validity mask (a set bit a valid row) and where its null rows go.
 ///
@@ -130,7 +134,14 @@ impl<'a> SortKey<'a> {
             .pieces
             .first()
             .map_or(VertexFormat::Uint32, GpuDataView::format);
-        key_order(OP, format, &SortOptions::ascending()).map_err(|e| with_input(e, input))?;
+        if wide_key_format(format).is_none() {
+            return Err(OpError::UnsupportedFormat {
+                op: OP,
+                input,
+                format,
+                expected: "a one-lane key format (integer, normalized or float)",
+            });
+        }
         for piece in &self.pieces {
             if piece.format() != format {
                 return Err(OpError::UnsupportedFormat {
@@ -145,22 +156,20 @@ impl<'a> SortKey<'a> {
     }
 }
 
-/// `error` naming input `input`.
-fn with_input(error: OpError, input: usize) -> OpError {
-    match error {
-        OpError::UnsupportedFormat {
-            op,
-            format,
-            expected,
-            ..
-        } => OpError::UnsupportedFormat {
-            op,
-            input,
-            format,
-            expected,
-        },
-        other => other,
+/// The 32-bit key format a one-lane key of `format` sorts as: its value as a shader reads it
+/// (`uint32` for unsigned integers, `sint32` for signed ones, `float32` for floats, float16 and
+/// normalized formats, the last widened exactly, so the order is the value's); `None` for a
+/// format of several lanes, packed bits or WebGL-only.
+#[must_use]
+pub(crate) fn wide_key_format(format: VertexFormat) -> Option<VertexFormat> {
+    if format.components() != 1 || format.is_packed_bits() || format.is_webgl_only() {
+        return None;
     }
+    Some(match decoded_type(format) {
+        PrimitiveType::U32 => VertexFormat::Uint32,
+        PrimitiveType::I32 => VertexFormat::Sint32,
+        PrimitiveType::F32 | PrimitiveType::F16 => VertexFormat::Float32,
+    })
 }
 
 /// The permutation that sorts rows by `keys`, lexicographically: by the first key, rows with
@@ -168,9 +177,13 @@ fn with_input(error: OpError, input: usize) -> OpError {
 /// order). `uint32` row ids, row `i` of the output the row that sorts to place `i`. Each key
 /// sorts in [`sort`](super::sort())'s total order (floats: `-NaN < -inf < … < -0 < +0 < … <
 /// +inf < +NaN`), ascending or descending; a key with a validity mask puts its null rows first
-/// or last (in both orders), and null rows are equal in that key.
+/// or last (in both orders), and null rows are equal in that key. A key of a narrower format
+/// sorts by the value a shader reads from it, widened to 32 bits (`uint8` as `uint32`, `sint16`
+/// as `sint32`, `unorm8`, `snorm16` and `float16` as `float32`: `snorm`'s two encodings of -1
+/// are equal keys; the order among a `float16` key's NaNs follows the device's widening).
 ///
-/// Cost: one stable radix sort of 32-bit keys carrying the permutation per key, and a gather
+/// Cost: one stable radix sort of 32-bit keys carrying the permutation per key (a narrower key
+/// widened first, one pass over it), and a gather
 /// of each key but the last through the permutation (a key in several pieces is gathered
 /// even when last); a key with a validity mask adds the mask's flags unpacked, two gathers of
 /// them, a select (null rows' words set to 0, so that nulls are equal in the key) and one
@@ -187,7 +200,8 @@ fn with_input(error: OpError, input: usize) -> OpError {
 ///
 /// # Errors
 /// [`OpError::NoInputs`] for no keys; [`OpError::UnsupportedFormat`] for a key that is not
-/// `uint32`, `sint32` or `float32` (or pieces of several formats), naming the key;
+/// one lane of an integer, normalized or float format (or pieces of several formats), naming
+/// the key;
 /// [`OpError::LengthMismatch`] for a key or a validity mask of another row count than the first
 /// key (a mask's input is `keys.len()` plus the key's position); the input checks of every
 /// operation; [`OpError::TooManyRows`] past 2³¹ rows; [`OpError::TooLarge`] when the rows'
@@ -220,7 +234,23 @@ pub fn argsort_by(gpu: &Gpu, keys: &[SortKey<'_>]) -> Result<GpuData, OpError> {
             .pieces
             .first()
             .map_or(VertexFormat::Uint32, GpuDataView::format);
-        let mut words = through(gpu, order.as_ref(), &key.pieces, format, count)?;
+        // A narrower key read as its 32-bit value, piece by piece (one pass each).
+        let wide = wide_key_format(format).unwrap_or(format);
+        let widened: Vec<GpuData> = if wide == format {
+            Vec::new()
+        } else {
+            key.pieces
+                .iter()
+                .map(|piece| evaluate(gpu, &col(0), &[*piece], Some(wide)))
+                .collect::<Result<_, _>>()?
+        };
+        let pieces = if wide == format {
+            key.pieces.clone()
+        } else {
+            views(&widened)?
+        };
+        let format = wide;
+        let mut words = through(gpu, order.as_ref(), &pieces, format, count)?;
         let flags = match key.validity {
             Some(mask) => Some(mask.flags(gpu)?),
             None => None,

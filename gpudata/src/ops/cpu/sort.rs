@@ -3,10 +3,12 @@
 
 use super::host::{HostColumn, HostInput};
 use crate::format::VertexFormat;
+use crate::format::codec::decode_unit;
 use crate::ops::OpError;
 use crate::ops::gather::integer;
 use crate::ops::kernels::sort::wgsl::KeyOrder;
 use crate::ops::sort::{SortOptions, check_ids, check_offsets, check_values, key_order};
+use crate::ops::sort_by::wide_key_format;
 use crate::ops::{NullOrder, SortOrder};
 
 /// Where the segments of a [`segmented_sort`] are: the twin of
@@ -181,11 +183,21 @@ pub fn segmented_sort(
     Ok((gather(&keys, &order), values.map(|v| gather(&v, &order))))
 }
 
+/// The bits of row `row`'s value as its 32-bit key format reads it ([`wide_key_format`]): the
+/// value a shader reads (`decode_unit`), as `u32`, `i32` or `f32` bits.
+fn wide_word(input: &HostInput<'_>, row: u64) -> u32 {
+    let bytes = input.row(row);
+    let mut unit = [0u8; 4];
+    let n = bytes.len().min(4);
+    unit[..n].copy_from_slice(&bytes[..n]);
+    decode_unit(input.format(), 0, u32::from_le_bytes(unit)).to_bits()
+}
+
 /// One key of [`argsort_by`]: the twin of [`SortKey`](crate::ops::SortKey), its validity one
 /// `bool` per row (`true` a valid row).
 #[derive(Clone, Copy, Debug)]
 pub struct HostSortKey<'a> {
-    /// The key column: `uint32`, `sint32` or `float32`.
+    /// The key column: one lane of an integer, normalized or float format.
     pub column: HostInput<'a>,
     /// Ascending or descending.
     pub order: SortOrder,
@@ -212,7 +224,14 @@ pub fn argsort_by(keys: &[HostSortKey<'_>]) -> Result<HostColumn, OpError> {
             order: key.order,
             ..SortOptions::default()
         };
-        orders.push(key_order(OP, key.column.format(), &options)?);
+        let format = key.column.format();
+        let wide = wide_key_format(format).ok_or(OpError::UnsupportedFormat {
+            op: OP,
+            input,
+            format,
+            expected: "a one-lane key format (integer, normalized or float)",
+        })?;
+        orders.push(key_order(OP, wide, &options)?);
         key.column.check(OP, input)?;
         OpError::check_length(OP, input, n, key.column.length())?;
         if let Some(valid) = key.validity {
@@ -227,7 +246,7 @@ pub fn argsort_by(keys: &[HostSortKey<'_>]) -> Result<HostColumn, OpError> {
             _ => 1,
         };
         let word = if valid {
-            order.sort_word(word(&key.column, row))
+            order.sort_word(wide_word(&key.column, row))
         } else {
             0
         };

@@ -23,7 +23,8 @@ pub fn sort_key<C: Chunked>(column: &C) -> Result<SortKey<'_>, C::Error<OpError>
     Ok(SortKey::from_pieces(views))
 }
 
-/// The permutation that sorts a chunked column of `uint32`, `sint32` or `float32` keys, as
+/// The permutation that sorts a chunked column of one-lane keys (any integer, normalized or
+/// float format, by the value a shader reads), as
 /// [`ops::argsort`](crate::ops::argsort()) sorts one buffer (the same total order, stable):
 /// `uint32` row ids over all its rows, in one buffer.
 ///
@@ -38,7 +39,7 @@ pub fn argsort<C: Chunked>(
     argsort_by(gpu, &[key]).map_err(|e| C::piece_error(column.name(), 0, column.length(), e))
 }
 
-/// A chunked column of `uint32`, `sint32` or `float32` keys sorted as
+/// A chunked column of one-lane keys (as [`argsort`] takes them) sorted as
 /// [`ops::sort`](crate::ops::sort()) sorts one buffer: a column of the same name whose chunks
 /// hold the sorted rows (one chunk while they fit one buffer).
 ///

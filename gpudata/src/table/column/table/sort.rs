@@ -19,7 +19,7 @@ use super::GpuTable;
 /// One key of [`GpuTable::sort_by`]: a column by name, its order, where its null rows go.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TableSortKey {
-    /// The column: `uint32`, `sint32` or `float32` rows.
+    /// The column: one-lane rows of an integer, normalized or float format.
     pub column: String,
     /// Ascending or descending.
     pub order: SortOrder,
@@ -137,7 +137,7 @@ impl GpuTable {
     /// for a table with an index column; [`TableError::SortColumn`] for a column that is not
     /// one vertex format per row (list rows, struct rows of another size); [`TableError::SortMetadata`] for
     /// readback metadata that cannot follow its rows; [`TableError::Sort`] for what the sort
-    /// refused (a key that is not `uint32`, `sint32` or `float32`, no keys, a table too large
+    /// refused (a key of several lanes, no keys, a table too large
     /// for one storage binding of its keys) and [`TableError::Gpu`] for the device's errors.
     pub fn sort_by(&self, gpu: &Gpu, keys: &[TableSortKey]) -> Result<GpuTable, TableError> {
         if self
