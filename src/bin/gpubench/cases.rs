@@ -19,7 +19,7 @@ mod elementwise;
 use crate::timing::Work;
 
 /// Case groups in run order; `--ops` selects by prefix.
-pub const NAMES: [&str; 48] = [
+pub const NAMES: [&str; 49] = [
     "copy_vec4_256",
     "copy_u32_64",
     "copy_buffer_to_buffer",
@@ -61,6 +61,7 @@ pub const NAMES: [&str; 48] = [
     "sort_u32",
     "sort_pairs_u32",
     "argsort_f32",
+    "argsort_by_2",
     "reduce_f32",
     "histogram_256",
     "group_sum_1000",

@@ -4,6 +4,9 @@
 //! row ids), `size / 4` keys each. Bytes moved count the keys (and values) read once and the
 //! outputs written once; the row shows the keys per second too. With `--variants`, the tuning:
 //! keys per invocation, tiles per workgroup, and the ranking without subgroups.
+//! `argsort_by_2` orders `size / 8` rows by two keys (`uint32` bits, then `float32` in
+//! `[1, 2)`; `ops::argsort_by`: a sort per key, the second carrying the first's permutation
+//! through a gather), the cost of a two-column table sort's permutation.
 //!
 //! The check compares the first, middle and last 4096 rows with the stable order computed on
 //! the host (each key with its row number, selected at those ranks: the CPU reference's rows
@@ -19,7 +22,7 @@ use crate::kernels::Fill;
 use crate::timing::Work;
 
 /// Case groups of this file, in run order.
-pub const NAMES: [&str; 3] = ["sort_u32", "sort_pairs_u32", "argsort_f32"];
+pub const NAMES: [&str; 4] = ["sort_u32", "sort_pairs_u32", "argsort_f32", "argsort_by_2"];
 
 fn words(bytes: &[u8]) -> Vec<u32> {
     bytes
@@ -183,8 +186,66 @@ fn view(buffer: &wgpu::Buffer, format: VertexFormat, n: u64) -> Result<GpuDataVi
     GpuDataView::new(buffer, format, n, 0, None).map_err(|e| e.to_string())
 }
 
+/// `argsort_by_2`: the permutation of `size / 8` rows by a `uint32` key, then a `float32` one,
+/// one whole call (several submissions); checked at the sampled ranks against the host's
+/// stable order of the two keys.
+fn two_keys(gpu: &Gpu, size: u64) -> Result<Vec<Case>, String> {
+    let n = size / 8;
+    let first = alloc(gpu, n * 4, 62, Some(Fill::Bits))?;
+    let second = alloc(gpu, n * 4, 63, Some(Fill::UnitF32))?;
+    let out: std::rc::Rc<std::cell::RefCell<Option<gpudata::GpuData>>> = Default::default();
+    let call = {
+        let (gpu, first, second, out) = (gpu.clone(), first.clone(), second.clone(), out.clone());
+        move || {
+            let keys = [
+                ops::SortKey::new(view(&first, VertexFormat::Uint32, n)?),
+                ops::SortKey::new(view(&second, VertexFormat::Float32, n)?),
+            ];
+            let order = ops::argsort_by(&gpu, &keys).map_err(|e| e.to_string())?;
+            *out.borrow_mut() = Some(order);
+            Ok(())
+        }
+    };
+    let verify = Box::new(move |gpu: &Gpu| {
+        let a = words(&read_range(gpu, &first, 0, n * 4)?);
+        let b = words(&read_range(gpu, &second, 0, n * 4)?);
+        let order = out.borrow();
+        let order = order.as_ref().ok_or("argsort_by did not run")?;
+        let mut rows: Vec<u128> = (0..n as usize)
+            .map(|i| (u128::from(a[i]) << 64) | (u128::from(float_key(b[i])) << 32) | i as u128)
+            .collect();
+        rows.sort_unstable();
+        for range in sampled(n) {
+            let got = words(&read_range(
+                gpu,
+                order.buffer(),
+                range.start as u64 * 4,
+                range.len() as u64 * 4,
+            )?);
+            let want: Vec<u32> = rows[range.clone()].iter().map(|&r| r as u32).collect();
+            if got != want {
+                return Err(format!("rows {range:?} differ from the stable order"));
+            }
+        }
+        Ok(())
+    }) as crate::cases::Verify;
+    // Each key read by its sort and the second by a gather, the permutation written twice.
+    let mut case = Case::new(
+        "argsort_by_2".to_owned(),
+        n * 4 * 5,
+        Work::Call(Box::new(call)),
+        format!("[{n} rows, 2 keys]"),
+        Some(verify),
+    );
+    case.rows = Some(n);
+    Ok(vec![case])
+}
+
 /// Builds the cases of group `name` over `size` bytes of keys.
 pub fn build(gpu: &Gpu, name: &str, size: u64, variants: bool) -> Result<Vec<Case>, String> {
+    if name == "argsort_by_2" {
+        return two_keys(gpu, size);
+    }
     let n = size / 4;
     let mut cases = Vec::new();
     let (format, fill, kind) = match name {
