@@ -1,7 +1,7 @@
 //! `gpudata check [--layout L] SHADER.wgsl STRUCT NAME:FORMAT...`: runtime rows checked against a
 //! WGSL struct, the report side by side on stdout and exit status 1 (every mismatch on stderr)
 //! when they disagree. The same check as `gpudata layout --check SHADER.wgsl STRUCT`, spelled as a
-//! subcommand of its own: both run [`layout::check`](crate::layout::check).
+//! subcommand of its own: both run [`layout::check`].
 
 use crate::layout::{self, Args};
 

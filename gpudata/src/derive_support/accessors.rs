@@ -222,7 +222,7 @@ pub const fn nests_by_default<T: GpuType>() -> bool {
 /// read from its `Analyzed::LEAF_HOST` members (its `GpuType::HOST`, or a packed struct's own
 /// shape), and its WGSL struct from `Described`: the expansion states them once, there.
 /// A field is a tree (a WGSL type rather than one vertex format) unless its host shape is one
-/// vertex format's bytes ([`HostShape::Field`], every [`GpuField`] and every
+/// vertex format's bytes ([`HostShape::Field`], every [`GpuField`](crate::GpuField) and every
 /// `format = "..."` field) and it has no `wgsl = "..."` string.
 #[must_use]
 pub const fn tree_facts<T: Described + Analyzed<N>, const N: usize, const M: usize>(
@@ -263,7 +263,7 @@ pub const fn host_offsets<T: GpuType, const N: usize>() -> [usize; N] {
 }
 
 /// The facts of a depth-1 struct with a `GpuType::HOST` (not `packed`), laid out by the flat
-/// engine: each field's size and format read from its host members (a [`GpuField`]'s format, or the `format = "..."`
+/// engine: each field's size and format read from its host members (a [`GpuField`](crate::GpuField)'s format, or the `format = "..."`
 /// string's), which the expansion states once, there.
 #[must_use]
 pub const fn host_facts<T: GpuType, const N: usize, const M: usize>(

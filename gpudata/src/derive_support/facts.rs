@@ -106,7 +106,7 @@ pub struct HostField {
     pub size: usize,
     /// Its index among the gpu fields; `None` for `#[gpu(padding)]` fields.
     pub gpu_index: Option<usize>,
-    /// Its gpu offset, filled in by [`analyze`].
+    /// Its gpu offset, filled in by [`analyze`](super::analyze).
     pub gpu_offset: Option<u64>,
 }
 
@@ -204,7 +204,7 @@ impl<const N: usize> Facts<N, 0> {
 }
 
 /// `Some(format)`'s format, else `fallback` (an unknown `format = "..."` string is reported by
-/// [`analyze`]; the layout goes on with the type's format so nothing cascades).
+/// [`analyze`](super::analyze); the layout goes on with the type's format so nothing cascades).
 #[must_use]
 pub const fn format_or(found: Option<VertexFormat>, fallback: VertexFormat) -> VertexFormat {
     match found {
@@ -285,5 +285,5 @@ pub const FALLBACK_FORMAT: &GpuDataStructFormat =
     &GpuDataStructFormat::from_static(StructLayout::WgslStorage, &[], EMPTY_SHAPE);
 
 /// The WGSL struct of a runtime-sized derive that failed (the compile error is already
-/// reported): it lays out as [`runtime_layout`]'s placeholder.
+/// reported): it lays out as [`runtime_layout`](super::runtime_layout)'s placeholder.
 pub const FALLBACK_STRUCT: WgslStruct = WgslStruct::new("Fallback", &[]);

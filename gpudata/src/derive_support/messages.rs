@@ -443,7 +443,7 @@ pub const fn no_vertex_layout_leaf(leaves: &[Leaf], k: usize) -> Msg {
         .str("`, which no wgpu vertex attribute reads, so the struct has no vertex layout; use a 2- or 4-component type or format, or use the struct only as storage (without `vertex_buffer_layout`)")
 }
 
-/// The message for [`webgl_field`]'s leaf.
+/// The message for [`webgl_field`](super::webgl_field)'s leaf.
 #[must_use]
 pub const fn webgl_message(leaves: &[Leaf]) -> Msg {
     match webgl_leaf(leaves) {

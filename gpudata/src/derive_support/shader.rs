@@ -186,7 +186,7 @@ pub const fn fail_if(problem: &Option<Msg>) {
 
 /// Why the struct's stride differs from the shader struct's size, or `None`. For `one_value`
 /// rows (a struct global, not an array's elements) the host may also measure the size rounded
-/// up to 16, as a `wgsl-uniform` struct does ([`one_value_size_agrees`]).
+/// up to 16, as a `wgsl-uniform` struct does (`record::shader_rules::one_value_size_agrees`).
 #[must_use]
 pub const fn stride_problem<const N: usize>(
     analysis: &Analysis<N>,
@@ -254,7 +254,7 @@ pub const fn input_problem<const N: usize>(
 }
 
 /// Why field `name` of `format` cannot feed the vertex input `input`, or `None`: WebGPU's rule
-/// as wgpu applies it ([`vertex_feed`]: the scalar kinds agree; component counts may differ), the
+/// as wgpu applies it (`record::shader_rules::vertex_feed`: the scalar kinds agree; component counts may differ), the
 /// rule `gpudata::check::Shader::check_vertex_state` applies at run time.
 #[must_use]
 pub const fn feed_problem(name: &str, format: VertexFormat, input: &ShaderInput) -> Option<Msg> {

@@ -209,7 +209,7 @@ pub(crate) fn lower(
 /// `config`, without running it. Columns the expression does not name are not read.
 ///
 /// # Errors
-/// [`lower`]'s ([`OpError::Expression`] naming the node for lengths, lanes and operands that
+/// `lower`'s ([`OpError::Expression`] naming the node for lengths, lanes and operands that
 /// do not fit), the input checks, the device limits and [`OpError::Gpu`].
 pub fn plan_evaluate(
     gpu: &Gpu,

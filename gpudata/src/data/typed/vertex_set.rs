@@ -5,41 +5,6 @@
 //! holds ([`DrawRows`]), so no slot number or draw count is typed by hand. With feature `naga`,
 //! [`Shader::check_vertex_set`](crate::check::Shader::check_vertex_set) checks the same tuple
 //! against vertex entry points.
-//!
-//! ```
-//! use gpudata::data::{DEFAULT_USAGE, VertexBufferSet};
-//! use gpudata::{Gpu, GpuStruct, TypedGpuData};
-//!
-//! /// One instance: where, and how fast.
-//! #[derive(Clone, Copy, GpuStruct)]
-//! #[gpu(step_mode = "instance")]
-//! struct Particle {
-//!     position: [f32; 2],
-//!     velocity: [f32; 2],
-//! }
-//!
-//! /// One corner of the mesh every instance draws, fed at the location after `Particle`'s.
-//! #[derive(Clone, Copy, GpuStruct)]
-//! #[gpu(layout = "packed", location = 2)]
-//! struct Corner {
-//!     offset: [f32; 2],
-//! }
-//!
-//! type DrawBuffers = (Particle, Corner);
-//!
-//! let layouts = DrawBuffers::layouts();
-//! assert_eq!(layouts.len(), 2);
-//! assert_eq!(layouts[0].as_ref().map(|l| l.step_mode), Some(wgpu::VertexStepMode::Instance));
-//!
-//! let gpu = Gpu::headless()?;
-//! let particles = TypedGpuData::from_rows(&gpu, &[Particle { position: [0.0; 2], velocity: [0.0; 2] }; 5], DEFAULT_USAGE)?;
-//! let mesh = TypedGpuData::from_rows(&gpu, &[Corner { offset: [0.0; 2] }; 3], DEFAULT_USAGE)?;
-//! let rows = DrawBuffers::rows((&particles, &mesh));
-//! assert_eq!((rows.vertices, rows.instances), (0..3, 0..5));
-//! // In a render pass: `let rows = DrawBuffers::set(&gpu, &mut pass, (&particles, &mesh))?;
-//! // pass.draw(rows.vertices, rows.instances);`
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
 
 use std::ops::Range;
 
@@ -80,7 +45,40 @@ pub struct VertexSetMember {
 /// offsets and stride from the derive, its locations from `#[gpu(location = N)]`, its step mode
 /// from `#[gpu(step_mode = "...")]`.
 ///
-/// See [the module](self) for an example.
+/// ```
+/// use gpudata::data::{DEFAULT_USAGE, VertexBufferSet};
+/// use gpudata::{Gpu, GpuStruct, TypedGpuData};
+///
+/// /// One instance: where, and how fast.
+/// #[derive(Clone, Copy, GpuStruct)]
+/// #[gpu(step_mode = "instance")]
+/// struct Particle {
+///     position: [f32; 2],
+///     velocity: [f32; 2],
+/// }
+///
+/// /// One corner of the mesh every instance draws, fed at the location after `Particle`'s.
+/// #[derive(Clone, Copy, GpuStruct)]
+/// #[gpu(layout = "packed", location = 2)]
+/// struct Corner {
+///     offset: [f32; 2],
+/// }
+///
+/// type DrawBuffers = (Particle, Corner);
+///
+/// let layouts = DrawBuffers::layouts();
+/// assert_eq!(layouts.len(), 2);
+/// assert_eq!(layouts[0].as_ref().map(|l| l.step_mode), Some(wgpu::VertexStepMode::Instance));
+///
+/// let gpu = Gpu::headless()?;
+/// let particles = TypedGpuData::from_rows(&gpu, &[Particle { position: [0.0; 2], velocity: [0.0; 2] }; 5], DEFAULT_USAGE)?;
+/// let mesh = TypedGpuData::from_rows(&gpu, &[Corner { offset: [0.0; 2] }; 3], DEFAULT_USAGE)?;
+/// let rows = DrawBuffers::rows((&particles, &mesh));
+/// assert_eq!((rows.vertices, rows.instances), (0..3, 0..5));
+/// // In a render pass: `let rows = DrawBuffers::set(&gpu, &mut pass, (&particles, &mesh))?;
+/// // pass.draw(rows.vertices, rows.instances);`
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait VertexBufferSet {
     /// The data bound at the slots: a tuple of `&TypedGpuData<T>`, one per type, in order.
     type Data<'a>;

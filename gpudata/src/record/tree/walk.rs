@@ -66,7 +66,7 @@ pub enum TreeProblem {
         /// Bytes the host type holds.
         host_bytes: usize,
     },
-    /// A runtime-sized array in a row type: a hand-written [`GpuType`](super::GpuType) whose
+    /// A runtime-sized array in a row type: a hand-written [`GpuType`](crate::record::GpuType) whose
     /// WGSL type is `array<E>`, as the last field of a struct that declares no `RuntimeArray`
     /// tail (WGSL's rules refuse it anywhere else).
     RuntimeArray,
