@@ -11,7 +11,8 @@
 //! cores); arrow-rs's reader plus gpudata's `auto` conversions on the host (no upload), on one
 //! thread; gpudata's upload of the converted batches alone (the upload's floor); gpudata's
 //! `ingest_parquet` under the `auto` policy (decode, convert, upload, GPU
-//! table) on 1, 2, 4 and 8 threads and on all cores (at most one per row group).
+//! table) on 1, 2, 4 and 8 threads and on all cores (at most one per row group), then on all
+//! cores with each row group decoded in 2, 4 and 8 parts (`ParquetOptions::row_group_parts`).
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -204,9 +205,15 @@ fn main() -> Result<()> {
         .filter(|t| *t <= threads)
         .collect();
     sweep.dedup();
-    for t in sweep {
+    // Then all cores with row groups cut into 2, 4 and 8 parts (finer work units).
+    let runs = sweep
+        .into_iter()
+        .map(|t| (t, 0))
+        .chain([2, 4, 8].map(|parts| (cores.max(1), parts)));
+    for (t, parts) in runs {
         let parquet = ParquetOptions {
             threads: t,
+            row_group_parts: parts,
             ..ParquetOptions::default()
         };
         let mut gpu_bytes = 0;
@@ -224,11 +231,11 @@ fn main() -> Result<()> {
             ingested.table.destroy();
             Ok(rows)
         })?;
-        row(
-            &format!("gpudata ingest_parquet, auto ({gpu_bytes} gpu bytes)"),
-            t,
-            measured,
-        );
+        let label = match parts {
+            0 => format!("gpudata ingest_parquet, auto ({gpu_bytes} gpu bytes)"),
+            n => format!("gpudata ingest_parquet, auto, row groups in {n} parts"),
+        };
+        row(&label, t, measured);
     }
     Ok(())
 }

@@ -99,19 +99,31 @@ fn row_groups_decode_in_parallel_and_arrive_in_file_order() {
     let mut one_thread = None;
     // A read-ahead budget of one byte lets each worker hold one batch of a later row group
     // at most: the file still arrives whole and in order.
-    for (threads, read_ahead_bytes) in [(1, 0), (3, 0), (8, 0), (3, 1)] {
+    // Row groups in 3 parts (work units of 500 rows, the last group's of 333 and 334) decode
+    // and convert on their own, in file order all the same.
+    for (threads, read_ahead_bytes, parts) in [
+        (1, 0, 0),
+        (3, 0, 0),
+        (8, 0, 0),
+        (3, 1, 0),
+        (4, 0, 3),
+        (2, 1, 3),
+    ] {
         let parquet = ParquetOptions {
             threads,
             batch_size: 700,
             read_ahead_bytes,
+            row_group_parts: parts,
             ..ParquetOptions::default()
         };
         let ingested = ingest(&gpu, &path, &parquet);
-        // Each row group of 1500 rows decodes as 700 + 700 + 100 (the last one: 1000 = 700 + 300).
+        // Each row group of 1500 rows decodes as 700 + 700 + 100 (the last one: 1000 = 700 + 300);
+        // in parts, each part as one batch.
+        let batches = if parts == 0 { 6 * 3 + 2 } else { 7 * 3 };
         assert_eq!(
             ingested.table.batches().len(),
-            6 * 3 + 2,
-            "threads {threads}"
+            batches,
+            "threads {threads}, parts {parts}"
         );
         let joined = read_joined(&gpu, &ingested.table);
         assert_eq!(joined, read_with_arrow_rs(&path, None), "threads {threads}");
@@ -178,7 +190,7 @@ fn conversion_errors_on_workers_name_the_files_row() {
     let batch = RecordBatch::try_from_iter([("n", Arc::new(Int64Array::from(values)) as ArrayRef)])
         .unwrap();
     write(&path, &batch, 1000);
-    for threads in [1, 3] {
+    for (threads, parts) in [(1, 0), (3, 0), (3, 4)] {
         let options = IngestOptions {
             conversions: Conversions::auto().column("n", Conversion::Narrow),
             ..IngestOptions::default()
@@ -186,6 +198,7 @@ fn conversion_errors_on_workers_name_the_files_row() {
         let parquet = ParquetOptions {
             threads,
             batch_size: 300,
+            row_group_parts: parts,
             ..ParquetOptions::default()
         };
         let e = ingest_parquet(&gpu, &path, &options, &parquet, |_| {}, &CancelToken::new())

@@ -19,7 +19,7 @@ use crate::device::Gpu;
 
 mod workers;
 
-use workers::{Decoded, ReadAhead, Resolution, Worker, WorkerConversion};
+use workers::{Decoded, ReadAhead, Resolution, Worker, WorkerConversion, units};
 
 /// Closes the read-ahead budget when the consumer stops.
 struct CloseOnDrop<'a>(&'a ReadAhead);
@@ -55,6 +55,13 @@ pub struct ParquetOptions {
     /// uploaded is held to [`IngestOptions::in_flight`] batches. Host memory stays below this
     /// plus `in_flight` batches per worker whatever the file's size.
     pub read_ahead_bytes: u64,
+    /// Parts each row group is decoded in, as work units of their own (`0` or `1`: whole row
+    /// groups): part `k` of `n` holds rows `k·r/n..(k+1)·r/n` of the group's `r`, read through
+    /// a row selection (with the file's page index, where it has one, so a part decodes only
+    /// its own pages, and the group's dictionary pages each time). Finer units let the upload
+    /// start after a part rather than a whole row group, at the cost of those repeated
+    /// dictionary pages; measure before raising it (`ingestbench`).
+    pub row_group_parts: usize,
 }
 
 /// An opened Parquet file: its metadata, Arrow schema and projection.
@@ -82,7 +89,10 @@ impl ParquetSource {
     /// the file does not have.
     pub fn open(path: &Path, columns: Option<&[String]>) -> Result<ParquetSource, IngestError> {
         let file = open(path)?;
-        let metadata = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
+        // With the offset index (where the file has one), a row selection reads only its pages.
+        let options = ArrowReaderOptions::new()
+            .with_offset_index_policy(parquet::file::metadata::PageIndexPolicy::Optional);
+        let metadata = ArrowReaderMetadata::load(&file, options)
             .map_err(|source| IngestError::Parquet { source })?;
         let full = metadata.schema().clone();
         let (projection, schema) = match columns {
@@ -195,6 +205,38 @@ impl ParquetSource {
         ranges
     }
 
+    /// A reader of `rows` rows of row group `group` from its row `first` (a row selection;
+    /// the whole group when they are all of it), the projected columns, `batch_size` rows per
+    /// batch (0: [`DEFAULT_PARQUET_BATCH_ROWS`]).
+    ///
+    /// # Errors
+    /// As [`row_group_reader`](Self::row_group_reader).
+    pub fn row_range_reader(
+        &self,
+        group: usize,
+        first: u64,
+        rows: u64,
+        batch_size: usize,
+    ) -> Result<parquet::arrow::arrow_reader::ParquetRecordBatchReader, IngestError> {
+        use parquet::arrow::arrow_reader::{RowSelection, RowSelector};
+        let group_rows = self
+            .metadata()
+            .row_groups()
+            .get(group)
+            .map_or(0, |g| u64::try_from(g.num_rows()).unwrap_or(0));
+        if first == 0 && rows >= group_rows {
+            return self.row_group_reader(vec![group], batch_size);
+        }
+        let to_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        let end = first.saturating_add(rows).min(group_rows);
+        let selection = RowSelection::from(vec![
+            RowSelector::skip(to_usize(first.min(group_rows))),
+            RowSelector::select(to_usize(end.saturating_sub(first))),
+            RowSelector::skip(to_usize(group_rows.saturating_sub(end))),
+        ]);
+        self.reader(vec![group], batch_size, Some(selection))
+    }
+
     /// A reader of the projected columns of `row_groups` (`batch_size` 0:
     /// [`DEFAULT_PARQUET_BATCH_ROWS`]).
     ///
@@ -206,10 +248,23 @@ impl ParquetSource {
         row_groups: Vec<usize>,
         batch_size: usize,
     ) -> Result<parquet::arrow::arrow_reader::ParquetRecordBatchReader, IngestError> {
+        self.reader(row_groups, batch_size, None)
+    }
+
+    /// The reader of [`row_group_reader`](Self::row_group_reader), with a row selection.
+    fn reader(
+        &self,
+        row_groups: Vec<usize>,
+        batch_size: usize,
+        selection: Option<parquet::arrow::arrow_reader::RowSelection>,
+    ) -> Result<parquet::arrow::arrow_reader::ParquetRecordBatchReader, IngestError> {
         let file = open(&self.path)?;
         let mut builder =
             ParquetRecordBatchReaderBuilder::new_with_metadata(file, self.metadata.clone())
                 .with_row_groups(row_groups);
+        if let Some(selection) = selection {
+            builder = builder.with_row_selection(selection);
+        }
         if let Some(indices) = &self.projection {
             let mask = ProjectionMask::roots(builder.parquet_schema(), indices.iter().copied());
             builder = builder.with_projection(mask);
@@ -252,33 +307,26 @@ pub fn ingest_parquet(
     for (column, min, max) in source.integer_ranges() {
         builder.plan_mut().set_value_range(&column, min, max);
     }
-    let groups = source.num_row_groups();
-    let threads = match parquet.threads {
-        0 => std::thread::available_parallelism().map_or(1, usize::from),
-        n => n,
-    }
-    .clamp(1, groups.max(1));
-    // Each row group's first row in the file, for the conversions' error messages.
     let group_rows: Vec<u64> = source
         .metadata()
         .row_groups()
         .iter()
         .map(|g| u64::try_from(g.num_rows()).unwrap_or(0))
         .collect();
-    let group_starts: Vec<u64> = group_rows
-        .iter()
-        .scan(0u64, |start, rows| {
-            let first = *start;
-            *start = start.saturating_add(*rows);
-            Some(first)
-        })
-        .collect();
+    // The work units (whole row groups, or parts of them), with their first rows in the file
+    // for the conversions' error messages.
+    let units = units(&group_rows, parquet.row_group_parts);
+    let threads = match parquet.threads {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    }
+    .clamp(1, units.len().max(1));
     // Re-batching joins record batches before converting them: then the one consumer thread
     // converts; otherwise each worker converts what it decodes.
     let convert_on_workers = options.batch_rows.is_none();
     let template = builder.plan().clone();
     let resolution = Resolution::new();
-    let first_group = group_rows.iter().position(|rows| *rows > 0);
+    let first_unit = units.iter().position(|unit| unit.rows > 0);
     let budget = match parquet.read_ahead_bytes {
         0 => DEFAULT_READ_AHEAD_BYTES,
         n => n,
@@ -292,8 +340,7 @@ pub fn ingest_parquet(
             receivers.push(receiver);
             let job = Worker {
                 source: &source,
-                groups,
-                group_starts: &group_starts,
+                units: &units,
                 batch_size: parquet.batch_size,
                 read_ahead: &read_ahead,
                 cancel: cancel.clone(),
@@ -302,7 +349,7 @@ pub fn ingest_parquet(
                     threads,
                     template: &template,
                     resolution: &resolution,
-                    first_group,
+                    first_unit,
                     converter: None,
                 }),
             };
@@ -310,9 +357,9 @@ pub fn ingest_parquet(
         }
         // Waiting workers return once the consumer stops, however it stops.
         let _close = CloseOnDrop(&read_ahead);
-        for group in 0..groups {
-            read_ahead.advance(group);
-            let worker = group % threads;
+        for unit in 0..units.len() {
+            read_ahead.advance(unit);
+            let worker = unit % threads;
             let receiver = &receivers[worker];
             loop {
                 if cancel.is_cancelled() {
@@ -329,7 +376,7 @@ pub fn ingest_parquet(
                         builder.push_converted(converted, &mut ids)?;
                         progress(&builder.progress());
                     }
-                    Ok(Decoded::RowGroupDone) => break,
+                    Ok(Decoded::UnitDone) => break,
                     Ok(Decoded::Failed(e)) => return Err(e),
                     // A worker ended early: only on cancellation, or after the resolving
                     // worker's failure (which is in its own channel, read in file order first).
