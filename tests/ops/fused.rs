@@ -516,3 +516,62 @@ fn chunked_columns_evaluate_piece_by_piece() {
         "sqrt(select)",
     );
 }
+
+/// A chain of thousands of operations (`e = e + lit(1.0)` in a loop) is refused with a typed
+/// error past the bounds, never a stack overflow (it aborted the process at 1,500 nodes), and
+/// building and dropping one of 100,000 nodes costs no stack either; at the bounds it
+/// evaluates.
+#[test]
+fn long_chains_are_bounded_errors_never_a_stack_overflow() {
+    use gpudata::ops::{MAX_EXPR_DEPTH, MAX_EXPR_NODES};
+    let gpu = gpu();
+    let data = GpuData::from_slice(
+        &gpu,
+        VertexFormat::Float32,
+        &[1.0f32, 2.0],
+        gpudata::data::DEFAULT_USAGE,
+    )
+    .unwrap();
+    let view = data.as_view().unwrap();
+    let chain = |n: usize| {
+        let mut e = col(0);
+        for _ in 0..n {
+            e = e + lit(1.0);
+        }
+        e
+    };
+    let deep = chain(100_000);
+    let error = ops::evaluate(&gpu, &deep, &[view], None).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            OpError::InvalidArgument {
+                argument: "the expression",
+                ..
+            }
+        ),
+        "{error}"
+    );
+    drop(deep);
+    let at_bound = chain(MAX_EXPR_DEPTH - 1);
+    let out = ops::evaluate(&gpu, &at_bound, &[view], None).unwrap();
+    assert_eq!(
+        f32s(&out.read_bytes(&gpu).unwrap()),
+        [
+            1.0 + (MAX_EXPR_DEPTH - 1) as f32,
+            2.0 + (MAX_EXPR_DEPTH - 1) as f32
+        ]
+    );
+    assert!(ops::evaluate(&gpu, &chain(MAX_EXPR_DEPTH), &[view], None).is_err());
+    // Wide but shallow: a balanced sum of more than MAX_EXPR_NODES nodes.
+    let mut level: Vec<Expr> = (0..1024).map(|_| col(0)).collect();
+    while level.len() > 1 {
+        level = level
+            .chunks(2)
+            .map(|p| p[0].clone() + p[1].clone())
+            .collect();
+    }
+    let wide = level.remove(0);
+    const { assert!(2047 > MAX_EXPR_NODES) };
+    assert!(ops::evaluate(&gpu, &wide, &[view], None).is_err());
+}

@@ -62,6 +62,58 @@ pub(crate) enum ExprNode {
     Select(Expr, Expr, Expr),
 }
 
+impl ExprNode {
+    /// The node's operands.
+    fn children(&self) -> Vec<&Expr> {
+        match self {
+            ExprNode::Column(_) | ExprNode::Constant(_) | ExprNode::Literal(_) => Vec::new(),
+            ExprNode::Arithmetic(_, a, b) | ExprNode::Compare(_, a, b) => vec![a, b],
+            ExprNode::Math(_, operands) => operands.iter().collect(),
+            ExprNode::Select(c, t, f) => vec![c, t, f],
+        }
+    }
+
+    /// The node's operands, moved out (each replaced by a shared leaf), for [`Expr`]'s drop.
+    fn take_children(&mut self, into: &mut Vec<Expr>) {
+        let leaf = || Expr(Arc::clone(&LEAF));
+        match self {
+            ExprNode::Column(_) | ExprNode::Constant(_) | ExprNode::Literal(_) => {}
+            ExprNode::Arithmetic(_, a, b) | ExprNode::Compare(_, a, b) => {
+                into.push(std::mem::replace(a, leaf()));
+                into.push(std::mem::replace(b, leaf()));
+            }
+            ExprNode::Math(_, operands) => into.append(operands),
+            ExprNode::Select(c, t, f) => {
+                into.push(std::mem::replace(c, leaf()));
+                into.push(std::mem::replace(t, leaf()));
+                into.push(std::mem::replace(f, leaf()));
+            }
+        }
+    }
+}
+
+/// The leaf that stands in for an operand moved out by [`Expr`]'s drop (shared, so dropping
+/// it frees nothing).
+static LEAF: std::sync::LazyLock<Arc<ExprNode>> =
+    std::sync::LazyLock::new(|| Arc::new(ExprNode::Column(0)));
+
+impl Drop for Expr {
+    /// Drops the tree without recursion: a chain of many nodes (`e = e + lit(1.0)` in a loop)
+    /// would otherwise drop one stack frame per node and overflow the stack.
+    fn drop(&mut self) {
+        let mut pending = Vec::new();
+        if let Some(node) = Arc::get_mut(&mut self.0) {
+            node.take_children(&mut pending);
+        }
+        while let Some(mut expr) = pending.pop() {
+            if let Some(node) = Arc::get_mut(&mut expr.0) {
+                node.take_children(&mut pending);
+            }
+            // `expr` now has no operands of its own (or is shared): it drops shallowly.
+        }
+    }
+}
+
 /// Column `index` of the columns an expression is evaluated over.
 #[must_use]
 pub fn col(index: usize) -> Expr {
@@ -82,6 +134,24 @@ impl Expr {
 
     pub(crate) fn node(&self) -> &ExprNode {
         &self.0
+    }
+
+    /// Whether the expression has at most `max_nodes` nodes (shared sub-expressions counted
+    /// each time they are used) and nests at most `max_depth` deep, walked without recursion
+    /// (stopping as soon as a bound is passed): what [`evaluate`](super::evaluate) checks
+    /// before it lowers the tree recursively. Returns the nodes and depth counted so far.
+    pub(crate) fn within(&self, max_nodes: usize, max_depth: usize) -> (bool, usize, usize) {
+        let mut stack: Vec<(&Expr, usize)> = vec![(self, 1)];
+        let (mut nodes, mut depth) = (0usize, 0usize);
+        while let Some((expr, level)) = stack.pop() {
+            nodes += 1;
+            depth = depth.max(level);
+            if nodes > max_nodes || depth > max_depth {
+                return (false, nodes, depth);
+            }
+            stack.extend(expr.0.children().into_iter().map(|c| (c, level + 1)));
+        }
+        (true, nodes, depth)
     }
 
     /// Column `index` of the columns the expression is evaluated over ([`col`]).

@@ -149,6 +149,17 @@ impl Lowering<'_> {
     }
 }
 
+/// The most nodes an expression [`evaluate`] compiles into one kernel (a shared sub-expression
+/// counted each time it is used): past it, one kernel's text and uniform grow past what a
+/// device compiles quickly; evaluate such an expression in steps.
+pub const MAX_EXPR_NODES: usize = 1024;
+
+/// The deepest an expression [`evaluate`] compiles may nest: lowering and the CPU reference
+/// walk the tree recursively, and a chain of thousands of operations (`e = e + x` in a loop)
+/// would overflow a thread's stack (a debug build's main thread overflowed at 1,500 levels; 128
+/// leave room on a 2 MiB thread).
+pub const MAX_EXPR_DEPTH: usize = 128;
+
 /// Column `format` as it is, as one node (an expression that is a bare column).
 fn pass(format: VertexFormat) -> Semantics {
     Semantics {
@@ -172,12 +183,23 @@ fn pass(format: VertexFormat) -> Semantics {
 /// [`OpError::Expression`] naming the node that cannot be computed (its operation's error
 /// inside: a length, lane or operand count mismatch, a column index past the list, a remainder
 /// literal refused); [`OpError::NoGpuInput`] for an expression of no column;
+/// [`OpError::InvalidArgument`] for an expression past [`MAX_EXPR_NODES`] or
+/// [`MAX_EXPR_DEPTH`];
 /// [`OpError::InvalidArgument`] for an output format of another lane count, packed or `bgra`.
 pub(crate) fn lower(
     expr: &Expr,
     columns: &[(VertexFormat, u64)],
     output: Option<VertexFormat>,
 ) -> Result<Vec<Lowered>, OpError> {
+    let (within, nodes, depth) = expr.within(MAX_EXPR_NODES, MAX_EXPR_DEPTH);
+    if !within {
+        return Err(OpError::InvalidArgument {
+            op: OP,
+            argument: "the expression",
+            expected: "at most 1024 nodes (MAX_EXPR_NODES), nested at most 128 deep (MAX_EXPR_DEPTH)",
+            found: format!("{nodes} nodes or more, nested {depth} deep or more"),
+        });
+    }
     let mut lowering = Lowering {
         columns,
         length: None,

@@ -152,7 +152,7 @@ pub use family::{ArithmeticOp, MathOp};
 #[cfg(feature = "arrow")]
 pub use fround::fround_arrow;
 pub use fround::{fround, fround_f64, plan_fround};
-pub use fused::{evaluate, plan_evaluate};
+pub use fused::{MAX_EXPR_DEPTH, MAX_EXPR_NODES, evaluate, plan_evaluate};
 pub use input::{IntoOperand, Literal, Operand, OperandOf};
 pub use interleave::{interleave, plan_interleave};
 pub use lanes::{
