@@ -30,6 +30,20 @@ pub(crate) fn output_data(
         .map_err(|e| OpError::data(op, e))
 }
 
+/// The view of `data` (packed data of one vertex format: an operation's output, or an input
+/// that must be such), or [`OpError::WrongData`] naming `op` and what it `expected`.
+pub(crate) fn view_of<'a>(
+    op: &'static str,
+    data: &'a GpuData,
+    expected: &'static str,
+) -> Result<GpuDataView<'a>, OpError> {
+    data.as_view().ok_or_else(|| OpError::WrongData {
+        op,
+        expected,
+        found: "another layout".to_owned(),
+    })
+}
+
 /// `views` (consecutive row ranges of one column) cut into consecutive views of at most `most`
 /// rows each, views of no rows dropped: the pieces of a column held in several buffers whose
 /// outputs each fit one buffer.

@@ -12,6 +12,7 @@ use crate::format::PrimitiveType;
 use crate::format::VertexFormat;
 use crate::format::codec::decoded_type;
 use crate::ops::gather::gather_pieces;
+use crate::ops::output::view_of;
 use crate::ops::{
     GpuMask, OpError, SortOptions, SortOrder, argsort, col, evaluate, select, sequence, sort_pairs,
 };
@@ -312,13 +313,7 @@ fn reinterpret(view: GpuDataView<'_>, format: VertexFormat) -> Result<GpuDataVie
 /// The views of whole data.
 fn views(data: &[GpuData]) -> Result<Vec<GpuDataView<'_>>, OpError> {
     data.iter()
-        .map(|d| {
-            d.as_view().ok_or_else(|| OpError::WrongData {
-                op: OP,
-                expected: "a column of one vertex format",
-                found: "another layout".to_owned(),
-            })
-        })
+        .map(|d| view_of(OP, d, "a column of one vertex format"))
         .collect()
 }
 

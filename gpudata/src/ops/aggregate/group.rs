@@ -10,6 +10,7 @@ use crate::ops::kernels::aggregate::atomics::{self, Job, Keys, Piece, Table};
 use crate::ops::kernels::aggregate::{Kind, Lane, hash};
 use crate::ops::kernels::select::rows;
 use crate::ops::mask::read_u32;
+use crate::ops::output::view_of;
 use crate::ops::{GpuMask, OpError, OpPlan, OpsConfig};
 
 use super::{bytes_read, column, data_words, lane_of, one_buffer_pieces};
@@ -77,11 +78,7 @@ pub struct Groups {
 
 /// A per-group column as a view (each is packed data of one format).
 fn view(data: &GpuData) -> Result<GpuDataView<'_>, OpError> {
-    data.as_view().ok_or_else(|| OpError::WrongData {
-        op: OP,
-        expected: "a per-group column of one vertex format",
-        found: "another layout".to_owned(),
-    })
+    view_of(OP, data, "a per-group column of one vertex format")
 }
 
 impl GpuGroups {

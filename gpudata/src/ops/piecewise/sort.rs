@@ -7,9 +7,10 @@
 
 use super::column::Chunked;
 use super::driver::column_views;
-use crate::data::GpuData;
+use crate::data::{GpuData, GpuDataView};
 use crate::device::Gpu;
 use crate::ops::gather::gather_pieces;
+use crate::ops::output::view_of;
 use crate::ops::{OpError, SortKey, SortOptions, argsort_by};
 
 /// The column as an ascending [`SortKey`] over its chunks, for
@@ -54,6 +55,22 @@ pub fn sort<C: Chunked>(
     take(gpu, "sort", &order, None, column)
 }
 
+/// The first `first` row ids of `order` (all of them for `None`), as a view.
+fn prefix<'a>(
+    op: &'static str,
+    order: &'a GpuData,
+    first: Option<u64>,
+) -> Result<GpuDataView<'a>, OpError> {
+    let ids = view_of(op, order, "uint32 row ids")?;
+    ids.slice(0, first.unwrap_or(ids.length()))
+        .ok_or(OpError::RowsOutOfRange {
+            op,
+            first: 0,
+            rows: first.unwrap_or(0),
+            length: ids.length(),
+        })
+}
+
 /// Rows `ids` (all of `order`, or its first `first` rows) of `column`, gathered through the
 /// chunks into a column of the same name.
 fn take<C: Chunked>(
@@ -65,16 +82,7 @@ fn take<C: Chunked>(
 ) -> Result<C, C::Error<OpError>> {
     let (format, views) = column_views(op, column)?;
     let fail = |e| C::piece_error(column.name(), 0, column.length(), e);
-    let ids = order
-        .as_view()
-        .and_then(|v| v.slice(0, first.unwrap_or(v.length())))
-        .ok_or_else(|| {
-            fail(OpError::WrongData {
-                op,
-                expected: "uint32 row ids",
-                found: "another layout".to_owned(),
-            })
-        })?;
+    let ids = prefix(op, order, first).map_err(fail)?;
     let chunks = gather_pieces(gpu, &[ids], &views, format).map_err(fail)?;
     C::from_chunks(column.name(), chunks)
 }
@@ -123,23 +131,11 @@ pub fn top_k<C: Chunked>(
     let order = argsort(gpu, keys, options)?;
     let top = take(gpu, OP, &order, Some(k), keys)?;
     let fail = |e| C::piece_error(keys.name(), 0, rows, e);
-    let ids = order.as_view().and_then(|v| v.slice(0, k)).ok_or_else(|| {
-        fail(OpError::WrongData {
-            op: OP,
-            expected: "uint32 row ids",
-            found: "another layout".to_owned(),
-        })
-    })?;
+    let ids = prefix(OP, &order, Some(k)).map_err(fail)?;
     // The first `k` ids, packed in a buffer of their own.
     let sequence =
         crate::ops::sequence(gpu, u32::try_from(k).unwrap_or(u32::MAX), 0, 1).map_err(fail)?;
-    let positions = sequence.as_view().ok_or_else(|| {
-        fail(OpError::WrongData {
-            op: OP,
-            expected: "row positions",
-            found: "another layout".to_owned(),
-        })
-    })?;
+    let positions = view_of(OP, &sequence, "row positions").map_err(fail)?;
     let ids = crate::ops::gather(gpu, positions, ids).map_err(fail)?;
     Ok((top, ids))
 }

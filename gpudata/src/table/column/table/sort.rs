@@ -183,6 +183,21 @@ impl GpuTable {
         }
         let order = ops::argsort_by(gpu, &sort_keys).map_err(sort_error)?;
         let rows = self.source_rows(gpu, &order)?;
+        // Each column's data and readback metadata in every batch, read once.
+        let mut sources = Vec::new();
+        if let Some(template) = self.batches.first() {
+            for (name, _) in template.columns() {
+                sources.push(ColumnSource {
+                    name,
+                    views: column_views(name)?,
+                    metadata: self
+                        .batches
+                        .iter()
+                        .map(|b| b.column(name).and_then(row_metadata))
+                        .collect(),
+                });
+            }
+        }
         let mut batches = Vec::with_capacity(self.batches.len());
         let mut first = 0u64;
         for batch in &self.batches {
@@ -204,7 +219,7 @@ impl GpuTable {
                     .min(r.len());
                 &r[start..end]
             });
-            batches.push(self.sorted_batch(gpu, batch, ids, taken, &column_views)?);
+            batches.push(sorted_batch(gpu, batch, ids, taken, &sources)?);
             first += count;
         }
         self.with_batches(batches, None)
@@ -277,72 +292,78 @@ impl GpuTable {
             .collect();
         Ok(Some(rows))
     }
+}
 
-    /// Batch `batch` of the sorted table: every column's rows `ids` gathered from all batches'
-    /// data of it, metadata taken from the rows `taken` says.
-    fn sorted_batch<'a>(
-        &'a self,
-        gpu: &Gpu,
-        batch: &GpuRecordBatch,
-        ids: GpuDataView<'_>,
-        taken: Option<&[(usize, u64)]>,
-        column_views: &dyn Fn(&str) -> Result<Vec<GpuDataView<'a>>, TableError>,
-    ) -> Result<GpuRecordBatch, TableError> {
-        let mut null_count = 0u64;
-        let mut out = Vec::with_capacity(batch.columns().len());
-        for (name, data) in batch.columns() {
-            let sources = column_views(name)?;
-            let format = rows_view(name, data)?.format();
-            let mut gathered =
-                ops::gather_pieces(gpu, &[ids], &sources, format).map_err(sort_error)?;
-            // One output per whole buffer of rows; a batch's rows fit one (its data did).
-            let mut column = match (gathered.len(), gathered.pop(), sources.first()) {
-                (1, Some(column), _) => column,
-                // No rows: an empty column of the format.
-                (0, _, Some(source)) => ops::gather(gpu, ids, *source).map_err(sort_error)?,
-                _ => {
-                    return Err(TableError::SortColumn {
-                        column: name.to_owned(),
-                        format: format_text(data.format()),
-                    });
-                }
-            };
-            if let Some(rows @ GpuDataFormat::Struct(_)) = data.format() {
-                // The words moved as they are: the rows again, in their struct format.
-                let descriptor = GpuDataDescriptor::new(rows.clone(), column.length())
-                    .with_row_byte_length(data.row_byte_length());
-                column = GpuData::new(BufferHandle::Owned(column.buffer().clone()), descriptor)?
-                    .on_device(gpu);
-            }
-            let metadata: Vec<Option<&dyn RowMetadata>> = self
-                .batches
-                .iter()
-                .map(|b| b.column(name).and_then(row_metadata))
-                .collect();
-            if let (Some(Some(first)), Some(taken)) = (metadata.first(), taken) {
-                let sources: Option<Vec<&dyn RowMetadata>> = metadata.iter().copied().collect();
-                let moved = sources
-                    .and_then(|s| first.take_rows(&s, taken))
-                    .ok_or_else(|| TableError::SortMetadata {
-                        column: name.to_owned(),
-                    })?;
-                null_count =
-                    null_count.saturating_add(moved.rows().map_or(0, RowMetadata::null_count));
-                column.set_readback_metadata(Some(moved));
-            } else if metadata.iter().any(Option::is_some) {
-                return Err(TableError::SortMetadata {
+/// One column of the table being sorted: its data in every batch, as views the gather reads,
+/// and its readback metadata in every batch.
+struct ColumnSource<'a> {
+    name: &'a str,
+    views: Vec<GpuDataView<'a>>,
+    metadata: Vec<Option<&'a dyn RowMetadata>>,
+}
+
+/// Batch `batch` of the sorted table: every column's rows `ids` gathered from all batches'
+/// data of it (`sources`), metadata taken from the rows `taken` says.
+fn sorted_batch(
+    gpu: &Gpu,
+    batch: &GpuRecordBatch,
+    ids: GpuDataView<'_>,
+    taken: Option<&[(usize, u64)]>,
+    sources: &[ColumnSource<'_>],
+) -> Result<GpuRecordBatch, TableError> {
+    let mut null_count = 0u64;
+    let mut out = Vec::with_capacity(batch.columns().len());
+    for (name, data) in batch.columns() {
+        let Some(source) = sources.iter().find(|s| s.name == name) else {
+            return Err(TableError::UnknownColumn {
+                column: name.to_owned(),
+            });
+        };
+        let format = rows_view(name, data)?.format();
+        let mut gathered =
+            ops::gather_pieces(gpu, &[ids], &source.views, format).map_err(sort_error)?;
+        // One output per whole buffer of rows; a batch's rows fit one (its data did).
+        let mut column = match (gathered.len(), gathered.pop(), source.views.first()) {
+            (1, Some(column), _) => column,
+            // No rows: an empty column of the format.
+            (0, _, Some(view)) => ops::gather(gpu, ids, *view).map_err(sort_error)?,
+            _ => {
+                return Err(TableError::SortColumn {
                     column: name.to_owned(),
+                    format: format_text(data.format()),
                 });
             }
-            out.push((name.to_owned(), column));
-        }
-        let options = RecordBatchOptions {
-            fields: Some(batch.schema().fields.clone()),
-            num_rows: Some(batch.num_rows()),
-            metadata: batch.schema().metadata.clone(),
-            null_count,
-            ..RecordBatchOptions::default()
         };
-        GpuRecordBatch::with_options(out, options)
+        if let Some(rows @ GpuDataFormat::Struct(_)) = data.format() {
+            // The words moved as they are: the rows again, in their struct format.
+            let descriptor = GpuDataDescriptor::new(rows.clone(), column.length())
+                .with_row_byte_length(data.row_byte_length());
+            column = GpuData::new(BufferHandle::Owned(column.buffer().clone()), descriptor)?
+                .on_device(gpu);
+        }
+        let metadata = &source.metadata;
+        if let (Some(Some(first)), Some(taken)) = (metadata.first(), taken) {
+            let all: Option<Vec<&dyn RowMetadata>> = metadata.iter().copied().collect();
+            let moved = all
+                .and_then(|s| first.take_rows(&s, taken))
+                .ok_or_else(|| TableError::SortMetadata {
+                    column: name.to_owned(),
+                })?;
+            null_count = null_count.saturating_add(moved.rows().map_or(0, RowMetadata::null_count));
+            column.set_readback_metadata(Some(moved));
+        } else if metadata.iter().any(Option::is_some) {
+            return Err(TableError::SortMetadata {
+                column: name.to_owned(),
+            });
+        }
+        out.push((name.to_owned(), column));
     }
+    let options = RecordBatchOptions {
+        fields: Some(batch.schema().fields.clone()),
+        num_rows: Some(batch.num_rows()),
+        metadata: batch.schema().metadata.clone(),
+        null_count,
+        ..RecordBatchOptions::default()
+    };
+    GpuRecordBatch::with_options(out, options)
 }
