@@ -7,6 +7,7 @@
 use std::collections::BTreeSet;
 
 use gpudata::data::DEFAULT_USAGE;
+use gpudata::ops::GpuMask;
 use gpudata::table::{
     GpuColumn, GpuRecordBatch, GpuTable, GpuVector, NO_ROW, PickError, PickOffsets, PickedRow,
     PickingTarget, PointPicking, PointPosition, PointView, RecordBatchOptions, RenderOptions,
@@ -177,6 +178,27 @@ fn check_target(gpu: &Gpu, target: &PickingTarget, resolver: &RowResolver, pixel
     assert_eq!(picked, want);
     let batches: BTreeSet<usize> = picked.iter().map(|p| p.batch).collect();
     assert!(batches.len() >= 3, "rows of {batches:?} in the rectangle");
+
+    // The same rectangle reduced on the GPU to a row mask over the table's rows.
+    let mask = target.rect_mask(gpu, resolver, (rx, ry), (rw, rh)).unwrap();
+    assert_eq!(mask.len(), pixels.len() as u64);
+    assert_eq!(kept_rows(gpu, &mask), inside);
+    assert_eq!(mask.count(gpu).unwrap(), inside.len() as u64);
+    // The whole target keeps every row; one empty pixel keeps none.
+    let all = target
+        .rect_mask(gpu, resolver, (0, 0), (WIDTH, HEIGHT))
+        .unwrap();
+    assert_eq!(all.count(gpu).unwrap(), pixels.len() as u64);
+    let none = target.rect_mask(gpu, resolver, (ex, ey), (1, 1)).unwrap();
+    assert_eq!(none.count(gpu).unwrap(), 0);
+}
+
+/// The rows a mask keeps.
+fn kept_rows(gpu: &Gpu, mask: &GpuMask) -> BTreeSet<u64> {
+    let bools = mask.read(gpu).unwrap();
+    (0..bools.len() as u64)
+        .filter(|&g| bools[g as usize])
+        .collect()
 }
 
 #[test]
@@ -207,6 +229,37 @@ fn point_picking_draws_every_batch_in_one_submission_and_resolves_rows() {
     );
     points.render(&gpu, &target, &offsets, &bindings).unwrap();
     check_target(&gpu, &target, &resolver, &pixels);
+
+    // Brushing: the rows under a rectangle, selected on the GPU, filter the table; the kept
+    // rows' pixels are those inside, in table order.
+    let (rx, ry, rw, rh) = (3, 2, 40, 21);
+    let brush = target
+        .rect_mask(&gpu, &resolver, (rx, ry), (rw, rh))
+        .unwrap();
+    let brushed = table.filter(&gpu, &brush).unwrap();
+    let inside: Vec<(u32, u32)> = pixels
+        .iter()
+        .copied()
+        .filter(|(x, y)| (rx..rx + rw).contains(x) && (ry..ry + rh).contains(y))
+        .collect();
+    let column = |name: &str| -> Vec<u32> {
+        let bytes = brushed.vector(name).unwrap().read_bytes(&gpu).unwrap();
+        bytes
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect()
+    };
+    let kept: Vec<(u32, u32)> = column("px").into_iter().zip(column("py")).collect();
+    assert!(inside.len() > 100, "{} rows brushed", inside.len());
+    assert_eq!(kept, inside);
+    // A resolver of fewer rows than were drawn: ids past its rows keep nothing.
+    let first_100 = RowResolver::from_batch_rows(&[60, 40]).unwrap();
+    let mask = target
+        .rect_mask(&gpu, &first_100, (0, 0), (WIDTH, HEIGHT))
+        .unwrap();
+    assert_eq!(mask.len(), 100);
+    assert_eq!(kept_rows(&gpu, &mask), (0..100).collect());
+    assert_eq!(mask.count(&gpu).unwrap(), 100);
 
     // Two columns, instance-stepped, give the same target.
     let instanced = step_bindings(&gpu, &table, StepMode::Instance);
@@ -437,6 +490,19 @@ fn pick_errors() {
         target.read_rect(&other, 0, 0, 1, 1),
         Err(PickError::Gpu(GpuError::OtherDevice { .. }))
     ));
+    let resolver = RowResolver::from_batch_rows(&[5]).unwrap();
+    assert!(matches!(
+        target.rect_mask(&gpu, &resolver, (6, 1), (3, 2)),
+        Err(PickError::RectOutOfRange { x: 6, y: 1, .. })
+    ));
+    assert!(matches!(
+        target.rect_mask(&gpu, &resolver, (0, 0), (1, 0)),
+        Err(PickError::RectOutOfRange { .. })
+    ));
+    assert!(matches!(
+        target.rect_mask(&other, &resolver, (0, 0), (1, 1)),
+        Err(PickError::Gpu(GpuError::OtherDevice { .. }))
+    ));
     assert_error(
         &RowResolver::from_batch_rows(&[u64::from(u32::MAX), 1]).unwrap_err(),
         PickError::TooManyRows { rows: 1 << 32 },
@@ -506,5 +572,14 @@ fn pick_error_messages_past_u32() {
     assert_eq!(
         PickError::Table(TableError::TooManyRows { rows: 1 << 32 }).to_string(),
         "cannot draw 4294967296 rows: more than one draw can count (u32)"
+    );
+    assert_eq!(
+        PickError::MaskTooLarge {
+            rows: 4_000_000_000,
+            bytes: 500_006_912,
+            limit: 134_217_728,
+        }
+        .to_string(),
+        "a row mask of 4000000000 rows needs 500006912 bytes, over the device's storage binding limit of 134217728 bytes"
     );
 }

@@ -3,6 +3,7 @@
 use crate::count::Count;
 use crate::device::GpuError;
 use crate::format::VertexFormat;
+use crate::ops::OpError;
 use crate::table::TableError;
 
 /// A picking target, per-batch offsets uniform, point pipeline or row id that cannot be made,
@@ -122,4 +123,21 @@ pub enum PickError {
         /// What the pipeline reads.
         expected: &'static str,
     },
+    /// The row mask of a rectangle ([`PickingTarget::rect_mask`](super::PickingTarget::rect_mask))
+    /// would not fit one storage binding of the device.
+    #[error(
+        "a row mask of {rows} needs {bytes} bytes, over the device's storage binding limit of {limit} bytes",
+        rows = Count(*.rows, "row")
+    )]
+    MaskTooLarge {
+        /// The table's rows.
+        rows: u64,
+        /// The mask's bytes.
+        bytes: u64,
+        /// The device's limit on one storage binding (or one buffer, if lower).
+        limit: u64,
+    },
+    /// The row mask could not be made from the reduced words.
+    #[error(transparent)]
+    Mask(#[from] OpError),
 }

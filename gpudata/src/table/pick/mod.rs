@@ -52,6 +52,7 @@
 mod error;
 mod offsets;
 mod points;
+mod rect_mask;
 mod resolve;
 mod target;
 

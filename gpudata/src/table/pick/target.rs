@@ -191,19 +191,7 @@ impl PickingTarget {
         height: u32,
     ) -> Result<PickRect, PickError> {
         gpu.check_same_device(Some(&self.device), "read back a picking target")?;
-        let inside = |start: u32, len: u32, side: u32| {
-            len > 0 && start.checked_add(len).is_some_and(|end| end <= side)
-        };
-        if !inside(x, width, self.width) || !inside(y, height, self.height) {
-            return Err(PickError::RectOutOfRange {
-                x,
-                y,
-                rect_width: width,
-                rect_height: height,
-                width: self.width,
-                height: self.height,
-            });
-        }
+        check_rect(self, (x, y), (width, height))?;
         // Rows of the copy are 256-byte aligned; the texture's sides fit u32, so these do too.
         let align = u64::from(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
         let pitch = (u64::from(width) * 4).div_ceil(align) * align;
@@ -302,6 +290,28 @@ impl PickingTarget {
         let rect = self.read_rect(gpu, origin.0, origin.1, size.0, size.1)?;
         resolver.resolve_all(rect.rows())
     }
+}
+
+/// Refuses a rectangle of no pixels or one reaching outside `target`.
+pub(super) fn check_rect(
+    target: &PickingTarget,
+    (x, y): (u32, u32),
+    (width, height): (u32, u32),
+) -> Result<(), PickError> {
+    let inside = |start: u32, len: u32, side: u32| {
+        len > 0 && start.checked_add(len).is_some_and(|end| end <= side)
+    };
+    if inside(x, width, target.width) && inside(y, height, target.height) {
+        return Ok(());
+    }
+    Err(PickError::RectOutOfRange {
+        x,
+        y,
+        rect_width: width,
+        rect_height: height,
+        width: target.width,
+        height: target.height,
+    })
 }
 
 /// A rectangle of a [`PickingTarget`] read back: its texels row by row (top row first), each
