@@ -86,24 +86,26 @@ impl Categories {
         let nulls = array.logical_nulls();
         let mut ids = Vec::with_capacity(array.len());
         if let ArrowType::Dictionary(..) = array.data_type() {
+            // Each dictionary value gets its id when a row first uses it, so ids follow the
+            // rows' first occurrences as they do for strings (and values no row uses get
+            // none): a column's ids are the same whether it came as strings or a dictionary.
+            // One lookup per distinct value, not per row.
             let dictionary = array.as_any_dictionary();
             let values = dictionary.values();
-            let mut remap = Vec::with_capacity(values.len());
-            for v in 0..values.len() {
-                remap.push(if values.is_valid(v) {
-                    Some(self.id(column, text_at(values.as_ref(), v))?)
-                } else {
-                    None
-                });
-            }
+            let mut remap: Vec<Option<u32>> = vec![None; values.len()];
             let keys = dictionary.normalized_keys();
             for (i, key) in keys.iter().enumerate() {
                 let valid = nulls.as_ref().is_none_or(|n| n.is_valid(i));
-                ids.push(if valid {
-                    remap.get(*key).copied().flatten().unwrap_or(0)
-                } else {
-                    0
-                });
+                let id = match remap.get_mut(*key) {
+                    Some(Some(id)) if valid => *id,
+                    Some(slot @ None) if valid => {
+                        let id = self.id(column, text_at(values.as_ref(), *key))?;
+                        *slot = Some(id);
+                        id
+                    }
+                    _ => 0,
+                };
+                ids.push(id);
             }
         } else {
             match array.data_type() {

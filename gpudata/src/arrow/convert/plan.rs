@@ -198,6 +198,11 @@ pub struct ConversionPlan {
     resolved: Option<Resolved>,
     rows: u64,
     batches: u64,
+    /// A second schema batches may come in (see [`read_text_as_dictionaries`]): the stream's,
+    /// with string columns that become category ids read as dictionaries.
+    ///
+    /// [`read_text_as_dictionaries`]: Self::read_text_as_dictionaries
+    read_schema: Option<SchemaRef>,
 }
 
 fn arrow_error(column: &str, data_type: &ArrowType, e: impl ToString) -> ConversionError {
@@ -262,7 +267,37 @@ impl ConversionPlan {
             resolved: None,
             rows: 0,
             batches: 0,
+            read_schema: None,
         })
+    }
+
+    /// The `Utf8` / `LargeUtf8` columns this plan turns into category ids: those a reader that
+    /// keeps dictionary encoding (Parquet's) may deliver as `Dictionary<Int32, _>` instead, for
+    /// [`read_text_as_dictionaries`](Self::read_text_as_dictionaries).
+    pub(crate) fn category_text_columns(&self) -> Vec<String> {
+        self.schema
+            .fields()
+            .iter()
+            .filter(|f| matches!(f.data_type(), ArrowType::Utf8 | ArrowType::LargeUtf8))
+            .filter(|f| {
+                let conversion = match self.policy.for_column(f.name()) {
+                    Conversion::Auto => Conversion::auto_for(f.data_type()).map(|(c, _)| c),
+                    asked => Some(asked),
+                };
+                conversion == Some(Conversion::Categories)
+            })
+            .map(|f| f.name().clone())
+            .collect()
+    }
+
+    /// Takes batches of `schema` too: the stream's schema with some of
+    /// [`category_text_columns`](Self::category_text_columns) as `Dictionary<_, _>` of their
+    /// string type. Their category ids are those of the strings (ids follow the rows' first
+    /// occurrences either way) and readback restores the stream's own type; the reader skips
+    /// building every row's string and the conversion hashes each distinct label of a batch
+    /// once instead of every row.
+    pub(crate) fn read_text_as_dictionaries(&mut self, schema: SchemaRef) {
+        self.read_schema = Some(schema);
     }
 
     /// States the smallest and largest value the whole stream holds in the Int64 / UInt64
@@ -639,13 +674,15 @@ impl ConversionPlan {
         index: u64,
     ) -> Result<(), ConversionError> {
         let schema = batch.schema();
-        let same = schema.fields().len() == self.schema.fields().len()
-            && schema
-                .fields()
-                .iter()
-                .zip(self.schema.fields())
-                .all(|(a, b)| a.name() == b.name() && a.data_type() == b.data_type());
-        if same {
+        let same = |expected: &SchemaRef| {
+            schema.fields().len() == expected.fields().len()
+                && schema
+                    .fields()
+                    .iter()
+                    .zip(expected.fields())
+                    .all(|(a, b)| a.name() == b.name() && a.data_type() == b.data_type())
+        };
+        if same(&self.schema) || self.read_schema.as_ref().is_some_and(same) {
             Ok(())
         } else {
             Err(ConversionError::SchemaChanged {

@@ -122,6 +122,48 @@ impl ParquetSource {
         })
     }
 
+    /// Reads `columns` (top-level `Utf8` / `LargeUtf8` columns of the file) as
+    /// `Dictionary<Int32, _>` of their type from now on: arrow-rs then keeps a dictionary-encoded
+    /// column chunk's dictionary instead of building every row's string. Returns the projected
+    /// schema the readers' batches then have; `None`, leaving the source as it was, when no
+    /// column is such a column or arrow-rs refuses the schema. [`schema`](Self::schema) stays
+    /// the file's.
+    pub(crate) fn read_text_as_dictionaries(&mut self, columns: &[String]) -> Option<SchemaRef> {
+        use arrow_schema::{DataType, Field, Schema};
+        let full = self.metadata.schema().clone();
+        let mut changed = false;
+        let fields: Vec<Field> = full
+            .fields()
+            .iter()
+            .map(|f| match f.data_type() {
+                DataType::Utf8 | DataType::LargeUtf8 if columns.contains(f.name()) => {
+                    changed = true;
+                    let dictionary = DataType::Dictionary(
+                        Box::new(DataType::Int32),
+                        Box::new(f.data_type().clone()),
+                    );
+                    f.as_ref().clone().with_data_type(dictionary)
+                }
+                _ => f.as_ref().clone(),
+            })
+            .collect();
+        if !changed {
+            return None;
+        }
+        let hint = std::sync::Arc::new(Schema::new_with_metadata(fields, full.metadata().clone()));
+        let options = ArrowReaderOptions::new()
+            .with_schema(hint.clone())
+            .with_offset_index_policy(parquet::file::metadata::PageIndexPolicy::Optional);
+        let metadata =
+            ArrowReaderMetadata::try_new(self.metadata.metadata().clone(), options).ok()?;
+        let read = match &self.projection {
+            None => hint,
+            Some(indices) => std::sync::Arc::new(hint.project(indices).ok()?),
+        };
+        self.metadata = metadata;
+        Some(read)
+    }
+
     /// The Arrow schema of the projected columns.
     #[must_use]
     pub fn schema(&self) -> &SchemaRef {
@@ -301,8 +343,14 @@ pub fn ingest_parquet(
     mut progress: impl FnMut(&Progress),
     cancel: &CancelToken,
 ) -> Result<Ingested, IngestError> {
-    let source = ParquetSource::open(path, parquet.columns.as_deref())?;
+    let mut source = ParquetSource::open(path, parquet.columns.as_deref())?;
     let mut builder = TableBuilder::new(gpu, source.schema().clone(), options)?;
+    // Strings that become category ids are read as dictionaries: the same ids, without a
+    // string built and hashed per row.
+    let text = builder.plan().category_text_columns();
+    if let Some(read) = source.read_text_as_dictionaries(&text) {
+        builder.plan_mut().read_text_as_dictionaries(read);
+    }
     // `auto` narrows 64-bit integers by the whole file's range, not the first batch's.
     for (column, min, max) in source.integer_ranges() {
         builder.plan_mut().set_value_range(&column, min, max);
