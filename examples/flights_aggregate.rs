@@ -9,7 +9,8 @@
 //! - picking: every flight drawn as a point with its row id into a `PickingTarget` (all GPU
 //!   batches in one submission, each with its first row id at a dynamic offset), the pixel of
 //!   the busiest cell read back and resolved to its batch and row, then to the file's row,
-//!   whose fields are printed beside the GPU's values.
+//!   whose fields are printed beside the GPU's values; the pixels around it brushed (a row
+//!   mask made on the GPU by `rect_mask`, which the reduction reads as it is).
 //!
 //! The heatmap, the histogram and the busiest origins are drawn into `flights_aggregate.png`.
 //!
@@ -386,6 +387,13 @@ fn run() -> Result<()> {
     let (x0, y0) = (cell.0.saturating_sub(10), cell.1.saturating_sub(10));
     let rect = target.read_rect(&gpu, x0, y0, 21.min(MAP.2 - x0), 21.min(MAP.3 - y0))?;
     let (global, px, py) = nearest_row(&rect).ok_or("no flight drawn near the busiest cell")?;
+    // Brushing: the same rectangle reduced on the GPU to a row mask, which the reduction
+    // reads as it is (nothing read back but the totals).
+    let brush = target.rect_mask(&gpu, &resolver, (rect.x, rect.y), (rect.width, rect.height))?;
+    let brushed = piecewise::reduce(&gpu, delay, Some(&brush))?;
+    if brushed.count != rect.rows().len() as u64 {
+        return Err("the brushed rows differ from the rectangle read back".into());
+    }
     let picked = target
         .pick(&gpu, &resolver, px, py)?
         .ok_or("the picked pixel is empty")?;
@@ -395,6 +403,13 @@ fn run() -> Result<()> {
         table.batches().len(),
         rect.rows().len(),
         started.elapsed().as_secs_f64()
+    );
+    println!(
+        "brushing: the {}x{} pixels around it show {} flights (one on top per pixel); their row mask, made on the gpu, feeds the reduction: mean delay {:.2} min",
+        rect.width,
+        rect.height,
+        brushed.count,
+        brushed.mean().unwrap_or(f64::NAN)
     );
     println!(
         "picked pixel ({px}, {py}): row {global} of the table = batch {}, row {} of that batch",

@@ -45,8 +45,9 @@ impl PickingTarget {
     /// The rows drawn in the `size` (width, height) rectangle whose top-left pixel is `origin`,
     /// as a mask over the `resolver`'s rows (row `i` of the mask is the table's row id `i`, over
     /// all batches in order: the mask [`GpuTable::filter`](crate::GpuTable::filter) takes),
-    /// computed on the GPU: nothing is read back. A row is kept when it covers at least one
-    /// pixel of the rectangle. Texels holding an id past the resolver's rows (a target drawn
+    /// computed on the GPU: nothing is read back. A row is kept when a pixel of the rectangle
+    /// holds its id: a pixel holds the row drawn there last (or the one the depth test kept),
+    /// so rows hidden under others in every pixel are not kept. Texels holding an id past the resolver's rows (a target drawn
     /// from another table) keep no row; [`read_rect`](Self::read_rect) shows them.
     ///
     /// The work is queued after everything submitted before, so it sees the draws submitted
