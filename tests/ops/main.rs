@@ -25,4 +25,5 @@ mod luma_select;
 mod select;
 mod sort;
 mod sort_by;
+mod sort_parts;
 mod split;
