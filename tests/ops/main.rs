@@ -8,6 +8,7 @@ pub mod support;
 mod add;
 mod aggregate;
 mod aggregate_groups;
+mod aggregate_parts;
 mod constants;
 mod deinterleave;
 mod elementwise;
