@@ -11,11 +11,11 @@
 //! pass writes the outputs (the set it would have written, or buffers of `limit` rows for
 //! top-k).
 //!
-//! Columns larger than one storage binding are bound in [`parts`] (the same element runs for
-//! every column), the kernels picking the part by element index, so that a pass stays two
-//! dispatches and a scan whatever the size; element indices are 32-bit (at most `u32::MAX`
-//! rows). The digit histogram is kept within one binding (blocks take more tiles when it
-//! would not fit).
+//! Columns larger than one storage binding are bound in [`parts`] (runs of elements, by the
+//! selection kernels' split rule; each input view its own, the packed words and outputs
+//! theirs), the kernels picking the part by element index, so that a pass stays two dispatches
+//! and a scan whatever the size; element indices are 32-bit (at most `u32::MAX` rows). The
+//! digit histogram is kept within one binding (blocks take more tiles when it would not fit).
 
 pub(crate) mod parts;
 pub(crate) mod wgsl;

@@ -21,6 +21,10 @@
 //!
 //! Elements past the last row are padding whose digit word is `0xffffffff`: they rank after
 //! every real element of the tile (digit 255, last in order) and are never stored.
+//!
+//! Every word is read through `load{i}(e)` and written through `store{i}(g, v)`, which pick
+//! the binding part holding element `e` or place `g` ([`parts`](super::parts): one part, no
+//! comparison).
 
 use super::parts::Slot;
 use crate::ops::kernels::select::reduce::Order;
