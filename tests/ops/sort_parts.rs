@@ -8,9 +8,11 @@
 use std::sync::OnceLock;
 
 use crate::fixtures::*;
-use crate::select::special_rows;
+use crate::sort::{check_sort, check_strided, keys};
 use gpudata::ops::cpu::{self, HostInput, HostSegments, HostSortKey};
-use gpudata::ops::{self, GpuMask, NullOrder, OpError, Segments, SortKey, SortOptions, SortOrder};
+use gpudata::ops::{
+    self, GpuMask, NullOrder, OpError, OpsConfig, Segments, SortKey, SortOptions, SortOrder,
+};
 use gpudata::table::ChunkOptions;
 use gpudata::{Gpu, GpuData, GpuVector, VertexFormat};
 
@@ -40,18 +42,6 @@ fn both_orders() -> [SortOptions; 2] {
     [SortOptions::ascending(), SortOptions::descending()]
 }
 
-/// `n` keys of `format` drawn from 40 values, special ones (NaN, ±0, ±inf, extremes) among
-/// them: ties everywhere, across part boundaries too.
-fn tied_keys(rng: &mut Rng, format: VertexFormat, n: u64) -> Vec<u8> {
-    let pool = special_rows(rng, format, 40, 0, 4);
-    (0..n)
-        .flat_map(|_| {
-            let at = rng.below(40) as usize * 4;
-            pool[at..at + 4].to_vec()
-        })
-        .collect()
-}
-
 #[test]
 fn sorts_past_one_binding_equal_the_cpu_reference() {
     let gpu = tiny();
@@ -61,35 +51,19 @@ fn sorts_past_one_binding_equal_the_cpu_reference() {
         VertexFormat::Sint32,
         VertexFormat::Float32,
     ] {
-        let bytes = tied_keys(&mut rng, format, N);
-        let values = rng.bytes(N as usize * 4);
-        let keys = upload(&gpu, &bytes);
-        let value_buffer = upload(&gpu, &values);
-        let host = HostInput::new(&bytes, format, N);
-        let host_values = HostInput::new(&values, VertexFormat::Uint32, N);
+        // `sort_pairs` carrying row ids, and `sort`, in both orders.
+        check_sort(&gpu, &OpsConfig::default(), &mut rng, format, N);
+        let bytes = keys(&mut rng, format, N, true);
+        let key_buffer = upload(&gpu, &bytes);
         for options in both_orders() {
-            let what = format!("{format} {:?}", options.order);
-            let expected = cpu::sort_pairs(host, host_values, &options).unwrap();
-            let sorted = ops::sort_pairs(
-                &gpu,
-                view(&keys, format, N),
-                view(&value_buffer, VertexFormat::Uint32, N),
-                &options,
-            )
-            .unwrap();
-            assert_eq!(read(&gpu, &sorted.keys), expected.keys.bytes(), "{what}");
-            assert_eq!(
-                read(&gpu, &sorted.values),
-                expected.values.bytes(),
-                "{what}"
-            );
-            let alone = ops::sort(&gpu, view(&keys, format, N), &options).unwrap();
-            assert_eq!(read(&gpu, &alone), expected.keys.bytes(), "{what}");
-            let order = ops::argsort(&gpu, view(&keys, format, N), &options).unwrap();
+            let order = ops::argsort(&gpu, view(&key_buffer, format, N), &options).unwrap();
             assert_eq!(
                 read(&gpu, &order),
-                cpu::argsort(host, &options).unwrap().bytes(),
-                "{what}"
+                cpu::argsort(HostInput::new(&bytes, format, N), &options)
+                    .unwrap()
+                    .bytes(),
+                "{format} {:?}",
+                options.order
             );
         }
     }
@@ -97,31 +71,7 @@ fn sorts_past_one_binding_equal_the_cpu_reference() {
 
 #[test]
 fn strided_keys_and_unaligned_values_in_parts() {
-    let gpu = tiny();
-    let mut rng = Rng::new(2802);
-    // Keys: `float32` at byte 4 of 12-byte rows; values: `uint16x2` at byte 2 of 8-byte rows.
-    let key_bytes = special_rows(&mut rng, VertexFormat::Float32, N, 4, 12);
-    let value_bytes = rng.bytes((N * 8 + 4) as usize);
-    let keys = upload(&gpu, &key_bytes);
-    let values = upload(&gpu, &value_bytes);
-    let host_keys = HostInput::new(&key_bytes, VertexFormat::Float32, N)
-        .with_byte_offset(4)
-        .with_byte_stride(12);
-    let host_values = HostInput::new(&value_bytes, VertexFormat::Uint16x2, N)
-        .with_byte_offset(2)
-        .with_byte_stride(8);
-    for options in both_orders() {
-        let expected = cpu::sort_pairs(host_keys, host_values, &options).unwrap();
-        let sorted = ops::sort_pairs(
-            &gpu,
-            view_at(&keys, VertexFormat::Float32, N, 4, Some(12)),
-            view_at(&values, VertexFormat::Uint16x2, N, 2, Some(8)),
-            &options,
-        )
-        .unwrap();
-        assert_eq!(read(&gpu, &sorted.keys), expected.keys.bytes());
-        assert_eq!(read(&gpu, &sorted.values), expected.values.bytes());
-    }
+    check_strided(&tiny(), 2802, N);
 }
 
 #[test]
@@ -129,7 +79,7 @@ fn top_k_and_segmented_sorts_in_parts() {
     let gpu = tiny();
     let mut rng = Rng::new(2803);
     let format = VertexFormat::Float32;
-    let bytes = tied_keys(&mut rng, format, N);
+    let bytes = keys(&mut rng, format, N, true);
     let buffer = upload(&gpu, &bytes);
     let host = HostInput::new(&bytes, format, N);
     // Segments of random sizes; their ids in order.
@@ -187,7 +137,7 @@ fn argsort_by_and_chunked_sorts_in_parts() {
     // By `a` (uint32 from 7 values, nulls first, in two pieces) then `b` (float32) descending.
     let a: Vec<u32> = (0..N).map(|_| rng.below(7) as u32).collect();
     let a_bytes = u32_bytes(&a);
-    let b_bytes = tied_keys(&mut rng, VertexFormat::Float32, N);
+    let b_bytes = keys(&mut rng, VertexFormat::Float32, N, true);
     let valid: Vec<bool> = (0..N).map(|_| rng.below(5) != 0).collect();
     let cut = 14_321usize;
     let a_low = upload(&gpu, &a_bytes[..cut * 4]);
