@@ -13,7 +13,7 @@ use gpudata::ops::{
 use gpudata::{Gpu, VertexFormat};
 
 /// `f32`s equal as bits, NaNs alike.
-fn same_f32(a: &[f32], b: &[f32]) -> bool {
+pub fn same_f32(a: &[f32], b: &[f32]) -> bool {
     a.len() == b.len()
         && a.iter()
             .zip(b)
@@ -21,7 +21,7 @@ fn same_f32(a: &[f32], b: &[f32]) -> bool {
 }
 
 /// Means within 3 ulp (WGSL's division is within 2.5), NaNs alike.
-fn close_means(a: &[f32], b: &[f32]) -> bool {
+pub fn close_means(a: &[f32], b: &[f32]) -> bool {
     a.len() == b.len()
         && a.iter().zip(b).all(|(x, y)| {
             (x.is_nan() && y.is_nan())
@@ -30,7 +30,7 @@ fn close_means(a: &[f32], b: &[f32]) -> bool {
         })
 }
 
-fn assert_groups(got: &Groups, want: &Groups, what: &str) {
+pub fn assert_groups(got: &Groups, want: &Groups, what: &str) {
     assert_eq!(got.keys, want.keys, "{what}: keys");
     assert_eq!(got.count, want.count, "{what}: counts");
     assert_eq!(got.dropped, want.dropped, "{what}: dropped");
@@ -303,7 +303,7 @@ fn group_by_of_chunked_columns_equals_one_buffer() {
 }
 
 /// Random `float32x2` positions in `[-1, 1]²`, about one in 50 with a NaN coordinate.
-fn positions(rng: &mut Rng, n: usize) -> Vec<f32> {
+pub fn positions(rng: &mut Rng, n: usize) -> Vec<f32> {
     (0..2 * n)
         .map(|_| {
             if rng.below(100) == 0 {

@@ -446,9 +446,15 @@ pub fn plan_sort(
 ///
 /// # Errors
 /// [`OpError::UnsupportedFormat`] for another key format; the input checks of every
-/// operation; [`OpError::TooLarge`] when the keys' words do not fit one storage binding
-/// (`max_storage_buffer_binding_size`, at most 4 GiB: the scatter binds them whole) or one
-/// buffer; [`OpError::Gpu`].
+/// operation; [`OpError::TooManyRows`] past `u32::MAX` keys (element indices are 32-bit);
+/// [`OpError::TooLarge`] when the keys' words do not fit one buffer (`max_buffer_size`);
+/// [`OpError::TooManyBindings`] when a column larger than one storage binding
+/// (`max_storage_buffer_binding_size`) needs more parts than a kernel may bind (columns past
+/// one binding are bound in parts, each at most the limit); [`OpError::Gpu`].
+///
+/// Columns larger than one storage binding sort as smaller ones do: every column a pass reads
+/// or writes is bound in parts (the kernels pick the part by element index), so a one-buffer
+/// column of 1.5 G `uint32` keys (6 GiB) sorts on a device binding at most 4 GiB.
 pub fn sort(gpu: &Gpu, keys: GpuDataView<'_>, options: &SortOptions) -> Result<GpuData, OpError> {
     plan_sort(gpu, keys, options, &OpsConfig::default())?.run(gpu)
 }

@@ -205,8 +205,11 @@ pub(crate) fn wide_key_format(format: VertexFormat) -> Option<VertexFormat> {
 /// the key;
 /// [`OpError::LengthMismatch`] for a key or a validity mask of another row count than the first
 /// key (a mask's input is `keys.len()` plus the key's position); the input checks of every
-/// operation; [`OpError::TooManyRows`] past 2³¹ rows; [`OpError::TooLarge`] when the rows'
-/// 32-bit words do not fit one storage binding; [`OpError::Gpu`].
+/// operation; [`OpError::TooManyRows`] past `u32::MAX` rows (row ids and the sort's element
+/// indices are 32-bit); [`OpError::TooLarge`] when a key's rows gathered do not fit one buffer;
+/// the sort's errors (its columns are bound in parts past one storage binding:
+/// [`OpError::TooManyBindings`] when the parts exceed the device's bindings per stage);
+/// [`OpError::Gpu`].
 pub fn argsort_by(gpu: &Gpu, keys: &[SortKey<'_>]) -> Result<GpuData, OpError> {
     let Some(first) = keys.first() else {
         return Err(OpError::NoInputs { op: OP });
@@ -219,16 +222,13 @@ pub fn argsort_by(gpu: &Gpu, keys: &[SortKey<'_>]) -> Result<GpuData, OpError> {
             OpError::check_length(OP, keys.len() + input, rows, mask.len())?;
         }
     }
-    // Rows past 2³¹ would need ids past `sequence`'s; a sort binds 4 bytes a row whole, which
-    // no device allows that far (at most 4 GiB: 2³⁰ rows).
-    let count = u32::try_from(rows)
-        .ok()
-        .filter(|&n| n <= i32::MAX as u32)
-        .ok_or(OpError::TooManyRows {
-            op: OP,
-            length: rows,
-            max: i32::MAX as u64,
-        })?;
+    // Row ids are 32-bit (`sequence`'s wrapping `sint32` ids read as `uint32`), and so are the
+    // sort's element indices.
+    let count = u32::try_from(rows).map_err(|_| OpError::TooManyRows {
+        op: OP,
+        length: rows,
+        max: u64::from(u32::MAX),
+    })?;
     let mut order: Option<GpuData> = None;
     for key in keys.iter().rev() {
         let format = key
@@ -352,7 +352,12 @@ fn through<'a>(
         (None, _) => sequence(gpu, count, 0, 1)?,
         (Some(order), _) => order.share(),
     };
-    let id_views = views(std::slice::from_ref(&ids))?;
+    // `sequence` writes `sint32` ids (wrapping past 2³¹), which a gather reads as negative:
+    // its bits read as `uint32`.
+    let id_views = views(std::slice::from_ref(&ids))?
+        .into_iter()
+        .map(|v| reinterpret(v, VertexFormat::Uint32))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut gathered = gather_pieces(gpu, &id_views, pieces, format)?;
     if gathered.len() > 1 {
         return Err(OpError::TooLarge {

@@ -18,8 +18,12 @@ mod decode;
 mod elementwise;
 use crate::timing::Work;
 
+/// Groups that run only when `--ops` names them (their buffers are several GiB, larger than
+/// one storage binding whatever the device).
+pub const ON_REQUEST: [&str; 1] = ["big_sort_u32"];
+
 /// Case groups in run order; `--ops` selects by prefix.
-pub const NAMES: [&str; 49] = [
+pub const NAMES: [&str; 50] = [
     "copy_vec4_256",
     "copy_u32_64",
     "copy_buffer_to_buffer",
@@ -62,6 +66,7 @@ pub const NAMES: [&str; 49] = [
     "sort_pairs_u32",
     "argsort_f32",
     "argsort_by_2",
+    "big_sort_u32",
     "reduce_f32",
     "histogram_256",
     "group_sum_1000",

@@ -7,6 +7,11 @@
 //! `argsort_by_2` orders `size / 8` rows by two keys (`uint32` bits, then `float32` in
 //! `[1, 2)`; `ops::argsort_by`: a sort per key, the second carrying the first's permutation
 //! through a gather), the cost of a two-column table sort's permutation.
+//! `big_sort_u32` (run only when `--ops` names it) sorts `size / 4` random `uint32` keys in one
+//! buffer larger than one storage binding (skipped when `--size-mib` fits one binding, or
+//! past `u32::MAX` keys): the sort binds every column in parts, e.g. `--size-mib 6144` (1.5 G
+//! keys, 6 GiB) on an H200 whose bindings hold at most 4 GiB; it needs about three times the
+//! keys' bytes of GPU memory and, to check, four times on the host.
 //!
 //! The check compares the first, middle and last 4096 rows with the stable order computed on
 //! the host (each key with its row number, selected at those ranks: the CPU reference's rows
@@ -22,7 +27,13 @@ use crate::kernels::Fill;
 use crate::timing::Work;
 
 /// Case groups of this file, in run order.
-pub const NAMES: [&str; 4] = ["sort_u32", "sort_pairs_u32", "argsort_f32", "argsort_by_2"];
+pub const NAMES: [&str; 5] = [
+    "sort_u32",
+    "sort_pairs_u32",
+    "argsort_f32",
+    "argsort_by_2",
+    "big_sort_u32",
+];
 
 fn words(bytes: &[u8]) -> Vec<u32> {
     bytes
@@ -247,9 +258,23 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, variants: bool) -> Result<Vec<Cas
         return two_keys(gpu, size);
     }
     let n = size / 4;
+    let big = name == "big_sort_u32";
+    if big {
+        let binding = gpu.limits().max_storage_buffer_binding_size;
+        if size <= binding {
+            return Err(format!(
+                "{} MiB of keys fit one storage binding ({} MiB): give --size-mib above it",
+                size >> 20,
+                binding >> 20
+            ));
+        }
+        if n > u64::from(u32::MAX) {
+            return Err(format!("{n} keys: the sort takes at most {}", u32::MAX));
+        }
+    }
     let mut cases = Vec::new();
     let (format, fill, kind) = match name {
-        "sort_u32" => (VertexFormat::Uint32, Fill::Bits, Kind::Keys),
+        "sort_u32" | "big_sort_u32" => (VertexFormat::Uint32, Fill::Bits, Kind::Keys),
         "sort_pairs_u32" => (VertexFormat::Uint32, Fill::Bits, Kind::Pairs),
         _ => (VertexFormat::Float32, Fill::UnitF32, Kind::Ids),
     };
@@ -263,7 +288,7 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, variants: bool) -> Result<Vec<Cas
         Kind::Pairs => Some(alloc(gpu, size, 61, Some(Fill::Bits))?),
         _ => None,
     };
-    for (i, (label, config, options)) in tunings(variants).into_iter().enumerate() {
+    for (i, (label, config, options)) in tunings(variants && !big).into_iter().enumerate() {
         let column = view(&keys, format, n)?;
         let (plan, outputs) = match (kind, &values) {
             (Kind::Pairs, Some(v)) => {
@@ -311,11 +336,19 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, variants: bool) -> Result<Vec<Cas
                 )
             }) as crate::cases::Verify
         });
+        let parts = if big {
+            format!(
+                ", {} binding parts",
+                (n * 4).div_ceil(gpu.limits().max_storage_buffer_binding_size)
+            )
+        } else {
+            String::new()
+        };
         let mut case = Case::new(
             format!("{name}{label}"),
             plan.bytes,
             plan.work,
-            format!("[{n} keys, {} dispatches]", plan.dispatches),
+            format!("[{n} keys, {} dispatches{parts}]", plan.dispatches),
             verify,
         );
         case.rows = Some(n);

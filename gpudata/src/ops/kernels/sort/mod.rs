@@ -10,7 +10,14 @@
 //! a carried value or row id. Passes ping-pong between two sets of packed word buffers; the last
 //! pass writes the outputs (the set it would have written, or buffers of `limit` rows for
 //! top-k).
+//!
+//! Columns larger than one storage binding are bound in [`parts`] (runs of elements, by the
+//! selection kernels' split rule; each input view its own, the packed words and outputs
+//! theirs), the kernels picking the part by element index, so that a pass stays two dispatches
+//! and a scan whatever the size; element indices are 32-bit (at most `u32::MAX` rows). The
+//! digit histogram is kept within one binding (blocks take more tiles when it would not fit).
 
+pub(crate) mod parts;
 pub(crate) mod wgsl;
 
 use crate::ops::OpError;
@@ -18,6 +25,8 @@ use crate::ops::kernels::Planner;
 use crate::ops::kernels::dispatch::Dispatch;
 use crate::ops::kernels::select::rows::{self, Bound, Span, WORKGROUP};
 use crate::ops::kernels::select::scan::{self, Words};
+use crate::ops::kernels::split::max_binding_size;
+use parts::Parts;
 use wgsl::{KeyOrder, Source, Subgroups, Tiling, Word};
 
 /// Elements each invocation ranks per tile unless
@@ -133,9 +142,9 @@ struct Pass {
 /// The dispatches of `job` and the buffers they write. No rows: no dispatches, empty outputs.
 ///
 /// # Errors
-/// [`OpError::TooLarge`] for a buffer or binding over the device's limits (every word of all
-/// rows is bound whole: the scatter writes anywhere), [`OpError::Overflow`],
-/// [`OpError::DispatchTooLarge`], [`OpError::Gpu`].
+/// [`OpError::TooLarge`] for a buffer over the device's limits (or not even one alignment step
+/// of rows in a binding), [`OpError::TooManyBindings`] for more binding parts than a kernel may
+/// bind, [`OpError::Overflow`], [`OpError::DispatchTooLarge`], [`OpError::Gpu`].
 pub(crate) fn plan(
     planner: &Planner<'_>,
     op: &'static str,
@@ -169,12 +178,17 @@ pub(crate) fn plan(
         };
         return Ok((Vec::new(), outputs));
     }
+    let limits = planner.device().limits();
+    let align = rows::alignment(&limits);
     let tiling = tiling(planner, op)?;
     let tile = u64::from(tiling.tile());
     let tiles = n.div_ceil(tile);
+    // The histogram (256 counts a block) stays within one binding.
+    let most_blocks = (max_binding_size(&limits).saturating_sub(align + 16) / 1024).max(1);
     let per_block = job
         .tiles_per_workgroup
         .map_or_else(|| tiles.div_ceil(TARGET_BLOCKS), u64::from)
+        .max(tiles.div_ceil(most_blocks))
         .clamp(1, tiles);
     let blocks = tiles.div_ceil(per_block);
     let counts = blocks.checked_mul(256).ok_or(overflow.clone())?;
@@ -194,8 +208,15 @@ pub(crate) fn plan(
             (true, false) => rows::output_buffer(planner, op, limit_bytes).map(Some),
         })
         .collect::<Result<_, _>>()?;
-    let limits = planner.device().limits();
-    let align = rows::alignment(&limits);
+    // The parts of each input view, and those of the sort's packed words (and outputs).
+    let input_parts: Vec<Option<Parts>> = inputs
+        .iter()
+        .map(|input| match input {
+            Input::Rows(span) => Parts::of(op, &limits, n, &[*span]).map(Some),
+            Input::RowIds => Ok(None),
+        })
+        .collect::<Result<_, _>>()?;
+    let packed = Parts::of(op, &limits, n, &[Span::packed(&sets[0][0], 4)])?;
     let mut dispatches = Vec::new();
     for (p, pass) in passes.iter().enumerate() {
         let words: Vec<Word> = inputs
@@ -215,17 +236,22 @@ pub(crate) fn plan(
                 key_out: p == last && i == 0,
             })
             .collect();
-        let mut sources: Vec<Option<Bound<'_>>> = Vec::with_capacity(inputs.len());
+        // Each source's parts and their bindings.
+        let mut sources: Vec<Option<(&Parts, Vec<Bound<'_>>)>> = Vec::with_capacity(inputs.len());
         for (i, input) in inputs.iter().enumerate() {
-            sources.push(match (p, input) {
-                (0, Input::Rows(span)) => Some(span.bind(op, 0, n, align)?),
-                (0, Input::RowIds) => None,
-                _ => Some(bind_words(&sets[(p - 1) % 2][i], n, align)),
+            sources.push(match (p, input, &input_parts[i]) {
+                (0, Input::Rows(span), Some(parts)) => {
+                    Some((parts, parts.bind(op, *span, n, align)?))
+                }
+                (0, _, _) => None,
+                _ => {
+                    let words = Span::packed(&sets[(p - 1) % 2][i], 4);
+                    Some((&packed, packed.bind(op, words, n, align)?))
+                }
             });
         }
-        let base = |b: &Option<Bound<'_>>| b.as_ref().map_or(Ok(0), |b| rows::base32(op, b.base));
         let [a, b, c, d] = job.key.masks();
-        let head = [
+        let head = vec![
             rows::base32(op, n)?,
             rows::base32(op, per_block)?,
             pass.shift,
@@ -234,17 +260,21 @@ pub(crate) fn plan(
             b,
             c,
             d,
+            rows::base32(op, if p == last { job.limit } else { n })?,
         ];
         // The upsweep of the pass's digit word.
-        let digit_source = sources[pass.word];
-        let mut params = head.to_vec();
-        params.push(base(&digit_source)?);
+        let mut params = head.clone();
         let mut bindings = vec![bind_words(&hist, counts, align)];
-        bindings.extend(digit_source);
+        let mut digit_parts = 1;
+        if let Some((parts, bound)) = &sources[pass.word] {
+            params.extend(parts.params(op, bound)?);
+            bindings.extend(bound);
+            digit_parts = parts.count();
+        }
         dispatches.push(rows::dispatch(
             planner,
             op,
-            &wgsl::upsweep(&words[pass.word], tiling),
+            &wgsl::upsweep(&words[pass.word], tiling, digit_parts),
             &params,
             &bindings,
             blocks,
@@ -252,26 +282,32 @@ pub(crate) fn plan(
         let (scan, scanned) = scan::exclusive_scan(planner, op, Words::packed(&hist), counts)?;
         dispatches.extend(scan);
         // The downsweep.
-        let mut params = head.to_vec();
-        params.push(rows::base32(op, if p == last { job.limit } else { n })?);
-        for b in &sources {
-            params.push(base(b)?);
-        }
+        let mut params = head;
         let mut bindings = vec![bind_words(&scanned, counts, align)];
-        bindings.extend(sources.iter().flatten().copied());
+        let mut slots = Vec::new();
+        for (parts, bound) in sources.iter().flatten() {
+            params.extend(parts.params(op, bound)?);
+            bindings.extend(bound);
+            slots.push(parts.count());
+        }
         for (i, word) in words.iter().enumerate() {
             if !word.store {
                 continue;
             }
-            bindings.push(match &finals[i] {
-                Some(out) if p == last => bind_words(out, job.limit, align),
-                _ => bind_words(&sets[p % 2][i], n, align),
-            });
+            let bound = match &finals[i] {
+                Some(out) if p == last => {
+                    packed.bind(op, Span::packed(out, 4), job.limit, align)?
+                }
+                _ => packed.bind(op, Span::packed(&sets[p % 2][i], 4), n, align)?,
+            };
+            params.extend(packed.params(op, &bound)?);
+            bindings.extend(bound);
+            slots.push(packed.count());
         }
         dispatches.push(rows::dispatch(
             planner,
             op,
-            &wgsl::downsweep(&words, pass.word, tiling),
+            &wgsl::downsweep(&words, pass.word, tiling, &slots),
             &params,
             &bindings,
             blocks,

@@ -21,7 +21,12 @@
 //!
 //! Elements past the last row are padding whose digit word is `0xffffffff`: they rank after
 //! every real element of the tile (digit 255, last in order) and are never stored.
+//!
+//! Every word is read through `load{i}(e)` and written through `store{i}(g, v)`, which pick
+//! the binding part holding element `e` or place `g` ([`parts`](super::parts): one part, no
+//! comparison).
 
+use super::parts::Slot;
 use crate::ops::kernels::select::reduce::Order;
 use crate::ops::kernels::select::rows::{self, WORKGROUP};
 
@@ -158,52 +163,70 @@ impl Tiling {
     }
 }
 
-/// `fn load{i}(e: u32) -> u32`: word `i` of element `e` (a row), from binding `src{i}` with the
-/// byte base `param(base)`.
-fn load_fn(i: usize, word: &Word, base: usize) -> String {
+/// `fn load{i}(e: u32) -> u32`: word `i` of element `e` (a row), from the parts `src{i}_{p}` of
+/// `slot` (their splits and byte bases in the uniform).
+fn load_fn(i: usize, word: &Word, slot: Slot) -> String {
     let mut out = String::new();
-    let raw = match word.source {
-        Source::Packed => format!("src{i}[e]"),
-        Source::Strided {
-            stride,
-            aligned: true,
-        } => format!("src{i}[(param({base}u) + e * {stride}u) >> 2u]"),
-        Source::Strided {
-            stride,
-            aligned: false,
-        } => {
+    let mapped = |raw: String| {
+        if word.key_in {
+            format!("key_in({raw})")
+        } else {
+            raw
+        }
+    };
+    if word.source == Source::RowId {
+        return format!(
+            "fn load{i}(e: u32) -> u32 {{ return {}; }}\n",
+            mapped("e".to_owned())
+        );
+    }
+    if let Source::Strided { aligned: false, .. } = word.source {
+        for p in 0..slot.parts {
+            let src = format!("src{i}_{p}");
             out += &format!(
-                "fn word{i}(a: u32) -> u32 {{\n\
+                "fn word{i}_{p}(a: u32) -> u32 {{\n\
                  \x20   let w = a >> 2u;\n\
                  \x20   let s = (a & 3u) * 8u;\n\
-                 \x20   if (s == 0u) {{ return src{i}[w]; }}\n\
-                 \x20   return (src{i}[w] >> s) | (src{i}[w + 1u] << (32u - s));\n\
+                 \x20   if (s == 0u) {{ return {src}[w]; }}\n\
+                 \x20   return ({src}[w] >> s) | ({src}[w + 1u] << (32u - s));\n\
                  }}\n"
             );
-            format!("word{i}(param({base}u) + e * {stride}u)")
         }
-        Source::RowId => "e".to_owned(),
-    };
-    let value = if word.key_in {
-        format!("key_in({raw})")
-    } else {
-        raw
-    };
-    out += &format!("fn load{i}(e: u32) -> u32 {{ return {value}; }}\n");
+    }
+    let body = slot.by_part("e", |p, local| {
+        let b = slot.base(p);
+        let raw = match word.source {
+            Source::Strided {
+                stride,
+                aligned: true,
+            } => format!("src{i}_{p}[(param({b}u) + {local} * {stride}u) >> 2u]"),
+            Source::Strided {
+                stride,
+                aligned: false,
+            } => format!("word{i}_{p}(param({b}u) + {local} * {stride}u)"),
+            _ => format!("src{i}_{p}[(param({b}u) >> 2u) + {local}]"),
+        };
+        format!("return {};", mapped(raw))
+    });
+    out += &format!("fn load{i}(e: u32) -> u32 {{\n{body}}}\n");
     out
 }
 
-/// The upsweep: each block's digit counts of the digit word `word` into `hist` (binding 1).
-/// Parameters: rows, tiles per block, shift, blocks, the key masks, the source's byte base.
-pub(crate) fn upsweep(word: &Word, tiling: Tiling) -> String {
+/// The upsweep: each block's digit counts of the digit word `word` into `hist` (binding 1), the
+/// word read from its `parts` parts (bindings 2, 3, …, slot 0). Parameters as
+/// [`parts`](super::parts) lays them out.
+pub(crate) fn upsweep(word: &Word, tiling: Tiling, parts: usize) -> String {
     let tile = tiling.tile();
-    let mut wgsl = rows::header(9);
+    let (slots, params) = Slot::layout(&[parts]);
+    let mut wgsl = rows::header(params);
     wgsl += &rows::binding_decl(1, "hist", "u32", true);
     if word.source != Source::RowId {
-        wgsl += &rows::binding_decl(2, "src0", "u32", false);
+        for p in 0..parts {
+            wgsl += &rows::binding_decl(2 + p, &format!("src0_{p}"), "u32", false);
+        }
     }
     wgsl += KEY_MAPS;
-    wgsl += &load_fn(0, word, 8);
+    wgsl += &load_fn(0, word, slots[0]);
     // Every load of a tile is issued before any is counted; runs of one digit (sorted or
     // equal keys) are counted with one atomic.
     let mut loads = String::new();
@@ -239,8 +262,9 @@ pub(crate) fn upsweep(word: &Word, tiling: Tiling) -> String {
          \x20   var cur = 0xffffffffu;\n\
          \x20   var run = 0u;\n\
          \x20   for (var t = 0u; t < tiles; t++) {{\n\
-         \x20       let first = (block * tiles + t) * {tile}u;\n\
-         \x20       if (first >= n) {{ break; }}\n\
+         \x20       let tile_index = block * tiles + t;\n\
+         \x20       if (tile_index > (n - 1u) / {tile}u) {{ break; }}\n\
+         \x20       let first = tile_index * {tile}u;\n\
          {loads}{counts}\
          \x20   }}\n\
          \x20   if (run > 0u) {{ atomicAdd(&h[cur], run); }}\n\
@@ -414,30 +438,52 @@ fn rank_splits(per_thread: u32) -> String {
 }
 
 /// The downsweep of a pass over elements of `words`, ranked by the digit of word `digit`.
-/// Bindings: 1 the scanned histogram, then a source per word not a row id, then an output per
-/// stored word. Parameters: rows, tiles per block, shift, blocks, the key masks, rows stored
-/// (`limit`: a row whose place is at or past it is not stored), then each word's byte base.
-pub(crate) fn downsweep(words: &[Word], digit: usize, tiling: Tiling) -> String {
+/// Bindings: 1 the scanned histogram, then the parts of a source per word not a row id, then
+/// those of an output per stored word (slots in that order, `parts[s]` parts in slot `s`). Parameters as
+/// [`parts`](super::parts) lays them out (`limit`: a row whose place is at or past it is not
+/// stored).
+pub(crate) fn downsweep(words: &[Word], digit: usize, tiling: Tiling, parts: &[usize]) -> String {
     let per_thread = tiling.per_thread;
     let tile = tiling.tile();
-    let mut wgsl = rows::header(9 + words.len());
+    let sources: Vec<usize> = (0..words.len())
+        .filter(|&i| words[i].source != Source::RowId)
+        .collect();
+    let stored: Vec<usize> = (0..words.len()).filter(|&i| words[i].store).collect();
+    let (slots, params) = Slot::layout(parts);
+    let mut wgsl = rows::header(params);
     wgsl += &rows::binding_decl(1, "offsets", "u32", false);
     let mut binding = 2;
-    for (i, w) in words.iter().enumerate() {
-        if w.source != Source::RowId {
-            wgsl += &rows::binding_decl(binding, &format!("src{i}"), "u32", false);
-            binding += 1;
-        }
-    }
-    for (i, w) in words.iter().enumerate() {
-        if w.store {
-            wgsl += &rows::binding_decl(binding, &format!("dst{i}"), "u32", true);
-            binding += 1;
+    let mut slot = slots.iter();
+    for (names, writable) in [(&sources, false), (&stored, true)] {
+        let kind = if writable { "dst" } else { "src" };
+        for &i in names {
+            let parts = slot.next().map_or(1, |s| s.parts);
+            for p in 0..parts {
+                wgsl += &rows::binding_decl(binding, &format!("{kind}{i}_{p}"), "u32", writable);
+                binding += 1;
+            }
         }
     }
     wgsl += KEY_MAPS;
+    let one = Slot {
+        parts: 1,
+        first: params,
+    };
     for (i, w) in words.iter().enumerate() {
-        wgsl += &load_fn(i, w, 9 + i);
+        // A row id's word has no slot (and reads none).
+        let slot = sources.iter().position(|&s| s == i);
+        wgsl += &load_fn(
+            i,
+            w,
+            slot.and_then(|s| slots.get(s).copied()).unwrap_or(one),
+        );
+    }
+    for (k, &i) in stored.iter().enumerate() {
+        wgsl += &slots
+            .get(sources.len() + k)
+            .copied()
+            .unwrap_or(one)
+            .store_fn(i);
     }
     wgsl += &format!(
         "var<workgroup> stage: array<u32, {tile}>;\n\
@@ -533,8 +579,9 @@ pub(crate) fn downsweep(words: &[Word], digit: usize, tiling: Tiling) -> String 
          {whole}\
          \x20   gbase[lid] = offsets[lid * blocks + block];\n\
          \x20   for (var t = 0u; t < tiles; t++) {{\n\
-         \x20       let first = (block * tiles + t) * {tile}u;\n\
-         \x20       if (first >= n) {{ break; }}\n\
+         \x20       let tile_index = block * tiles + t;\n\
+         \x20       if (tile_index > (n - 1u) / {tile}u) {{ break; }}\n\
+         \x20       let first = tile_index * {tile}u;\n\
          \x20       let valid = min(n - first, {tile}u);\n\
          {elements}{loads}{ranking}{scatter}\
          \x20       workgroupBarrier();\n\
@@ -575,7 +622,7 @@ fn scatter(words: &[Word], digit: usize, per_thread: u32) -> String {
         );
         if words[digit].store {
             out += &format!(
-                "        if (p{q} < valid && g{q} < limit) {{ dst{digit}[g{q}] = {}; }}\n",
+                "        if (p{q} < valid && g{q} < limit) {{ store{digit}(g{q}, {}); }}\n",
                 map(&words[digit], &format!("x{q}"))
             );
         }
@@ -587,7 +634,7 @@ fn scatter(words: &[Word], digit: usize, per_thread: u32) -> String {
         out += &stage_word(i);
         for q in 0..per_thread {
             out += &format!(
-                "        if (p{q} < valid && g{q} < limit) {{ dst{i}[g{q}] = {}; }}\n",
+                "        if (p{q} < valid && g{q} < limit) {{ store{i}(g{q}, {}); }}\n",
                 map(w, &format!("stage[p{q}]"))
             );
         }
@@ -622,7 +669,7 @@ mod tests {
     }
 
     /// Every kind of kernel the planner makes (first, middle and last passes; keys alone, with
-    /// row ids, unaligned values and segment ids) validates, with and without subgroups, with
+    /// row ids, unaligned values and segment ids; one binding part or three) validates, with and without subgroups, with
     /// ballots of one word and of four (lavapipe's and NVIDIA's subgroups take one, so the
     /// device tests run only those).
     #[test]
@@ -674,14 +721,16 @@ mod tests {
                 lanes: 128,
             }),
         ] {
-            for per_thread in [1, 5] {
+            for (per_thread, parts) in [(1, 1), (5, 1), (5, 3)] {
                 let tiling = Tiling {
                     per_thread,
                     subgroups,
                 };
                 for (words, digit) in &kernels {
-                    validate(&upsweep(&words[*digit], tiling));
-                    validate(&downsweep(words, *digit, tiling));
+                    // Slots of 1, 2, 3, … parts times `parts`.
+                    let slots: Vec<usize> = (1..=2 * words.len()).map(|s| s * parts).collect();
+                    validate(&upsweep(&words[*digit], tiling, parts));
+                    validate(&downsweep(words, *digit, tiling, &slots));
                 }
             }
         }
