@@ -1,6 +1,8 @@
 //! Table re-layouts (pack, segment, interleave) as plans of the operations' kernels: a copy
-//! that moves as one 4-byte aligned block is a block-copy kernel ([`block_copy`]; a
-//! `copy_buffer_to_buffer` where a buffer cannot be bound as storage); every other copy is a
+//! that moves as one 4-byte aligned block is a block of the block-copy kernel ([`block_copy`]:
+//! every block of a re-layout in as few dispatches as the device's binding limits allow,
+//! [`block_dispatches`]; a `copy_buffer_to_buffer` where a buffer cannot be bound as storage);
+//! every other copy is a
 //! *placed* plan of
 //! the row-transform generator ([`plan::build_placed`]) running the byte-moving row code of
 //! `interleave` and `deinterleave` ([`CopyBody`]): the fields of one run of rows in one kernel
@@ -16,7 +18,7 @@
 
 use std::collections::HashMap;
 
-use super::block::{BlockCopy, block_copy};
+use super::block::{BlockCopy, Piece, block_copy, block_dispatches};
 use super::geometry::{Placement, gcd};
 use super::moves::{CopyBody, Move};
 use super::plan::{self, KernelRequest};
@@ -109,6 +111,12 @@ pub(crate) struct Relayout<'g> {
     /// Regions that do not start on 16 bytes: (buffer, offset) → their own buffer.
     detours: HashMap<(wgpu::Buffer, u64), Detour>,
     detour_order: Vec<(wgpu::Buffer, u64)>,
+    /// The aligned bodies of block copies: their kernels run after every other kernel, as few
+    /// dispatches as the binding limits allow (their bytes are written by no other kernel, and
+    /// their sources by no step).
+    blocks: Vec<Piece>,
+    /// The error of the first block copy's rows, for a block dispatch the device refuses.
+    block_range: Option<RelayoutError>,
     /// The words around block copies' aligned bodies: copied after every kernel, so the
     /// kernels run in one pass instead of one pass per block (their bytes are written by no
     /// kernel, and their sources by no step).
@@ -162,6 +170,8 @@ impl<'g> Relayout<'g> {
             staged: HashMap::new(),
             detours: HashMap::new(),
             detour_order: Vec::new(),
+            blocks: Vec::new(),
+            block_range: None,
             edges: Vec::new(),
         }
     }
@@ -314,9 +324,10 @@ impl<'g> Relayout<'g> {
         if !block {
             return Ok(false);
         }
-        let planner = Planner::new(self.gpu, &self.config);
+        let range = || Self::range(std::slice::from_ref(field), std::slice::from_ref(target));
+        let limits = self.gpu.limits();
         let kernels = block_copy(
-            &planner,
+            limits,
             run.buffer,
             run.byte_offset,
             &place.0,
@@ -325,10 +336,18 @@ impl<'g> Relayout<'g> {
         )
         .map_err(|error| match error {
             OpError::Gpu { source, .. } => RelayoutError::Gpu(source),
-            _ => Self::range(std::slice::from_ref(field), std::slice::from_ref(target)),
+            _ => range(),
         })?;
         match kernels {
-            Some(BlockCopy { dispatches, edges }) => {
+            Some(BlockCopy { pieces, edges }) => {
+                // One source and one destination binding beside the uniform, as every block
+                // dispatch needs (checked here, where the copy is recorded).
+                if !pieces.is_empty()
+                    && (limits.max_storage_buffers_per_shader_stage < 2
+                        || limits.max_bindings_per_bind_group < 3)
+                {
+                    return Err(range());
+                }
                 for (src_offset, dst_offset, size) in edges {
                     self.edges.push(Step::Block {
                         src: run.buffer.clone(),
@@ -338,7 +357,10 @@ impl<'g> Relayout<'g> {
                         size,
                     });
                 }
-                self.push_kernels(dispatches);
+                if self.block_range.is_none() && !pieces.is_empty() {
+                    self.block_range = Some(range());
+                }
+                self.blocks.extend(pieces);
             }
             None => self.steps.push(Step::Block {
                 src: run.buffer.clone(),
@@ -479,12 +501,31 @@ impl<'g> Relayout<'g> {
         let Relayout {
             gpu,
             label,
-            steps,
+            config,
+            mut steps,
             mut detours,
             detour_order,
+            blocks,
+            block_range,
             edges,
             ..
         } = self;
+        if !blocks.is_empty() {
+            let planner = Planner::new(gpu, &config);
+            let dispatches = block_dispatches(&planner, &blocks).map_err(|error| match error {
+                OpError::Gpu { source, .. } => RelayoutError::Gpu(source),
+                _ => block_range.unwrap_or(RelayoutError::Range {
+                    src_offset: 0,
+                    dst_offset: 0,
+                    rows: 0,
+                    row_bytes: 0,
+                }),
+            })?;
+            match steps.last_mut() {
+                Some(Step::Kernels(recorded)) => recorded.extend(dispatches),
+                _ => steps.push(Step::Kernels(dispatches)),
+            }
+        }
         submit(gpu, label, "submit the table copies", |encoder| {
             for step in steps.iter().chain(&edges) {
                 match step {

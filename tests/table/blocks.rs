@@ -1,0 +1,168 @@
+//! Block copies in few dispatches: the word-aligned blocks of one re-layout run as one
+//! block-copy dispatch (or as few as the device's binding limits allow), each workgroup finding
+//! its block in a table. Many blocks, at every phase of 16 bytes on both sides, from and into
+//! several buffers (a buffer read by one block and written by another), near a source's end,
+//! beside unaligned copies; on the adapter's limits and on devices that bind two or three
+//! storage buffers, 4 KiB per binding and seven blocks per uniform table. Every byte of every
+//! destination is compared with the host (bytes no copy writes keep their values).
+
+use gpudata::Gpu;
+use gpudata::table::{__copy_blocks, BlockCopySpec, GpuRecordBatch, GpuTable, PackOptions};
+use gpudata::{GpuData, GpuDataDescriptor, VertexFormat};
+
+use crate::fixtures::{USAGE, gpu, limited_gpu, no_constants};
+use crate::support::read_buffer;
+
+/// `n` bytes that differ from byte to byte and from `seed` to `seed`.
+fn noise(n: u64, seed: u64) -> Vec<u8> {
+    (0..n)
+        .map(|i| {
+            let h = (i ^ (seed << 40)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            (h >> 56) as u8
+        })
+        .collect()
+}
+
+fn assert_same(found: &[u8], expected: &[u8], what: &str) {
+    assert_eq!(found.len(), expected.len(), "{what}: length");
+    if let Some(at) = found.iter().zip(expected).position(|(a, b)| a != b) {
+        panic!(
+            "{what}: first difference at byte {at}: found {:?}, expected {:?}",
+            &found[at..found.len().min(at + 8)],
+            &expected[at..expected.len().min(at + 8)]
+        );
+    }
+}
+
+/// A buffer holding `bytes`.
+fn buffer(gpu: &Gpu, bytes: &[u8]) -> wgpu::Buffer {
+    let buffer = gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("blocks test"),
+        size: bytes.len() as u64,
+        usage: USAGE,
+        mapped_at_creation: false,
+    });
+    gpu.queue().write_buffer(&buffer, 0, bytes);
+    buffer
+}
+
+/// The copies: `(source buffer, source offset, destination buffer, destination offset, size)`
+/// over buffers 0 and 1 (sources) and 2 and 3 (destinations; 3 is also read where no copy
+/// writes it).
+fn copies(lengths: &[u64]) -> Vec<(usize, u64, usize, u64, u64)> {
+    const SIZES: [u64; 9] = [4, 8, 12, 16, 20, 44, 1_000, 4_108, 9_000];
+    let mut out = Vec::new();
+    let mut cursor = [0u64; 2];
+    for k in 0..36u64 {
+        let size = SIZES[(k % 9) as usize];
+        let src = (k % 2) as usize;
+        let room = lengths[src] - size - 16;
+        let src_offset = (k * 1_236) % room / 16 * 16 + 4 * (k % 4);
+        let target = ((k / 2) % 2) as usize;
+        let dst_offset = cursor[target] + 4 * ((k / 4) % 4);
+        cursor[target] = dst_offset + size + 20;
+        out.push((src, src_offset, 2 + target, dst_offset, size));
+    }
+    // The last bytes of a source at a phase (its last vector goes with the edge words).
+    out.push((1, lengths[1] - 1_000, 2, cursor[0] + 4, 1_000));
+    cursor[0] += 1_024;
+    // Bytes, not words: the row kernel, beside the blocks.
+    out.push((0, 3, 2, cursor[0] + 1, 7));
+    cursor[0] += 16;
+    // From the region of buffer 3 no copy writes, into buffer 2.
+    assert!(cursor[1] < 50_000 && cursor[0] + 400 < lengths[2]);
+    out.push((3, 50_004, 2, cursor[0] + 8, 400));
+    out
+}
+
+/// Runs the copies on `gpu` and compares every destination byte with the host.
+fn check_copies(gpu: &Gpu, what: &str) {
+    let host = vec![
+        noise(40_000, 1),
+        noise(12_004, 2),
+        vec![0xaa; 80_000],
+        noise(60_000, 3),
+    ];
+    let lengths: Vec<u64> = host.iter().map(|b| b.len() as u64).collect();
+    let buffers: Vec<wgpu::Buffer> = host.iter().map(|b| buffer(gpu, b)).collect();
+    let plan = copies(&lengths);
+    let specs: Vec<BlockCopySpec<'_>> = plan
+        .iter()
+        .map(|&(s, so, d, dof, size)| BlockCopySpec {
+            src: &buffers[s],
+            src_offset: so,
+            dst: &buffers[d],
+            dst_offset: dof,
+            size,
+        })
+        .collect();
+    __copy_blocks(gpu, &specs).unwrap();
+    let mut expected = host.clone();
+    for &(s, so, d, dof, size) in &plan {
+        let bytes = host[s][so as usize..(so + size) as usize].to_vec();
+        expected[d][dof as usize..(dof + size) as usize].copy_from_slice(&bytes);
+    }
+    for d in 2..4 {
+        let found = read_buffer(gpu, &buffers[d], 0, lengths[d]);
+        assert_same(&found, &expected[d], &format!("{what}: destination {d}"));
+    }
+}
+
+#[test]
+fn many_blocks_at_every_phase_from_several_buffers_move_every_byte() {
+    check_copies(&gpu(), "adapter limits");
+}
+
+#[test]
+fn few_storage_bindings_and_small_tables_split_the_block_dispatch() {
+    for (storage, binding, uniform) in [(2, 1 << 30, 1 << 16), (3, 4_096, 256), (5, 4_096, 48)] {
+        let small = limited_gpu("table_blocks small", |limits| {
+            limits.max_storage_buffers_per_shader_stage = storage;
+            limits.max_storage_buffer_binding_size =
+                limits.max_storage_buffer_binding_size.min(binding);
+            limits.min_storage_buffer_offset_alignment =
+                limits.min_storage_buffer_offset_alignment.max(256);
+            limits.max_uniform_buffer_binding_size =
+                limits.max_uniform_buffer_binding_size.min(uniform);
+        });
+        check_copies(
+            &small,
+            &format!("{storage} storage bindings of {binding} bytes, uniform {uniform}"),
+        );
+    }
+}
+
+/// Packing 41 batches of word-wide columns: 123 blocks at every phase, from 123 source
+/// buffers into three columns, in one dispatch on the adapter's limits.
+#[test]
+fn pack_batches_of_many_batches_moves_every_byte() {
+    let gpu = gpu();
+    let columns = [
+        ("f", VertexFormat::Float32),
+        ("v", VertexFormat::Uint32x3),
+        ("w", VertexFormat::Uint32x2),
+    ];
+    let mut host: Vec<Vec<u8>> = vec![Vec::new(); columns.len()];
+    let mut batches = Vec::new();
+    for b in 0..41u64 {
+        let rows = 37 + b * 13 % 29;
+        let mut data = Vec::new();
+        for (c, (name, format)) in columns.iter().enumerate() {
+            let bytes = noise(rows * format.byte_length(), b * 8 + c as u64);
+            host[c].extend_from_slice(&bytes);
+            data.push((
+                (*name).to_owned(),
+                GpuData::from_bytes(&gpu, &bytes, GpuDataDescriptor::new(*format, rows), USAGE)
+                    .unwrap(),
+            ));
+        }
+        batches.push(GpuRecordBatch::new(data).unwrap());
+    }
+    let mut table = GpuTable::from_batches(batches, no_constants()).unwrap();
+    table.pack_batches(&gpu, PackOptions::default()).unwrap();
+    assert_eq!(table.batches().len(), 1);
+    for ((name, _), bytes) in columns.iter().zip(&host) {
+        let data = table.batches()[0].column(name).unwrap();
+        assert_same(&data.read_bytes(&gpu).unwrap(), bytes, name);
+    }
+}
