@@ -19,11 +19,13 @@ mod elementwise;
 use crate::timing::Work;
 
 /// Case groups in run order; `--ops` selects by prefix.
-pub const NAMES: [&str; 49] = [
+pub const NAMES: [&str; 51] = [
     "copy_vec4_256",
     "copy_u32_64",
     "copy_buffer_to_buffer",
+    "fresh_clear",
     "relayout_pack",
+    "relayout_pack_warm",
     "relayout_interleave",
     "relayout_segment",
     "add_f32",
