@@ -166,3 +166,44 @@ fn pack_batches_of_many_batches_moves_every_byte() {
         assert_same(&data.read_bytes(&gpu).unwrap(), bytes, name);
     }
 }
+
+/// Packed columns are made without wgpu's zero-fill where the device allows, the bytes no
+/// batch writes cleared first: the tail past the last row (and a sub-word column's rows, which a
+/// kernel writes) read as zero even where the memory held other bytes before.
+#[test]
+fn packed_columns_read_zero_where_no_batch_writes() {
+    let gpu = gpu();
+    let columns = [("v", VertexFormat::Uint32x3), ("b", VertexFormat::Uint8)];
+    let counts = [5u64, 7, 9];
+    let mut host: Vec<Vec<u8>> = vec![Vec::new(); columns.len()];
+    let mut batches = Vec::new();
+    for (b, &rows) in counts.iter().enumerate() {
+        let mut data = Vec::new();
+        for (c, (name, format)) in columns.iter().enumerate() {
+            let bytes = noise(rows * format.byte_length(), 90 + (b * 4 + c) as u64);
+            host[c].extend_from_slice(&bytes);
+            data.push((
+                (*name).to_owned(),
+                GpuData::from_bytes(&gpu, &bytes, GpuDataDescriptor::new(*format, rows), USAGE)
+                    .unwrap(),
+            ));
+        }
+        batches.push(GpuRecordBatch::new(data).unwrap());
+    }
+    // Memory that held other bytes: buffers of the packed sizes, filled and freed.
+    for size in [256usize, 32, 4096] {
+        drop(buffer(&gpu, &vec![0xff; size]));
+    }
+    gpu.device()
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+    let mut table = GpuTable::from_batches(batches, no_constants()).unwrap();
+    table.pack_batches(&gpu, PackOptions::default()).unwrap();
+    for ((name, _), bytes) in columns.iter().zip(&host) {
+        let data = table.batches()[0].column(name).unwrap();
+        let size = data.buffer().size();
+        let mut expected = bytes.clone();
+        expected.resize(size as usize, 0);
+        assert_same(&read_buffer(&gpu, data.buffer(), 0, size), &expected, name);
+    }
+}

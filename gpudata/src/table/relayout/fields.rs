@@ -299,15 +299,23 @@ pub(crate) fn output_buffer(
     usage: wgpu::BufferUsages,
     label: &str,
 ) -> Result<wgpu::Buffer, TableError> {
-    let size = bytes
+    Ok(crate::device::buffers::create_buffer(
+        gpu,
+        output_size(bytes, label)?,
+        usage,
+        label,
+    )?)
+}
+
+/// The size of an output buffer (`label`) holding `bytes` bytes: whole 16-byte vectors, at
+/// least one.
+pub(crate) fn output_size(bytes: u64, label: &str) -> Result<u64, TableError> {
+    Ok(bytes
         .checked_next_multiple_of(16)
         .ok_or_else(|| TableError::Overflow {
             what: format!("the size of {label}"),
         })?
-        .max(16);
-    Ok(crate::device::buffers::create_buffer(
-        gpu, size, usage, label,
-    )?)
+        .max(16))
 }
 
 /// Records the copy of each of `fields` into a new packed buffer of `strides[i]` bytes per

@@ -4,7 +4,7 @@ use crate::data::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat};
 use crate::device::Gpu;
 use crate::table::TableError;
 
-use super::fields::output_buffer;
+use super::fields::output_size;
 use crate::ops::kernels::transform::relayout::{Field, Relayout, Run, Target};
 use crate::table::column::batch::{GpuRecordBatch, RecordBatchOptions, SourceInfo};
 use crate::table::column::schema::RESERVED_INDEX_COLUMN;
@@ -147,9 +147,10 @@ pub(crate) fn pack_batches(
                         column: column.name.clone(),
                         batch: group.start,
                     })?;
-            let buffer = output_buffer(
-                gpu,
-                column.size,
+            // Given to nobody before `submit` below (the packed batches replace the old ones
+            // only after it), dropped on every error before it.
+            let buffer = relayout.output(
+                output_size(column.size, "gpudata packed column")?,
                 crate::data::DEFAULT_USAGE,
                 "gpudata packed column",
             )?;

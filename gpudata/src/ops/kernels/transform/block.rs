@@ -137,6 +137,11 @@ impl Piece {
     fn dst_range(&self) -> (u64, u64) {
         (self.dst_offset, self.dst_offset + self.vectors * 16)
     }
+
+    /// The destination buffer, and the bytes the piece writes there.
+    pub(crate) fn writes(&self) -> (&wgpu::Buffer, (u64, u64)) {
+        (&self.dst, self.dst_range())
+    }
 }
 
 /// A block copy: the parts of its 16-byte aligned body, and the few words before and after it

@@ -19,6 +19,7 @@
 use std::collections::HashMap;
 
 use super::block::{BlockCopy, Piece, block_copy, block_dispatches};
+use super::fresh::{gaps, uninitialized_buffer};
 use super::geometry::{Placement, gcd};
 use super::moves::{CopyBody, Move};
 use super::plan::{self, KernelRequest};
@@ -115,6 +116,9 @@ pub(crate) struct Relayout<'g> {
     /// dispatches as the binding limits allow (their bytes are written by no other kernel, and
     /// their sources by no step).
     blocks: Vec<Piece>,
+    /// Outputs made without wgpu's zero-fill ([`Relayout::output`]): what no copy writes is
+    /// cleared at the start of the submission.
+    fresh: Vec<wgpu::Buffer>,
     /// The error of the first block copy's rows, for a block dispatch the device refuses.
     block_range: Option<RelayoutError>,
     /// The words around block copies' aligned bodies: copied after every kernel, so the
@@ -171,9 +175,36 @@ impl<'g> Relayout<'g> {
             detours: HashMap::new(),
             detour_order: Vec::new(),
             blocks: Vec::new(),
+            fresh: Vec::new(),
             block_range: None,
             edges: Vec::new(),
         }
+    }
+
+    /// A new output buffer of `size` bytes (a multiple of 4) with `usage`, written only by this
+    /// re-layout: where the device allows ([`uninitialized_buffer`]), one without wgpu's
+    /// zero-fill, whose bytes that no block copy writes [`Relayout::submit`] clears before
+    /// anything else; else an ordinary buffer (zero-filled by wgpu on first use). Either way
+    /// the bytes no copy writes read as zero.
+    ///
+    /// The caller gives the buffer to nobody before [`Relayout::submit`] returns, and drops it
+    /// where the re-layout is not submitted.
+    pub(crate) fn output(
+        &mut self,
+        size: u64,
+        usage: wgpu::BufferUsages,
+        label: &str,
+    ) -> Result<wgpu::Buffer, GpuError> {
+        // SAFETY: `submit` clears every byte that no block copy, edge or `copy_buffer_to_buffer`
+        // step writes, first in its one submission (`fresh`), and no step reads an output
+        // before writing it (block kernels only store to their destinations; row kernels'
+        // rows are cleared first); the caller hands the buffer to nobody before `submit`
+        // returns and drops it unsubmitted otherwise (this method's contract).
+        if let Some(buffer) = unsafe { uninitialized_buffer(self.gpu, size, usage, label) } {
+            self.fresh.push(buffer.clone());
+            return Ok(buffer);
+        }
+        create_buffer(self.gpu, size, usage, label)
     }
 
     /// The copy's error when its ranges cannot be copied.
@@ -506,10 +537,36 @@ impl<'g> Relayout<'g> {
             mut detours,
             detour_order,
             blocks,
+            fresh,
             block_range,
             edges,
             ..
         } = self;
+        // What no block, edge or copy step writes in each fresh output: cleared first.
+        let mut clears = Vec::new();
+        for buffer in &fresh {
+            let mut written: Vec<(u64, u64)> = blocks
+                .iter()
+                .map(Piece::writes)
+                .filter(|(dst, _)| *dst == buffer)
+                .map(|(_, range)| range)
+                .collect();
+            for step in steps.iter().chain(&edges) {
+                if let Step::Block {
+                    dst,
+                    dst_offset,
+                    size,
+                    ..
+                } = step
+                    && dst == buffer
+                {
+                    written.push((*dst_offset, dst_offset + size));
+                }
+            }
+            for (start, end) in gaps(buffer.size(), written) {
+                clears.push((buffer.clone(), start, end - start));
+            }
+        }
         if !blocks.is_empty() {
             let planner = Planner::new(gpu, &config);
             let dispatches = block_dispatches(&planner, &blocks).map_err(|error| match error {
@@ -527,6 +584,9 @@ impl<'g> Relayout<'g> {
             }
         }
         submit(gpu, label, "submit the table copies", |encoder| {
+            for (buffer, start, size) in &clears {
+                encoder.clear_buffer(buffer, *start, Some(*size));
+            }
             for step in steps.iter().chain(&edges) {
                 match step {
                     Step::Block {
