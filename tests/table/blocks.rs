@@ -4,11 +4,15 @@
 //! several buffers (a buffer read by one block and written by another), near a source's end,
 //! beside unaligned copies; on the adapter's limits and on devices that bind two or three
 //! storage buffers, 4 KiB per binding and seven blocks per uniform table. Every byte of every
-//! destination is compared with the host (bytes no copy writes keep their values).
+//! destination is compared with the host (bytes no copy writes keep their values). And the
+//! re-layouts' fresh outputs, made without wgpu's zero-fill, over memory that held other bytes.
 
 use gpudata::Gpu;
-use gpudata::table::{__copy_blocks, BlockCopySpec, GpuRecordBatch, GpuTable, PackOptions};
-use gpudata::{GpuData, GpuDataDescriptor, VertexFormat};
+use gpudata::table::{
+    __copy_blocks, BlockCopySpec, GpuRecordBatch, GpuTable, PackOptions, SegmentOptions,
+    SegmentedTable,
+};
+use gpudata::{GpuData, GpuDataDescriptor, StructLayout, VertexFormat};
 
 use crate::fixtures::{USAGE, gpu, limited_gpu, no_constants};
 use crate::support::read_buffer;
@@ -167,11 +171,23 @@ fn pack_batches_of_many_batches_moves_every_byte() {
     }
 }
 
-/// Packed columns are made without wgpu's zero-fill where the device allows, the bytes no
-/// batch writes cleared first: the tail past the last row (and a sub-word column's rows, which a
-/// kernel writes) read as zero even where the memory held other bytes before.
+/// Stale bytes where the next buffers will likely be allocated: buffers of `sizes` filled with
+/// 0xff and freed.
+fn stale_memory(gpu: &Gpu, sizes: &[usize]) {
+    for &size in sizes {
+        drop(buffer(gpu, &vec![0xff; size]));
+    }
+    gpu.device()
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+}
+
+/// Re-layout outputs are made without wgpu's zero-fill where the device allows, the bytes no
+/// copy writes cleared first: the tail past the last row, a sub-word column's rows (which a
+/// kernel writes), the padding of `WgslStorage` rows and the space between segments read as
+/// zero even where the memory held other bytes before.
 #[test]
-fn packed_columns_read_zero_where_no_batch_writes() {
+fn relayout_outputs_read_zero_where_no_copy_writes() {
     let gpu = gpu();
     let columns = [("v", VertexFormat::Uint32x3), ("b", VertexFormat::Uint8)];
     let counts = [5u64, 7, 9];
@@ -190,14 +206,48 @@ fn packed_columns_read_zero_where_no_batch_writes() {
         }
         batches.push(GpuRecordBatch::new(data).unwrap());
     }
-    // Memory that held other bytes: buffers of the packed sizes, filled and freed.
-    for size in [256usize, 32, 4096] {
-        drop(buffer(&gpu, &vec![0xff; size]));
-    }
-    gpu.device()
-        .poll(wgpu::PollType::wait_indefinitely())
+    let rows: u64 = counts.iter().sum();
+    let table = GpuTable::from_batches(batches, no_constants()).unwrap();
+
+    // Interleaved rows of 16 bytes (3 of them padding), and the tail past them.
+    stale_memory(&gpu, &[352, 4096]);
+    let interleaved = table
+        .to_interleaved(&gpu, "rows", StructLayout::WgslStorage, None)
         .unwrap();
-    let mut table = GpuTable::from_batches(batches, no_constants()).unwrap();
+    let data = interleaved.batches()[0].column("rows").unwrap();
+    let format = data.struct_format().unwrap().clone();
+    let stride = format.byte_stride() as usize;
+    let mut expected = vec![0u8; data.buffer().size() as usize];
+    for (field, (bytes, (_, f))) in format.fields().iter().zip(host.iter().zip(&columns)) {
+        let width = f.byte_length() as usize;
+        let at = field.byte_offset() as usize;
+        for r in 0..rows as usize {
+            expected[r * stride + at..r * stride + at + width]
+                .copy_from_slice(&bytes[r * width..(r + 1) * width]);
+        }
+    }
+    let found = read_buffer(&gpu, data.buffer(), 0, expected.len() as u64);
+    assert_same(&found, &expected, "interleaved rows");
+
+    // Segments of the interleaved rows: every byte of the buffer outside the values is zero.
+    stale_memory(&gpu, &[1024, 4096]);
+    let segmented =
+        SegmentedTable::from_table(&gpu, &interleaved, SegmentOptions::default()).unwrap();
+    let mut expected = vec![0u8; segmented.buffer().size() as usize];
+    for ((name, f), bytes) in columns.iter().zip(&host) {
+        let segment = segmented.segment(name).unwrap();
+        let (width, step) = (f.byte_length() as usize, segment.byte_stride() as usize);
+        for r in 0..rows as usize {
+            let at = segment.byte_offset() as usize + r * step;
+            expected[at..at + width].copy_from_slice(&bytes[r * width..(r + 1) * width]);
+        }
+    }
+    let found = read_buffer(&gpu, segmented.buffer(), 0, expected.len() as u64);
+    assert_same(&found, &expected, "segments");
+
+    // Packed columns: the tail past the last row.
+    stale_memory(&gpu, &[256, 32, 4096]);
+    let mut table = table;
     table.pack_batches(&gpu, PackOptions::default()).unwrap();
     for ((name, _), bytes) in columns.iter().zip(&host) {
         let data = table.batches()[0].column(name).unwrap();

@@ -119,6 +119,8 @@ pub(crate) struct Relayout<'g> {
     /// Outputs made without wgpu's zero-fill ([`Relayout::output`]): what no copy writes is
     /// cleared at the start of the submission.
     fresh: Vec<wgpu::Buffer>,
+    /// Ranges that row kernels write whole (every byte of their rows), by buffer.
+    row_writes: Vec<(wgpu::Buffer, u64, u64)>,
     /// The error of the first block copy's rows, for a block dispatch the device refuses.
     block_range: Option<RelayoutError>,
     /// The words around block copies' aligned bodies: copied after every kernel, so the
@@ -176,6 +178,7 @@ impl<'g> Relayout<'g> {
             detour_order: Vec::new(),
             blocks: Vec::new(),
             fresh: Vec::new(),
+            row_writes: Vec::new(),
             block_range: None,
             edges: Vec::new(),
         }
@@ -195,11 +198,15 @@ impl<'g> Relayout<'g> {
         usage: wgpu::BufferUsages,
         label: &str,
     ) -> Result<wgpu::Buffer, GpuError> {
-        // SAFETY: `submit` clears every byte that no block copy, edge or `copy_buffer_to_buffer`
-        // step writes, first in its one submission (`fresh`), and no step reads an output
-        // before writing it (block kernels only store to their destinations; row kernels'
-        // rows are cleared first); the caller hands the buffer to nobody before `submit`
-        // returns and drops it unsubmitted otherwise (this method's contract).
+        // SAFETY: `submit` clears, first in its one submission, every byte that no block copy,
+        // edge, `copy_buffer_to_buffer` step, detour copy or whole-row kernel writes
+        // (`fresh`): every byte is written by it. Block kernels only store to their
+        // destinations; a row kernel reads an output only to merge the words at its range's
+        // edges, writing back unchanged the bytes outside its rows, which a clear or another
+        // step of the same submission writes (dispatches and copies run in order), so every
+        // byte left at the end is one the submission wrote from a source or a clear. The
+        // caller hands the buffer to nobody before `submit` returns and drops it unsubmitted
+        // otherwise (this method's contract).
         if let Some(buffer) = unsafe { uninitialized_buffer(self.gpu, size, usage, label) } {
             self.fresh.push(buffer.clone());
             return Ok(buffer);
@@ -521,6 +528,28 @@ impl<'g> Relayout<'g> {
             _ => range(),
         })?;
         self.push_kernels(dispatches);
+        // Rows whose every byte some field writes (the fields tile the row): written whole.
+        for (t, (target, (buffer, offset))) in targets.iter().zip(places).enumerate() {
+            let mut bytes: Vec<(u64, u64)> = fields
+                .iter()
+                .filter(|f| f.target == t)
+                .map(|f| (f.byte, f.byte + f.run.row_bytes))
+                .collect();
+            bytes.sort_unstable();
+            let mut end = 0;
+            for (start, stop) in bytes {
+                if start > end {
+                    break;
+                }
+                end = end.max(stop);
+            }
+            if end >= target.stride {
+                // Checked in `copy`: within the target's buffer.
+                let first = offset + target.first_row * target.stride;
+                self.row_writes
+                    .push((buffer.clone(), first, first + rows * target.stride));
+            }
+        }
         Ok(())
     }
 
@@ -538,11 +567,13 @@ impl<'g> Relayout<'g> {
             detour_order,
             blocks,
             fresh,
+            row_writes,
             block_range,
             edges,
             ..
         } = self;
-        // What no block, edge or copy step writes in each fresh output: cleared first.
+        // What no block, edge, copy step, row kernel or detour writes in each fresh output:
+        // cleared first.
         let mut clears = Vec::new();
         for buffer in &fresh {
             let mut written: Vec<(u64, u64)> = blocks
@@ -550,6 +581,18 @@ impl<'g> Relayout<'g> {
                 .map(Piece::writes)
                 .filter(|(dst, _)| *dst == buffer)
                 .map(|(_, range)| range)
+                .chain(
+                    row_writes
+                        .iter()
+                        .filter(|(dst, ..)| dst == buffer)
+                        .map(|&(_, start, end)| (start, end)),
+                )
+                .chain(
+                    detour_order
+                        .iter()
+                        .filter(|(dst, _)| dst == buffer)
+                        .filter_map(|key| detours.get(key).map(|d| (key.1, key.1 + d.bytes))),
+                )
                 .collect();
             for step in steps.iter().chain(&edges) {
                 if let Step::Block {
