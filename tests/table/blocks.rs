@@ -15,27 +15,34 @@ use gpudata::table::{
 use gpudata::{GpuData, GpuDataDescriptor, StructLayout, VertexFormat};
 
 use crate::fixtures::{USAGE, gpu, limited_gpu, no_constants};
+use crate::relayout::{assert_same, noise};
 use crate::support::read_buffer;
 
-/// `n` bytes that differ from byte to byte and from `seed` to `seed`.
-fn noise(n: u64, seed: u64) -> Vec<u8> {
-    (0..n)
-        .map(|i| {
-            let h = (i ^ (seed << 40)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-            (h >> 56) as u8
-        })
-        .collect()
-}
-
-fn assert_same(found: &[u8], expected: &[u8], what: &str) {
-    assert_eq!(found.len(), expected.len(), "{what}: length");
-    if let Some(at) = found.iter().zip(expected).position(|(a, b)| a != b) {
-        panic!(
-            "{what}: first difference at byte {at}: found {:?}, expected {:?}",
-            &found[at..found.len().min(at + 8)],
-            &expected[at..expected.len().min(at + 8)]
-        );
+/// A table of batches of `counts` rows of packed `columns` (bytes from `seed` on), and each
+/// column's bytes over all batches.
+fn table_of(
+    gpu: &Gpu,
+    columns: &[(&str, VertexFormat)],
+    counts: &[u64],
+    seed: u64,
+) -> (GpuTable, Vec<Vec<u8>>) {
+    let mut host: Vec<Vec<u8>> = vec![Vec::new(); columns.len()];
+    let mut batches = Vec::new();
+    for (b, &rows) in counts.iter().enumerate() {
+        let mut data = Vec::new();
+        for (c, (name, format)) in columns.iter().enumerate() {
+            let bytes = noise(rows * format.byte_length(), seed + (b * 8 + c) as u64);
+            host[c].extend_from_slice(&bytes);
+            data.push((
+                (*name).to_owned(),
+                GpuData::from_bytes(gpu, &bytes, GpuDataDescriptor::new(*format, rows), USAGE)
+                    .unwrap(),
+            ));
+        }
+        batches.push(GpuRecordBatch::new(data).unwrap());
     }
+    let table = GpuTable::from_batches(batches, no_constants()).unwrap();
+    (table, host)
 }
 
 /// A buffer holding `bytes`.
@@ -146,23 +153,8 @@ fn pack_batches_of_many_batches_moves_every_byte() {
         ("v", VertexFormat::Uint32x3),
         ("w", VertexFormat::Uint32x2),
     ];
-    let mut host: Vec<Vec<u8>> = vec![Vec::new(); columns.len()];
-    let mut batches = Vec::new();
-    for b in 0..41u64 {
-        let rows = 37 + b * 13 % 29;
-        let mut data = Vec::new();
-        for (c, (name, format)) in columns.iter().enumerate() {
-            let bytes = noise(rows * format.byte_length(), b * 8 + c as u64);
-            host[c].extend_from_slice(&bytes);
-            data.push((
-                (*name).to_owned(),
-                GpuData::from_bytes(&gpu, &bytes, GpuDataDescriptor::new(*format, rows), USAGE)
-                    .unwrap(),
-            ));
-        }
-        batches.push(GpuRecordBatch::new(data).unwrap());
-    }
-    let mut table = GpuTable::from_batches(batches, no_constants()).unwrap();
+    let counts: Vec<u64> = (0..41u64).map(|b| 37 + b * 13 % 29).collect();
+    let (mut table, host) = table_of(&gpu, &columns, &counts, 0);
     table.pack_batches(&gpu, PackOptions::default()).unwrap();
     assert_eq!(table.batches().len(), 1);
     for ((name, _), bytes) in columns.iter().zip(&host) {
@@ -191,23 +183,8 @@ fn relayout_outputs_read_zero_where_no_copy_writes() {
     let gpu = gpu();
     let columns = [("v", VertexFormat::Uint32x3), ("b", VertexFormat::Uint8)];
     let counts = [5u64, 7, 9];
-    let mut host: Vec<Vec<u8>> = vec![Vec::new(); columns.len()];
-    let mut batches = Vec::new();
-    for (b, &rows) in counts.iter().enumerate() {
-        let mut data = Vec::new();
-        for (c, (name, format)) in columns.iter().enumerate() {
-            let bytes = noise(rows * format.byte_length(), 90 + (b * 4 + c) as u64);
-            host[c].extend_from_slice(&bytes);
-            data.push((
-                (*name).to_owned(),
-                GpuData::from_bytes(&gpu, &bytes, GpuDataDescriptor::new(*format, rows), USAGE)
-                    .unwrap(),
-            ));
-        }
-        batches.push(GpuRecordBatch::new(data).unwrap());
-    }
+    let (table, host) = table_of(&gpu, &columns, &counts, 90);
     let rows: u64 = counts.iter().sum();
-    let table = GpuTable::from_batches(batches, no_constants()).unwrap();
 
     // Interleaved rows of 16 bytes (3 of them padding), and the tail past them.
     stale_memory(&gpu, &[352, 4096]);

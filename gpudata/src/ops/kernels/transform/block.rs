@@ -321,9 +321,8 @@ pub(crate) fn block_dispatches(
     let storage = u64::from(limits.max_storage_buffers_per_shader_stage)
         .min(u64::from(limits.max_bindings_per_bind_group).saturating_sub(1))
         .max(2);
-    let capacity_limit = (u64::from(limits.max_uniform_buffer_binding_size).saturating_sub(16)
-        / 32)
-        .clamp(1, MAX_BLOCKS);
+    let capacity_limit =
+        (limits.max_uniform_buffer_binding_size.saturating_sub(16) / 32).clamp(1, MAX_BLOCKS);
     let mut groups: Vec<Group> = Vec::new();
     let mut group = Group::default();
     for piece in pieces {
