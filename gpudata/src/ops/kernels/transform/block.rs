@@ -347,7 +347,10 @@ pub(crate) fn block_dispatches(
         let (source, target) = match fits(&group) {
             Some(found) => found,
             None => {
-                groups.push(std::mem::take(&mut group));
+                // Not empty: one source and one destination always fit an empty group.
+                if !group.pieces.is_empty() {
+                    groups.push(std::mem::take(&mut group));
+                }
                 (None, None)
             }
         };
