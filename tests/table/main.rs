@@ -4,6 +4,7 @@
 #[path = "../support/mod.rs"]
 pub mod support;
 
+mod blocks;
 mod chunked;
 mod chunked_filter;
 mod chunked_reduce;

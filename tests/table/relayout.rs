@@ -26,7 +26,7 @@ const COLUMNS: [(&str, VertexFormat); 4] = [
 ];
 
 /// `n` bytes that differ from byte to byte and from `seed` to `seed`.
-fn noise(n: u64, seed: u64) -> Vec<u8> {
+pub(crate) fn noise(n: u64, seed: u64) -> Vec<u8> {
     (0..n)
         .map(|i| {
             let h = (i ^ (seed << 40)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
@@ -97,7 +97,7 @@ fn spread(values: &[u8], width: u64, stride: u64, reserved: u64) -> Vec<u8> {
     out
 }
 
-fn assert_same(found: &[u8], expected: &[u8], what: &str) {
+pub(crate) fn assert_same(found: &[u8], expected: &[u8], what: &str) {
     assert_eq!(found.len(), expected.len(), "{what}: length");
     if let Some(at) = found.iter().zip(expected).position(|(a, b)| a != b) {
         panic!(

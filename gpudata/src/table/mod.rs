@@ -96,5 +96,7 @@ pub use pick::{
     PointPosition, PointView, RowResolver, SourceRow,
 };
 pub use relayout::pack::PackOptions;
+#[doc(hidden)]
+pub use relayout::pack::{__copy_blocks, BlockCopySpec};
 pub use relayout::segment::{Segment, SegmentSpec, SegmentStride, SegmentedLayout};
 pub use relayout::segmented::{SegmentOptions, SegmentedTable, SegmentedTableBuilder};

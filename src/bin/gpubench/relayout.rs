@@ -2,13 +2,22 @@
 //! of a table of `size` bytes (the vertex-like 32-byte rows of the interleave case, as packed
 //! columns in four batches of odd row counts, so batch edges fall inside words and chunks).
 //!
+//! Two diagnostics beside them: `fresh_clear`, the zero-initialization wgpu records before the
+//! first use of a fresh storage buffer of `size` bytes (a buffer created and bound read-write by
+//! a kernel that writes one word: the clear is what the call costs); and `relayout_pack_warm`,
+//! the block copies of `pack_batches` into outputs made (and initialized) once, through the
+//! hidden `gpudata::table::__copy_blocks` (what `relayout_pack` costs without a fresh output).
+//!
 //! Each is a whole public call (buffers created, copies recorded and submitted), timed on the
 //! GPU between timestamps around the call (see `Work::Call`); the wall column is the call and
 //! the wait for the device. The check compares every byte of the result with the host
 //! re-layout of the source bytes read back.
 
 use gpudata::data::{BufferHandle, GpuDataDescriptor};
-use gpudata::table::{GpuRecordBatch, GpuTable, PackOptions, SegmentOptions, SegmentedTable};
+use gpudata::table::{
+    __copy_blocks, BlockCopySpec, GpuRecordBatch, GpuTable, PackOptions, SegmentOptions,
+    SegmentedTable,
+};
 use gpudata::{Gpu, GpuData, StructLayout, VertexFormat};
 
 use crate::cases::{Case, alloc, vertex_format};
@@ -16,7 +25,13 @@ use crate::kernels::Fill;
 use crate::timing::Work;
 
 /// Case groups of this module.
-pub const NAMES: [&str; 3] = ["relayout_pack", "relayout_interleave", "relayout_segment"];
+pub const NAMES: [&str; 5] = [
+    "fresh_clear",
+    "relayout_pack",
+    "relayout_pack_warm",
+    "relayout_interleave",
+    "relayout_segment",
+];
 
 /// One column of one batch: its buffer, format and rows.
 #[derive(Clone)]
@@ -108,8 +123,108 @@ fn wait(gpu: &Gpu) -> Result<(), String> {
         .map_err(|e| format!("poll: {e}"))
 }
 
+/// The `fresh_clear` case: a fresh storage buffer of `size` bytes bound read-write by a kernel
+/// that writes its first word, so that wgpu zero-fills it before the pass (bound in windows of
+/// the largest storage binding).
+fn fresh_clear(gpu: &Gpu, size: u64) -> Result<Case, String> {
+    let device = gpu.device();
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("gpubench fresh_clear"),
+        source: wgpu::ShaderSource::Wgsl(
+            "@group(0) @binding(0) var<storage, read_write> b: array<u32>;\n\
+             @compute @workgroup_size(1) fn main() { b[0] = 1u; }\n"
+                .into(),
+        ),
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("gpubench fresh_clear"),
+        layout: None,
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let limits = device.limits();
+    let align = u64::from(limits.min_storage_buffer_offset_alignment).max(4);
+    let window = (limits.max_storage_buffer_binding_size.min(1 << 31) / align * align).max(align);
+    let size = size.next_multiple_of(16);
+    let gpu = gpu.clone();
+    let call = move || -> Result<(), String> {
+        let device = gpu.device();
+        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gpubench fresh"),
+            size,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let layout = pipeline.get_bind_group_layout(0);
+        let mut groups = Vec::new();
+        let mut offset = 0;
+        while offset < size {
+            let bytes = window.min(size - offset);
+            groups.push(device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("gpubench fresh"),
+                layout: &layout,
+                entries: &[wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: &buffer,
+                        offset,
+                        size: wgpu::BufferSize::new(bytes),
+                    }),
+                }],
+            }));
+            offset += bytes;
+        }
+        let mut encoder = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&pipeline);
+            for group in &groups {
+                pass.set_bind_group(0, group, &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+            }
+        }
+        gpu.queue().submit([encoder.finish()]);
+        Ok(())
+    };
+    Ok(Case::new(
+        "fresh_clear".to_owned(),
+        size,
+        Work::Call(Box::new(call)),
+        "[wgpu's zero-fill of a fresh storage buffer]".to_owned(),
+        None,
+    ))
+}
+
+/// The block copies `pack_batches` makes of `source` (each batch's column after the previous
+/// batches' rows of that column), into `outputs` (one per column).
+fn pack_copies<'a>(source: &'a Source, outputs: &'a [wgpu::Buffer]) -> Vec<BlockCopySpec<'a>> {
+    let mut specs = Vec::new();
+    let mut offsets = vec![0u64; outputs.len()];
+    for parts in &source.batches {
+        for (c, p) in parts.iter().enumerate() {
+            let bytes = p.rows * p.format.byte_length();
+            specs.push(BlockCopySpec {
+                src: &p.buffer,
+                src_offset: 0,
+                dst: &outputs[c],
+                dst_offset: offsets[c],
+                size: bytes,
+            });
+            offsets[c] += bytes;
+        }
+    }
+    specs
+}
+
 /// Builds the cases of group `name` over a table of about `size` bytes.
 pub fn build(gpu: &Gpu, name: &str, size: u64) -> Result<Vec<Case>, String> {
+    if name == "fresh_clear" {
+        return Ok(vec![fresh_clear(gpu, size)?]);
+    }
     let format = vertex_format();
     let n = size / format.byte_stride();
     // Four batches of odd row counts: edges inside words, chunks and invocations.
@@ -163,6 +278,37 @@ pub fn build(gpu: &Gpu, name: &str, size: u64) -> Result<Vec<Case>, String> {
                 2 * bytes,
                 Work::Call(Box::new(call)),
                 "[4 batches of packed columns into one]".to_owned(),
+                Some(verify),
+            )
+        }
+        "relayout_pack_warm" => {
+            // The packed columns, made once and initialized by a first run of the copies.
+            let outputs = format
+                .fields()
+                .iter()
+                .map(|f| alloc(gpu, n * f.byte_length(), 0, None))
+                .collect::<Result<Vec<_>, _>>()?;
+            __copy_blocks(gpu, &pack_copies(&source, &outputs)).map_err(|e| e.to_string())?;
+            wait(gpu)?;
+            let outputs = std::sync::Arc::new(outputs);
+            let (src, out) = (source.clone(), outputs.clone());
+            let call = move || -> Result<(), String> {
+                __copy_blocks(&table_gpu, &pack_copies(&src, &out)).map_err(|e| e.to_string())
+            };
+            let src = source.clone();
+            let verify = Box::new(move |gpu: &Gpu| -> Result<(), String> {
+                for (c, (column, _, expected)) in src.host_columns(gpu)?.into_iter().enumerate() {
+                    let found =
+                        crate::cases::read_range(gpu, &outputs[c], 0, expected.len() as u64)?;
+                    compare(&column, &found, &expected)?;
+                }
+                Ok(())
+            });
+            Case::new(
+                name.to_owned(),
+                2 * bytes,
+                Work::Call(Box::new(call)),
+                "[pack's 20 block copies into initialized outputs]".to_owned(),
                 Some(verify),
             )
         }

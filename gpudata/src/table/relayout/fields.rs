@@ -291,23 +291,15 @@ pub(crate) fn table_fields(table: &GpuTable) -> Result<Vec<FieldSource<'_>>, Tab
     Ok(out)
 }
 
-/// A new buffer for `bytes` bytes of re-layout output: whole 16-byte units (the kernels store
-/// in them), at least 16.
-pub(crate) fn output_buffer(
-    gpu: &Gpu,
-    bytes: u64,
-    usage: wgpu::BufferUsages,
-    label: &str,
-) -> Result<wgpu::Buffer, TableError> {
-    let size = bytes
+/// The size of a re-layout's output buffer (`label`) holding `bytes` bytes: whole 16-byte
+/// units (the kernels store in them), at least one.
+pub(crate) fn output_size(bytes: u64, label: &str) -> Result<u64, TableError> {
+    Ok(bytes
         .checked_next_multiple_of(16)
         .ok_or_else(|| TableError::Overflow {
             what: format!("the size of {label}"),
         })?
-        .max(16);
-    Ok(crate::device::buffers::create_buffer(
-        gpu, size, usage, label,
-    )?)
+        .max(16))
 }
 
 /// Records the copy of each of `fields` into a new packed buffer of `strides[i]` bytes per
@@ -328,7 +320,12 @@ pub(crate) fn copy_fields_packed(
             .ok_or_else(|| TableError::Overflow {
                 what: format!("the packed size of field `{}`", field.name),
             })?;
-        buffers.push(output_buffer(gpu, size, usage, "gpudata packed column")?);
+        // Given back only to callers that submit `relayout` before handing them on.
+        buffers.push(relayout.output(
+            output_size(size, "gpudata packed column")?,
+            usage,
+            "gpudata packed column",
+        )?);
         sizes.push(size);
     }
     let targets: Vec<Target<'_>> = buffers

@@ -4,7 +4,7 @@ use crate::data::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat};
 use crate::device::Gpu;
 use crate::table::TableError;
 
-use super::fields::output_buffer;
+use super::fields::output_size;
 use crate::ops::kernels::transform::relayout::{Field, Relayout, Run, Target};
 use crate::table::column::batch::{GpuRecordBatch, RecordBatchOptions, SourceInfo};
 use crate::table::column::schema::RESERVED_INDEX_COLUMN;
@@ -147,9 +147,10 @@ pub(crate) fn pack_batches(
                         column: column.name.clone(),
                         batch: group.start,
                     })?;
-            let buffer = output_buffer(
-                gpu,
-                column.size,
+            // Given to nobody before `submit` below (the packed batches replace the old ones
+            // only after it), dropped on every error before it.
+            let buffer = relayout.output(
+                output_size(column.size, "gpudata packed column")?,
                 crate::data::DEFAULT_USAGE,
                 "gpudata packed column",
             )?;
@@ -248,6 +249,62 @@ pub(crate) fn pack_batches(
         }
     }
     table.refresh()
+}
+
+/// One copy of [`__copy_blocks`]: `size` bytes from `src_offset` of `src` to `dst_offset` of
+/// `dst`. Not API.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct BlockCopySpec<'a> {
+    /// The source buffer.
+    pub src: &'a wgpu::Buffer,
+    /// The first source byte.
+    pub src_offset: u64,
+    /// The destination buffer.
+    pub dst: &'a wgpu::Buffer,
+    /// The first destination byte.
+    pub dst_offset: u64,
+    /// The bytes copied.
+    pub size: u64,
+}
+
+/// Records `copies` as one re-layout and submits it: each copy as
+/// [`GpuTable::pack_batches`] copies one batch's column (one block-copy kernel block where the
+/// bytes move as a word-aligned block between storage buffers), into buffers the caller made
+/// (benchmarks time pack's copies into already initialized outputs; tests drive many blocks
+/// through it). Not API: nothing here is covered by semver.
+///
+/// # Errors
+/// [`TableError::CopyRange`] for a copy that leaves a buffer or cannot be bound;
+/// [`TableError::Gpu`] for a buffer without the usage a copy needs, or what the device refuses.
+#[doc(hidden)]
+pub fn __copy_blocks(gpu: &Gpu, copies: &[BlockCopySpec<'_>]) -> Result<(), TableError> {
+    let mut relayout = Relayout::new(gpu, "gpudata copy blocks");
+    for copy in copies {
+        relayout.copy(
+            &[Field {
+                run: Run {
+                    buffer: copy.src,
+                    byte_offset: copy.src_offset,
+                    byte_stride: 1,
+                    rows: copy.size,
+                    row_bytes: 1,
+                },
+                target: 0,
+                byte: 0,
+            }],
+            &[Target {
+                buffer: copy.dst,
+                offset: 0,
+                stride: 1,
+                first_row: copy.dst_offset,
+                region_bytes: copy.dst.size(),
+            }],
+            true,
+        )?;
+    }
+    relayout.submit()?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -12,8 +12,7 @@ use crate::layout::{BufferLayout, GpuDataStructFormat, StepMode, StructLayout};
 use crate::table::TableError;
 
 use super::fields::{
-    FieldPlace, FieldSource, Grouping, copy_fields_packed, output_buffer, table_fields,
-    write_fields,
+    FieldPlace, FieldSource, Grouping, copy_fields_packed, output_size, table_fields, write_fields,
 };
 use super::segment::{Segment, SegmentSpec, SegmentStride, SegmentedLayout};
 use crate::data::GpuConstant;
@@ -297,8 +296,14 @@ impl SegmentedTable {
             } else {
                 wgpu::BufferUsages::empty()
             };
-        let buffer = output_buffer(gpu, layout.byte_length(), usage, "gpudata segmented table")?;
         let mut relayout = Relayout::new(gpu, "gpudata segment columns");
+        // Given to nobody before the re-layout is submitted below; dropped on every error
+        // before it.
+        let buffer = relayout.output(
+            output_size(layout.byte_length(), "gpudata segmented table")?,
+            usage,
+            "gpudata segmented table",
+        )?;
         let targets: Vec<Target<'_>> = layout
             .segments()
             .iter()
@@ -534,7 +539,13 @@ pub(crate) fn to_interleaved(
                 .ok_or_else(|| TableError::Overflow {
                     what: format!("the rows of interleaved column `{name}`"),
                 })?;
-        let buffer = output_buffer(gpu, size, DEFAULT_USAGE, "gpudata interleaved rows")?;
+        // Given to nobody before the re-layout is submitted below; dropped on every error
+        // before it.
+        let buffer = relayout.output(
+            output_size(size, "gpudata interleaved rows")?,
+            DEFAULT_USAGE,
+            "gpudata interleaved rows",
+        )?;
         // Every field of a row in one kernel (N sources, one output), batch by batch.
         let target = Target {
             buffer: &buffer,

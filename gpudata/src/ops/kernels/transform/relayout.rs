@@ -1,6 +1,8 @@
 //! Table re-layouts (pack, segment, interleave) as plans of the operations' kernels: a copy
-//! that moves as one 4-byte aligned block is a block-copy kernel ([`block_copy`]; a
-//! `copy_buffer_to_buffer` where a buffer cannot be bound as storage); every other copy is a
+//! that moves as one 4-byte aligned block is a block of the block-copy kernel ([`block_copy`]:
+//! every block of a re-layout in as few dispatches as the device's binding limits allow,
+//! [`block_dispatches`]; a `copy_buffer_to_buffer` where a buffer cannot be bound as storage);
+//! every other copy is a
 //! *placed* plan of
 //! the row-transform generator ([`plan::build_placed`]) running the byte-moving row code of
 //! `interleave` and `deinterleave` ([`CopyBody`]): the fields of one run of rows in one kernel
@@ -16,7 +18,8 @@
 
 use std::collections::HashMap;
 
-use super::block::{BlockCopy, block_copy};
+use super::block::{BlockCopy, Piece, block_copy, block_dispatches};
+use super::fresh::{gaps, uninitialized_buffer};
 use super::geometry::{Placement, gcd};
 use super::moves::{CopyBody, Move};
 use super::plan::{self, KernelRequest};
@@ -109,6 +112,17 @@ pub(crate) struct Relayout<'g> {
     /// Regions that do not start on 16 bytes: (buffer, offset) → their own buffer.
     detours: HashMap<(wgpu::Buffer, u64), Detour>,
     detour_order: Vec<(wgpu::Buffer, u64)>,
+    /// The aligned bodies of block copies: their kernels run after every other kernel, as few
+    /// dispatches as the binding limits allow (their bytes are written by no other kernel, and
+    /// their sources by no step).
+    blocks: Vec<Piece>,
+    /// Outputs made without wgpu's zero-fill ([`Relayout::output`]): what no copy writes is
+    /// cleared at the start of the submission.
+    fresh: Vec<wgpu::Buffer>,
+    /// Ranges that row kernels write whole (every byte of their rows), by buffer.
+    row_writes: Vec<(wgpu::Buffer, u64, u64)>,
+    /// The error of the first block copy's rows, for a block dispatch the device refuses.
+    block_range: Option<RelayoutError>,
     /// The words around block copies' aligned bodies: copied after every kernel, so the
     /// kernels run in one pass instead of one pass per block (their bytes are written by no
     /// kernel, and their sources by no step).
@@ -162,8 +176,42 @@ impl<'g> Relayout<'g> {
             staged: HashMap::new(),
             detours: HashMap::new(),
             detour_order: Vec::new(),
+            blocks: Vec::new(),
+            fresh: Vec::new(),
+            row_writes: Vec::new(),
+            block_range: None,
             edges: Vec::new(),
         }
+    }
+
+    /// A new output buffer of `size` bytes (a multiple of 4) with `usage`, written only by this
+    /// re-layout: where the device allows ([`uninitialized_buffer`]), one without wgpu's
+    /// zero-fill, whose bytes that no block copy writes [`Relayout::submit`] clears before
+    /// anything else; else an ordinary buffer (zero-filled by wgpu on first use). Either way
+    /// the bytes no copy writes read as zero.
+    ///
+    /// The caller gives the buffer to nobody before [`Relayout::submit`] returns, and drops it
+    /// where the re-layout is not submitted.
+    pub(crate) fn output(
+        &mut self,
+        size: u64,
+        usage: wgpu::BufferUsages,
+        label: &str,
+    ) -> Result<wgpu::Buffer, GpuError> {
+        // SAFETY: `submit` clears, first in its one submission, every byte that no block copy,
+        // edge, `copy_buffer_to_buffer` step, detour copy or whole-row kernel writes
+        // (`fresh`): every byte is written by it. Block kernels only store to their
+        // destinations; a row kernel reads an output only to merge the words at its range's
+        // edges, writing back unchanged the bytes outside its rows, which a clear or another
+        // step of the same submission writes (dispatches and copies run in order), so every
+        // byte left at the end is one the submission wrote from a source or a clear. The
+        // caller hands the buffer to nobody before `submit` returns and drops it unsubmitted
+        // otherwise (this method's contract).
+        if let Some(buffer) = unsafe { uninitialized_buffer(self.gpu, size, usage, label) } {
+            self.fresh.push(buffer.clone());
+            return Ok(buffer);
+        }
+        create_buffer(self.gpu, size, usage, label)
     }
 
     /// The copy's error when its ranges cannot be copied.
@@ -314,9 +362,10 @@ impl<'g> Relayout<'g> {
         if !block {
             return Ok(false);
         }
-        let planner = Planner::new(self.gpu, &self.config);
+        let range = || Self::range(std::slice::from_ref(field), std::slice::from_ref(target));
+        let limits = self.gpu.limits();
         let kernels = block_copy(
-            &planner,
+            limits,
             run.buffer,
             run.byte_offset,
             &place.0,
@@ -325,10 +374,18 @@ impl<'g> Relayout<'g> {
         )
         .map_err(|error| match error {
             OpError::Gpu { source, .. } => RelayoutError::Gpu(source),
-            _ => Self::range(std::slice::from_ref(field), std::slice::from_ref(target)),
+            _ => range(),
         })?;
         match kernels {
-            Some(BlockCopy { dispatches, edges }) => {
+            Some(BlockCopy { pieces, edges }) => {
+                // One source and one destination binding beside the uniform, as every block
+                // dispatch needs (checked here, where the copy is recorded).
+                if !pieces.is_empty()
+                    && (limits.max_storage_buffers_per_shader_stage < 2
+                        || limits.max_bindings_per_bind_group < 3)
+                {
+                    return Err(range());
+                }
                 for (src_offset, dst_offset, size) in edges {
                     self.edges.push(Step::Block {
                         src: run.buffer.clone(),
@@ -338,7 +395,10 @@ impl<'g> Relayout<'g> {
                         size,
                     });
                 }
-                self.push_kernels(dispatches);
+                if self.block_range.is_none() && !pieces.is_empty() {
+                    self.block_range = Some(range());
+                }
+                self.blocks.extend(pieces);
             }
             None => self.steps.push(Step::Block {
                 src: run.buffer.clone(),
@@ -468,6 +528,28 @@ impl<'g> Relayout<'g> {
             _ => range(),
         })?;
         self.push_kernels(dispatches);
+        // Rows whose every byte some field writes (the fields tile the row): written whole.
+        for (t, (target, (buffer, offset))) in targets.iter().zip(places).enumerate() {
+            let mut bytes: Vec<(u64, u64)> = fields
+                .iter()
+                .filter(|f| f.target == t)
+                .map(|f| (f.byte, f.byte + f.run.row_bytes))
+                .collect();
+            bytes.sort_unstable();
+            let mut end = 0;
+            for (start, stop) in bytes {
+                if start > end {
+                    break;
+                }
+                end = end.max(stop);
+            }
+            if end >= target.stride {
+                // Checked in `copy`: within the target's buffer.
+                let first = offset + target.first_row * target.stride;
+                self.row_writes
+                    .push((buffer.clone(), first, first + rows * target.stride));
+            }
+        }
         Ok(())
     }
 
@@ -479,13 +561,75 @@ impl<'g> Relayout<'g> {
         let Relayout {
             gpu,
             label,
-            steps,
+            config,
+            mut steps,
             mut detours,
             detour_order,
+            blocks,
+            fresh,
+            row_writes,
+            block_range,
             edges,
             ..
         } = self;
+        // What no block, edge, copy step, row kernel or detour writes in each fresh output:
+        // cleared first.
+        let mut clears = Vec::new();
+        for buffer in &fresh {
+            let mut written: Vec<(u64, u64)> = blocks
+                .iter()
+                .map(Piece::writes)
+                .filter(|(dst, _)| *dst == buffer)
+                .map(|(_, range)| range)
+                .chain(
+                    row_writes
+                        .iter()
+                        .filter(|(dst, ..)| dst == buffer)
+                        .map(|&(_, start, end)| (start, end)),
+                )
+                .chain(
+                    detour_order
+                        .iter()
+                        .filter(|(dst, _)| dst == buffer)
+                        .filter_map(|key| detours.get(key).map(|d| (key.1, key.1 + d.bytes))),
+                )
+                .collect();
+            for step in steps.iter().chain(&edges) {
+                if let Step::Block {
+                    dst,
+                    dst_offset,
+                    size,
+                    ..
+                } = step
+                    && dst == buffer
+                {
+                    written.push((*dst_offset, dst_offset + size));
+                }
+            }
+            for (start, end) in gaps(buffer.size(), written) {
+                clears.push((buffer.clone(), start, end - start));
+            }
+        }
+        if !blocks.is_empty() {
+            let planner = Planner::new(gpu, &config);
+            let dispatches = block_dispatches(&planner, &blocks).map_err(|error| match error {
+                OpError::Gpu { source, .. } => RelayoutError::Gpu(source),
+                _ => block_range.unwrap_or(RelayoutError::Range {
+                    src_offset: 0,
+                    dst_offset: 0,
+                    rows: 0,
+                    row_bytes: 0,
+                }),
+            })?;
+            match steps.last_mut() {
+                Some(Step::Kernels(recorded)) => recorded.extend(dispatches),
+                _ => steps.push(Step::Kernels(dispatches)),
+            }
+        }
         submit(gpu, label, "submit the table copies", |encoder| {
+            for (buffer, start, size) in &clears {
+                encoder.clear_buffer(buffer, *start, Some(*size));
+            }
             for step in steps.iter().chain(&edges) {
                 match step {
                     Step::Block {
