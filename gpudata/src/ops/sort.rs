@@ -454,7 +454,8 @@ pub fn plan_sort(
 ///
 /// Columns larger than one storage binding sort as smaller ones do: every column a pass reads
 /// or writes is bound in parts (the kernels pick the part by element index), so a one-buffer
-/// column of 1.5 G `uint32` keys (6 GiB) sorts on a device binding at most 4 GiB.
+/// column sorts whatever the device's binding limit, up to its buffer limit (WebGPU's defaults
+/// bind 128 MiB of a 256 MiB buffer).
 pub fn sort(gpu: &Gpu, keys: GpuDataView<'_>, options: &SortOptions) -> Result<GpuData, OpError> {
     plan_sort(gpu, keys, options, &OpsConfig::default())?.run(gpu)
 }
