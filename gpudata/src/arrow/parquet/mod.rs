@@ -60,7 +60,9 @@ pub struct ParquetOptions {
     /// a row selection (with the file's page index, where it has one, so a part decodes only
     /// its own pages, and the group's dictionary pages each time). Finer units let the upload
     /// start after a part rather than a whole row group, at the cost of those repeated
-    /// dictionary pages; measure before raising it (`ingestbench`).
+    /// dictionary pages. On flights-3m.parquet (11 row groups of 272,727 rows, 16 host cores)
+    /// 2, 4 and 8 parts were slower than whole groups (39, 46 and 47 ms against 37.6 ms;
+    /// BENCHMARKS.md, session 10): measure before raising it (`ingestbench`).
     pub row_group_parts: usize,
 }
 
