@@ -852,3 +852,40 @@ fn sub_word_compaction_of_packed_rows_splits_into_runs() {
         check_packed_compaction(&gpu, format, 0, &bytes, &bools);
     }
 }
+
+#[test]
+fn packed_rows_compact_alike_with_either_kernel() {
+    // Without staged outputs packed rows take the general kernel (one invocation per output
+    // word, one to four words per step): the same bytes as the packed rows' kernel.
+    let gpu = fresh_gpu();
+    let mut rng = Rng::new(42);
+    for (format, length) in [
+        (VertexFormat::Uint8, 5 * 8192 + 77),
+        (VertexFormat::Unorm8x2, 3 * 8192 + 1),
+        (VertexFormat::Sint16, 1001),
+    ] {
+        let bools = blocky_mask(&mut rng, length);
+        let bytes = rng.bytes((length * format.byte_length()).next_multiple_of(16) as usize);
+        let buffer = upload(&gpu, &bytes);
+        let v = view_at(&buffer, format, length, 0, None);
+        let mask = GpuMask::from_bools(&gpu, &bools).unwrap();
+        let packed = ops::compact(&gpu, &mask, &[v]).unwrap();
+        let packed = packed.columns[0].read_bytes(&gpu).unwrap();
+        for words in [None, Some(1), Some(3), Some(4)] {
+            let config = ops::OpsConfig {
+                rows_per_thread: words,
+                stage_outputs: false,
+                ..ops::OpsConfig::default()
+            };
+            let out = ops::plan_compact(&gpu, &mask, &[v], &config)
+                .unwrap()
+                .run(&gpu)
+                .unwrap();
+            assert_eq!(
+                out.columns[0].read_bytes(&gpu).unwrap(),
+                packed,
+                "{format}, {words:?} words"
+            );
+        }
+    }
+}

@@ -202,8 +202,9 @@ pub(crate) fn plan(
             };
             let per_step = subword::words_per_invocation(&planner.config(), 2);
             let main = subword::compact_kernel(shape, &block_scan(), per_step);
-            let fast = packed::fits(shape, r.offset, r.buffer.size(), &limits)
-                .then(|| packed::compact_kernel(shape, &block_scan()));
+            let fast = (planner.config().stage_outputs
+                && packed::fits(shape, r.offset, r.buffer.size(), &limits))
+            .then(|| packed::compact_kernel(shape, &block_scan()));
             let edge = shape
                 .has_edges()
                 .then(|| subword::compact_edge_kernel(shape));

@@ -92,9 +92,10 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &str) -> String {
     );
     // The invocation's source words, lowest row first, appended one by one: `lo` holds the
     // bytes of staged word `wp` from bit 0 to `fb`; a full word goes to the stage.
-    let mut loads = String::new();
+    let (mut decls, mut loads) = (String::new(), String::new());
     for v in 0..vectors {
-        loads += &format!("        let c{v} = src[at + {v}u];\n");
+        decls += &format!("    var c{v} = vec4<u32>();\n");
+        loads += &format!("        c{v} = src[at + {v}u];\n");
     }
     let mut append = String::new();
     for j in 0..vectors * 4 {
@@ -118,14 +119,19 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &str) -> String {
          fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n\
                  @builtin(local_invocation_index) lid: u32) {{\n\
          \x20   for (var i = lid; i < {stage}u; i += {WORKGROUP}u) {{ atomicStore(&stage[i], 0u); }}\n\
+         \x20   // The rows' bytes, loaded before the scan so that its barriers hide their latency.\n\
+         \x20   let first = group_index(wid, nwg) * {WORKGROUP}u + lid;\n\
+         {decls}\
+         \x20   if (first * 32u < param(0u)) {{\n\
+         \x20       let at = (param(4u) >> 4u) + first * {vectors}u;\n\
+         {loads}\
+         \x20   }}\n\
          {scan}\
          \x20   let before = offsets[param(2u) + group] - param(3u);\n\
          \x20   let len = pre[{last}u] * {s}u;\n\
          \x20   let x0 = param(5u) + before * {s}u;\n\
          \x20   let m = words[lid];\n\
          \x20   if (m != 0u) {{\n\
-         \x20       let at = (param(4u) >> 4u) + wi * {vectors}u;\n\
-         {loads}\
          \x20       let pos = (x0 & 3u) + (pre[lid] - countOneBits(m)) * {s}u;\n\
          \x20       var wp = pos >> 2u;\n\
          \x20       var fb = (pos & 3u) * 8u;\n\
@@ -304,7 +310,7 @@ mod tests {
     #[cfg(feature = "naga")]
     #[test]
     fn kernels_are_valid_wgsl() {
-        let scan = "    let group = group_index(wid, nwg);\n    let wi = group * 256u + lid;\n    workgroupBarrier();\n";
+        let scan = "    let group = group_index(wid, nwg);\n    workgroupBarrier();\n";
         for s in [1, 2] {
             let shape = Shape {
                 out_stride: s,
