@@ -1,16 +1,20 @@
-//! Compaction of packed one- and two-byte rows (`uint8`, `uint16`, `unorm8x2`, … read at their
-//! own stride from a 16-byte aligned offset): the fast path of [`subword`](super::subword)'s
-//! compaction.
+//! Compaction and gather of packed one- and two-byte rows (`uint8`, `uint16`, `unorm8x2`, …
+//! read at their own stride): the fast paths of [`subword`](super::subword)'s kernels.
 //!
+//! **Compaction** (sources at a 16-byte aligned offset of a buffer sized in 16 bytes).
 //! Each invocation owns the 32 rows of one mask word of its workgroup's block: it loads their
 //! bytes as `vec4<u32>`s, squeezes the kept rows of each source word out with bit operations
 //! (no loops over rows, no search), and appends them, a whole word at a time, at its place in a
 //! workgroup-memory copy of the block's output bytes (its place is the block's scan of mask
-//! word counts, as the word-wide kernel's). Only the first and last word an invocation fills
-//! can be shared with its neighbours; those it merges with `atomicOr` in workgroup memory. The
+//! word counts, as the word-wide kernel's), with `atomicOr` in workgroup memory, since the
+//! first and last word an invocation fills can be shared with its neighbours. The
 //! workgroup then stores every output word wholly inside its range with plain stores, and its
 //! first and last four bytes to the side buffer of [`subword`](super::subword)'s edge pass,
 //! which writes the words two blocks share, as for the general kernel.
+//!
+//! **Gather** (by packed 4-byte indices at a 16-byte aligned offset): each invocation loads
+//! its indices four at a time, then the source word of each of its rows, then stores its
+//! consecutive output words whole.
 
 use super::rows::WORKGROUP;
 use super::subword::Shape;
@@ -318,15 +322,7 @@ mod tests {
                 src_stride: s,
                 unit: s,
             };
-            let wgsl = compact_kernel(shape, scan);
-            let module = naga::front::wgsl::parse_str(&wgsl)
-                .unwrap_or_else(|e| panic!("{}\n{wgsl}", e.emit_to_string(&wgsl)));
-            naga::valid::Validator::new(
-                naga::valid::ValidationFlags::all(),
-                naga::valid::Capabilities::all(),
-            )
-            .validate(&module)
-            .unwrap_or_else(|e| panic!("{e:?}\n{wgsl}"));
+            super::super::subword::tests::validate(&compact_kernel(shape, scan));
         }
     }
 }
