@@ -753,3 +753,139 @@ fn sub_word_compaction_keeps_every_row_of_full_masks() {
         check_sub_word_compaction(&gpu, &mut rng, &formats, &bools, 1);
     }
 }
+
+/// Compacts `length` packed rows of `format` from byte `offset` of a buffer of `bytes` (a
+/// multiple of 16 bytes long, so the packed kernel reads it whole) by `bools`.
+fn check_packed_compaction(
+    gpu: &Gpu,
+    format: VertexFormat,
+    offset: u64,
+    bytes: &[u8],
+    bools: &[bool],
+) {
+    let length = bools.len() as u64;
+    let buffer = upload(gpu, bytes);
+    let v = view_at(&buffer, format, length, offset, None);
+    let mask = GpuMask::from_bools(gpu, bools).unwrap();
+    let out = ops::compact(gpu, &mask, &[v]).unwrap();
+    let size = format.byte_length() as usize;
+    let expected: Vec<u8> = (0..length as usize)
+        .filter(|&r| bools[r])
+        .flat_map(|r| {
+            let at = offset as usize + r * size;
+            bytes[at..at + size].to_vec()
+        })
+        .collect();
+    assert_eq!(out.kept, expected.len() as u64 / size as u64);
+    assert_eq!(
+        out.columns[0].read_bytes(gpu).unwrap(),
+        expected,
+        "{length} rows of {format} at offset {offset}"
+    );
+}
+
+#[test]
+fn sub_word_compaction_of_packed_rows() {
+    // Packed one- and two-byte rows at 16-byte offsets of buffers sized in 16 bytes (the
+    // vector-loading kernel) and of buffers that are not (the general one): every length near
+    // a word, a mask word and a block, with random, full, alternating and blocky masks.
+    let gpu = fresh_gpu();
+    let mut rng = Rng::new(40);
+    let formats = [
+        VertexFormat::Uint8,
+        VertexFormat::Sint8,
+        VertexFormat::Uint16,
+        VertexFormat::Unorm8x2,
+        VertexFormat::Float16,
+    ];
+    let lengths = [
+        1u64,
+        3,
+        4,
+        5,
+        31,
+        32,
+        33,
+        100,
+        8191,
+        8192,
+        8193,
+        3 * 8192 + 5,
+        9 * 8192 + 77,
+    ];
+    for (i, &length) in lengths.iter().enumerate() {
+        for (f, &format) in formats.iter().enumerate() {
+            let offset = 16 * ((i + f) as u64 % 3);
+            let size = offset + length * format.byte_length();
+            let padded = if (i + f) % 4 == 3 {
+                size + 4
+            } else {
+                size.next_multiple_of(16)
+            };
+            let bytes = rng.bytes(padded as usize);
+            let bools: Vec<bool> = match (i + 2 * f) % 4 {
+                0 => vec![true; length as usize],
+                1 => (0..length).map(|r| r % 2 == 1).collect(),
+                2 if length > 4096 => blocky_mask(&mut rng, length),
+                _ => {
+                    let share = rng.below(101);
+                    (0..length).map(|_| rng.below(100) < share).collect()
+                }
+            };
+            check_packed_compaction(&gpu, format, offset, &bytes, &bools);
+        }
+    }
+}
+
+#[test]
+fn sub_word_compaction_of_packed_rows_splits_into_runs() {
+    // 1 MiB bindings: runs of packed rows, each run's output meeting the next inside a word.
+    let gpu = small();
+    let mut rng = Rng::new(41);
+    for format in [VertexFormat::Uint8, VertexFormat::Uint16] {
+        let length = (3 << 20) / format.byte_length() + rng.below(1000);
+        let bytes = rng.bytes((length * format.byte_length()).next_multiple_of(16) as usize);
+        let bools = blocky_mask(&mut rng, length);
+        check_packed_compaction(&gpu, format, 0, &bytes, &bools);
+        let share = rng.below(101);
+        let bools: Vec<bool> = (0..length).map(|_| rng.below(100) < share).collect();
+        check_packed_compaction(&gpu, format, 0, &bytes, &bools);
+    }
+}
+
+#[test]
+fn packed_rows_compact_alike_with_either_kernel() {
+    // Without staged outputs packed rows take the general kernel (one invocation per output
+    // word, one to four words per step): the same bytes as the packed rows' kernel.
+    let gpu = fresh_gpu();
+    let mut rng = Rng::new(42);
+    for (format, length) in [
+        (VertexFormat::Uint8, 5 * 8192 + 77),
+        (VertexFormat::Unorm8x2, 3 * 8192 + 1),
+        (VertexFormat::Sint16, 1001),
+    ] {
+        let bools = blocky_mask(&mut rng, length);
+        let bytes = rng.bytes((length * format.byte_length()).next_multiple_of(16) as usize);
+        let buffer = upload(&gpu, &bytes);
+        let v = view_at(&buffer, format, length, 0, None);
+        let mask = GpuMask::from_bools(&gpu, &bools).unwrap();
+        let packed = ops::compact(&gpu, &mask, &[v]).unwrap();
+        let packed = packed.columns[0].read_bytes(&gpu).unwrap();
+        for words in [None, Some(1), Some(3), Some(4)] {
+            let config = ops::OpsConfig {
+                rows_per_thread: words,
+                stage_outputs: false,
+                ..ops::OpsConfig::default()
+            };
+            let out = ops::plan_compact(&gpu, &mask, &[v], &config)
+                .unwrap()
+                .run(&gpu)
+                .unwrap();
+            assert_eq!(
+                out.columns[0].read_bytes(&gpu).unwrap(),
+                packed,
+                "{format}, {words:?} words"
+            );
+        }
+    }
+}

@@ -550,3 +550,89 @@ fn sub_word_gather_splits_sources_and_indices() {
         );
     }
 }
+
+#[test]
+fn sub_word_gather_of_packed_rows_by_packed_indices() {
+    // Packed one- and two-byte rows by packed 4-byte indices in buffers sized in 16 bytes (the
+    // kernel that loads four indices at once), at every length near a vector of indices, with
+    // one to four vectors per invocation; then 1 MiB bindings: the source in two parts, the
+    // indices in two runs.
+    let mut rng = Rng::new(23);
+    let gpu = fresh_gpu();
+    let ids_formats = [
+        VertexFormat::Uint32,
+        VertexFormat::Sint32,
+        VertexFormat::Float32,
+    ];
+    let formats = [
+        VertexFormat::Uint8,
+        VertexFormat::Uint16,
+        VertexFormat::Unorm8x2,
+        VertexFormat::Sint8,
+    ];
+    for vectors in [None, Some(1), Some(3), Some(4)] {
+        let config = ops::OpsConfig {
+            rows_per_thread: vectors,
+            ..ops::OpsConfig::default()
+        };
+        for (i, n) in [1u64, 3, 4, 5, 15, 16, 17, 255, 256, 1023, 1025, 4097]
+            .into_iter()
+            .enumerate()
+        {
+            let format = formats[i % formats.len()];
+            let ids_format = ids_formats[i % ids_formats.len()];
+            let source_len = 1 + rng.below(3 * n + 10);
+            let size = format.byte_length();
+            let source = rng.bytes((source_len * size).next_multiple_of(16) as usize);
+            let mut ids = random_ids(&mut rng, ids_format, n, source_len);
+            ids.resize((n as usize * 4).next_multiple_of(16), 0);
+            let (sb, ib) = (upload(&gpu, &source), upload(&gpu, &ids));
+            let expected = cpu::gather(
+                HostInput::new(&ids, ids_format, n),
+                HostInput::new(&source, format, source_len),
+            )
+            .unwrap();
+            let out = ops::plan_gather(
+                &gpu,
+                view(&ib, ids_format, n),
+                view(&sb, format, source_len),
+                &config,
+            )
+            .unwrap()
+            .run(&gpu)
+            .unwrap();
+            assert_eq!(
+                read(&gpu, &out),
+                expected.bytes(),
+                "gather {n} {ids_format} ids from {source_len} {format}, {vectors:?} vectors"
+            );
+        }
+    }
+    let gpu = small();
+    for format in [VertexFormat::Uint8, VertexFormat::Uint16] {
+        let n = 300_000 + 4 * rng.below(100);
+        let source_len = (3 << 19) / format.byte_length();
+        let source = rng.bytes((source_len * format.byte_length()) as usize);
+        let ids = random_ids(&mut rng, VertexFormat::Uint32, n, source_len);
+        let (sb, ib) = (upload(&gpu, &source), upload(&gpu, &ids));
+        let expected = cpu::gather(
+            HostInput::new(&ids, VertexFormat::Uint32, n),
+            HostInput::new(&source, format, source_len),
+        )
+        .unwrap();
+        let plan = ops::plan_gather(
+            &gpu,
+            view(&ib, VertexFormat::Uint32, n),
+            view(&sb, format, source_len),
+            &ops::OpsConfig::default(),
+        )
+        .unwrap();
+        assert_eq!(plan.dispatches(), 4, "{format}: two parts, two runs");
+        let out = plan.run(&gpu).unwrap();
+        assert_eq!(
+            read(&gpu, &out),
+            expected.bytes(),
+            "split gather of {format}"
+        );
+    }
+}

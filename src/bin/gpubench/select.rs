@@ -308,7 +308,19 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                 let mask = ops::mask(gpu, &Predicate::less(view(&src, format, n)?, half))
                     .map_err(|e| e.to_string())?;
                 let mask = std::sync::Arc::new(mask);
-                for (variant, config) in word_variants(all, 2) {
+                // Besides the default (the packed rows' kernel), the general kernel: one
+                // invocation per output word.
+                let mut variants = vec![(String::new(), OpsConfig::default())];
+                if all {
+                    for (name, config) in word_variants(all, 2) {
+                        let config = OpsConfig {
+                            stage_outputs: false,
+                            ..config
+                        };
+                        variants.push((format!(" general{name}"), config));
+                    }
+                }
+                for (variant, config) in variants {
                     let (mask, src) = (mask.clone(), src.clone());
                     let label = format!("{label}{variant}");
                     let plan = ops::plan_compact(gpu, &mask, &[view(&src, format, n)?], &config)
@@ -351,7 +363,9 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
             ] {
                 let row = format.byte_length();
                 let src = alloc(gpu, n * row, 61, Some(Fill::Bits))?;
-                for (variant, config) in word_variants(all, 1) {
+                // Packed indices: four rows per index vector, two vectors per invocation by
+                // default (`w1`, `w4`: one or four).
+                for (variant, config) in word_variants(all, 2) {
                     let src = src.clone();
                     let label = format!("{label}{variant}");
                     let plan = ops::plan_gather(

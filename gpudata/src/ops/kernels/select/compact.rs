@@ -9,10 +9,11 @@
 //! whole output words) is compacted by [`subword`]'s kernels instead, which store whole words.
 
 use super::rows::{self, RowCopy, Span, WORKGROUP};
-use super::subword;
+use super::{packed, subword};
 use crate::ops::OpError;
 use crate::ops::kernels::Planner;
 use crate::ops::kernels::dispatch::Dispatch;
+use crate::ops::kernels::split::max_binding_size;
 
 /// Rows per workgroup: 32 per invocation.
 pub(crate) const BLOCK_ROWS: u64 = 32 * WORKGROUP as u64;
@@ -189,6 +190,7 @@ pub(crate) fn plan(
     let copies = copies(sources);
     let (mut wide, mut wide_outputs, mut subs) = (Vec::new(), Vec::new(), Vec::new());
     let all_blocks = length.div_ceil(BLOCK_ROWS);
+    let limits = planner.device().limits();
     for ((source, output), copy) in sources.iter().zip(outputs).zip(&copies) {
         if let RowCopy::Bytes(_) = copy {
             let r = source.rows;
@@ -200,18 +202,20 @@ pub(crate) fn plan(
             };
             let per_step = subword::words_per_invocation(&planner.config(), 2);
             let main = subword::compact_kernel(shape, &block_scan(), per_step);
+            let fast = (planner.config().stage_outputs
+                && packed::fits(shape, r.offset, r.buffer.size(), &limits))
+            .then(|| packed::compact_kernel(shape, &block_scan()));
             let edge = shape
                 .has_edges()
                 .then(|| subword::compact_edge_kernel(shape));
             let ends = rows::output_buffer(planner, op, all_blocks * 8)?;
-            subs.push((source, output, main, edge, ends));
+            subs.push((source, output, main, fast, edge, ends));
         } else {
             wide.push(*source);
             wide_outputs.push(output);
         }
     }
     let wgsl = (!wide.is_empty()).then(|| kernel(&wide));
-    let limits = planner.device().limits();
     let align = rows::alignment(&limits);
     let spans: Vec<Span<'_>> = sources.iter().map(|s| s.rows).collect();
     let runs = rows::runs(op, &limits, length, BLOCK_ROWS, &spans, &[mask])?;
@@ -254,8 +258,27 @@ pub(crate) fn plan(
                 planner, op, wgsl, &params, &bindings, blocks,
             )?);
         }
-        for (source, output, main, edge, ends) in &subs {
-            let b = source.rows.bind(op, first, n, align)?;
+        for (source, output, main, fast, edge, ends) in &subs {
+            let mut b = source.rows.bind(op, first, n, align)?;
+            let mut main = main;
+            if let Some(fast) = fast {
+                // The packed kernel reads `vec4<u32>`s: the binding ends at a multiple of 16
+                // bytes (inside the buffer, whose size is one), when that still fits.
+                let r = source.rows;
+                let overflow = OpError::Overflow { op, input: 0 };
+                let from = first
+                    .checked_mul(r.stride)
+                    .and_then(|b| b.checked_add(r.offset))
+                    .ok_or(overflow.clone())?;
+                let to = n
+                    .checked_mul(r.stride)
+                    .and_then(|b| b.checked_add(from)?.checked_next_multiple_of(16))
+                    .ok_or(overflow)?;
+                let wide = rows::bind(r.buffer, from, to, align);
+                if wide.binding.size <= max_binding_size(&limits) {
+                    (b, main) = (wide, fast);
+                }
+            }
             let d = Span::packed(output, source.out_stride).bind(op, before, kept, align)?;
             let e = Span::packed(ends, 8).bind(op, block, blocks, align)?;
             let mut params = head.to_vec();

@@ -7,13 +7,14 @@
 //! bound whole).
 
 use super::rows::{self, RowCopy, Span, WORKGROUP};
-use super::subword;
+use super::{packed, subword};
 use crate::data::GpuDataView;
 use crate::format::codec::unit_byte_length;
 use crate::format::{DataType, VertexFormat, wgsl_codec};
 use crate::ops::OpError;
 use crate::ops::kernels::Planner;
 use crate::ops::kernels::dispatch::Dispatch;
+use crate::ops::kernels::split::max_binding_size;
 
 fn entry(body: &str) -> String {
     format!(
@@ -91,6 +92,7 @@ pub(crate) fn gather(
     // several parts, each part's dispatch merges its rows into the words the others wrote.
     let merge = ranges.iter().map(|(_, runs)| runs.len()).sum::<usize>() > 1;
     let per_word = subword::words_per_invocation(&planner.config(), 1);
+    let vectors = subword::words_per_invocation(&planner.config(), 2);
     let mut parts = Vec::new();
     let mut first_row = 0u64;
     for (source, runs) in ranges {
@@ -102,9 +104,19 @@ pub(crate) fn gather(
         } else {
             gather_kernel(ids, source, copy)
         };
+        let fast = (sub && packed::gather_fits(ids, source))
+            .then(|| packed::gather_kernel(source, &index_of(ids.format()), merge, vectors));
         let span = Span::of(source);
         for (part, part_rows) in runs {
-            parts.push((wgsl.clone(), sub, span, part, first_row + part, part_rows));
+            parts.push((
+                wgsl.clone(),
+                fast.clone(),
+                sub,
+                span,
+                part,
+                first_row + part,
+                part_rows,
+            ));
         }
         first_row += source.length();
     }
@@ -120,9 +132,24 @@ pub(crate) fn gather(
         &[],
     )? {
         let a = id_span.bind(op, first, n, align)?;
+        // The packed kernel reads the indices as `vec4<u32>`s: bound to a 16-byte end (inside
+        // their buffer, whose size is a multiple of 16), where that still fits one binding.
+        let a16 = {
+            let from = a.binding.start + a.base;
+            let to = n
+                .checked_mul(4)
+                .and_then(|b| b.checked_add(from)?.checked_next_multiple_of(16))
+                .ok_or(OpError::Overflow { op, input: 0 })?;
+            Some(rows::bind(ids.buffer(), from, to, align))
+                .filter(|b| b.binding.size <= max_binding_size(&limits))
+        };
         let c = out_span.bind(op, first, n, align)?;
-        for (wgsl, sub, span, part, part_first, part_rows) in &parts {
+        for (general, fast, sub, span, part, part_first, part_rows) in &parts {
             let src = span.bind(op, *part, *part_rows, align)?;
+            let (wgsl, a, fast) = match (fast, a16) {
+                (Some(fast), Some(a16)) => (fast, a16, true),
+                _ => (general, a, false),
+            };
             let params = [
                 rows::base32(op, n)?,
                 rows::base32(op, a.base)?,
@@ -137,7 +164,11 @@ pub(crate) fn gather(
                 if !c.base.is_multiple_of(4) {
                     return Err(OpError::Overflow { op, input: 0 });
                 }
-                subword::gather_workgroups(n, row_bytes, per_word)
+                if fast {
+                    packed::gather_workgroups(n, vectors)
+                } else {
+                    subword::gather_workgroups(n, row_bytes, per_word)
+                }
             } else {
                 n.div_ceil(u64::from(WORKGROUP))
             };

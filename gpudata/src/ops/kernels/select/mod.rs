@@ -6,6 +6,7 @@
 pub(crate) mod bits;
 pub(crate) mod compact;
 pub(crate) mod index;
+pub(crate) mod packed;
 pub(crate) mod predicate;
 pub(crate) mod primitives;
 pub(crate) mod reduce;

@@ -3,6 +3,10 @@
 //! 4): every output word is owned by one invocation, which assembles its bytes from the rows
 //! that fill it and stores it whole. No atomics, no word written by two invocations.
 //!
+//! Packed rows of one or two bytes take [`packed`](super::packed)'s kernels instead (the
+//! compaction when the device's workgroup memory holds a block's output, the gather when the
+//! indices are packed 4-byte values); these are the general ones.
+//!
 //! A row is moved in *units* of 4, 2 or 1 bytes (the widest that divides the row, the output
 //! stride, the source offset and stride), each unit read from the one source word holding it.
 //!
@@ -358,14 +362,28 @@ pub(crate) fn gather_workgroups(rows: u64, row_bytes: u64, per_invocation: u32) 
 }
 
 /// Output words per step of the sub-word compaction (`per_step`, default 2) or per invocation of
-/// the sub-word gather (default 1): `OpsConfig::rows_per_thread` when set, at most 4.
+/// the sub-word gather (default 1), or index vectors per invocation of the packed gather
+/// (default 2): `OpsConfig::rows_per_thread` when set, at most 4.
 pub(crate) fn words_per_invocation(config: &crate::ops::OpsConfig, default: u32) -> u32 {
     config.rows_per_thread.map_or(default, |g| g.clamp(1, 4))
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// Panics unless `wgsl` parses and validates.
+    #[cfg(feature = "naga")]
+    pub(crate) fn validate(wgsl: &str) {
+        let module = naga::front::wgsl::parse_str(wgsl)
+            .unwrap_or_else(|e| panic!("{}\n{wgsl}", e.emit_to_string(wgsl)));
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::all(),
+        )
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{e:?}\n{wgsl}"));
+    }
 
     #[test]
     fn units_divide_every_value() {
@@ -392,14 +410,7 @@ mod tests {
                 compact_kernel(shape, scan, 4),
                 compact_edge_kernel(shape),
             ] {
-                let module = naga::front::wgsl::parse_str(&wgsl)
-                    .unwrap_or_else(|e| panic!("{}\n{wgsl}", e.emit_to_string(&wgsl)));
-                naga::valid::Validator::new(
-                    naga::valid::ValidationFlags::all(),
-                    naga::valid::Capabilities::all(),
-                )
-                .validate(&module)
-                .unwrap_or_else(|e| panic!("{e:?}\n{wgsl}"));
+                validate(&wgsl);
             }
         }
     }

@@ -1,0 +1,328 @@
+//! Compaction and gather of packed one- and two-byte rows (`uint8`, `uint16`, `unorm8x2`, …
+//! read at their own stride): the fast paths of [`subword`](super::subword)'s kernels.
+//!
+//! **Compaction** (sources at a 16-byte aligned offset of a buffer sized in 16 bytes).
+//! Each invocation owns the 32 rows of one mask word of its workgroup's block: it loads their
+//! bytes as `vec4<u32>`s, squeezes the kept rows of each source word out with bit operations
+//! (no loops over rows, no search), and appends them, a whole word at a time, at its place in a
+//! workgroup-memory copy of the block's output bytes (its place is the block's scan of mask
+//! word counts, as the word-wide kernel's), with `atomicOr` in workgroup memory, since the
+//! first and last word an invocation fills can be shared with its neighbours. The
+//! workgroup then stores every output word wholly inside its range with plain stores, and its
+//! first and last four bytes to the side buffer of [`subword`](super::subword)'s edge pass,
+//! which writes the words two blocks share, as for the general kernel.
+//!
+//! **Gather** (by packed 4-byte indices at a 16-byte aligned offset): each invocation loads
+//! its indices four at a time, then the source word of each of its rows, then stores its
+//! consecutive output words whole.
+
+use super::rows::WORKGROUP;
+use super::subword::Shape;
+use crate::data::GpuDataView;
+use crate::format::codec::unit_byte_length;
+
+/// Workgroup-memory words of the output copy for rows of `s` bytes: a block's 8192 rows, plus
+/// the bytes before its start in its first word and one word of slack for the last read.
+fn stage_words(s: u64) -> u64 {
+    2048 * s + 2
+}
+
+/// Workgroup memory the kernel uses for rows of `s` bytes: the copy and the block scan.
+fn storage_bytes(s: u64) -> u64 {
+    stage_words(s) * 4 + 2 * 4 * u64::from(WORKGROUP)
+}
+
+/// Whether a compaction source of `shape`, at byte `offset` of a buffer of `buffer_size` bytes,
+/// takes this kernel: packed rows of 1 or 2 bytes, 16-byte aligned (the source is then bound as
+/// `vec4<u32>`s to a 16-byte end), and the copy fits `limits`' workgroup memory.
+pub(crate) fn fits(shape: Shape, offset: u64, buffer_size: u64, limits: &wgpu::Limits) -> bool {
+    let s = shape.out_stride;
+    matches!(s, 1 | 2)
+        && shape.row_bytes == s
+        && shape.src_stride == s
+        && offset.is_multiple_of(16)
+        && buffer_size.is_multiple_of(16)
+        && storage_bytes(s) <= u64::from(limits.max_compute_workgroup_storage_size)
+}
+
+/// `pack(x, n)`: the rows of source word `x` that the low mask bits `n` keep (one per row),
+/// moved down to its low bytes in order, the bytes above them zero.
+fn pack_fn(s: u64) -> &'static str {
+    if s == 1 {
+        // Clear the dropped bytes, close the gap inside each half, then join the halves.
+        "fn pack(x: u32, n: u32) -> u32 {\n\
+         \x20   let y = x & (((n * 0x204081u) & 0x01010101u) * 0xffu);\n\
+         \x20   var lo = y & 0xffffu;\n\
+         \x20   var hi = y >> 16u;\n\
+         \x20   lo = select(lo >> 8u, lo, (n & 1u) != 0u);\n\
+         \x20   hi = select(hi >> 8u, hi, (n & 4u) != 0u);\n\
+         \x20   return lo | (hi << (countOneBits(n & 3u) * 8u));\n\
+         }\n"
+    } else {
+        "fn pack(x: u32, n: u32) -> u32 {\n\
+         \x20   let y = x & (((n & 1u) | ((n & 2u) << 15u)) * 0xffffu);\n\
+         \x20   return select(y >> 16u, y, (n & 1u) != 0u);\n\
+         }\n"
+    }
+}
+
+/// The compaction kernel for packed rows of `shape.out_stride` (1 or 2) bytes, with the
+/// parameters and bindings of [`subword::compact_kernel`](super::subword::compact_kernel)
+/// except that the source is `vec4<u32>`s (its byte base a multiple of 16). `scan` as there.
+pub(crate) fn compact_kernel(shape: Shape, scan: &str) -> String {
+    let s = shape.out_stride;
+    let rows_per_word = 4 / s;
+    let row_mask = (1u32 << rows_per_word) - 1;
+    let vectors = 2 * s;
+    let stage = stage_words(s);
+    let mut wgsl = super::rows::header(7);
+    wgsl += &super::rows::binding_decl(1, "mask", "u32", false);
+    wgsl += &super::rows::binding_decl(2, "offsets", "u32", false);
+    wgsl += &super::rows::binding_decl(3, "src", "vec4<u32>", false);
+    wgsl += &super::rows::binding_decl(4, "out", "u32", true);
+    wgsl += &super::rows::binding_decl(5, "ends", "u32", true);
+    wgsl += pack_fn(s);
+    wgsl += &format!(
+        "var<workgroup> words: array<u32, {WORKGROUP}>;\n\
+         var<workgroup> pre: array<u32, {WORKGROUP}>;\n\
+         var<workgroup> stage: array<atomic<u32>, {stage}>;\n\
+         // The four staged bytes from byte `b`.\n\
+         fn staged(b: u32) -> u32 {{\n\
+         \x20   let sh = (b & 3u) * 8u;\n\
+         \x20   let a = atomicLoad(&stage[b >> 2u]);\n\
+         \x20   let c = atomicLoad(&stage[(b >> 2u) + 1u]);\n\
+         \x20   return (a >> sh) | select(0u, c << (32u - sh), sh != 0u);\n\
+         }}\n"
+    );
+    // The invocation's source words, lowest row first, appended one by one: `lo` holds the
+    // bytes of staged word `wp` from bit 0 to `fb`; a full word goes to the stage.
+    let (mut decls, mut loads) = (String::new(), String::new());
+    for v in 0..vectors {
+        decls += &format!("    var c{v} = vec4<u32>();\n");
+        loads += &format!("        c{v} = src[at + {v}u];\n");
+    }
+    let mut append = String::new();
+    for j in 0..vectors * 4 {
+        let shift = j * rows_per_word;
+        append += &format!(
+            "        {{\n\
+             \x20           let k = (m >> {shift}u) & {row_mask}u;\n\
+             \x20           let r = pack(c{}.{}, k);\n\
+             \x20           lo |= r << fb;\n\
+             \x20           let hi = select(0u, r >> (32u - fb), fb != 0u);\n\
+             \x20           fb += countOneBits(k) * {bits}u;\n\
+             \x20           if (fb >= 32u) {{ atomicOr(&stage[wp], lo); wp += 1u; lo = hi; fb -= 32u; }}\n\
+             \x20       }}\n",
+            j / 4,
+            ["x", "y", "z", "w"][(j % 4) as usize],
+            bits = 8 * s,
+        );
+    }
+    wgsl += &format!(
+        "@compute @workgroup_size({WORKGROUP})\n\
+         fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n\
+                 @builtin(local_invocation_index) lid: u32) {{\n\
+         \x20   for (var i = lid; i < {stage}u; i += {WORKGROUP}u) {{ atomicStore(&stage[i], 0u); }}\n\
+         \x20   // The rows' bytes, loaded before the scan so that its barriers hide their latency.\n\
+         \x20   let first = group_index(wid, nwg) * {WORKGROUP}u + lid;\n\
+         {decls}\
+         \x20   if (first * 32u < param(0u)) {{\n\
+         \x20       let at = (param(4u) >> 4u) + first * {vectors}u;\n\
+         {loads}\
+         \x20   }}\n\
+         {scan}\
+         \x20   let before = offsets[param(2u) + group] - param(3u);\n\
+         \x20   let len = pre[{last}u] * {s}u;\n\
+         \x20   let x0 = param(5u) + before * {s}u;\n\
+         \x20   let m = words[lid];\n\
+         \x20   if (m != 0u) {{\n\
+         \x20       let pos = (x0 & 3u) + (pre[lid] - countOneBits(m)) * {s}u;\n\
+         \x20       var wp = pos >> 2u;\n\
+         \x20       var fb = (pos & 3u) * 8u;\n\
+         \x20       var lo = 0u;\n\
+         {append}\
+         \x20       if (fb != 0u) {{ atomicOr(&stage[wp], lo); }}\n\
+         \x20   }}\n\
+         \x20   workgroupBarrier();\n\
+         \x20   let base = x0 >> 2u;\n\
+         \x20   let end = (x0 + len) >> 2u;\n\
+         \x20   for (var q = ((x0 + 3u) >> 2u) + lid; q < end; q += {WORKGROUP}u) {{\n\
+         \x20       out[q] = atomicLoad(&stage[q - base]);\n\
+         \x20   }}\n\
+         \x20   if (lid == 0u && len > 0u) {{ ends[param(6u) + 2u * group] = staged(x0 & 3u); }}\n\
+         \x20   if (lid == 1u && len > 4u) {{ ends[param(6u) + 2u * group + 1u] = staged((x0 & 3u) + len - 4u); }}\n\
+         }}\n",
+        last = WORKGROUP - 1,
+    );
+    wgsl
+}
+
+/// Whether a gather of a source range like `source` by indices like `ids` takes
+/// [`gather_kernel`]: packed source rows of 1 or 2 bytes, each inside one word; indices of one 4-byte unit, packed
+/// from a 16-byte aligned offset of a buffer sized in 16 bytes (read as `vec4<u32>`s).
+pub(crate) fn gather_fits(ids: &GpuDataView<'_>, source: &GpuDataView<'_>) -> bool {
+    let s = source.format().byte_length();
+    matches!(s, 1 | 2)
+        && source.byte_stride() == s
+        && source.byte_offset().is_multiple_of(s)
+        && unit_byte_length(ids.format()) == 4
+        && ids.format().byte_length() == 4
+        && ids.byte_stride() == 4
+        && ids.byte_offset().is_multiple_of(16)
+        && ids.buffer().size().is_multiple_of(16)
+}
+
+/// The gather kernel for packed rows of 1 or 2 bytes by packed 4-byte indices (see
+/// [`gather_fits`]), with the parameters and bindings of the general one
+/// ([`subword::gather_kernel`](super::subword::gather_kernel)) except that the indices are
+/// `vec4<u32>`s (their byte base a multiple of 16). Invocation `k` takes rows `4 × vectors × k`
+/// on: one load of each four indices, every row's source word loaded before any is used, then
+/// its consecutive output words stored whole (with `merge`, keeping the bytes of rows that
+/// this part of the source does not hold).
+pub(crate) fn gather_kernel(
+    source: &GpuDataView<'_>,
+    index: &str,
+    merge: bool,
+    vectors: u32,
+) -> String {
+    let s = source.format().byte_length();
+    let rows = 4 * vectors;
+    let per_word = 4 / s;
+    let words = u64::from(rows) / per_word;
+    let mask = if s == 1 { "0xffu" } else { "0xffffu" };
+    let mut wgsl = super::rows::header(7);
+    wgsl += &super::rows::binding_decl(1, "ids", "vec4<u32>", false);
+    wgsl += &super::rows::binding_decl(2, "src", "u32", false);
+    wgsl += &super::rows::binding_decl(3, "out", "u32", true);
+    wgsl += &format!(
+        "// The row of the part at index unit `u`, or 0xffffffff.\n\
+         fn source_row(u: u32) -> u32 {{\n\
+         {index}\
+         \x20   if (ok && idx >= param(5u) && idx - param(5u) < param(6u)) {{ return idx - param(5u); }}\n\
+         \x20   return 0xffffffffu;\n\
+         }}\n"
+    );
+    let mut body = String::new();
+    for v in 0..vectors {
+        body += &format!("    let u{v} = ids[(param(1u) >> 4u) + k * {vectors}u + {v}u];\n");
+    }
+    for r in 0..rows {
+        body += &format!(
+            "    let i{r} = source_row(u{}.{});\n\
+             \x20   let ok{r} = first + {r}u < n && i{r} != 0xffffffffu;\n\
+             \x20   let a{r} = select(0u, param(2u) + i{r} * {s}u, ok{r});\n",
+            r / 4,
+            ["x", "y", "z", "w"][(r % 4) as usize]
+        );
+    }
+    for r in 0..rows {
+        body += &format!("    let v{r} = src[a{r} >> 2u];\n");
+    }
+    for q in 0..words {
+        body += &format!("    var w{q} = 0u;\n    var mine{q} = 0u;\n");
+        for t in 0..per_word {
+            let r = q * per_word + t;
+            let shift = 8 * s * t;
+            body += &format!(
+                "    w{q} |= select(0u, (v{r} >> ((a{r} & 3u) * 8u)) & {mask}, ok{r}) << {shift}u;\n\
+                 \x20   mine{q} |= select(0u, {mask} << {shift}u, ok{r});\n"
+            );
+        }
+        let at = format!("(param(3u) >> 2u) + k * {words}u + {q}u");
+        body += &if merge {
+            format!("    if (mine{q} != 0u) {{ out[{at}] = (out[{at}] & ~mine{q}) | w{q}; }}\n")
+        } else {
+            format!(
+                "    if (first + {}u < n) {{ out[{at}] = w{q}; }}\n",
+                q * per_word
+            )
+        };
+    }
+    wgsl += &format!(
+        "@compute @workgroup_size({WORKGROUP})\n\
+         fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n\
+                 @builtin(local_invocation_index) lid: u32) {{\n\
+         \x20   let k = group_index(wid, nwg) * {WORKGROUP}u + lid;\n\
+         \x20   let n = param(0u);\n\
+         \x20   let first = k * {rows}u;\n\
+         \x20   if (first >= n) {{ return; }}\n\
+         {body}\
+         }}\n"
+    );
+    wgsl
+}
+
+/// Workgroups of [`gather_kernel`] over `rows` rows.
+pub(crate) fn gather_workgroups(rows: u64, vectors: u32) -> u64 {
+    rows.div_ceil(4 * u64::from(vectors) * u64::from(WORKGROUP))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The kernel's `pack` on the host: kept rows of `s` bytes moved down, in order.
+    fn pack(x: u32, n: u32, s: u32) -> u32 {
+        let (mut out, mut at) = (0u32, 0);
+        for r in 0..4 / s {
+            if n >> r & 1 == 1 {
+                let row = (x >> (8 * s * r)) & (u32::MAX >> (32 - 8 * s));
+                out |= row << at;
+                at += 8 * s;
+            }
+        }
+        out
+    }
+
+    /// The WGSL `pack` of rows of 1 byte, transcribed.
+    fn pack8(x: u32, n: u32) -> u32 {
+        let y = x & ((n.wrapping_mul(0x204081) & 0x0101_0101).wrapping_mul(0xff));
+        let (mut lo, mut hi) = (y & 0xffff, y >> 16);
+        if n & 1 == 0 {
+            lo >>= 8;
+        }
+        if n & 4 == 0 {
+            hi >>= 8;
+        }
+        lo | (hi << ((n & 3).count_ones() * 8))
+    }
+
+    /// The WGSL `pack` of rows of 2 bytes, transcribed.
+    fn pack16(x: u32, n: u32) -> u32 {
+        let y = x & (((n & 1) | ((n & 2) << 15)) * 0xffff);
+        if n & 1 != 0 { y } else { y >> 16 }
+    }
+
+    #[test]
+    fn pack_keeps_the_rows_of_every_mask() {
+        for x in [0x0403_0201u32, 0xffff_ffff, 0x8000_0001, 0x00ff_ff00] {
+            for n in 0..16 {
+                assert_eq!(pack8(x, n), pack(x, n, 1), "{x:#x} {n:#b}");
+            }
+            for n in 0..4 {
+                assert_eq!(pack16(x, n), pack(x, n, 2), "{x:#x} {n:#b}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_block_fits_default_workgroup_memory_for_single_bytes() {
+        assert!(storage_bytes(1) <= 16384);
+        assert!(storage_bytes(2) <= 32768);
+    }
+
+    #[cfg(feature = "naga")]
+    #[test]
+    fn kernels_are_valid_wgsl() {
+        let scan = "    let group = group_index(wid, nwg);\n    workgroupBarrier();\n";
+        for s in [1, 2] {
+            let shape = Shape {
+                out_stride: s,
+                row_bytes: s,
+                src_stride: s,
+                unit: s,
+            };
+            super::super::subword::tests::validate(&compact_kernel(shape, scan));
+        }
+    }
+}
