@@ -140,13 +140,13 @@ fn key_functions(keys: &Keys, stride: u64) -> String {
                 String::new()
             };
             format!(
-                "{}fn group_of(i: u32) -> u32 {{\n\
-                 \x20   let w = kld(param(1u) + i * {stride}u);\n\
+                "{}fn group_of_word(w: u32) -> u32 {{\n\
                  {negative}\
                  \x20   if (w >= param(4u)) {{ return {DROP_LOW}; }}\n\
                  \x20   return w;\n\
-                 }}\n",
-                lane.load_fn("kld", "kcol")
+                 }}\n{}",
+                lane.load_fn("kld", "kcol"),
+                group_of_row(stride)
             )
         }
         Keys::Hashed { lane, .. } => format!(
@@ -175,15 +175,15 @@ fn key_functions(keys: &Keys, stride: u64) -> String {
                 Kind::Unsigned => "    let x = f32(w);\n".to_owned(),
             };
             format!(
-                "{}fn group_of(i: u32) -> u32 {{\n\
-                 \x20   let w = kld(param(1u) + i * {stride}u);\n\
+                "{}fn group_of_word(w: u32) -> u32 {{\n\
                  {x}\
                  \x20   if (x < bitcast<f32>(param(6u))) {{ return {DROP_LOW}; }}\n\
                  \x20   if (x > bitcast<f32>(param(7u))) {{ return {DROP_HIGH}; }}\n\
                  \x20   let t = (x - bitcast<f32>(param(6u))) * bitcast<f32>(param(8u));\n\
                  \x20   return min(u32(floor(t)), param(5u) - 1u);\n\
-                 }}\n",
-                lane.load_fn("kld", "kcol")
+                 }}\n{}",
+                lane.load_fn("kld", "kcol"),
+                group_of_row(stride)
             )
         }
         Keys::Cells(_) => format!(
@@ -201,6 +201,12 @@ fn key_functions(keys: &Keys, stride: u64) -> String {
              }}\n"
         ),
     }
+}
+
+/// WGSL `group_of(i)` for keys whose group follows from the key's widened word alone
+/// (`group_of_word`): the word of row `i`, rows `stride` bytes apart from the byte base.
+fn group_of_row(stride: u64) -> String {
+    format!("fn group_of(i: u32) -> u32 {{ return group_of_word(kld(param(1u) + i * {stride}u)); }}\n")
 }
 
 /// The 32-bit finalizer of MurmurHash3: the slot hash of the hash table.
@@ -263,6 +269,9 @@ struct Shape<'a> {
     /// Workgroup-private accumulators for this many groups (a multiple of 256).
     private: Option<u64>,
     per: u64,
+    /// Keys of 4 bytes packed from a 16-byte aligned start, counted without values or mask:
+    /// also bound as `vec4<u32>` (after `kcol`), read so in whole tiles.
+    vectors: bool,
 }
 
 /// The accumulation of one row's group `g` (and value `w`), private or in storage.
@@ -306,6 +315,9 @@ fn pass_kernel(shape: &Shape<'_>) -> String {
         binding
     };
     wgsl += &rows::binding_decl(next(), "kcol", "u32", false);
+    if shape.vectors {
+        wgsl += &rows::binding_decl(next(), "kcolv", "vec4<u32>", false);
+    }
     let value = job.value.filter(|_| shape.mode != Mode::Count);
     if value.is_some() {
         wgsl += &rows::binding_decl(next(), "vcol", "u32", false);
@@ -373,20 +385,51 @@ fn pass_kernel(shape: &Shape<'_>) -> String {
         }
     }
     let counts_drops = shape.mode != Mode::Sum;
+    let tally = |g: &str, w: &str| {
+        let mut line = format!("        if ({g} < n) {{ let g = {g}; {w}{acc} }}");
+        if counts_drops {
+            line += &format!(
+                " else if ({g} == {DROP_LOW}) {{ d0 += 1u; }} else if ({g} == {DROP_HIGH}) {{ d1 += 1u; }} else if ({g} == {DROP_NAN}) {{ d2 += 1u; }}"
+            );
+        }
+        line + "\n"
+    };
     for j in 0..UNROLL {
         let w = if value.is_some() {
             format!("let w = w{j}; ")
         } else {
             String::new()
         };
-        step += &format!("        if (g{j} < n) {{ let g = g{j}; {w}{acc} }}");
-        if counts_drops {
-            step += &format!(
-                " else if (g{j} == {DROP_LOW}) {{ d0 += 1u; }} else if (g{j} == {DROP_HIGH}) {{ d1 += 1u; }} else if (g{j} == {DROP_NAN}) {{ d2 += 1u; }}"
-            );
-        }
-        step += "\n";
+        step += &tally(&format!("g{j}"), &w);
     }
+    // Packed 32-bit keys read as `vec4<u32>` in tiles wholly inside the run (`vectors`).
+    let vector_loop = if shape.vectors {
+        let vecs = shape.per / 4;
+        let unroll = [8, 4, 2, 1].into_iter().find(|u| vecs % u == 0).unwrap_or(1);
+        let mut vstep = String::new();
+        for j in 0..unroll {
+            vstep += &format!("            let v{j} = kcolv[vb + q + (r + {j}u) * {WORKGROUP}u];\n");
+        }
+        for j in 0..unroll {
+            for c in ["x", "y", "z", "w"] {
+                vstep += &format!("        let g{j}{c} = group_of_word(v{j}.{c});\n");
+                vstep += &tally(&format!("g{j}{c}"), "");
+            }
+        }
+        format!(
+            "    if ((group + 1u) * {tile}u <= param(0u)) {{\n\
+             \x20       let vb = param(1u) >> 4u;\n\
+             \x20       let q = group * {vtile}u + lid;\n\
+             \x20       for (var r = 0u; r < {vecs}u; r += {unroll}u) {{\n\
+             {vstep}\
+             \x20       }}\n\
+             \x20   }} else {{\n",
+            tile = shape.per * u64::from(WORKGROUP),
+            vtile = shape.per * u64::from(WORKGROUP) / 4,
+        )
+    } else {
+        "    {\n".to_owned()
+    };
     let drops = if counts_drops {
         "    if (d0 != 0u) { atomicAdd(&dropped[0], d0); }\n\
          \x20   if (d1 != 0u) { atomicAdd(&dropped[1], d1); }\n\
@@ -400,13 +443,16 @@ fn pass_kernel(shape: &Shape<'_>) -> String {
                  @builtin(local_invocation_index) lid: u32) {{\n\
          \x20   let n = param(4u);\n\
          {init}\
-         \x20   let first = group_index(wid, nwg) * {tile}u + lid;\n\
+         \x20   let group = group_index(wid, nwg);\n\
+         \x20   let first = group * {tile}u + lid;\n\
          \x20   let last = param(0u) - 1u;\n\
          \x20   var d0 = 0u;\n\
          \x20   var d1 = 0u;\n\
          \x20   var d2 = 0u;\n\
+         {vector_loop}\
          \x20   for (var r = 0u; r < {per}u; r += {UNROLL}u) {{\n\
          {step}\
+         \x20   }}\n\
          \x20   }}\n\
          {merge}{drops}\
          }}\n",
@@ -538,6 +584,23 @@ fn rows_per_invocation(planner: &Planner<'_>, private: Option<u64>) -> u64 {
     })
 }
 
+/// Whether `piece`'s keys are read as `vec4<u32>` in `mode`: counts only (no values, no mask) of
+/// ids or bins of a 4-byte lane packed from a 16-byte aligned offset (every run starts a whole
+/// number of tiles in, so 16-byte aligned too) in a buffer of a whole `vec4` at least (so every
+/// run's binding holds one).
+fn vector_keys(job: &Job<'_>, mode: Mode, piece: &Piece<'_>) -> bool {
+    let lane = match job.keys {
+        Keys::Ids(lane) | Keys::Bins { lane, .. } => lane,
+        Keys::Hashed { .. } | Keys::Cells(_) => return false,
+    };
+    mode == Mode::Count
+        && piece.mask.is_none()
+        && lane.bytes == 4
+        && piece.key.byte_stride() == 4
+        && piece.key.byte_offset().is_multiple_of(16)
+        && piece.key.buffer().size() >= 16
+}
+
 /// One pass over every piece of `job`.
 fn pass(
     planner: &Planner<'_>,
@@ -571,6 +634,7 @@ fn pass(
             masked: piece.mask.is_some(),
             private,
             per,
+            vectors: vector_keys(job, mode, piece),
         };
         let wgsl = pass_kernel(&shape);
         let mut spans = vec![Span::of(&piece.key)];
@@ -584,6 +648,9 @@ fn pass(
             params[0] = rows::base32(op, n)?;
             params[1] = rows::base32(op, key.base)?;
             let mut bindings: Vec<Bound<'_>> = vec![key];
+            if shape.vectors {
+                bindings.push(key);
+            }
             if let Some(span) = spans.get(1) {
                 let bound = span.bind(op, first, n, align)?;
                 params[2] = rows::base32(op, bound.base)?;
