@@ -17,6 +17,10 @@
 //! Where a pass's accumulators for all groups fit workgroup memory (4, 12 or 28 bytes a group,
 //! at most 4096 groups), each workgroup accumulates its tile of rows there and merges the
 //! non-zero ones into the storage accumulators once; otherwise rows add to storage directly.
+//! Private counts are kept in up to 16 copies (16 KiB at most), neighbouring invocations adding
+//! to different copies, so that rows of one bin rarely meet at one word or bank. Counting keys of
+//! 4 bytes packed from a 16-byte aligned start, tiles wholly inside a run read them as
+//! `vec4<u32>`, eight vectors in flight per invocation.
 
 use super::finish::{finish_kernel, fixed_functions};
 use super::{Kind, Lane, bind_mask, check_piece, mask_fn, order_functions};
@@ -32,6 +36,10 @@ const ROWS_PER_INVOCATION: u64 = 64;
 
 /// Rows whose loads one invocation issues together.
 const UNROLL: u64 = 4;
+
+/// The most copies of private counts, and the workgroup bytes they may take together.
+const COPIES: u64 = 16;
+const COPIES_BYTES: u64 = 16 << 10;
 
 /// The most groups accumulated in workgroup memory.
 const PRIVATE_GROUPS: u64 = 4096;
@@ -268,6 +276,10 @@ struct Shape<'a> {
     masked: bool,
     /// Workgroup-private accumulators for this many groups (a multiple of 256).
     private: Option<u64>,
+    /// Copies of the private counts (a power of two; more than one only counting): invocation
+    /// `lid` adds to copy `lid % copies`, group `g`'s copies side by side from `g × copies`, so
+    /// that neighbouring invocations rarely add to one word or one bank.
+    copies: u64,
     per: u64,
     /// Keys of 4 bytes packed from a 16-byte aligned start, counted without values or mask:
     /// also bound as `vec4<u32>` (after `kcol`), read so in whole tiles.
@@ -277,7 +289,10 @@ struct Shape<'a> {
 /// The accumulation of one row's group `g` (and value `w`), private or in storage.
 fn accumulate(shape: &Shape<'_>) -> String {
     let p = shape.private.is_some();
-    let (cnt, mn, mx) = if p {
+    let copy = format!("&wcnt[g * {copies}u + lid % {copies}u]", copies = shape.copies);
+    let (cnt, mn, mx) = if p && shape.copies > 1 {
+        (copy.as_str(), "&wmn[g]", "&wmx[g]")
+    } else if p {
         ("&wcnt[g]", "&wmn[g]", "&wmx[g]")
     } else {
         ("&acc1[g]", "&acc1[n + g]", "&acc1[2u * n + g]")
@@ -471,15 +486,26 @@ fn private_parts(shape: &Shape<'_>) -> (String, String, String) {
         |body: &str| format!("    for (var g = lid; g < n; g += {WORKGROUP}u) {{\n{body}    }}\n");
     let barrier = "    workgroupBarrier();\n";
     match shape.mode {
-        Mode::Count => (
-            format!("var<workgroup> wcnt: array<atomic<u32>, {cap}>;\n"),
-            each("        atomicStore(&wcnt[g], 0u);\n") + barrier,
-            barrier.to_owned()
-                + &each(
-                    "        let c = atomicLoad(&wcnt[g]);\n\
-                     \x20       if (c != 0u) { atomicAdd(&acc1[g], c); }\n",
-                ),
-        ),
+        Mode::Count => {
+            let copies = shape.copies;
+            let words = cap * copies;
+            // Each group's copies summed from a rotated start (neighbours read other banks).
+            let sum = (0..copies)
+                .map(|k| format!("atomicLoad(&wcnt[g * {copies}u + ((g + {k}u) % {copies}u)])"))
+                .collect::<Vec<_>>()
+                .join(" + ");
+            (
+                format!("var<workgroup> wcnt: array<atomic<u32>, {words}>;\n"),
+                format!(
+                    "    for (var k = lid; k < {words}u; k += {WORKGROUP}u) {{ atomicStore(&wcnt[k], 0u); }}\n"
+                ) + barrier,
+                barrier.to_owned()
+                    + &each(&format!(
+                        "        let c = {sum};\n\
+                         \x20       if (c != 0u) {{ atomicAdd(&acc1[g], c); }}\n"
+                    )),
+            )
+        }
         Mode::Scan => (
             format!(
                 "var<workgroup> wcnt: array<atomic<u32>, {cap}>;\n\
@@ -601,6 +627,17 @@ fn vector_keys(job: &Job<'_>, mode: Mode, piece: &Piece<'_>) -> bool {
         && piece.key.buffer().size() >= 16
 }
 
+/// Copies of `cap` private counts: the most, up to [`COPIES`], within [`COPIES_BYTES`] and the
+/// device's workgroup storage (16 copies up to 256 groups, one from 4096).
+fn count_copies(cap: u64, limits: &wgpu::Limits) -> u64 {
+    let room = u64::from(limits.max_compute_workgroup_storage_size).min(COPIES_BYTES);
+    let mut copies = COPIES;
+    while copies > 1 && cap * 4 * copies > room {
+        copies /= 2;
+    }
+    copies
+}
+
 /// One pass over every piece of `job`.
 fn pass(
     planner: &Planner<'_>,
@@ -616,6 +653,10 @@ fn pass(
     let private = (job.groups <= PRIVATE_GROUPS
         && cap * mode.bytes() <= u64::from(limits.max_compute_workgroup_storage_size))
     .then_some(cap);
+    let copies = match private {
+        Some(cap) if mode == Mode::Count => count_copies(cap, &limits),
+        _ => 1,
+    };
     let per = rows_per_invocation(planner, private.map(|_| job.groups));
     let tile = per * u64::from(WORKGROUP);
     let mut params = [0u32; 16];
@@ -633,6 +674,7 @@ fn pass(
             value_stride: value.map_or(0, |v| v.byte_stride()),
             masked: piece.mask.is_some(),
             private,
+            copies,
             per,
             vectors: vector_keys(job, mode, piece),
         };
