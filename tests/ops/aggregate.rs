@@ -441,7 +441,14 @@ fn packed_columns_read_as_vectors_equal_the_cpu_reference() {
         let bytes = lane_values(&mut rng, format, n + 4, 1000.0, 500, true);
         let floats = decode_f32(&bytes, format);
         let buffer = upload(&gpu, &bytes);
-        for (offset, per) in [(16u64, 8u32), (16, 16), (16, 32), (16, 64), (16, 128), (4, 32)] {
+        for (offset, per) in [
+            (16u64, 8u32),
+            (16, 16),
+            (16, 32),
+            (16, 64),
+            (16, 128),
+            (4, 32),
+        ] {
             let config = OpsConfig {
                 rows_per_thread: Some(per),
                 ..OpsConfig::default()
@@ -475,8 +482,7 @@ fn packed_columns_read_as_vectors_equal_the_cpu_reference() {
                 .unwrap()
                 .read(&gpu)
                 .unwrap();
-                let want =
-                    cpu::histogram(host, None, None, 256, Some((-500.0, 500.0))).unwrap();
+                let want = cpu::histogram(host, None, None, 256, Some((-500.0, 500.0))).unwrap();
                 assert_histogram(&got, &want, &what);
             }
         }

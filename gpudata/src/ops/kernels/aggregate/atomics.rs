@@ -214,7 +214,9 @@ fn key_functions(keys: &Keys, stride: u64) -> String {
 /// WGSL `group_of(i)` for keys whose group follows from the key's widened word alone
 /// (`group_of_word`): the word of row `i`, rows `stride` bytes apart from the byte base.
 fn group_of_row(stride: u64) -> String {
-    format!("fn group_of(i: u32) -> u32 {{ return group_of_word(kld(param(1u) + i * {stride}u)); }}\n")
+    format!(
+        "fn group_of(i: u32) -> u32 {{ return group_of_word(kld(param(1u) + i * {stride}u)); }}\n"
+    )
 }
 
 /// The 32-bit finalizer of MurmurHash3: the slot hash of the hash table.
@@ -289,7 +291,10 @@ struct Shape<'a> {
 /// The accumulation of one row's group `g` (and value `w`), private or in storage.
 fn accumulate(shape: &Shape<'_>) -> String {
     let p = shape.private.is_some();
-    let copy = format!("&wcnt[g * {copies}u + lid % {copies}u]", copies = shape.copies);
+    let copy = format!(
+        "&wcnt[g * {copies}u + lid % {copies}u]",
+        copies = shape.copies
+    );
     let (cnt, mn, mx) = if p && shape.copies > 1 {
         (copy.as_str(), "&wmn[g]", "&wmx[g]")
     } else if p {
@@ -420,10 +425,14 @@ fn pass_kernel(shape: &Shape<'_>) -> String {
     // Packed 32-bit keys read as `vec4<u32>` in tiles wholly inside the run (`vectors`).
     let vector_loop = if shape.vectors {
         let vecs = shape.per / 4;
-        let unroll = [8, 4, 2, 1].into_iter().find(|u| vecs % u == 0).unwrap_or(1);
+        let unroll = [8, 4, 2, 1]
+            .into_iter()
+            .find(|u| vecs % u == 0)
+            .unwrap_or(1);
         let mut vstep = String::new();
         for j in 0..unroll {
-            vstep += &format!("            let v{j} = kcolv[vb + q + (r + {j}u) * {WORKGROUP}u];\n");
+            vstep +=
+                &format!("            let v{j} = kcolv[vb + q + (r + {j}u) * {WORKGROUP}u];\n");
         }
         for j in 0..unroll {
             for c in ["x", "y", "z", "w"] {

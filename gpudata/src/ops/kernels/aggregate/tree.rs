@@ -84,7 +84,12 @@ fn record_functions(kind: Kind) -> String {
          \x20   return r;\n\
          }}\n",
         eighth = WORKGROUP / 8,
-        eight = pairwise_with("comb", &(0..8).map(|k| format!("tree[e + {k}u]")).collect::<Vec<_>>()),
+        eight = pairwise_with(
+            "comb",
+            &(0..8)
+                .map(|k| format!("tree[e + {k}u]"))
+                .collect::<Vec<_>>()
+        ),
         top = pairwise_with(
             "comb",
             &(0..WORKGROUP / 8)
@@ -462,7 +467,11 @@ pub(crate) fn plan(
             tile_kernel(lane, stride, source.mask.is_some(), per)
         };
         let out = rows::bind(&partials, 0, partials.size(), align);
-        let mut bindings = if vectors { vec![bound, bound] } else { vec![bound] };
+        let mut bindings = if vectors {
+            vec![bound, bound]
+        } else {
+            vec![bound]
+        };
         let mut mask_base = 0;
         if let Some(mask) = source.mask {
             let m = bind_mask(mask, first, n, align);
