@@ -427,7 +427,7 @@ fn pass_kernel(shape: &Shape<'_>) -> String {
         let vecs = shape.per / 4;
         let unroll = [8, 4, 2, 1]
             .into_iter()
-            .find(|u| vecs % u == 0)
+            .find(|&u| vecs.is_multiple_of(u))
             .unwrap_or(1);
         let mut vstep = String::new();
         for j in 0..unroll {
