@@ -50,8 +50,14 @@ pub(crate) struct Source<'a> {
     pub mask: Option<&'a wgpu::Buffer>,
 }
 
-/// The record type, its identity and its combination, for sums of `kind`.
+/// The record type, its identity and its combination, for sums of `kind` (and `ext`, an
+/// integer row widened to the sum's 64 bits).
 fn record_functions(kind: Kind) -> String {
+    let ext = if kind == Kind::Signed {
+        "vec2<u32>(w, select(0u, 0xffffffffu, (w & 0x80000000u) != 0u))"
+    } else {
+        "vec2<u32>(w, 0u)"
+    };
     let (identity_sum, combine_sum) = if kind == Kind::Float {
         (
             format!("vec2<u32>({NEG_ZERO}, 0u)"),
@@ -66,6 +72,7 @@ fn record_functions(kind: Kind) -> String {
          \x20   let lo = a.x + b.x;\n\
          \x20   return vec2<u32>(lo, a.y + b.y + select(0u, 1u, lo < a.x));\n\
          }}\n\
+         fn ext(w: u32) -> vec2<u32> {{ return {ext}; }}\n\
          fn identity() -> Rec {{ return Rec(vec2<u32>(0u, 0u), vec2<u32>(0u, 0u), {identity_sum}, 0xffffffffu, 0u); }}\n\
          fn comb(a: Rec, b: Rec) -> Rec {{\n\
          \x20   return Rec(add64(a.kept, b.kept), add64(a.valid, b.valid), {combine_sum}, min(a.mn, b.mn), max(a.mx, b.mx));\n\
@@ -97,6 +104,27 @@ fn record_functions(kind: Kind) -> String {
                 .collect::<Vec<_>>()
         ),
     )
+}
+
+/// The WGSL adding row `j` (its value `u{j}`, kept where `kept` holds) to the counts, extremes
+/// and, for integers, the sum `s`; a float row's summand (`-0` unless a kept non-NaN value) goes
+/// to `terms`.
+fn row_terms(j: u64, kept: &str, float: bool, terms: &mut Vec<String>) -> String {
+    let mut wgsl = format!(
+        "        let in{j} = {kept};\n\
+         \x20       let ok{j} = in{j} && !is_nan(u{j});\n\
+         \x20       kept += select(0u, 1u, in{j});\n\
+         \x20       valid += select(0u, 1u, ok{j});\n\
+         \x20       if (ok{j}) {{ let k = key(u{j}); mn = min(mn, k); mx = max(mx, k); }}\n"
+    );
+    if float {
+        terms.push(format!(
+            "select(bitcast<f32>({NEG_ZERO}), bitcast<f32>(u{j}), ok{j})"
+        ));
+    } else {
+        wgsl += &format!("        if (ok{j}) {{ s = add64(s, ext(u{j})); }}\n");
+    }
+    wgsl
 }
 
 /// A pairwise sum of the WGSL expressions `terms` (a power-of-two count).
@@ -133,11 +161,6 @@ fn tile_kernel(lane: Lane, stride: u64, masked: bool, per: u64) -> String {
     wgsl += &lane.load_fn("ld", "src");
     wgsl += &order_functions(lane.kind);
     wgsl += &record_functions(lane.kind);
-    let ext = if lane.kind == Kind::Signed {
-        "vec2<u32>(w, select(0u, 0xffffffffu, (w & 0x80000000u) != 0u))"
-    } else {
-        "vec2<u32>(w, 0u)"
-    };
     let batches = per / 8;
     let mut body = String::new();
     for b in 0..batches {
@@ -156,20 +179,7 @@ fn tile_kernel(lane: Lane, stride: u64, masked: bool, per: u64) -> String {
             } else {
                 format!("i{j} < n")
             };
-            body += &format!(
-                "        let in{j} = {kept};\n\
-                 \x20       let ok{j} = in{j} && !is_nan(u{j});\n\
-                 \x20       kept += select(0u, 1u, in{j});\n\
-                 \x20       valid += select(0u, 1u, ok{j});\n\
-                 \x20       if (ok{j}) {{ let k = key(u{j}); mn = min(mn, k); mx = max(mx, k); }}\n"
-            );
-            if float {
-                terms.push(format!(
-                    "select(bitcast<f32>({NEG_ZERO}), bitcast<f32>(u{j}), ok{j})"
-                ));
-            } else {
-                body += &format!("        if (ok{j}) {{ let w = u{j}; s = add64(s, {ext}); }}\n");
-            }
+            body += &row_terms(j, &kept, float, &mut terms);
         }
         if float {
             body += &format!("        b{b} = {};\n", pairwise(&terms));
@@ -229,15 +239,7 @@ fn vec4_tile_kernel(kind: Kind, per: u64) -> String {
         Kind::Signed => "w ^ vec4<u32>(0x80000000u)",
         Kind::Unsigned => "w",
     };
-    let ext = if kind == Kind::Signed {
-        "vec2<u32>(w, select(0u, 0xffffffffu, (w & 0x80000000u) != 0u))"
-    } else {
-        "vec2<u32>(w, 0u)"
-    };
-    wgsl += &format!(
-        "fn keyv(w: vec4<u32>) -> vec4<u32> {{ return {keyv}; }}\n\
-         fn ext(w: u32) -> vec2<u32> {{ return {ext}; }}\n"
-    );
+    wgsl += &format!("fn keyv(w: vec4<u32>) -> vec4<u32> {{ return {keyv}; }}\n");
     let vecs = per / 4;
     let batch = vecs.min(8);
     let batches = vecs / batch;
@@ -268,19 +270,7 @@ fn vec4_tile_kernel(kind: Kind, per: u64) -> String {
             }
         }
         for j in 0..batch * 4 {
-            checked += &format!(
-                "        let ok{j} = i{j} < n && !is_nan(u{j});\n\
-                 \x20       kept += select(0u, 1u, i{j} < n);\n\
-                 \x20       valid += select(0u, 1u, ok{j});\n\
-                 \x20       if (ok{j}) {{ let k = key(u{j}); mn = min(mn, k); mx = max(mx, k); }}\n"
-            );
-            if float {
-                checked_terms.push(format!(
-                    "select(bitcast<f32>({NEG_ZERO}), bitcast<f32>(u{j}), ok{j})"
-                ));
-            } else {
-                checked += &format!("        if (ok{j}) {{ s = add64(s, ext(u{j})); }}\n");
-            }
+            checked += &row_terms(j, &format!("i{j} < n"), float, &mut checked_terms);
         }
         if float {
             fast += &format!("        b{b} = {};\n", pairwise(&terms));
