@@ -123,7 +123,12 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                     "[{} dispatches, sum/min/max/mean/counts in one pass]",
                     plan.dispatches()
                 );
-                cases.push(case(format!("reduce_f32{suffix}"), plan, detail, verify));
+                // The tile pass, the kernel that reads the rows (`--wgsl-dir`).
+                let wgsl = plan.wgsl().map(str::to_owned);
+                cases.push(
+                    case(format!("reduce_f32{suffix}"), plan, detail, verify)
+                        .with_wgsl(wgsl.as_deref()),
+                );
             }
         }
         "histogram_256" => {

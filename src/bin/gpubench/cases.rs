@@ -121,6 +121,12 @@ impl Case {
     pub fn wgsl(&self) -> Option<&str> {
         self.wgsl.as_deref()
     }
+
+    /// The case with `wgsl` as its generated WGSL (what `--wgsl-dir` writes).
+    pub fn with_wgsl(mut self, wgsl: Option<&str>) -> Case {
+        self.wgsl = wgsl.map(str::to_owned);
+        self
+    }
 }
 
 /// A GPU column: buffer, format, offset, stride.

@@ -181,8 +181,8 @@ pub fn plan_reduce(
 /// - **Valid rows**: NaN rows of a float column count in `count` but not in `valid_count`, and
 ///   take no part in the sum, the minimum or the maximum (they are treated as nulls).
 /// - **Float sums** are `f32` sums of a fixed binary tree (pairwise: eight rows per invocation
-///   and step, then the eight-row sums, the workgroup's 256 partial sums, and every 1024
-///   workgroup sums, level by level), so the result is deterministic for a column, chunking
+///   and step, or 32 for packed `float32` columns read as `vec4`s, then the steps' sums, the
+///   workgroup's 256 partial sums, and every 1024 workgroup sums, level by level), so the result is deterministic for a column, chunking
 ///   and configuration, and its error is at most `(⌈log₂ n⌉ + 4) · 2⁻²⁴ · Σ|xᵢ|` (tested
 ///   against an `f64` sum). `±inf` values give `±inf` (both: NaN); the sum of no values is
 ///   `-0`, and a sum of only `-0` values is `-0`.

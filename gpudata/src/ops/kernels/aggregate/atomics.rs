@@ -17,6 +17,10 @@
 //! Where a pass's accumulators for all groups fit workgroup memory (4, 12 or 28 bytes a group,
 //! at most 4096 groups), each workgroup accumulates its tile of rows there and merges the
 //! non-zero ones into the storage accumulators once; otherwise rows add to storage directly.
+//! Private counts are kept in up to 16 copies (16 KiB at most), neighbouring invocations adding
+//! to different copies, so that rows of one bin rarely meet at one word or bank. Counting keys of
+//! 4 bytes packed from a 16-byte aligned start, tiles wholly inside a run read them as
+//! `vec4<u32>`, eight vectors in flight per invocation.
 
 use super::finish::{finish_kernel, fixed_functions};
 use super::{Kind, Lane, bind_mask, check_piece, mask_fn, order_functions};
@@ -32,6 +36,10 @@ const ROWS_PER_INVOCATION: u64 = 64;
 
 /// Rows whose loads one invocation issues together.
 const UNROLL: u64 = 4;
+
+/// The most copies of private counts, and the workgroup bytes they may take together.
+const COPIES: u64 = 16;
+const COPIES_BYTES: u64 = 16 << 10;
 
 /// The most groups accumulated in workgroup memory.
 const PRIVATE_GROUPS: u64 = 4096;
@@ -140,13 +148,13 @@ fn key_functions(keys: &Keys, stride: u64) -> String {
                 String::new()
             };
             format!(
-                "{}fn group_of(i: u32) -> u32 {{\n\
-                 \x20   let w = kld(param(1u) + i * {stride}u);\n\
+                "{}fn group_of_word(w: u32) -> u32 {{\n\
                  {negative}\
                  \x20   if (w >= param(4u)) {{ return {DROP_LOW}; }}\n\
                  \x20   return w;\n\
-                 }}\n",
-                lane.load_fn("kld", "kcol")
+                 }}\n{}",
+                lane.load_fn("kld", "kcol"),
+                group_of_row(stride)
             )
         }
         Keys::Hashed { lane, .. } => format!(
@@ -175,15 +183,15 @@ fn key_functions(keys: &Keys, stride: u64) -> String {
                 Kind::Unsigned => "    let x = f32(w);\n".to_owned(),
             };
             format!(
-                "{}fn group_of(i: u32) -> u32 {{\n\
-                 \x20   let w = kld(param(1u) + i * {stride}u);\n\
+                "{}fn group_of_word(w: u32) -> u32 {{\n\
                  {x}\
                  \x20   if (x < bitcast<f32>(param(6u))) {{ return {DROP_LOW}; }}\n\
                  \x20   if (x > bitcast<f32>(param(7u))) {{ return {DROP_HIGH}; }}\n\
                  \x20   let t = (x - bitcast<f32>(param(6u))) * bitcast<f32>(param(8u));\n\
                  \x20   return min(u32(floor(t)), param(5u) - 1u);\n\
-                 }}\n",
-                lane.load_fn("kld", "kcol")
+                 }}\n{}",
+                lane.load_fn("kld", "kcol"),
+                group_of_row(stride)
             )
         }
         Keys::Cells(_) => format!(
@@ -201,6 +209,14 @@ fn key_functions(keys: &Keys, stride: u64) -> String {
              }}\n"
         ),
     }
+}
+
+/// WGSL `group_of(i)` for keys whose group follows from the key's widened word alone
+/// (`group_of_word`): the word of row `i`, rows `stride` bytes apart from the byte base.
+fn group_of_row(stride: u64) -> String {
+    format!(
+        "fn group_of(i: u32) -> u32 {{ return group_of_word(kld(param(1u) + i * {stride}u)); }}\n"
+    )
 }
 
 /// The 32-bit finalizer of MurmurHash3: the slot hash of the hash table.
@@ -262,13 +278,26 @@ struct Shape<'a> {
     masked: bool,
     /// Workgroup-private accumulators for this many groups (a multiple of 256).
     private: Option<u64>,
+    /// Copies of the private counts (a power of two; more than one only counting): invocation
+    /// `lid` adds to copy `lid % copies`, group `g`'s copies side by side from `g × copies`, so
+    /// that neighbouring invocations rarely add to one word or one bank.
+    copies: u64,
     per: u64,
+    /// Keys of 4 bytes packed from a 16-byte aligned start, counted without values or mask:
+    /// also bound as `vec4<u32>` (after `kcol`), read so in whole tiles.
+    vectors: bool,
 }
 
 /// The accumulation of one row's group `g` (and value `w`), private or in storage.
 fn accumulate(shape: &Shape<'_>) -> String {
     let p = shape.private.is_some();
-    let (cnt, mn, mx) = if p {
+    let copy = format!(
+        "&wcnt[g * {copies}u + lid % {copies}u]",
+        copies = shape.copies
+    );
+    let (cnt, mn, mx) = if p && shape.copies > 1 {
+        (copy.as_str(), "&wmn[g]", "&wmx[g]")
+    } else if p {
         ("&wcnt[g]", "&wmn[g]", "&wmx[g]")
     } else {
         ("&acc1[g]", "&acc1[n + g]", "&acc1[2u * n + g]")
@@ -306,6 +335,9 @@ fn pass_kernel(shape: &Shape<'_>) -> String {
         binding
     };
     wgsl += &rows::binding_decl(next(), "kcol", "u32", false);
+    if shape.vectors {
+        wgsl += &rows::binding_decl(next(), "kcolv", "vec4<u32>", false);
+    }
     let value = job.value.filter(|_| shape.mode != Mode::Count);
     if value.is_some() {
         wgsl += &rows::binding_decl(next(), "vcol", "u32", false);
@@ -373,20 +405,55 @@ fn pass_kernel(shape: &Shape<'_>) -> String {
         }
     }
     let counts_drops = shape.mode != Mode::Sum;
+    let tally = |g: &str, w: &str| {
+        let mut line = format!("        if ({g} < n) {{ let g = {g}; {w}{acc} }}");
+        if counts_drops {
+            line += &format!(
+                " else if ({g} == {DROP_LOW}) {{ d0 += 1u; }} else if ({g} == {DROP_HIGH}) {{ d1 += 1u; }} else if ({g} == {DROP_NAN}) {{ d2 += 1u; }}"
+            );
+        }
+        line + "\n"
+    };
     for j in 0..UNROLL {
         let w = if value.is_some() {
             format!("let w = w{j}; ")
         } else {
             String::new()
         };
-        step += &format!("        if (g{j} < n) {{ let g = g{j}; {w}{acc} }}");
-        if counts_drops {
-            step += &format!(
-                " else if (g{j} == {DROP_LOW}) {{ d0 += 1u; }} else if (g{j} == {DROP_HIGH}) {{ d1 += 1u; }} else if (g{j} == {DROP_NAN}) {{ d2 += 1u; }}"
-            );
-        }
-        step += "\n";
+        step += &tally(&format!("g{j}"), &w);
     }
+    // Packed 32-bit keys read as `vec4<u32>` in tiles wholly inside the run (`vectors`).
+    let vector_loop = if shape.vectors {
+        let vecs = shape.per / 4;
+        let unroll = [8, 4, 2, 1]
+            .into_iter()
+            .find(|&u| vecs.is_multiple_of(u))
+            .unwrap_or(1);
+        let mut vstep = String::new();
+        for j in 0..unroll {
+            vstep +=
+                &format!("            let v{j} = kcolv[vb + q + (r + {j}u) * {WORKGROUP}u];\n");
+        }
+        for j in 0..unroll {
+            for c in ["x", "y", "z", "w"] {
+                vstep += &format!("        let g{j}{c} = group_of_word(v{j}.{c});\n");
+                vstep += &tally(&format!("g{j}{c}"), "");
+            }
+        }
+        format!(
+            "    if ((group + 1u) * {tile}u <= param(0u)) {{\n\
+             \x20       let vb = param(1u) >> 4u;\n\
+             \x20       let q = group * {vtile}u + lid;\n\
+             \x20       for (var r = 0u; r < {vecs}u; r += {unroll}u) {{\n\
+             {vstep}\
+             \x20       }}\n\
+             \x20   }} else {{\n",
+            tile = shape.per * u64::from(WORKGROUP),
+            vtile = shape.per * u64::from(WORKGROUP) / 4,
+        )
+    } else {
+        "    {\n".to_owned()
+    };
     let drops = if counts_drops {
         "    if (d0 != 0u) { atomicAdd(&dropped[0], d0); }\n\
          \x20   if (d1 != 0u) { atomicAdd(&dropped[1], d1); }\n\
@@ -400,13 +467,16 @@ fn pass_kernel(shape: &Shape<'_>) -> String {
                  @builtin(local_invocation_index) lid: u32) {{\n\
          \x20   let n = param(4u);\n\
          {init}\
-         \x20   let first = group_index(wid, nwg) * {tile}u + lid;\n\
+         \x20   let group = group_index(wid, nwg);\n\
+         \x20   let first = group * {tile}u + lid;\n\
          \x20   let last = param(0u) - 1u;\n\
          \x20   var d0 = 0u;\n\
          \x20   var d1 = 0u;\n\
          \x20   var d2 = 0u;\n\
+         {vector_loop}\
          \x20   for (var r = 0u; r < {per}u; r += {UNROLL}u) {{\n\
          {step}\
+         \x20   }}\n\
          \x20   }}\n\
          {merge}{drops}\
          }}\n",
@@ -425,15 +495,26 @@ fn private_parts(shape: &Shape<'_>) -> (String, String, String) {
         |body: &str| format!("    for (var g = lid; g < n; g += {WORKGROUP}u) {{\n{body}    }}\n");
     let barrier = "    workgroupBarrier();\n";
     match shape.mode {
-        Mode::Count => (
-            format!("var<workgroup> wcnt: array<atomic<u32>, {cap}>;\n"),
-            each("        atomicStore(&wcnt[g], 0u);\n") + barrier,
-            barrier.to_owned()
-                + &each(
-                    "        let c = atomicLoad(&wcnt[g]);\n\
-                     \x20       if (c != 0u) { atomicAdd(&acc1[g], c); }\n",
-                ),
-        ),
+        Mode::Count => {
+            let copies = shape.copies;
+            let words = cap * copies;
+            // Each group's copies summed from a rotated start (neighbours read other banks).
+            let sum = (0..copies)
+                .map(|k| format!("atomicLoad(&wcnt[g * {copies}u + ((g + {k}u) % {copies}u)])"))
+                .collect::<Vec<_>>()
+                .join(" + ");
+            (
+                format!("var<workgroup> wcnt: array<atomic<u32>, {words}>;\n"),
+                format!(
+                    "    for (var k = lid; k < {words}u; k += {WORKGROUP}u) {{ atomicStore(&wcnt[k], 0u); }}\n"
+                ) + barrier,
+                barrier.to_owned()
+                    + &each(&format!(
+                        "        let c = {sum};\n\
+                         \x20       if (c != 0u) {{ atomicAdd(&acc1[g], c); }}\n"
+                    )),
+            )
+        }
         Mode::Scan => (
             format!(
                 "var<workgroup> wcnt: array<atomic<u32>, {cap}>;\n\
@@ -538,6 +619,34 @@ fn rows_per_invocation(planner: &Planner<'_>, private: Option<u64>) -> u64 {
     })
 }
 
+/// Whether `piece`'s keys are read as `vec4<u32>` in `mode`: counts only (no values, no mask) of
+/// ids or bins of a 4-byte lane packed from a 16-byte aligned offset (every run starts a whole
+/// number of tiles in, so 16-byte aligned too) in a buffer of a whole `vec4` at least (so every
+/// run's binding holds one).
+fn vector_keys(job: &Job<'_>, mode: Mode, piece: &Piece<'_>) -> bool {
+    let lane = match job.keys {
+        Keys::Ids(lane) | Keys::Bins { lane, .. } => lane,
+        Keys::Hashed { .. } | Keys::Cells(_) => return false,
+    };
+    mode == Mode::Count
+        && piece.mask.is_none()
+        && lane.bytes == 4
+        && piece.key.byte_stride() == 4
+        && piece.key.byte_offset().is_multiple_of(16)
+        && piece.key.buffer().size() >= 16
+}
+
+/// Copies of `cap` private counts: the most, up to [`COPIES`], within [`COPIES_BYTES`] and the
+/// device's workgroup storage (16 copies up to 256 groups, one from 4096).
+fn count_copies(cap: u64, limits: &wgpu::Limits) -> u64 {
+    let room = u64::from(limits.max_compute_workgroup_storage_size).min(COPIES_BYTES);
+    let mut copies = COPIES;
+    while copies > 1 && cap * 4 * copies > room {
+        copies /= 2;
+    }
+    copies
+}
+
 /// One pass over every piece of `job`.
 fn pass(
     planner: &Planner<'_>,
@@ -553,6 +662,10 @@ fn pass(
     let private = (job.groups <= PRIVATE_GROUPS
         && cap * mode.bytes() <= u64::from(limits.max_compute_workgroup_storage_size))
     .then_some(cap);
+    let copies = match private {
+        Some(cap) if mode == Mode::Count => count_copies(cap, &limits),
+        _ => 1,
+    };
     let per = rows_per_invocation(planner, private.map(|_| job.groups));
     let tile = per * u64::from(WORKGROUP);
     let mut params = [0u32; 16];
@@ -570,7 +683,9 @@ fn pass(
             value_stride: value.map_or(0, |v| v.byte_stride()),
             masked: piece.mask.is_some(),
             private,
+            copies,
             per,
+            vectors: vector_keys(job, mode, piece),
         };
         let wgsl = pass_kernel(&shape);
         let mut spans = vec![Span::of(&piece.key)];
@@ -584,6 +699,9 @@ fn pass(
             params[0] = rows::base32(op, n)?;
             params[1] = rows::base32(op, key.base)?;
             let mut bindings: Vec<Bound<'_>> = vec![key];
+            if shape.vectors {
+                bindings.push(key);
+            }
             if let Some(span) = spans.get(1) {
                 let bound = span.bind(op, first, n, align)?;
                 params[2] = rows::base32(op, bound.base)?;
