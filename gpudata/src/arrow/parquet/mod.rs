@@ -4,7 +4,7 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, channel};
+use std::sync::mpsc::channel;
 
 use arrow_schema::SchemaRef;
 use parquet::arrow::ProjectionMask;
@@ -13,13 +13,14 @@ use parquet::arrow::arrow_reader::{
 };
 use parquet::file::metadata::ParquetMetaData;
 
-use super::convert::WorkerIds;
-use super::stream::{CancelToken, IngestError, IngestOptions, Ingested, Progress, TableBuilder};
+use super::stream::{
+    CancelToken, IngestError, IngestOptions, Ingested, Progress, TableBuilder, UploadPacer,
+};
 use crate::device::Gpu;
 
 mod workers;
 
-use workers::{Decoded, ReadAhead, Resolution, Worker, WorkerConversion, units};
+use workers::{Decoded, Inbox, ReadAhead, Resolution, Worker, WorkerConversion, units};
 
 /// Closes the read-ahead budget when the consumer stops.
 struct CloseOnDrop<'a>(&'a ReadAhead);
@@ -322,14 +323,16 @@ impl ParquetSource {
     }
 }
 
-/// Streams a Parquet file into a GPU table that grows batch by batch: row groups decoded and
-/// converted (by `options.conversions`) in parallel on `parquet.threads` scoped threads,
-/// uploaded in file order, projected to `parquet.columns`. Each worker converts with category
-/// dictionaries of its own; the uploading thread maps them onto the stream's, so category ids
-/// are those of a one-thread ingest. Workers decode ahead within
-/// [`ParquetOptions::read_ahead_bytes`]; the row group being uploaded is held to
-/// `options.in_flight` batches. Under `options.batch_rows` the uploading thread converts (it
-/// re-batches before converting). Cancellation and errors destroy the partial table, as in
+/// Streams a Parquet file into a GPU table that grows batch by batch: row groups decoded,
+/// converted (by `options.conversions`) and uploaded in parallel on `parquet.threads` scoped
+/// threads, added to the table in file order, projected to `parquet.columns`. Each worker
+/// converts with category dictionaries of its own, merges each batch's labels into the
+/// stream's when its row group's turn comes (row groups in file order), then rewrites the
+/// batch's ids and uploads it, so category ids are those of a one-thread ingest. Workers
+/// decode ahead of their turn within [`ParquetOptions::read_ahead_bytes`]. Under
+/// `options.batch_rows` the consuming thread converts and uploads (it re-batches before
+/// converting), holding the row group it consumes to `options.in_flight` batches.
+/// Cancellation and errors destroy the partial table, as in
 /// [`ingest_reader`](super::stream::ingest_reader).
 ///
 /// # Errors
@@ -380,12 +383,11 @@ pub fn ingest_parquet(
         n => n,
     };
     let read_ahead = ReadAhead::new(threads, budget, options.in_flight);
-    let mut ids = WorkerIds::default();
     let outcome = std::thread::scope(|scope| {
-        let mut receivers: Vec<Receiver<Decoded>> = Vec::with_capacity(threads);
+        let mut receivers: Vec<Inbox> = Vec::with_capacity(threads);
         for worker in 0..threads {
             let (sender, receiver) = channel::<Decoded>();
-            receivers.push(receiver);
+            receivers.push(Inbox(receiver));
             let job = Worker {
                 source: &source,
                 units: &units,
@@ -399,6 +401,10 @@ pub fn ingest_parquet(
                     resolution: &resolution,
                     first_unit,
                     converter: None,
+                    gpu,
+                    usage: options.usage,
+                    options: None,
+                    pacer: UploadPacer::default(),
                 }),
             };
             scope.spawn(move || job.run(worker, threads, &sender));
@@ -406,9 +412,11 @@ pub fn ingest_parquet(
         // Waiting workers return once the consumer stops, however it stops.
         let _close = CloseOnDrop(&read_ahead);
         for unit in 0..units.len() {
-            read_ahead.advance(unit);
+            if !convert_on_workers {
+                read_ahead.advance(unit);
+            }
             let worker = unit % threads;
-            let receiver = &receivers[worker];
+            let receiver = &receivers[worker].0;
             loop {
                 if cancel.is_cancelled() {
                     return Ok(());
@@ -419,9 +427,8 @@ pub fn ingest_parquet(
                         builder.push(&batch)?;
                         progress(&builder.progress());
                     }
-                    Ok(Decoded::Converted(converted, bytes)) => {
-                        read_ahead.release(worker, bytes);
-                        builder.push_converted(converted, &mut ids)?;
+                    Ok(Decoded::Uploaded(batch, accounting)) => {
+                        builder.push_uploaded(batch, accounting)?;
                         progress(&builder.progress());
                     }
                     Ok(Decoded::UnitDone) => break,
@@ -441,5 +448,6 @@ pub fn ingest_parquet(
         builder.abort();
         return Err(IngestError::Cancelled { rows });
     }
+    builder.adopt_categories(read_ahead.take_categories());
     builder.finish()
 }
