@@ -11,7 +11,7 @@ use super::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat};
 use crate::data::DataError;
 use crate::device::Gpu;
 use crate::device::buffers::{align4, create_buffer_async, require_usage};
-use crate::device::transfer::{Stager, WaitMode, row_granule, upload, write_bytes};
+use crate::device::transfer::{Stager, WaitMode, copy_padded, row_granule, upload, write_bytes};
 use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::layout::strided_byte_length;
 use crate::record::{GpuField, GpuStruct, fields_as_bytes, rows_as_bytes};
@@ -157,6 +157,42 @@ impl GpuData {
         let buffer =
             create_buffer_async(gpu, len, usage | wgpu::BufferUsages::COPY_DST, "gpudata").await?;
         write_bytes(gpu, &buffer, 0, bytes, mode).await?;
+        Ok(GpuData {
+            buffer: BufferHandle::Owned(buffer),
+            format: descriptor.format,
+            metrics,
+            readback_metadata: descriptor.readback_metadata,
+            device: Some(gpu.clone()),
+        })
+    }
+
+    /// [`from_bytes`](Self::from_bytes) through `stager`, with the other writes of a batch of
+    /// uploads: the bytes reach the queue at the stager's next submission (its
+    /// [`finish`](Stager::finish) at the latest), not in one of their own. For bytes of at most
+    /// one staging step ([`STAGING_CHUNK_BYTES`](crate::device::STAGING_CHUNK_BYTES)), which
+    /// keeps the stager's bound.
+    ///
+    /// # Errors
+    /// As [`from_bytes`](Self::from_bytes).
+    pub(crate) async fn from_bytes_staged(
+        gpu: &Gpu,
+        bytes: &[u8],
+        descriptor: GpuDataDescriptor,
+        usage: wgpu::BufferUsages,
+        stager: &mut Stager<'_>,
+    ) -> Result<GpuData, DataError> {
+        let len = bytes.len() as u64;
+        let metrics = descriptor.resolve(len)?;
+        let buffer =
+            create_buffer_async(gpu, len, usage | wgpu::BufferUsages::COPY_DST, "gpudata").await?;
+        let padded = align4(len).unwrap_or(u64::MAX);
+        if let Err(e) = stager
+            .write(&buffer, 0, padded, |dst| copy_padded(bytes, 0, dst))
+            .await
+        {
+            buffer.destroy();
+            return Err(e.into());
+        }
         Ok(GpuData {
             buffer: BufferHandle::Owned(buffer),
             format: descriptor.format,
