@@ -11,7 +11,7 @@ use super::{BufferHandle, GpuData, GpuDataDescriptor, GpuDataFormat};
 use crate::data::DataError;
 use crate::device::Gpu;
 use crate::device::buffers::{align4, create_buffer_async, require_usage};
-use crate::device::transfer::{Stager, WaitMode, copy_padded, row_granule, upload, write_bytes};
+use crate::device::transfer::{Stager, WaitMode, row_granule, upload, write_bytes};
 use crate::format::{GpuVectorFormat, VertexFormat};
 use crate::layout::strided_byte_length;
 use crate::record::{GpuField, GpuStruct, fields_as_bytes, rows_as_bytes};
@@ -174,6 +174,7 @@ impl GpuData {
     ///
     /// # Errors
     /// As [`from_bytes`](Self::from_bytes).
+    #[cfg(feature = "arrow")]
     pub(crate) async fn from_bytes_staged(
         gpu: &Gpu,
         bytes: &[u8],
@@ -187,7 +188,9 @@ impl GpuData {
             create_buffer_async(gpu, len, usage | wgpu::BufferUsages::COPY_DST, "gpudata").await?;
         let padded = align4(len).unwrap_or(u64::MAX);
         if let Err(e) = stager
-            .write(&buffer, 0, padded, |dst| copy_padded(bytes, 0, dst))
+            .write(&buffer, 0, padded, |dst| {
+                crate::device::transfer::copy_padded(bytes, 0, dst);
+            })
             .await
         {
             buffer.destroy();

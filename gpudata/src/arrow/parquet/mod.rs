@@ -1,6 +1,7 @@
 //! Parquet files (feature `parquet`, arrow-rs `parquet` 60) into GPU tables: read row group by
-//! row group, several row groups decoded and converted in parallel where the machine has cores
-//! (`workers.rs`), the columns projected, straight into the streaming ingest.
+//! row group, several row groups decoded, converted and uploaded in parallel where the machine
+//! has cores (`workers.rs`), the columns projected, added to the streaming ingest's table in
+//! file order.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -52,8 +53,10 @@ pub struct ParquetOptions {
     /// is one GPU batch unless [`IngestOptions::batch_rows`] re-batches.
     pub batch_size: usize,
     /// Bytes of decoded (and converted) batches of later row groups the workers may hold
-    /// ahead of the upload, in all (`0`: [`DEFAULT_READ_AHEAD_BYTES`]); the row group being
-    /// uploaded is held to [`IngestOptions::in_flight`] batches. Host memory stays below this
+    /// ahead of the row group whose turn it is, in all (`0`: [`DEFAULT_READ_AHEAD_BYTES`]).
+    /// When the workers convert, that row group's worker holds none of its batches (it merges
+    /// and uploads each as it comes); under [`IngestOptions::batch_rows`] the row group being
+    /// consumed is held to [`IngestOptions::in_flight`] batches. Host memory stays below this
     /// plus `in_flight` batches per worker whatever the file's size.
     pub read_ahead_bytes: u64,
     /// Parts each row group is decoded in, as work units of their own (`0` or `1`: whole row
