@@ -229,13 +229,12 @@ impl ReadAhead {
         }
     }
 
-    /// Waits for work unit `unit`'s turn, then runs `merge` on the stream's dictionaries,
-    /// gives back `released` held bytes and, when the unit is `done`, passes the turn on to
-    /// the next unit; `None` when the consumer stopped.
+    /// Waits for work unit `unit`'s turn, then runs `merge` on the stream's dictionaries and,
+    /// when the unit is `done`, passes the turn on to the next unit; `None` when the consumer
+    /// stopped.
     fn merge<T>(
         &self,
         unit: usize,
-        released: u64,
         done: bool,
         merge: impl FnOnce(&mut StreamCategories) -> T,
     ) -> Option<T> {
@@ -253,13 +252,24 @@ impl ReadAhead {
                 .unwrap_or_else(PoisonError::into_inner);
         }
         let value = merge(&mut held.categories);
-        held.bytes = held.bytes.saturating_sub(released);
         if done {
             held.current = unit + 1;
         }
         drop(held);
         self.changed.notify_all();
         Some(value)
+    }
+
+    /// A converting worker no longer holds a batch of `bytes` ([`hold`](Self::hold) counted
+    /// them).
+    fn give_back(&self, bytes: u64) {
+        if bytes == 0 {
+            return;
+        }
+        let mut held = self.lock();
+        held.bytes = held.bytes.saturating_sub(bytes);
+        drop(held);
+        self.changed.notify_all();
     }
 
     /// The stream's category dictionaries, once the workers are done.
@@ -343,8 +353,9 @@ impl WorkerConversion<'_> {
 
     /// Merges the labels of `pending` (batches of work unit `unit`, in order) into the
     /// stream's dictionaries when the unit's turn comes (passing the turn on when the unit is
-    /// `done`), then rewrites their ids and uploads them, sending each to the consumer.
-    /// `false` when the worker should stop (the consumer stopped, or a failure was sent).
+    /// `done`), then rewrites their ids and uploads them, sending each to the consumer and
+    /// giving its held bytes back once it is uploaded. `false` when the worker should stop
+    /// (the consumer stopped, or a failure was sent).
     fn flush(
         &mut self,
         read_ahead: &ReadAhead,
@@ -353,9 +364,8 @@ impl WorkerConversion<'_> {
         done: bool,
         sender: &Sender<Decoded>,
     ) -> bool {
-        let released = pending.iter().map(|(_, bytes)| bytes).sum();
         let converter = &mut self.converter;
-        let merged = read_ahead.merge(unit, released, done, |stream| {
+        let merged = read_ahead.merge(unit, done, |stream| {
             let mut merged = Vec::with_capacity(pending.len());
             let Some(converter) = converter.as_mut() else {
                 return merged;
@@ -376,10 +386,13 @@ impl WorkerConversion<'_> {
         let (Some(converter), Some(options)) = (&self.converter, &self.options) else {
             return true;
         };
-        for ((converted, _), merged) in pending.drain(..).zip(merged) {
+        for ((converted, bytes), merged) in pending.drain(..).zip(merged) {
             let message = match merged.and_then(|m| converter.finish(converted, m)) {
                 Ok((batch, accounting)) => {
-                    match upload_converted(self.gpu, &batch, options, &mut self.pacer) {
+                    let uploaded = upload_converted(self.gpu, &batch, options, &mut self.pacer);
+                    drop(batch);
+                    read_ahead.give_back(bytes);
+                    match uploaded {
                         Ok(uploaded) => Decoded::Uploaded(uploaded, accounting),
                         Err(e) => Decoded::Failed(e),
                     }
