@@ -21,14 +21,15 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use std::sync::Arc;
-
 use arrow_array::RecordBatchReader;
+use arrow_schema::DataType;
 use gpudata::Gpu;
 use gpudata::arrow::convert::{ConversionPlan, Conversions};
-use gpudata::arrow::parquet::{DEFAULT_PARQUET_BATCH_ROWS, ParquetOptions, ingest_parquet};
+use gpudata::arrow::parquet::{
+    DEFAULT_PARQUET_BATCH_ROWS, ParquetOptions, ParquetSource, ingest_parquet,
+};
 use gpudata::arrow::stream::{CancelToken, IngestOptions};
-use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
@@ -62,43 +63,24 @@ fn arrow_read_parallel(path: &Path, groups: usize, threads: usize) -> Result<(u6
     })
 }
 
-/// Reader options that read every `Utf8` / `LargeUtf8` column of `path` (category ids under
-/// `auto`) as `Dictionary<Int32, _>`, as `ingest_parquet` reads them: arrow-rs then keeps the
-/// column chunks' dictionaries instead of building every row's string.
-fn dictionary_options(path: &Path) -> Result<ArrowReaderOptions> {
-    use arrow_schema::{DataType, Field, Schema};
-    let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(path)?)?;
-    let schema = builder.schema();
-    let fields: Vec<Field> = schema
-        .fields()
-        .iter()
-        .map(|f| match f.data_type() {
-            DataType::Utf8 | DataType::LargeUtf8 => {
-                let dictionary = DataType::Dictionary(
-                    Box::new(DataType::Int32),
-                    Box::new(f.data_type().clone()),
-                );
-                f.as_ref().clone().with_data_type(dictionary)
-            }
-            _ => f.as_ref().clone(),
-        })
-        .collect();
-    let hint = Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()));
-    Ok(ArrowReaderOptions::new().with_schema(hint))
-}
-
 /// arrow-rs decoding row groups `groups` (strings as dictionaries, as `ingest_parquet` reads
 /// them) and gpudata's `auto` conversions of each batch on the host, nothing uploaded: what
 /// the ingest costs before the GPU.
 fn convert_only(path: &Path, groups: Vec<usize>) -> Result<u64> {
-    let reader = ParquetRecordBatchReaderBuilder::try_new_with_options(
-        File::open(path)?,
-        dictionary_options(path)?,
-    )?
-    .with_row_groups(groups)
-    .with_batch_size(DEFAULT_PARQUET_BATCH_ROWS)
-    .build()?;
-    let mut plan = ConversionPlan::new(reader.schema(), Conversions::auto())?;
+    let mut source = ParquetSource::open(path, None)?;
+    // Under `auto` every string column becomes category ids.
+    let text: Vec<String> = source
+        .schema()
+        .fields()
+        .iter()
+        .filter(|f| matches!(f.data_type(), DataType::Utf8 | DataType::LargeUtf8))
+        .map(|f| f.name().clone())
+        .collect();
+    let schema = source
+        .read_text_as_dictionaries(&text)
+        .unwrap_or_else(|| source.schema().clone());
+    let reader = source.row_group_reader(groups, DEFAULT_PARQUET_BATCH_ROWS)?;
+    let mut plan = ConversionPlan::new(schema, Conversions::auto())?;
     let mut rows = 0;
     for batch in reader {
         rows += plan.convert(&batch?)?.num_rows() as u64;

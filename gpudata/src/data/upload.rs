@@ -157,13 +157,23 @@ impl GpuData {
         let buffer =
             create_buffer_async(gpu, len, usage | wgpu::BufferUsages::COPY_DST, "gpudata").await?;
         write_bytes(gpu, &buffer, 0, bytes, mode).await?;
-        Ok(GpuData {
+        Ok(GpuData::owned(gpu, buffer, descriptor, metrics))
+    }
+
+    /// Data owning `buffer` on `gpu`, described by `descriptor` (resolved to `metrics`).
+    fn owned(
+        gpu: &Gpu,
+        buffer: wgpu::Buffer,
+        descriptor: GpuDataDescriptor,
+        metrics: super::RowMetrics,
+    ) -> GpuData {
+        GpuData {
             buffer: BufferHandle::Owned(buffer),
             format: descriptor.format,
             metrics,
             readback_metadata: descriptor.readback_metadata,
             device: Some(gpu.clone()),
-        })
+        }
     }
 
     /// [`from_bytes`](Self::from_bytes) through `stager`, with the other writes of a batch of
@@ -196,13 +206,7 @@ impl GpuData {
             buffer.destroy();
             return Err(e.into());
         }
-        Ok(GpuData {
-            buffer: BufferHandle::Owned(buffer),
-            format: descriptor.format,
-            metrics,
-            readback_metadata: descriptor.readback_metadata,
-            device: Some(gpu.clone()),
-        })
+        Ok(GpuData::owned(gpu, buffer, descriptor, metrics))
     }
 
     /// A new owned buffer of packed values of `format`, from any plain-old-data slice whose

@@ -150,23 +150,39 @@ impl Categories {
     }
 }
 
-/// A worker's category column: its ids as a `uint32` dictionary and its labels.
-fn local_labels<'a>(
+/// A category column as its ids (a `uint32` dictionary) and its labels;
+/// [`ConversionError::Metadata`] with `not_ids` or `not_utf8` when it is not such a column.
+fn ids_and_labels<'a>(
     column: &str,
-    local: &'a dyn Array,
+    array: &'a dyn Array,
+    not_ids: &str,
+    not_utf8: &str,
 ) -> Result<(&'a DictionaryArray<UInt32Type>, &'a StringArray), ConversionError> {
     let metadata = |reason: &str| ConversionError::Metadata {
         column: column.to_owned(),
         reason: reason.to_owned(),
     };
-    let dictionary = local
+    let dictionary = array
         .as_dictionary_opt::<UInt32Type>()
-        .ok_or_else(|| metadata("a worker's category ids are not a uint32 dictionary"))?;
+        .ok_or_else(|| metadata(not_ids))?;
     let labels = dictionary
         .values()
         .as_string_opt::<i32>()
-        .ok_or_else(|| metadata("a worker's category labels are not utf8"))?;
+        .ok_or_else(|| metadata(not_utf8))?;
     Ok((dictionary, labels))
+}
+
+/// A worker's category column: its ids as a `uint32` dictionary and its labels.
+fn local_labels<'a>(
+    column: &str,
+    local: &'a dyn Array,
+) -> Result<(&'a DictionaryArray<UInt32Type>, &'a StringArray), ConversionError> {
+    ids_and_labels(
+        column,
+        local,
+        "a worker's category ids are not a uint32 dictionary",
+        "a worker's category labels are not utf8",
+    )
 }
 
 /// `local` (a worker's category column) with the stream's ids instead of the worker's (`map`,
@@ -245,13 +261,12 @@ pub(crate) fn restore(
     let ArrowType::Dictionary(_, _) = array.data_type() else {
         return Err(metadata("category ids read back as a non-dictionary array"));
     };
-    let dictionary = array
-        .as_dictionary_opt::<UInt32Type>()
-        .ok_or_else(|| metadata("category ids read back with keys other than UInt32"))?;
-    let labels = dictionary
-        .values()
-        .as_string_opt::<i32>()
-        .ok_or_else(|| metadata("category labels read back as something other than Utf8"))?;
+    let (dictionary, labels) = ids_and_labels(
+        column,
+        array,
+        "category ids read back with keys other than UInt32",
+        "category labels read back as something other than Utf8",
+    )?;
     let ids = dictionary.keys();
     let label = |i: usize| ids.is_valid(i).then(|| labels.value(ids.value(i) as usize));
     Ok(match original {

@@ -131,8 +131,9 @@ impl ParquetSource {
     /// column chunk's dictionary instead of building every row's string. Returns the projected
     /// schema the readers' batches then have; `None`, leaving the source as it was, when no
     /// column is such a column or arrow-rs refuses the schema. [`schema`](Self::schema) stays
-    /// the file's.
-    pub(crate) fn read_text_as_dictionaries(&mut self, columns: &[String]) -> Option<SchemaRef> {
+    /// the file's. (Public for `ingestbench`, which reads as `ingest_parquet` does.)
+    #[doc(hidden)]
+    pub fn read_text_as_dictionaries(&mut self, columns: &[String]) -> Option<SchemaRef> {
         use arrow_schema::{DataType, Field, Schema};
         let full = self.metadata.schema().clone();
         let mut changed = false;
