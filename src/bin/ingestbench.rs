@@ -9,7 +9,10 @@
 //! Each case runs once to warm up, then `N` times (default 5); the table gives the median.
 //! Cases: arrow-rs's reader alone, on one thread and with one thread per row group (up to the
 //! cores); arrow-rs's reader plus gpudata's `auto` conversions on the host (no upload), on one
-//! thread; gpudata's upload of the converted batches alone (the upload's floor); gpudata's
+//! thread and on one thread per row group, with string columns read as Parquet dictionaries as
+//! `ingest_parquet` reads them (the floor of decode plus conversion); gpudata's upload of the
+//! converted batches alone (the upload's floor), on one thread and on as many as the
+//! parallel readers (each uploading its share of the batches); gpudata's
 //! `ingest_parquet` under the `auto` policy (decode, convert, upload, GPU
 //! table) on 1, 2, 4 and 8 threads and on all cores (at most one per row group), then on all
 //! cores with each row group decoded in 2, 4 and 8 parts (`ParquetOptions::row_group_parts`).
@@ -19,9 +22,12 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use arrow_array::RecordBatchReader;
+use arrow_schema::DataType;
 use gpudata::Gpu;
 use gpudata::arrow::convert::{ConversionPlan, Conversions};
-use gpudata::arrow::parquet::{DEFAULT_PARQUET_BATCH_ROWS, ParquetOptions, ingest_parquet};
+use gpudata::arrow::parquet::{
+    DEFAULT_PARQUET_BATCH_ROWS, ParquetOptions, ParquetSource, ingest_parquet,
+};
 use gpudata::arrow::stream::{CancelToken, IngestOptions};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
@@ -57,14 +63,24 @@ fn arrow_read_parallel(path: &Path, groups: usize, threads: usize) -> Result<(u6
     })
 }
 
-/// arrow-rs decoding row groups `groups` and gpudata's `auto` conversions of each batch on the
-/// host, nothing uploaded: what the ingest costs before the GPU.
+/// arrow-rs decoding row groups `groups` (strings as dictionaries, as `ingest_parquet` reads
+/// them) and gpudata's `auto` conversions of each batch on the host, nothing uploaded: what
+/// the ingest costs before the GPU.
 fn convert_only(path: &Path, groups: Vec<usize>) -> Result<u64> {
-    let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(path)?)?
-        .with_row_groups(groups)
-        .with_batch_size(DEFAULT_PARQUET_BATCH_ROWS)
-        .build()?;
-    let mut plan = ConversionPlan::new(reader.schema(), Conversions::auto())?;
+    let mut source = ParquetSource::open(path, None)?;
+    // Under `auto` every string column becomes category ids.
+    let text: Vec<String> = source
+        .schema()
+        .fields()
+        .iter()
+        .filter(|f| matches!(f.data_type(), DataType::Utf8 | DataType::LargeUtf8))
+        .map(|f| f.name().clone())
+        .collect();
+    let schema = source
+        .read_text_as_dictionaries(&text)
+        .unwrap_or_else(|| source.schema().clone());
+    let reader = source.row_group_reader(groups, DEFAULT_PARQUET_BATCH_ROWS)?;
+    let mut plan = ConversionPlan::new(schema, Conversions::auto())?;
     let mut rows = 0;
     for batch in reader {
         rows += plan.convert(&batch?)?.num_rows() as u64;
@@ -103,6 +119,38 @@ fn converted_batches(
         batches.push(plan.convert(&batch?)?);
     }
     Ok((batches, plan.batch_options()))
+}
+
+/// `batches` uploaded as GPU batches on `threads` threads (thread `t` uploading batches `t`,
+/// `t + threads`, ...), then destroyed: the upload's parallel floor.
+fn upload_parallel(
+    gpu: &Gpu,
+    batches: &[arrow_array::RecordBatch],
+    options: &gpudata::arrow::BatchOptions,
+    threads: usize,
+) -> Result<u64> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || -> Result<Vec<gpudata::GpuRecordBatch>> {
+                    let mut uploaded = Vec::new();
+                    for batch in batches.iter().skip(t).step_by(threads) {
+                        uploaded.push(gpudata::arrow::record_batch_to_gpu(gpu, batch, options)?.0);
+                    }
+                    Ok(uploaded)
+                })
+            })
+            .collect();
+        let mut uploaded = Vec::new();
+        for h in handles {
+            uploaded.extend(h.join().map_err(|_| "an uploading thread panicked")??);
+        }
+        let rows = uploaded.iter().map(gpudata::GpuRecordBatch::num_rows).sum();
+        uploaded
+            .into_iter()
+            .for_each(gpudata::GpuRecordBatch::destroy);
+        Ok(rows)
+    })
 }
 
 fn median(mut times: Vec<Duration>) -> Duration {
@@ -183,6 +231,13 @@ fn main() -> Result<()> {
     let (batches, batch_options) = converted_batches(&path)?;
     if let Some(first) = batches.first() {
         let schema = first.schema();
+        row(
+            "gpudata upload of the converted batches alone (no decode, no conversion)",
+            threads,
+            time(iters, || {
+                upload_parallel(&gpu, &batches, &batch_options, threads)
+            })?,
+        );
         row(
             "gpudata upload of the converted batches alone (no decode, no conversion)",
             1,

@@ -131,6 +131,69 @@ pub fn upload_source(
     Ok(split)
 }
 
+/// Whether `source` uploads through a batch's shared [`Stager`](crate::device::transfer::Stager)
+/// ([`upload_sources`]): its bytes need no GPU pass (fround, Boolean unpacking), fit one
+/// staging step, and are below the handle's host-DMA threshold, if any.
+fn stages_with_batch(gpu: &Gpu, source: &ArrowColumnSource) -> bool {
+    let len = source.bytes().len() as u64;
+    !source.unpacks_bits()
+        && !source.needs_fround()
+        && len <= crate::device::STAGING_CHUNK_BYTES
+        && gpu
+            .transfer_config()
+            .host_dma_threshold()
+            .is_none_or(|threshold| len < threshold)
+}
+
+/// Uploads the columns of one batch as [`upload_source`] does each, except that the columns of
+/// at most one staging step ([`STAGING_CHUNK_BYTES`](crate::device::STAGING_CHUNK_BYTES)) that
+/// need no GPU pass share one stager: their bytes reach the queue in one submission for the
+/// batch, not one per column. Returns once every column's bytes are handed to the queue.
+///
+/// # Errors
+/// As [`upload_source`].
+pub(crate) fn upload_sources(
+    gpu: &Gpu,
+    sources: &[ArrowColumnSource],
+    usage: wgpu::BufferUsages,
+) -> Result<Vec<GpuData>, ArrowInteropError> {
+    use crate::device::transfer::{Stager, WaitMode};
+    let mut stager: Option<Stager<'_>> = None;
+    let mut uploaded = Vec::with_capacity(sources.len());
+    for source in sources {
+        if !stages_with_batch(gpu, source) {
+            uploaded.push(upload_source(gpu, source, usage)?);
+            continue;
+        }
+        let column = source.readback().column();
+        check_device_limits(gpu, source)?;
+        let stager = match &mut stager {
+            Some(stager) => stager,
+            None => stager.insert(
+                Stager::new(gpu, WaitMode::Block)
+                    .map_err(|e| ArrowInteropError::data(column, e.into()))?,
+            ),
+        };
+        let data = pollster::block_on(GpuData::from_bytes_staged(
+            gpu,
+            source.bytes(),
+            descriptor(source),
+            usage,
+            stager,
+        ))
+        .map_err(|e| ArrowInteropError::data(column, e))?;
+        uploaded.push(data);
+    }
+    if let Some(stager) = stager {
+        let column = sources
+            .last()
+            .map_or("(record batch)", |s| s.readback().column());
+        pollster::block_on(stager.finish())
+            .map_err(|e| ArrowInteropError::data(column, e.into()))?;
+    }
+    Ok(uploaded)
+}
+
 /// Uploads a Boolean column's bitmap and unpacks it on the GPU ([`ops::unpack_bits`]) into one
 /// `uint8` / `uint32` 0 or 1 per row, in a buffer of `usage` (plus `STORAGE`).
 fn unpack_booleans(

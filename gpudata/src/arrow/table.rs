@@ -13,7 +13,7 @@ use super::batch::{
 };
 use super::chunked::{ColumnLimit, cut_rows};
 use super::format::{FormatChoice, resolve_format};
-use super::gpu::{array_from_gpu, upload_source};
+use super::gpu::{array_from_gpu, upload_sources};
 use super::source::{ArrowColumnSource, SourceFormat};
 use crate::data::{GpuData, GpuDataFormat};
 use crate::device::Gpu;
@@ -73,8 +73,8 @@ fn upload_batch(
     let mut layouts = Vec::new();
     let mut fields = Vec::new();
     let mut null_count = 0_u64;
-    for column in &source.columns {
-        let data = upload_source(gpu, column, usage)?;
+    let uploaded = upload_sources(gpu, &source.columns, usage)?;
+    for (column, data) in source.columns.iter().zip(uploaded) {
         layouts.extend(column_layout(column));
         fields.push(schema_field(column, &data));
         null_count += column

@@ -157,13 +157,56 @@ impl GpuData {
         let buffer =
             create_buffer_async(gpu, len, usage | wgpu::BufferUsages::COPY_DST, "gpudata").await?;
         write_bytes(gpu, &buffer, 0, bytes, mode).await?;
-        Ok(GpuData {
+        Ok(GpuData::owned(gpu, buffer, descriptor, metrics))
+    }
+
+    /// Data owning `buffer` on `gpu`, described by `descriptor` (resolved to `metrics`).
+    fn owned(
+        gpu: &Gpu,
+        buffer: wgpu::Buffer,
+        descriptor: GpuDataDescriptor,
+        metrics: super::RowMetrics,
+    ) -> GpuData {
+        GpuData {
             buffer: BufferHandle::Owned(buffer),
             format: descriptor.format,
             metrics,
             readback_metadata: descriptor.readback_metadata,
             device: Some(gpu.clone()),
-        })
+        }
+    }
+
+    /// [`from_bytes`](Self::from_bytes) through `stager`, with the other writes of a batch of
+    /// uploads: the bytes reach the queue at the stager's next submission (its
+    /// [`finish`](Stager::finish) at the latest), not in one of their own. For bytes of at most
+    /// one staging step ([`STAGING_CHUNK_BYTES`](crate::device::STAGING_CHUNK_BYTES)), which
+    /// keeps the stager's bound.
+    ///
+    /// # Errors
+    /// As [`from_bytes`](Self::from_bytes).
+    #[cfg(feature = "arrow")]
+    pub(crate) async fn from_bytes_staged(
+        gpu: &Gpu,
+        bytes: &[u8],
+        descriptor: GpuDataDescriptor,
+        usage: wgpu::BufferUsages,
+        stager: &mut Stager<'_>,
+    ) -> Result<GpuData, DataError> {
+        let len = bytes.len() as u64;
+        let metrics = descriptor.resolve(len)?;
+        let buffer =
+            create_buffer_async(gpu, len, usage | wgpu::BufferUsages::COPY_DST, "gpudata").await?;
+        let padded = align4(len).unwrap_or(u64::MAX);
+        if let Err(e) = stager
+            .write(&buffer, 0, padded, |dst| {
+                crate::device::transfer::copy_padded(bytes, 0, dst);
+            })
+            .await
+        {
+            buffer.destroy();
+            return Err(e.into());
+        }
+        Ok(GpuData::owned(gpu, buffer, descriptor, metrics))
     }
 
     /// A new owned buffer of packed values of `format`, from any plain-old-data slice whose

@@ -131,62 +131,98 @@ impl Categories {
 }
 
 impl Categories {
-    /// A batch a worker converted with its own dictionary (`local`: its ids as keys, its labels
-    /// as values) with the stream's ids instead. `map` is that worker's local → stream id map
-    /// for this column so far: its labels new since the last batch get stream ids here, in the
-    /// worker's order (the order they first occur in the batch), so a stream read in file order
-    /// gets the ids a one-thread conversion gives.
-    pub(crate) fn remap(
+    /// Extends `map`, a worker's local → stream id map for this column, to the labels of
+    /// `local` (a batch that worker converted with its own dictionary: its ids as keys, its
+    /// labels as values): its labels new since the worker's last batch get stream ids here, in
+    /// the worker's order (the order they first occur in the batch), so a stream whose batches
+    /// are extended in file order gets the ids a one-thread conversion gives.
+    pub(crate) fn extend_map(
         &mut self,
         column: &str,
         local: &dyn Array,
         map: &mut Vec<u32>,
-    ) -> Result<ArrayRef, ConversionError> {
-        let metadata = |reason: &str| ConversionError::Metadata {
-            column: column.to_owned(),
-            reason: reason.to_owned(),
-        };
-        let dictionary = local
-            .as_dictionary_opt::<UInt32Type>()
-            .ok_or_else(|| metadata("a worker's category ids are not a uint32 dictionary"))?;
-        let labels = dictionary
-            .values()
-            .as_string_opt::<i32>()
-            .ok_or_else(|| metadata("a worker's category labels are not utf8"))?;
+    ) -> Result<(), ConversionError> {
+        let labels = local_labels(column, local)?.1;
         for i in map.len()..labels.len() {
             map.push(self.id(column, labels.value(i))?);
         }
-        let keys = dictionary.keys();
-        // Null rows keep id 0, as a one-thread conversion stores them.
-        let ids: Vec<u32> = match keys.nulls() {
-            None => keys
-                .values()
-                .iter()
-                .map(|k| map.get(*k as usize).copied().unwrap_or(0))
-                .collect(),
-            Some(nulls) => keys
-                .values()
-                .iter()
-                .zip(nulls.iter())
-                .map(|(k, valid)| {
-                    if valid {
-                        map.get(*k as usize).copied().unwrap_or(0)
-                    } else {
-                        0
-                    }
-                })
-                .collect(),
-        };
-        let keys =
-            PrimitiveArray::<UInt32Type>::new(ScalarBuffer::from(ids), keys.nulls().cloned());
-        DictionaryArray::try_new(keys, self.labels())
-            .map(|d| Arc::new(d) as ArrayRef)
-            .map_err(|e| ConversionError::Arrow {
-                column: column.to_owned(),
-                data_type: local.data_type().clone(),
-                message: e.to_string(),
-            })
+        Ok(())
     }
+}
+
+/// A category column as its ids (a `uint32` dictionary) and its labels;
+/// [`ConversionError::Metadata`] with `not_ids` or `not_utf8` when it is not such a column.
+fn ids_and_labels<'a>(
+    column: &str,
+    array: &'a dyn Array,
+    not_ids: &str,
+    not_utf8: &str,
+) -> Result<(&'a DictionaryArray<UInt32Type>, &'a StringArray), ConversionError> {
+    let metadata = |reason: &str| ConversionError::Metadata {
+        column: column.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let dictionary = array
+        .as_dictionary_opt::<UInt32Type>()
+        .ok_or_else(|| metadata(not_ids))?;
+    let labels = dictionary
+        .values()
+        .as_string_opt::<i32>()
+        .ok_or_else(|| metadata(not_utf8))?;
+    Ok((dictionary, labels))
+}
+
+/// A worker's category column: its ids as a `uint32` dictionary and its labels.
+fn local_labels<'a>(
+    column: &str,
+    local: &'a dyn Array,
+) -> Result<(&'a DictionaryArray<UInt32Type>, &'a StringArray), ConversionError> {
+    ids_and_labels(
+        column,
+        local,
+        "a worker's category ids are not a uint32 dictionary",
+        "a worker's category labels are not utf8",
+    )
+}
+
+/// `local` (a worker's category column) with the stream's ids instead of the worker's (`map`,
+/// extended by [`Categories::extend_map`] for this batch) and `labels` (the stream's labels
+/// once this batch was merged) as values.
+pub(crate) fn apply_map(
+    column: &str,
+    local: &dyn Array,
+    map: &[u32],
+    labels: ArrayRef,
+) -> Result<ArrayRef, ConversionError> {
+    let keys = local_labels(column, local)?.0.keys();
+    // Null rows keep id 0, as a one-thread conversion stores them.
+    let ids: Vec<u32> = match keys.nulls() {
+        None => keys
+            .values()
+            .iter()
+            .map(|k| map.get(*k as usize).copied().unwrap_or(0))
+            .collect(),
+        Some(nulls) => keys
+            .values()
+            .iter()
+            .zip(nulls.iter())
+            .map(|(k, valid)| {
+                if valid {
+                    map.get(*k as usize).copied().unwrap_or(0)
+                } else {
+                    0
+                }
+            })
+            .collect(),
+    };
+    let keys = PrimitiveArray::<UInt32Type>::new(ScalarBuffer::from(ids), keys.nulls().cloned());
+    DictionaryArray::try_new(keys, labels)
+        .map(|d| Arc::new(d) as ArrayRef)
+        .map_err(|e| ConversionError::Arrow {
+            column: column.to_owned(),
+            data_type: local.data_type().clone(),
+            message: e.to_string(),
+        })
 }
 
 fn rekey<K: ArrowDictionaryKeyType>(
@@ -225,13 +261,12 @@ pub(crate) fn restore(
     let ArrowType::Dictionary(_, _) = array.data_type() else {
         return Err(metadata("category ids read back as a non-dictionary array"));
     };
-    let dictionary = array
-        .as_dictionary_opt::<UInt32Type>()
-        .ok_or_else(|| metadata("category ids read back with keys other than UInt32"))?;
-    let labels = dictionary
-        .values()
-        .as_string_opt::<i32>()
-        .ok_or_else(|| metadata("category labels read back as something other than Utf8"))?;
+    let (dictionary, labels) = ids_and_labels(
+        column,
+        array,
+        "category ids read back with keys other than UInt32",
+        "category labels read back as something other than Utf8",
+    )?;
     let ids = dictionary.keys();
     let label = |i: usize| ids.is_valid(i).then(|| labels.value(ids.value(i) as usize));
     Ok(match original {

@@ -87,7 +87,7 @@ impl ColumnPlan {
 pub(super) struct Resolved {
     pub(super) columns: Vec<ColumnPlan>,
     output: SchemaRef,
-    options: BatchOptions,
+    pub(super) options: BatchOptions,
 }
 
 impl Resolved {

@@ -1,10 +1,11 @@
 //! Parquet files (feature `parquet`, arrow-rs `parquet` 60) into GPU tables: read row group by
-//! row group, several row groups decoded and converted in parallel where the machine has cores
-//! (`workers.rs`), the columns projected, straight into the streaming ingest.
+//! row group, several row groups decoded, converted and uploaded in parallel where the machine
+//! has cores (`workers.rs`), the columns projected, added to the streaming ingest's table in
+//! file order.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, channel};
+use std::sync::mpsc::channel;
 
 use arrow_schema::SchemaRef;
 use parquet::arrow::ProjectionMask;
@@ -13,13 +14,14 @@ use parquet::arrow::arrow_reader::{
 };
 use parquet::file::metadata::ParquetMetaData;
 
-use super::convert::WorkerIds;
-use super::stream::{CancelToken, IngestError, IngestOptions, Ingested, Progress, TableBuilder};
+use super::stream::{
+    CancelToken, IngestError, IngestOptions, Ingested, Progress, TableBuilder, UploadPacer,
+};
 use crate::device::Gpu;
 
 mod workers;
 
-use workers::{Decoded, ReadAhead, Resolution, Worker, WorkerConversion, units};
+use workers::{Decoded, Inbox, ReadAhead, Resolution, Worker, WorkerConversion, units};
 
 /// Closes the read-ahead budget when the consumer stops.
 struct CloseOnDrop<'a>(&'a ReadAhead);
@@ -51,8 +53,10 @@ pub struct ParquetOptions {
     /// is one GPU batch unless [`IngestOptions::batch_rows`] re-batches.
     pub batch_size: usize,
     /// Bytes of decoded (and converted) batches of later row groups the workers may hold
-    /// ahead of the upload, in all (`0`: [`DEFAULT_READ_AHEAD_BYTES`]); the row group being
-    /// uploaded is held to [`IngestOptions::in_flight`] batches. Host memory stays below this
+    /// ahead of the row group whose turn it is, in all (`0`: [`DEFAULT_READ_AHEAD_BYTES`]).
+    /// When the workers convert, that row group's worker holds none of its batches (it merges
+    /// and uploads each as it comes); under [`IngestOptions::batch_rows`] the row group being
+    /// consumed is held to [`IngestOptions::in_flight`] batches. Host memory stays below this
     /// plus `in_flight` batches per worker whatever the file's size.
     pub read_ahead_bytes: u64,
     /// Parts each row group is decoded in, as work units of their own (`0` or `1`: whole row
@@ -129,8 +133,9 @@ impl ParquetSource {
     /// column chunk's dictionary instead of building every row's string. Returns the projected
     /// schema the readers' batches then have; `None`, leaving the source as it was, when no
     /// column is such a column or arrow-rs refuses the schema. [`schema`](Self::schema) stays
-    /// the file's.
-    pub(crate) fn read_text_as_dictionaries(&mut self, columns: &[String]) -> Option<SchemaRef> {
+    /// the file's. (Public for `ingestbench`, which reads as `ingest_parquet` does.)
+    #[doc(hidden)]
+    pub fn read_text_as_dictionaries(&mut self, columns: &[String]) -> Option<SchemaRef> {
         use arrow_schema::{DataType, Field, Schema};
         let full = self.metadata.schema().clone();
         let mut changed = false;
@@ -324,14 +329,16 @@ impl ParquetSource {
     }
 }
 
-/// Streams a Parquet file into a GPU table that grows batch by batch: row groups decoded and
-/// converted (by `options.conversions`) in parallel on `parquet.threads` scoped threads,
-/// uploaded in file order, projected to `parquet.columns`. Each worker converts with category
-/// dictionaries of its own; the uploading thread maps them onto the stream's, so category ids
-/// are those of a one-thread ingest. Workers decode ahead within
-/// [`ParquetOptions::read_ahead_bytes`]; the row group being uploaded is held to
-/// `options.in_flight` batches. Under `options.batch_rows` the uploading thread converts (it
-/// re-batches before converting). Cancellation and errors destroy the partial table, as in
+/// Streams a Parquet file into a GPU table that grows batch by batch: row groups decoded,
+/// converted (by `options.conversions`) and uploaded in parallel on `parquet.threads` scoped
+/// threads, added to the table in file order, projected to `parquet.columns`. Each worker
+/// converts with category dictionaries of its own, merges each batch's labels into the
+/// stream's when its row group's turn comes (row groups in file order), then rewrites the
+/// batch's ids and uploads it, so category ids are those of a one-thread ingest. Workers
+/// decode ahead of their turn within [`ParquetOptions::read_ahead_bytes`]. Under
+/// `options.batch_rows` the consuming thread converts and uploads (it re-batches before
+/// converting), holding the row group it consumes to `options.in_flight` batches.
+/// Cancellation and errors destroy the partial table, as in
 /// [`ingest_reader`](super::stream::ingest_reader).
 ///
 /// # Errors
@@ -382,12 +389,11 @@ pub fn ingest_parquet(
         n => n,
     };
     let read_ahead = ReadAhead::new(threads, budget, options.in_flight);
-    let mut ids = WorkerIds::default();
     let outcome = std::thread::scope(|scope| {
-        let mut receivers: Vec<Receiver<Decoded>> = Vec::with_capacity(threads);
+        let mut receivers: Vec<Inbox> = Vec::with_capacity(threads);
         for worker in 0..threads {
             let (sender, receiver) = channel::<Decoded>();
-            receivers.push(receiver);
+            receivers.push(Inbox(receiver));
             let job = Worker {
                 source: &source,
                 units: &units,
@@ -401,6 +407,10 @@ pub fn ingest_parquet(
                     resolution: &resolution,
                     first_unit,
                     converter: None,
+                    gpu,
+                    usage: options.usage,
+                    options: None,
+                    pacer: UploadPacer::default(),
                 }),
             };
             scope.spawn(move || job.run(worker, threads, &sender));
@@ -408,9 +418,11 @@ pub fn ingest_parquet(
         // Waiting workers return once the consumer stops, however it stops.
         let _close = CloseOnDrop(&read_ahead);
         for unit in 0..units.len() {
-            read_ahead.advance(unit);
+            if !convert_on_workers {
+                read_ahead.advance(unit);
+            }
             let worker = unit % threads;
-            let receiver = &receivers[worker];
+            let receiver = &receivers[worker].0;
             loop {
                 if cancel.is_cancelled() {
                     return Ok(());
@@ -421,9 +433,8 @@ pub fn ingest_parquet(
                         builder.push(&batch)?;
                         progress(&builder.progress());
                     }
-                    Ok(Decoded::Converted(converted, bytes)) => {
-                        read_ahead.release(worker, bytes);
-                        builder.push_converted(converted, &mut ids)?;
+                    Ok(Decoded::Uploaded(batch, accounting)) => {
+                        builder.push_uploaded(batch, accounting)?;
                         progress(&builder.progress());
                     }
                     Ok(Decoded::UnitDone) => break,
@@ -443,5 +454,6 @@ pub fn ingest_parquet(
         builder.abort();
         return Err(IngestError::Cancelled { rows });
     }
+    builder.adopt_categories(read_ahead.take_categories());
     builder.finish()
 }

@@ -1,15 +1,23 @@
-//! The decoding workers of [`ingest_parquet`](super::ingest_parquet): each decodes its row
-//! groups and converts what it decodes (the plan resolved once, from the file's first batch, by
-//! the worker that decodes it), bounded by a read-ahead budget shared by all workers.
+//! The decoding workers of [`ingest_parquet`](super::ingest_parquet): each decodes its work
+//! units and converts what it decodes (the plan resolved once, from the file's first batch, by
+//! the worker that decodes it), merges each batch's category labels into the stream's
+//! dictionaries when its unit's turn comes (units in file order, one at a time), rewrites the
+//! batch's ids to the stream's and uploads it, all on its own thread. Batches of units whose
+//! turn has not come wait on their worker, bounded by a read-ahead budget shared by all.
 
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::{Receiver, SendError, Sender};
 use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
 
 use arrow_array::RecordBatch;
 
 use super::ParquetSource;
-use crate::arrow::convert::{ConversionPlan, Converted, WorkerConverter};
-use crate::arrow::stream::{CancelToken, IngestError};
+use crate::arrow::BatchOptions;
+use crate::arrow::convert::{
+    Accounting, ConversionPlan, Converted, StreamCategories, WorkerConverter,
+};
+use crate::arrow::stream::{CancelToken, IngestError, UploadPacer, upload_converted};
+use crate::device::Gpu;
+use crate::table::GpuRecordBatch;
 
 /// One work unit: `rows` rows of row group `group` from its row `first` (a whole row group,
 /// or one part of it under [`ParquetOptions::row_group_parts`](super::ParquetOptions)), the
@@ -46,25 +54,67 @@ pub(super) fn units(group_rows: &[u64], parts: usize) -> Vec<Unit> {
     units
 }
 
-/// What a decoding worker sends: a batch (converted on the worker, or as decoded when the
-/// builder re-batches) with the bytes it holds, a failure, or the end of a work unit.
+/// What a decoding worker sends: a batch as decoded (when the builder re-batches) with the
+/// bytes it holds, a batch converted and uploaded, a failure, or the end of a work unit.
 pub(super) enum Decoded {
     Batch(RecordBatch, u64),
-    Converted(Converted, u64),
+    Uploaded(GpuRecordBatch, Accounting),
     Failed(IngestError),
     UnitDone,
+}
+
+/// A worker's channel as the consumer holds it: batches left in it when the consumer stops
+/// are destroyed with it.
+pub(super) struct Inbox(pub(super) Receiver<Decoded>);
+
+impl Drop for Inbox {
+    fn drop(&mut self) {
+        for message in self.0.try_iter() {
+            if let Decoded::Uploaded(batch, _) = message {
+                batch.destroy();
+            }
+        }
+    }
+}
+
+/// Sends `message`; `false` when the consumer stopped (an uploaded batch is then destroyed).
+fn send(sender: &Sender<Decoded>, message: Decoded) -> bool {
+    match sender.send(message) {
+        Ok(()) => true,
+        Err(SendError(message)) => {
+            if let Decoded::Uploaded(batch, _) = message {
+                batch.destroy();
+            }
+            false
+        }
+    }
+}
+
+/// What a converting worker does with a batch it converted ([`ReadAhead::hold`]).
+pub(super) enum Hold {
+    /// Its unit's turn: merge it (and what the worker holds) now.
+    Merge,
+    /// Hold it until the unit's turn (its bytes counted).
+    Held,
+    /// The consumer stopped.
+    Closed,
 }
 
 /// The stream's first batch's resolution of the conversion plan, published by the worker that
 /// decodes it (the owner of the first row group with rows) for the others, which wait for it.
 pub(super) type Resolution = OnceLock<Result<WorkerConverter, ()>>;
 
-/// What the workers hold ahead of the consumer, and the rule that bounds it.
+/// What the workers hold ahead of the consumer, the rule that bounds it, and the turn of the
+/// work unit whose batches are merged into the stream's category dictionaries.
 ///
-/// Batches of the work unit being consumed may be held up to `in_flight` per worker; batches
-/// of later units up to `budget` bytes in all (at least one batch). So the worker the
-/// consumer waits for never waits for memory, the others decode ahead while memory allows, and
-/// host memory stays below the budget plus `in_flight` batches whatever the file's size.
+/// When the consumer converts (it re-batches), batches of the work unit being consumed may be
+/// held up to `in_flight` per worker, and the consumer moves the current unit on
+/// ([`advance`](Self::advance)). When the workers convert, the current unit is the one whose
+/// labels are merged: its worker merges and uploads each batch as it comes, holding none, and
+/// passes the turn on at the unit's end ([`merge`](Self::merge)). Either way batches of later
+/// units are held up to `budget` bytes in all (at least one batch), so the worker everything
+/// waits for never waits for memory, the others decode ahead while memory allows, and host
+/// memory stays below the budget plus `in_flight` batches whatever the file's size.
 pub(super) struct ReadAhead {
     state: Mutex<Held>,
     changed: Condvar,
@@ -80,6 +130,8 @@ struct Held {
     current: usize,
     /// The consumer stopped: workers stop too.
     closed: bool,
+    /// The stream's category dictionaries, merged into by the current unit's worker.
+    categories: StreamCategories,
 }
 
 impl ReadAhead {
@@ -90,6 +142,7 @@ impl ReadAhead {
                 batches: vec![0; workers],
                 current: 0,
                 closed: false,
+                categories: StreamCategories::default(),
             }),
             changed: Condvar::new(),
             budget,
@@ -152,9 +205,81 @@ impl ReadAhead {
         self.lock().closed = true;
         self.changed.notify_all();
     }
+
+    /// What a converting worker does with a converted batch of `bytes` of work unit `unit`:
+    /// merge it if the unit's turn has come, else hold it once the budget allows (counted
+    /// until [`merge`](Self::merge) gives the bytes back).
+    fn hold(&self, unit: usize, bytes: u64) -> Hold {
+        let mut held = self.lock();
+        loop {
+            if held.closed {
+                return Hold::Closed;
+            }
+            if unit == held.current {
+                return Hold::Merge;
+            }
+            if held.bytes == 0 || held.bytes.saturating_add(bytes) <= self.budget {
+                held.bytes = held.bytes.saturating_add(bytes);
+                return Hold::Held;
+            }
+            held = self
+                .changed
+                .wait(held)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// Waits for work unit `unit`'s turn, then runs `merge` on the stream's dictionaries and,
+    /// when the unit is `done`, passes the turn on to the next unit; `None` when the consumer
+    /// stopped.
+    fn merge<T>(
+        &self,
+        unit: usize,
+        done: bool,
+        merge: impl FnOnce(&mut StreamCategories) -> T,
+    ) -> Option<T> {
+        let mut held = self.lock();
+        loop {
+            if held.closed {
+                return None;
+            }
+            if unit == held.current {
+                break;
+            }
+            held = self
+                .changed
+                .wait(held)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        let value = merge(&mut held.categories);
+        if done {
+            held.current = unit + 1;
+        }
+        drop(held);
+        self.changed.notify_all();
+        Some(value)
+    }
+
+    /// A converting worker no longer holds a batch of `bytes` ([`hold`](Self::hold) counted
+    /// them).
+    fn give_back(&self, bytes: u64) {
+        if bytes == 0 {
+            return;
+        }
+        let mut held = self.lock();
+        held.bytes = held.bytes.saturating_sub(bytes);
+        drop(held);
+        self.changed.notify_all();
+    }
+
+    /// The stream's category dictionaries, once the workers are done.
+    pub(super) fn take_categories(&self) -> StreamCategories {
+        std::mem::take(&mut self.lock().categories)
+    }
 }
 
-/// Where a decoding worker converts: its converter once the plan is resolved.
+/// Where a decoding worker converts: its converter once the plan is resolved, and how it
+/// uploads.
 pub(super) struct WorkerConversion<'a> {
     pub(super) worker: usize,
     /// Workers decoding (worker `w` decodes work units `w`, `w + threads`, ...).
@@ -165,6 +290,12 @@ pub(super) struct WorkerConversion<'a> {
     /// The first work unit with rows: its worker resolves the plan.
     pub(super) first_unit: Option<usize>,
     pub(super) converter: Option<WorkerConverter>,
+    pub(super) gpu: &'a Gpu,
+    /// The ingest's buffer usages.
+    pub(super) usage: Option<wgpu::BufferUsages>,
+    /// The upload options, once the plan is resolved.
+    pub(super) options: Option<BatchOptions>,
+    pub(super) pacer: UploadPacer,
 }
 
 impl Drop for WorkerConversion<'_> {
@@ -203,10 +334,13 @@ impl WorkerConversion<'_> {
                 converter
             } else {
                 match self.resolution.wait() {
-                    Ok(converter) => converter.for_worker(self.worker),
+                    Ok(converter) => converter.fresh(),
                     Err(()) => return None,
                 }
             };
+            let mut options = converter.batch_options();
+            options.usage = self.usage;
+            self.options = Some(options);
             self.converter = Some(converter);
         }
         let converter = self.converter.as_mut()?;
@@ -216,10 +350,67 @@ impl WorkerConversion<'_> {
                 .map_err(IngestError::from),
         )
     }
+
+    /// Merges the labels of `pending` (batches of work unit `unit`, in order) into the
+    /// stream's dictionaries when the unit's turn comes (passing the turn on when the unit is
+    /// `done`), then rewrites their ids and uploads them, sending each to the consumer and
+    /// giving its held bytes back once it is uploaded. `false` when the worker should stop
+    /// (the consumer stopped, or a failure was sent).
+    fn flush(
+        &mut self,
+        read_ahead: &ReadAhead,
+        unit: usize,
+        pending: &mut Vec<(Converted, u64)>,
+        done: bool,
+        sender: &Sender<Decoded>,
+    ) -> bool {
+        let converter = &mut self.converter;
+        let merged = read_ahead.merge(unit, done, |stream| {
+            let mut merged = Vec::with_capacity(pending.len());
+            let Some(converter) = converter.as_mut() else {
+                return merged;
+            };
+            for (converted, _) in pending.iter() {
+                let result = converter.merge_labels(converted, stream);
+                let failed = result.is_err();
+                merged.push(result);
+                if failed {
+                    break;
+                }
+            }
+            merged
+        });
+        let Some(merged) = merged else {
+            return false;
+        };
+        let (Some(converter), Some(options)) = (&self.converter, &self.options) else {
+            return true;
+        };
+        for ((converted, bytes), merged) in pending.drain(..).zip(merged) {
+            let message = match merged.and_then(|m| converter.finish(converted, m)) {
+                Ok((batch, accounting)) => {
+                    let uploaded = upload_converted(self.gpu, &batch, options, &mut self.pacer);
+                    drop(batch);
+                    read_ahead.give_back(bytes);
+                    match uploaded {
+                        Ok(uploaded) => Decoded::Uploaded(uploaded, accounting),
+                        Err(e) => Decoded::Failed(e),
+                    }
+                }
+                Err(e) => Decoded::Failed(e.into()),
+            };
+            let failed = matches!(message, Decoded::Failed(_));
+            if !send(sender, message) || failed {
+                return false;
+            }
+        }
+        true
+    }
 }
 
 /// One decoding worker: work units `worker`, `worker + threads`, ... of `source` decoded in
-/// `batch_size` rows (converted when `conversion` is given), sent in order to the consumer.
+/// `batch_size` rows (converted and uploaded when `conversion` is given), sent in order to the
+/// consumer.
 pub(super) struct Worker<'a> {
     pub(super) source: &'a ParquetSource,
     pub(super) units: &'a [Unit],
@@ -239,60 +430,127 @@ impl Worker<'_> {
             .skip(worker)
             .step_by(threads.max(1))
         {
-            let reader = match self.source.row_range_reader(
-                unit.group,
-                unit.first,
-                unit.rows,
-                self.batch_size,
-            ) {
-                Ok(reader) => reader,
-                Err(e) => {
-                    let _ = sender.send(Decoded::Failed(e));
-                    return;
-                }
+            let done = match self.conversion.is_some() {
+                true => self.convert_unit(index, unit, sender),
+                false => self.decode_unit(worker, index, unit, sender),
             };
-            let mut first_row = unit.start;
-            for item in reader {
-                if self.cancel.is_cancelled() {
-                    return;
-                }
-                let message = match (item, self.conversion.as_mut()) {
-                    (Ok(batch), None) => {
-                        let bytes = batch.get_array_memory_size() as u64;
-                        Decoded::Batch(batch, bytes)
-                    }
-                    (Ok(batch), Some(conversion)) => {
-                        let rows = batch.num_rows() as u64;
-                        match conversion.convert(index, &batch, first_row) {
-                            Some(Ok(converted)) => {
-                                first_row += rows;
-                                let bytes = converted.held_bytes();
-                                Decoded::Converted(converted, bytes)
-                            }
-                            Some(Err(e)) => Decoded::Failed(e),
-                            // The resolving worker failed and says why.
-                            None => return,
-                        }
-                    }
-                    (Err(source), _) => Decoded::Failed(IngestError::Read {
-                        batch: unit.group as u64,
-                        source,
-                    }),
-                };
-                let failed = matches!(message, Decoded::Failed(_));
-                if let Decoded::Batch(_, bytes) | Decoded::Converted(_, bytes) = &message
-                    && !self.read_ahead.acquire(worker, index, *bytes)
-                {
-                    return;
-                }
-                if sender.send(message).is_err() || failed {
-                    return;
-                }
-            }
-            if sender.send(Decoded::UnitDone).is_err() {
+            if !done || !send(sender, Decoded::UnitDone) {
                 return;
             }
         }
+    }
+
+    /// A reader of work unit `unit`, or the failure sent.
+    fn reader(
+        &self,
+        unit: &Unit,
+        sender: &Sender<Decoded>,
+    ) -> Option<parquet::arrow::arrow_reader::ParquetRecordBatchReader> {
+        match self
+            .source
+            .row_range_reader(unit.group, unit.first, unit.rows, self.batch_size)
+        {
+            Ok(reader) => Some(reader),
+            Err(e) => {
+                send(sender, Decoded::Failed(e));
+                None
+            }
+        }
+    }
+
+    /// Sends the decoded batches of work unit `unit` (number `index`) as they are, for the
+    /// consumer to convert; `false` when the worker should stop.
+    fn decode_unit(
+        &self,
+        worker: usize,
+        index: usize,
+        unit: &Unit,
+        sender: &Sender<Decoded>,
+    ) -> bool {
+        let Some(reader) = self.reader(unit, sender) else {
+            return false;
+        };
+        for item in reader {
+            if self.cancel.is_cancelled() {
+                return false;
+            }
+            let message = match item {
+                Ok(batch) => {
+                    let bytes = batch.get_array_memory_size() as u64;
+                    if !self.read_ahead.acquire(worker, index, bytes) {
+                        return false;
+                    }
+                    Decoded::Batch(batch, bytes)
+                }
+                Err(source) => Decoded::Failed(IngestError::Read {
+                    batch: unit.group as u64,
+                    source,
+                }),
+            };
+            let failed = matches!(message, Decoded::Failed(_));
+            if !send(sender, message) || failed {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Converts the batches of work unit `unit` (number `index`), merges, uploads and sends
+    /// them in its turn, and passes the turn on; `false` when the worker should stop.
+    fn convert_unit(&mut self, index: usize, unit: &Unit, sender: &Sender<Decoded>) -> bool {
+        let Some(reader) = self.reader(unit, sender) else {
+            return false;
+        };
+        let read_ahead = self.read_ahead;
+        let Some(conversion) = self.conversion.as_mut() else {
+            return false;
+        };
+        let mut pending: Vec<(Converted, u64)> = Vec::new();
+        let mut first_row = unit.start;
+        for item in reader {
+            if self.cancel.is_cancelled() {
+                return false;
+            }
+            let batch = match item {
+                Ok(batch) => batch,
+                Err(source) => {
+                    let e = IngestError::Read {
+                        batch: unit.group as u64,
+                        source,
+                    };
+                    // Batches before the failure go first, in their turn.
+                    if conversion.flush(read_ahead, index, &mut pending, false, sender) {
+                        send(sender, Decoded::Failed(e));
+                    }
+                    return false;
+                }
+            };
+            let rows = batch.num_rows() as u64;
+            let converted = match conversion.convert(index, &batch, first_row) {
+                Some(Ok(converted)) => converted,
+                Some(Err(e)) => {
+                    if conversion.flush(read_ahead, index, &mut pending, false, sender) {
+                        send(sender, Decoded::Failed(e));
+                    }
+                    return false;
+                }
+                // The resolving worker failed and says why.
+                None => return false,
+            };
+            first_row += rows;
+            let bytes = converted.held_bytes();
+            match read_ahead.hold(index, bytes) {
+                Hold::Closed => return false,
+                Hold::Held => pending.push((converted, bytes)),
+                Hold::Merge => {
+                    pending.push((converted, 0));
+                    if !conversion.flush(read_ahead, index, &mut pending, false, sender) {
+                        return false;
+                    }
+                }
+            }
+        }
+        conversion.flush(read_ahead, index, &mut pending, true, sender)
     }
 }
 

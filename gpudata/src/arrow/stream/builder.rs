@@ -7,10 +7,10 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::SchemaRef;
 
 use super::{IngestError, IngestOptions, Progress};
-use crate::arrow::convert::{ColumnReport, ConversionPlan, Converted, WorkerIds};
+use crate::arrow::convert::{Accounting, ColumnReport, ConversionPlan, StreamCategories};
 use crate::arrow::{BatchOptions, record_batch_to_gpu, record_batches_to_gpu_table};
 use crate::device::Gpu;
-use crate::table::GpuTable;
+use crate::table::{GpuRecordBatch, GpuTable};
 
 /// A GPU table and what went into it.
 #[derive(Debug)]
@@ -41,9 +41,66 @@ pub struct TableBuilder<'g> {
     pending_rows: usize,
     progress: Progress,
     started: Instant,
-    /// A queue marker submitted after the previous GPU batch's uploads: the next batch waits
-    /// for it, so at most two batches' staging memory is queued whatever the stream's length.
-    previous_upload: Option<(String, wgpu::SubmissionIndex)>,
+    pacer: UploadPacer,
+}
+
+/// Paces one thread's batch uploads: a queue marker is submitted after each GPU batch's
+/// uploads, and the next batch waits for it, so at most two batches' staging memory per
+/// uploading thread is queued whatever the stream's length.
+#[derive(Debug, Default)]
+pub(crate) struct UploadPacer {
+    previous: Option<(String, wgpu::SubmissionIndex)>,
+}
+
+impl UploadPacer {
+    /// Waits until the GPU has taken the previous batch's uploads, then marks this batch's.
+    /// An upload returns once its last staged chunk is handed to the queue; without this wait
+    /// a fast reader would queue every batch's staging memory ahead of a slower GPU (a software
+    /// adapter): here the queue holds at most this batch's and the previous one's.
+    pub(crate) fn mark(&mut self, gpu: &Gpu, batch: &RecordBatch) -> Result<(), IngestError> {
+        let column = batch
+            .schema()
+            .fields()
+            .last()
+            .map_or_else(String::new, |f| f.name().clone());
+        let marker = gpu.queue().submit(std::iter::empty());
+        let Some((column, previous)) = self.previous.replace((column, marker)) else {
+            return Ok(());
+        };
+        gpu.device()
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(previous),
+                timeout: None,
+            })
+            .map(|_| ())
+            .map_err(|e| {
+                IngestError::from(crate::arrow::ArrowInteropError::Gpu {
+                    column,
+                    source: crate::device::GpuError::Poll {
+                        reason: e.to_string(),
+                    },
+                })
+            })
+    }
+}
+
+/// Uploads one converted batch (`options`: the plan's upload options with the ingest's
+/// usages) as a GPU batch, paced by `pacer`.
+///
+/// # Errors
+/// The upload's errors.
+pub(crate) fn upload_converted(
+    gpu: &Gpu,
+    batch: &RecordBatch,
+    options: &BatchOptions,
+    pacer: &mut UploadPacer,
+) -> Result<GpuRecordBatch, IngestError> {
+    let (gpu_batch, _) = record_batch_to_gpu(gpu, batch, options)?;
+    if let Err(e) = pacer.mark(gpu, batch) {
+        gpu_batch.destroy();
+        return Err(e);
+    }
+    Ok(gpu_batch)
 }
 
 impl<'g> TableBuilder<'g> {
@@ -81,7 +138,7 @@ impl<'g> TableBuilder<'g> {
             pending_rows: 0,
             progress: Progress::default(),
             started: Instant::now(),
-            previous_upload: None,
+            pacer: UploadPacer::default(),
         })
     }
 
@@ -94,8 +151,14 @@ impl<'g> TableBuilder<'g> {
     /// Uploads one converted batch and adds it to the table.
     fn upload(&mut self, batch: &RecordBatch) -> Result<(), IngestError> {
         let options = self.batch_options();
-        let (gpu_batch, _) = record_batch_to_gpu(self.gpu, batch, &options)?;
+        let gpu_batch = upload_converted(self.gpu, batch, &options, &mut self.pacer)?;
+        self.append(gpu_batch)
+    }
+
+    /// Adds an uploaded batch to the table (destroyed when the table refuses it).
+    fn append(&mut self, gpu_batch: GpuRecordBatch) -> Result<(), IngestError> {
         let bytes: u64 = gpu_batch.columns().map(|(_, d)| d.byte_length()).sum();
+        let rows = gpu_batch.num_rows();
         match &mut self.table {
             Some(table) => table
                 .add_batch(gpu_batch)
@@ -110,40 +173,9 @@ impl<'g> TableBuilder<'g> {
             }
         }
         self.progress.gpu_batches += 1;
-        self.progress.rows += batch.num_rows() as u64;
+        self.progress.rows += rows;
         self.progress.gpu_bytes += bytes;
-        self.wait_for_previous_upload(batch)
-    }
-
-    /// Waits until the GPU has taken the previous batch's uploads, then marks this batch's.
-    /// An upload returns once its last staged chunk is handed to the queue; without this wait
-    /// a fast reader would queue every batch's staging memory ahead of a slower GPU (a software
-    /// adapter): here the queue holds at most this batch's and the previous one's.
-    fn wait_for_previous_upload(&mut self, batch: &RecordBatch) -> Result<(), IngestError> {
-        let column = batch
-            .schema()
-            .fields()
-            .last()
-            .map_or_else(String::new, |f| f.name().clone());
-        let marker = self.gpu.queue().submit(std::iter::empty());
-        let Some((column, previous)) = self.previous_upload.replace((column, marker)) else {
-            return Ok(());
-        };
-        self.gpu
-            .device()
-            .poll(wgpu::PollType::Wait {
-                submission_index: Some(previous),
-                timeout: None,
-            })
-            .map(|_| ())
-            .map_err(|e| {
-                IngestError::from(crate::arrow::ArrowInteropError::Gpu {
-                    column,
-                    source: crate::device::GpuError::Poll {
-                        reason: e.to_string(),
-                    },
-                })
-            })
+        Ok(())
     }
 
     /// Converts `batch` and uploads it (or, under `batch_rows`, whatever whole GPU batches the
@@ -176,25 +208,33 @@ impl<'g> TableBuilder<'g> {
         Ok(())
     }
 
-    /// Uploads a batch a worker converted
-    /// ([`WorkerConverter`](crate::arrow::convert::WorkerConverter)) as the stream's next batch, its
-    /// category ids mapped onto the stream's (`ids`: each worker's maps). Batches must come in
-    /// stream order; a builder that re-batches (`batch_rows`) converts on its own thread
-    /// instead.
+    /// Adds a batch a worker converted, merged into the stream's dictionaries and uploaded
+    /// ([`WorkerConverter`](crate::arrow::convert::WorkerConverter)) as the stream's next
+    /// batch. Batches must come in stream order; a builder that re-batches (`batch_rows`)
+    /// converts on its own thread instead.
     ///
     /// # Errors
     /// As [`push`](Self::push).
-    pub(crate) fn push_converted(
+    pub(crate) fn push_uploaded(
         &mut self,
-        converted: Converted,
-        ids: &mut WorkerIds,
+        gpu_batch: GpuRecordBatch,
+        accounting: Accounting,
     ) -> Result<(), IngestError> {
         self.progress.batches_read += 1;
-        self.progress.arrow_bytes += converted.input_bytes();
-        let batch = self.plan.merge(converted, ids)?;
-        self.upload(&batch)?;
+        self.progress.arrow_bytes += accounting.input_bytes();
+        if let Err(e) = self.plan.account(accounting) {
+            gpu_batch.destroy();
+            return Err(e.into());
+        }
+        self.append(gpu_batch)?;
         self.progress.elapsed = self.started.elapsed();
         Ok(())
+    }
+
+    /// Takes the stream's category dictionaries that workers merged their batches into
+    /// (before [`finish`](Self::finish)).
+    pub(crate) fn adopt_categories(&mut self, stream: StreamCategories) {
+        self.plan.adopt_categories(stream);
     }
 
     /// Converts and uploads the first `rows` pending rows as one GPU batch.

@@ -16,6 +16,8 @@ mod reader;
 mod writer;
 
 pub use builder::{Ingested, TableBuilder};
+#[cfg(feature = "parquet")]
+pub(crate) use builder::{UploadPacer, upload_converted};
 pub use error::IngestError;
 #[cfg(feature = "async")]
 pub use futures::ingest_stream;

@@ -29,5 +29,7 @@ pub use config::{
 pub(crate) use host::{advise_huge_pages, zeroed_bytes};
 pub(crate) use readback::{read_into, read_range};
 pub use upload::STAGING_CHUNK_BYTES;
+#[cfg(feature = "arrow")]
+pub(crate) use upload::copy_padded;
 pub(crate) use upload::{Stager, row_granule, upload, write_bytes};
 pub(crate) use wait::WaitMode;

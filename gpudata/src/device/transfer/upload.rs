@@ -193,7 +193,7 @@ fn check_write(buffer: &wgpu::Buffer, offset: u64, len: u64) -> Result<(), GpuEr
 }
 
 /// Copies `bytes[at..]` into `dst`, zeros past the end of `bytes`.
-fn copy_padded(bytes: &[u8], at: u64, dst: wgpu::WriteOnly<'_, [u8]>) {
+pub(crate) fn copy_padded(bytes: &[u8], at: u64, dst: wgpu::WriteOnly<'_, [u8]>) {
     let start = usize::try_from(at).unwrap_or(usize::MAX).min(bytes.len());
     let have = (bytes.len() - start).min(dst.len());
     let (mut head, mut tail) = dst.split_at(have);
