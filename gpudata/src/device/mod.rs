@@ -11,6 +11,7 @@ pub(crate) mod layouts;
 pub(crate) mod pipelines;
 pub(crate) mod scope;
 pub(crate) mod transfer;
+pub(crate) mod uninitialized;
 mod wgpu_error;
 
 pub use error::GpuError;

@@ -19,12 +19,13 @@
 use std::collections::HashMap;
 
 use super::block::{BlockCopy, Piece, block_copy, block_dispatches};
-use super::fresh::{gaps, uninitialized_buffer};
+use super::fresh::gaps;
 use super::geometry::{Placement, gcd};
 use super::moves::{CopyBody, Move};
 use super::plan::{self, KernelRequest};
 use crate::data::GpuDataView;
 use crate::device::buffers::create_buffer;
+use crate::device::uninitialized::uninitialized_buffer;
 use crate::device::{Gpu, GpuError};
 use crate::format::VertexFormat;
 use crate::layout::strided_byte_length;
