@@ -8,9 +8,10 @@
 //! re-layouts' fresh outputs, made without wgpu's zero-fill, over memory that held other bytes.
 
 use gpudata::Gpu;
+use gpudata::ops::OpsConfig;
 use gpudata::table::{
-    __copy_blocks, BlockCopySpec, GpuRecordBatch, GpuTable, PackOptions, SegmentOptions,
-    SegmentedTable,
+    __copy_blocks, __copy_blocks_into_fresh, BlockCopySpec, FreshCopySpec, GpuRecordBatch,
+    GpuTable, PackOptions, SegmentOptions, SegmentedTable,
 };
 use gpudata::{GpuData, GpuDataDescriptor, StructLayout, VertexFormat};
 
@@ -86,8 +87,9 @@ fn copies(lengths: &[u64]) -> Vec<(usize, u64, usize, u64, u64)> {
     out
 }
 
-/// Runs the copies on `gpu` and compares every destination byte with the host.
-fn check_copies(gpu: &Gpu, what: &str) {
+/// Runs the copies on `gpu` (kernels tuned by `config`) and compares every destination byte
+/// with the host.
+fn check_copies(gpu: &Gpu, config: OpsConfig, what: &str) {
     let host = vec![
         noise(40_000, 1),
         noise(12_004, 2),
@@ -107,7 +109,7 @@ fn check_copies(gpu: &Gpu, what: &str) {
             size,
         })
         .collect();
-    __copy_blocks(gpu, &specs).unwrap();
+    __copy_blocks(gpu, &specs, config).unwrap();
     let mut expected = host.clone();
     for &(s, so, d, dof, size) in &plan {
         let bytes = host[s][so as usize..(so + size) as usize].to_vec();
@@ -121,7 +123,20 @@ fn check_copies(gpu: &Gpu, what: &str) {
 
 #[test]
 fn many_blocks_at_every_phase_from_several_buffers_move_every_byte() {
-    check_copies(&gpu(), "adapter limits");
+    let gpu = gpu();
+    // One vector per invocation (the default), and several: blocks end inside an invocation's
+    // run and a workgroup's.
+    for per in [None, Some(4), Some(16)] {
+        let config = OpsConfig {
+            rows_per_thread: per,
+            ..OpsConfig::default()
+        };
+        check_copies(
+            &gpu,
+            config,
+            &format!("adapter limits, {per:?} vectors per invocation"),
+        );
+    }
 }
 
 #[test]
@@ -138,6 +153,7 @@ fn few_storage_bindings_and_small_tables_split_the_block_dispatch() {
         });
         check_copies(
             &small,
+            OpsConfig::default(),
             &format!("{storage} storage bindings of {binding} bytes, uniform {uniform}"),
         );
     }
@@ -233,4 +249,64 @@ fn relayout_outputs_read_zero_where_no_copy_writes() {
         expected.resize(size as usize, 0);
         assert_same(&read_buffer(&gpu, data.buffer(), 0, size), &expected, name);
     }
+}
+
+/// The benchmarks' probe of fresh outputs: blocks at several phases into outputs the re-layout
+/// makes, one buffer per output or all in one (each output at a multiple of 256 bytes), over
+/// memory that held other bytes: the copied bytes land, every other byte reads zero, and a copy
+/// past its output is refused.
+#[test]
+fn blocks_into_fresh_outputs_separate_or_in_one_buffer() {
+    let gpu = gpu();
+    let source = noise(9_000, 7);
+    let src = buffer(&gpu, &source);
+    let sizes = [1_000u64, 4_004, 36];
+    // (source offset, output, offset in the output, bytes)
+    let plan = [
+        (0u64, 0usize, 0u64, 400u64),
+        (4, 0, 400, 596),
+        (1_236, 1, 8, 3_996),
+        (8_000, 2, 4, 32),
+    ];
+    let specs: Vec<FreshCopySpec<'_>> = plan
+        .iter()
+        .map(|&(so, d, dof, size)| FreshCopySpec {
+            src: &src,
+            src_offset: so,
+            dst: d,
+            dst_offset: dof,
+            size,
+        })
+        .collect();
+    let mut outputs: Vec<Vec<u8>> = sizes.iter().map(|&s| vec![0u8; s as usize]).collect();
+    for &(so, d, dof, size) in &plan {
+        outputs[d][dof as usize..(dof + size) as usize]
+            .copy_from_slice(&source[so as usize..(so + size) as usize]);
+    }
+    stale_memory(&gpu, &[1_024, 4_096, 256, 8_192]);
+    let separate = __copy_blocks_into_fresh(&gpu, &sizes, &specs, false).unwrap();
+    assert_eq!(separate.len(), 3);
+    for (d, expected) in outputs.iter().enumerate() {
+        let found = read_buffer(&gpu, &separate[d], 0, sizes[d]);
+        assert_same(&found, expected, &format!("output {d} in its own buffer"));
+    }
+    stale_memory(&gpu, &[8_192]);
+    let one = __copy_blocks_into_fresh(&gpu, &sizes, &specs, true).unwrap();
+    assert_eq!(one.len(), 1);
+    let mut expected = Vec::new();
+    for bytes in &outputs {
+        expected.extend_from_slice(bytes);
+        expected.resize(expected.len().next_multiple_of(256), 0);
+    }
+    let found = read_buffer(&gpu, &one[0], 0, expected.len() as u64);
+    assert_same(&found, &expected, "outputs in one buffer");
+
+    let past = FreshCopySpec {
+        dst_offset: 8,
+        ..specs[3]
+    };
+    assert!(matches!(
+        __copy_blocks_into_fresh(&gpu, &sizes, &[past], true),
+        Err(gpudata::table::TableError::CopyRange { .. })
+    ));
 }

@@ -23,13 +23,15 @@ use crate::timing::Work;
 pub const ON_REQUEST: [&str; 1] = ["big_sort_u32"];
 
 /// Case groups in run order; `--ops` selects by prefix.
-pub const NAMES: [&str; 52] = [
+pub const NAMES: [&str; 54] = [
     "copy_vec4_256",
     "copy_u32_64",
     "copy_buffer_to_buffer",
     "fresh_clear",
     "relayout_pack",
     "relayout_pack_warm",
+    "relayout_pack_fresh",
+    "relayout_pack_one",
     "relayout_interleave",
     "relayout_segment",
     "add_f32",
@@ -699,7 +701,7 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
             )?);
         }
         other if crate::relayout::NAMES.contains(&other) => {
-            cases.extend(crate::relayout::build(gpu, other, size)?);
+            cases.extend(crate::relayout::build(gpu, other, size, all)?);
         }
         other if crate::sort::NAMES.contains(&other) => {
             cases.extend(crate::sort::build(gpu, other, size, all)?);

@@ -6,7 +6,11 @@
 //! first use of a fresh storage buffer of `size` bytes (a buffer created and bound read-write by
 //! a kernel that writes one word: the clear is what the call costs); and `relayout_pack_warm`,
 //! the block copies of `pack_batches` into outputs made (and initialized) once, through the
-//! hidden `gpudata::table::__copy_blocks` (what `relayout_pack` costs without a fresh output).
+//! hidden `gpudata::table::__copy_blocks` (what `relayout_pack` costs without a fresh output;
+//! with `--variants`, at 2, 4 and 8 vectors per invocation too). And two probes of what a fresh
+//! output costs: `relayout_pack_fresh`, the same copies into five outputs made fresh by each
+//! call as `pack_batches` makes them (`__copy_blocks_into_fresh`), and `relayout_pack_one`, into
+//! one fresh buffer holding the five.
 //!
 //! Each is a whole public call (buffers created, copies recorded and submitted), timed on the
 //! GPU between timestamps around the call (see `Work::Call`); the wall column is the call and
@@ -14,9 +18,10 @@
 //! re-layout of the source bytes read back.
 
 use gpudata::data::{BufferHandle, GpuDataDescriptor};
+use gpudata::ops::OpsConfig;
 use gpudata::table::{
-    __copy_blocks, BlockCopySpec, GpuRecordBatch, GpuTable, PackOptions, SegmentOptions,
-    SegmentedTable,
+    __copy_blocks, __copy_blocks_into_fresh, BlockCopySpec, FreshCopySpec, GpuRecordBatch,
+    GpuTable, PackOptions, SegmentOptions, SegmentedTable,
 };
 use gpudata::{Gpu, GpuData, StructLayout, VertexFormat};
 
@@ -25,10 +30,12 @@ use crate::kernels::Fill;
 use crate::timing::Work;
 
 /// Case groups of this module.
-pub const NAMES: [&str; 5] = [
+pub const NAMES: [&str; 7] = [
     "fresh_clear",
     "relayout_pack",
     "relayout_pack_warm",
+    "relayout_pack_fresh",
+    "relayout_pack_one",
     "relayout_interleave",
     "relayout_segment",
 ];
@@ -220,8 +227,32 @@ fn pack_copies<'a>(source: &'a Source, outputs: &'a [wgpu::Buffer]) -> Vec<Block
     specs
 }
 
-/// Builds the cases of group `name` over a table of about `size` bytes.
-pub fn build(gpu: &Gpu, name: &str, size: u64) -> Result<Vec<Case>, String> {
+/// The copies of [`pack_copies`] into outputs by index, and the outputs' sizes.
+fn fresh_copies(source: &Source) -> (Vec<u64>, Vec<FreshCopySpec<'_>>) {
+    let mut specs = Vec::new();
+    let mut sizes: Vec<u64> = Vec::new();
+    for parts in &source.batches {
+        for (c, p) in parts.iter().enumerate() {
+            let bytes = p.rows * p.format.byte_length();
+            if sizes.len() <= c {
+                sizes.push(0);
+            }
+            specs.push(FreshCopySpec {
+                src: &p.buffer,
+                src_offset: 0,
+                dst: c,
+                dst_offset: sizes[c],
+                size: bytes,
+            });
+            sizes[c] += bytes;
+        }
+    }
+    (sizes, specs)
+}
+
+/// Builds the cases of group `name` over a table of about `size` bytes (`all`: with tuning
+/// variants).
+pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, String> {
     if name == "fresh_clear" {
         return Ok(vec![fresh_clear(gpu, size)?]);
     }
@@ -288,27 +319,93 @@ pub fn build(gpu: &Gpu, name: &str, size: u64) -> Result<Vec<Case>, String> {
                 .iter()
                 .map(|f| alloc(gpu, n * f.byte_length(), 0, None))
                 .collect::<Result<Vec<_>, _>>()?;
-            __copy_blocks(gpu, &pack_copies(&source, &outputs)).map_err(|e| e.to_string())?;
+            __copy_blocks(gpu, &pack_copies(&source, &outputs), OpsConfig::default())
+                .map_err(|e| e.to_string())?;
             wait(gpu)?;
             let outputs = std::sync::Arc::new(outputs);
-            let (src, out) = (source.clone(), outputs.clone());
+            let per: &[u32] = if all { &[0, 2, 4, 8] } else { &[0] };
+            let mut cases = Vec::new();
+            for &per in per {
+                let config = OpsConfig {
+                    rows_per_thread: (per > 0).then_some(per),
+                    ..OpsConfig::default()
+                };
+                let (src, out, gpu_c) = (source.clone(), outputs.clone(), table_gpu.clone());
+                let call = move || -> Result<(), String> {
+                    __copy_blocks(&gpu_c, &pack_copies(&src, &out), config)
+                        .map_err(|e| e.to_string())
+                };
+                let (src, out) = (source.clone(), outputs.clone());
+                let verify = Box::new(move |gpu: &Gpu| -> Result<(), String> {
+                    // Cleared first: the check sees this variant's copies.
+                    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+                    for o in out.iter() {
+                        encoder.clear_buffer(o, 0, None);
+                    }
+                    gpu.queue().submit([encoder.finish()]);
+                    __copy_blocks(gpu, &pack_copies(&src, &out), config)
+                        .map_err(|e| e.to_string())?;
+                    for (c, (column, _, expected)) in src.host_columns(gpu)?.into_iter().enumerate()
+                    {
+                        let found =
+                            crate::cases::read_range(gpu, &out[c], 0, expected.len() as u64)?;
+                        compare(&column, &found, &expected)?;
+                    }
+                    Ok(())
+                });
+                let label = if per > 0 {
+                    format!("{name} v{per}")
+                } else {
+                    name.to_owned()
+                };
+                cases.push(Case::new(
+                    label,
+                    2 * bytes,
+                    Work::Call(Box::new(call)),
+                    "[pack's 20 block copies into initialized outputs]".to_owned(),
+                    Some(verify),
+                ));
+            }
+            return Ok(cases);
+        }
+        "relayout_pack_fresh" | "relayout_pack_one" => {
+            let one = name == "relayout_pack_one";
+            let src = source.clone();
             let call = move || -> Result<(), String> {
-                __copy_blocks(&table_gpu, &pack_copies(&src, &out)).map_err(|e| e.to_string())
+                let (sizes, specs) = fresh_copies(&src);
+                __copy_blocks_into_fresh(&table_gpu, &sizes, &specs, one)
+                    .map(drop)
+                    .map_err(|e| e.to_string())
             };
             let src = source.clone();
             let verify = Box::new(move |gpu: &Gpu| -> Result<(), String> {
+                let (sizes, specs) = fresh_copies(&src);
+                let buffers = __copy_blocks_into_fresh(gpu, &sizes, &specs, one)
+                    .map_err(|e| e.to_string())?;
+                let mut at = 0u64;
                 for (c, (column, _, expected)) in src.host_columns(gpu)?.into_iter().enumerate() {
-                    let found =
-                        crate::cases::read_range(gpu, &outputs[c], 0, expected.len() as u64)?;
+                    let (buffer, offset) = if one {
+                        (&buffers[0], at)
+                    } else {
+                        (&buffers[c], 0)
+                    };
+                    let len = expected.len() as u64;
+                    let found = crate::cases::read_range(gpu, buffer, offset, len)?;
                     compare(&column, &found, &expected)?;
+                    at = (at + len).next_multiple_of(256);
                 }
                 Ok(())
             });
+            let what = if one {
+                "[pack's 20 block copies into one fresh buffer]"
+            } else {
+                "[pack's 20 block copies into five fresh buffers]"
+            };
             Case::new(
                 name.to_owned(),
                 2 * bytes,
                 Work::Call(Box::new(call)),
-                "[pack's 20 block copies into initialized outputs]".to_owned(),
+                what.to_owned(),
                 Some(verify),
             )
         }

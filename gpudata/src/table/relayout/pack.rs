@@ -272,38 +272,153 @@ pub struct BlockCopySpec<'a> {
 /// [`GpuTable::pack_batches`] copies one batch's column (one block-copy kernel block where the
 /// bytes move as a word-aligned block between storage buffers), into buffers the caller made
 /// (benchmarks time pack's copies into already initialized outputs; tests drive many blocks
-/// through it). Not API: nothing here is covered by semver.
+/// through it), with the kernels tuned by `config`. Not API: nothing here is covered by semver.
 ///
 /// # Errors
 /// [`TableError::CopyRange`] for a copy that leaves a buffer or cannot be bound;
 /// [`TableError::Gpu`] for a buffer without the usage a copy needs, or what the device refuses.
 #[doc(hidden)]
-pub fn __copy_blocks(gpu: &Gpu, copies: &[BlockCopySpec<'_>]) -> Result<(), TableError> {
-    let mut relayout = Relayout::new(gpu, "gpudata copy blocks");
+pub fn __copy_blocks(
+    gpu: &Gpu,
+    copies: &[BlockCopySpec<'_>],
+    config: crate::ops::OpsConfig,
+) -> Result<(), TableError> {
+    let mut relayout = Relayout::new(gpu, "gpudata copy blocks").with_config(config);
     for copy in copies {
-        relayout.copy(
-            &[Field {
-                run: Run {
-                    buffer: copy.src,
-                    byte_offset: copy.src_offset,
-                    byte_stride: 1,
-                    rows: copy.size,
-                    row_bytes: 1,
-                },
-                target: 0,
-                byte: 0,
-            }],
-            &[Target {
-                buffer: copy.dst,
-                offset: 0,
-                stride: 1,
-                first_row: copy.dst_offset,
-                region_bytes: copy.dst.size(),
-            }],
-            true,
+        record_block(
+            &mut relayout,
+            copy.src,
+            copy.src_offset,
+            copy.dst,
+            copy.dst_offset,
+            copy.size,
         )?;
     }
     relayout.submit()?;
+    Ok(())
+}
+
+/// One copy of [`__copy_blocks_into_fresh`]: `size` bytes from `src_offset` of `src` to
+/// `dst_offset` of output `dst`. Not API.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct FreshCopySpec<'a> {
+    /// The source buffer.
+    pub src: &'a wgpu::Buffer,
+    /// The first source byte.
+    pub src_offset: u64,
+    /// The output's index in `sizes`.
+    pub dst: usize,
+    /// The first byte in that output.
+    pub dst_offset: u64,
+    /// The bytes copied.
+    pub size: u64,
+}
+
+/// [`__copy_blocks`] into outputs of `sizes` bytes (multiples of 4) that the re-layout makes,
+/// as [`GpuTable::pack_batches`] makes its packed columns (without wgpu's zero-fill where the
+/// device allows, the bytes no copy writes cleared): one buffer per output, or with
+/// `one_buffer` all outputs in one buffer, each at a multiple of 256 bytes. Returns the
+/// buffers. Benchmarks use it to tell what a fresh output costs from what an allocation
+/// costs. Not API.
+///
+/// # Errors
+/// [`TableError::CopyRange`] for a copy outside its output or source, or an output index
+/// outside `sizes`; [`TableError::Gpu`] for what the device refuses.
+#[doc(hidden)]
+pub fn __copy_blocks_into_fresh(
+    gpu: &Gpu,
+    sizes: &[u64],
+    copies: &[FreshCopySpec<'_>],
+    one_buffer: bool,
+) -> Result<Vec<wgpu::Buffer>, TableError> {
+    let overflow = || TableError::Overflow {
+        what: "the outputs' bytes".to_owned(),
+    };
+    let mut relayout = Relayout::new(gpu, "gpudata copy blocks");
+    let mut places = Vec::with_capacity(sizes.len());
+    let mut buffers = Vec::new();
+    if one_buffer {
+        let mut at = 0u64;
+        for size in sizes {
+            places.push((0, at));
+            at = at
+                .checked_add(*size)
+                .map(|end| end.next_multiple_of(256))
+                .ok_or_else(overflow)?;
+        }
+        buffers.push(relayout.output(
+            output_size(at, "gpudata copy blocks")?,
+            crate::data::DEFAULT_USAGE,
+            "gpudata copy blocks",
+        )?);
+    } else {
+        for (i, size) in sizes.iter().enumerate() {
+            places.push((i, 0));
+            buffers.push(relayout.output(
+                output_size(*size, "gpudata copy blocks")?,
+                crate::data::DEFAULT_USAGE,
+                "gpudata copy blocks",
+            )?);
+        }
+    }
+    for copy in copies {
+        let range = || TableError::CopyRange {
+            src_offset: copy.src_offset,
+            dst_offset: copy.dst_offset,
+            rows: copy.size,
+            row_bytes: 1,
+        };
+        let (buffer, base) = places.get(copy.dst).copied().ok_or_else(range)?;
+        let end = copy.dst_offset.checked_add(copy.size).ok_or_else(range)?;
+        if end > sizes[copy.dst] {
+            return Err(range());
+        }
+        let dst_offset = base.checked_add(copy.dst_offset).ok_or_else(range)?;
+        record_block(
+            &mut relayout,
+            copy.src,
+            copy.src_offset,
+            &buffers[buffer],
+            dst_offset,
+            copy.size,
+        )?;
+    }
+    relayout.submit()?;
+    Ok(buffers)
+}
+
+/// Records the copy of `size` bytes from `src_offset` of `src` to `dst_offset` of `dst` in
+/// `relayout`, as bytes (a block where they are word-aligned).
+fn record_block(
+    relayout: &mut Relayout<'_>,
+    src: &wgpu::Buffer,
+    src_offset: u64,
+    dst: &wgpu::Buffer,
+    dst_offset: u64,
+    size: u64,
+) -> Result<(), TableError> {
+    relayout.copy(
+        &[Field {
+            run: Run {
+                buffer: src,
+                byte_offset: src_offset,
+                byte_stride: 1,
+                rows: size,
+                row_bytes: 1,
+            },
+            target: 0,
+            byte: 0,
+        }],
+        &[Target {
+            buffer: dst,
+            offset: 0,
+            stride: 1,
+            first_row: dst_offset,
+            region_bytes: dst.size(),
+        }],
+        true,
+    )?;
     Ok(())
 }
 

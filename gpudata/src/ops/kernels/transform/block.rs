@@ -30,6 +30,22 @@ pub(crate) const MAX_BLOCKS: u64 = 256;
 /// may add up to one row of workgroups) stay countable in a `u32`.
 const MAX_WORKGROUPS: u64 = 1 << 23;
 
+/// Vectors each invocation copies when the configuration does not say
+/// ([`OpsConfig::rows_per_thread`](crate::ops::OpsConfig::rows_per_thread)).
+const VECTORS_PER_INVOCATION: u32 = 1;
+
+/// Vectors each invocation of a block kernel copies, `span` apart within its workgroup's run:
+/// the configuration's rows per invocation (a power of two up to 16), or
+/// [`VECTORS_PER_INVOCATION`].
+fn vectors_per_invocation(planner: &Planner<'_>) -> u32 {
+    planner
+        .config()
+        .rows_per_thread
+        .map_or(VECTORS_PER_INVOCATION, |r| {
+            r.clamp(1, 16).next_power_of_two().min(16)
+        })
+}
+
 /// The kernel copying the blocks of its uniform table (`capacity` entries) from `sources`
 /// source bindings into `targets` destination bindings. Block `b` is `a = (first workgroup,
 /// vectors, phase, source binding)`, `b = (source vector, destination binding, destination
@@ -37,7 +53,7 @@ const MAX_WORKGROUPS: u64 = 1 << 23;
 /// the source is `4p` bytes past a 16-byte boundary) vector `i` is the last `4 - p` words of
 /// source vector `i` and the first `p` of vector `i + 1`: every load and store is a whole
 /// aligned vector (a neighbour's load comes from the cache).
-fn wgsl(sources: usize, targets: usize, capacity: u64) -> String {
+fn wgsl(sources: usize, targets: usize, capacity: u64, per: u32) -> String {
     let mut text = format!(
         "struct Block {{ a: vec4<u32>, b: vec4<u32> }}\n\
          struct Params {{ n: vec4<u32>, blocks: array<Block, {capacity}> }}\n\
@@ -94,20 +110,24 @@ fn wgsl(sources: usize, targets: usize, capacity: u64) -> String {
          \x20   }}\n\
          \x20   let a = params.blocks[lo].a;\n\
          \x20   let b = params.blocks[lo].b;\n\
-         \x20   let i = (g - a.x) * {WORKGROUP}u + lid;\n\
-         \x20   if (i >= a.y) {{ return; }}\n\
-         \x20   let at = b.x + i;\n\
-         \x20   var v = load(a.w, at);\n\
-         \x20   if (a.z != 0u) {{\n\
-         \x20       let w = load(a.w, at + 1u);\n\
-         \x20       switch a.z {{\n\
-         \x20           case 1u: {{ v = vec4<u32>(v.y, v.z, v.w, w.x); }}\n\
-         \x20           case 2u: {{ v = vec4<u32>(v.z, v.w, w.x, w.y); }}\n\
-         \x20           default: {{ v = vec4<u32>(v.w, w.x, w.y, w.z); }}\n\
+         \x20   let first = (g - a.x) * {span}u + lid;\n\
+         \x20   for (var k = 0u; k < {per}u; k++) {{\n\
+         \x20       let i = first + k * {WORKGROUP}u;\n\
+         \x20       if (i >= a.y) {{ return; }}\n\
+         \x20       let at = b.x + i;\n\
+         \x20       var v = load(a.w, at);\n\
+         \x20       if (a.z != 0u) {{\n\
+         \x20           let w = load(a.w, at + 1u);\n\
+         \x20           switch a.z {{\n\
+         \x20               case 1u: {{ v = vec4<u32>(v.y, v.z, v.w, w.x); }}\n\
+         \x20               case 2u: {{ v = vec4<u32>(v.z, v.w, w.x, w.y); }}\n\
+         \x20               default: {{ v = vec4<u32>(v.w, w.x, w.y, w.z); }}\n\
+         \x20           }}\n\
          \x20       }}\n\
+         \x20       store(b.y, b.z + i, v);\n\
          \x20   }}\n\
-         \x20   store(b.y, b.z + i, v);\n\
-         }}\n"
+         }}\n",
+        span = u64::from(WORKGROUP) * u64::from(per),
     ));
     text
 }
@@ -323,12 +343,14 @@ pub(crate) fn block_dispatches(
         .max(2);
     let capacity_limit =
         (limits.max_uniform_buffer_binding_size.saturating_sub(16) / 32).clamp(1, MAX_BLOCKS);
+    let per = vectors_per_invocation(planner);
+    let span = u64::from(WORKGROUP) * u64::from(per);
     let mut groups: Vec<Group> = Vec::new();
     let mut group = Group::default();
     for piece in pieces {
         let (src_from, src_to) = piece.src_range();
         let (dst_from, dst_to) = piece.dst_range();
-        let workgroups = piece.vectors.div_ceil(u64::from(WORKGROUP));
+        let workgroups = piece.vectors.div_ceil(span);
         let fits = |group: &Group| {
             let source = binding_for(&group.sources, &piece.src, src_from, src_to, align, most);
             let target = binding_for(&group.targets, &piece.dst, dst_from, dst_to, align, most);
@@ -382,7 +404,13 @@ pub(crate) fn block_dispatches(
     for group in groups {
         let members = &pieces[next..next + group.pieces.len()];
         next += group.pieces.len();
-        dispatches.push(group_dispatch(planner, &group, members, capacity_limit)?);
+        dispatches.push(group_dispatch(
+            planner,
+            &group,
+            members,
+            capacity_limit,
+            per,
+        )?);
     }
     Ok(dispatches)
 }
@@ -393,6 +421,7 @@ fn group_dispatch(
     group: &Group,
     members: &[Piece],
     capacity_limit: u64,
+    per: u32,
 ) -> Result<Dispatch, OpError> {
     let count = group.pieces.len() as u64;
     let capacity = count.next_power_of_two().min(capacity_limit).max(count);
@@ -430,12 +459,12 @@ fn group_dispatch(
             size: b.end - b.start,
         })
         .collect();
-    let text: Arc<str> = wgsl(group.sources.len(), group.targets.len(), capacity).into();
+    let text: Arc<str> = wgsl(group.sources.len(), group.targets.len(), capacity, per).into();
     let kernel = Kernel {
         op: "copy",
         wgsl: text,
         workgroup_size: WORKGROUP,
-        rows_per_thread: 1,
+        rows_per_thread: per,
     };
     kernel.dispatch(planner, &params, &bindings, group.workgroups)
 }

@@ -185,6 +185,12 @@ impl<'g> Relayout<'g> {
         }
     }
 
+    /// The same re-layout with its kernels tuned by `config` (benchmarks' variants).
+    pub(crate) fn with_config(mut self, config: OpsConfig) -> Relayout<'g> {
+        self.config = config;
+        self
+    }
+
     /// A new output buffer of `size` bytes (a multiple of 4) with `usage`, written only by this
     /// re-layout: where the device allows ([`uninitialized_buffer`]), one without wgpu's
     /// zero-fill, whose bytes that no block copy writes [`Relayout::submit`] clears before
