@@ -22,9 +22,9 @@ pub use host_dma::{HOST_DMA_EXTENSION, HostDmaError, HostDmaSupport};
 pub use host_dma::probe_import;
 pub(crate) use scope::error_scope;
 pub use transfer::{
-    DEFAULT_BUDGET_BYTES, DEFAULT_HOST_DMA_MIN_BYTES, MIN_CHUNK_BYTES, ProgressCallback,
-    STAGING_CHUNK_BYTES, STAGING_IDLE_RELEASE, TransferConfig, TransferDirection, TransferProgress,
-    release_idle_staging,
+    DEFAULT_BUDGET_BYTES, DEFAULT_HOST_DMA_MIN_BYTES, HostDmaMode, MIN_CHUNK_BYTES,
+    ProgressCallback, STAGING_CHUNK_BYTES, STAGING_IDLE_RELEASE, TransferConfig, TransferDirection,
+    TransferProgress, release_idle_staging,
 };
 // The staging budget's counters: engine parts, for the transfer tests and benchmarks.
 #[doc(hidden)]
