@@ -268,3 +268,27 @@ fn the_import_mode_and_the_ring_agree_and_the_ring_is_the_default() {
     assert!(back == values);
     assert_eq!(device.pinned_staging(), Some((SLOT as u64, 4)));
 }
+
+#[test]
+fn a_lost_device_refuses_ring_transfers_and_lets_its_ring_go() {
+    let gpu = ring_gpu(2);
+    let mut rng = Rng::new(4);
+    let values = rng.bytes(3 * SLOT);
+    let data = upload(&gpu, &values);
+    let mut back = vec![0u8; values.len()];
+    data.read_bytes_into(&gpu, &mut back)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(back == values);
+    assert!(gpu.pinned_staging().is_some());
+    gpu.device().destroy();
+    let error = data.read_bytes_into(&gpu, &mut back).unwrap_err();
+    assert!(
+        matches!(error, gpudata::GpuError::DeviceLost { .. }),
+        "{error}"
+    );
+    let descriptor = GpuDataDescriptor::new(VertexFormat::Uint8, values.len() as u64);
+    assert!(GpuData::from_bytes(&gpu, &values, descriptor, USAGE).is_err());
+    // Dropping the last handle frees the ring (its drop waits for wgpu to let the import go).
+    drop(data);
+    drop(gpu);
+}

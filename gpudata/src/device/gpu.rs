@@ -67,6 +67,10 @@ impl Drop for GpuInner {
     fn drop(&mut self) {
         // The readback staging kept for this device holds the device alive: it goes now.
         crate::device::transfer::forget_device(self.id);
+        // The pinned staging ring goes before the queue: its drop waits until wgpu has freed
+        // its import, then frees the host memory.
+        #[cfg(feature = "host-dma")]
+        drop(self.ring.take());
     }
 }
 

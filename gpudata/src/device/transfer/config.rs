@@ -215,8 +215,9 @@ impl TransferConfig {
     /// slots)`. A slot is a chunk of [`plan`](Self::plan)'s rule (the configured chunk size, else
     /// the budget split into two chunks per thread, at most 16 MiB) and at most half the budget;
     /// as many slots as the budget holds, at least 2 and at most 4 per thread.
-    #[cfg(feature = "host-dma")]
-    pub(crate) fn pinned_ring(&self, kind: AdapterKind) -> (u64, usize) {
+    #[doc(hidden)]
+    #[must_use]
+    pub fn pinned_ring(&self, kind: AdapterKind) -> (u64, usize) {
         let threads = self.threads_for(kind).max(1) as u64;
         let budget = self.budget();
         let slot = self
@@ -257,7 +258,8 @@ impl TransferConfig {
     /// The threads a blocking readback's pipeline drains on for an adapter of `kind` (besides
     /// the calling thread, which submits): the configured number, else one on a software
     /// adapter and `min(available parallelism, 16)` on others.
-    pub(crate) fn drain_threads_for(&self, kind: AdapterKind) -> usize {
+    #[must_use]
+    pub fn drain_threads_for(&self, kind: AdapterKind) -> usize {
         if let Some(threads) = self.threads {
             return threads.get();
         }

@@ -30,6 +30,8 @@ pub use config::{
     ProgressCallback, TransferConfig, TransferDirection, TransferProgress,
 };
 pub(crate) use host::{advise_huge_pages, zeroed_bytes};
+#[cfg(feature = "host-dma")]
+pub use pinned::probe_pinned_dma;
 pub(crate) use readback::{read_into, read_range};
 pub use upload::STAGING_CHUNK_BYTES;
 #[cfg(feature = "arrow")]

@@ -120,7 +120,8 @@ pub(super) async fn read(
     if slots.len() == 0 {
         return Ok(None);
     }
-    gpu.check_reported_lost(OPERATION)?;
+    // As staged readbacks: the loss probe, since a lost device's submissions never finish.
+    gpu.check_lost(OPERATION)?;
     let config = gpu.transfer_config();
     let shared = Shared::new(TransferDirection::Readback, words as u64, config.progress());
     let job = Job {
@@ -147,11 +148,8 @@ pub(super) async fn read(
 
 /// The tail of a `len`-byte transfer the copies leave: the bytes after its last whole word.
 fn tail(len: usize) -> Rest {
-    if len.is_multiple_of(4) {
-        Vec::new()
-    } else {
-        vec![len & !3..len]
-    }
+    let words = len & !3;
+    std::iter::once(words..len).filter(|r| !r.is_empty()).collect()
 }
 
 /// One transfer's whole words between the caller's memory and `buffer` from `offset`, in
@@ -214,6 +212,20 @@ impl Job<'_> {
         (submission, caught)
     }
 
+    /// Waits until `submission` has finished; a failed wait on a lost device gives
+    /// [`GpuError::DeviceLost`].
+    async fn wait(
+        &self,
+        submission: wgpu::SubmissionIndex,
+        mode: WaitMode,
+    ) -> Result<(), GpuError> {
+        let waited = wait_for_submission(self.gpu, submission, mode).await;
+        if waited.is_err() {
+            self.gpu.confirm_lost(OPERATION)?;
+        }
+        waited
+    }
+
     /// Waits until the last submission that used held slot `i` (an earlier transfer's) has
     /// finished, so the CPU may touch the slot.
     async fn settle(
@@ -223,7 +235,7 @@ impl Job<'_> {
         mode: WaitMode,
     ) -> Result<(), GpuError> {
         if let Some(pending) = slots.pending(i) {
-            wait_for_submission(self.gpu, pending, mode).await?;
+            self.wait(pending, mode).await?;
             slots.clear_pending(i);
         }
         Ok(())
@@ -271,7 +283,7 @@ impl Job<'_> {
             in_flight.push_back((submission, i, piece));
         }
         while let Some((submission, i, piece)) = in_flight.pop_front() {
-            wait_for_submission(self.gpu, submission, mode).await?;
+            self.wait(submission, mode).await?;
             slots.clear_pending(i);
             // SAFETY: slot `i` is held by this transfer alone and its copy (with the barrier
             // after it) has finished; `piece` is at most one slot long.
@@ -334,11 +346,7 @@ impl Job<'_> {
                         && let Some((submission, done)) = in_flight.pop_front()
                     {
                         // No slot is free: the oldest copy's slots come free when it is done.
-                        pollster::block_on(wait_for_submission(
-                            self.gpu,
-                            submission,
-                            WaitMode::Block,
-                        ))?;
+                        pollster::block_on(self.wait(submission, WaitMode::Block))?;
                         for i in done {
                             slots.clear_pending(i);
                             free.push(i);
@@ -407,7 +415,7 @@ impl Job<'_> {
                     continue;
                 }
                 if let Some((submission, batch)) = in_flight.pop_front() {
-                    pollster::block_on(wait_for_submission(self.gpu, submission, WaitMode::Block))?;
+                    pollster::block_on(self.wait(submission, WaitMode::Block))?;
                     for (i, k, _) in batch {
                         slots.clear_pending(i);
                         let Some(piece) = pieces[k].take() else {
@@ -462,4 +470,62 @@ unsafe fn slot_mut<'s>(address: usize, len: usize) -> &'s mut [u8] {
 unsafe fn slot_ref<'s>(address: usize, len: usize) -> &'s [u8] {
     // SAFETY: the caller's contract.
     unsafe { std::slice::from_raw_parts(address as *const u8, len) }
+}
+
+/// Copies `len` bytes (a multiple of 4) between the device's pinned staging ring and `buffer`
+/// from offset 0 (into `buffer` when `upload`, else out of it), slot by slot through every slot
+/// of the ring, submitted in groups of [`SUBMIT_BYTES`], and waits until the device is idle:
+/// the copy engine's rate from and into pinned host memory without any host copy, for
+/// `transferbench`'s `ring_dma` path. `Ok(false)` when the device has no ring (made here with
+/// the handle's configuration when it has none yet) or its slots are held by transfers.
+///
+/// # Errors
+/// What the error scopes catch (`len` past the buffer, a buffer without the copy usage), a
+/// lost device.
+#[doc(hidden)]
+pub fn probe_pinned_dma(
+    gpu: &Gpu,
+    buffer: &wgpu::Buffer,
+    len: u64,
+    upload: bool,
+) -> Result<bool, GpuError> {
+    let Some((ring, dma)) = ring(gpu).zip(gpu.dma_device().ok()) else {
+        return Ok(false);
+    };
+    let mut slots = ring.take(ring.slots());
+    if slots.len() < ring.slots() {
+        return Ok(false);
+    }
+    let shared = Shared::new(TransferDirection::Upload, len, None);
+    let job = Job {
+        gpu,
+        dma,
+        buffer,
+        offset: 0,
+        slot: ring.slot_bytes() as usize,
+        shared: &shared,
+    };
+    let direction = if upload {
+        TransferDirection::Upload
+    } else {
+        TransferDirection::Readback
+    };
+    let len = usize::try_from(len & !3).unwrap_or(usize::MAX);
+    let group = (SUBMIT_BYTES / ring.slot_bytes()).max(1) as usize;
+    let copies: Vec<SlotCopy> = (0..len.div_ceil(job.slot))
+        .map(|k| (k % slots.len(), k, job.slot.min(len - k * job.slot)))
+        .collect();
+    let mut last = None;
+    for batch in copies.chunks(group) {
+        let (submission, caught) = job.submit(&mut slots, batch, direction);
+        pollster::block_on(caught.check(gpu))?;
+        last = Some(submission);
+    }
+    if let Some(last) = last {
+        pollster::block_on(job.wait(last, WaitMode::Block))?;
+        for i in 0..slots.len() {
+            slots.clear_pending(i);
+        }
+    }
+    Ok(true)
 }
