@@ -56,15 +56,21 @@ fn dma_gpu(threads: usize) -> gpudata::Gpu {
     )
 }
 
-fn upload(gpu: &gpudata::Gpu, bytes: &[u8]) -> GpuData {
+pub(crate) fn upload(gpu: &gpudata::Gpu, bytes: &[u8]) -> GpuData {
     let descriptor = GpuDataDescriptor::new(VertexFormat::Uint8, bytes.len() as u64);
     GpuData::from_bytes(gpu, bytes, descriptor, USAGE).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Uploads `len` random bytes from `at` bytes into a page-aligned allocation, reads them back
 /// into `back_at` bytes into another (and into a new vector), compares both, and returns how
-/// many of the three transfers moved by DMA.
-fn round_trip(gpu: &gpudata::Gpu, rng: &mut Rng, len: usize, at: usize, back_at: usize) -> u64 {
+/// many of the three transfers moved by DMA (`pinned_staging.rs` too).
+pub(crate) fn round_trip(
+    gpu: &gpudata::Gpu,
+    rng: &mut Rng,
+    len: usize,
+    at: usize,
+    back_at: usize,
+) -> u64 {
     let before = gpu.host_dma_transfers();
     let mut source = Pages::new(at + len);
     let values = rng.bytes(len);

@@ -1,13 +1,14 @@
 //! Host DMA through the device's pinned staging ring (feature `host-dma`,
 //! `HostDmaMode::PinnedStaging`, the default mode; lavapipe offers
 //! `VK_EXT_external_memory_host`): uploads and readbacks compared byte for byte with their
-//! source at sizes around the ring's slots (more pieces than slots, so slots are reused within a
-//! transfer), odd tails (staged), any host address, buffer offsets, transfers back to back on
+//! source (`host_dma::round_trip`) at sizes around the ring's slots (more pieces than slots, so
+//! slots are reused within a transfer), odd tails (staged), any host address, buffer offsets, transfers back to back on
 //! one ring, two threads sharing it, awaited transfers, and one thread against several.
 
 use gpudata::device::{HostDmaMode, TransferConfig};
 use gpudata::{GpuData, GpuDataDescriptor, GpuStruct, TypedGpuData, VertexFormat};
 
+use crate::host_dma::{round_trip, upload};
 use crate::support::{Rng, USAGE, fresh_gpu};
 
 const PAGE: usize = 4096;
@@ -27,38 +28,6 @@ fn ring_config(threads: usize) -> TransferConfig {
         .chunk_bytes(SLOT as u64)
         .budget_bytes(4 * SLOT as u64)
         .threads(threads)
-}
-
-fn upload(gpu: &gpudata::Gpu, bytes: &[u8]) -> GpuData {
-    let descriptor = GpuDataDescriptor::new(VertexFormat::Uint8, bytes.len() as u64);
-    GpuData::from_bytes(gpu, bytes, descriptor, USAGE).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// Uploads `len` random bytes from `at` bytes into a vector, reads them back into `back_at`
-/// bytes into another (and into a new vector), compares both, and returns how many of the three
-/// transfers moved by DMA.
-fn round_trip(gpu: &gpudata::Gpu, rng: &mut Rng, len: usize, at: usize, back_at: usize) -> u64 {
-    let before = gpu.host_dma_transfers();
-    let values = rng.bytes(len);
-    let mut source = vec![0u8; at + len];
-    source[at..].copy_from_slice(&values);
-    let data = upload(gpu, &source[at..]);
-    let mut target = vec![0xa5u8; back_at + len + 3];
-    data.read_bytes_into(gpu, &mut target[back_at..back_at + len])
-        .unwrap_or_else(|e| panic!("{e}"));
-    let context = format!("{len} bytes from offset {at}, back into offset {back_at}");
-    assert!(
-        target[back_at..back_at + len] == values[..],
-        "read_bytes_into differs: {context}"
-    );
-    assert!(
-        target[..back_at].iter().all(|&b| b == 0xa5)
-            && target[back_at + len..].iter().all(|&b| b == 0xa5),
-        "bytes around the destination changed: {context}"
-    );
-    let whole = data.read_bytes(gpu).unwrap_or_else(|e| panic!("{e}"));
-    assert!(whole == values, "read_bytes differs: {context}");
-    gpu.host_dma_transfers() - before
 }
 
 #[test]

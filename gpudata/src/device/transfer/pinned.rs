@@ -24,7 +24,7 @@
 
 use std::collections::VecDeque;
 use std::ops::Range;
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 
 use super::config::TransferDirection;
 use super::pipeline::drain_pool;
@@ -66,31 +66,11 @@ pub(super) async fn write(
     mode: WaitMode,
 ) -> Result<Option<Rest>, GpuError> {
     let words = bytes.len() & !3;
-    let Some((ring, dma)) = ring(gpu).zip(gpu.dma_device().ok()) else {
+    let direction = TransferDirection::Upload;
+    let Some((mut slots, job, pool)) = begin(gpu, buffer, offset, words, direction, mode) else {
         return Ok(None);
     };
-    let slot = ring.slot_bytes() as usize;
-    let mut slots = ring.take(words.div_ceil(slot));
-    if slots.len() == 0 {
-        return Ok(None);
-    }
     gpu.check_reported_lost(OPERATION)?;
-    let config = gpu.transfer_config();
-    let shared = Shared::new(TransferDirection::Upload, words as u64, config.progress());
-    let job = Job {
-        gpu,
-        dma,
-        buffer,
-        offset,
-        slot,
-        shared: &shared,
-    };
-    let pool = match mode {
-        WaitMode::Block => Some(config.threads_for(gpu.adapter_kind()))
-            .filter(|&threads| threads > 1)
-            .and_then(drain_pool),
-        WaitMode::Async => None,
-    };
     match pool {
         Some(pool) => job.upload_pooled(&pool, &mut slots, &bytes[..words])?,
         None => job.upload_inline(&mut slots, &bytes[..words], mode).await?,
@@ -112,32 +92,12 @@ pub(super) async fn read(
 ) -> Result<Option<Rest>, GpuError> {
     let len = out.len();
     let words = len & !3;
-    let Some((ring, dma)) = ring(gpu).zip(gpu.dma_device().ok()) else {
+    let direction = TransferDirection::Readback;
+    let Some((mut slots, job, pool)) = begin(gpu, buffer, offset, words, direction, mode) else {
         return Ok(None);
     };
-    let slot = ring.slot_bytes() as usize;
-    let mut slots = ring.take(words.div_ceil(slot));
-    if slots.len() == 0 {
-        return Ok(None);
-    }
     // As staged readbacks: the loss probe, since a lost device's submissions never finish.
     gpu.check_lost(OPERATION)?;
-    let config = gpu.transfer_config();
-    let shared = Shared::new(TransferDirection::Readback, words as u64, config.progress());
-    let job = Job {
-        gpu,
-        dma,
-        buffer,
-        offset,
-        slot,
-        shared: &shared,
-    };
-    let pool = match mode {
-        WaitMode::Block => Some(config.drain_threads_for(gpu.adapter_kind()))
-            .filter(|&threads| threads > 1)
-            .and_then(drain_pool),
-        WaitMode::Async => None,
-    };
     match pool {
         Some(pool) => job.read_pooled(&pool, &mut slots, &mut out[..words])?,
         None => job.read_inline(&mut slots, &mut out[..words], mode).await?,
@@ -146,10 +106,50 @@ pub(super) async fn read(
     Ok(Some(tail(len)))
 }
 
+/// What a transfer of `words` bytes through the ring starts with: the slots it checked out (as
+/// many as it has pieces, as many as are free), its job, and the drain pool when it blocks on
+/// several threads (the configuration's upload threads, or its readback drain threads);
+/// `None` when the device has no ring or every slot is held.
+fn begin<'a>(
+    gpu: &'a Gpu,
+    buffer: &'a wgpu::Buffer,
+    offset: u64,
+    words: usize,
+    direction: TransferDirection,
+    mode: WaitMode,
+) -> Option<(Slots<'a>, Job<'a>, Option<Arc<rayon_core::ThreadPool>>)> {
+    let (ring, dma) = ring(gpu).zip(gpu.dma_device().ok())?;
+    let slot = ring.slot_bytes() as usize;
+    let slots = ring.take(words.div_ceil(slot));
+    if slots.len() == 0 {
+        return None;
+    }
+    let config = gpu.transfer_config();
+    let threads = match direction {
+        TransferDirection::Upload => config.threads_for(gpu.adapter_kind()),
+        TransferDirection::Readback => config.drain_threads_for(gpu.adapter_kind()),
+    };
+    let pool = match mode {
+        WaitMode::Block if threads > 1 => drain_pool(threads),
+        _ => None,
+    };
+    let job = Job {
+        gpu,
+        dma,
+        buffer,
+        offset,
+        slot,
+        shared: Shared::new(direction, words as u64, config.progress()),
+    };
+    Some((slots, job, pool))
+}
+
 /// The tail of a `len`-byte transfer the copies leave: the bytes after its last whole word.
 fn tail(len: usize) -> Rest {
     let words = len & !3;
-    std::iter::once(words..len).filter(|r| !r.is_empty()).collect()
+    std::iter::once(words..len)
+        .filter(|r| !r.is_empty())
+        .collect()
 }
 
 /// One transfer's whole words between the caller's memory and `buffer` from `offset`, in
@@ -160,7 +160,7 @@ struct Job<'a> {
     buffer: &'a wgpu::Buffer,
     offset: u64,
     slot: usize,
-    shared: &'a Shared<'a>,
+    shared: Shared<'a>,
 }
 
 /// A copy between held slot `.0` and piece `.1`, of `.2` bytes.
@@ -423,7 +423,7 @@ impl Job<'_> {
                             continue;
                         };
                         let (address, drained, shared) =
-                            (slots.host_address(i), drained.clone(), self.shared);
+                            (slots.host_address(i), drained.clone(), &self.shared);
                         scope.spawn_fifo(move |_| {
                             // SAFETY: slot `i` is held by this transfer and handed to this task
                             // alone until it reports back; its copy (with the host barrier
@@ -496,14 +496,13 @@ pub fn probe_pinned_dma(
     if slots.len() < ring.slots() {
         return Ok(false);
     }
-    let shared = Shared::new(TransferDirection::Upload, len, None);
     let job = Job {
         gpu,
         dma,
         buffer,
         offset: 0,
         slot: ring.slot_bytes() as usize,
-        shared: &shared,
+        shared: Shared::new(TransferDirection::Upload, len, None),
     };
     let direction = if upload {
         TransferDirection::Upload
