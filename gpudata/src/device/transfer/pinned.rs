@@ -27,7 +27,7 @@ use std::ops::Range;
 use std::sync::{Arc, mpsc};
 
 use super::config::TransferDirection;
-use super::pipeline::drain_pool;
+use super::pipeline::{copy_in_parts, drain_pool};
 use super::wait::{WaitMode, wait_for_submission};
 use super::workers::Shared;
 use crate::device::host_dma::{DmaDevice, PinnedRing, Slots};
@@ -374,7 +374,9 @@ impl Job<'_> {
 
     /// A blocking readback as one pipeline: the calling thread submits copies into free slots
     /// (up to [`SUBMIT_BYTES`] per submission) and waits for the oldest submission, then hands
-    /// its slots to tasks on `pool` that copy them into the caller's memory and free them.
+    /// its slots to tasks on `pool` that copy them into the caller's memory (in 2 MiB parts of the
+    /// destination on several of the pool's threads, as staged readbacks drain, so a fresh
+    /// vector's page faults spread) and free them.
     fn read_pooled(
         &self,
         pool: &rayon_core::ThreadPool,
@@ -428,7 +430,7 @@ impl Job<'_> {
                             // SAFETY: slot `i` is held by this transfer and handed to this task
                             // alone until it reports back; its copy (with the host barrier
                             // after it) has finished; `piece` is at most one slot long.
-                            piece.copy_from_slice(unsafe { slot_ref(address, piece.len()) });
+                            copy_in_parts(piece, unsafe { slot_ref(address, piece.len()) });
                             shared.advance(piece.len() as u64);
                             let _ = drained.send(i);
                         });
