@@ -261,3 +261,32 @@ fn a_lost_device_refuses_ring_transfers_and_lets_its_ring_go() {
     drop(data);
     drop(gpu);
 }
+
+#[test]
+fn the_ring_s_size_follows_the_budget_threads_and_chunk_size() {
+    use gpudata::device::AdapterKind::{Hardware, Software};
+    let mib = 1u64 << 20;
+    // The default 64 MiB budget: two slots per thread (at most 16 MiB each), as many as it holds.
+    assert_eq!(TransferConfig::new().pinned_ring(Software), (16 * mib, 4));
+    let eight = TransferConfig::new().threads(8);
+    assert_eq!(eight.pinned_ring(Hardware), (4 * mib, 16));
+    assert_eq!(
+        eight.clone().budget_bytes(256 * mib).pinned_ring(Hardware),
+        (16 * mib, 16)
+    );
+    // A chunk size sets the slot, at most half the budget; at least two slots, at most four
+    // per thread.
+    assert_eq!(ring_config(3).pinned_ring(Software), (mib, 4));
+    assert_eq!(
+        eight.clone().chunk_bytes(mib).pinned_ring(Hardware),
+        (mib, 32)
+    );
+    assert_eq!(
+        eight.chunk_bytes(64 * mib).pinned_ring(Hardware),
+        (32 * mib, 2)
+    );
+    assert_eq!(
+        TransferConfig::new().budget_bytes(1).pinned_ring(Software),
+        (64 << 10, 2)
+    );
+}

@@ -1,4 +1,4 @@
-//! Transfers by host DMA (feature `host-dma`): which ranges qualify ([`write`] and [`read`],
+//! Transfers by host DMA (feature `host-dma`): which ranges qualify ([`write()`] and [`read()`],
 //! the entry of both [`HostDmaMode`]s; `pinned.rs` moves them through the device's pinned
 //! staging ring), and the import mode: the caller's pages imported piece by piece
 //! (`device/host_dma`) and copied straight into or out of the device buffer with
