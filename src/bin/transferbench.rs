@@ -9,9 +9,15 @@
 //! ```
 //!
 //! Paths named `<path>_dma` (`write_rows_dma`, `bytes_dma`, `bytes_into_dma`, or any path with
-//! the suffix) run `<path>` with [`TransferConfig::host_dma`] on (feature `host-dma`: the
-//! caller's pages imported with `VK_EXT_external_memory_host` and copied by the GPU's copy
-//! engine); `--dma-sweep` times them over piece sizes.
+//! the suffix) run `<path>` with [`TransferConfig::host_dma`] on in
+//! [`HostDmaMode::ImportCallerPages`] (feature `host-dma`: the caller's pages imported with
+//! `VK_EXT_external_memory_host` and copied by the GPU's copy engine); `--dma-sweep` times them
+//! over piece sizes. Paths named `<path>_ring` (`write_rows_ring`, `bytes_into_ring`, ...) run
+//! `<path>` in [`HostDmaMode::PinnedStaging`]: through the device's pinned staging ring (slots
+//! and threads from `--chunk-mib`, `--budget-mib`, `--threads`; the first `_ring` path of the
+//! run makes the ring, so one geometry per run). `memcpy` times the ring's host copies alone at
+//! the same slot size and thread counts, `ring_dma` the copy engine alone between the ring and
+//! device memory (module `ring.rs`): what bounds a `_ring` path.
 //!
 //! `--probe` prints the adapter's Vulkan memory types (and which ones wgpu's allocator picks for
 //! `MAP_WRITE` and `MAP_READ` staging), single-buffer mapped-memory copy rates by thread count
@@ -34,13 +40,15 @@ mod cases;
 mod costs;
 #[path = "transferbench/probe.rs"]
 mod probe;
+#[path = "transferbench/ring.rs"]
+mod ring;
 #[path = "../../benches/support/rows.rs"]
 mod rows;
 
 use std::time::Instant;
 
 use gpudata::Gpu;
-use gpudata::device::TransferConfig;
+use gpudata::device::{HostDmaMode, TransferConfig};
 
 /// Command-line options.
 pub struct Args {
@@ -181,6 +189,13 @@ fn main() {
         ),
         Err(e) => println!("host dma (the *_dma paths): unavailable: {e}"),
     }
+    let (slot, slots) = gpu.transfer_config().pinned_ring(gpu.adapter_kind());
+    println!(
+        "pinned staging ring (the *_ring paths, {:?} by default with host dma on): {} slots of {} KiB",
+        HostDmaMode::default(),
+        slots,
+        slot >> 10
+    );
     if args.probe {
         probe::memory_types(&gpu);
         probe::mapped_copy_rates(&gpu);

@@ -2,11 +2,12 @@
 //! `VK_EXT_external_memory_host`): byte uploads and readbacks through imported pages compared
 //! byte for byte with their source, at page-aligned, word-aligned and unaligned (staged) host
 //! addresses, sizes 0, 1, a page ± 1 and several MiB in several pieces; Arrow's 64-byte-aligned
-//! buffers; and the staged fallback where the device or the handle has no host DMA.
+//! buffers; and the staged fallback where the device or the handle has no host DMA. (The
+//! default mode, the pinned staging ring, is tested in `pinned_staging.rs`.)
 
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 
-use gpudata::device::{HostDmaError, TransferConfig};
+use gpudata::device::{HostDmaError, HostDmaMode, TransferConfig};
 use gpudata::{GpuData, GpuDataDescriptor, VertexFormat};
 
 use crate::support::{Rng, USAGE, fresh_gpu, limited_gpu};
@@ -41,28 +42,35 @@ impl Drop for Pages {
     }
 }
 
-/// A device of its own (so its DMA count is this test's) with host DMA on for every size, in
-/// pieces of at most 1 MiB (so several-MiB transfers take several), imported on `threads`
-/// threads.
+/// A device of its own (so its DMA count is this test's) with host DMA on for every size by
+/// importing the caller's pages (not the default ring, `pinned_staging.rs`), in pieces of at
+/// most 1 MiB (so several-MiB transfers take several), imported on `threads` threads.
 fn dma_gpu(threads: usize) -> gpudata::Gpu {
     fresh_gpu().with_transfer_config(
         TransferConfig::new()
             .host_dma(true)
+            .host_dma_mode(HostDmaMode::ImportCallerPages)
             .host_dma_min_bytes(0)
             .chunk_bytes(1 << 20)
             .threads(threads),
     )
 }
 
-fn upload(gpu: &gpudata::Gpu, bytes: &[u8]) -> GpuData {
+pub(crate) fn upload(gpu: &gpudata::Gpu, bytes: &[u8]) -> GpuData {
     let descriptor = GpuDataDescriptor::new(VertexFormat::Uint8, bytes.len() as u64);
     GpuData::from_bytes(gpu, bytes, descriptor, USAGE).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Uploads `len` random bytes from `at` bytes into a page-aligned allocation, reads them back
 /// into `back_at` bytes into another (and into a new vector), compares both, and returns how
-/// many of the three transfers moved by DMA.
-fn round_trip(gpu: &gpudata::Gpu, rng: &mut Rng, len: usize, at: usize, back_at: usize) -> u64 {
+/// many of the three transfers moved by DMA (`pinned_staging.rs` too).
+pub(crate) fn round_trip(
+    gpu: &gpudata::Gpu,
+    rng: &mut Rng,
+    len: usize,
+    at: usize,
+    back_at: usize,
+) -> u64 {
     let before = gpu.host_dma_transfers();
     let mut source = Pages::new(at + len);
     let values = rng.bytes(len);

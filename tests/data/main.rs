@@ -20,6 +20,8 @@ mod nested;
 mod nested_random;
 mod packed_vertex;
 mod particles;
+#[cfg(feature = "host-dma")]
+mod pinned_staging;
 mod roundtrip;
 mod runtime_array;
 mod shadow;

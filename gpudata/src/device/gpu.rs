@@ -53,6 +53,11 @@ struct GpuInner {
     /// The device's host-memory import functions, or why it has none (read on first use).
     #[cfg(feature = "host-dma")]
     dma: OnceLock<Result<crate::device::host_dma::DmaDevice, crate::device::HostDmaError>>,
+    /// The pinned staging ring (made by the first transfer that uses it; `None` when the
+    /// memory could not be allocated or imported). Dropped with the device wrapper: its drop
+    /// waits until wgpu has freed the import, then frees the host memory.
+    #[cfg(feature = "host-dma")]
+    ring: OnceLock<Option<crate::device::host_dma::PinnedRing>>,
 }
 
 /// The next [`GpuInner::id`].
@@ -62,6 +67,10 @@ impl Drop for GpuInner {
     fn drop(&mut self) {
         // The readback staging kept for this device holds the device alive: it goes now.
         crate::device::transfer::forget_device(self.id);
+        // The pinned staging ring goes before the queue: its drop waits until wgpu has freed
+        // its import, then frees the host memory.
+        #[cfg(feature = "host-dma")]
+        drop(self.ring.take());
     }
 }
 
@@ -263,6 +272,8 @@ impl Gpu {
                 dma_transfers: AtomicU64::new(0),
                 #[cfg(feature = "host-dma")]
                 dma: OnceLock::new(),
+                #[cfg(feature = "host-dma")]
+                ring: OnceLock::new(),
             }),
             transfer: Arc::new(TransferConfig::default()),
         }
@@ -359,6 +370,32 @@ impl Gpu {
             })
             .as_ref()
             .map_err(Clone::clone)
+    }
+
+    /// The device's pinned staging ring: made by `make` on first use (the first transfer's
+    /// configuration sets its size), kept with the device.
+    #[cfg(feature = "host-dma")]
+    pub(crate) fn pinned_ring(
+        &self,
+        make: impl FnOnce() -> Option<crate::device::host_dma::PinnedRing>,
+    ) -> Option<&crate::device::host_dma::PinnedRing> {
+        self.inner.ring.get_or_init(make).as_ref()
+    }
+
+    /// The pinned staging ring's slot size and slot count, when a transfer has made it (an
+    /// engine report for the tests and benchmarks).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn pinned_staging(&self) -> Option<(u64, usize)> {
+        #[cfg(feature = "host-dma")]
+        {
+            let ring = self.inner.ring.get()?.as_ref()?;
+            Some((ring.slot_bytes(), ring.slots()))
+        }
+        #[cfg(not(feature = "host-dma"))]
+        {
+            None
+        }
     }
 
     /// How many transfers on this device moved bytes by host DMA (an engine counter for the

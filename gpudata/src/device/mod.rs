@@ -20,11 +20,16 @@ pub use host_dma::{HOST_DMA_EXTENSION, HostDmaError, HostDmaSupport};
 // Importing host memory without a copy: an engine part, for `transferbench --dma-sweep`.
 #[doc(hidden)]
 pub use host_dma::probe_import;
+// The copy engine's rate from and into the pinned staging ring alone: an engine part, for
+// `transferbench`'s `ring_dma` path.
 pub(crate) use scope::error_scope;
+#[cfg(feature = "host-dma")]
+#[doc(hidden)]
+pub use transfer::probe_pinned_dma;
 pub use transfer::{
-    DEFAULT_BUDGET_BYTES, DEFAULT_HOST_DMA_MIN_BYTES, MIN_CHUNK_BYTES, ProgressCallback,
-    STAGING_CHUNK_BYTES, STAGING_IDLE_RELEASE, TransferConfig, TransferDirection, TransferProgress,
-    release_idle_staging,
+    DEFAULT_BUDGET_BYTES, DEFAULT_HOST_DMA_MIN_BYTES, HostDmaMode, MIN_CHUNK_BYTES,
+    ProgressCallback, STAGING_CHUNK_BYTES, STAGING_IDLE_RELEASE, TransferConfig, TransferDirection,
+    TransferProgress, release_idle_staging,
 };
 // The staging budget's counters: engine parts, for the transfer tests and benchmarks.
 #[doc(hidden)]

@@ -11,7 +11,7 @@ use gpudata::arrow::{
     array_to_gpu_vector, record_batch_from_gpu, record_batch_to_gpu,
 };
 use gpudata::data::DEFAULT_USAGE;
-use gpudata::device::TransferConfig;
+use gpudata::device::{HostDmaMode, TransferConfig};
 use gpudata::table::ChunkOptions;
 use gpudata::table::GpuVector;
 use gpudata::{Gpu, GpuData, GpuDataDescriptor, GpuStruct, TypedGpuData, VertexFormat};
@@ -47,13 +47,13 @@ pub fn fail(e: impl std::fmt::Display) -> ! {
 }
 
 /// One row of the table: GB/s and the peak memory added (MiB) per direction.
-struct Row {
-    up: Option<(f64, u64)>,
-    down: Option<(f64, u64)>,
+pub struct Row {
+    pub up: Option<(f64, u64)>,
+    pub down: Option<(f64, u64)>,
 }
 
 /// Times `iters` runs of `f` (seconds each) and the peak memory they added in MiB.
-fn measure(iters: u32, bytes: u64, mut f: impl FnMut() -> f64) -> (f64, u64) {
+pub fn measure(iters: u32, bytes: u64, mut f: impl FnMut() -> f64) -> (f64, u64) {
     f(); // warm-up: pipelines, allocator blocks
     let base = reset_peak();
     let times: Vec<f64> = (0..iters).map(|_| f()).collect();
@@ -61,13 +61,13 @@ fn measure(iters: u32, bytes: u64, mut f: impl FnMut() -> f64) -> (f64, u64) {
     (bytes as f64 / median(times) / 1e9, added)
 }
 
-fn timed(f: impl FnOnce()) -> f64 {
+pub fn timed(f: impl FnOnce()) -> f64 {
     let t = Instant::now();
     f();
     t.elapsed().as_secs_f64()
 }
 
-fn bytes_source(size: u64) -> Vec<u8> {
+pub fn bytes_source(size: u64) -> Vec<u8> {
     (0..size)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
         .collect()
@@ -95,7 +95,7 @@ fn parallel_source(size: u64) -> Vec<u8> {
     out
 }
 
-const PATHS: [&str; 15] = [
+const PATHS: [&str; 19] = [
     "alloc",
     "write_buffer",
     "write_rows",
@@ -111,21 +111,34 @@ const PATHS: [&str; 15] = [
     "write_rows_dma",
     "bytes_dma",
     "bytes_into_dma",
+    "write_rows_ring",
+    "bytes_into_ring",
+    "memcpy",
+    "ring_dma",
 ];
 
-/// `gpu` with host DMA on for transfers of at least 1 MiB (the default threshold), the rest of
-/// its configuration kept.
-fn dma_gpu(gpu: &Gpu) -> Gpu {
-    gpu.with_transfer_config(gpu.transfer_config().clone().host_dma(true))
+/// `gpu` with host DMA on in `mode` for transfers of at least 1 MiB (the default threshold),
+/// the rest of its configuration kept.
+fn dma_gpu(gpu: &Gpu, mode: HostDmaMode) -> Gpu {
+    gpu.with_transfer_config(
+        gpu.transfer_config()
+            .clone()
+            .host_dma(true)
+            .host_dma_mode(mode),
+    )
 }
 
 /// Runs path `path` at `size` bytes; a path named `<path>_dma` runs `<path>` with host DMA on
-/// (feature `host-dma`) and says when none of its transfers moved by DMA.
+/// by importing the caller's pages, `<path>_ring` through the pinned staging ring (feature
+/// `host-dma`), and says when none of its transfers moved by DMA.
 fn run(gpu: &Gpu, path: &str, size: u64, iters: u32) -> Row {
-    let Some(staged) = path.strip_suffix("_dma") else {
-        return run_path(gpu, path, size, iters);
+    let (staged, mode) = match (path.strip_suffix("_dma"), path.strip_suffix("_ring")) {
+        _ if path == "ring_dma" => return crate::ring::ring_dma(gpu, size, iters),
+        (Some(staged), _) => (staged, HostDmaMode::ImportCallerPages),
+        (_, Some(staged)) => (staged, HostDmaMode::PinnedStaging),
+        _ => return run_path(gpu, path, size, iters),
     };
-    let dma = dma_gpu(gpu);
+    let dma = dma_gpu(gpu, mode);
     let before = dma.host_dma_transfers();
     let row = run_path(&dma, staged, size, iters);
     if dma.host_dma_transfers() == before {
@@ -426,6 +439,7 @@ fn run_path(gpu: &Gpu, path: &str, size: u64, iters: u32) -> Row {
                 down: Some(down),
             }
         }
+        "memcpy" => crate::ring::memcpy(gpu, size, iters),
         other => fail(format!("unknown path {other}")),
     }
 }
@@ -653,6 +667,7 @@ pub fn dma_sweep(gpu: &Gpu, args: &Args) {
             .transfer_config()
             .clone()
             .host_dma(true)
+            .host_dma_mode(HostDmaMode::ImportCallerPages)
             .chunk_bytes(piece_mib << 20);
         let dma = gpu.with_transfer_config(config);
         for size in [256u64 << 20, 1 << 30] {

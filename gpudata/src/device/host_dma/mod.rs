@@ -13,19 +13,30 @@
 //! - `import.rs`: [`DmaDevice`], what one device needs to import (the extension's functions,
 //!   `minImportedHostPointerAlignment`), and [`Imported`], one host range imported and wrapped,
 //!   whose drop waits until wgpu has destroyed the buffer and freed the memory object.
-//! - `device/transfer/dma.rs`: the transfers over it, used by the byte uploads and readbacks
-//!   when the handle's [`TransferConfig::host_dma`](crate::device::TransferConfig::host_dma) is
-//!   on and the range qualifies; every other transfer keeps the staged path.
+//! - `ring.rs`: [`PinnedRing`], the device's pinned staging ring: host memory gpudata allocates
+//!   and imports once (kept with the device, freed with it), cut into slots transfers check out
+//!   ([`Slots`]) and touch on the CPU only once the GPU is done with them.
+//! - `device/transfer/pinned.rs`: the transfers through the ring
+//!   ([`HostDmaMode::PinnedStaging`](crate::device::HostDmaMode::PinnedStaging), the default).
+//! - `device/transfer/dma.rs`: the transfers over imports of the caller's own pages
+//!   ([`HostDmaMode::ImportCallerPages`](crate::device::HostDmaMode::ImportCallerPages)), and
+//!   the entry of both modes, used by the byte uploads and readbacks when the handle's
+//!   [`TransferConfig::host_dma`](crate::device::TransferConfig::host_dma) is on and the range
+//!   qualifies; every other transfer keeps the staged path.
 
 #[cfg(feature = "host-dma")]
 mod import;
 #[cfg(feature = "host-dma")]
 mod open;
+#[cfg(feature = "host-dma")]
+mod ring;
 
 #[cfg(feature = "host-dma")]
 pub(crate) use import::{DmaDevice, Imported};
 #[cfg(feature = "host-dma")]
 pub(crate) use open::request_device;
+#[cfg(feature = "host-dma")]
+pub(crate) use ring::{PinnedRing, Slots};
 
 use crate::device::Gpu;
 

@@ -80,6 +80,25 @@ pub struct TransferConfig {
     progress: Option<ProgressCallback>,
     host_dma: bool,
     host_dma_min: Option<u64>,
+    host_dma_mode: HostDmaMode,
+}
+
+/// How a transfer with [`TransferConfig::host_dma`] on moves bytes by DMA.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum HostDmaMode {
+    /// Through a ring of pinned staging slots the device keeps: host memory gpudata allocates
+    /// and imports once per device (on the first transfer that uses it, bounded by the
+    /// handle's [budget](TransferConfig::budget_bytes)), so no transfer pays the driver's page
+    /// pinning. Worker threads copy the caller's bytes into free slots (uploads) or out of
+    /// filled ones (readbacks) while the GPU's copy engine moves the others between the slots
+    /// and the device buffer. Any host address qualifies. The default.
+    #[default]
+    PinnedStaging,
+    /// Straight from and into the caller's pages: the pages enclosing the range are imported
+    /// for each transfer (the driver pins them every time), so there is no host copy; the
+    /// caller's first byte must be 4-byte aligned.
+    ImportCallerPages,
 }
 
 /// The smallest transfer that goes by host DMA unless told otherwise
@@ -140,16 +159,34 @@ impl TransferConfig {
     /// (`read_bytes_into`, zero-copy `read_rows_into`, Arrow buffers) by DMA straight from and
     /// into the caller's pages when `on`, the device [can](crate::Gpu::host_dma) (feature
     /// `host-dma`, a Vulkan device with `VK_EXT_external_memory_host`) and the range qualifies:
-    /// at least [`host_dma_min_bytes`](Self::host_dma_min_bytes), its first byte 4-byte
-    /// aligned, at a 4-byte-aligned buffer offset. The pages enclosing the range are imported
-    /// for the transfer's duration (so any allocation qualifies, Arrow's 64-byte-aligned
-    /// buffers included) and the call returns once the GPU is done with them; the last 1–3
-    /// bytes of a length that is not a multiple of 4, and any range or part the driver
-    /// refuses to import, take the staged path. Off by default.
+    /// at least [`host_dma_min_bytes`](Self::host_dma_min_bytes), at a 4-byte-aligned buffer
+    /// offset. [`host_dma_mode`](Self::host_dma_mode) says how: by default
+    /// ([`HostDmaMode::PinnedStaging`]) through a ring of host memory the device imports once
+    /// (at most the budget; any host address qualifies); with
+    /// [`HostDmaMode::ImportCallerPages`] the pages enclosing the caller's range are imported
+    /// for the transfer's duration (its first byte 4-byte aligned; any allocation qualifies,
+    /// Arrow's 64-byte-aligned buffers included) and the call returns once the GPU is done with
+    /// them. The last 1–3 bytes of a length that is not a multiple of 4, ranges or parts the
+    /// driver refuses to import, and transfers that find every slot of the ring held by other
+    /// transfers take the staged path. Off by default.
     #[must_use]
     pub fn host_dma(mut self, on: bool) -> TransferConfig {
         self.host_dma = on;
         self
+    }
+
+    /// Which way host DMA moves bytes when [`host_dma`](Self::host_dma) is on (default
+    /// [`HostDmaMode::PinnedStaging`]).
+    #[must_use]
+    pub fn host_dma_mode(mut self, mode: HostDmaMode) -> TransferConfig {
+        self.host_dma_mode = mode;
+        self
+    }
+
+    /// The [`HostDmaMode`] host DMA takes when on.
+    #[must_use]
+    pub fn dma_mode(&self) -> HostDmaMode {
+        self.host_dma_mode
     }
 
     /// The smallest transfer that goes by host DMA when [`host_dma`](Self::host_dma) is on
@@ -171,6 +208,27 @@ impl TransferConfig {
     #[cfg(feature = "host-dma")]
     pub(crate) fn host_dma_piece(&self) -> Option<u64> {
         self.chunk.map(|c| c.max(MIN_CHUNK_BYTES))
+    }
+
+    /// The pinned staging ring a device makes for [`HostDmaMode::PinnedStaging`] when this
+    /// configuration's transfer is its first user, on an adapter of `kind`: `(slot bytes,
+    /// slots)`. A slot is a chunk of [`plan`](Self::plan)'s rule (the configured chunk size, else
+    /// the budget split into two chunks per thread, at most 16 MiB) and at most half the budget;
+    /// as many slots as the budget holds, at least 2 and at most 4 per thread.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn pinned_ring(&self, kind: AdapterKind) -> (u64, usize) {
+        let threads = self.threads_for(kind).max(1) as u64;
+        let budget = self.budget();
+        let slot = self
+            .chunk
+            .unwrap_or_else(|| {
+                (budget / (2 * threads)).clamp(MIN_CHUNK_BYTES, MAX_AUTO_CHUNK_BYTES)
+            })
+            .min(budget / 2)
+            .max(MIN_CHUNK_BYTES);
+        let slots = (budget / slot).clamp(2, 4 * threads.max(2));
+        (slot, slots as usize)
     }
 
     /// The staging budget in bytes.
@@ -200,7 +258,8 @@ impl TransferConfig {
     /// The threads a blocking readback's pipeline drains on for an adapter of `kind` (besides
     /// the calling thread, which submits): the configured number, else one on a software
     /// adapter and `min(available parallelism, 16)` on others.
-    pub(crate) fn drain_threads_for(&self, kind: AdapterKind) -> usize {
+    #[must_use]
+    pub fn drain_threads_for(&self, kind: AdapterKind) -> usize {
         if let Some(threads) = self.threads {
             return threads.get();
         }
@@ -260,6 +319,7 @@ impl fmt::Debug for TransferConfig {
             .field("chunk", &self.chunk)
             .field("progress", &self.progress.is_some())
             .field("host_dma", &self.host_dma_threshold())
+            .field("host_dma_mode", &self.host_dma_mode)
             .finish()
     }
 }

@@ -1,4 +1,6 @@
-//! Transfers by host DMA (feature `host-dma`): the caller's pages imported piece by piece
+//! Transfers by host DMA (feature `host-dma`): which ranges qualify ([`write()`] and [`read()`],
+//! the entry of both [`HostDmaMode`]s; `pinned.rs` moves them through the device's pinned
+//! staging ring), and the import mode: the caller's pages imported piece by piece
 //! (`device/host_dma`) and copied straight into or out of the device buffer with
 //! `copy_buffer_to_buffer`.
 //!
@@ -15,7 +17,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 
-use super::config::TransferDirection;
+use super::config::{HostDmaMode, TransferDirection};
 use super::wait::{WaitMode, wait_for_submission};
 use super::workers::Shared;
 use crate::device::host_dma::{DmaDevice, Imported};
@@ -45,6 +47,12 @@ pub(crate) async fn write(
     bytes: &[u8],
     mode: WaitMode,
 ) -> Result<Option<Rest>, GpuError> {
+    if !qualifies(gpu, buffer, offset, bytes.len()) {
+        return Ok(None);
+    }
+    if gpu.transfer_config().dma_mode() == HostDmaMode::PinnedStaging {
+        return super::pinned::write(gpu, buffer, offset, bytes, mode).await;
+    }
     let host = (bytes.as_ptr() as usize, bytes.len());
     let Some(job) = Job::new(gpu, buffer, offset, host, TransferDirection::Upload, mode) else {
         return Ok(None);
@@ -64,6 +72,12 @@ pub(crate) async fn read(
     out: &mut [u8],
     mode: WaitMode,
 ) -> Result<Option<Rest>, GpuError> {
+    if !qualifies(gpu, buffer, offset, out.len()) {
+        return Ok(None);
+    }
+    if gpu.transfer_config().dma_mode() == HostDmaMode::PinnedStaging {
+        return super::pinned::read(gpu, buffer, offset, out, mode).await;
+    }
     let host = (out.as_mut_ptr() as usize, out.len());
     let Some(job) = Job::new(gpu, buffer, offset, host, TransferDirection::Readback, mode) else {
         return Ok(None);
@@ -87,13 +101,27 @@ struct Job<'a> {
     mode: WaitMode,
 }
 
+/// Whether a transfer of `len` bytes at `offset` of `buffer` goes by host DMA on this handle:
+/// host DMA on, at least the configured minimum and one whole word, at a 4-byte-aligned offset,
+/// inside the buffer (either mode; the import mode also wants the host address aligned).
+fn qualifies(gpu: &Gpu, buffer: &wgpu::Buffer, offset: u64, len: usize) -> bool {
+    let Some(threshold) = gpu.transfer_config().host_dma_threshold() else {
+        return false;
+    };
+    len >= 4
+        && len as u64 >= threshold
+        && offset.is_multiple_of(4)
+        && offset
+            .checked_add(len as u64)
+            .is_some_and(|end| end <= buffer.size())
+}
+
 /// A piece's import with its range, or the range when the driver refused it.
 type Ready = (Range<usize>, Option<Imported>);
 
 impl<'a> Job<'a> {
-    /// The transfer of `host` (address, length) when host DMA is on for this handle, the
-    /// device has it, and the range qualifies: at least the configured minimum and one whole
-    /// word, its first byte and the buffer offset 4-byte aligned, inside the buffer.
+    /// The transfer of `host` (address, length), a range that [`qualifies`], when its first
+    /// byte is 4-byte aligned and the device has host DMA.
     fn new(
         gpu: &'a Gpu,
         buffer: &'a wgpu::Buffer,
@@ -102,14 +130,7 @@ impl<'a> Job<'a> {
         direction: TransferDirection,
         mode: WaitMode,
     ) -> Option<Job<'a>> {
-        let threshold = gpu.transfer_config().host_dma_threshold()?;
-        let end = offset.checked_add(len as u64)?;
-        if len < 4
-            || (len as u64) < threshold
-            || end > buffer.size()
-            || !offset.is_multiple_of(4)
-            || !host.is_multiple_of(4)
-        {
+        if !host.is_multiple_of(4) {
             return None;
         }
         Some(Job {
