@@ -10,7 +10,8 @@
 //! with `--variants`, at 2, 4 and 8 vectors per invocation too). And two probes of what a fresh
 //! output costs: `relayout_pack_fresh`, the same copies into five outputs made fresh by each
 //! call as `pack_batches` makes them (`__copy_blocks_into_fresh`), and `relayout_pack_one`, into
-//! one fresh buffer holding the five.
+//! one fresh buffer holding the five. `relayout_pack_aligned` is `relayout_pack_warm` over
+//! batches of multiples of 16 rows (every block at phase 0, no edge words).
 //!
 //! Each is a whole public call (buffers created, copies recorded and submitted), timed on the
 //! GPU between timestamps around the call (see `Work::Call`); the wall column is the call and
@@ -30,10 +31,11 @@ use crate::kernels::Fill;
 use crate::timing::Work;
 
 /// Case groups of this module.
-pub const NAMES: [&str; 7] = [
+pub const NAMES: [&str; 8] = [
     "fresh_clear",
     "relayout_pack",
     "relayout_pack_warm",
+    "relayout_pack_aligned",
     "relayout_pack_fresh",
     "relayout_pack_one",
     "relayout_interleave",
@@ -260,7 +262,13 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
     let n = size / format.byte_stride();
     // Four batches of odd row counts: edges inside words, chunks and invocations.
     let quarter = n / 4;
-    let counts = [quarter - 3, quarter + 5, quarter - 1, n - 3 * quarter - 1];
+    let counts = if name == "relayout_pack_aligned" {
+        // Every batch a multiple of 16 rows: every block at phase 0, no edge words.
+        let q = quarter / 16 * 16;
+        [q, q, q, (n - 3 * q) / 16 * 16]
+    } else {
+        [quarter - 3, quarter + 5, quarter - 1, n - 3 * quarter - 1]
+    };
     let mut batches = Vec::new();
     for (b, &rows) in counts.iter().enumerate() {
         let mut parts = Vec::new();
@@ -312,7 +320,7 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                 Some(verify),
             )
         }
-        "relayout_pack_warm" => {
+        "relayout_pack_warm" | "relayout_pack_aligned" => {
             // The packed columns, made once and initialized by a first run of the copies.
             let outputs = format
                 .fields()
