@@ -11,7 +11,7 @@ use arrow_array::types::{
     UInt32Type, UInt64Type,
 };
 use arrow_array::{Array, ArrayRef, DictionaryArray, PrimitiveArray, StringArray};
-use arrow_buffer::{ArrowNativeType, ScalarBuffer};
+use arrow_buffer::{ArrowNativeType, NullBuffer, ScalarBuffer};
 use arrow_schema::DataType as ArrowType;
 
 use super::ConversionError;
@@ -85,28 +85,25 @@ impl Categories {
     ) -> Result<ArrayRef, ConversionError> {
         let nulls = array.logical_nulls();
         let mut ids = Vec::with_capacity(array.len());
-        if let ArrowType::Dictionary(..) = array.data_type() {
+        if let ArrowType::Dictionary(key, _) = array.data_type() {
             // Each dictionary value gets its id when a row first uses it, so ids follow the
             // rows' first occurrences as they do for strings (and values no row uses get
             // none): a column's ids are the same whether it came as strings or a dictionary.
             // One lookup per distinct value, not per row.
-            let dictionary = array.as_any_dictionary();
-            let values = dictionary.values();
-            let mut remap: Vec<Option<u32>> = vec![None; values.len()];
-            let keys = dictionary.normalized_keys();
-            for (i, key) in keys.iter().enumerate() {
-                let valid = nulls.as_ref().is_none_or(|n| n.is_valid(i));
-                let id = match remap.get_mut(*key) {
-                    Some(Some(id)) if valid => *id,
-                    Some(slot @ None) if valid => {
-                        let id = self.id(column, text_at(values.as_ref(), *key))?;
-                        *slot = Some(id);
-                        id
-                    }
-                    _ => 0,
-                };
-                ids.push(id);
-            }
+            match key.as_ref() {
+                // Parquet's readers deliver Int32 keys: no widened copy of them.
+                ArrowType::Int32 => self.dictionary_ids(
+                    column,
+                    array.as_dictionary::<Int32Type>(),
+                    &nulls,
+                    &mut ids,
+                ),
+                _ => {
+                    let dictionary = array.as_any_dictionary();
+                    let keys = dictionary.normalized_keys();
+                    self.remapped(column, dictionary.values(), &keys, |k| k, &nulls, &mut ids)
+                }
+            }?;
         } else {
             match array.data_type() {
                 ArrowType::Utf8 => self.ids_of(column, array.as_string::<i32>().iter(), &mut ids),
@@ -117,16 +114,76 @@ impl Categories {
             }?;
         }
         let keys = PrimitiveArray::<UInt32Type>::new(ScalarBuffer::from(ids), nulls);
-        DictionaryArray::try_new(keys, self.labels())
-            .map(|d| Arc::new(d) as ArrayRef)
-            .map_err(|e| ConversionError::Arrow {
-                column: column.to_owned(),
-                data_type: ArrowType::Dictionary(
-                    Box::new(ArrowType::UInt32),
-                    Box::new(ArrowType::Utf8),
-                ),
-                message: e.to_string(),
+        let labels = self.labels();
+        // SAFETY: every id of a valid row came from `id`, which hands out ids below the number
+        // of labels and never removes one, and `labels` holds every label so far: each valid
+        // row's key indexes `labels`. (Null rows' keys are 0 and need not, Arrow's rule.)
+        let dictionary = unsafe { DictionaryArray::new_unchecked(keys, labels) };
+        Ok(Arc::new(dictionary))
+    }
+
+    /// The stream ids of the rows of `dictionary` (keys of type `K`) pushed onto `ids`.
+    fn dictionary_ids<K: ArrowDictionaryKeyType>(
+        &mut self,
+        column: &str,
+        dictionary: &DictionaryArray<K>,
+        nulls: &Option<NullBuffer>,
+        ids: &mut Vec<u32>,
+    ) -> Result<(), ConversionError> {
+        let keys = dictionary.keys().values();
+        self.remapped(
+            column,
+            dictionary.values(),
+            keys,
+            |k| k.as_usize(),
+            nulls,
+            ids,
+        )
+    }
+
+    /// The stream ids of rows whose labels are `values[slot(keys[i])]` pushed onto `ids` (null
+    /// rows and slots outside `values` 0): each value looked up once, when a valid row first
+    /// uses it.
+    fn remapped<T: Copy>(
+        &mut self,
+        column: &str,
+        values: &ArrayRef,
+        keys: &[T],
+        slot: impl Fn(T) -> usize,
+        nulls: &Option<NullBuffer>,
+        ids: &mut Vec<u32>,
+    ) -> Result<(), ConversionError> {
+        const UNSEEN: u32 = u32::MAX;
+        let mut remap = vec![UNSEEN; values.len()];
+        let mut id_of = |this: &mut Self, key: T| -> Result<u32, ConversionError> {
+            let at = slot(key);
+            Ok(match remap.get(at) {
+                Some(&id) if id != UNSEEN => id,
+                Some(_) => {
+                    let id = this.id(column, text_at(values.as_ref(), at))?;
+                    remap[at] = id;
+                    id
+                }
+                None => 0,
             })
+        };
+        match nulls {
+            None => {
+                for &key in keys {
+                    ids.push(id_of(self, key)?);
+                }
+            }
+            Some(nulls) => {
+                for (i, &key) in keys.iter().enumerate() {
+                    ids.push(if nulls.is_valid(i) {
+                        id_of(self, key)?
+                    } else {
+                        0
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -319,4 +376,69 @@ pub(crate) fn restore(
             ));
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Categories;
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Int16Type, Int32Type, UInt32Type};
+    use arrow_array::{Array, DictionaryArray, Int16Array, Int32Array, StringArray};
+    use std::sync::Arc;
+
+    /// The keys and labels of a converted column.
+    fn ids(converted: &dyn Array) -> (Vec<Option<u32>>, Vec<String>) {
+        let d = converted.as_dictionary::<UInt32Type>();
+        let keys = d.keys().iter().collect();
+        let labels = d.values().as_string::<i32>();
+        (
+            keys,
+            labels.iter().map(|l| l.unwrap_or("").to_owned()).collect(),
+        )
+    }
+
+    /// Dictionaries of Int32 keys (Parquet's) and of another key type get ids in the rows'
+    /// first-occurrence order, shared with plain strings of the same stream; a null row reads
+    /// 0 even where its key points at a label a valid row uses, and a label only a null row
+    /// points at gets no id.
+    #[test]
+    fn dictionary_rows_take_first_occurrence_ids_and_null_rows_zero() {
+        let mut categories = Categories::default();
+        let values = Arc::new(StringArray::from(vec!["x", "y", "z", "w"]));
+        let keys = Int32Array::from(vec![Some(2), None, Some(0), Some(2), Some(0)]);
+        let mut keys_data = keys.into_data().into_builder();
+        // A null row whose key slot holds 3 ("w"), a label no valid row uses.
+        keys_data = keys_data.buffers(vec![arrow_buffer::Buffer::from_slice_ref([
+            2i32, 3, 0, 2, 0,
+        ])]);
+        let keys = Int32Array::from(keys_data.build().unwrap());
+        let first = DictionaryArray::<Int32Type>::try_new(keys, values.clone()).unwrap();
+        let converted = categories.convert("c", &first).unwrap();
+        assert_eq!(
+            ids(converted.as_ref()),
+            (
+                vec![Some(0), None, Some(1), Some(0), Some(1)],
+                vec!["z".to_owned(), "x".to_owned()]
+            )
+        );
+        assert_eq!(
+            converted.as_dictionary::<UInt32Type>().keys().values()[1],
+            0
+        );
+
+        let keys = Int16Array::from(vec![Some(1), Some(3), None, Some(2)]);
+        let second = DictionaryArray::<Int16Type>::try_new(keys, values).unwrap();
+        let converted = categories.convert("c", &second).unwrap();
+        assert_eq!(
+            ids(converted.as_ref()),
+            (
+                vec![Some(2), Some(3), None, Some(0)],
+                ["z", "x", "y", "w"].map(str::to_owned).to_vec()
+            )
+        );
+
+        let plain = StringArray::from(vec![Some("w"), Some("v"), None]);
+        let converted = categories.convert("c", &plain).unwrap();
+        assert_eq!(ids(converted.as_ref()).0, vec![Some(3), Some(4), None]);
+    }
 }

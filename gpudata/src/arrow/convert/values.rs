@@ -36,32 +36,56 @@ pub(crate) fn narrow(
     };
     if let ArrowType::Int64 = array.data_type() {
         let values = array.as_primitive::<Int64Type>().values();
-        let mut out = Vec::with_capacity(values.len());
-        for (i, v) in values.iter().enumerate() {
-            out.push(if is_valid(nulls, i) {
-                i32::try_from(*v).map_err(|_| out_of_range(i, v.to_string()))?
-            } else {
-                0
-            });
-        }
+        let out = narrow_values(values, nulls, |v| i32::try_from(v).ok(), |v| v as i32)
+            .map_err(|i| out_of_range(i, values[i].to_string()))?;
         return Ok(Arc::new(PrimitiveArray::<Int32Type>::new(
             ScalarBuffer::from(out),
             nulls.cloned(),
         )));
     }
     let values = array.as_primitive::<UInt64Type>().values();
-    let mut out = Vec::with_capacity(values.len());
-    for (i, v) in values.iter().enumerate() {
-        out.push(if is_valid(nulls, i) {
-            u32::try_from(*v).map_err(|_| out_of_range(i, v.to_string()))?
-        } else {
-            0
-        });
-    }
+    let out = narrow_values(values, nulls, |v| u32::try_from(v).ok(), |v| v as u32)
+        .map_err(|i| out_of_range(i, values[i].to_string()))?;
     Ok(Arc::new(PrimitiveArray::<UInt32Type>::new(
         ScalarBuffer::from(out),
         nulls.cloned(),
     )))
+}
+
+/// `values` narrowed by `fit` (null rows 0), or the first valid row that does not fit. Without
+/// nulls, when the smallest and largest values fit, every value is narrowed by `cast` (which
+/// must agree with `fit` where it fits) in passes the compiler vectorises (the common case);
+/// otherwise row by row.
+fn narrow_values<W, N>(
+    values: &[W],
+    nulls: Option<&NullBuffer>,
+    fit: impl Fn(W) -> Option<N>,
+    cast: impl Fn(W) -> N,
+) -> Result<Vec<N>, usize>
+where
+    W: Copy + Ord,
+    N: Copy + Default,
+{
+    if nulls.is_none()
+        && let Some(&first) = values.first()
+    {
+        let (lo, hi) = values
+            .iter()
+            .fold((first, first), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+        if fit(lo).is_some() && fit(hi).is_some() {
+            // Every value lies between two that fit: each fits, and `cast` is exact.
+            return Ok(values.iter().map(|&v| cast(v)).collect());
+        }
+    }
+    let mut out = Vec::with_capacity(values.len());
+    for (i, v) in values.iter().enumerate() {
+        out.push(if is_valid(nulls, i) {
+            fit(*v).ok_or(i)?
+        } else {
+            N::default()
+        });
+    }
+    Ok(out)
 }
 
 /// Whether every valid Int64 / UInt64 value fits 32 bits (the `auto` test for narrowing).
@@ -323,4 +347,31 @@ pub(crate) fn value_list(
         },
     )?;
     Ok((strings, Arc::new(list)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::narrow_values;
+    use arrow_buffer::NullBuffer;
+
+    fn to_i32(values: &[i64], nulls: Option<&NullBuffer>) -> Result<Vec<i32>, usize> {
+        narrow_values(values, nulls, |v| i32::try_from(v).ok(), |v| v as i32)
+    }
+
+    /// The one-pass cast without nulls, the row-by-row path with them: the same values, null
+    /// rows 0, the first valid row that does not fit reported, one in a null row ignored.
+    #[test]
+    fn narrowing_checks_valid_rows_only() {
+        let fits = [-5, i64::from(i32::MIN), 7, i64::from(i32::MAX)];
+        assert_eq!(to_i32(&fits, None), Ok(vec![-5, i32::MIN, 7, i32::MAX]));
+        assert_eq!(to_i32(&[], None), Ok(vec![]));
+        assert_eq!(to_i32(&[1, 1 << 40, 2, -(1 << 40)], None), Err(1));
+        assert_eq!(to_i32(&[1, 2, i64::from(i32::MIN) - 1], None), Err(2));
+        let nulls = NullBuffer::from(vec![true, false, true, true]);
+        assert_eq!(
+            to_i32(&[3, 1 << 40, -4, 9], Some(&nulls)),
+            Ok(vec![3, 0, -4, 9])
+        );
+        assert_eq!(to_i32(&[3, 1 << 40, 1 << 41, 9], Some(&nulls)), Err(2));
+    }
 }
