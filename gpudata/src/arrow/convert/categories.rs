@@ -92,12 +92,18 @@ impl Categories {
             // One lookup per distinct value, not per row.
             match key.as_ref() {
                 // Parquet's readers deliver Int32 keys: no widened copy of them.
-                ArrowType::Int32 => self.dictionary_ids(
-                    column,
-                    array.as_dictionary::<Int32Type>(),
-                    &nulls,
-                    &mut ids,
-                ),
+                ArrowType::Int32 => {
+                    let dictionary = array.as_dictionary::<Int32Type>();
+                    let keys = dictionary.keys().values();
+                    self.remapped(
+                        column,
+                        dictionary.values(),
+                        keys,
+                        |k| k.as_usize(),
+                        &nulls,
+                        &mut ids,
+                    )
+                }
                 _ => {
                     let dictionary = array.as_any_dictionary();
                     let keys = dictionary.normalized_keys();
@@ -120,25 +126,6 @@ impl Categories {
         // row's key indexes `labels`. (Null rows' keys are 0 and need not, Arrow's rule.)
         let dictionary = unsafe { DictionaryArray::new_unchecked(keys, labels) };
         Ok(Arc::new(dictionary))
-    }
-
-    /// The stream ids of the rows of `dictionary` (keys of type `K`) pushed onto `ids`.
-    fn dictionary_ids<K: ArrowDictionaryKeyType>(
-        &mut self,
-        column: &str,
-        dictionary: &DictionaryArray<K>,
-        nulls: &Option<NullBuffer>,
-        ids: &mut Vec<u32>,
-    ) -> Result<(), ConversionError> {
-        let keys = dictionary.keys().values();
-        self.remapped(
-            column,
-            dictionary.values(),
-            keys,
-            |k| k.as_usize(),
-            nulls,
-            ids,
-        )
     }
 
     /// The stream ids of rows whose labels are `values[slot(keys[i])]` pushed onto `ids` (null

@@ -23,10 +23,10 @@
 //! are left to the staged path, as by the import path.
 
 use std::collections::VecDeque;
-use std::ops::Range;
 use std::sync::{Arc, mpsc};
 
 use super::config::TransferDirection;
+use super::dma::Rest;
 use super::pipeline::{copy_in_parts, drain_pool};
 use super::wait::{WaitMode, wait_for_submission};
 use super::workers::Shared;
@@ -41,9 +41,6 @@ const OPERATION: &str = "copy host memory through the pinned staging ring";
 /// readback's pipeline submits them: small submissions finish early, so drained slots go back
 /// to the GPU while later copies still run.
 const SUBMIT_BYTES: u64 = 4 << 20;
-
-/// Byte ranges of a transfer (from its start) left for the staged path.
-type Rest = Vec<Range<usize>>;
 
 /// The device's ring, made on first use with this handle's configuration; `None` when the
 /// device has no host DMA or the ring could not be made.
