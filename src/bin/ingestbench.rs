@@ -14,8 +14,10 @@
 //! converted batches alone (the upload's floor), on one thread and on as many as the
 //! parallel readers (each uploading its share of the batches); gpudata's
 //! `ingest_parquet` under the `auto` policy (decode, convert, upload, GPU
-//! table) on 1, 2, 4 and 8 threads and on all cores (at most one per row group), then on all
-//! cores with each row group decoded in 2, 4 and 8 parts (`ParquetOptions::row_group_parts`).
+//! table) with whole row groups on 1, 2, 4 and 8 threads and on one thread per row group (up to
+//! the cores), with the default options (all cores; row groups cut into parts when there are
+//! fewer than cores), then on all cores with each row group decoded in 2, 4 and 8 parts
+//! (`ParquetOptions::row_group_parts`).
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -186,10 +188,12 @@ fn main() -> Result<()> {
         .num_row_groups();
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let threads = cores.min(groups).max(1);
+    let page_index = ParquetSource::open(&path, None)?.has_offset_index();
     let gpu = Gpu::headless()?;
     println!(
-        "file: {} ({file_bytes} bytes, {groups} row groups)",
-        path.display()
+        "file: {} ({file_bytes} bytes, {groups} row groups, offset index: {})",
+        path.display(),
+        if page_index { "yes" } else { "no" }
     );
     println!("adapter: {}", gpu.adapter_summary());
     println!("cores: {cores}; iterations: {iters} (median)");
@@ -260,10 +264,13 @@ fn main() -> Result<()> {
         .filter(|t| *t <= threads)
         .collect();
     sweep.dedup();
-    // Then all cores with row groups cut into 2, 4 and 8 parts (finer work units).
+    // Whole row groups on 1, 2, 4, 8 and one thread per row group; then the defaults (all
+    // cores, row groups cut so that every core has a unit); then all cores with row groups cut
+    // into 2, 4 and 8 parts (finer work units).
     let runs = sweep
         .into_iter()
-        .map(|t| (t, 0))
+        .map(|t| (t, 1))
+        .chain([(0, 0)])
         .chain([2, 4, 8].map(|parts| (cores.max(1), parts)));
     for (t, parts) in runs {
         let parquet = ParquetOptions {
@@ -287,10 +294,13 @@ fn main() -> Result<()> {
             Ok(rows)
         })?;
         let label = match parts {
-            0 => format!("gpudata ingest_parquet, auto ({gpu_bytes} gpu bytes)"),
+            0 => format!(
+                "gpudata ingest_parquet, auto, default threads and parts ({gpu_bytes} gpu bytes)"
+            ),
+            1 => "gpudata ingest_parquet, auto, whole row groups".to_owned(),
             n => format!("gpudata ingest_parquet, auto, row groups in {n} parts"),
         };
-        row(&label, t, measured);
+        row(&label, if t == 0 { cores } else { t }, measured);
     }
     Ok(())
 }

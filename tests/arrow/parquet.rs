@@ -101,13 +101,16 @@ fn row_groups_decode_in_parallel_and_arrive_in_file_order() {
     // at most: the file still arrives whole and in order.
     // Row groups in 3 parts (work units of 500 rows, the last group's of 333 and 334) decode
     // and convert on their own, in file order all the same.
+    // By default (parts 0) groups are whole while they cover the threads; 8 threads over 7
+    // groups cut each in 2 parts (750 rows, the last group's 500).
     for (threads, read_ahead_bytes, parts) in [
         (1, 0, 0),
         (3, 0, 0),
-        (8, 0, 0),
+        (8, 0, 1),
         (3, 1, 0),
         (4, 0, 3),
         (2, 1, 3),
+        (8, 0, 0),
     ] {
         let parquet = ParquetOptions {
             threads,
@@ -119,7 +122,12 @@ fn row_groups_decode_in_parallel_and_arrive_in_file_order() {
         let ingested = ingest(&gpu, &path, &parquet);
         // Each row group of 1500 rows decodes as 700 + 700 + 100 (the last one: 1000 = 700 + 300);
         // in parts, each part as one batch.
-        let batches = if parts == 0 { 6 * 3 + 2 } else { 7 * 3 };
+        // Cut in 2, each 750-row part decodes as 700 + 50, the last group's as one batch each.
+        let batches = match (threads, parts) {
+            (8, 0) => 6 * 2 * 2 + 2,
+            (_, 0 | 1) => 6 * 3 + 2,
+            _ => 7 * 3,
+        };
         assert_eq!(
             ingested.table.batches().len(),
             batches,

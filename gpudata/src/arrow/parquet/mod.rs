@@ -21,7 +21,7 @@ use crate::device::Gpu;
 
 mod workers;
 
-use workers::{Decoded, Inbox, ReadAhead, Resolution, Worker, WorkerConversion, units};
+use workers::{Decoded, Inbox, ReadAhead, Resolution, Worker, WorkerConversion, auto_parts, units};
 
 /// Closes the read-ahead budget when the consumer stops.
 struct CloseOnDrop<'a>(&'a ReadAhead);
@@ -59,14 +59,16 @@ pub struct ParquetOptions {
     /// consumed is held to [`IngestOptions::in_flight`] batches. Host memory stays below this
     /// plus `in_flight` batches per worker whatever the file's size.
     pub read_ahead_bytes: u64,
-    /// Parts each row group is decoded in, as work units of their own (`0` or `1`: whole row
-    /// groups): part `k` of `n` holds rows `k·r/n..(k+1)·r/n` of the group's `r`, read through
-    /// a row selection (with the file's page index, where it has one, so a part decodes only
-    /// its own pages, and the group's dictionary pages each time). Finer units let the upload
-    /// start after a part rather than a whole row group, at the cost of those repeated
-    /// dictionary pages. On flights-3m.parquet (11 row groups of 272,727 rows, 16 host cores)
-    /// 2, 4 and 8 parts were slower than whole groups (39, 46 and 47 ms against 37.6 ms;
-    /// BENCHMARKS.md, session 10): measure before raising it (`ingestbench`).
+    /// Parts each row group is decoded in, as work units of their own: part `k` of `n` holds
+    /// rows `k·r/n..(k+1)·r/n` of the group's `r`, read through a row selection (with the
+    /// file's page index, where it has one, so a part decodes only its own pages, and the
+    /// group's dictionary pages each time). `1`: whole row groups. `0` (the default): whole
+    /// row groups when there are at least as many as threads or the file has no offset index
+    /// ([`ParquetSource::has_offset_index`]), otherwise each group in `⌈threads / row
+    /// groups⌉` parts, so that every thread has a unit to decode. On
+    /// flights-3m.parquet (11 row groups, 16 host cores, H100 machine) 2 parts on 16 threads
+    /// took 26.6 ms against 32.2 ms for whole groups on 11 threads; 4 and 8 parts were slower
+    /// (36.7, 49.1 ms: the repeated dictionary pages; BENCHMARKS.md, session 12).
     pub row_group_parts: usize,
 }
 
@@ -181,6 +183,15 @@ impl ParquetSource {
     #[must_use]
     pub fn metadata(&self) -> &ParquetMetaData {
         self.metadata.metadata()
+    }
+
+    /// Whether the file has an offset index (page locations), so that a part of a row group
+    /// decodes only its own pages.
+    #[must_use]
+    pub fn has_offset_index(&self) -> bool {
+        self.metadata()
+            .page_index()
+            .is_some_and(|index| index.has_offset_indexes())
     }
 
     /// Rows in the file.
@@ -372,12 +383,17 @@ pub fn ingest_parquet(
         .collect();
     // The work units (whole row groups, or parts of them), with their first rows in the file
     // for the conversions' error messages.
-    let units = units(&group_rows, parquet.row_group_parts);
     let threads = match parquet.threads {
         0 => std::thread::available_parallelism().map_or(1, usize::from),
         n => n,
-    }
-    .clamp(1, units.len().max(1));
+    };
+    let parts = match parquet.row_group_parts {
+        0 if source.has_offset_index() => auto_parts(threads, group_rows.len()),
+        0 => 1,
+        n => n,
+    };
+    let units = units(&group_rows, parts);
+    let threads = threads.clamp(1, units.len().max(1));
     // Re-batching joins record batches before converting them: then the one consumer thread
     // converts; otherwise each worker converts what it decodes.
     let convert_on_workers = options.batch_rows.is_none();

@@ -30,6 +30,16 @@ pub(super) struct Unit {
     pub(super) start: u64,
 }
 
+/// Parts per row group under [`ParquetOptions::row_group_parts`](super::ParquetOptions) `0`:
+/// whole groups when `groups` covers `threads`, otherwise enough parts for every thread.
+pub(super) fn auto_parts(threads: usize, groups: usize) -> usize {
+    if groups == 0 || groups >= threads {
+        1
+    } else {
+        threads.div_ceil(groups)
+    }
+}
+
 /// The work units of row groups of `group_rows` rows each, `parts` per row group (at least 1;
 /// a row group of fewer rows than parts has as many units as rows, and an empty one one unit).
 pub(super) fn units(group_rows: &[u64], parts: usize) -> Vec<Unit> {
@@ -579,5 +589,17 @@ mod tests {
         );
         assert_eq!(units(&[5, 7], 0), [unit(0, 0, 5, 0), unit(1, 0, 7, 5)]);
         assert_eq!(units(&[u64::MAX], 2)[1].rows, u64::MAX - u64::MAX / 2);
+    }
+
+    #[test]
+    fn auto_parts_give_every_thread_a_unit() {
+        // flights-3m.parquet on the 16-core machine: 11 groups, 2 parts.
+        assert_eq!(auto_parts(16, 11), 2);
+        assert_eq!(auto_parts(11, 11), 1);
+        assert_eq!(auto_parts(8, 11), 1);
+        assert_eq!(auto_parts(16, 1), 16);
+        assert_eq!(auto_parts(17, 4), 5);
+        assert_eq!(auto_parts(16, 0), 1);
+        assert_eq!(auto_parts(1, 1), 1);
     }
 }
