@@ -204,7 +204,10 @@ pub(crate) fn plan(
             let main = subword::compact_kernel(shape, &block_scan(), per_step);
             let fast = (planner.config().stage_outputs
                 && packed::fits(shape, r.offset, r.buffer.size(), &limits))
-            .then(|| packed::compact_kernel(shape, &block_scan()));
+            .then(|| {
+                let group = packed::group_vectors(&planner.config(), shape.out_stride);
+                packed::compact_kernel(shape, &block_scan(), group)
+            });
             let edge = shape
                 .has_edges()
                 .then(|| subword::compact_edge_kernel(shape));

@@ -2,15 +2,19 @@
 //! read at their own stride): the fast paths of [`subword`](super::subword)'s kernels.
 //!
 //! **Compaction** (sources at a 16-byte aligned offset of a buffer sized in 16 bytes).
-//! Each invocation owns the 32 rows of one mask word of its workgroup's block: it loads their
-//! bytes as `vec4<u32>`s, squeezes the kept rows of each source word out with bit operations
-//! (no loops over rows, no search), and appends them, a whole word at a time, at its place in a
-//! workgroup-memory copy of the block's output bytes (its place is the block's scan of mask
-//! word counts, as the word-wide kernel's), with `atomicOr` in workgroup memory, since the
-//! first and last word an invocation fills can be shared with its neighbours. The
-//! workgroup then stores every output word wholly inside its range with plain stores, and its
-//! first and last four bytes to the side buffer of [`subword`](super::subword)'s edge pass,
-//! which writes the words two blocks share, as for the general kernel.
+//! A workgroup's block of 8192 rows is `512 × s` source vectors (16 bytes, `16 / s` rows);
+//! each invocation takes groups of `g` consecutive ones (default 1, `OpsConfig::rows_per_thread`
+//! 1, 2 or 4 up to one mask word's rows), group `k × 256 + lid` in step `k`, so that the loads
+//! of a subgroup are consecutive vectors and their outputs lie side by side. All the loads are
+//! issued before the block scan. A group's place in the block's output is the scan of mask
+//! word counts at its word, less the kept rows at and above its first bit; it squeezes the
+//! kept rows of each source word out with bit operations (no loops over rows, no search) and
+//! appends them, a whole word at a time, at its place in a workgroup-memory copy of the
+//! block's output bytes, with `atomicOr` in workgroup memory, since the first and last word a
+//! group fills can be shared with its neighbours. The workgroup then stores every output word
+//! wholly inside its range with plain stores, and its first and last four bytes to the side
+//! buffer of [`subword`](super::subword)'s edge pass, which writes the words two blocks share,
+//! as for the general kernel.
 //!
 //! **Gather** (by packed 4-byte indices at a 16-byte aligned offset): each invocation loads
 //! its indices four at a time, then the source word of each of its rows, then stores its
@@ -66,14 +70,34 @@ fn pack_fn(s: u64) -> &'static str {
     }
 }
 
+/// Source vectors (16 bytes) each group of the compaction kernel takes for rows of `s` bytes:
+/// `config.rows_per_thread` rounded down to a power of two, 1 to `2 × s` (one mask word's
+/// rows); by default 1, so that the loads of a subgroup are consecutive vectors.
+pub(crate) fn group_vectors(config: &crate::ops::OpsConfig, s: u64) -> u32 {
+    let most = u32::try_from(2 * s).unwrap_or(2);
+    let g = config.rows_per_thread.unwrap_or(1).clamp(1, most);
+    1 << g.ilog2()
+}
+
 /// The compaction kernel for packed rows of `shape.out_stride` (1 or 2) bytes, with the
 /// parameters and bindings of [`subword::compact_kernel`](super::subword::compact_kernel)
 /// except that the source is `vec4<u32>`s (its byte base a multiple of 16). `scan` as there.
-pub(crate) fn compact_kernel(shape: Shape, scan: &str) -> String {
+/// The block's `512 × s` source vectors are taken in groups of `group` consecutive ones (1, 2
+/// or 4, at most `2 × s`), group `k × 256 + lid` by invocation `lid`: with one vector a group,
+/// the loads of consecutive invocations are consecutive vectors, and so are their outputs.
+pub(crate) fn compact_kernel(shape: Shape, scan: &str, group: u32) -> String {
     let s = shape.out_stride;
     let rows_per_word = 4 / s;
     let row_mask = (1u32 << rows_per_word) - 1;
-    let vectors = 2 * s;
+    let group = u64::from(group);
+    let steps = 2 * s / group;
+    let rows = 16 * group / s;
+    let group_mask = if rows == 32 {
+        u32::MAX
+    } else {
+        (1u32 << rows) - 1
+    };
+    let vectors = 512 * s;
     let stage = stage_words(s);
     let mut wgsl = super::rows::header(7);
     wgsl += &super::rows::binding_decl(1, "mask", "u32", false);
@@ -94,28 +118,58 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &str) -> String {
          \x20   return (a >> sh) | select(0u, c << (32u - sh), sh != 0u);\n\
          }}\n"
     );
-    // The invocation's source words, lowest row first, appended one by one: `lo` holds the
-    // bytes of staged word `wp` from bit 0 to `fb`; a full word goes to the stage.
-    let (mut decls, mut loads) = (String::new(), String::new());
-    for v in 0..vectors {
-        decls += &format!("    var c{v} = vec4<u32>();\n");
-        loads += &format!("        c{v} = src[at + {v}u];\n");
-    }
-    let mut append = String::new();
-    for j in 0..vectors * 4 {
-        let shift = j * rows_per_word;
+    // Each group's source words, lowest row first, appended one by one: `lo` holds the bytes
+    // of staged word `wp` from bit 0 to `fb`; a full word goes to the stage.
+    let (mut decls, mut loads, mut append) = (String::new(), String::new(), String::new());
+    for k in 0..steps {
+        let mut body = String::new();
+        for v in 0..group {
+            decls += &format!("    var c{k}_{v} = vec4<u32>();\n");
+            body += &format!("            c{k}_{v} = src[at + {v}u];\n");
+        }
+        loads += &format!(
+            "    {{\n\
+             \x20       let at = (param(4u) >> 4u) + blk * {vectors}u + ({}u + lid) * {group}u;\n\
+             \x20       if (blk * {block}u + ({}u + lid) * {rows}u < param(0u)) {{\n\
+             {body}\
+             \x20       }}\n\
+             \x20   }}\n",
+            k * u64::from(WORKGROUP),
+            k * u64::from(WORKGROUP),
+            block = 32 * WORKGROUP,
+        );
+        let mut words = String::new();
+        for j in 0..group * 4 {
+            let shift = j * rows_per_word;
+            words += &format!(
+                "            {{\n\
+                 \x20               let k = (m >> {shift}u) & {row_mask}u;\n\
+                 \x20               let r = pack(c{k}_{}.{}, k);\n\
+                 \x20               lo |= r << fb;\n\
+                 \x20               let hi = select(0u, r >> (32u - fb), fb != 0u);\n\
+                 \x20               fb += countOneBits(k) * {bits}u;\n\
+                 \x20               if (fb >= 32u) {{ atomicOr(&stage[wp], lo); wp += 1u; lo = hi; fb -= 32u; }}\n\
+                 \x20           }}\n",
+                j / 4,
+                ["x", "y", "z", "w"][(j % 4) as usize],
+                bits = 8 * s,
+            );
+        }
         append += &format!(
-            "        {{\n\
-             \x20           let k = (m >> {shift}u) & {row_mask}u;\n\
-             \x20           let r = pack(c{}.{}, k);\n\
-             \x20           lo |= r << fb;\n\
-             \x20           let hi = select(0u, r >> (32u - fb), fb != 0u);\n\
-             \x20           fb += countOneBits(k) * {bits}u;\n\
-             \x20           if (fb >= 32u) {{ atomicOr(&stage[wp], lo); wp += 1u; lo = hi; fb -= 32u; }}\n\
-             \x20       }}\n",
-            j / 4,
-            ["x", "y", "z", "w"][(j % 4) as usize],
-            bits = 8 * s,
+            "    {{\n\
+             \x20       let r0 = ({}u + lid) * {rows}u;\n\
+             \x20       let word = words[r0 >> 5u] >> (r0 & 31u);\n\
+             \x20       let m = word & {group_mask:#x}u;\n\
+             \x20       if (m != 0u) {{\n\
+             \x20           let pos = (x0 & 3u) + (pre[r0 >> 5u] - countOneBits(word)) * {s}u;\n\
+             \x20           var wp = pos >> 2u;\n\
+             \x20           var fb = (pos & 3u) * 8u;\n\
+             \x20           var lo = 0u;\n\
+             {words}\
+             \x20           if (fb != 0u) {{ atomicOr(&stage[wp], lo); }}\n\
+             \x20       }}\n\
+             \x20   }}\n",
+            k * u64::from(WORKGROUP),
         );
     }
     wgsl += &format!(
@@ -124,25 +178,14 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &str) -> String {
                  @builtin(local_invocation_index) lid: u32) {{\n\
          \x20   for (var i = lid; i < {stage}u; i += {WORKGROUP}u) {{ atomicStore(&stage[i], 0u); }}\n\
          \x20   // The rows' bytes, loaded before the scan so that its barriers hide their latency.\n\
-         \x20   let first = group_index(wid, nwg) * {WORKGROUP}u + lid;\n\
+         \x20   let blk = group_index(wid, nwg);\n\
          {decls}\
-         \x20   if (first * 32u < param(0u)) {{\n\
-         \x20       let at = (param(4u) >> 4u) + first * {vectors}u;\n\
          {loads}\
-         \x20   }}\n\
          {scan}\
          \x20   let before = offsets[param(2u) + group] - param(3u);\n\
          \x20   let len = pre[{last}u] * {s}u;\n\
          \x20   let x0 = param(5u) + before * {s}u;\n\
-         \x20   let m = words[lid];\n\
-         \x20   if (m != 0u) {{\n\
-         \x20       let pos = (x0 & 3u) + (pre[lid] - countOneBits(m)) * {s}u;\n\
-         \x20       var wp = pos >> 2u;\n\
-         \x20       var fb = (pos & 3u) * 8u;\n\
-         \x20       var lo = 0u;\n\
          {append}\
-         \x20       if (fb != 0u) {{ atomicOr(&stage[wp], lo); }}\n\
-         \x20   }}\n\
          \x20   workgroupBarrier();\n\
          \x20   let base = x0 >> 2u;\n\
          \x20   let end = (x0 + len) >> 2u;\n\
@@ -322,7 +365,11 @@ mod tests {
                 src_stride: s,
                 unit: s,
             };
-            super::super::subword::tests::validate(&compact_kernel(shape, scan));
+            for group in 1..=2 * s as u32 {
+                if group != 3 {
+                    super::super::subword::tests::validate(&compact_kernel(shape, scan, group));
+                }
+            }
         }
     }
 }
