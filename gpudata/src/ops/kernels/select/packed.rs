@@ -25,28 +25,37 @@ use super::subword::Shape;
 use crate::data::GpuDataView;
 use crate::format::codec::unit_byte_length;
 
-/// Workgroup-memory words of the output copy for rows of `s` bytes: a block's 8192 rows, plus
-/// the bytes before its start in its first word and one word of slack for the last read.
-fn stage_words(s: u64) -> u64 {
-    2048 * s + 2
+/// Workgroup-memory words of the output copy with groups of `group` source vectors: one step's
+/// 256 groups (`1024 × group` words), plus the bytes before its start in its first word and one
+/// word of slack for the last.
+fn stage_words(group: u64) -> u64 {
+    1024 * group + 2
 }
 
-/// Workgroup memory the kernel uses for rows of `s` bytes: the copy and the block scan.
-fn storage_bytes(s: u64) -> u64 {
-    stage_words(s) * 4 + 2 * 4 * u64::from(WORKGROUP)
+/// Workgroup memory the kernel uses with groups of `group` source vectors: the copy, the block
+/// scan and the four words at the block's ends.
+fn storage_bytes(group: u64) -> u64 {
+    stage_words(group) * 4 + 2 * 4 * u64::from(WORKGROUP) + 16
 }
 
 /// Whether a compaction source of `shape`, at byte `offset` of a buffer of `buffer_size` bytes,
-/// takes this kernel: packed rows of 1 or 2 bytes, 16-byte aligned (the source is then bound as
-/// `vec4<u32>`s to a 16-byte end), and the copy fits `limits`' workgroup memory.
-pub(crate) fn fits(shape: Shape, offset: u64, buffer_size: u64, limits: &wgpu::Limits) -> bool {
+/// takes this kernel with groups of `group` source vectors: packed rows of 1 or 2 bytes,
+/// 16-byte aligned (the source is then bound as `vec4<u32>`s to a 16-byte end), and the copy
+/// fits `limits`' workgroup memory.
+pub(crate) fn fits(
+    shape: Shape,
+    offset: u64,
+    buffer_size: u64,
+    group: u32,
+    limits: &wgpu::Limits,
+) -> bool {
     let s = shape.out_stride;
     matches!(s, 1 | 2)
         && shape.row_bytes == s
         && shape.src_stride == s
         && offset.is_multiple_of(16)
         && buffer_size.is_multiple_of(16)
-        && storage_bytes(s) <= u64::from(limits.max_compute_workgroup_storage_size)
+        && storage_bytes(group.into()) <= u64::from(limits.max_compute_workgroup_storage_size)
 }
 
 /// `pack(x, n)`: the rows of source word `x` that the low mask bits `n` keep (one per row),
@@ -83,8 +92,9 @@ pub(crate) fn group_vectors(config: &crate::ops::OpsConfig, s: u64) -> u32 {
 /// parameters and bindings of [`subword::compact_kernel`](super::subword::compact_kernel)
 /// except that the source is `vec4<u32>`s (its byte base a multiple of 16). `scan` as there.
 /// The block's `512 × s` source vectors are taken in groups of `group` consecutive ones (1, 2
-/// or 4, at most `2 × s`), group `k × 256 + lid` by invocation `lid`: with one vector a group,
-/// the loads of consecutive invocations are consecutive vectors, and so are their outputs.
+/// or 4, at most `2 × s`), group `k × 256 + lid` by invocation `lid` in step `k`: with one
+/// vector a group, the loads of consecutive invocations are consecutive vectors, and so are
+/// their outputs. Each step's output goes through the workgroup-memory copy on its own.
 pub(crate) fn compact_kernel(shape: Shape, scan: &str, group: u32) -> String {
     let s = shape.out_stride;
     let rows_per_word = 4 / s;
@@ -98,7 +108,8 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &str, group: u32) -> String {
         (1u32 << rows) - 1
     };
     let vectors = 512 * s;
-    let stage = stage_words(s);
+    let stage = stage_words(group);
+    let wg = u64::from(WORKGROUP);
     let mut wgsl = super::rows::header(7);
     wgsl += &super::rows::binding_decl(1, "mask", "u32", false);
     wgsl += &super::rows::binding_decl(2, "offsets", "u32", false);
@@ -110,53 +121,69 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &str, group: u32) -> String {
         "var<workgroup> words: array<u32, {WORKGROUP}>;\n\
          var<workgroup> pre: array<u32, {WORKGROUP}>;\n\
          var<workgroup> stage: array<atomic<u32>, {stage}>;\n\
-         // The four staged bytes from byte `b`.\n\
-         fn staged(b: u32) -> u32 {{\n\
-         \x20   let sh = (b & 3u) * 8u;\n\
-         \x20   let a = atomicLoad(&stage[b >> 2u]);\n\
-         \x20   let c = atomicLoad(&stage[(b >> 2u) + 1u]);\n\
+         // The block's output words 0 and 1 and the two holding its last four bytes.\n\
+         var<workgroup> edges: array<u32, 4>;\n\
+         // The four bytes from byte `sh / 8` of `a`, then `c`.\n\
+         fn join(a: u32, c: u32, sh: u32) -> u32 {{\n\
          \x20   return (a >> sh) | select(0u, c << (32u - sh), sh != 0u);\n\
          }}\n"
     );
     // Each group's source words, lowest row first, appended one by one: `lo` holds the bytes
-    // of staged word `wp` from bit 0 to `fb`; a full word goes to the stage.
-    let (mut decls, mut loads, mut append) = (String::new(), String::new(), String::new());
+    // of block output word `wp` from bit 0 to `fb`; a full word goes to the stage, whose word 0
+    // is block word `sb`.
+    let (mut decls, mut loads, mut body) = (String::new(), String::new(), String::new());
     for k in 0..steps {
-        let mut body = String::new();
+        let mut load = String::new();
         for v in 0..group {
             decls += &format!("    var c{k}_{v} = vec4<u32>();\n");
-            body += &format!("            c{k}_{v} = src[at + {v}u];\n");
+            load += &format!("            c{k}_{v} = src[at + {v}u];\n");
         }
         loads += &format!(
             "    {{\n\
              \x20       let at = (param(4u) >> 4u) + blk * {vectors}u + ({}u + lid) * {group}u;\n\
              \x20       if (blk * {block}u + ({}u + lid) * {rows}u < param(0u)) {{\n\
-             {body}\
+             {load}\
              \x20       }}\n\
              \x20   }}\n",
-            k * u64::from(WORKGROUP),
-            k * u64::from(WORKGROUP),
-            block = 32 * WORKGROUP,
+            k * wg,
+            k * wg,
+            block = 32 * wg,
         );
-        let mut words = String::new();
+        let mut append = String::new();
         for j in 0..group * 4 {
             let shift = j * rows_per_word;
-            words += &format!(
-                "            {{\n\
-                 \x20               let k = (m >> {shift}u) & {row_mask}u;\n\
-                 \x20               let r = pack(c{k}_{}.{}, k);\n\
-                 \x20               lo |= r << fb;\n\
-                 \x20               let hi = select(0u, r >> (32u - fb), fb != 0u);\n\
-                 \x20               fb += countOneBits(k) * {bits}u;\n\
-                 \x20               if (fb >= 32u) {{ atomicOr(&stage[wp], lo); wp += 1u; lo = hi; fb -= 32u; }}\n\
-                 \x20           }}\n",
+            append += &format!(
+                "                {{\n\
+                 \x20                   let k = (m >> {shift}u) & {row_mask}u;\n\
+                 \x20                   let r = pack(c{k}_{}.{}, k);\n\
+                 \x20                   lo |= r << fb;\n\
+                 \x20                   let hi = select(0u, r >> (32u - fb), fb != 0u);\n\
+                 \x20                   fb += countOneBits(k) * {bits}u;\n\
+                 \x20                   if (fb >= 32u) {{ atomicOr(&stage[wp - sb], lo); wp += 1u; lo = hi; fb -= 32u; }}\n\
+                 \x20               }}\n",
                 j / 4,
                 ["x", "y", "z", "w"][(j % 4) as usize],
                 bits = 8 * s,
             );
         }
-        append += &format!(
+        // The step's first byte and the next step's, in the block's output (from byte x0 & 3).
+        let at = |k: u64| {
+            if k == steps {
+                "(x0 & 3u) + len".to_owned()
+            } else {
+                let w = k * wg * rows / 32;
+                format!("(x0 & 3u) + (pre[{w}u] - countOneBits(words[{w}u])) * {s}u")
+            }
+        };
+        let (from, to) = (at(k), at(k + 1));
+        body += &format!(
             "    {{\n\
+             \x20       let sb = ({from}) >> 2u;\n\
+             \x20       let tb = ({to}) >> 2u;\n\
+             \x20       for (var i = lid; i < {stage}u; i += {WORKGROUP}u) {{\n\
+             \x20           atomicStore(&stage[i], select(0u, carry, i == 0u));\n\
+             \x20       }}\n\
+             \x20       workgroupBarrier();\n\
              \x20       let r0 = ({}u + lid) * {rows}u;\n\
              \x20       let word = words[r0 >> 5u] >> (r0 & 31u);\n\
              \x20       let m = word & {group_mask:#x}u;\n\
@@ -165,35 +192,45 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &str, group: u32) -> String {
              \x20           var wp = pos >> 2u;\n\
              \x20           var fb = (pos & 3u) * 8u;\n\
              \x20           var lo = 0u;\n\
-             {words}\
-             \x20           if (fb != 0u) {{ atomicOr(&stage[wp], lo); }}\n\
+             {append}\
+             \x20           if (fb != 0u) {{ atomicOr(&stage[wp - sb], lo); }}\n\
              \x20       }}\n\
+             \x20       workgroupBarrier();\n\
+             \x20       // The step's whole words inside the block's range; its last, unfinished\n\
+             \x20       // one carried into the next step's stage.\n\
+             \x20       for (var q = max(first, base + sb) + lid; q < base + tb; q += {WORKGROUP}u) {{\n\
+             \x20           out[q] = atomicLoad(&stage[q - base - sb]);\n\
+             \x20       }}\n\
+             \x20       if (lid < 4u && ew[lid] >= sb && ew[lid] <= tb) {{ edges[lid] = atomicLoad(&stage[ew[lid] - sb]); }}\n\
+             \x20       carry = atomicLoad(&stage[tb - sb]);\n\
+             \x20       workgroupBarrier();\n\
              \x20   }}\n",
-            k * u64::from(WORKGROUP),
+            k * wg,
         );
     }
     wgsl += &format!(
         "@compute @workgroup_size({WORKGROUP})\n\
          fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n\
                  @builtin(local_invocation_index) lid: u32) {{\n\
-         \x20   for (var i = lid; i < {stage}u; i += {WORKGROUP}u) {{ atomicStore(&stage[i], 0u); }}\n\
          \x20   // The rows' bytes, loaded before the scan so that its barriers hide their latency.\n\
          \x20   let blk = group_index(wid, nwg);\n\
          {decls}\
          {loads}\
+         \x20   if (lid < 4u) {{ edges[lid] = 0u; }}\n\
          {scan}\
          \x20   let before = offsets[param(2u) + group] - param(3u);\n\
          \x20   let len = pre[{last}u] * {s}u;\n\
          \x20   let x0 = param(5u) + before * {s}u;\n\
-         {append}\
-         \x20   workgroupBarrier();\n\
+         \x20   // Output word `base + w` is block word `w`; the block's own whole words from `first`.\n\
          \x20   let base = x0 >> 2u;\n\
-         \x20   let end = (x0 + len) >> 2u;\n\
-         \x20   for (var q = ((x0 + 3u) >> 2u) + lid; q < end; q += {WORKGROUP}u) {{\n\
-         \x20       out[q] = atomicLoad(&stage[q - base]);\n\
-         \x20   }}\n\
-         \x20   if (lid == 0u && len > 0u) {{ ends[param(6u) + 2u * group] = staged(x0 & 3u); }}\n\
-         \x20   if (lid == 1u && len > 4u) {{ ends[param(6u) + 2u * group + 1u] = staged((x0 & 3u) + len - 4u); }}\n\
+         \x20   let first = (x0 + 3u) >> 2u;\n\
+         \x20   // The block's last four bytes from byte `lb` (when it has more than four).\n\
+         \x20   let lb = select(0u, (x0 & 3u) + len - 4u, len > 4u);\n\
+         \x20   let ew = array<u32, 4>(0u, 1u, lb >> 2u, (lb >> 2u) + 1u);\n\
+         \x20   var carry = 0u;\n\
+         {body}\
+         \x20   if (lid == 0u && len > 0u) {{ ends[param(6u) + 2u * group] = join(edges[0], edges[1], (x0 & 3u) * 8u); }}\n\
+         \x20   if (lid == 1u && len > 4u) {{ ends[param(6u) + 2u * group + 1u] = join(edges[2], edges[3], (lb & 3u) * 8u); }}\n\
          }}\n",
         last = WORKGROUP - 1,
     );
