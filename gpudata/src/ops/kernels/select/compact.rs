@@ -202,10 +202,10 @@ pub(crate) fn plan(
             };
             let per_step = subword::words_per_invocation(&planner.config(), 2);
             let main = subword::compact_kernel(shape, &block_scan(), per_step);
-            let group = packed::group_vectors(&planner.config(), shape.out_stride);
+            let tiling = packed::Tiling::choose(&planner.config(), shape.out_stride, &limits);
             let fast = (planner.config().stage_outputs
-                && packed::fits(shape, r.offset, r.buffer.size(), group, &limits))
-            .then(|| packed::compact_kernel(shape, &block_scan(), group));
+                && packed::fits(shape, r.offset, r.buffer.size(), tiling, &limits))
+            .then(|| packed::compact_kernel(shape, &block_scan(), tiling));
             let edge = shape
                 .has_edges()
                 .then(|| subword::compact_edge_kernel(shape));

@@ -25,28 +25,63 @@ use super::subword::Shape;
 use crate::data::GpuDataView;
 use crate::format::codec::unit_byte_length;
 
-/// Workgroup-memory words of the output copy with groups of `group` source vectors: one step's
-/// 256 groups (`1024 × group` words), plus the bytes before its start in its first word and one
-/// word of slack for the last.
-fn stage_words(group: u64) -> u64 {
-    1024 * group + 2
+/// How the compaction kernel splits a block: `group` consecutive source vectors (16 bytes) an
+/// invocation's group (1, 2 or 4, at most `2 × s` for rows of `s` bytes: one mask word's rows),
+/// and `phase` steps of 256 groups put in the workgroup copy before it is stored (the block's
+/// `2 × s / group` steps divided into phases).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Tiling {
+    pub group: u32,
+    pub phase: u32,
 }
 
-/// Workgroup memory the kernel uses with groups of `group` source vectors: the copy, the block
-/// scan and the four words at the block's ends.
-fn storage_bytes(group: u64) -> u64 {
-    stage_words(group) * 4 + 2 * 4 * u64::from(WORKGROUP) + 16
+impl Tiling {
+    /// Words of the workgroup copy: one phase's `1024 × group × phase` words, plus the bytes
+    /// before its start in its first word and one word of slack for the last.
+    fn stage_words(self) -> u64 {
+        1024 * u64::from(self.group) * u64::from(self.phase) + 2
+    }
+
+    /// Workgroup memory the kernel uses: the copy, the block scan and the block's end words.
+    fn storage_bytes(self) -> u64 {
+        self.stage_words() * 4 + 2 * 4 * u64::from(WORKGROUP) + 16
+    }
+
+    /// The tiling for rows of `s` (1 or 2) bytes under `config` on a device of `limits`:
+    /// `rows_per_thread` 1, 2 or 4 sets the group's vectors (rounded down to a power of two,
+    /// at most `2 × s`), the whole block in one phase; 8 or 16, groups of one vector and
+    /// phases of that many rows an invocation. By default one vector a group (the loads of a
+    /// subgroup are then consecutive vectors, and its outputs side by side) and the whole
+    /// block in one phase, or the largest phase whose copy fits the workgroup memory.
+    pub(crate) fn choose(config: &crate::ops::OpsConfig, s: u64, limits: &wgpu::Limits) -> Self {
+        let most = u32::try_from(2 * s).unwrap_or(2);
+        let (group, rows) = match config.rows_per_thread {
+            Some(r @ 1..=4) => (1 << r.min(most).ilog2(), 32),
+            Some(r) if r >= 8 => (1, r.min(32)),
+            _ => (1, 32),
+        };
+        let steps = most / group;
+        // Rows an invocation takes a step: 16 × group / s.
+        let per_step = 32 * group / most;
+        let mut phase = 1 << (rows / per_step).clamp(1, steps).ilog2();
+        let fits = |t: Tiling| {
+            t.storage_bytes() <= u64::from(limits.max_compute_workgroup_storage_size)
+        };
+        while phase > 1 && !fits(Tiling { group, phase }) {
+            phase /= 2;
+        }
+        Tiling { group, phase }
+    }
 }
 
 /// Whether a compaction source of `shape`, at byte `offset` of a buffer of `buffer_size` bytes,
-/// takes this kernel with groups of `group` source vectors: packed rows of 1 or 2 bytes,
-/// 16-byte aligned (the source is then bound as `vec4<u32>`s to a 16-byte end), and the copy
-/// fits `limits`' workgroup memory.
+/// takes this kernel with `tiling`: packed rows of 1 or 2 bytes, 16-byte aligned (the source is
+/// then bound as `vec4<u32>`s to a 16-byte end), and the copy fits `limits`' workgroup memory.
 pub(crate) fn fits(
     shape: Shape,
     offset: u64,
     buffer_size: u64,
-    group: u32,
+    tiling: Tiling,
     limits: &wgpu::Limits,
 ) -> bool {
     let s = shape.out_stride;
@@ -55,7 +90,7 @@ pub(crate) fn fits(
         && shape.src_stride == s
         && offset.is_multiple_of(16)
         && buffer_size.is_multiple_of(16)
-        && storage_bytes(group.into()) <= u64::from(limits.max_compute_workgroup_storage_size)
+        && tiling.storage_bytes() <= u64::from(limits.max_compute_workgroup_storage_size)
 }
 
 /// `pack(x, n)`: the rows of source word `x` that the low mask bits `n` keep (one per row),
@@ -79,15 +114,6 @@ fn pack_fn(s: u64) -> &'static str {
     }
 }
 
-/// Source vectors (16 bytes) each group of the compaction kernel takes for rows of `s` bytes:
-/// `config.rows_per_thread` rounded down to a power of two, 1 to `2 × s` (one mask word's
-/// rows); by default 1, so that the loads of a subgroup are consecutive vectors.
-pub(crate) fn group_vectors(config: &crate::ops::OpsConfig, s: u64) -> u32 {
-    let most = u32::try_from(2 * s).unwrap_or(2);
-    let g = config.rows_per_thread.unwrap_or(1).clamp(1, most);
-    1 << g.ilog2()
-}
-
 /// The compaction kernel for packed rows of `shape.out_stride` (1 or 2) bytes, with the
 /// parameters and bindings of [`subword::compact_kernel`](super::subword::compact_kernel)
 /// except that the source is `vec4<u32>`s (its byte base a multiple of 16). `scan` as there.
@@ -95,11 +121,12 @@ pub(crate) fn group_vectors(config: &crate::ops::OpsConfig, s: u64) -> u32 {
 /// or 4, at most `2 × s`), group `k × 256 + lid` by invocation `lid` in step `k`: with one
 /// vector a group, the loads of consecutive invocations are consecutive vectors, and so are
 /// their outputs. Each step's output goes through the workgroup-memory copy on its own.
-pub(crate) fn compact_kernel(shape: Shape, scan: &str, group: u32) -> String {
+pub(crate) fn compact_kernel(shape: Shape, scan: &str, tiling: Tiling) -> String {
     let s = shape.out_stride;
     let rows_per_word = 4 / s;
     let row_mask = (1u32 << rows_per_word) - 1;
-    let group = u64::from(group);
+    let group = u64::from(tiling.group);
+    let phase = u64::from(tiling.phase);
     let steps = 2 * s / group;
     let rows = 16 * group / s;
     let group_mask = if rows == 32 {
@@ -108,7 +135,7 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &str, group: u32) -> String {
         (1u32 << rows) - 1
     };
     let vectors = 512 * s;
-    let stage = stage_words(group);
+    let stage = tiling.stage_words();
     let wg = u64::from(WORKGROUP);
     let mut wgsl = super::rows::header(7);
     wgsl += &super::rows::binding_decl(1, "mask", "u32", false);
@@ -132,6 +159,7 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &str, group: u32) -> String {
     // of block output word `wp` from bit 0 to `fb`; a full word goes to the stage, whose word 0
     // is block word `sb`.
     let (mut decls, mut loads, mut body) = (String::new(), String::new(), String::new());
+    let mut steps_text = Vec::new();
     for k in 0..steps {
         let mut load = String::new();
         for v in 0..group {
@@ -153,29 +181,55 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &str, group: u32) -> String {
         for j in 0..group * 4 {
             let shift = j * rows_per_word;
             append += &format!(
-                "                {{\n\
-                 \x20                   let k = (m >> {shift}u) & {row_mask}u;\n\
-                 \x20                   let r = pack(c{k}_{}.{}, k);\n\
-                 \x20                   lo |= r << fb;\n\
-                 \x20                   let hi = select(0u, r >> (32u - fb), fb != 0u);\n\
-                 \x20                   fb += countOneBits(k) * {bits}u;\n\
-                 \x20                   if (fb >= 32u) {{ atomicOr(&stage[wp - sb], lo); wp += 1u; lo = hi; fb -= 32u; }}\n\
-                 \x20               }}\n",
+                "            {{\n\
+                 \x20               let k = (m >> {shift}u) & {row_mask}u;\n\
+                 \x20               let r = pack(c{k}_{}.{}, k);\n\
+                 \x20               lo |= r << fb;\n\
+                 \x20               let hi = select(0u, r >> (32u - fb), fb != 0u);\n\
+                 \x20               fb += countOneBits(k) * {bits}u;\n\
+                 \x20               if (fb >= 32u) {{ atomicOr(&stage[wp - sb], lo); wp += 1u; lo = hi; fb -= 32u; }}\n\
+                 \x20           }}\n",
                 j / 4,
                 ["x", "y", "z", "w"][(j % 4) as usize],
                 bits = 8 * s,
             );
         }
-        // The step's first byte and the next step's, in the block's output (from byte x0 & 3).
-        let at = |k: u64| {
-            if k == steps {
-                "(x0 & 3u) + len".to_owned()
-            } else {
-                let w = k * wg * rows / 32;
-                format!("(x0 & 3u) + (pre[{w}u] - countOneBits(words[{w}u])) * {s}u")
-            }
+        // The group's place: the kept rows before its first, in the block's output (from byte
+        // x0 & 3). A group that keeps none appends nothing (its last `atomicOr` adds zero).
+        steps_text.push(format!(
+            "        {{\n\
+             \x20           let r0 = ({}u + lid) * {rows}u;\n\
+             \x20           let word = words[r0 >> 5u] >> (r0 & 31u);\n\
+             \x20           let m = word & {group_mask:#x}u;\n\
+             \x20           let pos = (x0 & 3u) + (pre[r0 >> 5u] - countOneBits(word)) * {s}u;\n\
+             \x20           var wp = pos >> 2u;\n\
+             \x20           var fb = (pos & 3u) * 8u;\n\
+             \x20           var lo = 0u;\n\
+             {append}\
+             \x20           if (fb != 0u) {{ atomicOr(&stage[wp - sb], lo); }}\n\
+             \x20       }}\n",
+            k * wg,
+        ));
+    }
+    // Each phase: the copy zeroed (its word 0 the last phase's unfinished word), the phase's
+    // groups appended, then its whole words inside the block's range stored.
+    let phases = steps / phase;
+    let at = |k: u64| {
+        if k == steps {
+            "(x0 & 3u) + len".to_owned()
+        } else {
+            let w = k * wg * rows / 32;
+            format!("(x0 & 3u) + (pre[{w}u] - countOneBits(words[{w}u])) * {s}u")
+        }
+    };
+    for p in 0..phases {
+        let (from, to) = (at(p * phase), at((p + 1) * phase));
+        let groups: String = steps_text[(p * phase) as usize..((p + 1) * phase) as usize].concat();
+        let carry = if p + 1 < phases {
+            "        carry = atomicLoad(&stage[tb - sb]);\n"
+        } else {
+            ""
         };
-        let (from, to) = (at(k), at(k + 1));
         body += &format!(
             "    {{\n\
              \x20       let sb = ({from}) >> 2u;\n\
@@ -184,28 +238,15 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &str, group: u32) -> String {
              \x20           atomicStore(&stage[i], select(0u, carry, i == 0u));\n\
              \x20       }}\n\
              \x20       workgroupBarrier();\n\
-             \x20       let r0 = ({}u + lid) * {rows}u;\n\
-             \x20       let word = words[r0 >> 5u] >> (r0 & 31u);\n\
-             \x20       let m = word & {group_mask:#x}u;\n\
-             \x20       if (m != 0u) {{\n\
-             \x20           let pos = (x0 & 3u) + (pre[r0 >> 5u] - countOneBits(word)) * {s}u;\n\
-             \x20           var wp = pos >> 2u;\n\
-             \x20           var fb = (pos & 3u) * 8u;\n\
-             \x20           var lo = 0u;\n\
-             {append}\
-             \x20           if (fb != 0u) {{ atomicOr(&stage[wp - sb], lo); }}\n\
-             \x20       }}\n\
+             {groups}\
              \x20       workgroupBarrier();\n\
-             \x20       // The step's whole words inside the block's range; its last, unfinished\n\
-             \x20       // one carried into the next step's stage.\n\
              \x20       for (var q = max(first, base + sb) + lid; q < base + tb; q += {WORKGROUP}u) {{\n\
              \x20           out[q] = atomicLoad(&stage[q - base - sb]);\n\
              \x20       }}\n\
              \x20       if (lid < 4u && ew[lid] >= sb && ew[lid] <= tb) {{ edges[lid] = atomicLoad(&stage[ew[lid] - sb]); }}\n\
-             \x20       carry = atomicLoad(&stage[tb - sb]);\n\
+             {carry}\
              \x20       workgroupBarrier();\n\
              \x20   }}\n",
-            k * wg,
         );
     }
     wgsl += &format!(
@@ -216,9 +257,11 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &str, group: u32) -> String {
          \x20   let blk = group_index(wid, nwg);\n\
          {decls}\
          {loads}\
+         \x20   // The kept rows before the block, loaded before the scan too.\n\
+         \x20   let kept = offsets[param(2u) + blk];\n\
          \x20   if (lid < 4u) {{ edges[lid] = 0u; }}\n\
          {scan}\
-         \x20   let before = offsets[param(2u) + group] - param(3u);\n\
+         \x20   let before = kept - param(3u);\n\
          \x20   let len = pre[{last}u] * {s}u;\n\
          \x20   let x0 = param(5u) + before * {s}u;\n\
          \x20   // Output word `base + w` is block word `w`; the block's own whole words from `first`.\n\
@@ -387,8 +430,42 @@ mod tests {
 
     #[test]
     fn a_block_fits_default_workgroup_memory_for_single_bytes() {
-        assert!(storage_bytes(1) <= 16384);
-        assert!(storage_bytes(2) <= 32768);
+        // The whole block's copy (one-vector groups, every step in one phase).
+        let block = |s: u32| Tiling {
+            group: 1,
+            phase: 2 * s,
+        };
+        assert!(block(1).storage_bytes() <= 16384);
+        assert!(block(2).storage_bytes() <= 32768);
+        // One step's copy fits WebGPU's default 16 KiB for either row size.
+        assert!(Tiling { group: 1, phase: 1 }.storage_bytes() <= 16384);
+    }
+
+    #[test]
+    fn tilings_follow_rows_per_thread_and_workgroup_memory() {
+        let limits = wgpu::Limits::default();
+        let big = wgpu::Limits {
+            max_compute_workgroup_storage_size: 32768,
+            ..wgpu::Limits::default()
+        };
+        let with = |r: Option<u32>| crate::ops::OpsConfig {
+            rows_per_thread: r,
+            ..crate::ops::OpsConfig::default()
+        };
+        let t = |group, phase| Tiling { group, phase };
+        // By default the whole block in one phase where it fits (16 KiB: uint8's, not uint16's).
+        assert_eq!(Tiling::choose(&with(None), 1, &limits), t(1, 2));
+        assert_eq!(Tiling::choose(&with(None), 2, &limits), t(1, 2));
+        assert_eq!(Tiling::choose(&with(None), 2, &big), t(1, 4));
+        // 1, 2 or 4 vectors a group (at most a mask word's rows), the block in one phase.
+        assert_eq!(Tiling::choose(&with(Some(2)), 1, &big), t(2, 1));
+        assert_eq!(Tiling::choose(&with(Some(4)), 1, &big), t(2, 1));
+        assert_eq!(Tiling::choose(&with(Some(3)), 2, &big), t(2, 2));
+        assert_eq!(Tiling::choose(&with(Some(4)), 2, &big), t(4, 1));
+        // 8 or 16 rows an invocation a phase, one vector a group.
+        assert_eq!(Tiling::choose(&with(Some(16)), 1, &big), t(1, 1));
+        assert_eq!(Tiling::choose(&with(Some(8)), 2, &big), t(1, 1));
+        assert_eq!(Tiling::choose(&with(Some(16)), 2, &big), t(1, 2));
     }
 
     #[cfg(feature = "naga")]
@@ -402,9 +479,11 @@ mod tests {
                 src_stride: s,
                 unit: s,
             };
-            for group in 1..=2 * s as u32 {
-                if group != 3 {
-                    super::super::subword::tests::validate(&compact_kernel(shape, scan, group));
+            for group in [1, 2, 4].into_iter().filter(|&g| g <= 2 * s as u32) {
+                let steps = 2 * s as u32 / group;
+                for phase in [1, 2, 4].into_iter().filter(|&p| p <= steps) {
+                    let tiling = Tiling { group, phase };
+                    super::super::subword::tests::validate(&compact_kernel(shape, scan, tiling));
                 }
             }
         }
