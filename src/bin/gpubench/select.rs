@@ -359,14 +359,16 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                             .then_some(())
                             .ok_or("compacted rows differ from the CPU reference".to_owned())
                     });
-                    cases.push(Case::new(
-                        label,
-                        moved,
-                        Work::Pass(Box::new(move |pass| plan.encode(pass))),
-                        detail,
-                        Some(verify),
-                    )
-                    .with_wgsl(wgsl.as_deref()));
+                    cases.push(
+                        Case::new(
+                            label,
+                            moved,
+                            Work::Pass(Box::new(move |pass| plan.encode(pass))),
+                            detail,
+                            Some(verify),
+                        )
+                        .with_wgsl(wgsl.as_deref()),
+                    );
                 }
             }
         }

@@ -64,9 +64,8 @@ impl Tiling {
         // Rows an invocation takes a step: 16 × group / s.
         let per_step = 32 * group / most;
         let mut phase = 1 << (rows / per_step).clamp(1, steps).ilog2();
-        let fits = |t: Tiling| {
-            t.storage_bytes() <= u64::from(limits.max_compute_workgroup_storage_size)
-        };
+        let fits =
+            |t: Tiling| t.storage_bytes() <= u64::from(limits.max_compute_workgroup_storage_size);
         while phase > 1 && !fits(Tiling { group, phase }) {
             phase /= 2;
         }
