@@ -136,7 +136,10 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &str, tiling: Tiling) -> String
     let vectors = 512 * s;
     let stage = tiling.stage_words();
     let wg = u64::from(WORKGROUP);
-    let mut wgsl = super::rows::header(7);
+    // `words`, `pre` (the scan), `stage` (each phase) and `edges` are written before they are
+    // read: no zeroing of the workgroup's memory ahead of the kernel.
+    let mut wgsl = crate::device::pipelines::UNINIT_WORKGROUP.to_owned();
+    wgsl += &super::rows::header(7);
     wgsl += &super::rows::binding_decl(1, "mask", "u32", false);
     wgsl += &super::rows::binding_decl(2, "offsets", "u32", false);
     wgsl += &super::rows::binding_decl(3, "src", "vec4<u32>", false);
