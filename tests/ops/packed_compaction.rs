@@ -75,17 +75,21 @@ fn mask_of(rng: &mut Rng, i: usize, length: u64) -> Vec<bool> {
 
 #[test]
 fn packed_compaction_at_every_tiling_and_boundary() {
+    // With the block scan in subgroups (the test device has them) and in workgroup memory.
     let gpu = fresh_gpu();
     let mut rng = Rng::new(61);
-    for rows_per_thread in TILINGS {
-        let config = OpsConfig {
-            rows_per_thread,
-            ..OpsConfig::default()
-        };
-        for (i, &length) in LENGTHS.iter().enumerate() {
-            for (f, &format) in FORMATS.iter().enumerate() {
-                let bools = mask_of(&mut rng, i + f, length);
-                check(&gpu, &mut rng, format, &bools, &config);
+    for subgroups in [true, false] {
+        for rows_per_thread in TILINGS {
+            let config = OpsConfig {
+                rows_per_thread,
+                subgroups,
+                ..OpsConfig::default()
+            };
+            for (i, &length) in LENGTHS.iter().enumerate() {
+                for (f, &format) in FORMATS.iter().enumerate() {
+                    let bools = mask_of(&mut rng, i + f, length);
+                    check(&gpu, &mut rng, format, &bools, &config);
+                }
             }
         }
     }

@@ -312,10 +312,16 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                 // whole block's output in workgroup memory), its groups of 2 and (uint16) 4
                 // vectors, `g2`, `g4` (4 for uint16 and 2 for uint8 are one mask word's rows,
                 // the former layout); one-vector groups with the output stored every 16 or 8
-                // rows an invocation, `r16`, `r8` (less workgroup memory, more barriers); and the
-                // general kernel: one invocation per output word.
+                // rows an invocation, `r16`, `r8` (less workgroup memory, more barriers); the
+                // block scan in workgroup memory instead of subgroups, `nosub`; and the general
+                // kernel: one invocation per output word.
                 let mut variants = vec![(String::new(), OpsConfig::default())];
                 if all {
+                    let config = OpsConfig {
+                        subgroups: false,
+                        ..OpsConfig::default()
+                    };
+                    variants.push((" nosub".to_owned(), config));
                     let s = format.byte_length() as u32;
                     let tilings = [(" g2", 2), (" g4", 4), (" r16", 16), (" r8", 8)];
                     for (name, r) in tilings {

@@ -205,7 +205,14 @@ pub(crate) fn plan(
             let tiling = packed::Tiling::choose(&planner.config(), shape.out_stride, &limits);
             let fast = (planner.config().stage_outputs
                 && packed::fits(shape, r.offset, r.buffer.size(), tiling, &limits))
-            .then(|| packed::compact_kernel(shape, &block_scan(), tiling));
+            .then(|| {
+                let subgroups = planner.config().subgroups
+                    && planner
+                        .device()
+                        .features()
+                        .contains(wgpu::Features::SUBGROUP);
+                packed::compact_kernel(shape, &block_scan(), tiling, subgroups)
+            });
             let edge = shape
                 .has_edges()
                 .then(|| subword::compact_edge_kernel(shape));

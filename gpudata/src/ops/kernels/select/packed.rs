@@ -42,9 +42,10 @@ impl Tiling {
         1024 * u64::from(self.group) * u64::from(self.phase) + 2
     }
 
-    /// Workgroup memory the kernel uses: the copy, the block scan and the block's end words.
+    /// Workgroup memory the kernel uses: the copy, the block scan (with subgroups, their sums
+    /// and a flag) and the block's end words.
     fn storage_bytes(self) -> u64 {
-        self.stage_words() * 4 + 2 * 4 * u64::from(WORKGROUP) + 16
+        self.stage_words() * 4 + 2 * 4 * u64::from(WORKGROUP) + 4 * (SUBGROUPS + 1) + 16
     }
 
     /// The tiling for rows of `s` (1 or 2) bytes under `config` on a device of `limits`:
@@ -113,14 +114,57 @@ fn pack_fn(s: u64) -> &'static str {
     }
 }
 
+/// The most subgroups the subgroup scan sums (of 4 invocations or more).
+const SUBGROUPS: u64 = WORKGROUP as u64 / 4;
+
+/// The block scan with subgroup operations (the contract of `compact`'s `block_scan`: `group`,
+/// `n`, the block's mask words in `words`, their inclusive prefix counts in `pre`): each
+/// subgroup scans its words' counts (`subgroupInclusiveAdd`), its last lane leaves the total in
+/// `sums`, and each invocation adds the totals of the subgroups before its own: three barriers
+/// instead of the 17 of the workgroup-memory scan. That reading needs invocation `lid` to be
+/// lane `sid` of subgroup `sg`, in full subgroups of 4 or more, which Vulkan does not promise:
+/// where any invocation finds otherwise, every invocation sums the counts of the words up to
+/// its own instead (slow, but right).
+fn subgroup_scan() -> String {
+    format!(
+        "    let group = group_index(wid, nwg);\n\
+         \x20   let n = param(0u);\n\
+         \x20   if (lid == 0u) {{ atomicStore(&mixed, 0u); }}\n\
+         \x20   let wi = group * {WORKGROUP}u + lid;\n\
+         \x20   var w = 0u;\n\
+         \x20   if (wi * 32u < n) {{\n\
+         \x20       w = mask[param(1u) + wi];\n\
+         \x20       let left = n - wi * 32u;\n\
+         \x20       if (left < 32u) {{ w &= (1u << left) - 1u; }}\n\
+         \x20   }}\n\
+         \x20   words[lid] = w;\n\
+         \x20   let inclusive = subgroupInclusiveAdd(countOneBits(w));\n\
+         \x20   workgroupBarrier();\n\
+         \x20   if (lid != sg * ss + sid || nsg * ss != {WORKGROUP}u || ss < 4u) {{ atomicStore(&mixed, 1u); }}\n\
+         \x20   if (sid + 1u == ss) {{ sums[sg % {SUBGROUPS}u] = inclusive; }}\n\
+         \x20   workgroupBarrier();\n\
+         \x20   var p = inclusive;\n\
+         \x20   if (atomicLoad(&mixed) == 0u) {{\n\
+         \x20       for (var i = 0u; i < sg; i++) {{ p += sums[i]; }}\n\
+         \x20   }} else {{\n\
+         \x20       p = 0u;\n\
+         \x20       for (var i = 0u; i <= lid; i++) {{ p += countOneBits(words[i]); }}\n\
+         \x20   }}\n\
+         \x20   pre[lid] = p;\n\
+         \x20   workgroupBarrier();\n"
+    )
+}
+
 /// The compaction kernel for packed rows of `shape.out_stride` (1 or 2) bytes, with the
 /// parameters and bindings of [`subword::compact_kernel`](super::subword::compact_kernel)
-/// except that the source is `vec4<u32>`s (its byte base a multiple of 16). `scan` as there.
+/// except that the source is `vec4<u32>`s (its byte base a multiple of 16). `scan` as there,
+/// unless `subgroups` (the device has them and the tuning allows them): then
+/// [`subgroup_scan`].
 /// The block's `512 × s` source vectors are taken in groups of `group` consecutive ones (1, 2
 /// or 4, at most `2 × s`), group `k × 256 + lid` by invocation `lid` in step `k`: with one
 /// vector a group, the loads of consecutive invocations are consecutive vectors, and so are
 /// their outputs. Each step's output goes through the workgroup-memory copy on its own.
-pub(crate) fn compact_kernel(shape: Shape, scan: &str, tiling: Tiling) -> String {
+pub(crate) fn compact_kernel(shape: Shape, scan: &str, tiling: Tiling, subgroups: bool) -> String {
     let s = shape.out_stride;
     let rows_per_word = 4 / s;
     let row_mask = (1u32 << rows_per_word) - 1;
@@ -146,12 +190,26 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &str, tiling: Tiling) -> String
     wgsl += &super::rows::binding_decl(4, "out", "u32", true);
     wgsl += &super::rows::binding_decl(5, "ends", "u32", true);
     wgsl += pack_fn(s);
+    let (scan, sub_decls, builtins) = if subgroups {
+        (
+            subgroup_scan(),
+            format!(
+                "var<workgroup> sums: array<u32, {SUBGROUPS}>;\n\
+                 var<workgroup> mixed: atomic<u32>;\n"
+            ),
+            ",\n        @builtin(subgroup_invocation_id) sid: u32, @builtin(subgroup_size) ss: u32,\n\
+             \x20       @builtin(subgroup_id) sg: u32, @builtin(num_subgroups) nsg: u32",
+        )
+    } else {
+        (scan.to_owned(), String::new(), "")
+    };
     wgsl += &format!(
         "var<workgroup> words: array<u32, {WORKGROUP}>;\n\
          var<workgroup> pre: array<u32, {WORKGROUP}>;\n\
          var<workgroup> stage: array<atomic<u32>, {stage}>;\n\
          // The block's output words 0 and 1 and the two holding its last four bytes.\n\
          var<workgroup> edges: array<u32, 4>;\n\
+         {sub_decls}\
          // The four bytes from byte `sh / 8` of `a`, then `c`.\n\
          fn join(a: u32, c: u32, sh: u32) -> u32 {{\n\
          \x20   return (a >> sh) | select(0u, c << (32u - sh), sh != 0u);\n\
@@ -254,7 +312,7 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &str, tiling: Tiling) -> String
     wgsl += &format!(
         "@compute @workgroup_size({WORKGROUP})\n\
          fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n\
-                 @builtin(local_invocation_index) lid: u32) {{\n\
+                 @builtin(local_invocation_index) lid: u32{builtins}) {{\n\
          \x20   // The rows' bytes, loaded before the scan so that its barriers hide their latency.\n\
          \x20   let blk = group_index(wid, nwg);\n\
          {decls}\
@@ -485,7 +543,10 @@ mod tests {
                 let steps = 2 * s as u32 / group;
                 for phase in [1, 2, 4].into_iter().filter(|&p| p <= steps) {
                     let tiling = Tiling { group, phase };
-                    super::super::subword::tests::validate(&compact_kernel(shape, scan, tiling));
+                    for subgroups in [false, true] {
+                        let wgsl = compact_kernel(shape, scan, tiling, subgroups);
+                        super::super::subword::tests::validate(&wgsl);
+                    }
                 }
             }
         }
