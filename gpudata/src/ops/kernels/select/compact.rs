@@ -141,6 +141,12 @@ fn kernel(sources: &[Source<'_>]) -> String {
 /// block's 256 mask words (bits past `n` cleared) in `words` and their inclusive prefix counts
 /// in `pre`.
 fn block_scan() -> String {
+    block_words() + &block_counts()
+}
+
+/// The first part of [`block_scan`]: `group`, `n`, and the invocation's mask word in `w` and
+/// `words[lid]`.
+fn block_words() -> String {
     format!(
         "    let group = group_index(wid, nwg);\n\
          \x20   let n = param(0u);\n\
@@ -151,8 +157,15 @@ fn block_scan() -> String {
          \x20       let left = n - wi * 32u;\n\
          \x20       if (left < 32u) {{ w &= (1u << left) - 1u; }}\n\
          \x20   }}\n\
-         \x20   words[lid] = w;\n\
-         \x20   pre[lid] = countOneBits(w);\n\
+         \x20   words[lid] = w;\n"
+    )
+}
+
+/// The rest of [`block_scan`]: the inclusive prefix counts of `words` in `pre`, in workgroup
+/// memory.
+fn block_counts() -> String {
+    format!(
+        "    pre[lid] = countOneBits(w);\n\
          \x20   workgroupBarrier();\n\
          \x20   for (var s = 1u; s < {WORKGROUP}u; s <<= 1u) {{\n\
          \x20       var t = pre[lid];\n\
@@ -211,7 +224,12 @@ pub(crate) fn plan(
                         .device()
                         .features()
                         .contains(wgpu::Features::SUBGROUP);
-                packed::compact_kernel(shape, &block_scan(), tiling, subgroups)
+                let scan = packed::Scan {
+                    words: block_words(),
+                    counts: block_counts(),
+                    subgroups,
+                };
+                packed::compact_kernel(shape, &scan, tiling)
             });
             let edge = shape
                 .has_edges()

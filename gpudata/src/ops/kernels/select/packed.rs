@@ -117,27 +117,27 @@ fn pack_fn(s: u64) -> &'static str {
 /// The most subgroups the subgroup scan sums (of 4 invocations or more).
 const SUBGROUPS: u64 = WORKGROUP as u64 / 4;
 
-/// The block scan with subgroup operations (the contract of `compact`'s `block_scan`: `group`,
-/// `n`, the block's mask words in `words`, their inclusive prefix counts in `pre`): each
-/// subgroup scans its words' counts (`subgroupInclusiveAdd`), its last lane leaves the total in
-/// `sums`, and each invocation adds the totals of the subgroups before its own: three barriers
-/// instead of the 17 of the workgroup-memory scan. That reading needs invocation `lid` to be
-/// lane `sid` of subgroup `sg`, in full subgroups of 4 or more, which Vulkan does not promise:
-/// where any invocation finds otherwise, every invocation sums the counts of the words up to
-/// its own instead (slow, but right).
-fn subgroup_scan() -> String {
+/// The block scan of the compaction kernel (the contract of `compact`'s `block_scan`: `group`,
+/// `n`, the block's mask words in `words`, their inclusive prefix counts in `pre`), in two
+/// parts: `words` loads the mask words, `counts` scans them in workgroup memory. With
+/// `subgroups` (the device has them and the tuning allows them) the kernel scans them as
+/// [`subgroup_counts`] does instead of `counts`.
+pub(crate) struct Scan {
+    pub words: String,
+    pub counts: String,
+    pub subgroups: bool,
+}
+
+/// The counts of the block scan with subgroup operations: each subgroup scans its words'
+/// counts (`subgroupInclusiveAdd`), its last lane leaves the total in `sums`, and each
+/// invocation adds the totals of the subgroups before its own: three barriers instead of the
+/// 17 of the workgroup-memory scan. That reading needs invocation `lid` to be lane `sid` of
+/// subgroup `sg`, in full subgroups of 4 or more, which Vulkan does not promise: where any
+/// invocation finds otherwise, every invocation sums the counts of the words up to its own
+/// instead (slow, but right).
+fn subgroup_counts() -> String {
     format!(
-        "    let group = group_index(wid, nwg);\n\
-         \x20   let n = param(0u);\n\
-         \x20   if (lid == 0u) {{ atomicStore(&mixed, 0u); }}\n\
-         \x20   let wi = group * {WORKGROUP}u + lid;\n\
-         \x20   var w = 0u;\n\
-         \x20   if (wi * 32u < n) {{\n\
-         \x20       w = mask[param(1u) + wi];\n\
-         \x20       let left = n - wi * 32u;\n\
-         \x20       if (left < 32u) {{ w &= (1u << left) - 1u; }}\n\
-         \x20   }}\n\
-         \x20   words[lid] = w;\n\
+        "    if (lid == 0u) {{ atomicStore(&mixed, 0u); }}\n\
          \x20   let inclusive = subgroupInclusiveAdd(countOneBits(w));\n\
          \x20   workgroupBarrier();\n\
          \x20   if (lid != sg * ss + sid || nsg * ss != {WORKGROUP}u || ss < 4u) {{ atomicStore(&mixed, 1u); }}\n\
@@ -157,14 +157,13 @@ fn subgroup_scan() -> String {
 
 /// The compaction kernel for packed rows of `shape.out_stride` (1 or 2) bytes, with the
 /// parameters and bindings of [`subword::compact_kernel`](super::subword::compact_kernel)
-/// except that the source is `vec4<u32>`s (its byte base a multiple of 16). `scan` as there,
-/// unless `subgroups` (the device has them and the tuning allows them): then
-/// [`subgroup_scan`].
+/// except that the source is `vec4<u32>`s (its byte base a multiple of 16); `scan` is the
+/// block scan (see [`Scan`]).
 /// The block's `512 × s` source vectors are taken in groups of `group` consecutive ones (1, 2
 /// or 4, at most `2 × s`), group `k × 256 + lid` by invocation `lid` in step `k`: with one
 /// vector a group, the loads of consecutive invocations are consecutive vectors, and so are
 /// their outputs. Each step's output goes through the workgroup-memory copy on its own.
-pub(crate) fn compact_kernel(shape: Shape, scan: &str, tiling: Tiling, subgroups: bool) -> String {
+pub(crate) fn compact_kernel(shape: Shape, scan: &Scan, tiling: Tiling) -> String {
     let s = shape.out_stride;
     let rows_per_word = 4 / s;
     let row_mask = (1u32 << rows_per_word) - 1;
@@ -190,9 +189,9 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &str, tiling: Tiling, subgroups
     wgsl += &super::rows::binding_decl(4, "out", "u32", true);
     wgsl += &super::rows::binding_decl(5, "ends", "u32", true);
     wgsl += pack_fn(s);
-    let (scan, sub_decls, builtins) = if subgroups {
+    let (scan, sub_decls, builtins) = if scan.subgroups {
         (
-            subgroup_scan(),
+            scan.words.clone() + &subgroup_counts(),
             format!(
                 "var<workgroup> sums: array<u32, {SUBGROUPS}>;\n\
                  var<workgroup> mixed: atomic<u32>;\n"
@@ -201,7 +200,7 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &str, tiling: Tiling, subgroups
              \x20       @builtin(subgroup_id) sg: u32, @builtin(num_subgroups) nsg: u32",
         )
     } else {
-        (scan.to_owned(), String::new(), "")
+        (scan.words.clone() + &scan.counts, String::new(), "")
     };
     wgsl += &format!(
         "var<workgroup> words: array<u32, {WORKGROUP}>;\n\
@@ -531,7 +530,8 @@ mod tests {
     #[cfg(feature = "naga")]
     #[test]
     fn kernels_are_valid_wgsl() {
-        let scan = "    let group = group_index(wid, nwg);\n    workgroupBarrier();\n";
+        let words = "    let group = group_index(wid, nwg);\n    let w = 0u;\n".to_owned();
+        let counts = "    workgroupBarrier();\n".to_owned();
         for s in [1, 2] {
             let shape = Shape {
                 out_stride: s,
@@ -544,7 +544,13 @@ mod tests {
                 for phase in [1, 2, 4].into_iter().filter(|&p| p <= steps) {
                     let tiling = Tiling { group, phase };
                     for subgroups in [false, true] {
-                        let wgsl = compact_kernel(shape, scan, tiling, subgroups);
+                        let (words, counts) = (words.clone(), counts.clone());
+                        let scan = Scan {
+                            words,
+                            counts,
+                            subgroups,
+                        };
+                        let wgsl = compact_kernel(shape, &scan, tiling);
                         super::super::subword::tests::validate(&wgsl);
                     }
                 }
