@@ -270,8 +270,8 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &Scan, tiling: Tiling) -> Strin
             k * wg,
         ));
     }
-    // Each phase: the copy zeroed (its word 0 the last phase's unfinished word), the phase's
-    // groups appended, then its whole words inside the block's range stored.
+    // Each phase: the words of the copy it fills zeroed (word 0 the last phase's unfinished
+    // one), the phase's groups appended, then its whole words inside the block's range stored.
     let phases = steps / phase;
     let at = |k: u64| {
         if k == steps {
@@ -293,7 +293,7 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &Scan, tiling: Tiling) -> Strin
             "    {{\n\
              \x20       let sb = ({from}) >> 2u;\n\
              \x20       let tb = ({to}) >> 2u;\n\
-             \x20       for (var i = lid; i < {stage}u; i += {WORKGROUP}u) {{\n\
+             \x20       for (var i = lid; i <= tb - sb; i += {WORKGROUP}u) {{\n\
              \x20           atomicStore(&stage[i], select(0u, carry, i == 0u));\n\
              \x20       }}\n\
              \x20       workgroupBarrier();\n\
