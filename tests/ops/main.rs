@@ -23,6 +23,7 @@ mod integer;
 mod interleave;
 mod luma_elementwise;
 mod luma_select;
+mod packed_compaction;
 mod select;
 mod sort;
 mod sort_by;

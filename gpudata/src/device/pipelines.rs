@@ -7,6 +7,10 @@
 //! travel in a uniform), and every pipeline uses the layout wgpu derives from its text, so text
 //! and entry point are a complete key. Operations, table re-layouts and Arrow's `fround` all
 //! compile through it, so one kernel compiles once per device.
+//!
+//! A kernel whose text holds [`UNINIT_WORKGROUP`] writes every workgroup variable before any
+//! invocation reads it, and is compiled without wgpu's zeroing of workgroup memory (a store of
+//! every variable, and a barrier, before the kernel's own first line).
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -14,6 +18,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::device::scope::error_scope;
 use crate::device::{Gpu, GpuError};
+
+/// The line that marks a kernel compiled without zeroing its workgroup memory first (see the
+/// module docs): every workgroup variable it reads, it has written first.
+pub(crate) const UNINIT_WORKGROUP: &str =
+    "// Workgroup memory: every variable written before it is read (not zeroed first).\n";
 
 /// Compute pipelines by entry point, then WGSL text.
 #[derive(Default)]
@@ -58,7 +67,10 @@ impl PipelineCache {
                 layout: None,
                 module: &module,
                 entry_point: Some(entry_point),
-                compilation_options: wgpu::PipelineCompilationOptions::default(),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    zero_initialize_workgroup_memory: !wgsl.contains(UNINIT_WORKGROUP),
+                    ..wgpu::PipelineCompilationOptions::default()
+                },
                 cache: None,
             })
         })?;

@@ -308,10 +308,32 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                 let mask = ops::mask(gpu, &Predicate::less(view(&src, format, n)?, half))
                     .map_err(|e| e.to_string())?;
                 let mask = std::sync::Arc::new(mask);
-                // Besides the default (the packed rows' kernel), the general kernel: one
-                // invocation per output word.
+                // Besides the default (the packed rows' kernel: groups of one source vector, the
+                // whole block's output in workgroup memory), its groups of 2 and (uint16) 4
+                // vectors, `g2`, `g4` (4 for uint16 and 2 for uint8 are one mask word's rows,
+                // the former layout); one-vector groups with the output stored every 16 or 8
+                // rows an invocation, `r16`, `r8` (less workgroup memory, more barriers); the
+                // block scan in workgroup memory instead of subgroups, `nosub`; and the general
+                // kernel: one invocation per output word.
                 let mut variants = vec![(String::new(), OpsConfig::default())];
                 if all {
+                    let config = OpsConfig {
+                        subgroups: false,
+                        ..OpsConfig::default()
+                    };
+                    variants.push((" nosub".to_owned(), config));
+                    let s = format.byte_length() as u32;
+                    let tilings = [(" g2", 2), (" g4", 4), (" r16", 16), (" r8", 8)];
+                    for (name, r) in tilings {
+                        if (r <= 4 && r > 2 * s) || (r >= 8 && r * s < 16) {
+                            continue;
+                        }
+                        let config = OpsConfig {
+                            rows_per_thread: Some(r),
+                            ..OpsConfig::default()
+                        };
+                        variants.push((name.to_owned(), config));
+                    }
                     for (name, config) in word_variants(all, 2) {
                         let config = OpsConfig {
                             stage_outputs: false,
@@ -332,6 +354,7 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                     );
                     let out = plan.output().columns[0].buffer().clone();
                     let moved = plan.bytes_moved();
+                    let wgsl = plan.wgsl().map(str::to_owned);
                     let verify = Box::new(move |gpu: &Gpu| -> Result<(), String> {
                         let keep = mask.read(gpu).map_err(|e| e.to_string())?;
                         let input = bytes_all(gpu, &src, bytes)?;
@@ -342,13 +365,16 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                             .then_some(())
                             .ok_or("compacted rows differ from the CPU reference".to_owned())
                     });
-                    cases.push(Case::new(
-                        label,
-                        moved,
-                        Work::Pass(Box::new(move |pass| plan.encode(pass))),
-                        detail,
-                        Some(verify),
-                    ));
+                    cases.push(
+                        Case::new(
+                            label,
+                            moved,
+                            Work::Pass(Box::new(move |pass| plan.encode(pass))),
+                            detail,
+                            Some(verify),
+                        )
+                        .with_wgsl(wgsl.as_deref()),
+                    );
                 }
             }
         }

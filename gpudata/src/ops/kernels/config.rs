@@ -26,8 +26,10 @@ pub struct OpsConfig {
     pub stage_sources: bool,
     /// Whether kernels use subgroup operations where the device has
     /// [`wgpu::Features::SUBGROUP`] (default `true`): the mask kernel then writes its bits with
-    /// subgroup ballots instead of transposing them in workgroup memory. `false` keeps every
-    /// kernel to core WGSL (for comparing both, as `gpubench` and the tests do).
+    /// subgroup ballots instead of transposing them in workgroup memory, and the compaction of
+    /// packed one- and two-byte rows counts each block's kept rows with subgroup prefix sums
+    /// instead of a scan in workgroup memory. `false` keeps every kernel to core WGSL (for
+    /// comparing both, as `gpubench` and the tests do).
     pub subgroups: bool,
 }
 

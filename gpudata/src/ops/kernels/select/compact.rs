@@ -141,6 +141,12 @@ fn kernel(sources: &[Source<'_>]) -> String {
 /// block's 256 mask words (bits past `n` cleared) in `words` and their inclusive prefix counts
 /// in `pre`.
 fn block_scan() -> String {
+    block_words() + &block_counts()
+}
+
+/// The first part of [`block_scan`]: `group`, `n`, and the invocation's mask word in `w` and
+/// `words[lid]`.
+fn block_words() -> String {
     format!(
         "    let group = group_index(wid, nwg);\n\
          \x20   let n = param(0u);\n\
@@ -151,8 +157,15 @@ fn block_scan() -> String {
          \x20       let left = n - wi * 32u;\n\
          \x20       if (left < 32u) {{ w &= (1u << left) - 1u; }}\n\
          \x20   }}\n\
-         \x20   words[lid] = w;\n\
-         \x20   pre[lid] = countOneBits(w);\n\
+         \x20   words[lid] = w;\n"
+    )
+}
+
+/// The rest of [`block_scan`]: the inclusive prefix counts of `words` in `pre`, in workgroup
+/// memory.
+fn block_counts() -> String {
+    format!(
+        "    pre[lid] = countOneBits(w);\n\
          \x20   workgroupBarrier();\n\
          \x20   for (var s = 1u; s < {WORKGROUP}u; s <<= 1u) {{\n\
          \x20       var t = pre[lid];\n\
@@ -202,9 +215,22 @@ pub(crate) fn plan(
             };
             let per_step = subword::words_per_invocation(&planner.config(), 2);
             let main = subword::compact_kernel(shape, &block_scan(), per_step);
+            let tiling = packed::Tiling::choose(&planner.config(), shape.out_stride, &limits);
             let fast = (planner.config().stage_outputs
-                && packed::fits(shape, r.offset, r.buffer.size(), &limits))
-            .then(|| packed::compact_kernel(shape, &block_scan()));
+                && packed::fits(shape, r.offset, r.buffer.size(), tiling, &limits))
+            .then(|| {
+                let subgroups = planner.config().subgroups
+                    && planner
+                        .device()
+                        .features()
+                        .contains(wgpu::Features::SUBGROUP);
+                let scan = packed::Scan {
+                    words: block_words(),
+                    counts: block_counts(),
+                    subgroups,
+                };
+                packed::compact_kernel(shape, &scan, tiling)
+            });
             let edge = shape
                 .has_edges()
                 .then(|| subword::compact_edge_kernel(shape));

@@ -4,7 +4,7 @@
 //! that fill it and stores it whole. No atomics, no word written by two invocations.
 //!
 //! Packed rows of one or two bytes take [`packed`](super::packed)'s kernels instead (the
-//! compaction when the device's workgroup memory holds a block's output, the gather when the
+//! compaction when the device's workgroup memory holds its output copy, the gather when the
 //! indices are packed 4-byte values); these are the general ones.
 //!
 //! A row is moved in *units* of 4, 2 or 1 bytes (the widest that divides the row, the output
