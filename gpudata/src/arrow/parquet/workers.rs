@@ -566,7 +566,7 @@ impl Worker<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Unit, units};
+    use super::{Unit, auto_parts, units};
 
     #[test]
     fn units_cut_row_groups_into_near_equal_parts() {
