@@ -309,10 +309,11 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                     .map_err(|e| e.to_string())?;
                 let mask = std::sync::Arc::new(mask);
                 // Besides the default (the packed rows' kernel: groups of one source vector, the
-                // whole block's output in workgroup memory), its groups of 2 and (uint16) 4
-                // vectors, `g2`, `g4` (4 for uint16 and 2 for uint8 are one mask word's rows,
-                // the former layout); one-vector groups with the output stored every 16 or 8
-                // rows an invocation, `r16`, `r8` (less workgroup memory, more barriers); the
+                // output stored after each step), its groups of 2 and (uint16) 4 vectors, `g2`,
+                // `g4` (4 for uint16 and 2 for uint8 are one mask word's rows, the former
+                // layout); one-vector groups with the output stored every 32 (the whole block)
+                // or 16 rows an invocation, `r32`, `r16` (more workgroup memory, fewer
+                // barriers); the
                 // block scan in workgroup memory instead of subgroups, `nosub`; and the general
                 // kernel: one invocation per output word.
                 let mut variants = vec![(String::new(), OpsConfig::default())];
@@ -323,9 +324,10 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                     };
                     variants.push((" nosub".to_owned(), config));
                     let s = format.byte_length() as u32;
-                    let tilings = [(" g2", 2), (" g4", 4), (" r16", 16), (" r8", 8)];
+                    let tilings = [(" g2", 2), (" g4", 4), (" r32", 32), (" r16", 16)];
                     for (name, r) in tilings {
-                        if (r <= 4 && r > 2 * s) || (r >= 8 && r * s < 16) {
+                        // A phase of 16 bytes' rows is the default's one step.
+                        if (r <= 4 && r > 2 * s) || (r >= 8 && r * s <= 16) {
                             continue;
                         }
                         let config = OpsConfig {

@@ -50,16 +50,18 @@ impl Tiling {
 
     /// The tiling for rows of `s` (1 or 2) bytes under `config` on a device of `limits`:
     /// `rows_per_thread` 1, 2 or 4 sets the group's vectors (rounded down to a power of two,
-    /// at most `2 × s`), the whole block in one phase; 8 or 16, groups of one vector and
-    /// phases of that many rows an invocation. By default one vector a group (the loads of a
-    /// subgroup are then consecutive vectors, and its outputs side by side) and the whole
-    /// block in one phase, or the largest phase whose copy fits the workgroup memory.
+    /// at most `2 × s`), the whole block in one phase; 8, 16 or 32, groups of one vector and
+    /// phases of that many rows an invocation (32: the whole block). By default one vector a
+    /// group (the loads of a subgroup are then consecutive vectors, and its outputs side by
+    /// side) and one step a phase: the smallest copy, so the most workgroups at once. On an
+    /// H100 that took `uint8` from 0.277 to 0.248 ms and `uint16` from 0.333 to 0.215 ms
+    /// against the whole block (256M and 128M rows, half kept; BENCHMARKS.md, session 12).
     pub(crate) fn choose(config: &crate::ops::OpsConfig, s: u64, limits: &wgpu::Limits) -> Self {
         let most = u32::try_from(2 * s).unwrap_or(2);
         let (group, rows) = match config.rows_per_thread {
             Some(r @ 1..=4) => (1 << r.min(most).ilog2(), 32),
             Some(r) if r >= 8 => (1, r.min(32)),
-            _ => (1, 32),
+            _ => (1, 0),
         };
         let steps = most / group;
         // Rows an invocation takes a step: 16 × group / s.
@@ -512,10 +514,15 @@ mod tests {
             ..crate::ops::OpsConfig::default()
         };
         let t = |group, phase| Tiling { group, phase };
-        // By default the whole block in one phase where it fits (16 KiB: uint8's, not uint16's).
-        assert_eq!(Tiling::choose(&with(None), 1, &limits), t(1, 2));
-        assert_eq!(Tiling::choose(&with(None), 2, &limits), t(1, 2));
-        assert_eq!(Tiling::choose(&with(None), 2, &big), t(1, 4));
+        // By default one step a phase.
+        assert_eq!(Tiling::choose(&with(None), 1, &limits), t(1, 1));
+        assert_eq!(Tiling::choose(&with(None), 2, &limits), t(1, 1));
+        assert_eq!(Tiling::choose(&with(None), 2, &big), t(1, 1));
+        // 32 rows an invocation: the whole block in one phase where it fits (16 KiB: uint8's,
+        // not uint16's).
+        assert_eq!(Tiling::choose(&with(Some(32)), 1, &limits), t(1, 2));
+        assert_eq!(Tiling::choose(&with(Some(32)), 2, &limits), t(1, 2));
+        assert_eq!(Tiling::choose(&with(Some(32)), 2, &big), t(1, 4));
         // 1, 2 or 4 vectors a group (at most a mask word's rows), the block in one phase.
         assert_eq!(Tiling::choose(&with(Some(2)), 1, &big), t(2, 1));
         assert_eq!(Tiling::choose(&with(Some(4)), 1, &big), t(2, 1));
