@@ -5,7 +5,7 @@
 //! workgroup memory ([`staging`]) and generates and binds each dispatch ([`kernel`]); the
 //! byte-moving row code ([`moves`]) and the table re-layouts recorded as placed plans of it
 //! ([`relayout`]), their whole-block copies ([`block`]) and their outputs made without wgpu's
-//! zero-fill ([`fresh`]).
+//! zero-fill ([`fresh`]), recorded as commands ([`recording`]).
 
 mod block;
 pub(crate) mod body;
@@ -16,6 +16,7 @@ mod kernel;
 mod kernel_layout;
 pub(crate) mod moves;
 pub(crate) mod plan;
+mod recording;
 pub(crate) mod relayout;
 mod staging;
 mod wgsl_gen;
