@@ -1,10 +1,9 @@
 //! Table re-layouts (pack, segment, interleave) as plans of the operations' kernels: a copy
 //! that moves as one 4-byte aligned block is a block of the block-copy kernel ([`block_copy`]:
 //! every block of a re-layout in as few dispatches as the device's binding limits allow,
-//! [`block_dispatches`]; a `copy_buffer_to_buffer` where a buffer cannot be bound as storage);
-//! every other copy is a
-//! *placed* plan of
-//! the row-transform generator ([`plan::build_placed`]) running the byte-moving row code of
+//! [`block_dispatches`], the words around their bodies in the same dispatches, [`edges`]; a
+//! `copy_buffer_to_buffer` where a buffer cannot be bound as storage); every other copy is a
+//! *placed* plan of the row-transform generator ([`plan::build_placed`]) running the byte-moving row code of
 //! `interleave` and `deinterleave` ([`CopyBody`]): the fields of one run of rows in one kernel
 //! (N sources into one output for interleaved rows, one source into N segments or packed
 //! columns), the dispatches of several runs (batches concatenated, segments of one buffer)
@@ -604,7 +603,9 @@ impl<'g> Relayout<'g> {
                         .map(|&(_, start, end)| (start, end)),
                 )
                 .collect();
-            let mut blocks_only = !kernel_targets.contains(&buffer);
+            // The block kernels bind it to store zeros: only with `STORAGE` usage.
+            let mut blocks_only = !kernel_targets.contains(&buffer)
+                && buffer.usage().contains(wgpu::BufferUsages::STORAGE);
             for key in detour_order.iter().filter(|(dst, _)| *dst == buffer) {
                 blocks_only = false;
                 written.extend(detours.get(key).map(|d| (key.1, key.1 + d.bytes)));
