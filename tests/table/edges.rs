@@ -14,51 +14,16 @@ use gpudata::table::{
 };
 use gpudata::{GpuData, GpuDataDescriptor, VertexFormat};
 
-use crate::fixtures::{USAGE, gpu, limited_gpu, no_constants};
+use crate::blocks::{buffer, small_gpus, stale_memory};
+use crate::fixtures::{USAGE, gpu, no_constants};
 use crate::relayout::{assert_same, noise};
 use crate::support::read_buffer;
 
 /// The adapter, and devices of few and small storage bindings and small uniform tables.
 fn devices() -> Vec<(String, Gpu)> {
     let mut out = vec![("adapter limits".to_owned(), gpu())];
-    for (storage, binding, uniform) in [(2, 1 << 30, 1 << 16), (3, 4_096, 256), (5, 4_096, 48)] {
-        let small = limited_gpu("table_edges small", |limits| {
-            limits.max_storage_buffers_per_shader_stage = storage;
-            limits.max_storage_buffer_binding_size =
-                limits.max_storage_buffer_binding_size.min(binding);
-            limits.min_storage_buffer_offset_alignment =
-                limits.min_storage_buffer_offset_alignment.max(256);
-            limits.max_uniform_buffer_binding_size =
-                limits.max_uniform_buffer_binding_size.min(uniform);
-        });
-        out.push((
-            format!("{storage} storage bindings of {binding} bytes, uniform {uniform}"),
-            small,
-        ));
-    }
+    out.extend(small_gpus());
     out
-}
-
-/// A buffer holding `bytes` (its size theirs: not always a multiple of 16).
-fn buffer(gpu: &Gpu, bytes: &[u8]) -> wgpu::Buffer {
-    let buffer = gpu.device().create_buffer(&wgpu::BufferDescriptor {
-        label: Some("edges test"),
-        size: bytes.len() as u64,
-        usage: USAGE,
-        mapped_at_creation: false,
-    });
-    gpu.queue().write_buffer(&buffer, 0, bytes);
-    buffer
-}
-
-/// Stale bytes where the next buffers will likely be allocated.
-fn stale_memory(gpu: &Gpu, sizes: &[usize]) {
-    for &size in sizes {
-        drop(buffer(gpu, &vec![0xee; size]));
-    }
-    gpu.device()
-        .poll(wgpu::PollType::wait_indefinitely())
-        .unwrap();
 }
 
 /// Copies of a few words each, from two sources (of 4 100 and 3 000 bytes) at every phase,
