@@ -27,7 +27,7 @@ use crate::ops::kernels::dispatch::{Binding, Dispatch, Kernel};
 use crate::ops::kernels::select::rows::WORKGROUP;
 use crate::ops::kernels::split::max_binding_size;
 
-use super::block_wgsl::{KEEP, WORD, ZERO, wgsl};
+use super::block_wgsl::{KEEP, WORD, ZERO, body_wgsl, edge_wgsl};
 
 /// The most blocks one dispatch's uniform table holds (32 bytes each).
 pub(crate) const MAX_BLOCKS: u64 = 256;
@@ -494,14 +494,30 @@ pub(crate) fn block_dispatches(
             .clamp(1, MAX_BLOCKS),
         span: u64::from(WORKGROUP) * u64::from(per),
     };
+    // Zeros and edge vectors first, in a kernel of their own (a few workgroups next to the
+    // bodies'), then the bodies.
+    let (copies, zeros): (Vec<&Piece>, Vec<&Piece>) = pieces.iter().partition(|p| p.src.is_some());
+    let edge_items: Vec<Item<'_>> = zeros
+        .into_iter()
+        .map(Item::Piece)
+        .chain(vectors.iter().map(Item::Edge))
+        .collect();
+    let body_items: Vec<Item<'_>> = copies.into_iter().map(Item::Piece).collect();
+    let mut dispatches = Vec::new();
+    for (items, edges) in [(edge_items, true), (body_items, false)] {
+        for group in groups(items, &limits)? {
+            dispatches.push(group_dispatch(planner, &group, &limits, per, edges)?);
+        }
+    }
+    Ok(dispatches)
+}
+
+/// `items` in groups of one dispatch each, in order, as few as `limits` allow.
+fn groups<'p>(items: Vec<Item<'p>>, limits: &Limits) -> Result<Vec<Group<'p>>, OpError> {
     let mut groups: Vec<Group<'_>> = Vec::new();
     let mut group = Group::default();
-    let items = pieces
-        .iter()
-        .map(Item::Piece)
-        .chain(vectors.iter().map(Item::Edge));
     for item in items {
-        let placed = match place(&group, &limits, item) {
+        let placed = match place(&group, limits, item) {
             Some(placed) => placed,
             None => {
                 if group.entries() > 0 {
@@ -509,7 +525,7 @@ pub(crate) fn block_dispatches(
                 }
                 // An empty group takes one source and one destination, and any edge vector
                 // (the caller's promise).
-                place(&group, &limits, item).ok_or(OpError::TooManyBindings {
+                place(&group, limits, item).ok_or(OpError::TooManyBindings {
                     op: "copy",
                     what: "storage buffers per shader stage",
                     needed: match item {
@@ -547,10 +563,7 @@ pub(crate) fn block_dispatches(
     if group.entries() > 0 {
         groups.push(group);
     }
-    groups
-        .iter()
-        .map(|group| group_dispatch(planner, group, limits.capacity, per))
-        .collect()
+    Ok(groups)
 }
 
 /// Storage bindings one dispatch may use: per shader stage, and per bind group beside the
@@ -562,14 +575,17 @@ pub(crate) fn storage_bindings(limits: &wgpu::Limits) -> u64 {
 }
 
 /// The dispatch of one group of blocks.
+/// The dispatch of one group of blocks: of the edge kernel (zeros and edge vectors) or of the
+/// body kernel (copies).
 fn group_dispatch(
     planner: &Planner<'_>,
     group: &Group<'_>,
-    capacity_limit: u64,
+    limits: &Limits,
     per: u32,
+    edges: bool,
 ) -> Result<Dispatch, OpError> {
     let count = group.entries();
-    let capacity = count.next_power_of_two().min(capacity_limit).max(count);
+    let capacity = count.next_power_of_two().min(limits.capacity).max(count);
     let too_large = |size: u64| OpError::TooLarge {
         op: "copy",
         what: "a block copy's vectors",
@@ -641,13 +657,17 @@ fn group_dispatch(
             size: b.end - b.start,
         })
         .collect();
-    let text: Arc<str> = wgsl(
-        bounds.sources.len(),
-        bounds.words.len(),
-        bounds.targets.len(),
-        capacity,
-        per,
-    )
+    let text: Arc<str> = if edges {
+        edge_wgsl(
+            bounds.sources.len(),
+            bounds.words.len(),
+            bounds.targets.len(),
+            capacity,
+            per,
+        )
+    } else {
+        body_wgsl(bounds.sources.len(), bounds.targets.len(), capacity, per)
+    }
     .into();
     let kernel = Kernel {
         op: "copy",

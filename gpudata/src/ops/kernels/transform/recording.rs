@@ -143,18 +143,19 @@ mod tests {
         LAST.with(std::cell::Cell::take).unwrap()
     }
 
-    /// gpubench's `relayout_pack`: a fresh pack records one compute pass of one dispatch and
-    /// nothing else (before edge vectors: 28 edge copies after the pass), sources rounded to
+    /// gpubench's `relayout_pack`: a fresh pack records one compute pass of two dispatches
+    /// (edge vectors, bodies) and nothing else (before edge vectors: 28 edge copies after the pass), sources rounded to
     /// 16 bytes as the benchmark's or to 4 as uploads' (word bindings for their last words);
     /// interleave and segment keep their commands. Every byte is checked.
     #[test]
     fn a_fresh_pack_is_one_pass() {
         let gpu = Gpu::headless().unwrap();
+        // The edge kernel's dispatch (one workgroup of edge vectors), then the bodies'.
         let one_pass = Commands {
             clears: 0,
             copies: 0,
             passes: 1,
-            dispatches: 1,
+            dispatches: 2,
         };
         for round in [16, 4] {
             let (mut table, host) = bench_table(&gpu, 1024, round);
@@ -164,8 +165,8 @@ mod tests {
             if round == 16 {
                 assert_eq!(pack, one_pass);
             } else {
-                // Twenty more word bindings: a second dispatch where the device binds fewer
-                // than 45 storage buffers (lavapipe), in the same pass.
+                // Word bindings for the sources' last words: more edge dispatches where the
+                // device binds fewer storage buffers (lavapipe), in the same pass.
                 assert_eq!((pack.clears, pack.copies, pack.passes), (0, 0, 1));
             }
             for ((name, _), bytes) in COLUMNS.iter().zip(&host) {
