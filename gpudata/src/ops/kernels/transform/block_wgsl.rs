@@ -27,6 +27,20 @@ fn switch(count: usize, arm: impl Fn(usize) -> String) -> String {
     out
 }
 
+/// The function `name(which, at)` returning element `at` of binding `which` of the `count`
+/// bindings `array0..` (zero where there are none).
+fn getter(name: &str, which: &str, ty: &str, count: usize, array: &str) -> String {
+    let mut text = format!("fn {name}({which}: u32, at: u32) -> {ty} {{\n    var v: {ty};\n");
+    if count > 0 {
+        text.push_str(&format!(
+            "    switch {which} {{\n{}    }}\n",
+            switch(count, |i| format!("v = {array}{i}[at];"))
+        ));
+    }
+    text.push_str("    return v;\n}\n");
+    text
+}
+
 /// The uniform, the bindings, and the functions loading a source vector (`load`) and storing a
 /// destination vector (`store`).
 fn common(sources: usize, words: usize, targets: usize, capacity: u64) -> String {
@@ -53,14 +67,7 @@ fn common(sources: usize, words: usize, targets: usize, capacity: u64) -> String
             sources + words + d + 1
         ));
     }
-    text.push_str("fn load(s: u32, at: u32) -> vec4<u32> {\n    var v: vec4<u32>;\n");
-    if sources > 0 {
-        text.push_str(&format!(
-            "    switch s {{\n{}    }}\n",
-            switch(sources, |s| format!("v = src{s}[at];"))
-        ));
-    }
-    text.push_str("    return v;\n}\n");
+    text.push_str(&getter("load", "s", "vec4<u32>", sources, "src"));
     text.push_str(&format!(
         "fn store(d: u32, at: u32, v: vec4<u32>) {{\n    switch d {{\n{}    }}\n}}\n",
         switch(targets, |d| format!("dst{d}[at] = v;"))
@@ -144,18 +151,8 @@ pub(crate) fn edge_wgsl(
     per: u32,
 ) -> String {
     let mut text = common(sources, words, targets, capacity);
-    text.push_str("fn load_word(s: u32, at: u32) -> u32 {\n    var v = 0u;\n");
-    if words > 0 {
-        text.push_str(&format!(
-            "    switch s {{\n{}    }}\n",
-            switch(words, |w| format!("v = wsrc{w}[at];"))
-        ));
-    }
-    text.push_str("    return v;\n}\n");
-    text.push_str(&format!(
-        "fn fetch(d: u32, at: u32) -> vec4<u32> {{\n    var v: vec4<u32>;\n    switch d {{\n{}    }}\n    return v;\n}}\n",
-        switch(targets, |d| format!("v = dst{d}[at];"))
-    ));
+    text.push_str(&getter("load_word", "s", "u32", words, "wsrc"));
+    text.push_str(&getter("fetch", "d", "vec4<u32>", targets, "dst"));
     text.push_str(&format!(
         "fn word(mode: u32, at: u32, old: u32) -> u32 {{\n\
          \x20   if (mode == {KEEP}u) {{ return old; }}\n\
