@@ -1,10 +1,12 @@
 //! Word-aligned blocks of bytes copied by a kernel: one `vec4<u32>` store per invocation into
 //! the destination's 16-byte aligned body, from one aligned source vector, or from two
-//! neighbouring ones where the source lies at another phase of 16 bytes; the few words around
-//! the body composed, one destination vector per invocation, by the same kernel ([`EdgeVector`]:
-//! each word from a source, zero, or kept). Real GPUs run such a kernel at their memory
-//! bandwidth where `copy_buffer_to_buffer` may not (0.85 TB/s against 3.98 on
-//! the H200's Vulkan driver; DESIGN.md decision 9); the re-layouts copy whole blocks this way.
+//! neighbouring ones where the source lies at another phase of 16 bytes. Real GPUs run such a
+//! kernel at their memory bandwidth where `copy_buffer_to_buffer` may not (0.85 TB/s against
+//! 3.98 on the H200's Vulkan driver; DESIGN.md decision 9); the re-layouts copy whole blocks
+//! this way. The few words around a body are composed, one destination vector per invocation
+//! (each word from a source, zero, or kept: [`EdgeVector`]), by the edge kernel, which also
+//! stores the zeros of a fresh output's bytes no copy writes; its dispatches come first, in the
+//! same pass, so that the body kernel is the copy alone.
 //!
 //! A re-layout's blocks run as few dispatches as the device allows ([`block_dispatches`]): one
 //! kernel copies many blocks, each workgroup finding its block by a binary search over the
@@ -14,10 +16,10 @@
 //! within a workgroup). A new dispatch starts where the storage bindings per shader stage or per
 //! bind group, the uniform, or a `u32` of invocations would be exceeded, and where a block
 //! reads a buffer another block of the dispatch writes. A block larger than one storage
-//! binding is copied in parts. The edge vectors follow the blocks in the table and take the
-//! workgroups after theirs; a word in a source's last vector that is not whole (a buffer whose
-//! size is not a multiple of 16) is read through a `u32` binding of its own (`wsrc0..`). Parts
-//! of phase 4 store zeros (the bytes of a fresh output no copy writes).
+//! binding is copied in parts. The edge kernel's table holds zero parts, then edge vectors (one
+//! per invocation of the workgroups after the zero parts'); a word in a source's last vector
+//! that is not whole (a buffer whose size is not a multiple of 16) is read through a `u32`
+//! binding of its own (`wsrc0..`).
 
 use std::sync::Arc;
 

@@ -3,9 +3,9 @@
 //! ([`uninitialized_buffer`](crate::device::uninitialized::uninitialized_buffer)).
 //!
 //! The words around block copies' bodies are gathered into destination vectors that the block
-//! kernel composes word by word ([`EdgeVector`]), in the same dispatch as the bodies: no
+//! kernel composes word by word ([`EdgeVector`]), in the same compute pass as the bodies: no
 //! `copy_buffer_to_buffer` after the pass. In an output written by block copies alone, the
-//! bytes no copy writes are zeros of the same dispatch too (zero parts and zero words), so
+//! bytes no copy writes are zeros of the same pass too (zero parts and zero words), so
 //! that a fresh pack is one compute pass and nothing else. What stays a command: words in a
 //! destination vector that reaches past its buffer's end (a buffer whose size is not a
 //! multiple of 16, never a re-layout's own output) or whose sources need more storage

@@ -1,7 +1,7 @@
 //! Table re-layouts (pack, segment, interleave) as plans of the operations' kernels: a copy
 //! that moves as one 4-byte aligned block is a block of the block-copy kernel ([`block_copy`]:
 //! every block of a re-layout in as few dispatches as the device's binding limits allow,
-//! [`block_dispatches`], the words around their bodies in the same dispatches, [`edges`]; a
+//! [`block_dispatches`], the words around their bodies in the same pass, [`edges`]; a
 //! `copy_buffer_to_buffer` where a buffer cannot be bound as storage); every other copy is a
 //! *placed* plan of the row-transform generator ([`plan::build_placed`]) running the byte-moving row code of
 //! `interleave` and `deinterleave` ([`CopyBody`]): the fields of one run of rows in one kernel
