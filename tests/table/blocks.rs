@@ -46,8 +46,8 @@ fn table_of(
     (table, host)
 }
 
-/// A buffer holding `bytes`.
-fn buffer(gpu: &Gpu, bytes: &[u8]) -> wgpu::Buffer {
+/// A buffer holding `bytes` (its size theirs: not always a multiple of 16).
+pub(crate) fn buffer(gpu: &Gpu, bytes: &[u8]) -> wgpu::Buffer {
     let buffer = gpu.device().create_buffer(&wgpu::BufferDescriptor {
         label: Some("blocks test"),
         size: bytes.len() as u64,
@@ -139,23 +139,31 @@ fn many_blocks_at_every_phase_from_several_buffers_move_every_byte() {
     }
 }
 
+/// Devices that bind two storage buffers, or three or five of 4 KiB (offsets aligned to 256
+/// bytes), with small uniform tables; each with its description.
+pub(crate) fn small_gpus() -> Vec<(String, Gpu)> {
+    [(2, 1 << 30, 1 << 16), (3, 4_096, 256), (5, 4_096, 48)]
+        .into_iter()
+        .map(|(storage, binding, uniform)| {
+            let small = limited_gpu("table_blocks small", |limits| {
+                limits.max_storage_buffers_per_shader_stage = storage;
+                limits.max_storage_buffer_binding_size =
+                    limits.max_storage_buffer_binding_size.min(binding);
+                limits.min_storage_buffer_offset_alignment =
+                    limits.min_storage_buffer_offset_alignment.max(256);
+                limits.max_uniform_buffer_binding_size =
+                    limits.max_uniform_buffer_binding_size.min(uniform);
+            });
+            let what = format!("{storage} storage bindings of {binding} bytes, uniform {uniform}");
+            (what, small)
+        })
+        .collect()
+}
+
 #[test]
 fn few_storage_bindings_and_small_tables_split_the_block_dispatch() {
-    for (storage, binding, uniform) in [(2, 1 << 30, 1 << 16), (3, 4_096, 256), (5, 4_096, 48)] {
-        let small = limited_gpu("table_blocks small", |limits| {
-            limits.max_storage_buffers_per_shader_stage = storage;
-            limits.max_storage_buffer_binding_size =
-                limits.max_storage_buffer_binding_size.min(binding);
-            limits.min_storage_buffer_offset_alignment =
-                limits.min_storage_buffer_offset_alignment.max(256);
-            limits.max_uniform_buffer_binding_size =
-                limits.max_uniform_buffer_binding_size.min(uniform);
-        });
-        check_copies(
-            &small,
-            OpsConfig::default(),
-            &format!("{storage} storage bindings of {binding} bytes, uniform {uniform}"),
-        );
+    for (what, small) in small_gpus() {
+        check_copies(&small, OpsConfig::default(), &what);
     }
 }
 
@@ -181,7 +189,7 @@ fn pack_batches_of_many_batches_moves_every_byte() {
 
 /// Stale bytes where the next buffers will likely be allocated: buffers of `sizes` filled with
 /// 0xff and freed.
-fn stale_memory(gpu: &Gpu, sizes: &[usize]) {
+pub(crate) fn stale_memory(gpu: &Gpu, sizes: &[usize]) {
     for &size in sizes {
         drop(buffer(gpu, &vec![0xff; size]));
     }

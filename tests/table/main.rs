@@ -9,6 +9,7 @@ mod chunked;
 mod chunked_filter;
 mod chunked_reduce;
 mod dynamic;
+mod edges;
 mod errors;
 mod faults;
 mod filter;

@@ -14,9 +14,11 @@
 //!
 //! So, on Vulkan, [`uninitialized_buffer`] makes the buffer with wgpu-hal (the allocation wgpu
 //! would make: the same hal call, usages and size) and wraps it; the re-layout that owns it
-//! (`Relayout::output` in `ops/kernels/transform/relayout.rs`) clears, at the start of its one
-//! submission, every byte its block copies do not write, so that every byte is written before
-//! any command reads it and before anyone else can see the buffer.
+//! (`Relayout::output` in `ops/kernels/transform/relayout.rs`) writes every byte its copies do
+//! not in its one submission: zeros stored by its block kernels where only block copies write
+//! the output (a pack: one compute pass, no other command), else a `clear_buffer` at the start
+//! of the submission, so that every byte is written before any command reads it and before
+//! anyone else can see the buffer.
 
 use crate::device::Gpu;
 

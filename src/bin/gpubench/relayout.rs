@@ -11,7 +11,12 @@
 //! output costs: `relayout_pack_fresh`, the same copies into five outputs made fresh by each
 //! call as `pack_batches` makes them (`__copy_blocks_into_fresh`), and `relayout_pack_one`, into
 //! one fresh buffer holding the five. `relayout_pack_aligned` is `relayout_pack_warm` over
-//! batches of multiples of 16 rows (every block at phase 0, no edge words).
+//! batches of multiples of 16 rows (every block at phase 0, no edge words). The words around
+//! the blocks' bodies are composed by an edge kernel dispatched before the bodies' in the same
+//! compute pass (edge vectors), so every pack case records one compute pass and no other
+//! command (before, `relayout_pack` recorded 28 `copy_buffer_to_buffer` edge copies after the
+//! pass): `relayout_pack_warm` and `relayout_pack_aligned` now differ by that one-workgroup
+//! dispatch only.
 //!
 //! Each is a whole public call (buffers created, copies recorded and submitted), timed on the
 //! GPU between timestamps around the call (see `Work::Call`); the wall column is the call and

@@ -1,9 +1,12 @@
 //! Word-aligned blocks of bytes copied by a kernel: one `vec4<u32>` store per invocation into
 //! the destination's 16-byte aligned body, from one aligned source vector, or from two
-//! neighbouring ones where the source lies at another phase of 16 bytes; the few words around
-//! the body copied as they are. Real GPUs run such a kernel
-//! at their memory bandwidth where `copy_buffer_to_buffer` may not (0.85 TB/s against 3.98 on
-//! the H200's Vulkan driver; DESIGN.md decision 9); the re-layouts copy whole blocks this way.
+//! neighbouring ones where the source lies at another phase of 16 bytes. Real GPUs run such a
+//! kernel at their memory bandwidth where `copy_buffer_to_buffer` may not (0.85 TB/s against
+//! 3.98 on the H200's Vulkan driver; DESIGN.md decision 9); the re-layouts copy whole blocks
+//! this way. The few words around a body are composed, one destination vector per invocation
+//! (each word from a source, zero, or kept: [`EdgeVector`]), by the edge kernel, which also
+//! stores the zeros of a fresh output's bytes no copy writes; its dispatches come first, in the
+//! same pass, so that the body kernel is the copy alone.
 //!
 //! A re-layout's blocks run as few dispatches as the device allows ([`block_dispatches`]): one
 //! kernel copies many blocks, each workgroup finding its block by a binary search over the
@@ -13,7 +16,10 @@
 //! within a workgroup). A new dispatch starts where the storage bindings per shader stage or per
 //! bind group, the uniform, or a `u32` of invocations would be exceeded, and where a block
 //! reads a buffer another block of the dispatch writes. A block larger than one storage
-//! binding is copied in parts.
+//! binding is copied in parts. The edge kernel's table holds zero parts, then edge vectors (one
+//! per invocation of the workgroups after the zero parts'); a word in a source's last vector
+//! that is not whole (a buffer whose size is not a multiple of 16) is read through a `u32`
+//! binding of its own (`wsrc0..`).
 
 use std::sync::Arc;
 
@@ -22,6 +28,8 @@ use crate::ops::kernels::Planner;
 use crate::ops::kernels::dispatch::{Binding, Dispatch, Kernel};
 use crate::ops::kernels::select::rows::WORKGROUP;
 use crate::ops::kernels::split::max_binding_size;
+
+use super::block_wgsl::{KEEP, WORD, ZERO, body_wgsl, edge_wgsl};
 
 /// The most blocks one dispatch's uniform table holds (32 bytes each).
 pub(crate) const MAX_BLOCKS: u64 = 256;
@@ -46,99 +54,14 @@ fn vectors_per_invocation(planner: &Planner<'_>) -> u32 {
         })
 }
 
-/// The kernel copying the blocks of its uniform table (`capacity` entries) from `sources`
-/// source bindings into `targets` destination bindings. Block `b` is `a = (first workgroup,
-/// vectors, phase, source binding)`, `b = (source vector, destination binding, destination
-/// vector, 0)`. With phase 0 the source vectors are the words to copy; with phase `p` (1 to 3:
-/// the source is `4p` bytes past a 16-byte boundary) vector `i` is the last `4 - p` words of
-/// source vector `i` and the first `p` of vector `i + 1`: every load and store is a whole
-/// aligned vector (a neighbour's load comes from the cache).
-fn wgsl(sources: usize, targets: usize, capacity: u64, per: u32) -> String {
-    let mut text = format!(
-        "struct Block {{ a: vec4<u32>, b: vec4<u32> }}\n\
-         struct Params {{ n: vec4<u32>, blocks: array<Block, {capacity}> }}\n\
-         @group(0) @binding(0) var<uniform> params: Params;\n"
-    );
-    for s in 0..sources {
-        text.push_str(&format!(
-            "@group(0) @binding({}) var<storage, read> src{s}: array<vec4<u32>>;\n",
-            s + 1
-        ));
-    }
-    for d in 0..targets {
-        text.push_str(&format!(
-            "@group(0) @binding({}) var<storage, read_write> dst{d}: array<vec4<u32>>;\n",
-            sources + d + 1
-        ));
-    }
-    let case = |i: usize, last: usize| {
-        if i == last {
-            "default".to_owned()
-        } else {
-            format!("case {i}u")
-        }
-    };
-    text.push_str(
-        "fn load(s: u32, at: u32) -> vec4<u32> {\n    var v: vec4<u32>;\n    switch s {\n",
-    );
-    for s in 0..sources {
-        text.push_str(&format!(
-            "        {}: {{ v = src{s}[at]; }}\n",
-            case(s, sources - 1)
-        ));
-    }
-    text.push_str("    }\n    return v;\n}\n");
-    text.push_str("fn store(d: u32, at: u32, v: vec4<u32>) {\n    switch d {\n");
-    for d in 0..targets {
-        text.push_str(&format!(
-            "        {}: {{ dst{d}[at] = v; }}\n",
-            case(d, targets - 1)
-        ));
-    }
-    text.push_str("    }\n}\n");
-    text.push_str(&format!(
-        "@compute @workgroup_size({WORKGROUP})\n\
-         fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n\
-         \x20       @builtin(local_invocation_index) lid: u32) {{\n\
-         \x20   let g = wid.x + wid.y * nwg.x;\n\
-         \x20   var lo = 0u;\n\
-         \x20   var hi = params.n.x;\n\
-         \x20   loop {{\n\
-         \x20       if (hi - lo <= 1u) {{ break; }}\n\
-         \x20       let mid = (lo + hi) / 2u;\n\
-         \x20       if (params.blocks[mid].a.x <= g) {{ lo = mid; }} else {{ hi = mid; }}\n\
-         \x20   }}\n\
-         \x20   let a = params.blocks[lo].a;\n\
-         \x20   let b = params.blocks[lo].b;\n\
-         \x20   let first = (g - a.x) * {span}u + lid;\n\
-         \x20   for (var k = 0u; k < {per}u; k++) {{\n\
-         \x20       let i = first + k * {WORKGROUP}u;\n\
-         \x20       if (i >= a.y) {{ return; }}\n\
-         \x20       let at = b.x + i;\n\
-         \x20       var v = load(a.w, at);\n\
-         \x20       if (a.z != 0u) {{\n\
-         \x20           let w = load(a.w, at + 1u);\n\
-         \x20           switch a.z {{\n\
-         \x20               case 1u: {{ v = vec4<u32>(v.y, v.z, v.w, w.x); }}\n\
-         \x20               case 2u: {{ v = vec4<u32>(v.z, v.w, w.x, w.y); }}\n\
-         \x20               default: {{ v = vec4<u32>(v.w, w.x, w.y, w.z); }}\n\
-         \x20           }}\n\
-         \x20       }}\n\
-         \x20       store(b.y, b.z + i, v);\n\
-         \x20   }}\n\
-         }}\n",
-        span = u64::from(WORKGROUP) * u64::from(per),
-    ));
-    text
-}
-
 /// One aligned part of a block copy: `vectors` vectors into `dst` from its 16-aligned byte
 /// `dst_offset`, from the vectors of `src` from its 16-aligned byte `src_base` at `phase`
-/// (reading one vector more when the phase is not 0). Each part fits one storage binding on
-/// either side, from its offsets rounded down to the storage offset alignment.
+/// (reading one vector more when the phase is not 0), or zeros where `src` is `None`. Each
+/// part fits one storage binding on either side, from its offsets rounded down to the storage
+/// offset alignment.
 #[derive(Clone, Debug)]
 pub(crate) struct Piece {
-    src: wgpu::Buffer,
+    src: Option<wgpu::Buffer>,
     src_base: u64,
     phase: u64,
     dst: wgpu::Buffer,
@@ -164,12 +87,70 @@ impl Piece {
     }
 }
 
-/// A block copy: the parts of its 16-byte aligned body, and the few words before and after it
-/// (at most 12 bytes each, or one vector at the source's end) as `(src_offset, dst_offset,
-/// size)` copies.
+/// One word a block copy moves outside its aligned body: 4 bytes from `src_offset` of `src`
+/// to `dst_offset` of `dst`.
+#[derive(Clone, Debug)]
+pub(crate) struct EdgeWord {
+    pub src: wgpu::Buffer,
+    pub src_offset: u64,
+    pub dst: wgpu::Buffer,
+    pub dst_offset: u64,
+}
+
+/// What an edge vector stores in one of its words.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Word {
+    /// The word the destination holds.
+    Keep,
+    /// Zero.
+    Zero,
+    /// The word at a byte offset of a buffer.
+    From(wgpu::Buffer, u64),
+}
+
+/// A 16-byte destination vector (at the 16-aligned byte `at` of `dst`, inside it) that a block
+/// kernel composes word by word: the words around block copies' bodies, and zeros.
+#[derive(Clone, Debug)]
+pub(crate) struct EdgeVector {
+    pub dst: wgpu::Buffer,
+    pub at: u64,
+    pub words: [Word; 4],
+}
+
+impl EdgeVector {
+    /// The source ranges the vector reads, and whether each is read as words: a word's whole
+    /// source vector where it lies inside its buffer, else the word itself.
+    fn reads(&self) -> impl Iterator<Item = (&wgpu::Buffer, u64, u64, bool)> {
+        self.words.iter().filter_map(|word| match word {
+            Word::From(src, at) => {
+                let vector = at - at % 16;
+                Some(if vector + 16 <= src.size() {
+                    (src, vector, vector + 16, false)
+                } else {
+                    (src, *at, at + 4, true)
+                })
+            }
+            _ => None,
+        })
+    }
+
+    /// The storage bindings the vector needs in a dispatch of its own.
+    pub(crate) fn bindings(&self) -> usize {
+        let mut seen: Vec<(&wgpu::Buffer, bool)> = Vec::new();
+        for (src, _, _, words) in self.reads() {
+            if !seen.contains(&(src, words)) {
+                seen.push((src, words));
+            }
+        }
+        seen.len() + 1
+    }
+}
+
+/// A block copy: the parts of its 16-byte aligned body, and the words before and after it (at
+/// most three each, or a vector's four at the source's end).
 pub(crate) struct BlockCopy {
     pub pieces: Vec<Piece>,
-    pub edges: Vec<(u64, u64, u64)>,
+    pub words: Vec<EdgeWord>,
 }
 
 /// The device's storage offset alignment for block bindings (at least 16 bytes).
@@ -177,10 +158,30 @@ fn alignment(limits: &wgpu::Limits) -> u64 {
     u64::from(limits.min_storage_buffer_offset_alignment).max(16)
 }
 
+/// The most bytes of one part: each part binds from its offsets rounded down to the alignment
+/// (at most `align - 16` bytes before it) and reads `extra` bytes more after it.
+///
+/// # Errors
+/// [`OpError::TooLarge`] when the device's storage binding limit cannot hold one vector past
+/// its offset alignment.
+fn most_per_part(limits: &wgpu::Limits, extra: u64) -> Result<u64, OpError> {
+    let align = alignment(limits);
+    let most = max_binding_size(limits).saturating_sub(align + extra) / 16 * 16;
+    if most == 0 {
+        return Err(OpError::TooLarge {
+            op: "copy",
+            what: "a storage binding",
+            size: align + extra + 16,
+            limit: max_binding_size(limits),
+        });
+    }
+    Ok(most)
+}
+
 /// The copy of `size` bytes from `src_offset` of `src` to `dst_offset` of `dst`, or `None` when
 /// a kernel cannot do it: a buffer without `STORAGE` usage, one buffer on both sides (a binding
-/// may not be read and written at once), offsets or size off 4 bytes, or no 16-byte aligned
-/// vector of the destination inside the block.
+/// may not be read and written at once), or offsets or size off 4 bytes. A copy without a
+/// 16-byte aligned vector of the destination inside it is words only.
 ///
 /// # Errors
 /// [`OpError::TooLarge`] when the device's storage binding limit cannot hold one vector past
@@ -194,9 +195,9 @@ pub(crate) fn block_copy(
     size: u64,
 ) -> Result<Option<BlockCopy>, OpError> {
     let storage = |b: &wgpu::Buffer| b.usage().contains(wgpu::BufferUsages::STORAGE);
-    let words =
+    let aligned =
         src_offset.is_multiple_of(4) && dst_offset.is_multiple_of(4) && size.is_multiple_of(4);
-    if !storage(src) || !storage(dst) || src == dst || !words {
+    if !storage(src) || !storage(dst) || src == dst || !aligned {
         return Ok(None);
     }
     let overflow = || OpError::TooLarge {
@@ -207,6 +208,17 @@ pub(crate) fn block_copy(
     };
     src_offset.checked_add(size).ok_or_else(overflow)?;
     dst_offset.checked_add(size).ok_or_else(overflow)?;
+    let mut words = Vec::new();
+    let edge = |from: u64, to: u64, words: &mut Vec<EdgeWord>| {
+        for at in (from..to).step_by(4) {
+            words.push(EdgeWord {
+                src: src.clone(),
+                src_offset: src_offset + at,
+                dst: dst.clone(),
+                dst_offset: dst_offset + at,
+            });
+        }
+    };
     // The destination's words before its first 16-byte boundary, and after its last.
     let head = (16 - dst_offset % 16) % 16;
     let Some(body) = size
@@ -214,45 +226,32 @@ pub(crate) fn block_copy(
         .map(|rest| rest / 16 * 16)
         .filter(|b| *b > 0)
     else {
-        return Ok(None);
+        edge(0, size, &mut words);
+        return Ok(Some(BlockCopy {
+            pieces: Vec::new(),
+            words,
+        }));
     };
-    let tail = size - head - body;
-    let mut edges = Vec::new();
-    if head > 0 {
-        edges.push((src_offset, dst_offset, head));
-    }
-    if tail > 0 {
-        edges.push((src_offset + head + body, dst_offset + head + body, tail));
-    }
-    let (src_offset, dst_offset) = (src_offset + head, dst_offset + head);
+    edge(0, head, &mut words);
+    edge(head + body, size, &mut words);
     // The source's words past its 16-byte boundary: phase p reads one vector more, which must
     // lie inside the source buffer; where it does not, the last vector goes with the edges.
-    let phase = src_offset % 16 / 4;
-    let src_base = src_offset - phase * 4;
+    let phase = (src_offset + head) % 16 / 4;
+    let src_base = src_offset + head - phase * 4;
     let mut body = body;
     if phase > 0 && src_base.saturating_add(body + 16) > src.size() {
         body -= 16;
-        edges.push((src_offset + body, dst_offset + body, 16));
+        edge(head + body, head + body + 16, &mut words);
     }
     let extra = if phase > 0 { 16 } else { 0 };
-    let align = alignment(limits);
-    // Each part binds from its offsets rounded down to the alignment: at most `align - 16`
-    // bytes before it, and one vector more after it at a phase.
-    let most = max_binding_size(limits).saturating_sub(align + extra) / 16 * 16;
-    if most == 0 {
-        return Err(OpError::TooLarge {
-            op: "copy",
-            what: "a storage binding",
-            size: align + extra + 16,
-            limit: max_binding_size(limits),
-        });
-    }
+    let most = most_per_part(limits, extra)?;
+    let dst_offset = dst_offset + head;
     let mut pieces = Vec::new();
     let mut done = 0;
     while done < body {
         let bytes = most.min(body - done);
         pieces.push(Piece {
-            src: src.clone(),
+            src: Some(src.clone()),
             src_base: src_base + done,
             phase,
             dst: dst.clone(),
@@ -261,23 +260,43 @@ pub(crate) fn block_copy(
         });
         done += bytes;
     }
-    Ok(Some(BlockCopy { pieces, edges }))
+    Ok(Some(BlockCopy { pieces, words }))
+}
+
+/// The parts storing zeros into the 16-aligned bytes `[from, to)` of `dst`.
+///
+/// # Errors
+/// As [`block_copy`]'s.
+pub(crate) fn zero_pieces(
+    limits: &wgpu::Limits,
+    dst: &wgpu::Buffer,
+    from: u64,
+    to: u64,
+) -> Result<Vec<Piece>, OpError> {
+    let most = most_per_part(limits, 0)?;
+    let mut pieces = Vec::new();
+    let mut at = from;
+    while at < to {
+        let bytes = most.min(to - at);
+        pieces.push(Piece {
+            src: None,
+            src_base: 0,
+            phase: 4,
+            dst: dst.clone(),
+            dst_offset: at,
+            vectors: bytes / 16,
+        });
+        at += bytes;
+    }
+    Ok(pieces)
 }
 
 /// A storage range a dispatch of blocks binds: `[start, end)` of `buffer`, `start` aligned.
+#[derive(Clone)]
 struct Bound {
     buffer: wgpu::Buffer,
     start: u64,
     end: u64,
-}
-
-/// The blocks of one dispatch, their bindings, and their workgroups so far.
-#[derive(Default)]
-struct Group {
-    pieces: Vec<(usize, usize, u64)>,
-    sources: Vec<Bound>,
-    targets: Vec<Bound>,
-    workgroups: u64,
 }
 
 /// The binding of `bounds` that can also hold `[from, to)` of `buffer` (its range grown), or
@@ -295,18 +314,17 @@ fn binding_for(
     })
 }
 
-/// Adds `[from, to)` of `buffer` to `bounds` at `at` (a new binding when `at` is `None`);
-/// the binding's index.
+/// Adds `[from, to)` of `buffer` to `bounds` (into a binding that can hold it, else a new
+/// one); the binding's index.
 fn bind(
     bounds: &mut Vec<Bound>,
-    at: Option<usize>,
     buffer: &wgpu::Buffer,
-    from: u64,
-    to: u64,
+    (from, to): (u64, u64),
     align: u64,
+    most: u64,
 ) -> usize {
     let start = from - from % align;
-    match at {
+    match binding_for(bounds, buffer, from, to, align, most) {
         Some(i) => {
             bounds[i].start = bounds[i].start.min(start);
             bounds[i].end = bounds[i].end.max(to);
@@ -323,8 +341,139 @@ fn bind(
     }
 }
 
-/// The dispatches copying `pieces` (in any order: their destinations are disjoint and no piece
-/// reads what another writes, within one dispatch), as few as the device's limits allow.
+/// The bindings of one dispatch of blocks: vector sources, word sources, destinations.
+#[derive(Clone, Default)]
+struct Bounds {
+    sources: Vec<Bound>,
+    words: Vec<Bound>,
+    targets: Vec<Bound>,
+}
+
+impl Bounds {
+    fn count(&self) -> usize {
+        self.sources.len() + self.words.len() + self.targets.len()
+    }
+
+    /// Whether a buffer is bound both as a source and as a destination.
+    fn crossed(&self) -> bool {
+        self.targets.iter().any(|t| {
+            self.sources
+                .iter()
+                .chain(&self.words)
+                .any(|s| s.buffer == t.buffer)
+        })
+    }
+}
+
+/// The blocks of one dispatch, their bindings, and their workgroups so far: body entries
+/// (source binding, destination binding, first workgroup) and edge entries (destination
+/// binding, each word's binding and whether it is a word binding).
+#[derive(Default)]
+struct Group<'p> {
+    pieces: Vec<(usize, usize, u64, &'p Piece)>,
+    edges: Vec<(usize, [Read; 4], &'p EdgeVector)>,
+    bounds: Bounds,
+    workgroups: u64,
+}
+
+impl Group<'_> {
+    fn entries(&self) -> u64 {
+        (self.pieces.len() + self.edges.len()) as u64
+    }
+
+    /// Workgroups of the bodies, and of the edges after them.
+    fn total_workgroups(&self, edges: usize) -> u64 {
+        self.workgroups + (edges as u64).div_ceil(u64::from(WORKGROUP))
+    }
+}
+
+/// The device's limits on one dispatch of blocks.
+struct Limits {
+    align: u64,
+    most: u64,
+    storage: u64,
+    capacity: u64,
+    span: u64,
+}
+
+/// A source binding, and whether it is a word binding.
+type Read = (usize, bool);
+
+/// An entry placed in a dispatch: the dispatch's bindings with its own, the source bindings of
+/// its reads and its destination binding.
+struct Placed {
+    bounds: Bounds,
+    reads: Vec<Read>,
+    target: usize,
+}
+
+/// A body or edge entry's bindings added to the group's, or `None` where the dispatch cannot
+/// take it: too many bindings or entries or workgroups, or a buffer both read and written.
+fn place(group: &Group<'_>, limits: &Limits, item: Item<'_>) -> Option<Placed> {
+    let mut bounds = group.bounds.clone();
+    let (align, most) = (limits.align, limits.most);
+    let mut reads = Vec::new();
+    let target = match item {
+        Item::Piece(piece) => {
+            if let Some(src) = &piece.src {
+                reads.push((
+                    bind(&mut bounds.sources, src, piece.src_range(), align, most),
+                    false,
+                ));
+            }
+            bind(
+                &mut bounds.targets,
+                &piece.dst,
+                piece.dst_range(),
+                align,
+                most,
+            )
+        }
+        Item::Edge(vector) => {
+            for (src, from, to, words) in vector.reads() {
+                let list = if words {
+                    &mut bounds.words
+                } else {
+                    &mut bounds.sources
+                };
+                reads.push((bind(list, src, (from, to), align, most), words));
+            }
+            bind(
+                &mut bounds.targets,
+                &vector.dst,
+                (vector.at, vector.at + 16),
+                align,
+                most,
+            )
+        }
+    };
+    let (edges, workgroups) = match item {
+        Item::Piece(piece) => (0, piece.vectors.div_ceil(limits.span)),
+        Item::Edge(_) => (1, 0),
+    };
+    let fits = bounds.count() as u64 <= limits.storage
+        && group.entries() < limits.capacity
+        && group.total_workgroups(group.edges.len() + edges) + workgroups <= MAX_WORKGROUPS
+        && bounds.count() < WORD as usize
+        && !bounds.crossed();
+    fits.then_some(Placed {
+        bounds,
+        reads,
+        target,
+    })
+}
+
+/// A body part or an edge vector, as a dispatch takes it.
+#[derive(Clone, Copy)]
+enum Item<'p> {
+    Piece(&'p Piece),
+    Edge(&'p EdgeVector),
+}
+
+/// The dispatches copying `pieces` and composing `vectors` (in any order: their destinations
+/// are disjoint, each edge vector's words are written by nothing else of theirs, and none
+/// reads what another writes), as few as the device's limits allow. Every edge vector needs at
+/// most the storage bindings one dispatch may use ([`EdgeVector::bindings`]).
 ///
 /// # Errors
 /// [`OpError::TooManyBindings`] when the device cannot bind one source and one destination;
@@ -332,99 +481,113 @@ fn bind(
 pub(crate) fn block_dispatches(
     planner: &Planner<'_>,
     pieces: &[Piece],
+    vectors: &[EdgeVector],
 ) -> Result<Vec<Dispatch>, OpError> {
-    let limits = planner.device().limits();
-    let align = alignment(&limits);
-    let most = max_binding_size(&limits);
-    // Storage bindings one dispatch may use: per shader stage, and per bind group beside the
-    // uniform.
-    let storage = u64::from(limits.max_storage_buffers_per_shader_stage)
-        .min(u64::from(limits.max_bindings_per_bind_group).saturating_sub(1))
-        .max(2);
-    let capacity_limit =
-        (limits.max_uniform_buffer_binding_size.saturating_sub(16) / 32).clamp(1, MAX_BLOCKS);
+    let device_limits = planner.device().limits();
     let per = vectors_per_invocation(planner);
-    let span = u64::from(WORKGROUP) * u64::from(per);
-    let mut groups: Vec<Group> = Vec::new();
-    let mut group = Group::default();
-    for piece in pieces {
-        let (src_from, src_to) = piece.src_range();
-        let (dst_from, dst_to) = piece.dst_range();
-        let workgroups = piece.vectors.div_ceil(span);
-        let fits = |group: &Group| {
-            let source = binding_for(&group.sources, &piece.src, src_from, src_to, align, most);
-            let target = binding_for(&group.targets, &piece.dst, dst_from, dst_to, align, most);
-            let count = group.sources.len()
-                + group.targets.len()
-                + usize::from(source.is_none())
-                + usize::from(target.is_none());
-            let crossed = group.targets.iter().any(|b| b.buffer == piece.src)
-                || group.sources.iter().any(|b| b.buffer == piece.dst);
-            (count as u64 <= storage
-                && (group.pieces.len() as u64) < capacity_limit
-                && group.workgroups + workgroups <= MAX_WORKGROUPS
-                && !crossed)
-                .then_some((source, target))
-        };
-        let (source, target) = match fits(&group) {
-            Some(found) => found,
-            None => {
-                // Not empty: one source and one destination always fit an empty group.
-                if !group.pieces.is_empty() {
-                    groups.push(std::mem::take(&mut group));
-                }
-                (None, None)
-            }
-        };
-        let s = bind(
-            &mut group.sources,
-            source,
-            &piece.src,
-            src_from,
-            src_to,
-            align,
-        );
-        let d = bind(
-            &mut group.targets,
-            target,
-            &piece.dst,
-            dst_from,
-            dst_to,
-            align,
-        );
-        group.pieces.push((s, d, group.workgroups));
-        group.workgroups += workgroups;
-    }
-    if !group.pieces.is_empty() {
-        groups.push(group);
-    }
-    // Pieces were taken in order: group `g`'s pieces are the next `pieces.len()` of `pieces`.
-    let mut next = 0;
-    let mut dispatches = Vec::with_capacity(groups.len());
-    for group in groups {
-        let members = &pieces[next..next + group.pieces.len()];
-        next += group.pieces.len();
-        dispatches.push(group_dispatch(
-            planner,
-            &group,
-            members,
-            capacity_limit,
-            per,
-        )?);
+    let limits = Limits {
+        align: alignment(&device_limits),
+        most: max_binding_size(&device_limits),
+        storage: storage_bindings(&device_limits),
+        capacity: (device_limits
+            .max_uniform_buffer_binding_size
+            .saturating_sub(16)
+            / 32)
+            .clamp(1, MAX_BLOCKS),
+        span: u64::from(WORKGROUP) * u64::from(per),
+    };
+    // Zeros and edge vectors first, in a kernel of their own (a few workgroups next to the
+    // bodies'), then the bodies.
+    let (copies, zeros): (Vec<&Piece>, Vec<&Piece>) = pieces.iter().partition(|p| p.src.is_some());
+    let edge_items: Vec<Item<'_>> = zeros
+        .into_iter()
+        .map(Item::Piece)
+        .chain(vectors.iter().map(Item::Edge))
+        .collect();
+    let body_items: Vec<Item<'_>> = copies.into_iter().map(Item::Piece).collect();
+    let mut dispatches = Vec::new();
+    for (items, edges) in [(edge_items, true), (body_items, false)] {
+        for group in groups(items, &limits)? {
+            dispatches.push(group_dispatch(planner, &group, &limits, per, edges)?);
+        }
     }
     Ok(dispatches)
 }
 
+/// `items` in groups of one dispatch each, in order, as few as `limits` allow.
+fn groups<'p>(items: Vec<Item<'p>>, limits: &Limits) -> Result<Vec<Group<'p>>, OpError> {
+    let mut groups: Vec<Group<'_>> = Vec::new();
+    let mut group = Group::default();
+    for item in items {
+        let placed = match place(&group, limits, item) {
+            Some(placed) => placed,
+            None => {
+                if group.entries() > 0 {
+                    groups.push(std::mem::take(&mut group));
+                }
+                // An empty group takes one source and one destination, and any edge vector
+                // (the caller's promise).
+                place(&group, limits, item).ok_or(OpError::TooManyBindings {
+                    op: "copy",
+                    what: "storage buffers per shader stage",
+                    needed: match item {
+                        Item::Piece(_) => 2,
+                        Item::Edge(vector) => vector.bindings() as u64,
+                    },
+                    limit: limits.storage,
+                })?
+            }
+        };
+        let Placed {
+            bounds,
+            reads,
+            target,
+        } = placed;
+        group.bounds = bounds;
+        match item {
+            Item::Piece(piece) => {
+                let source = reads.first().map_or(0, |r| r.0);
+                group.pieces.push((source, target, group.workgroups, piece));
+                group.workgroups += piece.vectors.div_ceil(limits.span);
+            }
+            Item::Edge(vector) => {
+                let mut words = [(0, false); 4];
+                let mut next = reads.into_iter();
+                for (slot, word) in words.iter_mut().zip(&vector.words) {
+                    if let Word::From(..) = word {
+                        *slot = next.next().unwrap_or((0, false));
+                    }
+                }
+                group.edges.push((target, words, vector));
+            }
+        }
+    }
+    if group.entries() > 0 {
+        groups.push(group);
+    }
+    Ok(groups)
+}
+
+/// Storage bindings one dispatch may use: per shader stage, and per bind group beside the
+/// uniform (at least two).
+pub(crate) fn storage_bindings(limits: &wgpu::Limits) -> u64 {
+    u64::from(limits.max_storage_buffers_per_shader_stage)
+        .min(u64::from(limits.max_bindings_per_bind_group).saturating_sub(1))
+        .max(2)
+}
+
 /// The dispatch of one group of blocks.
+/// The dispatch of one group of blocks: of the edge kernel (zeros and edge vectors) or of the
+/// body kernel (copies).
 fn group_dispatch(
     planner: &Planner<'_>,
-    group: &Group,
-    members: &[Piece],
-    capacity_limit: u64,
+    group: &Group<'_>,
+    limits: &Limits,
     per: u32,
+    edges: bool,
 ) -> Result<Dispatch, OpError> {
-    let count = group.pieces.len() as u64;
-    let capacity = count.next_power_of_two().min(capacity_limit).max(count);
+    let count = group.entries();
+    let capacity = count.next_power_of_two().min(limits.capacity).max(count);
     let too_large = |size: u64| OpError::TooLarge {
         op: "copy",
         what: "a block copy's vectors",
@@ -432,11 +595,20 @@ fn group_dispatch(
         limit: u64::from(u32::MAX),
     };
     let word = |v: u64| u32::try_from(v).map_err(|_| too_large(v));
-    let mut params = vec![word(count)?, 0, 0, 0];
-    for (&(s, d, first), piece) in group.pieces.iter().zip(members) {
+    let bounds = &group.bounds;
+    let mut params = vec![
+        word(group.pieces.len() as u64)?,
+        word(group.workgroups)?,
+        word(group.edges.len() as u64)?,
+        0,
+    ];
+    for &(s, d, first, piece) in &group.pieces {
         // Below the binding sizes (each at most `u32::MAX` bytes): the vector offsets fit.
-        let src_at = (piece.src_base - group.sources[s].start) / 16;
-        let dst_at = (piece.dst_offset - group.targets[d].start) / 16;
+        let src_at = match piece.src {
+            Some(_) => (piece.src_base - bounds.sources[s].start) / 16,
+            None => 0,
+        };
+        let dst_at = (piece.dst_offset - bounds.targets[d].start) / 16;
         params.extend([
             word(first)?,
             word(piece.vectors)?,
@@ -448,23 +620,67 @@ fn group_dispatch(
             0,
         ]);
     }
+    for (d, reads, vector) in &group.edges {
+        let mut modes = [0u32; 4];
+        let mut at = [0u32; 4];
+        for (k, w) in vector.words.iter().enumerate() {
+            let (binding, words) = reads[k];
+            (modes[k], at[k]) = match w {
+                Word::Keep => (KEEP, 0),
+                Word::Zero => (ZERO, 0),
+                Word::From(_, offset) if words => (
+                    WORD + word(binding as u64)?,
+                    word((offset - bounds.words[binding].start) / 4)?,
+                ),
+                Word::From(_, offset) => (
+                    word(binding as u64)?,
+                    word((offset - bounds.sources[binding].start) / 4)?,
+                ),
+            };
+        }
+        let dst_at = (vector.at - bounds.targets[*d].start) / 16;
+        params.extend([
+            word(*d as u64)?,
+            word(dst_at)?,
+            modes[0] | modes[1] << 16,
+            modes[2] | modes[3] << 16,
+        ]);
+        params.extend(at);
+    }
     params.resize(4 + 8 * capacity as usize, 0);
-    let bindings: Vec<Binding<'_>> = group
+    let bindings: Vec<Binding<'_>> = bounds
         .sources
         .iter()
-        .chain(&group.targets)
+        .chain(&bounds.words)
+        .chain(&bounds.targets)
         .map(|b| Binding {
             buffer: &b.buffer,
             start: b.start,
             size: b.end - b.start,
         })
         .collect();
-    let text: Arc<str> = wgsl(group.sources.len(), group.targets.len(), capacity, per).into();
+    let text: Arc<str> = if edges {
+        edge_wgsl(
+            bounds.sources.len(),
+            bounds.words.len(),
+            bounds.targets.len(),
+            capacity,
+            per,
+        )
+    } else {
+        body_wgsl(bounds.sources.len(), bounds.targets.len(), capacity, per)
+    }
+    .into();
     let kernel = Kernel {
         op: "copy",
         wgsl: text,
         workgroup_size: WORKGROUP,
         rows_per_thread: per,
     };
-    kernel.dispatch(planner, &params, &bindings, group.workgroups)
+    kernel.dispatch(
+        planner,
+        &params,
+        &bindings,
+        group.total_workgroups(group.edges.len()),
+    )
 }

@@ -4,10 +4,11 @@
 //! ([`grouping`]), lays out and splits their rows ([`geometry`]), stages wide rows through
 //! workgroup memory ([`staging`]) and generates and binds each dispatch ([`kernel`]); the
 //! byte-moving row code ([`moves`]) and the table re-layouts recorded as placed plans of it
-//! ([`relayout`]), their whole-block copies ([`block`]) and their outputs made without wgpu's
-//! zero-fill ([`fresh`]).
+//! ([`relayout`]), their whole-block copies ([`block`], [`block_wgsl`]) and their outputs made without wgpu's
+//! zero-fill ([`fresh`]), recorded as commands ([`recording`]).
 
 mod block;
+mod block_wgsl;
 pub(crate) mod body;
 mod fresh;
 mod geometry;
@@ -16,6 +17,7 @@ mod kernel;
 mod kernel_layout;
 pub(crate) mod moves;
 pub(crate) mod plan;
+mod recording;
 pub(crate) mod relayout;
 mod staging;
 mod wgsl_gen;

@@ -1,10 +1,9 @@
 //! Table re-layouts (pack, segment, interleave) as plans of the operations' kernels: a copy
 //! that moves as one 4-byte aligned block is a block of the block-copy kernel ([`block_copy`]:
 //! every block of a re-layout in as few dispatches as the device's binding limits allow,
-//! [`block_dispatches`]; a `copy_buffer_to_buffer` where a buffer cannot be bound as storage);
-//! every other copy is a
-//! *placed* plan of
-//! the row-transform generator ([`plan::build_placed`]) running the byte-moving row code of
+//! [`block_dispatches`], the words around their bodies in the same pass, [`edges`]; a
+//! `copy_buffer_to_buffer` where a buffer cannot be bound as storage); every other copy is a
+//! *placed* plan of the row-transform generator ([`plan::build_placed`]) running the byte-moving row code of
 //! `interleave` and `deinterleave` ([`CopyBody`]): the fields of one run of rows in one kernel
 //! (N sources into one output for interleaved rows, one source into N segments or packed
 //! columns), the dispatches of several runs (batches concatenated, segments of one buffer)
@@ -18,11 +17,12 @@
 
 use std::collections::HashMap;
 
-use super::block::{BlockCopy, Piece, block_copy, block_dispatches};
-use super::fresh::gaps;
+use super::block::{BlockCopy, EdgeWord, Piece, block_copy, block_dispatches};
+use super::fresh::{FreshOutput, edges};
 use super::geometry::{Placement, gcd};
 use super::moves::{CopyBody, Move};
 use super::plan::{self, KernelRequest};
+use super::recording::{Recording, Step};
 use crate::data::GpuDataView;
 use crate::device::buffers::create_buffer;
 use crate::device::uninitialized::uninitialized_buffer;
@@ -30,7 +30,7 @@ use crate::device::{Gpu, GpuError};
 use crate::format::VertexFormat;
 use crate::layout::strided_byte_length;
 use crate::ops::kernels::Planner;
-use crate::ops::kernels::dispatch::{Dispatch, record_pass, submit};
+use crate::ops::kernels::dispatch::{Dispatch, submit};
 use crate::ops::{OpError, OpsConfig};
 
 /// Why a re-layout cannot be recorded.
@@ -84,18 +84,6 @@ pub(crate) struct Field<'a> {
     pub byte: u64,
 }
 
-/// A recorded step, in order.
-enum Step {
-    Block {
-        src: wgpu::Buffer,
-        src_offset: u64,
-        dst: wgpu::Buffer,
-        dst_offset: u64,
-        size: u64,
-    },
-    Kernels(Vec<Dispatch>),
-}
-
 /// A region written through a 16-aligned buffer of its own: copied into place at submission.
 struct Detour {
     buffer: wgpu::Buffer,
@@ -118,16 +106,19 @@ pub(crate) struct Relayout<'g> {
     /// their sources by no step).
     blocks: Vec<Piece>,
     /// Outputs made without wgpu's zero-fill ([`Relayout::output`]): what no copy writes is
-    /// cleared at the start of the submission.
+    /// zeroed by the block kernels where only block copies write the output, else cleared at
+    /// the start of the submission.
     fresh: Vec<wgpu::Buffer>,
+    /// Buffers row kernels write (they merge the words at their ranges' edges).
+    kernel_targets: Vec<wgpu::Buffer>,
     /// Ranges that row kernels write whole (every byte of their rows), by buffer.
     row_writes: Vec<(wgpu::Buffer, u64, u64)>,
     /// The error of the first block copy's rows, for a block dispatch the device refuses.
     block_range: Option<RelayoutError>,
-    /// The words around block copies' aligned bodies: copied after every kernel, so the
-    /// kernels run in one pass instead of one pass per block (their bytes are written by no
-    /// kernel, and their sources by no step).
-    edges: Vec<Step>,
+    /// The words around block copies' aligned bodies: composed by the block kernels, vector
+    /// by vector ([`edges`]; their bytes are written by no other kernel, and their sources by
+    /// no step).
+    words: Vec<EdgeWord>,
 }
 
 /// The byte-compatible pieces a field of `bytes` bytes moves in: formats of 4-byte components
@@ -179,9 +170,10 @@ impl<'g> Relayout<'g> {
             detour_order: Vec::new(),
             blocks: Vec::new(),
             fresh: Vec::new(),
+            kernel_targets: Vec::new(),
             row_writes: Vec::new(),
             block_range: None,
-            edges: Vec::new(),
+            words: Vec::new(),
         }
     }
 
@@ -205,9 +197,11 @@ impl<'g> Relayout<'g> {
         usage: wgpu::BufferUsages,
         label: &str,
     ) -> Result<wgpu::Buffer, GpuError> {
-        // SAFETY: `submit` clears, first in its one submission, every byte that no block copy,
-        // edge, `copy_buffer_to_buffer` step, detour copy or whole-row kernel writes
-        // (`fresh`): every byte is written by it. Block kernels only store to their
+        // SAFETY: `submit` zeroes in its block kernels (an output only block copies write) or
+        // clears first in its one submission (any other) every byte that no block copy, edge
+        // word, `copy_buffer_to_buffer` step, detour copy or whole-row kernel writes (`fresh`):
+        // every byte is written by it; a block kernel reads an output's vector only to keep
+        // the words no block writes, which in an output only blocks write do not exist. Block kernels only store to their
         // destinations; a row kernel reads an output only to merge the words at its range's
         // edges, writing back unchanged the bytes outside its rows, which a clear or another
         // step of the same submission writes (dispatches and copies run in order), so every
@@ -384,28 +378,19 @@ impl<'g> Relayout<'g> {
             _ => range(),
         })?;
         match kernels {
-            Some(BlockCopy { pieces, edges }) => {
+            Some(BlockCopy { pieces, words }) => {
                 // One source and one destination binding beside the uniform, as every block
                 // dispatch needs (checked here, where the copy is recorded).
-                if !pieces.is_empty()
-                    && (limits.max_storage_buffers_per_shader_stage < 2
-                        || limits.max_bindings_per_bind_group < 3)
+                if limits.max_storage_buffers_per_shader_stage < 2
+                    || limits.max_bindings_per_bind_group < 3
                 {
                     return Err(range());
                 }
-                for (src_offset, dst_offset, size) in edges {
-                    self.edges.push(Step::Block {
-                        src: run.buffer.clone(),
-                        src_offset,
-                        dst: place.0.clone(),
-                        dst_offset,
-                        size,
-                    });
-                }
-                if self.block_range.is_none() && !pieces.is_empty() {
+                if self.block_range.is_none() {
                     self.block_range = Some(range());
                 }
                 self.blocks.extend(pieces);
+                self.words.extend(words);
             }
             None => self.steps.push(Step::Block {
                 src: run.buffer.clone(),
@@ -535,6 +520,11 @@ impl<'g> Relayout<'g> {
             _ => range(),
         })?;
         self.push_kernels(dispatches);
+        for (buffer, _) in places {
+            if !self.kernel_targets.contains(buffer) {
+                self.kernel_targets.push(buffer.clone());
+            }
+        }
         // Rows whose every byte some field writes (the fields tile the row): written whole.
         for (t, (target, (buffer, offset))) in targets.iter().zip(places).enumerate() {
             let mut bytes: Vec<(u64, u64)> = fields
@@ -565,97 +555,122 @@ impl<'g> Relayout<'g> {
     /// out of memory) comes back as [`RelayoutError::Gpu`], not through wgpu's panicking
     /// handler.
     pub(crate) fn submit(self) -> Result<(), RelayoutError> {
+        let gpu = self.gpu;
+        let label = self.label;
+        let recording = self.finish()?;
+        #[cfg(test)]
+        super::recording::LAST.with(|last| last.set(Some(recording.commands())));
+        submit(gpu, label, "submit the table copies", |encoder| {
+            recording.record(encoder, label);
+        })?;
+        Ok(())
+    }
+
+    /// The commands of the re-layout, in order, planned but not recorded.
+    fn finish(self) -> Result<Recording, RelayoutError> {
         let Relayout {
             gpu,
-            label,
             config,
             mut steps,
-            mut detours,
+            detours,
             detour_order,
-            blocks,
+            mut blocks,
             fresh,
+            kernel_targets,
             row_writes,
             block_range,
-            edges,
+            words,
             ..
         } = self;
-        // What no block, edge, copy step, row kernel or detour writes in each fresh output:
-        // cleared first.
-        let mut clears = Vec::new();
-        for buffer in &fresh {
+        // What each fresh output's copies write, and whether only block copies write it.
+        let mut outputs = Vec::with_capacity(fresh.len());
+        for buffer in fresh {
             let mut written: Vec<(u64, u64)> = blocks
                 .iter()
                 .map(Piece::writes)
-                .filter(|(dst, _)| *dst == buffer)
+                .filter(|(dst, _)| *dst == &buffer)
                 .map(|(_, range)| range)
+                .chain(
+                    words
+                        .iter()
+                        .filter(|w| w.dst == buffer)
+                        .map(|w| (w.dst_offset, w.dst_offset + 4)),
+                )
                 .chain(
                     row_writes
                         .iter()
-                        .filter(|(dst, ..)| dst == buffer)
+                        .filter(|(dst, ..)| *dst == buffer)
                         .map(|&(_, start, end)| (start, end)),
                 )
-                .chain(
-                    detour_order
-                        .iter()
-                        .filter(|(dst, _)| dst == buffer)
-                        .filter_map(|key| detours.get(key).map(|d| (key.1, key.1 + d.bytes))),
-                )
                 .collect();
-            for step in steps.iter().chain(&edges) {
+            // The block kernels bind it to store zeros: only with `STORAGE` usage.
+            let mut blocks_only = !kernel_targets.contains(&buffer)
+                && buffer.usage().contains(wgpu::BufferUsages::STORAGE);
+            for key in detour_order.iter().filter(|(dst, _)| *dst == buffer) {
+                blocks_only = false;
+                written.extend(detours.get(key).map(|d| (key.1, key.1 + d.bytes)));
+            }
+            for step in &steps {
                 if let Step::Block {
                     dst,
                     dst_offset,
                     size,
                     ..
                 } = step
-                    && dst == buffer
+                    && *dst == buffer
                 {
+                    blocks_only = false;
                     written.push((*dst_offset, dst_offset + size));
                 }
             }
-            for (start, end) in gaps(buffer.size(), written) {
-                clears.push((buffer.clone(), start, end - start));
-            }
+            outputs.push(FreshOutput {
+                buffer,
+                written,
+                blocks_only,
+            });
         }
-        if !blocks.is_empty() {
+        let block_error = |error: OpError| match error {
+            OpError::Gpu { source, .. } => RelayoutError::Gpu(source),
+            _ => block_range.clone().unwrap_or(RelayoutError::Range {
+                src_offset: 0,
+                dst_offset: 0,
+                rows: 0,
+                row_bytes: 0,
+            }),
+        };
+        let edges = edges(gpu.limits(), &words, &outputs).map_err(block_error)?;
+        blocks.extend(edges.zeros);
+        if !blocks.is_empty() || !edges.vectors.is_empty() {
             let planner = Planner::new(gpu, &config);
-            let dispatches = block_dispatches(&planner, &blocks).map_err(|error| match error {
-                OpError::Gpu { source, .. } => RelayoutError::Gpu(source),
-                _ => block_range.unwrap_or(RelayoutError::Range {
-                    src_offset: 0,
-                    dst_offset: 0,
-                    rows: 0,
-                    row_bytes: 0,
-                }),
-            })?;
+            let dispatches =
+                block_dispatches(&planner, &blocks, &edges.vectors).map_err(block_error)?;
             match steps.last_mut() {
                 Some(Step::Kernels(recorded)) => recorded.extend(dispatches),
                 _ => steps.push(Step::Kernels(dispatches)),
             }
         }
-        submit(gpu, label, "submit the table copies", |encoder| {
-            for (buffer, start, size) in &clears {
-                encoder.clear_buffer(buffer, *start, Some(*size));
-            }
-            for step in steps.iter().chain(&edges) {
-                match step {
-                    Step::Block {
-                        src,
-                        src_offset,
-                        dst,
-                        dst_offset,
-                        size,
-                    } => encoder.copy_buffer_to_buffer(src, *src_offset, dst, *dst_offset, *size),
-                    Step::Kernels(dispatches) => record_pass(encoder, label, dispatches),
-                }
-            }
-            for key in &detour_order {
-                if let Some(detour) = detours.remove(key) {
-                    encoder.copy_buffer_to_buffer(&detour.buffer, 0, &key.0, key.1, detour.bytes);
-                }
-            }
-        })?;
-        Ok(())
+        for (src, src_offset, dst, dst_offset, size) in edges.copies {
+            steps.push(Step::Block {
+                src,
+                src_offset,
+                dst,
+                dst_offset,
+                size,
+            });
+        }
+        let detours = detour_order
+            .into_iter()
+            .filter_map(|key| {
+                detours
+                    .get(&key)
+                    .map(|d| (d.buffer.clone(), key.0.clone(), key.1, d.bytes))
+            })
+            .collect();
+        Ok(Recording {
+            clears: edges.clears,
+            steps,
+            detours,
+        })
     }
 }
 
