@@ -23,11 +23,13 @@ use crate::timing::Work;
 pub const ON_REQUEST: [&str; 1] = ["big_sort_u32"];
 
 /// Case groups in run order; `--ops` selects by prefix.
-pub const NAMES: [&str; 55] = [
+pub const NAMES: [&str; 57] = [
     "copy_vec4_256",
     "copy_u32_64",
     "copy_buffer_to_buffer",
     "fresh_clear",
+    "relayout_block_warm",
+    "relayout_block_fresh",
     "relayout_pack",
     "relayout_pack_warm",
     "relayout_pack_aligned",

@@ -36,8 +36,10 @@ use crate::kernels::Fill;
 use crate::timing::Work;
 
 /// Case groups of this module.
-pub const NAMES: [&str; 8] = [
+pub const NAMES: [&str; 10] = [
     "fresh_clear",
+    "relayout_block_warm",
+    "relayout_block_fresh",
     "relayout_pack",
     "relayout_pack_warm",
     "relayout_pack_aligned",
@@ -257,11 +259,70 @@ fn fresh_copies(source: &Source) -> (Vec<u64>, Vec<FreshCopySpec<'_>>) {
     (sizes, specs)
 }
 
+/// One block copy of `size` bytes from one buffer, into an output made and initialized once
+/// (`relayout_block_warm`) or into a fresh output each call as `pack_batches` makes its
+/// columns (`relayout_block_fresh`): what a fresh output costs the block kernel, apart from
+/// pack's twenty blocks.
+fn one_block(gpu: &Gpu, size: u64, fresh: bool) -> Result<Case, String> {
+    let src = alloc(gpu, size, 59, Some(Fill::Bits))?;
+    let table_gpu = gpu.clone();
+    let (name, what, call): (&str, &str, Box<dyn Fn() -> Result<(), String>>) = if fresh {
+        let src = src.clone();
+        let call = move || -> Result<(), String> {
+            let spec = FreshCopySpec {
+                src: &src,
+                src_offset: 0,
+                dst: 0,
+                dst_offset: 0,
+                size,
+            };
+            __copy_blocks_into_fresh(&table_gpu, &[size], &[spec], true)
+                .map(drop)
+                .map_err(|e| e.to_string())
+        };
+        (
+            "relayout_block_fresh",
+            "[one block copy into a fresh buffer]",
+            Box::new(call),
+        )
+    } else {
+        let out = alloc(gpu, size, 0, None)?;
+        let copy = move |gpu: &Gpu, src: &wgpu::Buffer, out: &wgpu::Buffer| {
+            let spec = BlockCopySpec {
+                src,
+                src_offset: 0,
+                dst: out,
+                dst_offset: 0,
+                size,
+            };
+            __copy_blocks(gpu, &[spec], OpsConfig::default()).map_err(|e| e.to_string())
+        };
+        copy(gpu, &src, &out)?;
+        wait(gpu)?;
+        let call = move || copy(&table_gpu, &src, &out);
+        (
+            "relayout_block_warm",
+            "[one block copy into an initialized buffer]",
+            Box::new(call),
+        )
+    };
+    Ok(Case::new(
+        name.to_owned(),
+        2 * size,
+        Work::Call(call),
+        what.to_owned(),
+        None,
+    ))
+}
+
 /// Builds the cases of group `name` over a table of about `size` bytes (`all`: with tuning
 /// variants).
 pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, String> {
     if name == "fresh_clear" {
         return Ok(vec![fresh_clear(gpu, size)?]);
+    }
+    if let Some(fresh) = name.strip_prefix("relayout_block_") {
+        return Ok(vec![one_block(gpu, size, fresh == "fresh")?]);
     }
     let format = vertex_format();
     let n = size / format.byte_stride();
