@@ -65,10 +65,10 @@ pub struct ParquetOptions {
     /// group's dictionary pages each time). `1`: whole row groups. `0` (the default): whole
     /// row groups when there are at least as many as threads or the file has no offset index
     /// ([`ParquetSource::has_offset_index`]), otherwise each group in `⌈threads / row
-    /// groups⌉` parts, so that every thread has a unit to decode. On
-    /// flights-3m.parquet (11 row groups, 16 host cores, H100 machine) 2 parts on 16 threads
-    /// took 26.6 ms against 32.2 ms for whole groups on 11 threads; 4 and 8 parts were slower
-    /// (36.7, 49.1 ms: the repeated dictionary pages; BENCHMARKS.md, session 12).
+    /// groups⌉` parts, so that every thread has a unit to decode. On flights-3m.parquet
+    /// (11 row groups) on three 16-core H100 machines, 2 parts on 16 threads took 26.6, 31.0
+    /// and 33.4 ms against 32.2, 31.3 and 33.2 ms for whole groups on 11 threads; 4 and 8 parts
+    /// were slower (the repeated dictionary pages; BENCHMARKS.md, session 12).
     pub row_group_parts: usize,
 }
 
