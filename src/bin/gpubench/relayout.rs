@@ -26,8 +26,8 @@
 use gpudata::data::{BufferHandle, GpuDataDescriptor};
 use gpudata::ops::OpsConfig;
 use gpudata::table::{
-    __copy_blocks, __copy_blocks_into_fresh, BlockCopySpec, FreshCopySpec, GpuRecordBatch,
-    GpuTable, PackOptions, SegmentOptions, SegmentedTable,
+    __copy_blocks, __copy_blocks_into_fresh, __copy_blocks_into_fresh_with, BlockCopySpec,
+    FreshCopySpec, GpuRecordBatch, GpuTable, PackOptions, SegmentOptions, SegmentedTable,
 };
 use gpudata::{Gpu, GpuData, StructLayout, VertexFormat};
 
@@ -262,57 +262,78 @@ fn fresh_copies(source: &Source) -> (Vec<u64>, Vec<FreshCopySpec<'_>>) {
 /// One block copy of `size` bytes from one buffer, into an output made and initialized once
 /// (`relayout_block_warm`) or into a fresh output each call as `pack_batches` makes its
 /// columns (`relayout_block_fresh`): what a fresh output costs the block kernel, apart from
-/// pack's twenty blocks.
-fn one_block(gpu: &Gpu, size: u64, fresh: bool) -> Result<Case, String> {
+/// pack's twenty blocks. With `all`, also at 2, 4 and 8 vectors an invocation (`v2`...).
+fn one_block(gpu: &Gpu, size: u64, fresh: bool, all: bool) -> Result<Vec<Case>, String> {
     let src = alloc(gpu, size, 59, Some(Fill::Bits))?;
-    let table_gpu = gpu.clone();
-    let (name, what, call): (&str, &str, Box<dyn Fn() -> Result<(), String>>) = if fresh {
-        let src = src.clone();
-        let call = move || -> Result<(), String> {
-            let spec = FreshCopySpec {
-                src: &src,
-                src_offset: 0,
-                dst: 0,
-                dst_offset: 0,
-                size,
-            };
-            __copy_blocks_into_fresh(&table_gpu, &[size], &[spec], true)
-                .map(drop)
-                .map_err(|e| e.to_string())
-        };
-        (
-            "relayout_block_fresh",
-            "[one block copy into a fresh buffer]",
-            Box::new(call),
-        )
+    let out = if fresh {
+        None
     } else {
-        let out = alloc(gpu, size, 0, None)?;
-        let copy = move |gpu: &Gpu, src: &wgpu::Buffer, out: &wgpu::Buffer| {
-            let spec = BlockCopySpec {
-                src,
-                src_offset: 0,
-                dst: out,
-                dst_offset: 0,
-                size,
-            };
-            __copy_blocks(gpu, &[spec], OpsConfig::default()).map_err(|e| e.to_string())
-        };
-        copy(gpu, &src, &out)?;
-        wait(gpu)?;
-        let call = move || copy(&table_gpu, &src, &out);
-        (
-            "relayout_block_warm",
-            "[one block copy into an initialized buffer]",
-            Box::new(call),
-        )
+        Some(alloc(gpu, size, 0, None)?)
     };
-    Ok(Case::new(
-        name.to_owned(),
-        2 * size,
-        Work::Call(call),
-        what.to_owned(),
-        None,
-    ))
+    let per: &[u32] = if all { &[0, 2, 4, 8] } else { &[0] };
+    let mut cases = Vec::new();
+    for &per in per {
+        let config = OpsConfig {
+            rows_per_thread: (per > 0).then_some(per),
+            ..OpsConfig::default()
+        };
+        let (src, out, g) = (src.clone(), out.clone(), gpu.clone());
+        let call = move || -> Result<(), String> {
+            match &out {
+                Some(out) => {
+                    let spec = BlockCopySpec {
+                        src: &src,
+                        src_offset: 0,
+                        dst: out,
+                        dst_offset: 0,
+                        size,
+                    };
+                    __copy_blocks(&g, &[spec], config).map_err(|e| e.to_string())
+                }
+                None => {
+                    let spec = FreshCopySpec {
+                        src: &src,
+                        src_offset: 0,
+                        dst: 0,
+                        dst_offset: 0,
+                        size,
+                    };
+                    __copy_blocks_into_fresh_with(&g, &[size], &[spec], true, config)
+                        .map(drop)
+                        .map_err(|e| e.to_string())
+                }
+            }
+        };
+        if !fresh {
+            // The output initialized by a first run.
+            call()?;
+            wait(gpu)?;
+        }
+        let (name, what) = if fresh {
+            (
+                "relayout_block_fresh",
+                "[one block copy into a fresh buffer]",
+            )
+        } else {
+            (
+                "relayout_block_warm",
+                "[one block copy into an initialized buffer]",
+            )
+        };
+        let name = if per > 0 {
+            format!("{name} v{per}")
+        } else {
+            name.to_owned()
+        };
+        cases.push(Case::new(
+            name,
+            2 * size,
+            Work::Call(Box::new(call)),
+            what.to_owned(),
+            None,
+        ));
+    }
+    Ok(cases)
 }
 
 /// Builds the cases of group `name` over a table of about `size` bytes (`all`: with tuning
@@ -322,7 +343,7 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
         return Ok(vec![fresh_clear(gpu, size)?]);
     }
     if let Some(fresh) = name.strip_prefix("relayout_block_") {
-        return Ok(vec![one_block(gpu, size, fresh == "fresh")?]);
+        return one_block(gpu, size, fresh == "fresh", all);
     }
     let format = vertex_format();
     let n = size / format.byte_stride();

@@ -332,10 +332,32 @@ pub fn __copy_blocks_into_fresh(
     copies: &[FreshCopySpec<'_>],
     one_buffer: bool,
 ) -> Result<Vec<wgpu::Buffer>, TableError> {
+    __copy_blocks_into_fresh_with(
+        gpu,
+        sizes,
+        copies,
+        one_buffer,
+        crate::ops::OpsConfig::default(),
+    )
+}
+
+/// [`__copy_blocks_into_fresh`] with the block kernel tuned by `config` (its
+/// `rows_per_thread`: vectors per invocation). Not API.
+///
+/// # Errors
+/// As [`__copy_blocks_into_fresh`].
+#[doc(hidden)]
+pub fn __copy_blocks_into_fresh_with(
+    gpu: &Gpu,
+    sizes: &[u64],
+    copies: &[FreshCopySpec<'_>],
+    one_buffer: bool,
+    config: crate::ops::OpsConfig,
+) -> Result<Vec<wgpu::Buffer>, TableError> {
     let overflow = || TableError::Overflow {
         what: "the outputs' bytes".to_owned(),
     };
-    let mut relayout = Relayout::new(gpu, "gpudata copy blocks");
+    let mut relayout = Relayout::new(gpu, "gpudata copy blocks").with_config(config);
     let mut places = Vec::with_capacity(sizes.len());
     let mut buffers = Vec::new();
     if one_buffer {
