@@ -39,8 +39,10 @@ pub(crate) const MAX_BLOCKS: u64 = 256;
 const MAX_WORKGROUPS: u64 = 1 << 23;
 
 /// Vectors each invocation copies when the configuration does not say
-/// ([`OpsConfig::rows_per_thread`](crate::ops::OpsConfig::rows_per_thread)).
-const VECTORS_PER_INVOCATION: u32 = 1;
+/// ([`OpsConfig::rows_per_thread`](crate::ops::OpsConfig::rows_per_thread)). On an H100 one
+/// 1 GiB block into a fresh output took 0.891, 0.847, 0.812 and 0.766 ms at 1, 2, 4 and 8
+/// (into an initialized one: 0.779 ms at 1, 0.757 at 8; BENCHMARKS.md, session 12).
+const VECTORS_PER_INVOCATION: u32 = 8;
 
 /// Vectors each invocation of a block kernel copies, `span` apart within its workgroup's run:
 /// the configuration's rows per invocation (a power of two up to 16), or
