@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 
 use super::config::{HostDmaMode, TransferDirection};
+use super::pinned::Rest;
 use super::wait::{WaitMode, wait_for_submission};
 use super::workers::Shared;
 use crate::device::host_dma::{DmaDevice, Imported};
@@ -33,9 +34,6 @@ const PIECE_BYTES: u64 = 32 << 20;
 
 /// The operation host-DMA transfers name in their errors.
 const OPERATION: &str = "copy host memory by dma";
-
-/// Byte ranges of a transfer (from its start) left for the staged path.
-pub(crate) type Rest = Vec<Range<usize>>;
 
 /// Uploads `bytes` into `buffer` at `offset` by DMA when the handle's configuration, the device
 /// and the range allow; returns, once the GPU has finished reading the caller's pages, the

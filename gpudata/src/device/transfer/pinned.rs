@@ -26,13 +26,16 @@ use std::collections::VecDeque;
 use std::sync::{Arc, mpsc};
 
 use super::config::TransferDirection;
-use super::dma::Rest;
 use super::pipeline::{copy_in_parts, drain_pool};
 use super::wait::{WaitMode, wait_for_submission};
 use super::workers::Shared;
 use crate::device::host_dma::{DmaDevice, PinnedRing, Slots};
 use crate::device::scope::{Caught, scoped};
 use crate::device::{Gpu, GpuError};
+
+/// Byte ranges of a transfer (from its start) left for the staged path (the ring's and
+/// [`dma`](super::dma)'s both).
+pub(crate) type Rest = Vec<std::ops::Range<usize>>;
 
 /// The operation ring transfers name in their errors.
 const OPERATION: &str = "copy host memory through the pinned staging ring";
