@@ -259,6 +259,26 @@ fn fresh_copies(source: &Source) -> (Vec<u64>, Vec<FreshCopySpec<'_>>) {
     (sizes, specs)
 }
 
+/// The block kernel's configurations a case runs under: the default, and with `all` 2, 4 and 8
+/// vectors an invocation, each with its name's suffix (`""`, `" v2"`...).
+fn vector_variants(all: bool) -> Vec<(String, OpsConfig)> {
+    let per: &[u32] = if all { &[0, 2, 4, 8] } else { &[0] };
+    per.iter()
+        .map(|&per| {
+            let config = OpsConfig {
+                rows_per_thread: (per > 0).then_some(per),
+                ..OpsConfig::default()
+            };
+            let suffix = if per > 0 {
+                format!(" v{per}")
+            } else {
+                String::new()
+            };
+            (suffix, config)
+        })
+        .collect()
+}
+
 /// One block copy of `size` bytes from one buffer, into an output made and initialized once
 /// (`relayout_block_warm`) or into a fresh output each call as `pack_batches` makes its
 /// columns (`relayout_block_fresh`): what a fresh output costs the block kernel, apart from
@@ -270,13 +290,8 @@ fn one_block(gpu: &Gpu, size: u64, fresh: bool, all: bool) -> Result<Vec<Case>, 
     } else {
         Some(alloc(gpu, size, 0, None)?)
     };
-    let per: &[u32] = if all { &[0, 2, 4, 8] } else { &[0] };
     let mut cases = Vec::new();
-    for &per in per {
-        let config = OpsConfig {
-            rows_per_thread: (per > 0).then_some(per),
-            ..OpsConfig::default()
-        };
+    for (suffix, config) in vector_variants(all) {
         let (src, out, g) = (src.clone(), out.clone(), gpu.clone());
         let call = move || -> Result<(), String> {
             match &out {
@@ -320,13 +335,8 @@ fn one_block(gpu: &Gpu, size: u64, fresh: bool, all: bool) -> Result<Vec<Case>, 
                 "[one block copy into an initialized buffer]",
             )
         };
-        let name = if per > 0 {
-            format!("{name} v{per}")
-        } else {
-            name.to_owned()
-        };
         cases.push(Case::new(
-            name,
+            format!("{name}{suffix}"),
             2 * size,
             Work::Call(Box::new(call)),
             what.to_owned(),
@@ -418,13 +428,8 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                 .map_err(|e| e.to_string())?;
             wait(gpu)?;
             let outputs = std::sync::Arc::new(outputs);
-            let per: &[u32] = if all { &[0, 2, 4, 8] } else { &[0] };
             let mut cases = Vec::new();
-            for &per in per {
-                let config = OpsConfig {
-                    rows_per_thread: (per > 0).then_some(per),
-                    ..OpsConfig::default()
-                };
+            for (suffix, config) in vector_variants(all) {
                 let (src, out, gpu_c) = (source.clone(), outputs.clone(), table_gpu.clone());
                 let call = move || -> Result<(), String> {
                     __copy_blocks(&gpu_c, &pack_copies(&src, &out), config)
@@ -448,11 +453,7 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
                     }
                     Ok(())
                 });
-                let label = if per > 0 {
-                    format!("{name} v{per}")
-                } else {
-                    name.to_owned()
-                };
+                let label = format!("{name}{suffix}");
                 cases.push(Case::new(
                     label,
                     2 * bytes,
