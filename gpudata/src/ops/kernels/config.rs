@@ -90,6 +90,12 @@ impl<'g> Planner<'g> {
         self.workgroup_size
     }
 
+    /// Whether kernels may use subgroup operations: the configuration allows them
+    /// ([`OpsConfig::subgroups`]) and the device has [`wgpu::Features::SUBGROUP`].
+    pub(crate) fn subgroups(&self) -> bool {
+        self.config.subgroups && self.device().features().contains(wgpu::Features::SUBGROUP)
+    }
+
     /// The pipeline of `wgsl`'s `main`, from the device's cache.
     pub(crate) fn pipeline(
         &self,

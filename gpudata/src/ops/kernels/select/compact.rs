@@ -219,15 +219,10 @@ pub(crate) fn plan(
             let fast = (planner.config().stage_outputs
                 && packed::fits(shape, r.offset, r.buffer.size(), tiling, &limits))
             .then(|| {
-                let subgroups = planner.config().subgroups
-                    && planner
-                        .device()
-                        .features()
-                        .contains(wgpu::Features::SUBGROUP);
                 let scan = packed::Scan {
                     words: block_words(),
                     counts: block_counts(),
-                    subgroups,
+                    subgroups: planner.subgroups(),
                 };
                 packed::compact_kernel(shape, &scan, tiling)
             });

@@ -432,11 +432,7 @@ pub(crate) fn plan(
     length: u64,
     output: &wgpu::Buffer,
 ) -> Result<Vec<Dispatch>, OpError> {
-    let ballot = planner.config().subgroups
-        && planner
-            .device()
-            .features()
-            .contains(wgpu::Features::SUBGROUP);
+    let ballot = planner.subgroups();
     let wgsl = kernel(op, node, views, masks.len(), ballot)?;
     let limits = planner.device().limits();
     let align = rows::alignment(&limits);

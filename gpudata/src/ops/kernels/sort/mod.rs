@@ -81,12 +81,7 @@ fn tiling(planner: &Planner<'_>, op: &'static str) -> Result<Tiling, OpError> {
     let wanted = config
         .rows_per_thread
         .map_or(PER_THREAD, |r| r.clamp(1, 32));
-    let subgroups = (config.subgroups
-        && planner
-            .device()
-            .features()
-            .contains(wgpu::Features::SUBGROUP))
-    .then(|| {
+    let subgroups = planner.subgroups().then(|| {
         let info = gpu.adapter_info();
         Subgroups {
             most: WORKGROUP / info.subgroup_min_size.clamp(4, WORKGROUP),
