@@ -292,14 +292,15 @@ fn blocks_into_fresh_outputs_separate_or_in_one_buffer() {
             .copy_from_slice(&source[so as usize..(so + size) as usize]);
     }
     stale_memory(&gpu, &[1_024, 4_096, 256, 8_192]);
-    let separate = __copy_blocks_into_fresh(&gpu, &sizes, &specs, false).unwrap();
+    let separate =
+        __copy_blocks_into_fresh(&gpu, &sizes, &specs, false, OpsConfig::default()).unwrap();
     assert_eq!(separate.len(), 3);
     for (d, expected) in outputs.iter().enumerate() {
         let found = read_buffer(&gpu, &separate[d], 0, sizes[d]);
         assert_same(&found, expected, &format!("output {d} in its own buffer"));
     }
     stale_memory(&gpu, &[8_192]);
-    let one = __copy_blocks_into_fresh(&gpu, &sizes, &specs, true).unwrap();
+    let one = __copy_blocks_into_fresh(&gpu, &sizes, &specs, true, OpsConfig::default()).unwrap();
     assert_eq!(one.len(), 1);
     let mut expected = Vec::new();
     for bytes in &outputs {
@@ -314,7 +315,7 @@ fn blocks_into_fresh_outputs_separate_or_in_one_buffer() {
         ..specs[3]
     };
     assert!(matches!(
-        __copy_blocks_into_fresh(&gpu, &sizes, &[past], true),
+        __copy_blocks_into_fresh(&gpu, &sizes, &[past], true, OpsConfig::default()),
         Err(gpudata::table::TableError::CopyRange { .. })
     ));
 }

@@ -96,7 +96,8 @@ fn blocks_sharing_words_into_initialized_and_fresh_outputs() {
             })
             .collect();
         stale_memory(&gpu, &[2_048, 4_096]);
-        let out = __copy_blocks_into_fresh(&gpu, &[2_040], &fresh, false).unwrap();
+        let out =
+            __copy_blocks_into_fresh(&gpu, &[2_040], &fresh, false, OpsConfig::default()).unwrap();
         let expected = host_copies(&sources, &[0; 2_048], &copies);
         let found = read_buffer(&gpu, &out[0], 0, 2_048);
         assert_same(&found, &expected, &format!("{what}: fresh"));
@@ -133,7 +134,8 @@ fn a_single_tiny_block_and_zeros_over_several_bindings() {
             dst_offset: 28,
             size: 4,
         };
-        let out = __copy_blocks_into_fresh(&gpu, &[36], &[word], false).unwrap();
+        let out =
+            __copy_blocks_into_fresh(&gpu, &[36], &[word], false, OpsConfig::default()).unwrap();
         let mut expected = vec![0; 48];
         expected[28..32].copy_from_slice(&source[8..12]);
         assert_same(
@@ -156,7 +158,8 @@ fn a_single_tiny_block_and_zeros_over_several_bindings() {
                 size,
             })
             .collect();
-        let out = __copy_blocks_into_fresh(&gpu, &[20_000], &specs, false).unwrap();
+        let out =
+            __copy_blocks_into_fresh(&gpu, &[20_000], &specs, false, OpsConfig::default()).unwrap();
         let mut expected = vec![0; 20_000];
         for (so, dof, size) in plan {
             expected[dof as usize..(dof + size) as usize]

@@ -97,9 +97,6 @@ pub use pick::{
 };
 pub use relayout::pack::PackOptions;
 #[doc(hidden)]
-pub use relayout::pack::{
-    __copy_blocks, __copy_blocks_into_fresh, __copy_blocks_into_fresh_with, BlockCopySpec,
-    FreshCopySpec,
-};
+pub use relayout::pack::{__copy_blocks, __copy_blocks_into_fresh, BlockCopySpec, FreshCopySpec};
 pub use relayout::segment::{Segment, SegmentSpec, SegmentStride, SegmentedLayout};
 pub use relayout::segmented::{SegmentOptions, SegmentedTable, SegmentedTableBuilder};

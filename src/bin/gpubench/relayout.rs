@@ -26,8 +26,8 @@
 use gpudata::data::{BufferHandle, GpuDataDescriptor};
 use gpudata::ops::OpsConfig;
 use gpudata::table::{
-    __copy_blocks, __copy_blocks_into_fresh, __copy_blocks_into_fresh_with, BlockCopySpec,
-    FreshCopySpec, GpuRecordBatch, GpuTable, PackOptions, SegmentOptions, SegmentedTable,
+    __copy_blocks, __copy_blocks_into_fresh, BlockCopySpec, FreshCopySpec, GpuRecordBatch,
+    GpuTable, PackOptions, SegmentOptions, SegmentedTable,
 };
 use gpudata::{Gpu, GpuData, StructLayout, VertexFormat};
 
@@ -313,7 +313,7 @@ fn one_block(gpu: &Gpu, size: u64, fresh: bool, all: bool) -> Result<Vec<Case>, 
                         dst_offset: 0,
                         size,
                     };
-                    __copy_blocks_into_fresh_with(&g, &[size], &[spec], true, config)
+                    __copy_blocks_into_fresh(&g, &[size], &[spec], true, config)
                         .map(drop)
                         .map_err(|e| e.to_string())
                 }
@@ -469,15 +469,16 @@ pub fn build(gpu: &Gpu, name: &str, size: u64, all: bool) -> Result<Vec<Case>, S
             let src = source.clone();
             let call = move || -> Result<(), String> {
                 let (sizes, specs) = fresh_copies(&src);
-                __copy_blocks_into_fresh(&table_gpu, &sizes, &specs, one)
+                __copy_blocks_into_fresh(&table_gpu, &sizes, &specs, one, OpsConfig::default())
                     .map(drop)
                     .map_err(|e| e.to_string())
             };
             let src = source.clone();
             let verify = Box::new(move |gpu: &Gpu| -> Result<(), String> {
                 let (sizes, specs) = fresh_copies(&src);
-                let buffers = __copy_blocks_into_fresh(gpu, &sizes, &specs, one)
-                    .map_err(|e| e.to_string())?;
+                let buffers =
+                    __copy_blocks_into_fresh(gpu, &sizes, &specs, one, OpsConfig::default())
+                        .map_err(|e| e.to_string())?;
                 let mut at = 0u64;
                 for (c, (column, _, expected)) in src.host_columns(gpu)?.into_iter().enumerate() {
                     let (buffer, offset) = if one {

@@ -320,34 +320,14 @@ pub struct FreshCopySpec<'a> {
 /// device allows, the bytes no copy writes cleared): one buffer per output, or with
 /// `one_buffer` all outputs in one buffer, each at a multiple of 256 bytes. Returns the
 /// buffers. Benchmarks use it to tell what a fresh output costs from what an allocation
-/// costs. Not API.
+/// costs; `config` tunes the block kernel (its `rows_per_thread`: vectors per invocation).
+/// Not API.
 ///
 /// # Errors
 /// [`TableError::CopyRange`] for a copy outside its output or source, or an output index
 /// outside `sizes`; [`TableError::Gpu`] for what the device refuses.
 #[doc(hidden)]
 pub fn __copy_blocks_into_fresh(
-    gpu: &Gpu,
-    sizes: &[u64],
-    copies: &[FreshCopySpec<'_>],
-    one_buffer: bool,
-) -> Result<Vec<wgpu::Buffer>, TableError> {
-    __copy_blocks_into_fresh_with(
-        gpu,
-        sizes,
-        copies,
-        one_buffer,
-        crate::ops::OpsConfig::default(),
-    )
-}
-
-/// [`__copy_blocks_into_fresh`] with the block kernel tuned by `config` (its
-/// `rows_per_thread`: vectors per invocation). Not API.
-///
-/// # Errors
-/// As [`__copy_blocks_into_fresh`].
-#[doc(hidden)]
-pub fn __copy_blocks_into_fresh_with(
     gpu: &Gpu,
     sizes: &[u64],
     copies: &[FreshCopySpec<'_>],
