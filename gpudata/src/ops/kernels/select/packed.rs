@@ -342,8 +342,9 @@ pub(crate) fn compact_kernel(shape: Shape, scan: &Scan, tiling: Tiling) -> Strin
 }
 
 /// Whether a gather of a source range like `source` by indices like `ids` takes
-/// [`gather_kernel`]: packed source rows of 1 or 2 bytes, each inside one word; indices of one 4-byte unit, packed
-/// from a 16-byte aligned offset of a buffer sized in 16 bytes (read as `vec4<u32>`s).
+/// [`gather_kernel`]: packed source rows of 1 or 2 bytes, each inside one word; indices of one
+/// 4-byte unit, packed from a 16-byte aligned offset of a buffer sized in 16 bytes (read as
+/// `vec4<u32>`s).
 pub(crate) fn gather_fits(ids: &GpuDataView<'_>, source: &GpuDataView<'_>) -> bool {
     let s = source.format().byte_length();
     matches!(s, 1 | 2)

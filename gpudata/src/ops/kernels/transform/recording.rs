@@ -144,8 +144,9 @@ mod tests {
     }
 
     /// gpubench's `relayout_pack`: a fresh pack records one compute pass of two dispatches
-    /// (edge vectors, bodies) and nothing else (before edge vectors: 28 edge copies after the pass), sources rounded to
-    /// 16 bytes as the benchmark's or to 4 as uploads' (word bindings for their last words);
+    /// (edge vectors, bodies) and nothing else (before edge vectors: 28 edge copies after the
+    /// pass), sources rounded to 16 bytes as the benchmark's or to 4 as uploads' (word
+    /// bindings for their last words);
     /// interleave and segment keep their commands. Every byte is checked.
     #[test]
     fn a_fresh_pack_is_one_pass() {
