@@ -5,7 +5,10 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, BooleanArray, Int64Array, RecordBatch, StringArray};
+use arrow_array::cast::AsArray;
+use arrow_array::types::UInt32Type;
+use arrow_array::{Array, ArrayRef, BooleanArray, Int64Array, RecordBatch, StringArray};
+use gpudata::arrow::convert::{ConversionPlan, Conversions};
 use gpudata::arrow::parquet::{ParquetOptions, ParquetSource, ingest_parquet};
 use gpudata::arrow::stream::{CancelToken, IngestError, IngestOptions, Ingested, read_table};
 use gpudata::{Gpu, GpuTable};
@@ -96,6 +99,17 @@ fn row_groups_decode_in_parallel_and_arrive_in_file_order() {
     let path = file("order", 10_000, 1_500);
     let source = ParquetSource::open(&path, None).unwrap();
     assert_eq!((source.num_rows(), source.num_row_groups()), (10_000, 7));
+    // The category ids a one-thread host conversion of the whole file gives (null rows 0):
+    // workers upload their batches with ids of their own and rewrite them on the GPU.
+    let host_ids: Vec<u8> = {
+        let whole = read_with_arrow_rs(&path, None);
+        let mut plan = ConversionPlan::new(whole.schema(), Conversions::auto()).unwrap();
+        let converted = plan.convert(&whole).unwrap();
+        let ids = converted.column_by_name("label").unwrap();
+        let keys = ids.as_dictionary::<UInt32Type>().keys();
+        assert!(keys.null_count() > 0, "the file has null labels");
+        keys.values().iter().flat_map(|id| id.to_le_bytes()).collect()
+    };
     let mut one_thread = None;
     // A read-ahead budget of one byte lets each worker hold one batch of a later row group
     // at most: the file still arrives whole and in order.
@@ -144,6 +158,10 @@ fn row_groups_decode_in_parallel_and_arrive_in_file_order() {
             .unwrap()
             .read_bytes(&gpu)
             .unwrap();
+        assert!(
+            label_ids == host_ids,
+            "threads {threads}, parts {parts}: other category ids than a host conversion's"
+        );
         let seen = (
             label_ids,
             ingested.categories.clone(),

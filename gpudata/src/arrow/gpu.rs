@@ -267,3 +267,58 @@ pub(crate) fn read_array<'d>(
     let bytes = buffer_from_gpu(gpu, data)?;
     Ok((readback, readback.to_array(bytes)?))
 }
+
+/// Rewrites the category ids of `batch`'s column `remap.column`, uploaded with a worker's own
+/// ids, to the stream's ([`WorkerConverter::remaps`](super::convert::WorkerConverter)): a
+/// gather through the map on the GPU into a new buffer of the column's usages (the old one is
+/// destroyed; an id outside the map, a null row's, becomes 0), and the stream's labels as the
+/// column's dictionary for readback.
+///
+/// # Errors
+/// [`ArrowInteropError::MissingMetadata`] when the batch has no such Arrow column;
+/// [`ArrowInteropError::Data`], [`ArrowInteropError::Op`] and [`ArrowInteropError::Gpu`] from
+/// the map's upload and the gather (the batch is then unchanged).
+pub(crate) fn remap_category_ids(
+    gpu: &Gpu,
+    batch: &mut crate::table::GpuRecordBatch,
+    remap: super::convert::Remap,
+) -> Result<(), ArrowInteropError> {
+    let column = remap.column.as_str();
+    let data = batch
+        .column_mut(column)
+        .ok_or(ArrowInteropError::MissingMetadata)?;
+    let readback = data
+        .readback_metadata_as::<ArrowReadback>()
+        .ok_or(ArrowInteropError::MissingMetadata)?;
+    let metadata = crate::data::ReadbackMetadata::with_rows(ArrowReadback {
+        dictionary: Some(remap.labels),
+        ..readback.clone()
+    });
+    let Some(mut map) = remap.map else {
+        data.set_readback_metadata(Some(metadata));
+        return Ok(());
+    };
+    // A batch whose rows are all null has no labels: one entry keeps the map a buffer, and
+    // every id (`u32::MAX`) still falls outside it.
+    if map.is_empty() {
+        map.push(0);
+    }
+    let descriptor = GpuDataDescriptor::new(crate::format::VertexFormat::Uint32, map.len() as u64);
+    let map = GpuData::from_bytes(
+        gpu,
+        bytemuck::cast_slice(&map),
+        descriptor,
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+    )
+    .map_err(|e| ArrowInteropError::data(column, e))?;
+    let remapped = match (data.as_view(), map.as_view()) {
+        (Some(ids), Some(map)) => ops::gather_with_usage(gpu, ids, map, data.buffer().usage())
+            .map_err(|e| ArrowInteropError::op(column, e)),
+        _ => Err(ArrowInteropError::MissingMetadata),
+    };
+    map.destroy();
+    let mut remapped = remapped?;
+    remapped.set_readback_metadata(Some(metadata));
+    std::mem::replace(data, remapped).destroy();
+    Ok(())
+}

@@ -36,6 +36,32 @@ pub fn plan_gather(
     source: GpuDataView<'_>,
     config: &OpsConfig,
 ) -> Result<OpPlan<GpuData>, OpError> {
+    plan_gather_into(gpu, ids, source, config, None)
+}
+
+/// [`gather`] into `output` (a buffer of `usage`, which must include `STORAGE`) instead of a
+/// new buffer of the operations' usages: for results that keep the usages their caller asked
+/// for (the category ids a Parquet ingest rewrites).
+///
+/// # Errors
+/// As [`gather`].
+pub(crate) fn gather_with_usage(
+    gpu: &Gpu,
+    ids: GpuDataView<'_>,
+    source: GpuDataView<'_>,
+    usage: wgpu::BufferUsages,
+) -> Result<GpuData, OpError> {
+    plan_gather_into(gpu, ids, source, &OpsConfig::default(), Some(usage))?.run(gpu)
+}
+
+/// [`plan_gather`], its output of `usage` where given (else the operations' usages).
+fn plan_gather_into(
+    gpu: &Gpu,
+    ids: GpuDataView<'_>,
+    source: GpuDataView<'_>,
+    config: &OpsConfig,
+    usage: Option<wgpu::BufferUsages>,
+) -> Result<OpPlan<GpuData>, OpError> {
     const OP: &str = "gather";
     check_ids(OP, ids.format())?;
     rows::check_view(gpu, OP, 0, &ids)?;
@@ -55,7 +81,10 @@ pub fn plan_gather(
         .length()
         .checked_mul(row)
         .ok_or(OpError::Overflow { op: OP, input: 0 })?;
-    let output = rows::output_buffer(&planner, OP, size)?;
+    let output = match usage {
+        None => rows::output_buffer(&planner, OP, size)?,
+        Some(usage) => rows::output_buffer_of(&planner, OP, size, usage)?,
+    };
     let dispatches = if ids.length() == 0 {
         Vec::new()
     } else {

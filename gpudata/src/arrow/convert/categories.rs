@@ -25,6 +25,10 @@ pub(crate) struct Categories {
     labels: Vec<String>,
     /// The labels as an Arrow array, rebuilt only when a batch adds some.
     snapshot: Option<ArrayRef>,
+    /// The id of null rows: 0 for the stream's
+    /// dictionaries; `u32::MAX` for a worker's, whose ids are rewritten to the stream's on the
+    /// GPU by a gather that turns an id outside the map into 0 ([`Categories::worker`]).
+    null_id: u32,
 }
 
 /// The string at row `i` of a Utf8 / LargeUtf8 / Utf8View array.
@@ -37,6 +41,15 @@ fn text_at(array: &dyn Array, i: usize) -> &str {
 }
 
 impl Categories {
+    /// A worker's dictionaries: null rows get `u32::MAX`, which no label has, so that the
+    /// rewrite of its ids to the stream's stores 0 for them, as a one-thread conversion does.
+    pub(crate) fn worker() -> Categories {
+        Categories {
+            null_id: u32::MAX,
+            ..Categories::default()
+        }
+    }
+
     fn id(&mut self, column: &str, label: &str) -> Result<u32, ConversionError> {
         if let Some(id) = self.ids.get(label) {
             return Ok(*id);
@@ -53,7 +66,7 @@ impl Categories {
         Ok(id)
     }
 
-    /// The ids of `labels` (nulls 0) pushed onto `ids`.
+    /// The ids of `labels` (nulls the null id) pushed onto `ids`.
     fn ids_of<'a>(
         &mut self,
         column: &str,
@@ -63,7 +76,7 @@ impl Categories {
         for label in labels {
             ids.push(match label {
                 Some(label) => self.id(column, label)?,
-                None => 0,
+                None => self.null_id,
             });
         }
         Ok(())
@@ -123,14 +136,14 @@ impl Categories {
         let labels = self.labels();
         // SAFETY: every id of a valid row came from `id`, which hands out ids below the number
         // of labels and never removes one, and `labels` holds every label so far: each valid
-        // row's key indexes `labels`. (Null rows' keys are 0 and need not, Arrow's rule.)
+        // row's key indexes `labels`. (Null rows' keys, the null id, need not: Arrow's rule.)
         let dictionary = unsafe { DictionaryArray::new_unchecked(keys, labels) };
         Ok(Arc::new(dictionary))
     }
 
-    /// The stream ids of rows whose labels are `values[slot(keys[i])]` pushed onto `ids` (null
-    /// rows and slots outside `values` 0): each value looked up once, when a valid row first
-    /// uses it.
+    /// The ids of rows whose labels are `values[slot(keys[i])]` pushed onto `ids` (null rows
+    /// the null id, slots outside `values` 0): each value looked up once, when a valid row
+    /// first uses it.
     fn remapped<T: Copy>(
         &mut self,
         column: &str,
@@ -165,7 +178,7 @@ impl Categories {
                     ids.push(if nulls.is_valid(i) {
                         id_of(self, key)?
                     } else {
-                        0
+                        self.null_id
                     });
                 }
             }
@@ -175,18 +188,17 @@ impl Categories {
 }
 
 impl Categories {
-    /// Extends `map`, a worker's local → stream id map for this column, to the labels of
-    /// `local` (a batch that worker converted with its own dictionary: its ids as keys, its
-    /// labels as values): its labels new since the worker's last batch get stream ids here, in
-    /// the worker's order (the order they first occur in the batch), so a stream whose batches
-    /// are extended in file order gets the ids a one-thread conversion gives.
+    /// Extends `map`, a worker's local → stream id map for this column, to `labels` (the
+    /// worker's labels in its id order, as a batch it converted held them): its labels new
+    /// since the worker's last batch get stream ids here, in the worker's order (the order they
+    /// first occur in the batch), so a stream whose batches are extended in file order gets the
+    /// ids a one-thread conversion gives.
     pub(crate) fn extend_map(
         &mut self,
         column: &str,
-        local: &dyn Array,
+        labels: &StringArray,
         map: &mut Vec<u32>,
     ) -> Result<(), ConversionError> {
-        let labels = local_labels(column, local)?.1;
         for i in map.len()..labels.len() {
             map.push(self.id(column, labels.value(i))?);
         }
@@ -217,7 +229,7 @@ fn ids_and_labels<'a>(
 }
 
 /// A worker's category column: its ids as a `uint32` dictionary and its labels.
-fn local_labels<'a>(
+pub(crate) fn local_labels<'a>(
     column: &str,
     local: &'a dyn Array,
 ) -> Result<(&'a DictionaryArray<UInt32Type>, &'a StringArray), ConversionError> {
@@ -227,46 +239,6 @@ fn local_labels<'a>(
         "a worker's category ids are not a uint32 dictionary",
         "a worker's category labels are not utf8",
     )
-}
-
-/// `local` (a worker's category column) with the stream's ids instead of the worker's (`map`,
-/// extended by [`Categories::extend_map`] for this batch) and `labels` (the stream's labels
-/// once this batch was merged) as values.
-pub(crate) fn apply_map(
-    column: &str,
-    local: &dyn Array,
-    map: &[u32],
-    labels: ArrayRef,
-) -> Result<ArrayRef, ConversionError> {
-    let keys = local_labels(column, local)?.0.keys();
-    // Null rows keep id 0, as a one-thread conversion stores them.
-    let ids: Vec<u32> = match keys.nulls() {
-        None => keys
-            .values()
-            .iter()
-            .map(|k| map.get(*k as usize).copied().unwrap_or(0))
-            .collect(),
-        Some(nulls) => keys
-            .values()
-            .iter()
-            .zip(nulls.iter())
-            .map(|(k, valid)| {
-                if valid {
-                    map.get(*k as usize).copied().unwrap_or(0)
-                } else {
-                    0
-                }
-            })
-            .collect(),
-    };
-    let keys = PrimitiveArray::<UInt32Type>::new(ScalarBuffer::from(ids), keys.nulls().cloned());
-    DictionaryArray::try_new(keys, labels)
-        .map(|d| Arc::new(d) as ArrayRef)
-        .map_err(|e| ConversionError::Arrow {
-            column: column.to_owned(),
-            data_type: local.data_type().clone(),
-            message: e.to_string(),
-        })
 }
 
 fn rekey<K: ArrowDictionaryKeyType>(

@@ -1,15 +1,16 @@
 //! Conversion on several threads: each worker converts batches with the stream's resolved plan
-//! and its own category dictionaries. The workers then merge their batches' labels into the
-//! stream's dictionaries in stream order, one batch at a time ([`WorkerConverter::merge_labels`],
-//! cheap: only labels new to the worker), and each rewrites its own batches' ids to the
-//! stream's in parallel ([`WorkerConverter::finish`]), so the ids are those a one-thread
-//! conversion gives. The thread that assembles the stream only counts
-//! ([`ConversionPlan::account`]).
+//! and its own category dictionaries, and uploads them with its own category ids
+//! ([`WorkerConverter::local_ids`]). The workers then merge their batches' labels into the
+//! stream's dictionaries in stream order, one batch at a time
+//! ([`WorkerConverter::merge_labels`], cheap: only labels new to the worker), and each rewrites
+//! its own batches' ids to the stream's on the GPU in parallel ([`WorkerConverter::remaps`]),
+//! so the ids are those a one-thread conversion gives. The thread that assembles the stream
+//! only counts ([`ConversionPlan::account`]).
 
-use arrow_array::{ArrayRef, RecordBatch};
+use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
 
 use super::ConversionError;
-use super::categories::{Categories, apply_map};
+use super::categories::{Categories, local_labels};
 use super::plan::{ConversionPlan, Kind, Resolved};
 use crate::arrow::BatchOptions;
 
@@ -35,11 +36,37 @@ pub(crate) struct Converted {
     input_bytes: u64,
 }
 
-impl Converted {
-    /// Memory the converted batch holds.
-    pub(crate) fn held_bytes(&self) -> u64 {
-        self.batch.get_array_memory_size() as u64
-    }
+/// What a worker keeps of a batch it converted once the batch is uploaded with the worker's
+/// own category ids: per input column, its category column (if it is one) and what the stream
+/// counts of the batch.
+#[derive(Debug)]
+pub(crate) struct LocalIds {
+    columns: Vec<Option<LocalColumn>>,
+    accounting: Accounting,
+}
+
+/// One category column of a batch a worker uploaded with its own ids.
+#[derive(Debug)]
+struct LocalColumn {
+    /// The column's name in the batch.
+    name: String,
+    /// The worker's labels in its id order when it converted the batch.
+    labels: StringArray,
+    /// Whether the batch has null rows in the column (their ids: `u32::MAX`).
+    nulls: bool,
+}
+
+/// How one uploaded category column's worker ids become the stream's
+/// ([`WorkerConverter::remaps`]).
+#[derive(Debug)]
+pub(crate) struct Remap {
+    /// The column's name in the batch.
+    pub(crate) column: String,
+    /// The stream id of each worker id, in worker id order (an id outside it, a null row's,
+    /// becomes 0); `None` when the worker's ids are the stream's and no row is null.
+    pub(crate) map: Option<Vec<u32>>,
+    /// The stream's labels in id order once the batch was merged.
+    pub(crate) labels: ArrayRef,
 }
 
 /// The stream's category dictionaries while workers convert it, per input column (`None` for
@@ -86,7 +113,7 @@ impl WorkerConverter {
             }
         }
         Ok(WorkerConverter {
-            resolved: resolution.clone(),
+            resolved: for_worker(resolution.clone()),
             resolution: Some(resolution),
             maps: Vec::new(),
         })
@@ -95,13 +122,23 @@ impl WorkerConverter {
     /// This converter for another worker, with empty dictionaries of its own.
     pub(crate) fn fresh(&self) -> WorkerConverter {
         WorkerConverter {
-            resolved: self
-                .resolution
-                .clone()
-                .unwrap_or_else(|| self.resolved.clone()),
+            resolved: for_worker(
+                self.resolution
+                    .clone()
+                    .unwrap_or_else(|| self.resolved.clone()),
+            ),
             resolution: self.resolution.clone(),
             maps: Vec::new(),
         }
+    }
+
+    /// Whether the converted batches have category columns (uploaded with the worker's ids,
+    /// rewritten on the GPU).
+    pub(crate) fn has_categories(&self) -> bool {
+        self.resolved
+            .columns
+            .iter()
+            .any(|c| matches!(c.kind, Kind::Categories(_)))
     }
 
     /// The upload options the converted batches need.
@@ -138,16 +175,61 @@ impl WorkerConverter {
         })
     }
 
-    /// Merges the labels of `converted` (this worker's next batch) into the stream's
+    /// Splits `converted` into the batch to upload (its category ids this worker's own) and
+    /// what merging its labels and rewriting its ids needs.
+    ///
+    /// # Errors
+    /// [`ConversionError::Metadata`] for a category column that is not a worker's `uint32`
+    /// dictionary of `utf8` labels.
+    pub(crate) fn local_ids(
+        &self,
+        converted: Converted,
+    ) -> Result<(RecordBatch, LocalIds), ConversionError> {
+        let Converted {
+            batch,
+            rounded,
+            resolution,
+            input_bytes,
+        } = converted;
+        let schema = batch.schema();
+        let mut columns = Vec::with_capacity(self.resolved.columns.len());
+        let mut output = 0;
+        for plan in &self.resolved.columns {
+            let local = match (&plan.kind, batch.columns().get(output)) {
+                (Kind::Categories(_), Some(array)) => Some(LocalColumn {
+                    name: schema.field(output).name().clone(),
+                    labels: local_labels(&plan.report.column, array.as_ref())?.1.clone(),
+                    nulls: array.logical_null_count() > 0,
+                }),
+                _ => None,
+            };
+            columns.push(local);
+            output += plan.outputs();
+        }
+        let accounting = Accounting {
+            rows: batch.num_rows() as u64,
+            rounded,
+            resolution,
+            input_bytes,
+        };
+        Ok((
+            batch,
+            LocalIds {
+                columns,
+                accounting,
+            },
+        ))
+    }
+
+    /// Merges the labels of `local` (this worker's next batch) into the stream's
     /// dictionaries: its labels new to this worker get stream ids, in the order they first
     /// occur in the batch. Batches must be merged in stream order, one at a time.
     ///
     /// # Errors
-    /// [`ConversionError::TooManyCategories`] past `u32::MAX` labels;
-    /// [`ConversionError::Metadata`] for a batch that is not this converter's.
+    /// [`ConversionError::TooManyCategories`] past `u32::MAX` labels.
     pub(crate) fn merge_labels(
         &mut self,
-        converted: &Converted,
+        local: &LocalIds,
         stream: &mut StreamCategories,
     ) -> Result<Merged, ConversionError> {
         let columns = self.resolved.columns.len();
@@ -156,55 +238,56 @@ impl WorkerConverter {
         }
         self.maps.resize_with(columns, Vec::new);
         let mut labels = vec![None; columns];
-        let mut output = 0;
-        for (i, plan) in self.resolved.columns.iter().enumerate() {
-            if let (Kind::Categories(_), Some(array)) =
-                (&plan.kind, converted.batch.columns().get(output))
-            {
-                let categories = stream.columns[i].get_or_insert_with(Categories::default);
-                categories.extend_map(&plan.report.column, array.as_ref(), &mut self.maps[i])?;
-                labels[i] = Some(categories.labels());
-            }
-            output += plan.outputs();
+        let planned = self.resolved.columns.iter().zip(&local.columns);
+        for (i, (plan, column)) in planned.enumerate() {
+            let Some(column) = column else {
+                continue;
+            };
+            let (Some(slot), Some(map)) = (stream.columns.get_mut(i), self.maps.get_mut(i)) else {
+                continue;
+            };
+            let categories = slot.get_or_insert_with(Categories::default);
+            categories.extend_map(&plan.report.column, &column.labels, map)?;
+            labels[i] = Some(categories.labels());
         }
         Ok(Merged(labels))
     }
 
-    /// `converted` with the stream's category ids (`merged`: its
-    /// [`merge_labels`](Self::merge_labels)), and what the stream counts of it.
-    ///
-    /// # Errors
-    /// [`ConversionError::Metadata`] for a batch that is not this converter's.
-    pub(crate) fn finish(
-        &self,
-        converted: Converted,
-        merged: Merged,
-    ) -> Result<(RecordBatch, Accounting), ConversionError> {
-        let Converted {
-            batch,
-            rounded,
-            resolution,
-            input_bytes,
-        } = converted;
-        let rows = batch.num_rows();
-        let mut arrays: Vec<ArrayRef> = batch.columns().to_vec();
-        let mut output = 0;
-        for (i, plan) in self.resolved.columns.iter().enumerate() {
-            if let (Some(Some(labels)), Some(array)) = (merged.0.get(i), arrays.get_mut(output)) {
+    /// How the uploaded batch `local` (merged as `merged`) gets the stream's category ids:
+    /// one [`Remap`] per category column; and what the stream counts of the batch.
+    pub(crate) fn remaps(&self, local: LocalIds, merged: Merged) -> (Vec<Remap>, Accounting) {
+        let LocalIds {
+            columns,
+            accounting,
+        } = local;
+        let remaps = columns
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, column)| {
+                let column = column?;
+                let labels = merged.0.get(i).cloned().flatten()?;
                 let map = self.maps.get(i).map_or(&[][..], Vec::as_slice);
-                *array = apply_map(&plan.report.column, array.as_ref(), map, labels.clone())?;
-            }
-            output += plan.outputs();
-        }
-        let batch = self.resolved.batch(arrays, rows)?;
-        let accounting = Accounting {
-            rows: rows as u64,
-            rounded,
-            resolution,
-            input_bytes,
-        };
-        Ok((batch, accounting))
+                let map = &map[..column.labels.len().min(map.len())];
+                let same = !column.nulls && map.iter().enumerate().all(|(k, &id)| id as usize == k);
+                Some(Remap {
+                    column: column.name,
+                    map: (!same).then(|| map.to_vec()),
+                    labels,
+                })
+            })
+            .collect();
+        (remaps, accounting)
     }
+}
+
+/// `resolved` with empty worker dictionaries ([`Categories::worker`]) for its category columns.
+fn for_worker(mut resolved: Resolved) -> Resolved {
+    for column in &mut resolved.columns {
+        if let Kind::Categories(categories) = &mut column.kind {
+            *categories = Categories::worker();
+        }
+    }
+    resolved
 }
 
 impl ConversionPlan {

@@ -1,9 +1,10 @@
 //! The decoding workers of [`ingest_parquet`](super::ingest_parquet): each decodes its work
-//! units and converts what it decodes (the plan resolved once, from the file's first batch, by
-//! the worker that decodes it), merges each batch's category labels into the stream's
-//! dictionaries when its unit's turn comes (units in file order, one at a time), rewrites the
-//! batch's ids to the stream's and uploads it, all on its own thread. Batches of units whose
-//! turn has not come wait on their worker, bounded by a read-ahead budget shared by all.
+//! units, converts what it decodes (the plan resolved once, from the file's first batch, by
+//! the worker that decodes it) and uploads each batch at once with category ids of its own;
+//! when its unit's turn comes (units in file order, one at a time) it merges the batches'
+//! labels into the stream's dictionaries and rewrites their ids to the stream's on the GPU,
+//! all on its own thread. Uploaded batches of units whose turn has not come wait on their
+//! worker; the host holds none of their rows.
 
 use std::sync::mpsc::{Receiver, SendError, Sender};
 use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
@@ -13,8 +14,9 @@ use arrow_array::RecordBatch;
 use super::ParquetSource;
 use crate::arrow::BatchOptions;
 use crate::arrow::convert::{
-    Accounting, ConversionPlan, Converted, StreamCategories, WorkerConverter,
+    Accounting, ConversionPlan, Converted, LocalIds, StreamCategories, WorkerConverter,
 };
+use crate::arrow::gpu::remap_category_ids;
 use crate::arrow::stream::{CancelToken, IngestError, UploadPacer, upload_converted};
 use crate::device::Gpu;
 use crate::table::GpuRecordBatch;
@@ -100,14 +102,26 @@ fn send(sender: &Sender<Decoded>, message: Decoded) -> bool {
     }
 }
 
-/// What a converting worker does with a batch it converted ([`ReadAhead::hold`]).
-pub(super) enum Hold {
-    /// Its unit's turn: merge it (and what the worker holds) now.
-    Merge,
-    /// Hold it until the unit's turn (its bytes counted).
-    Held,
+/// Whether a converting worker's unit has its turn ([`ReadAhead::turn`]).
+pub(super) enum Turn {
+    /// Its turn: merge its batches now.
+    Now,
+    /// Not yet: keep its uploaded batches until then.
+    Later,
     /// The consumer stopped.
     Closed,
+}
+
+/// Batches of a work unit a worker uploaded with its own category ids, waiting for the unit's
+/// turn; those not sent when the worker stops are destroyed.
+struct Pending(Vec<(GpuRecordBatch, LocalIds)>);
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        for (batch, _) in self.0.drain(..) {
+            batch.destroy();
+        }
+    }
 }
 
 /// The stream's first batch's resolution of the conversion plan, published by the worker that
@@ -118,13 +132,14 @@ pub(super) type Resolution = OnceLock<Result<WorkerConverter, ()>>;
 /// work unit whose batches are merged into the stream's category dictionaries.
 ///
 /// When the consumer converts (it re-batches), batches of the work unit being consumed may be
-/// held up to `in_flight` per worker, and the consumer moves the current unit on
-/// ([`advance`](Self::advance)). When the workers convert, the current unit is the one whose
-/// labels are merged: its worker merges and uploads each batch as it comes, holding none, and
-/// passes the turn on at the unit's end ([`merge`](Self::merge)). Either way batches of later
-/// units are held up to `budget` bytes in all (at least one batch), so the worker everything
-/// waits for never waits for memory, the others decode ahead while memory allows, and host
-/// memory stays below the budget plus `in_flight` batches whatever the file's size.
+/// held up to `in_flight` per worker, batches of later units up to `budget` bytes in all (at
+/// least one batch), so the worker everything waits for never waits for memory, the others
+/// decode ahead while memory allows, and host memory stays below the budget plus `in_flight`
+/// batches whatever the file's size; the consumer moves the current unit on
+/// ([`advance`](Self::advance)). When the workers convert, they upload each batch as it comes
+/// and keep only its labels on the host, so nothing is counted; the current unit is the one
+/// whose labels are merged, and its worker passes the turn on at the unit's end
+/// ([`merge`](Self::merge)).
 pub(super) struct ReadAhead {
     state: Mutex<Held>,
     changed: Condvar,
@@ -216,26 +231,15 @@ impl ReadAhead {
         self.changed.notify_all();
     }
 
-    /// What a converting worker does with a converted batch of `bytes` of work unit `unit`:
-    /// merge it if the unit's turn has come, else hold it once the budget allows (counted
-    /// until [`merge`](Self::merge) gives the bytes back).
-    fn hold(&self, unit: usize, bytes: u64) -> Hold {
-        let mut held = self.lock();
-        loop {
-            if held.closed {
-                return Hold::Closed;
-            }
-            if unit == held.current {
-                return Hold::Merge;
-            }
-            if held.bytes == 0 || held.bytes.saturating_add(bytes) <= self.budget {
-                held.bytes = held.bytes.saturating_add(bytes);
-                return Hold::Held;
-            }
-            held = self
-                .changed
-                .wait(held)
-                .unwrap_or_else(PoisonError::into_inner);
+    /// Whether work unit `unit` has its turn, without waiting.
+    fn turn(&self, unit: usize) -> Turn {
+        let held = self.lock();
+        if held.closed {
+            Turn::Closed
+        } else if unit == held.current {
+            Turn::Now
+        } else {
+            Turn::Later
         }
     }
 
@@ -268,18 +272,6 @@ impl ReadAhead {
         drop(held);
         self.changed.notify_all();
         Some(value)
-    }
-
-    /// A converting worker no longer holds a batch of `bytes` ([`hold`](Self::hold) counted
-    /// them).
-    fn give_back(&self, bytes: u64) {
-        if bytes == 0 {
-            return;
-        }
-        let mut held = self.lock();
-        held.bytes = held.bytes.saturating_sub(bytes);
-        drop(held);
-        self.changed.notify_all();
     }
 
     /// The stream's category dictionaries, once the workers are done.
@@ -350,6 +342,10 @@ impl WorkerConversion<'_> {
             };
             let mut options = converter.batch_options();
             options.usage = self.usage;
+            // The category ids are rewritten by a kernel that reads them as storage.
+            if converter.has_categories() {
+                options.usage = Some(options.buffer_usage() | wgpu::BufferUsages::STORAGE);
+            }
             self.options = Some(options);
             self.converter = Some(converter);
         }
@@ -361,27 +357,44 @@ impl WorkerConversion<'_> {
         )
     }
 
-    /// Merges the labels of `pending` (batches of work unit `unit`, in order) into the
-    /// stream's dictionaries when the unit's turn comes (passing the turn on when the unit is
-    /// `done`), then rewrites their ids and uploads them, sending each to the consumer and
-    /// giving its held bytes back once it is uploaded. `false` when the worker should stop
-    /// (the consumer stopped, or a failure was sent).
+    /// `converted` uploaded with this worker's own category ids, and what merging its labels
+    /// and rewriting its ids needs.
+    fn upload(&mut self, converted: Converted) -> Result<(GpuRecordBatch, LocalIds), IngestError> {
+        let (Some(converter), Some(options)) = (&self.converter, &self.options) else {
+            // `convert` made both before it returned a batch.
+            return Err(IngestError::from(
+                crate::arrow::convert::ConversionError::Metadata {
+                    column: "(record batch)".to_owned(),
+                    reason: "a batch was uploaded before the plan was resolved".to_owned(),
+                },
+            ));
+        };
+        let (batch, local) = converter.local_ids(converted)?;
+        let uploaded = upload_converted(self.gpu, &batch, options, &mut self.pacer)?;
+        Ok((uploaded, local))
+    }
+
+    /// Merges the labels of `pending` (uploaded batches of work unit `unit`, in order) into
+    /// the stream's dictionaries when the unit's turn comes (passing the turn on when the unit
+    /// is `done`), then rewrites their category ids to the stream's on the GPU and sends each
+    /// to the consumer. `false` when the worker should stop (the consumer stopped, or a
+    /// failure was sent).
     fn flush(
         &mut self,
         read_ahead: &ReadAhead,
         unit: usize,
-        pending: &mut Vec<(Converted, u64)>,
+        pending: &mut Pending,
         done: bool,
         sender: &Sender<Decoded>,
     ) -> bool {
         let converter = &mut self.converter;
         let merged = read_ahead.merge(unit, done, |stream| {
-            let mut merged = Vec::with_capacity(pending.len());
+            let mut merged = Vec::with_capacity(pending.0.len());
             let Some(converter) = converter.as_mut() else {
                 return merged;
             };
-            for (converted, _) in pending.iter() {
-                let result = converter.merge_labels(converted, stream);
+            for (_, local) in &pending.0 {
+                let result = converter.merge_labels(local, stream);
                 let failed = result.is_err();
                 merged.push(result);
                 if failed {
@@ -393,21 +406,30 @@ impl WorkerConversion<'_> {
         let Some(merged) = merged else {
             return false;
         };
-        let (Some(converter), Some(options)) = (&self.converter, &self.options) else {
+        let Some(converter) = &self.converter else {
             return true;
         };
-        for ((converted, bytes), merged) in pending.drain(..).zip(merged) {
-            let message = match merged.and_then(|m| converter.finish(converted, m)) {
-                Ok((batch, accounting)) => {
-                    let uploaded = upload_converted(self.gpu, &batch, options, &mut self.pacer);
-                    drop(batch);
-                    read_ahead.give_back(bytes);
-                    match uploaded {
-                        Ok(uploaded) => Decoded::Uploaded(uploaded, accounting),
-                        Err(e) => Decoded::Failed(e),
+        // Batches after a failed merge stay in `pending`, destroyed with it.
+        let batches: Vec<_> = pending.0.drain(..merged.len()).collect();
+        for ((mut batch, local), merged) in batches.into_iter().zip(merged) {
+            let message = match merged {
+                Ok(merged) => {
+                    let (remaps, accounting) = converter.remaps(local, merged);
+                    let remapped = remaps
+                        .into_iter()
+                        .try_for_each(|remap| remap_category_ids(self.gpu, &mut batch, remap));
+                    match remapped {
+                        Ok(()) => Decoded::Uploaded(batch, accounting),
+                        Err(e) => {
+                            batch.destroy();
+                            Decoded::Failed(e.into())
+                        }
                     }
                 }
-                Err(e) => Decoded::Failed(e.into()),
+                Err(e) => {
+                    batch.destroy();
+                    Decoded::Failed(e.into())
+                }
             };
             let failed = matches!(message, Decoded::Failed(_));
             if !send(sender, message) || failed {
@@ -505,8 +527,9 @@ impl Worker<'_> {
         true
     }
 
-    /// Converts the batches of work unit `unit` (number `index`), merges, uploads and sends
-    /// them in its turn, and passes the turn on; `false` when the worker should stop.
+    /// Converts and uploads the batches of work unit `unit` (number `index`), rewrites their
+    /// category ids and sends them in its turn, and passes the turn on; `false` when the
+    /// worker should stop.
     fn convert_unit(&mut self, index: usize, unit: &Unit, sender: &Sender<Decoded>) -> bool {
         let Some(reader) = self.reader(unit, sender) else {
             return false;
@@ -515,45 +538,43 @@ impl Worker<'_> {
         let Some(conversion) = self.conversion.as_mut() else {
             return false;
         };
-        let mut pending: Vec<(Converted, u64)> = Vec::new();
+        let mut pending = Pending(Vec::new());
         let mut first_row = unit.start;
         for item in reader {
             if self.cancel.is_cancelled() {
                 return false;
             }
-            let batch = match item {
-                Ok(batch) => batch,
-                Err(source) => {
-                    let e = IngestError::Read {
-                        batch: unit.group as u64,
-                        source,
+            let uploaded = match item {
+                Ok(batch) => {
+                    let rows = batch.num_rows() as u64;
+                    let uploaded = match conversion.convert(index, &batch, first_row) {
+                        Some(Ok(converted)) => conversion.upload(converted),
+                        Some(Err(e)) => Err(e),
+                        // The resolving worker failed and says why.
+                        None => return false,
                     };
+                    first_row += rows;
+                    uploaded
+                }
+                Err(source) => Err(IngestError::Read {
+                    batch: unit.group as u64,
+                    source,
+                }),
+            };
+            match uploaded {
+                Ok(uploaded) => pending.0.push(uploaded),
+                Err(e) => {
                     // Batches before the failure go first, in their turn.
                     if conversion.flush(read_ahead, index, &mut pending, false, sender) {
                         send(sender, Decoded::Failed(e));
                     }
                     return false;
                 }
-            };
-            let rows = batch.num_rows() as u64;
-            let converted = match conversion.convert(index, &batch, first_row) {
-                Some(Ok(converted)) => converted,
-                Some(Err(e)) => {
-                    if conversion.flush(read_ahead, index, &mut pending, false, sender) {
-                        send(sender, Decoded::Failed(e));
-                    }
-                    return false;
-                }
-                // The resolving worker failed and says why.
-                None => return false,
-            };
-            first_row += rows;
-            let bytes = converted.held_bytes();
-            match read_ahead.hold(index, bytes) {
-                Hold::Closed => return false,
-                Hold::Held => pending.push((converted, bytes)),
-                Hold::Merge => {
-                    pending.push((converted, 0));
+            }
+            match read_ahead.turn(index) {
+                Turn::Closed => return false,
+                Turn::Later => {}
+                Turn::Now => {
                     if !conversion.flush(read_ahead, index, &mut pending, false, sender) {
                         return false;
                     }

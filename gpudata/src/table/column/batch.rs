@@ -335,6 +335,14 @@ impl GpuRecordBatch {
         }
     }
 
+    /// The data of column `name`, to replace its buffer with one of the same format and rows.
+    pub(crate) fn column_mut(&mut self, name: &str) -> Option<&mut GpuData> {
+        self.columns
+            .iter_mut()
+            .find(|(n, _)| n == name)
+            .map(|(_, data)| data)
+    }
+
     /// Removes a column with its field and layout.
     pub(crate) fn remove_column(&mut self, name: &str) -> Option<GpuData> {
         let at = self.columns.iter().position(|(n, _)| n == name)?;

@@ -304,9 +304,10 @@ pub(crate) fn dispatch(
     kernel.dispatch(planner, params, &bindings, workgroups)
 }
 
-/// A zeroed buffer of `size` bytes (at least 16, rounded up to whole words) for a kernel to write,
-/// with the usages of operation outputs (storage, copies both ways, vertex and index buffers), made by the device layer
-/// ([`create_buffer`](crate::device::buffers::create_buffer): checked size, error scope).
+/// A zeroed buffer of `size` bytes (at least 16, rounded up to whole words) for a kernel to
+/// write, with the usages of operation outputs (storage, copies both ways, vertex and index
+/// buffers), made by the device layer ([`create_buffer`](crate::device::buffers::create_buffer):
+/// checked size, error scope).
 ///
 /// # Errors
 /// [`OpError::TooLarge`] over `max_buffer_size`; [`OpError::Gpu`] when the device refuses it.
@@ -314,6 +315,28 @@ pub(crate) fn output_buffer(
     planner: &Planner<'_>,
     op: &'static str,
     size: u64,
+) -> Result<wgpu::Buffer, OpError> {
+    output_buffer_of(
+        planner,
+        op,
+        size,
+        wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::VERTEX
+            | wgpu::BufferUsages::INDEX,
+    )
+}
+
+/// [`output_buffer`] of `usage` (plus `STORAGE`, which the kernel writes through).
+///
+/// # Errors
+/// As [`output_buffer`].
+pub(crate) fn output_buffer_of(
+    planner: &Planner<'_>,
+    op: &'static str,
+    size: u64,
+    usage: wgpu::BufferUsages,
 ) -> Result<wgpu::Buffer, OpError> {
     let size = size.max(16).next_multiple_of(4);
     let limit = planner.device().limits().max_buffer_size;
@@ -328,11 +351,7 @@ pub(crate) fn output_buffer(
     create_buffer(
         planner.gpu(),
         size,
-        wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST
-            | wgpu::BufferUsages::VERTEX
-            | wgpu::BufferUsages::INDEX,
+        usage | wgpu::BufferUsages::STORAGE,
         op,
     )
     .map_err(|source| OpError::Gpu { op, source })
