@@ -268,57 +268,108 @@ pub(crate) fn read_array<'d>(
     Ok((readback, readback.to_array(bytes)?))
 }
 
-/// Rewrites the category ids of `batch`'s column `remap.column`, uploaded with a worker's own
-/// ids, to the stream's ([`WorkerConverter::remaps`](super::convert::WorkerConverter)): a
-/// gather through the map on the GPU into a new buffer of the column's usages (the old one is
-/// destroyed; an id outside the map, a null row's, becomes 0), and the stream's labels as the
-/// column's dictionary for readback.
+/// Rewrites the category ids of `batches` (each uploaded with a worker's own ids, with the
+/// [`Remap`](super::convert::Remap)s of its category columns from
+/// [`WorkerConverter::remaps`](super::convert::WorkerConverter)) to the stream's: every map in
+/// one uploaded buffer, one gather per column through its map into a new buffer of the
+/// column's usages (an id outside the map, a null row's, becomes 0), all in one submission;
+/// each old buffer dropped, and the stream's labels set as each column's dictionary for
+/// readback.
 ///
 /// # Errors
-/// [`ArrowInteropError::MissingMetadata`] when the batch has no such Arrow column;
+/// [`ArrowInteropError::MissingMetadata`] when a batch has no such Arrow column;
 /// [`ArrowInteropError::Data`], [`ArrowInteropError::Op`] and [`ArrowInteropError::Gpu`] from
-/// the map's upload and the gather (the batch is then unchanged).
+/// the maps' upload and the gathers (the batches' ids are then left as they were).
 pub(crate) fn remap_category_ids(
     gpu: &Gpu,
-    batch: &mut crate::table::GpuRecordBatch,
-    remap: super::convert::Remap,
+    batches: &mut [(crate::table::GpuRecordBatch, Vec<super::convert::Remap>)],
 ) -> Result<(), ArrowInteropError> {
-    let column = remap.column.as_str();
-    let data = batch
-        .column_mut(column)
-        .ok_or(ArrowInteropError::MissingMetadata)?;
-    let readback = data
-        .readback_metadata_as::<ArrowReadback>()
-        .ok_or(ArrowInteropError::MissingMetadata)?;
-    let metadata = crate::data::ReadbackMetadata::with_rows(ArrowReadback {
-        dictionary: Some(remap.labels),
-        ..readback.clone()
-    });
-    let Some(mut map) = remap.map else {
-        data.set_readback_metadata(Some(metadata));
+    // Each map starts at a multiple of 64 ids (256 bytes, the usual binding alignment); a
+    // batch whose rows are all null has no labels and an empty map: one entry keeps every
+    // map a range of the buffer, and its ids (`u32::MAX`) still fall outside it.
+    const MAP_ALIGN: usize = 64;
+    let mut maps: Vec<u32> = Vec::new();
+    // Per column to rewrite: its batch, name, map range and readback metadata.
+    let mut rewrites = Vec::new();
+    for (b, (batch, remaps)) in batches.iter_mut().enumerate() {
+        for remap in remaps.drain(..) {
+            let data = batch
+                .column_mut(&remap.column)
+                .ok_or(ArrowInteropError::MissingMetadata)?;
+            let readback = data
+                .readback_metadata_as::<ArrowReadback>()
+                .ok_or(ArrowInteropError::MissingMetadata)?;
+            let metadata = crate::data::ReadbackMetadata::with_rows(ArrowReadback {
+                dictionary: Some(remap.labels),
+                ..readback.clone()
+            });
+            let Some(map) = remap.map else {
+                data.set_readback_metadata(Some(metadata));
+                continue;
+            };
+            let start = maps.len();
+            maps.extend_from_slice(&map);
+            if map.is_empty() {
+                maps.push(0);
+            }
+            let len = maps.len() - start;
+            maps.resize(maps.len().next_multiple_of(MAP_ALIGN), 0);
+            rewrites.push((b, remap.column, start, len, metadata));
+        }
+    }
+    let Some((_, first, ..)) = rewrites.first() else {
         return Ok(());
     };
-    // A batch whose rows are all null has no labels: one entry keeps the map a buffer, and
-    // every id (`u32::MAX`) still falls outside it.
-    if map.is_empty() {
-        map.push(0);
-    }
-    let descriptor = GpuDataDescriptor::new(crate::format::VertexFormat::Uint32, map.len() as u64);
+    let descriptor = GpuDataDescriptor::new(crate::format::VertexFormat::Uint32, maps.len() as u64);
     let map = GpuData::from_bytes(
         gpu,
-        bytemuck::cast_slice(&map),
+        bytemuck::cast_slice(&maps),
         descriptor,
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
     )
-    .map_err(|e| ArrowInteropError::data(column, e))?;
-    let remapped = match (data.as_view(), map.as_view()) {
-        (Some(ids), Some(map)) => ops::gather_with_usage(gpu, ids, map, data.buffer().usage())
-            .map_err(|e| ArrowInteropError::op(column, e)),
-        _ => Err(ArrowInteropError::MissingMetadata),
-    };
-    map.destroy();
-    let mut remapped = remapped?;
-    remapped.set_readback_metadata(Some(metadata));
-    std::mem::replace(data, remapped).destroy();
+    .map_err(|e| ArrowInteropError::data(first, e))?;
+    // The map and the worker's ids are dropped, not destroyed: wgpu frees them once the
+    // gathers are done, and `destroy` would take the device's resource lock for writing, which
+    // waits for every other thread's blocking poll (and stops their submissions meanwhile).
+    let remapped = plan_rewrites(gpu, batches, &rewrites, &map)?;
+    for (mut data, (b, column, .., metadata)) in remapped.into_iter().zip(rewrites) {
+        if let Some(old) = batches.get_mut(b).and_then(|(batch, _)| batch.column_mut(&column)) {
+            data.set_readback_metadata(Some(metadata));
+            *old = data;
+        }
+    }
     Ok(())
+}
+
+/// The gathers of [`remap_category_ids`]: each column's ids through its range of `map`, run
+/// in one submission; the new columns, in `rewrites`' order.
+fn plan_rewrites(
+    gpu: &Gpu,
+    batches: &[(crate::table::GpuRecordBatch, Vec<super::convert::Remap>)],
+    rewrites: &[(usize, String, usize, usize, crate::data::ReadbackMetadata)],
+    map: &GpuData,
+) -> Result<Vec<GpuData>, ArrowInteropError> {
+    let mut plans = Vec::with_capacity(rewrites.len());
+    for (b, column, start, len, _) in rewrites {
+        let ids = batches
+            .get(*b)
+            .and_then(|(batch, _)| batch.column(column))
+            .ok_or(ArrowInteropError::MissingMetadata)?;
+        let usage = ids.buffer().usage();
+        let ids = ids.as_view().ok_or(ArrowInteropError::MissingMetadata)?;
+        let range = GpuDataView::new(
+            map.buffer(),
+            crate::format::VertexFormat::Uint32,
+            *len as u64,
+            *start as u64 * 4,
+            None,
+        )
+        .map_err(|e| ArrowInteropError::data(column, e))?
+        .on_device(gpu);
+        let plan = ops::plan_gather_with_usage(gpu, ids, range, usage)
+            .map_err(|e| ArrowInteropError::op(column, e))?;
+        plans.push(plan);
+    }
+    let column = rewrites.first().map_or("", |r| r.1.as_str());
+    ops::OpPlan::run_together(gpu, plans).map_err(|e| ArrowInteropError::op(column, e))
 }

@@ -39,19 +39,19 @@ pub fn plan_gather(
     plan_gather_into(gpu, ids, source, config, None)
 }
 
-/// [`gather`] into `output` (a buffer of `usage`, which must include `STORAGE`) instead of a
-/// new buffer of the operations' usages: for results that keep the usages their caller asked
-/// for (the category ids a Parquet ingest rewrites).
+/// Plans [`gather`] into a new buffer of `usage` (plus `STORAGE`) instead of the operations'
+/// usages: for results that keep the usages their caller asked for (the category ids a
+/// Parquet ingest rewrites).
 ///
 /// # Errors
 /// As [`gather`].
-pub(crate) fn gather_with_usage(
+pub(crate) fn plan_gather_with_usage(
     gpu: &Gpu,
     ids: GpuDataView<'_>,
     source: GpuDataView<'_>,
     usage: wgpu::BufferUsages,
-) -> Result<GpuData, OpError> {
-    plan_gather_into(gpu, ids, source, &OpsConfig::default(), Some(usage))?.run(gpu)
+) -> Result<OpPlan<GpuData>, OpError> {
+    plan_gather_into(gpu, ids, source, &OpsConfig::default(), Some(usage))
 }
 
 /// [`plan_gather`], its output of `usage` where given (else the operations' usages).

@@ -82,6 +82,36 @@ impl<T> OpPlan<T> {
         Ok(self.output)
     }
 
+    /// Records and submits `plans` in one submission (each plan's dispatches in order, inside
+    /// one error scope) and returns their outputs: many small operations without a submission
+    /// each.
+    ///
+    /// # Errors
+    /// As [`run`](Self::run).
+    pub(crate) fn run_together(gpu: &Gpu, plans: Vec<OpPlan<T>>) -> Result<Vec<T>, OpError> {
+        let Some(first) = plans.first() else {
+            return Ok(Vec::new());
+        };
+        let op = first.op;
+        for plan in &plans {
+            gpu.check_same_device(Some(&plan.gpu), "submit the kernels")
+                .and_then(|()| gpu.check_lost("submit the kernels"))
+                .map_err(|source| OpError::Gpu {
+                    op: plan.op,
+                    source,
+                })?;
+        }
+        if plans.iter().any(|p| !p.dispatches.is_empty()) {
+            submit(gpu, op, "submit the kernels", |encoder| {
+                for plan in &plans {
+                    record_pass(encoder, plan.op, &plan.dispatches);
+                }
+            })
+            .map_err(|source| OpError::Gpu { op, source })?;
+        }
+        Ok(plans.into_iter().map(|p| p.output).collect())
+    }
+
     /// The output the dispatch writes.
     #[must_use]
     pub fn output(&self) -> &T {

