@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo build --release --bin ingestbench --features parquet
-//! target/release/ingestbench [--iters N] FILE.parquet
+//! target/release/ingestbench [--iters N] [--batch-size ROWS] [--only-ingest] FILE.parquet
 //! ```
 //!
 //! Each case runs once to warm up, then `N` times (default 5); the table gives the median.
@@ -15,9 +15,11 @@
 //! parallel readers (each uploading its share of the batches); gpudata's
 //! `ingest_parquet` under the `auto` policy (decode, convert, upload, GPU
 //! table) with whole row groups on 1, 2, 4 and 8 threads and on one thread per row group (up to
-//! the cores), with the default options (all cores; row groups cut into parts when there are
-//! fewer than cores), then on all cores with each row group decoded in 2, 4 and 8 parts
-//! (`ParquetOptions::row_group_parts`).
+//! the cores), with the default options (all cores, each decoding one range of the file's rows
+//! where the file has an offset index), then on all cores with each row group decoded in 2, 4 and 8 parts
+//! (`ParquetOptions::row_group_parts`). `--batch-size` sets the ingest's decoded batch rows
+//! (`ParquetOptions::batch_size`; default `DEFAULT_PARQUET_BATCH_ROWS`), `--only-ingest` runs
+//! arrow-rs's parallel read (the anchor) and the ingests only.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -171,17 +173,73 @@ fn time(iters: usize, mut f: impl FnMut() -> Result<u64>) -> Result<(Duration, u
     Ok((median(times), rows))
 }
 
+/// The host floors: decode plus conversion on one thread and on `threads`, and the upload of
+/// the converted batches alone on `threads` and on one.
+fn host_floors(
+    gpu: &Gpu,
+    path: &Path,
+    groups: usize,
+    threads: usize,
+    iters: usize,
+    row: &mut impl FnMut(&str, usize, (Duration, u64)),
+) -> Result<()> {
+    row(
+        "arrow-rs read + gpudata conversions (host, no upload)",
+        1,
+        time(iters, || convert_only(path, (0..groups).collect()))?,
+    );
+    row(
+        "arrow-rs read + gpudata conversions (host, no upload)",
+        threads,
+        time(iters, || convert_parallel(path, groups, threads))?,
+    );
+    let (batches, batch_options) = converted_batches(path)?;
+    if let Some(first) = batches.first() {
+        let schema = first.schema();
+        row(
+            "gpudata upload of the converted batches alone (no decode, no conversion)",
+            threads,
+            time(iters, || {
+                upload_parallel(gpu, &batches, &batch_options, threads)
+            })?,
+        );
+        row(
+            "gpudata upload of the converted batches alone (no decode, no conversion)",
+            1,
+            time(iters, || {
+                let (table, _) = gpudata::arrow::record_batches_to_gpu_table(
+                    gpu,
+                    &schema,
+                    &batches,
+                    &batch_options,
+                )?;
+                let rows = table.num_rows();
+                table.destroy();
+                Ok(rows)
+            })?,
+        );
+    }
+    Ok(())
+}
+
 fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
     let mut iters = 5;
     let mut path = None;
+    let mut batch_size = 0;
+    let mut only_ingest = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--iters" => iters = args.next().ok_or("--iters needs a value")?.parse()?,
+            "--batch-size" => {
+                batch_size = args.next().ok_or("--batch-size needs a value")?.parse()?;
+            }
+            "--only-ingest" => only_ingest = true,
             _ => path = Some(PathBuf::from(arg)),
         }
     }
-    let path = path.ok_or("usage: ingestbench [--iters N] FILE.parquet")?;
+    let path = path
+        .ok_or("usage: ingestbench [--iters N] [--batch-size ROWS] [--only-ingest] FILE.parquet")?;
     let file_bytes = std::fs::metadata(&path)?.len();
     let groups = ParquetRecordBatchReaderBuilder::try_new(File::open(&path)?)?
         .metadata()
@@ -198,7 +256,7 @@ fn main() -> Result<()> {
     println!("adapter: {}", gpu.adapter_summary());
     println!("cores: {cores}; iterations: {iters} (median)");
     println!();
-    println!("| case | threads | median | rows/s | file MB/s | vs arrow-rs 1 thread |");
+    println!("| case | threads | median | rows/s | file MB/s | vs the first row |");
     println!("|---|---|---|---|---|---|");
     let mut floor = None;
     let mut row = |name: &str, t: usize, (d, rows): (Duration, u64)| {
@@ -212,53 +270,21 @@ fn main() -> Result<()> {
             s / base
         );
     };
-    row(
-        "arrow-rs read into memory",
-        1,
-        time(iters, || Ok(arrow_read(&path, (0..groups).collect())?.0))?,
-    );
+    if !only_ingest {
+        row(
+            "arrow-rs read into memory",
+            1,
+            time(iters, || Ok(arrow_read(&path, (0..groups).collect())?.0))?,
+        );
+    }
     row(
         "arrow-rs read into memory",
         threads,
         time(iters, || Ok(arrow_read_parallel(&path, groups, threads)?.0))?,
     );
-    row(
-        "arrow-rs read + gpudata conversions (host, no upload)",
-        1,
-        time(iters, || convert_only(&path, (0..groups).collect()))?,
-    );
-    row(
-        "arrow-rs read + gpudata conversions (host, no upload)",
-        threads,
-        time(iters, || convert_parallel(&path, groups, threads))?,
-    );
-    let (batches, batch_options) = converted_batches(&path)?;
-    if let Some(first) = batches.first() {
-        let schema = first.schema();
-        row(
-            "gpudata upload of the converted batches alone (no decode, no conversion)",
-            threads,
-            time(iters, || {
-                upload_parallel(&gpu, &batches, &batch_options, threads)
-            })?,
-        );
-        row(
-            "gpudata upload of the converted batches alone (no decode, no conversion)",
-            1,
-            time(iters, || {
-                let (table, _) = gpudata::arrow::record_batches_to_gpu_table(
-                    &gpu,
-                    &schema,
-                    &batches,
-                    &batch_options,
-                )?;
-                let rows = table.num_rows();
-                table.destroy();
-                Ok(rows)
-            })?,
-        );
+    if !only_ingest {
+        host_floors(&gpu, &path, groups, threads, iters, &mut row)?;
     }
-    drop(batches);
     let mut sweep: Vec<usize> = [1, 2, 4, 8, threads]
         .into_iter()
         .filter(|t| *t <= threads)
@@ -276,6 +302,7 @@ fn main() -> Result<()> {
         let parquet = ParquetOptions {
             threads: t,
             row_group_parts: parts,
+            batch_size,
             ..ParquetOptions::default()
         };
         let mut gpu_bytes = 0;

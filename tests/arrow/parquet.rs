@@ -108,15 +108,20 @@ fn row_groups_decode_in_parallel_and_arrive_in_file_order() {
         let ids = converted.column_by_name("label").unwrap();
         let keys = ids.as_dictionary::<UInt32Type>().keys();
         assert!(keys.null_count() > 0, "the file has null labels");
-        keys.values().iter().flat_map(|id| id.to_le_bytes()).collect()
+        keys.values()
+            .iter()
+            .flat_map(|id| id.to_le_bytes())
+            .collect()
     };
     let mut one_thread = None;
-    // A read-ahead budget of one byte lets each worker hold one batch of a later row group
-    // at most: the file still arrives whole and in order.
+    // A read-ahead budget of one byte changes nothing when the workers convert (they upload
+    // each batch at once and hold none on the host): the file still arrives whole and in
+    // order.
     // Row groups in 3 parts (work units of 500 rows, the last group's of 333 and 334) decode
     // and convert on their own, in file order all the same.
-    // By default (parts 0) groups are whole while they cover the threads; 8 threads over 7
-    // groups cut each in 2 parts (750 rows, the last group's 500).
+    // By default (parts 0; the file has an offset index) each thread decodes one range of
+    // the file's rows, cut where it crosses a row group: 3 threads read rows 0..3333,
+    // 3333..6666, 6666..10000, 8 threads 1250 rows each.
     for (threads, read_ahead_bytes, parts) in [
         (1, 0, 0),
         (3, 0, 0),
@@ -134,11 +139,13 @@ fn row_groups_decode_in_parallel_and_arrive_in_file_order() {
             ..ParquetOptions::default()
         };
         let ingested = ingest(&gpu, &path, &parquet);
-        // Each row group of 1500 rows decodes as 700 + 700 + 100 (the last one: 1000 = 700 + 300);
-        // in parts, each part as one batch.
-        // Cut in 2, each 750-row part decodes as 700 + 50, the last group's as one batch each.
+        // Each row group of 1500 rows decodes as 700 + 700 + 100 (the last one: 1000 = 700 +
+        // 300); in 3 parts, each part as one batch. In ranges, each unit decodes in batches of
+        // 700: 3 threads make units of 1500, 1500, 333 | 1167, 1500, 666 | 834, 1500, 1000
+        // rows (20 batches), 8 threads units of 1250, 250, 1000, 500, 750, 750, 500, 1000,
+        // 250, 1250, 1250, 250, 1000 rows (21 batches).
         let batches = match (threads, parts) {
-            (8, 0) => 6 * 2 * 2 + 2,
+            (8, 0) => 21,
             (_, 0 | 1) => 6 * 3 + 2,
             _ => 7 * 3,
         };
@@ -199,6 +206,38 @@ fn row_groups_decode_in_parallel_and_arrive_in_file_order() {
         labels, first_seen,
         "ids in order of first occurrence in the file"
     );
+    std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
+}
+
+/// Under `batch_rows` the consumer converts (it re-batches first): workers decode ahead within
+/// the read-ahead budget (one byte: one batch each at most), and the table is the file's, in
+/// order, in GPU batches of the asked rows, with the ids of a host conversion.
+#[test]
+fn rebatched_parquet_ingests_read_ahead_within_the_budget() {
+    let gpu = support::gpu();
+    let path = file("rebatched", 10_000, 1_500);
+    let whole = read_with_arrow_rs(&path, None);
+    for (threads, read_ahead_bytes) in [(3, 1), (4, 0)] {
+        let options = IngestOptions {
+            batch_rows: Some(1_000),
+            ..IngestOptions::default()
+        };
+        let parquet = ParquetOptions {
+            threads,
+            batch_size: 700,
+            read_ahead_bytes,
+            ..ParquetOptions::default()
+        };
+        let ingested =
+            ingest_parquet(&gpu, &path, &options, &parquet, |_| {}, &CancelToken::new()).unwrap();
+        assert_eq!(ingested.table.batches().len(), 10, "threads {threads}");
+        assert_eq!(
+            read_joined(&gpu, &ingested.table),
+            whole,
+            "threads {threads}"
+        );
+        ingested.table.destroy();
+    }
     std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
 }
 
@@ -371,8 +410,14 @@ fn a_gpu_table_written_to_parquet_reads_back_equal() {
     writer.close().unwrap();
     let original = read_with_arrow_rs(&source, None);
 
-    let ingested = ingest(&gpu, &source, &ParquetOptions::default());
-    assert_eq!(ingested.table.batches().len(), 5);
+    // Two threads read rows 0..2500 and 2500..5000: row groups 0, 1, the first 100 rows of
+    // 2 | its last 1100, 3, 4 (6 batches).
+    let parquet = ParquetOptions {
+        threads: 2,
+        ..ParquetOptions::default()
+    };
+    let ingested = ingest(&gpu, &source, &parquet);
+    assert_eq!(ingested.table.batches().len(), 6);
     let written = dir.join("written.parquet");
     let mut writer =
         ArrowWriter::try_new(File::create(&written).unwrap(), original.schema(), None).unwrap();

@@ -333,7 +333,10 @@ pub(crate) fn remap_category_ids(
     // waits for every other thread's blocking poll (and stops their submissions meanwhile).
     let remapped = plan_rewrites(gpu, batches, &rewrites, &map)?;
     for (mut data, (b, column, .., metadata)) in remapped.into_iter().zip(rewrites) {
-        if let Some(old) = batches.get_mut(b).and_then(|(batch, _)| batch.column_mut(&column)) {
+        if let Some(old) = batches
+            .get_mut(b)
+            .and_then(|(batch, _)| batch.column_mut(&column))
+        {
             data.set_readback_metadata(Some(metadata));
             *old = data;
         }

@@ -33,7 +33,9 @@ mod values;
 
 pub use error::ConversionError;
 pub use metadata::{CONVERSION_METADATA_KEY, ConversionRecord};
-pub(crate) use parallel::{Accounting, Converted, LocalIds, Remap, StreamCategories, WorkerConverter};
+pub(crate) use parallel::{
+    Accounting, Converted, LocalIds, Remap, StreamCategories, WorkerConverter,
+};
 pub use plan::{ColumnReport, ConversionPlan};
 pub use policy::{Conversion, Conversions, MaskPolicy};
 pub use restore::restore_batch;

@@ -19,9 +19,11 @@ use super::stream::{
 };
 use crate::device::Gpu;
 
+mod units;
 mod workers;
 
-use workers::{Decoded, Inbox, ReadAhead, Resolution, Worker, WorkerConversion, auto_parts, units};
+use units::{auto_parts, balanced, round_robin};
+use workers::{Decoded, Inbox, ReadAhead, Resolution, Worker, WorkerConversion};
 
 /// Closes the read-ahead budget when the consumer stops.
 struct CloseOnDrop<'a>(&'a ReadAhead);
@@ -59,16 +61,17 @@ pub struct ParquetOptions {
     /// batches per worker whatever the file's size. Otherwise the workers convert and upload
     /// each batch as it comes and hold none on the host, and this is not used.
     pub read_ahead_bytes: u64,
-    /// Parts each row group is decoded in, as work units of their own: part `k` of `n` holds
-    /// rows `k·r/n..(k+1)·r/n` of the group's `r`, read through a row selection (with the
-    /// file's page index, where it has one, so a part decodes only its own pages, and the
-    /// group's dictionary pages each time). `1`: whole row groups. `0` (the default): whole
-    /// row groups when there are at least as many as threads or the file has no offset index
-    /// ([`ParquetSource::has_offset_index`]), otherwise each group in `⌈threads / row
-    /// groups⌉` parts, so that every thread has a unit to decode. On flights-3m.parquet
-    /// (11 row groups) on three 16-core H100 machines, 2 parts on 16 threads took 26.6, 31.0
-    /// and 33.4 ms against 32.2, 31.3 and 33.2 ms for whole groups on 11 threads; 4 and 8 parts
-    /// were slower (the repeated dictionary pages; BENCHMARKS.md, session 12).
+    /// Parts each row group is decoded in, as work units of their own, dealt round-robin to
+    /// the threads: part `k` of `n` holds rows `k·r/n..(k+1)·r/n` of the group's `r`, read
+    /// through a row selection (with the file's page index, where it has one, so a part
+    /// decodes only its own pages, and the group's dictionary pages each time). `1`: whole
+    /// row groups. `0` (the default): where the file has an offset index
+    /// ([`ParquetSource::has_offset_index`]), each thread decodes one near-equal range of the
+    /// file's rows (one work unit per row group the range meets) when the workers convert,
+    /// and under [`IngestOptions::batch_rows`] each group in `⌈threads / row groups⌉` parts
+    /// when there are fewer groups than threads; without an offset index, whole row groups.
+    /// On flights-3m.parquet (11 row groups, 16 threads, an H100 host) the ranges took
+    /// 30.7–33.3 ms and 2 parts per group 36.6–42.7 ms (BENCHMARKS.md, session 13).
     pub row_group_parts: usize,
 }
 
@@ -389,16 +392,19 @@ pub fn ingest_parquet(
         0 => std::thread::available_parallelism().map_or(1, usize::from),
         n => n,
     };
-    let parts = match parquet.row_group_parts {
-        0 if source.has_offset_index() => auto_parts(threads, group_rows.len()),
-        0 => 1,
-        n => n,
-    };
-    let units = units(&group_rows, parts);
-    let threads = threads.clamp(1, units.len().max(1));
     // Re-batching joins record batches before converting them: then the one consumer thread
-    // converts; otherwise each worker converts what it decodes.
+    // converts; otherwise each worker converts what it decodes (and uploads it at once).
     let convert_on_workers = options.batch_rows.is_none();
+    let units = match parquet.row_group_parts {
+        // Nothing waits on the host for its turn when workers convert: each decodes one range.
+        0 if source.has_offset_index() && convert_on_workers => balanced(&group_rows, threads),
+        0 if source.has_offset_index() => {
+            round_robin(&group_rows, auto_parts(threads, group_rows.len()), threads)
+        }
+        0 => round_robin(&group_rows, 1, threads),
+        n => round_robin(&group_rows, n, threads),
+    };
+    let threads = units.iter().map(|u| u.worker + 1).max().unwrap_or(1);
     let template = builder.plan().clone();
     let resolution = Resolution::new();
     let first_unit = units.iter().position(|unit| unit.rows > 0);
@@ -420,7 +426,7 @@ pub fn ingest_parquet(
                 cancel: cancel.clone(),
                 conversion: convert_on_workers.then(|| WorkerConversion {
                     worker,
-                    threads,
+                    units: &units,
                     template: &template,
                     resolution: &resolution,
                     first_unit,
@@ -431,7 +437,7 @@ pub fn ingest_parquet(
                     pacer: UploadPacer::default(),
                 }),
             };
-            scope.spawn(move || job.run(worker, threads, &sender));
+            scope.spawn(move || job.run(worker, &sender));
         }
         // Waiting workers return once the consumer stops, however it stops.
         let _close = CloseOnDrop(&read_ahead);
@@ -439,8 +445,10 @@ pub fn ingest_parquet(
             if !convert_on_workers {
                 read_ahead.advance(unit);
             }
-            let worker = unit % threads;
-            let receiver = &receivers[worker].0;
+            let worker = units.get(unit).map_or(0, |u| u.worker);
+            let Some(Inbox(receiver)) = receivers.get(worker) else {
+                return Ok(());
+            };
             loop {
                 if cancel.is_cancelled() {
                     return Ok(());

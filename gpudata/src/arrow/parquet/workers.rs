@@ -4,7 +4,9 @@
 //! when its unit's turn comes (units in file order, one at a time) it merges the batches'
 //! labels into the stream's dictionaries and rewrites their ids to the stream's on the GPU,
 //! all on its own thread. Uploaded batches of units whose turn has not come wait on their
-//! worker; the host holds none of their rows.
+//! worker, which goes on with its next unit; the host holds none of their rows. A worker's
+//! units that follow one another in file order (its range of the file) are merged one after
+//! the other, passing the turn on at once, and then rewritten in one submission.
 
 use std::sync::mpsc::{Receiver, SendError, Sender};
 use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
@@ -21,50 +23,7 @@ use crate::arrow::stream::{CancelToken, IngestError, UploadPacer, upload_convert
 use crate::device::Gpu;
 use crate::table::GpuRecordBatch;
 
-/// One work unit: `rows` rows of row group `group` from its row `first` (a whole row group,
-/// or one part of it under [`ParquetOptions::row_group_parts`](super::ParquetOptions)), the
-/// file's row `start` its first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Unit {
-    pub(super) group: usize,
-    pub(super) first: u64,
-    pub(super) rows: u64,
-    pub(super) start: u64,
-}
-
-/// Parts per row group under [`ParquetOptions::row_group_parts`](super::ParquetOptions) `0`:
-/// whole groups when `groups` covers `threads`, otherwise enough parts for every thread.
-pub(super) fn auto_parts(threads: usize, groups: usize) -> usize {
-    if groups == 0 || groups >= threads {
-        1
-    } else {
-        threads.div_ceil(groups)
-    }
-}
-
-/// The work units of row groups of `group_rows` rows each, `parts` per row group (at least 1;
-/// a row group of fewer rows than parts has as many units as rows, and an empty one one unit).
-pub(super) fn units(group_rows: &[u64], parts: usize) -> Vec<Unit> {
-    let parts = parts.max(1) as u64;
-    let mut units = Vec::new();
-    let mut start = 0u64;
-    for (group, &rows) in group_rows.iter().enumerate() {
-        let n = parts.min(rows).max(1);
-        for k in 0..n {
-            // Rows `k·r/n..(k+1)·r/n`, in u128 so that no product overflows.
-            let at = |k: u64| (u128::from(k) * u128::from(rows) / u128::from(n)) as u64;
-            let (first, end) = (at(k), at(k + 1));
-            units.push(Unit {
-                group,
-                first,
-                rows: end - first,
-                start: start.saturating_add(first),
-            });
-        }
-        start = start.saturating_add(rows);
-    }
-    units
-}
+use super::units::Unit;
 
 /// What a decoding worker sends: a batch as decoded (when the builder re-batches) with the
 /// bytes it holds, a batch converted and uploaded, a failure, or the end of a work unit.
@@ -103,7 +62,7 @@ fn send(sender: &Sender<Decoded>, message: Decoded) -> bool {
 }
 
 /// Whether a converting worker's unit has its turn ([`ReadAhead::turn`]).
-pub(super) enum Turn {
+enum Turn {
     /// Its turn: merge its batches now.
     Now,
     /// Not yet: keep its uploaded batches until then.
@@ -123,6 +82,9 @@ impl Drop for Pending {
         }
     }
 }
+
+/// A worker's decoded units whose turn has not come, in file order, with their batches.
+type Waiting = std::collections::VecDeque<(usize, Pending)>;
 
 /// The stream's first batch's resolution of the conversion plan, published by the worker that
 /// decodes it (the owner of the first row group with rows) for the others, which wait for it.
@@ -284,8 +246,8 @@ impl ReadAhead {
 /// uploads.
 pub(super) struct WorkerConversion<'a> {
     pub(super) worker: usize,
-    /// Workers decoding (worker `w` decodes work units `w`, `w + threads`, ...).
-    pub(super) threads: usize,
+    /// The work units (each names its worker).
+    pub(super) units: &'a [Unit],
     /// The plan before resolution (a copy of the builder's).
     pub(super) template: &'a ConversionPlan,
     pub(super) resolution: &'a Resolution,
@@ -314,7 +276,8 @@ impl WorkerConversion<'_> {
     /// Whether this worker decodes the first work unit with rows, and so resolves the plan.
     fn resolves(&self) -> bool {
         self.first_unit
-            .is_some_and(|u| u % self.threads == self.worker)
+            .and_then(|u| self.units.get(u))
+            .is_some_and(|u| u.worker == self.worker)
     }
 
     /// `batch` (row `first_row` of the file onward, from work unit `unit`) converted; `None`
@@ -357,6 +320,72 @@ impl WorkerConversion<'_> {
         )
     }
 
+    /// Sends the units at the front of `waiting` whose turn has come (merged, the turn passed
+    /// on, rewritten together), waiting for none; `false` when the worker should stop.
+    fn send_ready(
+        &mut self,
+        read_ahead: &ReadAhead,
+        waiting: &mut Waiting,
+        sender: &Sender<Decoded>,
+    ) -> bool {
+        let mut ready = Ready::default();
+        if !self.merge_ready(read_ahead, waiting, &mut ready) {
+            return false;
+        }
+        self.send(ready, sender)
+    }
+
+    /// Sends every unit of `waiting`, each in its turn; `false` when the worker should stop.
+    /// The units that follow one another in file order are merged one after the other before
+    /// any is rewritten, so the turn passes on at once to the next worker's.
+    fn send_all(
+        &mut self,
+        read_ahead: &ReadAhead,
+        waiting: &mut Waiting,
+        sender: &Sender<Decoded>,
+    ) -> bool {
+        while let Some((index, mut pending)) = waiting.pop_front() {
+            let mut ready = Ready::default();
+            if !self.merge(read_ahead, index, &mut pending, true, &mut ready) {
+                return false;
+            }
+            ready.messages.push(Message::UnitDone);
+            if !self.merge_ready(read_ahead, waiting, &mut ready) || !self.send(ready, sender) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Merges the units at the front of `waiting` whose turn has come into `ready`, waiting
+    /// for none; `false` when the consumer stopped.
+    fn merge_ready(
+        &mut self,
+        read_ahead: &ReadAhead,
+        waiting: &mut Waiting,
+        ready: &mut Ready,
+    ) -> bool {
+        while let Some(&(index, _)) = waiting.front() {
+            if ready.failed() {
+                return true;
+            }
+            match read_ahead.turn(index) {
+                Turn::Closed => return false,
+                Turn::Later => return true,
+                Turn::Now => {
+                    let Some((index, mut pending)) = waiting.pop_front() else {
+                        return true;
+                    };
+                    if !self.merge(read_ahead, index, &mut pending, true, ready) {
+                        return false;
+                    }
+                    ready.messages.push(Message::UnitDone);
+                }
+            }
+        }
+        true
+    }
+
     /// `converted` uploaded with this worker's own category ids, and what merging its labels
     /// and rewriting its ids needs.
     fn upload(&mut self, converted: Converted) -> Result<(GpuRecordBatch, LocalIds), IngestError> {
@@ -376,16 +405,16 @@ impl WorkerConversion<'_> {
 
     /// Merges the labels of `pending` (uploaded batches of work unit `unit`, in order) into
     /// the stream's dictionaries when the unit's turn comes (passing the turn on when the unit
-    /// is `done`), then rewrites their category ids to the stream's on the GPU and sends each
-    /// to the consumer. `false` when the worker should stop (the consumer stopped, or a
-    /// failure was sent).
-    fn flush(
+    /// is `done`), adding each batch with its rewrites to `ready` (or, past a failed merge,
+    /// the failure; the batches after it stay in `pending`, destroyed with it). `false` when
+    /// the consumer stopped.
+    fn merge(
         &mut self,
         read_ahead: &ReadAhead,
         unit: usize,
         pending: &mut Pending,
         done: bool,
-        sender: &Sender<Decoded>,
+        ready: &mut Ready,
     ) -> bool {
         let converter = &mut self.converter;
         let merged = read_ahead.merge(unit, done, |stream| {
@@ -409,52 +438,98 @@ impl WorkerConversion<'_> {
         let Some(converter) = &self.converter else {
             return true;
         };
-        // Batches after a failed merge stay in `pending`, destroyed with it; those before it
-        // are rewritten together (one submission) and sent before its error.
-        let mut failure = None;
-        let mut batches = Vec::with_capacity(merged.len());
         for ((batch, local), merged) in pending.0.drain(..merged.len()).zip(merged) {
             match merged {
                 Ok(merged) => {
                     let (remaps, accounting) = converter.remaps(local, merged);
-                    batches.push(((batch, remaps), accounting));
+                    ready.batches.push((batch, remaps));
+                    ready.messages.push(Message::Batch(accounting));
                 }
                 Err(e) => {
                     batch.destroy();
-                    failure = Some(IngestError::from(e));
+                    ready.messages.push(Message::Failed(e.into()));
                 }
             }
         }
-        let (mut rewritten, accounting): (Vec<_>, Vec<_>) = batches.into_iter().unzip();
-        if std::env::var_os("GPUDATA_EXP_NOREMAP").is_some() {
-            for (_, r) in &mut rewritten {
-                r.clear();
-            }
-        }
-        if let Err(e) = remap_category_ids(self.gpu, &mut rewritten) {
-            for (batch, _) in rewritten {
-                batch.destroy();
-            }
+        true
+    }
+
+    /// Merges `pending` (the current unit's batches so far) and sends them; `false` when the
+    /// worker should stop.
+    fn flush(
+        &mut self,
+        read_ahead: &ReadAhead,
+        unit: usize,
+        pending: &mut Pending,
+        sender: &Sender<Decoded>,
+    ) -> bool {
+        let mut ready = Ready::default();
+        self.merge(read_ahead, unit, pending, false, &mut ready) && self.send(ready, sender)
+    }
+
+    /// Rewrites the category ids of `ready`'s batches to the stream's (one submission), then
+    /// sends what it holds in order; `false` when the worker should stop (the consumer
+    /// stopped, or a failure was sent).
+    fn send(&self, mut ready: Ready, sender: &Sender<Decoded>) -> bool {
+        let rewritten = remap_category_ids(self.gpu, &mut ready.batches);
+        if let Err(e) = rewritten {
+            // Dropping `ready` destroys its batches.
             send(sender, Decoded::Failed(e.into()));
             return false;
         }
-        for ((batch, _), accounting) in rewritten.into_iter().zip(accounting) {
-            if !send(sender, Decoded::Uploaded(batch, accounting)) {
+        let mut batches = std::mem::take(&mut ready.batches).into_iter();
+        for message in std::mem::take(&mut ready.messages) {
+            let message = match message {
+                Message::Batch(accounting) => match batches.next() {
+                    Some((batch, _)) => Decoded::Uploaded(batch, accounting),
+                    None => return false,
+                },
+                Message::UnitDone => Decoded::UnitDone,
+                Message::Failed(e) => Decoded::Failed(e),
+            };
+            let failed = matches!(message, Decoded::Failed(_));
+            if !send(sender, message) || failed {
+                for (batch, _) in batches {
+                    batch.destroy();
+                }
                 return false;
             }
         }
-        match failure {
-            Some(e) => {
-                send(sender, Decoded::Failed(e));
-                false
-            }
-            None => true,
+        true
+    }
+}
+
+/// What a worker sends once merged, in order: batches (each with its category rewrites, in
+/// `batches` in the order of their `Batch` messages), unit ends and a failure.
+#[derive(Default)]
+struct Ready {
+    batches: Vec<(GpuRecordBatch, Vec<crate::arrow::convert::Remap>)>,
+    messages: Vec<Message>,
+}
+
+/// One message of [`Ready`].
+enum Message {
+    /// The next batch of `Ready::batches`.
+    Batch(Accounting),
+    UnitDone,
+    Failed(IngestError),
+}
+
+impl Ready {
+    fn failed(&self) -> bool {
+        matches!(self.messages.last(), Some(Message::Failed(_)))
+    }
+}
+
+impl Drop for Ready {
+    fn drop(&mut self) {
+        for (batch, _) in self.batches.drain(..) {
+            batch.destroy();
         }
     }
 }
 
-/// One decoding worker: work units `worker`, `worker + threads`, ... of `source` decoded in
-/// `batch_size` rows (converted and uploaded when `conversion` is given), sent in order to the
+/// One decoding worker: its work units of `source` (those naming it) decoded in `batch_size` rows (converted and uploaded when `conversion` is given), sent in order to the
 /// consumer.
 pub(super) struct Worker<'a> {
     pub(super) source: &'a ParquetSource,
@@ -467,21 +542,23 @@ pub(super) struct Worker<'a> {
 
 impl Worker<'_> {
     /// Decodes this worker's work units until done, failed or stopped.
-    pub(super) fn run(mut self, worker: usize, threads: usize, sender: &Sender<Decoded>) {
-        for (index, unit) in self
-            .units
-            .iter()
-            .enumerate()
-            .skip(worker)
-            .step_by(threads.max(1))
-        {
+    pub(super) fn run(mut self, worker: usize, sender: &Sender<Decoded>) {
+        let units = self.units;
+        let mut waiting = Waiting::new();
+        for (index, unit) in units.iter().enumerate().filter(|(_, u)| u.worker == worker) {
             let done = match self.conversion.is_some() {
-                true => self.convert_unit(index, unit, sender),
-                false => self.decode_unit(worker, index, unit, sender),
+                true => self.convert_unit(index, unit, &mut waiting, sender),
+                false => {
+                    self.decode_unit(worker, index, unit, sender) && send(sender, Decoded::UnitDone)
+                }
             };
-            if !done || !send(sender, Decoded::UnitDone) {
+            if !done {
                 return;
             }
+        }
+        let read_ahead = self.read_ahead;
+        if let Some(conversion) = self.conversion.as_mut() {
+            conversion.send_all(read_ahead, &mut waiting, sender);
         }
     }
 
@@ -540,18 +617,42 @@ impl Worker<'_> {
         true
     }
 
-    /// Converts and uploads the batches of work unit `unit` (number `index`), rewrites their
-    /// category ids and sends them in its turn, and passes the turn on; `false` when the
-    /// worker should stop.
-    fn convert_unit(&mut self, index: usize, unit: &Unit, sender: &Sender<Decoded>) -> bool {
-        let Some(reader) = self.reader(unit, sender) else {
-            return false;
-        };
+    /// Converts and uploads the batches of work unit `unit` (number `index`), sending them
+    /// as they come while it is the unit's turn, else adding the unit to `waiting` when it is
+    /// decoded (the worker goes on with its next unit); units of `waiting` whose turn came are
+    /// sent meanwhile. `false` when the worker should stop.
+    fn convert_unit(
+        &mut self,
+        index: usize,
+        unit: &Unit,
+        waiting: &mut Waiting,
+        sender: &Sender<Decoded>,
+    ) -> bool {
         let read_ahead = self.read_ahead;
         let Some(conversion) = self.conversion.as_mut() else {
             return false;
         };
         let mut pending = Pending(Vec::new());
+        // Batches before a failure go first, in their turn.
+        let fail = |conversion: &mut WorkerConversion<'_>,
+                    waiting: &mut Waiting,
+                    pending: &mut Pending,
+                    e: IngestError| {
+            if conversion.send_all(read_ahead, waiting, sender)
+                && conversion.flush(read_ahead, index, pending, sender)
+            {
+                send(sender, Decoded::Failed(e));
+            }
+            false
+        };
+        let reader =
+            match self
+                .source
+                .row_range_reader(unit.group, unit.first, unit.rows, self.batch_size)
+            {
+                Ok(reader) => reader,
+                Err(e) => return fail(conversion, waiting, &mut pending, e),
+            };
         let mut first_row = unit.start;
         for item in reader {
             if self.cancel.is_cancelled() {
@@ -576,64 +677,25 @@ impl Worker<'_> {
             };
             match uploaded {
                 Ok(uploaded) => pending.0.push(uploaded),
-                Err(e) => {
-                    // Batches before the failure go first, in their turn.
-                    if conversion.flush(read_ahead, index, &mut pending, false, sender) {
-                        send(sender, Decoded::Failed(e));
-                    }
-                    return false;
-                }
+                Err(e) => return fail(conversion, waiting, &mut pending, e),
             }
-            match read_ahead.turn(index) {
-                Turn::Closed => return false,
-                Turn::Later => {}
-                Turn::Now => {
-                    if !conversion.flush(read_ahead, index, &mut pending, false, sender) {
-                        return false;
+            if !conversion.send_ready(read_ahead, waiting, sender) {
+                return false;
+            }
+            // This unit's turn comes only after every unit before it, `waiting`'s included.
+            if waiting.is_empty() {
+                match read_ahead.turn(index) {
+                    Turn::Closed => return false,
+                    Turn::Later => {}
+                    Turn::Now => {
+                        if !conversion.flush(read_ahead, index, &mut pending, sender) {
+                            return false;
+                        }
                     }
                 }
             }
         }
-        conversion.flush(read_ahead, index, &mut pending, true, sender)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{Unit, auto_parts, units};
-
-    #[test]
-    fn units_cut_row_groups_into_near_equal_parts() {
-        let unit = |group, first, rows, start| Unit {
-            group,
-            first,
-            rows,
-            start,
-        };
-        assert_eq!(
-            units(&[10, 0, 2], 3),
-            [
-                unit(0, 0, 3, 0),
-                unit(0, 3, 3, 3),
-                unit(0, 6, 4, 6),
-                unit(1, 0, 0, 10),
-                unit(2, 0, 1, 10),
-                unit(2, 1, 1, 11),
-            ]
-        );
-        assert_eq!(units(&[5, 7], 0), [unit(0, 0, 5, 0), unit(1, 0, 7, 5)]);
-        assert_eq!(units(&[u64::MAX], 2)[1].rows, u64::MAX - u64::MAX / 2);
-    }
-
-    #[test]
-    fn auto_parts_give_every_thread_a_unit() {
-        // flights-3m.parquet on the 16-core machine: 11 groups, 2 parts.
-        assert_eq!(auto_parts(16, 11), 2);
-        assert_eq!(auto_parts(11, 11), 1);
-        assert_eq!(auto_parts(8, 11), 1);
-        assert_eq!(auto_parts(16, 1), 16);
-        assert_eq!(auto_parts(17, 4), 5);
-        assert_eq!(auto_parts(16, 0), 1);
-        assert_eq!(auto_parts(1, 1), 1);
+        waiting.push_back((index, pending));
+        conversion.send_ready(read_ahead, waiting, sender)
     }
 }

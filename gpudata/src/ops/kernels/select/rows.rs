@@ -348,13 +348,8 @@ pub(crate) fn output_buffer_of(
             limit,
         });
     }
-    create_buffer(
-        planner.gpu(),
-        size,
-        usage | wgpu::BufferUsages::STORAGE,
-        op,
-    )
-    .map_err(|source| OpError::Gpu { op, source })
+    create_buffer(planner.gpu(), size, usage | wgpu::BufferUsages::STORAGE, op)
+        .map_err(|source| OpError::Gpu { op, source })
 }
 
 /// A 32-bit base for the uniform.
