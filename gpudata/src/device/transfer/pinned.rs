@@ -131,7 +131,11 @@ type SlotCopy = (usize, usize, usize);
 impl Job<'_> {
     /// Records and submits the copies (each slot to its piece's place in the buffer); marks each
     /// slot as used by the submission. The caller awaits what the error scopes caught.
-    fn submit(&self, slots: &mut Slots<'_>, copies: &[SlotCopy]) -> (wgpu::SubmissionIndex, Caught) {
+    fn submit(
+        &self,
+        slots: &mut Slots<'_>,
+        copies: &[SlotCopy],
+    ) -> (wgpu::SubmissionIndex, Caught) {
         let gpu = self.gpu;
         let bytes = copies.iter().map(|c| c.2 as u64).sum();
         let (submission, caught) = scoped(gpu, OPERATION, Some(bytes), || {
