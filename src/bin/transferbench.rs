@@ -12,12 +12,14 @@
 //! the suffix) run `<path>` with [`TransferConfig::host_dma`] on in
 //! [`HostDmaMode::ImportCallerPages`] (feature `host-dma`: the caller's pages imported with
 //! `VK_EXT_external_memory_host` and copied by the GPU's copy engine); `--dma-sweep` times them
-//! over piece sizes. Paths named `<path>_ring` (`write_rows_ring`, `bytes_into_ring`, ...) run
-//! `<path>` in [`HostDmaMode::PinnedStaging`]: through the device's pinned staging ring (slots
-//! and threads from `--chunk-mib`, `--budget-mib`, `--threads`; the first `_ring` path of the
-//! run makes the ring, so one geometry per run). `memcpy` times the ring's host copies alone at
-//! the same slot size and thread counts, `ring_dma` the copy engine alone between the ring and
-//! device memory (module `ring.rs`): what bounds a `_ring` path.
+//! over piece sizes. Paths named `<path>_ring` (`write_rows_ring`, `bytes_ring`, ...) run
+//! `<path>` in [`HostDmaMode::PinnedStaging`]: uploads through the device's pinned staging ring
+//! (slots and threads from `--chunk-mib`, `--budget-mib`, `--threads`; the first `_ring` path
+//! of the run makes the ring, so one geometry per run), readbacks staged as without host DMA
+//! (so a readback-only path such as `bytes_into_ring` measures the staged path). `memcpy` times
+//! the ring's host copies alone at the same slot size and thread count, `ring_dma` the copy
+//! engine alone from the ring into device memory (module `ring.rs`): what bounds a `_ring`
+//! upload.
 //!
 //! `--probe` prints the adapter's Vulkan memory types (and which ones wgpu's allocator picks for
 //! `MAP_WRITE` and `MAP_READ` staging), single-buffer mapped-memory copy rates by thread count

@@ -209,7 +209,9 @@ fn devices_and_handles_without_host_dma_stage_instead() {
     assert_eq!(round_trip(&device, &mut rng, (1 << 20) + 8, 0, 0), 0);
     let above = device.with_transfer_config(TransferConfig::new().host_dma(true));
     assert_eq!(round_trip(&above, &mut rng, 4096, 0, 0), 0);
-    assert_eq!(round_trip(&above, &mut rng, 1 << 20, 0, 0), 3);
+    // At the threshold the upload goes by DMA (through the ring, the default mode, whose
+    // readbacks are staged).
+    assert_eq!(round_trip(&above, &mut rng, 1 << 20, 0, 0), 1);
 }
 
 #[test]

@@ -53,7 +53,7 @@ struct GpuInner {
     /// The device's host-memory import functions, or why it has none (read on first use).
     #[cfg(feature = "host-dma")]
     dma: OnceLock<Result<crate::device::host_dma::DmaDevice, crate::device::HostDmaError>>,
-    /// The pinned staging ring (made by the first transfer that uses it; `None` when the
+    /// The pinned staging ring (made by the first upload that uses it; `None` when the
     /// memory could not be allocated or imported). Dropped with the device wrapper: its drop
     /// waits until wgpu has freed the import, then frees the host memory.
     #[cfg(feature = "host-dma")]
@@ -372,7 +372,7 @@ impl Gpu {
             .map_err(Clone::clone)
     }
 
-    /// The device's pinned staging ring: made by `make` on first use (the first transfer's
+    /// The device's pinned staging ring: made by `make` on first use (the first upload's
     /// configuration sets its size), kept with the device.
     #[cfg(feature = "host-dma")]
     pub(crate) fn pinned_ring(
@@ -382,8 +382,8 @@ impl Gpu {
         self.inner.ring.get_or_init(make).as_ref()
     }
 
-    /// The pinned staging ring's slot size and slot count, when a transfer has made it (an
-    /// engine report for the tests and benchmarks).
+    /// The pinned staging ring's slot size and slot count, once an upload (or
+    /// `probe_pinned_dma`) has made it (an engine report for the tests and benchmarks).
     #[doc(hidden)]
     #[must_use]
     pub fn pinned_staging(&self) -> Option<(u64, usize)> {

@@ -20,7 +20,7 @@ pub use host_dma::{HOST_DMA_EXTENSION, HostDmaError, HostDmaSupport};
 // Importing host memory without a copy: an engine part, for `transferbench --dma-sweep`.
 #[doc(hidden)]
 pub use host_dma::probe_import;
-// The copy engine's rate from and into the pinned staging ring alone: an engine part, for
+// The copy engine's rate from the pinned staging ring alone: an engine part, for
 // `transferbench`'s `ring_dma` path.
 pub(crate) use scope::error_scope;
 #[cfg(feature = "host-dma")]

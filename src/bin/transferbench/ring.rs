@@ -1,12 +1,12 @@
-//! The pinned staging ring's parts measured alone, to tell what bounds a `*_ring` path:
+//! The pinned staging ring's parts measured alone, to tell what bounds a `*_ring` upload (the
+//! ring moves uploads only: readbacks in its mode take the staged path, so both cases have an
+//! H2D column only):
 //!
-//! - `memcpy`: the host copies a ring transfer makes, without the GPU: the source's pieces (one
-//!   ring slot each) copied into a ring-sized buffer slot after slot (H2D column, on the
-//!   upload's threads), and out of it into a touched destination of the whole size (D2H
-//!   column, on the readback's threads), each thread taking every `threads`-th piece, as the
-//!   ring's tasks do (uploads in rounds of the ring's slots, the threads meeting between
-//!   rounds).
-//! - `ring_dma`: the copy engine alone between the device's ring (pinned host memory) and a
+//! - `memcpy`: the host copies a ring upload makes, without the GPU: the source's pieces (one
+//!   ring slot each) copied into a ring-sized buffer slot after slot on the upload's threads,
+//!   each thread taking every `threads`-th piece, as the ring's tasks do (in rounds of the
+//!   ring's slots, the threads meeting between rounds).
+//! - `ring_dma`: the copy engine alone from the device's ring (pinned host memory) into a
 //!   device buffer, slot after slot, no host copy (feature `host-dma`).
 //!
 //! A `*_ring` path near `memcpy` is bound by the host's copies; near `ring_dma`, by the bus.
@@ -46,11 +46,9 @@ fn copy_on_threads(threads: usize, pieces: Vec<(&mut [u8], &[u8])>) {
 /// The `memcpy` path (module docs).
 pub fn memcpy(gpu: &Gpu, size: u64, iters: u32) -> Row {
     let (slot, slots) = geometry(gpu);
-    let config = gpu.transfer_config();
-    let up_threads = config.threads_for(gpu.adapter_kind());
-    let down_threads = config.drain_threads_for(gpu.adapter_kind());
+    let up_threads = gpu.transfer_config().threads_for(gpu.adapter_kind());
     println!(
-        "memcpy: slots of {} KiB × {slots}, {up_threads} threads up, {down_threads} down",
+        "memcpy: slots of {} KiB × {slots}, {up_threads} threads",
         slot >> 10
     );
     let size = size as usize;
@@ -69,23 +67,9 @@ pub fn memcpy(gpu: &Gpu, size: u64, iters: u32) -> Row {
             }
         })
     });
-    let mut out = vec![1u8; size];
-    let down = measure(iters, size as u64, || {
-        timed(|| {
-            let pieces: Vec<(&mut [u8], &[u8])> = out
-                .chunks_mut(slot)
-                .zip(ring.chunks(slot).cycle())
-                .map(|(dst, src)| {
-                    let n = dst.len();
-                    (dst, &src[..n])
-                })
-                .collect();
-            copy_on_threads(down_threads, pieces);
-        })
-    });
     Row {
         up: Some(up),
-        down: Some(down),
+        down: None,
     }
 }
 
@@ -93,28 +77,26 @@ pub fn memcpy(gpu: &Gpu, size: u64, iters: u32) -> Row {
 pub fn ring_dma(gpu: &Gpu, size: u64, iters: u32) -> Row {
     let data = GpuData::zeroed(gpu, VertexFormat::Uint32, size / 4, DEFAULT_USAGE)
         .unwrap_or_else(|e| fail(e));
-    let copy = |upload: bool| {
+    let up = measure(iters, size, || {
         let t = Instant::now();
         #[cfg(feature = "host-dma")]
-        let ran = gpudata::device::probe_pinned_dma(gpu, data.buffer(), size, upload)
-            .unwrap_or_else(|e| fail(e));
+        let ran =
+            gpudata::device::probe_pinned_dma(gpu, data.buffer(), size).unwrap_or_else(|e| fail(e));
         #[cfg(not(feature = "host-dma"))]
         let ran = {
-            let _ = upload;
+            let _ = &data;
             false
         };
         if !ran {
             fail("ring_dma needs the `host-dma` feature and a device with host dma");
         }
         t.elapsed().as_secs_f64()
-    };
-    let up = measure(iters, size, || copy(true));
-    let down = measure(iters, size, || copy(false));
+    });
     if let Some((slot, slots)) = gpu.pinned_staging() {
         println!("ring_dma: slots of {} KiB × {slots}", slot >> 10);
     }
     Row {
         up: Some(up),
-        down: Some(down),
+        down: None,
     }
 }

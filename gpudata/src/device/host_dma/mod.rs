@@ -14,10 +14,11 @@
 //!   `minImportedHostPointerAlignment`), and [`Imported`], one host range imported and wrapped,
 //!   whose drop waits until wgpu has destroyed the buffer and freed the memory object.
 //! - `ring.rs`: [`PinnedRing`], the device's pinned staging ring: host memory gpudata allocates
-//!   and imports once (kept with the device, freed with it), cut into slots transfers check out
-//!   ([`Slots`]) and touch on the CPU only once the GPU is done with them.
-//! - `device/transfer/pinned.rs`: the transfers through the ring
-//!   ([`HostDmaMode::PinnedStaging`](crate::device::HostDmaMode::PinnedStaging), the default).
+//!   and imports once (kept with the device, freed with it), cut into slots uploads check out
+//!   ([`Slots`]) and write on the CPU only once the GPU is done with them.
+//! - `device/transfer/pinned.rs`: the uploads through the ring
+//!   ([`HostDmaMode::PinnedStaging`](crate::device::HostDmaMode::PinnedStaging), the default;
+//!   its readbacks are staged).
 //! - `device/transfer/dma.rs`: the transfers over imports of the caller's own pages
 //!   ([`HostDmaMode::ImportCallerPages`](crate::device::HostDmaMode::ImportCallerPages)), and
 //!   the entry of both modes, used by the byte uploads and readbacks when the handle's

@@ -1,6 +1,7 @@
 //! The pinned staging ring of one device: host memory gpudata allocates itself, imported once
 //! as one wgpu buffer ([`DmaDevice::import`]), cut into equal slots that transfers check out
-//! ([`PinnedRing::take`]), fill or drain on the CPU, and hand back.
+//! ([`PinnedRing::take`]), fill on the CPU, and hand back. Only uploads use it: readbacks under
+//! `HostDmaMode::PinnedStaging` take the staged path.
 //!
 //! Safety argument, in one place:
 //! - The host allocation outlives its import: [`PinnedRing`]'s drop drops the [`Imported`]
@@ -8,13 +9,11 @@
 //!   so no submission can still use it), and only then frees the allocation.
 //! - A slot is checked out by one transfer at a time (the free list is behind a mutex), so no
 //!   two transfers touch its bytes.
-//! - Each slot remembers the last submission that copied into or out of it
-//!   ([`Slots::set_pending`], kept when the slot goes back to the ring). The CPU touches a
-//!   slot's bytes only after that submission has finished ([`Slots::pending`]): an upload writes
-//!   a slot only once the copy that last read it is done, a readback reads a slot only after the
-//!   copy into it (and the barrier making it visible to the host) is done.
-//! - Imports use host-coherent memory types only, so host writes before a submission and
-//!   device writes made available to the host need no flush or invalidation.
+//! - Each slot remembers the last submission that copied out of it ([`Slots::set_pending`],
+//!   kept when the slot goes back to the ring). The CPU writes a slot's bytes only after that
+//!   submission has finished ([`Slots::pending`]), so no copy still reading it sees them change.
+//! - Imports use host-coherent memory types only, so host writes before a submission need no
+//!   flush.
 
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::ptr::NonNull;
@@ -200,8 +199,8 @@ impl Slots<'_> {
         self.taken[i].pending = Some(submission);
     }
 
-    /// The last submission using held slot `i`, if it may not have finished: the CPU may read
-    /// and write the slot's bytes only once it has (then [`clear_pending`](Self::clear_pending)).
+    /// The last submission using held slot `i`, if it may not have finished: the CPU may write
+    /// the slot's bytes only once it has (then [`clear_pending`](Self::clear_pending)).
     pub(crate) fn pending(&self, i: usize) -> Option<wgpu::SubmissionIndex> {
         self.taken[i].pending.clone()
     }

@@ -87,12 +87,13 @@ pub struct TransferConfig {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum HostDmaMode {
-    /// Through a ring of pinned staging slots the device keeps: host memory gpudata allocates
-    /// and imports once per device (on the first transfer that uses it, bounded by the
-    /// handle's [budget](TransferConfig::budget_bytes)), so no transfer pays the driver's page
-    /// pinning. Worker threads copy the caller's bytes into free slots (uploads) or out of
-    /// filled ones (readbacks) while the GPU's copy engine moves the others between the slots
-    /// and the device buffer. Any host address qualifies. The default.
+    /// Uploads through a ring of pinned staging slots the device keeps: host memory gpudata
+    /// allocates and imports once per device (on the first upload that uses it, bounded by the
+    /// handle's [budget](TransferConfig::budget_bytes)), so no upload pays the driver's page
+    /// pinning. Worker threads copy the caller's bytes into free slots while the GPU's copy
+    /// engine moves the others into the device buffer. Any host address qualifies. Readbacks
+    /// take the staged path: through the ring they never beat it on the hosts measured (the
+    /// GPU's copies into pinned memory are the limit). The default.
     #[default]
     PinnedStaging,
     /// Straight from and into the caller's pages: the pages enclosing the range are imported
@@ -156,19 +157,19 @@ impl TransferConfig {
 
     /// Moves byte uploads (`GpuData::from_bytes`, `write_rows` and `write_bytes` of rows whose
     /// host layout is their GPU layout) and readbacks into memory the caller owns
-    /// (`read_bytes_into`, zero-copy `read_rows_into`, Arrow buffers) by DMA straight from and
-    /// into the caller's pages when `on`, the device [can](crate::Gpu::host_dma) (feature
+    /// (`read_bytes_into`, zero-copy `read_rows_into`, Arrow buffers) by host DMA when `on`,
+    /// the device [can](crate::Gpu::host_dma) (feature
     /// `host-dma`, a Vulkan device with `VK_EXT_external_memory_host`) and the range qualifies:
     /// at least [`host_dma_min_bytes`](Self::host_dma_min_bytes), at a 4-byte-aligned buffer
     /// offset. [`host_dma_mode`](Self::host_dma_mode) says how: by default
-    /// ([`HostDmaMode::PinnedStaging`]) through a ring of host memory the device imports once
-    /// (at most the budget; any host address qualifies); with
-    /// [`HostDmaMode::ImportCallerPages`] the pages enclosing the caller's range are imported
-    /// for the transfer's duration (its first byte 4-byte aligned; any allocation qualifies,
-    /// Arrow's 64-byte-aligned buffers included) and the call returns once the GPU is done with
-    /// them. The last 1–3 bytes of a length that is not a multiple of 4, ranges or parts the
-    /// driver refuses to import, and transfers that find every slot of the ring held by other
-    /// transfers take the staged path. Off by default.
+    /// ([`HostDmaMode::PinnedStaging`]) uploads go through a ring of host memory the device
+    /// imports once (at most the budget; any host address qualifies) and readbacks are staged;
+    /// with [`HostDmaMode::ImportCallerPages`] the pages enclosing the caller's range are
+    /// imported for the transfer's duration, both ways (its first byte 4-byte aligned; any
+    /// allocation qualifies, Arrow's 64-byte-aligned buffers included) and the call returns once
+    /// the GPU is done with them. The last 1–3 bytes of a length that is not a multiple of 4,
+    /// ranges or parts the driver refuses to import, and uploads that find every slot of the
+    /// ring held by other uploads take the staged path. Off by default.
     #[must_use]
     pub fn host_dma(mut self, on: bool) -> TransferConfig {
         self.host_dma = on;
@@ -211,7 +212,7 @@ impl TransferConfig {
     }
 
     /// The pinned staging ring a device makes for [`HostDmaMode::PinnedStaging`] when this
-    /// configuration's transfer is its first user, on an adapter of `kind`: `(slot bytes,
+    /// configuration's upload is its first user, on an adapter of `kind`: `(slot bytes,
     /// slots)`. A slot is a chunk of [`plan`](Self::plan)'s rule (the configured chunk size, else
     /// the budget split into two chunks per thread, at most 16 MiB) and at most half the budget;
     /// as many slots as the budget holds, at least 2 and at most 4 per thread.

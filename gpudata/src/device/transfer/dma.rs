@@ -1,8 +1,9 @@
 //! Transfers by host DMA (feature `host-dma`): which ranges qualify ([`write()`] and [`read()`],
-//! the entry of both [`HostDmaMode`]s; `pinned.rs` moves them through the device's pinned
-//! staging ring), and the import mode: the caller's pages imported piece by piece
-//! (`device/host_dma`) and copied straight into or out of the device buffer with
-//! `copy_buffer_to_buffer`.
+//! the entry of both [`HostDmaMode`]s; `pinned.rs` moves uploads through the device's pinned
+//! staging ring, while readbacks in that mode are left whole to the staged path, which the
+//! ring's readbacks never beat on the hosts measured), and the import mode: the caller's pages
+//! imported piece by piece (`device/host_dma`) and copied straight into or out of the device
+//! buffer with `copy_buffer_to_buffer`.
 //!
 //! Importing a piece costs the driver pinning its pages, so blocking transfers import on the
 //! workers of the handle's [`TransferConfig`](crate::device::TransferConfig) (pieces dealt
@@ -62,7 +63,10 @@ pub(crate) async fn write(
 
 /// Reads `out.len()` bytes of `buffer` from `offset` into `out` by DMA when the handle's
 /// configuration, the device and the range allow; returns, once the bytes are in `out`, the
-/// ranges of `out` left to stage, or `None` when the range does not qualify.
+/// ranges of `out` left to stage, or `None` when the range does not qualify. Only
+/// [`HostDmaMode::ImportCallerPages`] reads by DMA: under [`HostDmaMode::PinnedStaging`] every
+/// readback is `None`, staged whole by the caller (measured on three H100 hosts, the ring's
+/// readbacks never beat the staged path: BENCHMARKS.md, session 12).
 pub(crate) async fn read(
     gpu: &Gpu,
     buffer: &wgpu::Buffer,
@@ -70,11 +74,10 @@ pub(crate) async fn read(
     out: &mut [u8],
     mode: WaitMode,
 ) -> Result<Option<Rest>, GpuError> {
-    if !qualifies(gpu, buffer, offset, out.len()) {
+    if gpu.transfer_config().dma_mode() == HostDmaMode::PinnedStaging
+        || !qualifies(gpu, buffer, offset, out.len())
+    {
         return Ok(None);
-    }
-    if gpu.transfer_config().dma_mode() == HostDmaMode::PinnedStaging {
-        return super::pinned::read(gpu, buffer, offset, out, mode).await;
     }
     let host = (out.as_mut_ptr() as usize, out.len());
     let Some(job) = Job::new(gpu, buffer, offset, host, TransferDirection::Readback, mode) else {

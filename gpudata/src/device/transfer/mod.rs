@@ -3,9 +3,9 @@
 //! ([`read_range`], [`read_into`]), both in bounded chunks on the workers of a
 //! [`TransferConfig`] under one staging budget shared by the process, and waiting for submissions and mappings, blocking or async ([`WaitMode`]).
 //! With feature `host-dma` and [`TransferConfig::host_dma`] on, [`write_bytes`], [`read_into`]
-//! and [`read_range`] first try `dma.rs`: by default through the device's pinned staging ring
-//! (`pinned.rs`), or with the caller's pages imported and copied by the GPU
-//! ([`HostDmaMode`]); the ranges they leave are staged as before.
+//! and [`read_range`] first try `dma.rs`: by default uploads through the device's pinned
+//! staging ring (`pinned.rs`) and readbacks staged, or both with the caller's pages imported
+//! and copied by the GPU ([`HostDmaMode`]); the ranges they leave are staged as before.
 
 mod budget;
 mod config;

@@ -281,9 +281,8 @@ impl Pipeline<'_> {
 }
 
 /// Copies `src` into `dst` (of the same length) in parts of at most [`DRAIN_PART_BYTES`],
-/// cut at the destination's multiples of it, spread over the current pool's threads (the
-/// pinned staging ring's readbacks drain this way too).
-pub(super) fn copy_in_parts(dst: &mut [u8], src: &[u8]) {
+/// cut at the destination's multiples of it, spread over the current pool's threads.
+fn copy_in_parts(dst: &mut [u8], src: &[u8]) {
     // Up to the destination's next multiple of the part size (a whole part when it starts on one).
     let first = DRAIN_PART_BYTES - dst.as_ptr() as usize % DRAIN_PART_BYTES;
     if dst.len() <= first {
