@@ -17,7 +17,8 @@
 //! table) with whole row groups on 1, 2, 4 and 8 threads and on one thread per row group (up to
 //! the cores), with the default options (all cores, each decoding one range of the file's rows
 //! where the file has an offset index), then on all cores with each row group decoded in 2, 4 and 8 parts
-//! (`ParquetOptions::row_group_parts`). `--batch-size` sets the ingest's decoded batch rows
+//! (`ParquetOptions::row_group_parts`), and with the default parts on half, three quarters and
+//! all but two of the cores. `--batch-size` sets the ingest's decoded batch rows
 //! (`ParquetOptions::batch_size`; default `DEFAULT_PARQUET_BATCH_ROWS`), `--only-ingest` runs
 //! arrow-rs's parallel read (the anchor) and the ingests only.
 
@@ -293,11 +294,18 @@ fn main() -> Result<()> {
     // Whole row groups on 1, 2, 4, 8 and one thread per row group; then the defaults (all
     // cores, row groups cut so that every core has a unit); then all cores with row groups cut
     // into 2, 4 and 8 parts (finer work units).
+    // Last, the default parts (one range of rows per thread) on fewer threads than cores.
+    let ranges: Vec<(usize, usize)> = [cores / 2, cores * 3 / 4, cores.saturating_sub(2)]
+        .into_iter()
+        .filter(|&t| t > 0 && t < cores)
+        .map(|t| (t, 0))
+        .collect();
     let runs = sweep
         .into_iter()
         .map(|t| (t, 1))
         .chain([(0, 0)])
-        .chain([2, 4, 8].map(|parts| (cores.max(1), parts)));
+        .chain([2, 4, 8].map(|parts| (cores.max(1), parts)))
+        .chain(ranges);
     for (t, parts) in runs {
         let parquet = ParquetOptions {
             threads: t,
@@ -320,12 +328,13 @@ fn main() -> Result<()> {
             ingested.table.destroy();
             Ok(rows)
         })?;
-        let label = match parts {
-            0 => format!(
+        let label = match (t, parts) {
+            (0, 0) => format!(
                 "gpudata ingest_parquet, auto, default threads and parts ({gpu_bytes} gpu bytes)"
             ),
-            1 => "gpudata ingest_parquet, auto, whole row groups".to_owned(),
-            n => format!("gpudata ingest_parquet, auto, row groups in {n} parts"),
+            (_, 0) => "gpudata ingest_parquet, auto, default parts".to_owned(),
+            (_, 1) => "gpudata ingest_parquet, auto, whole row groups".to_owned(),
+            (_, n) => format!("gpudata ingest_parquet, auto, row groups in {n} parts"),
         };
         row(&label, if t == 0 { cores } else { t }, measured);
     }

@@ -280,6 +280,7 @@ pub(crate) fn read_array<'d>(
 /// [`ArrowInteropError::MissingMetadata`] when a batch has no such Arrow column;
 /// [`ArrowInteropError::Data`], [`ArrowInteropError::Op`] and [`ArrowInteropError::Gpu`] from
 /// the maps' upload and the gathers (the batches' ids are then left as they were).
+#[cfg(feature = "parquet")]
 pub(crate) fn remap_category_ids(
     gpu: &Gpu,
     batches: &mut [(crate::table::GpuRecordBatch, Vec<super::convert::Remap>)],
@@ -346,6 +347,7 @@ pub(crate) fn remap_category_ids(
 
 /// The gathers of [`remap_category_ids`]: each column's ids through its range of `map`, run
 /// in one submission; the new columns, in `rewrites`' order.
+#[cfg(feature = "parquet")]
 fn plan_rewrites(
     gpu: &Gpu,
     batches: &[(crate::table::GpuRecordBatch, Vec<super::convert::Remap>)],

@@ -45,6 +45,7 @@ pub fn plan_gather(
 ///
 /// # Errors
 /// As [`gather`].
+#[cfg(feature = "parquet")]
 pub(crate) fn plan_gather_with_usage(
     gpu: &Gpu,
     ids: GpuDataView<'_>,

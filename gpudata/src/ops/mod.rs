@@ -164,8 +164,10 @@ pub use compact::{Compacted, compact, compact_data, plan_compact, prefix_sum};
 pub(crate) use compact::{IndexRows, compact_in_layout, compact_indices, prefix_sum_pieces};
 pub(crate) use extent::plan_extent_pieces;
 pub use extent::{extent, plan_extent};
+pub(crate) use gather::gather_pieces;
+#[cfg(feature = "parquet")]
+pub(crate) use gather::plan_gather_with_usage;
 pub use gather::{gather, plan_gather, segmented_map, sequence};
-pub(crate) use gather::{gather_pieces, plan_gather_with_usage};
 pub use mask::GpuMask;
 pub use predicate::{
     Comparand, Predicate, PredicateOf, between, equal, greater, less, mask, plan_mask,

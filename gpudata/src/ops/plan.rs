@@ -88,6 +88,7 @@ impl<T> OpPlan<T> {
     ///
     /// # Errors
     /// As [`run`](Self::run).
+    #[cfg(feature = "parquet")]
     pub(crate) fn run_together(gpu: &Gpu, plans: Vec<OpPlan<T>>) -> Result<Vec<T>, OpError> {
         let Some(first) = plans.first() else {
             return Ok(Vec::new());

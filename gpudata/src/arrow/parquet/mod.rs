@@ -22,7 +22,7 @@ use crate::device::Gpu;
 mod units;
 mod workers;
 
-use units::{auto_parts, balanced, round_robin};
+use units::{auto_parts, default_units, round_robin};
 use workers::{Decoded, Inbox, ReadAhead, Resolution, Worker, WorkerConversion};
 
 /// Closes the read-ahead budget when the consumer stops.
@@ -66,12 +66,14 @@ pub struct ParquetOptions {
     /// through a row selection (with the file's page index, where it has one, so a part
     /// decodes only its own pages, and the group's dictionary pages each time). `1`: whole
     /// row groups. `0` (the default): where the file has an offset index
-    /// ([`ParquetSource::has_offset_index`]), each thread decodes one near-equal range of the
-    /// file's rows (one work unit per row group the range meets) when the workers convert,
-    /// and under [`IngestOptions::batch_rows`] each group in `⌈threads / row groups⌉` parts
+    /// ([`ParquetSource::has_offset_index`]) and the workers convert, each thread decodes one
+    /// near-equal range of the file's rows (one work unit per row group the range meets), or
+    /// one whole row group when there are fewer groups than threads but at least two thirds as
+    /// many; under [`IngestOptions::batch_rows`], each group in `⌈threads / row groups⌉` parts
     /// when there are fewer groups than threads; without an offset index, whole row groups.
-    /// On flights-3m.parquet (11 row groups, 16 threads, an H100 host) the ranges took
-    /// 30.7–33.3 ms and 2 parts per group 36.6–42.7 ms (BENCHMARKS.md, session 13).
+    /// On flights-3m.parquet (11 row groups, 16 cores, H100 hosts) 11 whole groups on 11
+    /// threads took 5–10% less than 16 ranges, and 2 parts per group on 16 threads 10–25% more
+    /// (BENCHMARKS.md, session 13).
     pub row_group_parts: usize,
 }
 
@@ -396,8 +398,9 @@ pub fn ingest_parquet(
     // converts; otherwise each worker converts what it decodes (and uploads it at once).
     let convert_on_workers = options.batch_rows.is_none();
     let units = match parquet.row_group_parts {
-        // Nothing waits on the host for its turn when workers convert: each decodes one range.
-        0 if source.has_offset_index() && convert_on_workers => balanced(&group_rows, threads),
+        // Nothing waits on the host for its turn when workers convert: each decodes one range
+        // (or one whole row group).
+        0 if source.has_offset_index() && convert_on_workers => default_units(&group_rows, threads),
         0 if source.has_offset_index() => {
             round_robin(&group_rows, auto_parts(threads, group_rows.len()), threads)
         }

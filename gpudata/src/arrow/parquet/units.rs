@@ -58,6 +58,20 @@ pub(super) fn round_robin(group_rows: &[u64], parts: usize, threads: usize) -> V
     units
 }
 
+/// The default work units when the workers convert and the file has an offset index: whole
+/// row groups, one per thread, when there are fewer row groups than threads but at least two
+/// thirds as many (the threads left idle cost less than cutting groups, whose parts re-read
+/// their dictionary pages: on flights-3m.parquet, 11 groups on 11 of 16 threads took
+/// 5–10% less than 16 ranges on four H100 hosts); otherwise [`balanced`] ranges.
+pub(super) fn default_units(group_rows: &[u64], threads: usize) -> Vec<Unit> {
+    let groups = group_rows.len();
+    if groups < threads && groups.saturating_mul(3) >= threads.saturating_mul(2) {
+        round_robin(group_rows, 1, groups)
+    } else {
+        balanced(group_rows, threads)
+    }
+}
+
 /// The work units of `threads` near-equal ranges of the file's rows (worker `t` decodes rows
 /// `t·n/threads..(t+1)·n/threads` of the file's `n`), each range cut where it crosses a row
 /// group: every worker decodes as many rows (±1) in one unit per row group it touches, so none
@@ -99,7 +113,7 @@ pub(super) fn balanced(group_rows: &[u64], threads: usize) -> Vec<Unit> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Unit, auto_parts, balanced, round_robin};
+    use super::{Unit, auto_parts, balanced, default_units, round_robin};
 
     fn unit(group: usize, first: u64, rows: u64, start: u64, worker: usize) -> Unit {
         Unit {
@@ -171,6 +185,23 @@ mod tests {
             huge.iter().map(|u| u.worker).collect::<Vec<_>>(),
             [0, 1, 1, 2]
         );
+    }
+
+    #[test]
+    fn default_units_keep_groups_whole_when_most_threads_get_one() {
+        // flights-3m.parquet on 16 threads: 11 whole groups on 11 threads.
+        let flights = default_units(&[272_629; 11], 16);
+        assert_eq!(flights.len(), 11);
+        assert!(
+            flights
+                .iter()
+                .enumerate()
+                .all(|(i, u)| u.worker == i && u.first == 0)
+        );
+        // Fewer groups than two thirds of the threads, or more groups than threads: ranges.
+        assert_eq!(default_units(&[9, 9], 4), balanced(&[9, 9], 4));
+        assert_eq!(default_units(&[4, 0, 6], 2), balanced(&[4, 0, 6], 2));
+        assert_eq!(default_units(&[4, 6], 3).len(), 2);
     }
 
     #[test]

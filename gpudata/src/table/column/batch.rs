@@ -336,6 +336,7 @@ impl GpuRecordBatch {
     }
 
     /// The data of column `name`, to replace its buffer with one of the same format and rows.
+    #[cfg(feature = "parquet")]
     pub(crate) fn column_mut(&mut self, name: &str) -> Option<&mut GpuData> {
         self.columns
             .iter_mut()
