@@ -208,6 +208,64 @@ fn row_groups_decode_in_parallel_and_arrive_in_file_order() {
     std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
 }
 
+/// Category ids rewritten in runs (a device whose storage bindings hold 1024 ids: batches of
+/// 1500 rows take two) and a row group whose labels are all null (its worker's map is empty)
+/// come out as a one-thread host conversion gives them.
+#[test]
+fn category_ids_rewritten_in_runs_and_from_empty_maps_match_the_host() {
+    let small = support::limited_gpu("4 KiB storage bindings", |limits| {
+        limits.max_storage_buffer_binding_size = 4096;
+    });
+    let rows = 6_000_i64;
+    let dir = std::env::temp_dir().join(format!("gpudata-parquet-{}-runs", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("data.parquet");
+    let batch = RecordBatch::try_from_iter([(
+        "label",
+        Arc::new(StringArray::from_iter((0..rows).map(|i| {
+            (i >= 1_500 && i % 5 != 0).then(|| format!("l{}", (i * 7) % 23))
+        }))) as ArrayRef,
+    )])
+    .unwrap();
+    write(&path, &batch, 1_500);
+    let whole = read_with_arrow_rs(&path, None);
+    let mut plan = ConversionPlan::new(whole.schema(), Conversions::auto()).unwrap();
+    let converted = plan.convert(&whole).unwrap();
+    let host: Vec<u8> = converted
+        .column_by_name("label")
+        .unwrap()
+        .as_dictionary::<UInt32Type>()
+        .keys()
+        .values()
+        .iter()
+        .flat_map(|id| id.to_le_bytes())
+        .collect();
+    for threads in [1, 3] {
+        let parquet = ParquetOptions {
+            threads,
+            ..ParquetOptions::default()
+        };
+        let ingested = ingest(&small, &path, &parquet);
+        let ids = ingested
+            .table
+            .vector("label")
+            .unwrap()
+            .read_bytes(&small)
+            .unwrap();
+        assert!(
+            ids == host,
+            "threads {threads}: other category ids than a host conversion's"
+        );
+        assert_eq!(
+            read_joined(&small, &ingested.table),
+            whole,
+            "threads {threads}"
+        );
+        ingested.table.destroy();
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// Under `batch_rows` the consumer converts (it re-batches first): workers decode ahead within
 /// the read-ahead budget (one byte: one batch each at most), and the table is the file's, in
 /// order, in GPU batches of the asked rows, with the ids of a host conversion.

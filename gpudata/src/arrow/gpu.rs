@@ -271,15 +271,14 @@ pub(crate) fn read_array<'d>(
 /// Rewrites the category ids of `batches` (each uploaded with a worker's own ids, with the
 /// [`Remap`](super::convert::Remap)s of its category columns from
 /// [`WorkerConverter::remaps`](super::convert::WorkerConverter)) to the stream's: every map in
-/// one uploaded buffer, one gather per column through its map into a new buffer of the
-/// column's usages (an id outside the map, a null row's, becomes 0), all in one submission;
-/// each old buffer dropped, and the stream's labels set as each column's dictionary for
-/// readback.
+/// one buffer written at its creation, the ids rewritten in place through their map (an id
+/// outside it, a null row's, becomes 0), all in one submission; and the stream's labels set as
+/// each column's dictionary for readback.
 ///
 /// # Errors
 /// [`ArrowInteropError::MissingMetadata`] when a batch has no such Arrow column;
-/// [`ArrowInteropError::Data`], [`ArrowInteropError::Op`] and [`ArrowInteropError::Gpu`] from
-/// the maps' upload and the gathers (the batches' ids are then left as they were).
+/// [`ArrowInteropError::Gpu`] and [`ArrowInteropError::Op`] from the map's buffer and the
+/// rewrites (the ids are then left as they were).
 #[cfg(feature = "parquet")]
 pub(crate) fn remap_category_ids(
     gpu: &Gpu,
@@ -290,7 +289,7 @@ pub(crate) fn remap_category_ids(
     // map a range of the buffer, and its ids (`u32::MAX`) still fall outside it.
     const MAP_ALIGN: usize = 64;
     let mut maps: Vec<u32> = Vec::new();
-    // Per column to rewrite: its batch, name, map range and readback metadata.
+    // Per column to rewrite: its batch, name and map range.
     let mut rewrites = Vec::new();
     for (b, (batch, remaps)) in batches.iter_mut().enumerate() {
         for remap in remaps.drain(..) {
@@ -304,8 +303,8 @@ pub(crate) fn remap_category_ids(
                 dictionary: Some(remap.labels),
                 ..readback.clone()
             });
+            data.set_readback_metadata(Some(metadata));
             let Some(map) = remap.map else {
-                data.set_readback_metadata(Some(metadata));
                 continue;
             };
             let start = maps.len();
@@ -315,55 +314,33 @@ pub(crate) fn remap_category_ids(
             }
             let len = maps.len() - start;
             maps.resize(maps.len().next_multiple_of(MAP_ALIGN), 0);
-            rewrites.push((b, remap.column, start, len, metadata));
+            rewrites.push((b, remap.column, start, len));
         }
     }
     let Some((_, first, ..)) = rewrites.first() else {
         return Ok(());
     };
-    let descriptor = GpuDataDescriptor::new(crate::format::VertexFormat::Uint32, maps.len() as u64);
-    let map = GpuData::from_bytes(
+    let bytes: &[u8] = bytemuck::cast_slice(&maps);
+    let map = crate::device::buffers::create_filled_buffer(
         gpu,
-        bytemuck::cast_slice(&maps),
-        descriptor,
-        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        bytes.len() as u64,
+        wgpu::BufferUsages::STORAGE,
+        "category id maps",
+        |view| {
+            view.copy_from_slice(bytes);
+            Ok::<(), crate::device::GpuError>(())
+        },
     )
-    .map_err(|e| ArrowInteropError::data(first, e))?;
-    // The map and the worker's ids are dropped, not destroyed: wgpu frees them once the
-    // gathers are done, and `destroy` would take the device's resource lock for writing, which
-    // waits for every other thread's blocking poll (and stops their submissions meanwhile).
-    let remapped = plan_rewrites(gpu, batches, &rewrites, &map)?;
-    for (mut data, (b, column, .., metadata)) in remapped.into_iter().zip(rewrites) {
-        if let Some(old) = batches
-            .get_mut(b)
-            .and_then(|(batch, _)| batch.column_mut(&column))
-        {
-            data.set_readback_metadata(Some(metadata));
-            *old = data;
-        }
-    }
-    Ok(())
-}
-
-/// The gathers of [`remap_category_ids`]: each column's ids through its range of `map`, run
-/// in one submission; the new columns, in `rewrites`' order.
-#[cfg(feature = "parquet")]
-fn plan_rewrites(
-    gpu: &Gpu,
-    batches: &[(crate::table::GpuRecordBatch, Vec<super::convert::Remap>)],
-    rewrites: &[(usize, String, usize, usize, crate::data::ReadbackMetadata)],
-    map: &GpuData,
-) -> Result<Vec<GpuData>, ArrowInteropError> {
+    .map_err(|e| ArrowInteropError::gpu(first, e))?;
     let mut plans = Vec::with_capacity(rewrites.len());
-    for (b, column, start, len, _) in rewrites {
+    for (b, column, start, len) in &rewrites {
         let ids = batches
             .get(*b)
             .and_then(|(batch, _)| batch.column(column))
+            .and_then(GpuData::as_view)
             .ok_or(ArrowInteropError::MissingMetadata)?;
-        let usage = ids.buffer().usage();
-        let ids = ids.as_view().ok_or(ArrowInteropError::MissingMetadata)?;
         let range = GpuDataView::new(
-            map.buffer(),
+            &map,
             crate::format::VertexFormat::Uint32,
             *len as u64,
             *start as u64 * 4,
@@ -371,10 +348,13 @@ fn plan_rewrites(
         )
         .map_err(|e| ArrowInteropError::data(column, e))?
         .on_device(gpu);
-        let plan = ops::plan_gather_with_usage(gpu, ids, range, usage)
+        let plan = ops::plan_remap_in_place(gpu, ids, range)
             .map_err(|e| ArrowInteropError::op(column, e))?;
         plans.push(plan);
     }
-    let column = rewrites.first().map_or("", |r| r.1.as_str());
-    ops::OpPlan::run_together(gpu, plans).map_err(|e| ArrowInteropError::op(column, e))
+    // The map is dropped, not destroyed: wgpu frees it once the rewrites are done, and
+    // `destroy` would take the device's resource lock for writing, which waits for every
+    // other thread's blocking poll (and stops their submissions meanwhile).
+    ops::OpPlan::run_together(gpu, plans).map_err(|e| ArrowInteropError::op(first, e))?;
+    Ok(())
 }

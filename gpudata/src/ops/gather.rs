@@ -36,33 +36,6 @@ pub fn plan_gather(
     source: GpuDataView<'_>,
     config: &OpsConfig,
 ) -> Result<OpPlan<GpuData>, OpError> {
-    plan_gather_into(gpu, ids, source, config, None)
-}
-
-/// Plans [`gather`] into a new buffer of `usage` (plus `STORAGE`) instead of the operations'
-/// usages: for results that keep the usages their caller asked for (the category ids a
-/// Parquet ingest rewrites).
-///
-/// # Errors
-/// As [`gather`].
-#[cfg(feature = "parquet")]
-pub(crate) fn plan_gather_with_usage(
-    gpu: &Gpu,
-    ids: GpuDataView<'_>,
-    source: GpuDataView<'_>,
-    usage: wgpu::BufferUsages,
-) -> Result<OpPlan<GpuData>, OpError> {
-    plan_gather_into(gpu, ids, source, &OpsConfig::default(), Some(usage))
-}
-
-/// [`plan_gather`], its output of `usage` where given (else the operations' usages).
-fn plan_gather_into(
-    gpu: &Gpu,
-    ids: GpuDataView<'_>,
-    source: GpuDataView<'_>,
-    config: &OpsConfig,
-    usage: Option<wgpu::BufferUsages>,
-) -> Result<OpPlan<GpuData>, OpError> {
     const OP: &str = "gather";
     check_ids(OP, ids.format())?;
     rows::check_view(gpu, OP, 0, &ids)?;
@@ -82,10 +55,7 @@ fn plan_gather_into(
         .length()
         .checked_mul(row)
         .ok_or(OpError::Overflow { op: OP, input: 0 })?;
-    let output = match usage {
-        None => rows::output_buffer(&planner, OP, size)?,
-        Some(usage) => rows::output_buffer_of(&planner, OP, size, usage)?,
-    };
+    let output = rows::output_buffer(&planner, OP, size)?;
     let dispatches = if ids.length() == 0 {
         Vec::new()
     } else {
@@ -98,6 +68,48 @@ fn plan_gather_into(
         dispatches,
         ids.length() * (ids.format().byte_length() + 2 * row),
         data,
+    ))
+}
+
+/// Plans rewriting packed `uint32` `ids` in place through the packed `uint32` `map`: `ids[i] =
+/// map[ids[i]]`, an id outside the map 0 (the category ids a Parquet ingest's worker uploaded,
+/// made the stream's). The plan's output is nothing: the ids' buffer (with `STORAGE`) is
+/// written.
+///
+/// # Errors
+/// [`OpError::UnsupportedFormat`] for ids or a map of another format than `uint32`, packed;
+/// the input checks of every operation; [`OpError::TooLarge`] for a map larger than one
+/// binding.
+#[cfg(feature = "parquet")]
+pub(crate) fn plan_remap_in_place(
+    gpu: &Gpu,
+    ids: GpuDataView<'_>,
+    map: GpuDataView<'_>,
+) -> Result<OpPlan<()>, OpError> {
+    const OP: &str = "remap";
+    for (input, view) in [(0, &ids), (1, &map)] {
+        if view.format() != VertexFormat::Uint32 || view.byte_stride() != 4 {
+            return Err(OpError::UnsupportedFormat {
+                op: OP,
+                input,
+                format: view.format(),
+                expected: "packed uint32 ids",
+            });
+        }
+        rows::check_view(gpu, OP, input, view)?;
+    }
+    let planner = Planner::new(gpu, &OpsConfig::default());
+    let dispatches = if ids.length() == 0 {
+        Vec::new()
+    } else {
+        index::remap_in_place(&planner, OP, &ids, &map)?
+    };
+    Ok(OpPlan::from_dispatches(
+        gpu,
+        OP,
+        dispatches,
+        ids.length() * 12,
+        (),
     ))
 }
 

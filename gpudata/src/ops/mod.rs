@@ -166,7 +166,7 @@ pub(crate) use extent::plan_extent_pieces;
 pub use extent::{extent, plan_extent};
 pub(crate) use gather::gather_pieces;
 #[cfg(feature = "parquet")]
-pub(crate) use gather::plan_gather_with_usage;
+pub(crate) use gather::plan_remap_in_place;
 pub use gather::{gather, plan_gather, segmented_map, sequence};
 pub use mask::GpuMask;
 pub use predicate::{

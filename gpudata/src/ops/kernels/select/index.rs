@@ -207,6 +207,63 @@ fn gather_kernel(ids: &GpuDataView<'_>, source: &GpuDataView<'_>, copy: RowCopy)
     wgsl + &entry(&body)
 }
 
+/// Packed `uint32` ids rewritten in place through a packed `uint32` map: `ids[i] =
+/// map[ids[i]]`, an id outside the map 0 (a Parquet ingest's worker category ids made the
+/// stream's). One read-write binding of the ids (in runs where they exceed one binding), the
+/// map bound whole. Parameters: rows of the run, the ids' word base, the map's word base, the
+/// map's length.
+///
+/// # Errors
+/// [`OpError::TooLarge`] for a map larger than one binding; as [`rows::dispatch`].
+#[cfg(feature = "parquet")]
+pub(crate) fn remap_in_place(
+    planner: &Planner<'_>,
+    op: &'static str,
+    ids: &GpuDataView<'_>,
+    map: &GpuDataView<'_>,
+) -> Result<Vec<Dispatch>, OpError> {
+    let mut wgsl = rows::header(4);
+    wgsl += &rows::binding_decl(1, "ids", "u32", true);
+    wgsl += &rows::binding_decl(2, "map", "u32", false);
+    wgsl += &entry(
+        "    let at = param(1u) + row;\n\
+         \x20   let id = ids[at];\n\
+         \x20   var stream = 0u;\n\
+         \x20   if (id < param(3u)) { stream = map[param(2u) + id]; }\n\
+         \x20   ids[at] = stream;\n",
+    );
+    let limits = planner.device().limits();
+    let align = rows::alignment(&limits);
+    let (span, map_span) = (Span::of(ids), Span::of(map));
+    let mut dispatches = Vec::new();
+    for (first, n) in rows::runs(
+        op,
+        &limits,
+        ids.length(),
+        u64::from(WORKGROUP),
+        &[span],
+        &[],
+    )? {
+        let a = span.bind(op, first, n, align)?;
+        let m = map_span.bind(op, 0, map.length(), align)?;
+        let params = [
+            rows::base32(op, n)?,
+            rows::base32(op, a.base / 4)?,
+            rows::base32(op, m.base / 4)?,
+            rows::base32(op, map.length())?,
+        ];
+        dispatches.push(rows::dispatch(
+            planner,
+            op,
+            &wgsl,
+            &params,
+            &[a, m],
+            n.div_ceil(u64::from(WORKGROUP)),
+        )?);
+    }
+    Ok(dispatches)
+}
+
 /// `sequence`: `start + i × step` in wrapping 32-bit arithmetic, `length` rows into `output`.
 /// Parameters: rows of the run, the output's word base, the run's first value, the step.
 pub(crate) fn sequence(

@@ -304,10 +304,9 @@ pub(crate) fn dispatch(
     kernel.dispatch(planner, params, &bindings, workgroups)
 }
 
-/// A zeroed buffer of `size` bytes (at least 16, rounded up to whole words) for a kernel to
-/// write, with the usages of operation outputs (storage, copies both ways, vertex and index
-/// buffers), made by the device layer ([`create_buffer`](crate::device::buffers::create_buffer):
-/// checked size, error scope).
+/// A zeroed buffer of `size` bytes (at least 16, rounded up to whole words) for a kernel to write,
+/// with the usages of operation outputs (storage, copies both ways, vertex and index buffers), made by the device layer
+/// ([`create_buffer`](crate::device::buffers::create_buffer): checked size, error scope).
 ///
 /// # Errors
 /// [`OpError::TooLarge`] over `max_buffer_size`; [`OpError::Gpu`] when the device refuses it.
@@ -315,28 +314,6 @@ pub(crate) fn output_buffer(
     planner: &Planner<'_>,
     op: &'static str,
     size: u64,
-) -> Result<wgpu::Buffer, OpError> {
-    output_buffer_of(
-        planner,
-        op,
-        size,
-        wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST
-            | wgpu::BufferUsages::VERTEX
-            | wgpu::BufferUsages::INDEX,
-    )
-}
-
-/// [`output_buffer`] of `usage` (plus `STORAGE`, which the kernel writes through).
-///
-/// # Errors
-/// As [`output_buffer`].
-pub(crate) fn output_buffer_of(
-    planner: &Planner<'_>,
-    op: &'static str,
-    size: u64,
-    usage: wgpu::BufferUsages,
 ) -> Result<wgpu::Buffer, OpError> {
     let size = size.max(16).next_multiple_of(4);
     let limit = planner.device().limits().max_buffer_size;
@@ -348,8 +325,17 @@ pub(crate) fn output_buffer_of(
             limit,
         });
     }
-    create_buffer(planner.gpu(), size, usage | wgpu::BufferUsages::STORAGE, op)
-        .map_err(|source| OpError::Gpu { op, source })
+    create_buffer(
+        planner.gpu(),
+        size,
+        wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::VERTEX
+            | wgpu::BufferUsages::INDEX,
+        op,
+    )
+    .map_err(|source| OpError::Gpu { op, source })
 }
 
 /// A 32-bit base for the uniform.
