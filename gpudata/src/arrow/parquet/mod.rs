@@ -48,8 +48,8 @@ pub const DEFAULT_READ_AHEAD_BYTES: u64 = 256 << 20;
 pub struct ParquetOptions {
     /// The top-level columns to read, in file order (`None`: all of them).
     pub columns: Option<Vec<String>>,
-    /// Row groups decoded at once (`0`: the machine's available parallelism, at most the row
-    /// groups).
+    /// Decoding threads (`0`: the machine's available parallelism), at most one per work unit
+    /// ([`row_group_parts`](Self::row_group_parts) says how the file is cut into units).
     pub threads: usize,
     /// Rows per record batch the decoder produces (`0`: [`DEFAULT_PARQUET_BATCH_ROWS`]); each
     /// is one GPU batch unless [`IngestOptions::batch_rows`] re-batches.
