@@ -105,8 +105,8 @@ fn upload_batch(
 /// Returns the columns left out under [`BatchOptions::skip_unsupported`] too.
 ///
 /// # Errors
-/// As [`BatchSource::new`] and [`upload_source`](super::upload_source); [`ArrowInteropError::Table`] when the table
-/// layer refuses the batch.
+/// As [`BatchSource::new`] and [`upload_source`](super::upload_source);
+/// [`ArrowInteropError::Table`] when the table layer refuses the batch.
 pub fn record_batch_to_gpu(
     gpu: &Gpu,
     batch: &RecordBatch,
