@@ -529,8 +529,8 @@ impl Drop for Ready {
     }
 }
 
-/// One decoding worker: its work units of `source` (those naming it) decoded in `batch_size` rows (converted and uploaded when `conversion` is given), sent in order to the
-/// consumer.
+/// One decoding worker: its work units of `source` (those naming it) decoded in `batch_size`
+/// rows (converted and uploaded when `conversion` is given), sent in order to the consumer.
 pub(super) struct Worker<'a> {
     pub(super) source: &'a ParquetSource,
     pub(super) units: &'a [Unit],
