@@ -266,6 +266,41 @@ fn category_ids_rewritten_in_runs_and_from_empty_maps_match_the_host() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// A lost device fails a Parquet ingest on any number of threads with its typed error: no
+/// panic, and no worker left waiting for a turn that never comes.
+#[test]
+fn a_lost_device_fails_the_parquet_ingest_on_every_thread_count() {
+    let gpu = support::fresh_gpu();
+    let path = file("lost", 10_000, 1_500);
+    gpu.device().destroy();
+    for (threads, batch_rows) in [(1, None), (3, None), (8, None), (3, Some(1_000))] {
+        let options = IngestOptions {
+            batch_rows,
+            ..IngestOptions::default()
+        };
+        let parquet = ParquetOptions {
+            threads,
+            batch_size: 700,
+            ..ParquetOptions::default()
+        };
+        let e = ingest_parquet(&gpu, &path, &options, &parquet, |_| {}, &CancelToken::new())
+            .unwrap_err();
+        assert!(
+            matches!(
+                &e,
+                IngestError::Upload {
+                    source: gpudata::arrow::ArrowInteropError::Gpu {
+                        source: gpudata::GpuError::DeviceLost { .. },
+                        ..
+                    }
+                }
+            ),
+            "threads {threads}: {e:?}"
+        );
+    }
+    std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
+}
+
 /// Under `batch_rows` the consumer converts (it re-batches first): workers decode ahead within
 /// the read-ahead budget (one byte: one batch each at most), and the table is the file's, in
 /// order, in GPU batches of the asked rows, with the ids of a host conversion.
