@@ -327,7 +327,8 @@ pub(crate) fn remap_category_ids(
         wgpu::BufferUsages::STORAGE,
         "category id maps",
         |view| {
-            view.copy_from_slice(bytes);
+            // The allocation is `bytes` rounded up to a word: never shorter.
+            view.slice(..bytes.len()).copy_from_slice(bytes);
             Ok::<(), crate::device::GpuError>(())
         },
     )
