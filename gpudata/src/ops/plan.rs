@@ -69,16 +69,7 @@ impl<T> OpPlan<T> {
     /// when `gpu` is not the device the plan was made on, and
     /// [`GpuError::DeviceLost`](crate::GpuError::DeviceLost) when it is lost.
     pub fn run(self, gpu: &Gpu) -> Result<T, OpError> {
-        let op = self.op;
-        gpu.check_same_device(Some(&self.gpu), "submit the kernels")
-            .and_then(|()| gpu.check_lost("submit the kernels"))
-            .map_err(|source| OpError::Gpu { op, source })?;
-        if !self.dispatches.is_empty() {
-            submit(gpu, op, "submit the kernels", |encoder| {
-                record_pass(encoder, op, &self.dispatches);
-            })
-            .map_err(|source| OpError::Gpu { op, source })?;
-        }
+        submit_plans(gpu, &[&self])?;
         Ok(self.output)
     }
 
@@ -90,26 +81,7 @@ impl<T> OpPlan<T> {
     /// As [`run`](Self::run).
     #[cfg(feature = "parquet")]
     pub(crate) fn run_together(gpu: &Gpu, plans: Vec<OpPlan<T>>) -> Result<Vec<T>, OpError> {
-        let Some(first) = plans.first() else {
-            return Ok(Vec::new());
-        };
-        let op = first.op;
-        for plan in &plans {
-            gpu.check_same_device(Some(&plan.gpu), "submit the kernels")
-                .and_then(|()| gpu.check_lost("submit the kernels"))
-                .map_err(|source| OpError::Gpu {
-                    op: plan.op,
-                    source,
-                })?;
-        }
-        if plans.iter().any(|p| !p.dispatches.is_empty()) {
-            submit(gpu, op, "submit the kernels", |encoder| {
-                for plan in &plans {
-                    record_pass(encoder, plan.op, &plan.dispatches);
-                }
-            })
-            .map_err(|source| OpError::Gpu { op, source })?;
-        }
+        submit_plans(gpu, &plans.iter().collect::<Vec<_>>())?;
         Ok(plans.into_iter().map(|p| p.output).collect())
     }
 
@@ -165,4 +137,31 @@ impl<T: std::fmt::Debug> std::fmt::Debug for OpPlan<T> {
             .field("output", &self.output)
             .finish()
     }
+}
+
+/// Checks that every plan was made on `gpu`'s device and that it is not lost, then records
+/// their dispatches, in order, into one submission (none when no plan has any): the one way
+/// [`OpPlan::run`] and [`OpPlan::run_together`] submit.
+fn submit_plans<T>(gpu: &Gpu, plans: &[&OpPlan<T>]) -> Result<(), OpError> {
+    let Some(first) = plans.first() else {
+        return Ok(());
+    };
+    for plan in plans {
+        gpu.check_same_device(Some(&plan.gpu), "submit the kernels")
+            .and_then(|()| gpu.check_lost("submit the kernels"))
+            .map_err(|source| OpError::Gpu {
+                op: plan.op,
+                source,
+            })?;
+    }
+    if plans.iter().all(|p| p.dispatches.is_empty()) {
+        return Ok(());
+    }
+    let op = first.op;
+    submit(gpu, op, "submit the kernels", |encoder| {
+        for plan in plans {
+            record_pass(encoder, plan.op, &plan.dispatches);
+        }
+    })
+    .map_err(|source| OpError::Gpu { op, source })
 }
