@@ -93,6 +93,21 @@ fn read_joined(gpu: &Gpu, table: &GpuTable) -> RecordBatch {
     arrow_select::concat::concat_batches(&back[0].schema(), &back).unwrap()
 }
 
+/// The `label` column's category ids a one-thread host conversion of `whole` gives (null rows
+/// 0), as little-endian bytes, and its null rows.
+fn host_label_ids(whole: &RecordBatch) -> (Vec<u8>, usize) {
+    let mut plan = ConversionPlan::new(whole.schema(), Conversions::auto()).unwrap();
+    let converted = plan.convert(whole).unwrap();
+    let ids = converted.column_by_name("label").unwrap();
+    let keys = ids.as_dictionary::<UInt32Type>().keys();
+    let bytes = keys
+        .values()
+        .iter()
+        .flat_map(|id| id.to_le_bytes())
+        .collect();
+    (bytes, keys.null_count())
+}
+
 #[test]
 fn row_groups_decode_in_parallel_and_arrive_in_file_order() {
     let gpu = support::gpu();
@@ -101,18 +116,8 @@ fn row_groups_decode_in_parallel_and_arrive_in_file_order() {
     assert_eq!((source.num_rows(), source.num_row_groups()), (10_000, 7));
     // The category ids a one-thread host conversion of the whole file gives (null rows 0):
     // workers upload their batches with ids of their own and rewrite them on the GPU.
-    let host_ids: Vec<u8> = {
-        let whole = read_with_arrow_rs(&path, None);
-        let mut plan = ConversionPlan::new(whole.schema(), Conversions::auto()).unwrap();
-        let converted = plan.convert(&whole).unwrap();
-        let ids = converted.column_by_name("label").unwrap();
-        let keys = ids.as_dictionary::<UInt32Type>().keys();
-        assert!(keys.null_count() > 0, "the file has null labels");
-        keys.values()
-            .iter()
-            .flat_map(|id| id.to_le_bytes())
-            .collect()
-    };
+    let (host_ids, null_labels) = host_label_ids(&read_with_arrow_rs(&path, None));
+    assert!(null_labels > 0, "the file has null labels");
     let mut one_thread = None;
     // A read-ahead budget of one byte changes nothing when the workers convert (they upload
     // each batch at once and hold none on the host): the file still arrives whole and in
@@ -229,17 +234,7 @@ fn category_ids_rewritten_in_runs_and_from_empty_maps_match_the_host() {
     .unwrap();
     write(&path, &batch, 1_500);
     let whole = read_with_arrow_rs(&path, None);
-    let mut plan = ConversionPlan::new(whole.schema(), Conversions::auto()).unwrap();
-    let converted = plan.convert(&whole).unwrap();
-    let host: Vec<u8> = converted
-        .column_by_name("label")
-        .unwrap()
-        .as_dictionary::<UInt32Type>()
-        .keys()
-        .values()
-        .iter()
-        .flat_map(|id| id.to_le_bytes())
-        .collect();
+    let (host, _) = host_label_ids(&whole);
     for threads in [1, 3] {
         let parquet = ParquetOptions {
             threads,

@@ -1,5 +1,6 @@
 //! `gather`, `sequence` and `segmented_map` (luma.gl's operations of the same names): rows at
-//! indices, generated indices, and each vertex's segment.
+//! indices, generated indices, and each vertex's segment; and, for the Parquet ingest, ids
+//! rewritten in place through a map (`plan_remap_in_place`).
 
 use crate::data::{GpuData, GpuDataView};
 use crate::device::Gpu;

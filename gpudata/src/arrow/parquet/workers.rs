@@ -645,6 +645,7 @@ impl Worker<'_> {
             }
             false
         };
+        // Not `reader`, which sends its failure at once: here it goes after the units waiting.
         let reader =
             match self
                 .source
