@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo build --release --bin ingestbench --features parquet
-//! target/release/ingestbench [--iters N] [--batch-size ROWS] [--only-ingest] FILE.parquet
+//! target/release/ingestbench [--iters N] [--batch-size ROWS] [--upload-threads N] [--only-ingest] FILE.parquet
 //! ```
 //!
 //! Each case runs once to warm up, then `N` times (default 5); the table gives the median.
@@ -19,7 +19,9 @@
 //! where the file has an offset index), then on all cores with each row group decoded in 2, 4 and 8 parts
 //! (`ParquetOptions::row_group_parts`), and with the default parts on half, three quarters and
 //! all but two of the cores. `--batch-size` sets the ingest's decoded batch rows
-//! (`ParquetOptions::batch_size`; default `DEFAULT_PARQUET_BATCH_ROWS`), `--only-ingest` runs
+//! (`ParquetOptions::batch_size`; default `DEFAULT_PARQUET_BATCH_ROWS`), `--upload-threads` the
+//! threads that upload for the decoding workers (`ParquetOptions::upload_threads`; default: the
+//! cores the workers leave), `--only-ingest` runs
 //! arrow-rs's parallel read (the anchor) and the ingests only.
 
 use std::fs::File;
@@ -229,6 +231,7 @@ fn main() -> Result<()> {
     let mut path = None;
     let mut batch_size = 0;
     let mut only_ingest = false;
+    let mut upload_threads = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--iters" => iters = args.next().ok_or("--iters needs a value")?.parse()?,
@@ -236,11 +239,15 @@ fn main() -> Result<()> {
                 batch_size = args.next().ok_or("--batch-size needs a value")?.parse()?;
             }
             "--only-ingest" => only_ingest = true,
+            "--upload-threads" => {
+                let n = args.next().ok_or("--upload-threads needs a value")?;
+                upload_threads = Some(n.parse()?);
+            }
             _ => path = Some(PathBuf::from(arg)),
         }
     }
     let path = path
-        .ok_or("usage: ingestbench [--iters N] [--batch-size ROWS] [--only-ingest] FILE.parquet")?;
+        .ok_or("usage: ingestbench [--iters N] [--batch-size ROWS] [--upload-threads N] [--only-ingest] FILE.parquet")?;
     let file_bytes = std::fs::metadata(&path)?.len();
     let groups = ParquetRecordBatchReaderBuilder::try_new(File::open(&path)?)?
         .metadata()
@@ -311,6 +318,7 @@ fn main() -> Result<()> {
             threads: t,
             row_group_parts: parts,
             batch_size,
+            upload_threads,
             ..ParquetOptions::default()
         };
         let mut gpu_bytes = 0;

@@ -128,20 +128,23 @@ fn row_groups_decode_in_parallel_and_arrive_in_file_order() {
     // the file's rows, cut where it crosses a row group (3 threads read rows 0..3333,
     // 3333..6666, 6666..10000), or, with fewer groups than threads but at least two thirds
     // as many, one whole group (8 threads: 7 of them).
-    for (threads, read_ahead_bytes, parts) in [
-        (1, 0, 0),
-        (3, 0, 0),
-        (8, 0, 1),
-        (3, 1, 0),
-        (4, 0, 3),
-        (2, 1, 3),
-        (8, 0, 0),
+    // Upload threads (`Some(n)`; `None`: the cores the workers leave) upload the converted
+    // batches while the workers decode on: the same table.
+    for (threads, read_ahead_bytes, parts, upload_threads) in [
+        (1, 0, 0, None),
+        (3, 0, 0, Some(2)),
+        (8, 0, 1, None),
+        (3, 1, 0, Some(0)),
+        (4, 0, 3, Some(1)),
+        (2, 1, 3, None),
+        (8, 0, 0, Some(3)),
     ] {
         let parquet = ParquetOptions {
             threads,
             batch_size: 700,
             read_ahead_bytes,
             row_group_parts: parts,
+            upload_threads,
             ..ParquetOptions::default()
         };
         let ingested = ingest(&gpu, &path, &parquet);
@@ -235,9 +238,10 @@ fn category_ids_rewritten_in_runs_and_from_empty_maps_match_the_host() {
     write(&path, &batch, 1_500);
     let whole = read_with_arrow_rs(&path, None);
     let (host, _) = host_label_ids(&whole);
-    for threads in [1, 3] {
+    for (threads, upload_threads) in [(1, None), (3, Some(0)), (3, Some(2))] {
         let parquet = ParquetOptions {
             threads,
+            upload_threads,
             ..ParquetOptions::default()
         };
         let ingested = ingest(&small, &path, &parquet);
@@ -268,7 +272,14 @@ fn a_lost_device_fails_the_parquet_ingest_on_every_thread_count() {
     let gpu = support::fresh_gpu();
     let path = file("lost", 10_000, 1_500);
     gpu.device().destroy();
-    for (threads, batch_rows) in [(1, None), (3, None), (8, None), (3, Some(1_000))] {
+    // With and without upload threads (`Some(0)`: the workers upload).
+    for (threads, batch_rows, upload_threads) in [
+        (1, None, Some(0)),
+        (1, None, Some(1)),
+        (3, None, Some(2)),
+        (8, None, Some(0)),
+        (3, Some(1_000), None),
+    ] {
         let options = IngestOptions {
             batch_rows,
             ..IngestOptions::default()
@@ -276,6 +287,7 @@ fn a_lost_device_fails_the_parquet_ingest_on_every_thread_count() {
         let parquet = ParquetOptions {
             threads,
             batch_size: 700,
+            upload_threads,
             ..ParquetOptions::default()
         };
         let e = ingest_parquet(&gpu, &path, &options, &parquet, |_| {}, &CancelToken::new())
@@ -390,27 +402,35 @@ fn cancelling_a_parquet_ingest_leaves_nothing() {
     let gpu = support::limited_gpu("parquet cancel", |_| {});
     let path = file("cancel", 20_000, 2_000);
     let before = support::allocated_bytes(&gpu);
-    let cancel = CancelToken::new();
-    let parquet = ParquetOptions {
-        threads: 2,
-        batch_size: 1_000,
-        ..ParquetOptions::default()
-    };
-    let e = ingest_parquet(
-        &gpu,
-        &path,
-        &IngestOptions::default(),
-        &parquet,
-        |p| {
-            if p.rows >= 5_000 {
-                cancel.cancel()
-            }
-        },
-        &cancel,
-    )
-    .unwrap_err();
-    assert!(matches!(e, IngestError::Cancelled { rows: 5_000 }), "{e:?}");
-    support::assert_nothing_left(&gpu, before, "the cancelled ingest");
+    // The workers uploading, and two upload threads uploading for them (cancelled with
+    // batches queued or uploading).
+    for upload_threads in [Some(0), Some(2)] {
+        let cancel = CancelToken::new();
+        let parquet = ParquetOptions {
+            threads: 2,
+            batch_size: 1_000,
+            upload_threads,
+            ..ParquetOptions::default()
+        };
+        let e = ingest_parquet(
+            &gpu,
+            &path,
+            &IngestOptions::default(),
+            &parquet,
+            |p| {
+                if p.rows >= 5_000 {
+                    cancel.cancel()
+                }
+            },
+            &cancel,
+        )
+        .unwrap_err();
+        assert!(
+            matches!(e, IngestError::Cancelled { rows: 5_000 }),
+            "upload threads {upload_threads:?}: {e:?}"
+        );
+        support::assert_nothing_left(&gpu, before, "the cancelled ingest");
+    }
     std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
 }
 

@@ -20,6 +20,7 @@ use super::stream::{
 use crate::device::Gpu;
 
 mod units;
+mod uploads;
 mod workers;
 
 use units::{auto_parts, default_units, round_robin};
@@ -75,6 +76,12 @@ pub struct ParquetOptions {
     /// threads took 5–10% less than 16 ranges, and 2 parts per group on 16 threads 10–25% more
     /// (BENCHMARKS.md, session 13).
     pub row_group_parts: usize,
+    /// Threads that upload the batches the decoding workers convert, so that a worker goes on
+    /// decoding while its last batch is uploaded (`None`: the cores the decoding threads
+    /// leave, at most one per decoding thread; `Some(0)`: each worker uploads its own
+    /// batches). Not used under [`IngestOptions::batch_rows`], where the consuming thread
+    /// uploads.
+    pub upload_threads: Option<usize>,
 }
 
 /// An opened Parquet file: its metadata, Arrow schema and projection.
@@ -390,8 +397,9 @@ pub fn ingest_parquet(
         .collect();
     // The work units (whole row groups, or parts of them), with their first rows in the file
     // for the conversions' error messages.
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let threads = match parquet.threads {
-        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        0 => cores,
         n => n,
     };
     // Re-batching joins record batches before converting them: then the one consumer thread
@@ -416,7 +424,15 @@ pub fn ingest_parquet(
         n => n,
     };
     let read_ahead = ReadAhead::new(threads, budget, options.in_flight);
+    let uploaders = match convert_on_workers {
+        true => uploads::upload_threads(parquet.upload_threads, threads, cores),
+        false => 0,
+    };
+    let (jobs, queued) = uploads::queue(uploaders);
     let outcome = std::thread::scope(|scope| {
+        for _ in 0..uploaders {
+            scope.spawn(|| uploads::run(gpu, &queued, cancel));
+        }
         let mut receivers: Vec<Inbox> = Vec::with_capacity(threads);
         for worker in 0..threads {
             let (sender, receiver) = channel::<Decoded>();
@@ -437,11 +453,14 @@ pub fn ingest_parquet(
                     gpu,
                     usage: options.usage,
                     options: None,
+                    uploads: (uploaders > 0).then(|| jobs.clone()),
                     pacer: UploadPacer::default(),
                 }),
             };
             scope.spawn(move || job.run(worker, &sender));
         }
+        // The upload threads stop once every worker dropped its end of their queue.
+        drop(jobs);
         // Waiting workers return once the consumer stops, however it stops.
         let _close = CloseOnDrop(&read_ahead);
         for unit in 0..units.len() {

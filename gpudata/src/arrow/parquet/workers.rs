@@ -3,20 +3,22 @@
 //! the worker that decodes it) and uploads each batch at once with category ids of its own;
 //! when its unit's turn comes (units in file order, one at a time) it merges the batches'
 //! labels into the stream's dictionaries and rewrites their ids to the stream's on the GPU,
-//! all on its own thread. Uploaded batches of units whose turn has not come wait on their
-//! worker, which goes on with its next unit; the host holds none of their rows. A worker's
+//! all on its own thread. Where the workers leave cores free, upload threads upload the
+//! converted batches while the workers go on decoding (`uploads.rs`). Uploaded batches of
+//! units whose turn has not come wait on their worker, which goes on with its next unit; the
+//! host holds none of their rows. A worker's
 //! units that follow one another in file order (its range of the file) are merged one after
 //! the other, passing the turn on at once, and then rewritten in one submission.
 
-use std::sync::mpsc::{Receiver, SendError, Sender};
-use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
+use std::sync::mpsc::{Receiver, SendError, Sender, SyncSender};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 
 use arrow_array::RecordBatch;
 
 use super::ParquetSource;
 use crate::arrow::BatchOptions;
 use crate::arrow::convert::{
-    Accounting, ConversionPlan, Converted, LocalIds, StreamCategories, WorkerConverter,
+    Accounting, ConversionPlan, Converted, LocalIds, Remap, StreamCategories, WorkerConverter,
 };
 use crate::arrow::gpu::remap_category_ids;
 use crate::arrow::stream::{CancelToken, IngestError, UploadPacer, upload_converted};
@@ -24,6 +26,7 @@ use crate::device::Gpu;
 use crate::table::GpuRecordBatch;
 
 use super::units::Unit;
+use super::uploads::{Job, Ticket};
 
 /// What a decoding worker sends: a batch as decoded (when the builder re-batches) with the
 /// bytes it holds, a batch converted and uploaded, a failure, or the end of a work unit.
@@ -71,17 +74,10 @@ enum Turn {
     Closed,
 }
 
-/// Batches of a work unit a worker uploaded with its own category ids, waiting for the unit's
-/// turn; those not sent when the worker stops are destroyed.
-struct Pending(Vec<(GpuRecordBatch, LocalIds)>);
-
-impl Drop for Pending {
-    fn drop(&mut self) {
-        for (batch, _) in self.0.drain(..) {
-            batch.destroy();
-        }
-    }
-}
+/// Batches of a work unit a worker uploaded (or handed to an upload thread) with its own
+/// category ids, waiting for the unit's turn; those not sent when the worker stops are
+/// destroyed with their tickets.
+struct Pending(Vec<(Ticket, LocalIds)>);
 
 /// A worker's decoded units whose turn has not come, in file order, with their batches.
 type Waiting = std::collections::VecDeque<(usize, Pending)>;
@@ -258,7 +254,10 @@ pub(super) struct WorkerConversion<'a> {
     /// The ingest's buffer usages.
     pub(super) usage: Option<wgpu::BufferUsages>,
     /// The upload options, once the plan is resolved.
-    pub(super) options: Option<BatchOptions>,
+    pub(super) options: Option<Arc<BatchOptions>>,
+    /// The upload threads' queue, where there are upload threads; otherwise the worker
+    /// uploads, paced by `pacer`.
+    pub(super) uploads: Option<SyncSender<Job>>,
     pub(super) pacer: UploadPacer,
 }
 
@@ -309,7 +308,7 @@ impl WorkerConversion<'_> {
             if converter.has_categories() {
                 options.usage = Some(options.buffer_usage() | wgpu::BufferUsages::STORAGE);
             }
-            self.options = Some(options);
+            self.options = Some(Arc::new(options));
             self.converter = Some(converter);
         }
         let converter = self.converter.as_mut()?;
@@ -346,7 +345,8 @@ impl WorkerConversion<'_> {
     ) -> bool {
         while let Some((index, mut pending)) = waiting.pop_front() {
             let mut ready = Ready::default();
-            if !self.merge(read_ahead, index, &mut pending, true, &mut ready) {
+            let count = pending.0.len();
+            if !self.merge(read_ahead, index, &mut pending, count, true, &mut ready) {
                 return false;
             }
             ready.messages.push(Message::UnitDone);
@@ -376,7 +376,8 @@ impl WorkerConversion<'_> {
                     let Some((index, mut pending)) = waiting.pop_front() else {
                         return true;
                     };
-                    if !self.merge(read_ahead, index, &mut pending, true, ready) {
+                    let count = pending.0.len();
+                    if !self.merge(read_ahead, index, &mut pending, count, true, ready) {
                         return false;
                     }
                     ready.messages.push(Message::UnitDone);
@@ -386,9 +387,9 @@ impl WorkerConversion<'_> {
         true
     }
 
-    /// `converted` uploaded with this worker's own category ids, and what merging its labels
-    /// and rewriting its ids needs.
-    fn upload(&mut self, converted: Converted) -> Result<(GpuRecordBatch, LocalIds), IngestError> {
+    /// `converted` uploaded (or handed to an upload thread) with this worker's own category
+    /// ids, and what merging its labels and rewriting its ids needs.
+    fn upload(&mut self, converted: Converted) -> Result<(Ticket, LocalIds), IngestError> {
         let (Some(converter), Some(options)) = (&self.converter, &self.options) else {
             // `convert` made both before it returned a batch.
             return Err(IngestError::from(
@@ -399,30 +400,50 @@ impl WorkerConversion<'_> {
             ));
         };
         let (batch, local) = converter.local_ids(converted)?;
-        let uploaded = upload_converted(self.gpu, &batch, options, &mut self.pacer)?;
-        Ok((uploaded, local))
+        let ticket = match &self.uploads {
+            Some(jobs) => Ticket::queue(jobs, batch, options.clone()),
+            None => Ticket::done(Ok(upload_converted(
+                self.gpu,
+                &batch,
+                options,
+                &mut self.pacer,
+            )?)),
+        };
+        Ok((ticket, local))
     }
 
-    /// Merges the labels of `pending` (uploaded batches of work unit `unit`, in order) into
-    /// the stream's dictionaries when the unit's turn comes (passing the turn on when the unit
-    /// is `done`), adding each batch with its rewrites to `ready` (or, past a failed merge,
-    /// the failure; the batches after it stay in `pending`, destroyed with it). `false` when
-    /// the consumer stopped.
+    /// How many of a current unit's `pending` batches to send now: all of them when this
+    /// worker uploads, all but the newest when an upload thread may still be uploading it
+    /// (sending waits for each batch's upload).
+    fn sendable(&self, pending: &Pending) -> usize {
+        match self.uploads {
+            Some(_) => pending.0.len().saturating_sub(1),
+            None => pending.0.len(),
+        }
+    }
+
+    /// Merges the labels of the first `count` batches of `pending` (uploaded batches of work
+    /// unit `unit`, in order) into the stream's dictionaries when the unit's turn comes
+    /// (passing the turn on when the unit is `done`: then `count` is all of them), adding
+    /// each batch with its rewrites to `ready` (or, past a failed merge, the failure; the
+    /// batches after it stay in `pending`, destroyed with it). `false` when the consumer
+    /// stopped.
     fn merge(
         &mut self,
         read_ahead: &ReadAhead,
         unit: usize,
         pending: &mut Pending,
+        count: usize,
         done: bool,
         ready: &mut Ready,
     ) -> bool {
         let converter = &mut self.converter;
         let merged = read_ahead.merge(unit, done, |stream| {
-            let mut merged = Vec::with_capacity(pending.0.len());
+            let mut merged = Vec::with_capacity(count);
             let Some(converter) = converter.as_mut() else {
                 return merged;
             };
-            for (_, local) in &pending.0 {
+            for (_, local) in pending.0.iter().take(count) {
                 let result = converter.merge_labels(local, stream);
                 let failed = result.is_err();
                 merged.push(result);
@@ -438,46 +459,59 @@ impl WorkerConversion<'_> {
         let Some(converter) = &self.converter else {
             return true;
         };
-        for ((batch, local), merged) in pending.0.drain(..merged.len()).zip(merged) {
+        for ((ticket, local), merged) in pending.0.drain(..merged.len()).zip(merged) {
             match merged {
                 Ok(merged) => {
                     let (remaps, accounting) = converter.remaps(local, merged);
-                    ready.batches.push((batch, remaps));
+                    ready.batches.push((ticket, remaps));
                     ready.messages.push(Message::Batch(accounting));
                 }
-                Err(e) => {
-                    batch.destroy();
-                    ready.messages.push(Message::Failed(e.into()));
-                }
+                // Dropping the ticket destroys its batch.
+                Err(e) => ready.messages.push(Message::Failed(e.into())),
             }
         }
         true
     }
 
-    /// Merges `pending` (the current unit's batches so far) and sends them; `false` when the
-    /// worker should stop.
+    /// Merges the first `count` of `pending` (the current unit's batches so far) and sends
+    /// them; `false` when the worker should stop.
     fn flush(
         &mut self,
         read_ahead: &ReadAhead,
         unit: usize,
         pending: &mut Pending,
+        count: usize,
         sender: &Sender<Decoded>,
     ) -> bool {
+        if count == 0 {
+            return true;
+        }
         let mut ready = Ready::default();
-        self.merge(read_ahead, unit, pending, false, &mut ready) && self.send(ready, sender)
+        self.merge(read_ahead, unit, pending, count, false, &mut ready) && self.send(ready, sender)
     }
 
-    /// Rewrites the category ids of `ready`'s batches to the stream's (one submission), then
-    /// sends what it holds in order; `false` when the worker should stop (the consumer
-    /// stopped, or a failure was sent).
+    /// Waits for the uploads of `ready`'s batches, rewrites their category ids to the
+    /// stream's (one submission), then sends what it holds in order; `false` when the worker
+    /// should stop (the consumer stopped, the ingest was cancelled, or a failure was sent).
     fn send(&self, mut ready: Ready, sender: &Sender<Decoded>) -> bool {
-        let rewritten = remap_category_ids(self.gpu, &mut ready.batches);
-        if let Err(e) = rewritten {
-            // Dropping `ready` destroys its batches.
+        let mut uploaded = Uploads(Vec::with_capacity(ready.batches.len()));
+        for (ticket, remaps) in std::mem::take(&mut ready.batches) {
+            match ticket.redeem() {
+                Some(Ok(batch)) => uploaded.0.push((batch, remaps)),
+                // The batches merged before the failure go with it: the ingest fails.
+                Some(Err(e)) => {
+                    send(sender, Decoded::Failed(e));
+                    return false;
+                }
+                None => return false,
+            }
+        }
+        if let Err(e) = remap_category_ids(self.gpu, &mut uploaded.0) {
+            // Dropping `uploaded` destroys its batches.
             send(sender, Decoded::Failed(e.into()));
             return false;
         }
-        let mut batches = std::mem::take(&mut ready.batches).into_iter();
+        let mut batches = std::mem::take(&mut uploaded.0).into_iter();
         for message in std::mem::take(&mut ready.messages) {
             let message = match message {
                 Message::Batch(accounting) => match batches.next() {
@@ -503,8 +537,19 @@ impl WorkerConversion<'_> {
 /// `batches` in the order of their `Batch` messages), unit ends and a failure.
 #[derive(Default)]
 struct Ready {
-    batches: Vec<(GpuRecordBatch, Vec<crate::arrow::convert::Remap>)>,
+    batches: Vec<(Ticket, Vec<Remap>)>,
     messages: Vec<Message>,
+}
+
+/// [`Ready`]'s batches once uploaded; those not sent are destroyed.
+struct Uploads(Vec<(GpuRecordBatch, Vec<Remap>)>);
+
+impl Drop for Uploads {
+    fn drop(&mut self) {
+        for (batch, _) in self.0.drain(..) {
+            batch.destroy();
+        }
+    }
 }
 
 /// One message of [`Ready`].
@@ -518,14 +563,6 @@ enum Message {
 impl Ready {
     fn failed(&self) -> bool {
         matches!(self.messages.last(), Some(Message::Failed(_)))
-    }
-}
-
-impl Drop for Ready {
-    fn drop(&mut self) {
-        for (batch, _) in self.batches.drain(..) {
-            batch.destroy();
-        }
     }
 }
 
@@ -638,8 +675,9 @@ impl Worker<'_> {
                     waiting: &mut Waiting,
                     pending: &mut Pending,
                     e: IngestError| {
+            let count = pending.0.len();
             if conversion.send_all(read_ahead, waiting, sender)
-                && conversion.flush(read_ahead, index, pending, sender)
+                && conversion.flush(read_ahead, index, pending, count, sender)
             {
                 send(sender, Decoded::Failed(e));
             }
@@ -689,7 +727,8 @@ impl Worker<'_> {
                     Turn::Closed => return false,
                     Turn::Later => {}
                     Turn::Now => {
-                        if !conversion.flush(read_ahead, index, &mut pending, sender) {
+                        let count = conversion.sendable(&pending);
+                        if !conversion.flush(read_ahead, index, &mut pending, count, sender) {
                             return false;
                         }
                     }
