@@ -155,31 +155,26 @@ impl Categories {
     ) -> Result<(), ConversionError> {
         const UNSEEN: u32 = u32::MAX;
         let mut remap = vec![UNSEEN; values.len()];
-        let mut id_of = |this: &mut Self, key: T| -> Result<u32, ConversionError> {
+        let valid = |i: usize| nulls.as_ref().is_none_or(|n| n.is_valid(i));
+        // Ids in the order valid rows first use each value: one pass that only looks for
+        // values not seen yet (a compare per row), then one that maps every row.
+        for (i, &key) in keys.iter().enumerate() {
             let at = slot(key);
-            Ok(match remap.get(at) {
-                Some(&id) if id != UNSEEN => id,
-                Some(_) => {
-                    let id = this.id(column, text_at(values.as_ref(), at))?;
-                    remap[at] = id;
-                    id
-                }
-                None => 0,
-            })
-        };
-        match nulls {
-            None => {
-                for &key in keys {
-                    ids.push(id_of(self, key)?);
-                }
+            if remap.get(at) == Some(&UNSEEN) && valid(i) {
+                remap[at] = self.id(column, text_at(values.as_ref(), at))?;
             }
-            Some(nulls) => {
-                for (i, &key) in keys.iter().enumerate() {
-                    ids.push(if nulls.is_valid(i) {
-                        id_of(self, key)?
-                    } else {
-                        self.null_id
-                    });
+        }
+        // Slots outside `values` 0; values no valid row uses keep `UNSEEN`, which only null
+        // rows can meet, and those get the null id below.
+        let first = ids.len();
+        ids.extend(
+            keys.iter()
+                .map(|&key| remap.get(slot(key)).copied().unwrap_or(0)),
+        );
+        if let Some(nulls) = nulls.as_ref().filter(|n| n.null_count() > 0) {
+            for i in (0..keys.len()).filter(|&i| nulls.is_null(i)) {
+                if let Some(id) = ids.get_mut(first + i) {
+                    *id = self.null_id;
                 }
             }
         }

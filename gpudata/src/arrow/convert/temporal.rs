@@ -126,8 +126,11 @@ pub(crate) fn min_valid(values: &[i64], nulls: Option<&NullBuffer>) -> Option<i6
         .min()
 }
 
-fn gcd(a: u128, b: u128) -> u128 {
-    if b == 0 { a } else { gcd(b, a % b) }
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }
 
 /// The coarsest step, at least the type's own unit, that divides every valid offset from
@@ -139,12 +142,22 @@ pub(crate) fn coarsest_step(
     origin: i64,
 ) -> TimeStep {
     let base = base_nanos(data_type).unwrap_or(1);
-    let mut g: u128 = 0;
-    for (i, v) in values.iter().enumerate() {
+    // The distance of two i64 is below 2^64: it fits u64 (wrapping subtraction is exact
+    // modulo 2^64, and the sign comes from the comparison).
+    let distance = |v: i64| {
+        let d = v.wrapping_sub(origin) as u64;
+        if v >= origin { d } else { d.wrapping_neg() }
+    };
+    let mut g: u64 = 0;
+    for (i, &v) in values.iter().enumerate() {
         if nulls.is_none_or(|n| n.is_valid(i)) {
-            g = gcd(g, (i128::from(*v) - i128::from(origin)).unsigned_abs());
-            if g == 1 {
-                break;
+            let d = distance(v);
+            // Most offsets are multiples of the gcd so far: one remainder, no Euclid.
+            if g == 0 || !d.is_multiple_of(g) {
+                g = gcd(g, d);
+                if g == 1 {
+                    break;
+                }
             }
         }
     }
@@ -152,7 +165,7 @@ pub(crate) fn coarsest_step(
         if step.nanos() < base || step.nanos() % base != 0 {
             continue;
         }
-        let per_step = u128::from((step.nanos() / base).unsigned_abs());
+        let per_step = (step.nanos() / base).unsigned_abs();
         if g == 0 || g.is_multiple_of(per_step) {
             return step;
         }
@@ -173,7 +186,8 @@ pub(crate) fn per_step(data_type: &ArrowType, step: TimeStep) -> Option<i64> {
 /// Largest integer every smaller one of which `f32` holds exactly.
 const F32_EXACT: i128 = 1 << 24;
 
-/// `float32` offsets `(v - origin) / per_step`, with the count of values that are not exact.
+/// `float32` offsets `(v - origin) / per_step` (`per_step` > 0), with the count of values
+/// that are not exact.
 pub(crate) fn to_offsets(
     values: &[i64],
     nulls: Option<&NullBuffer>,
@@ -181,39 +195,53 @@ pub(crate) fn to_offsets(
     per_step: i64,
 ) -> (Float32Array, u64) {
     let mut rounded = 0_u64;
-    let out: Vec<f32> = values
+    let mut out: Vec<f32> = values
         .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            if nulls.is_some_and(|n| n.is_null(i)) {
-                return 0.0;
-            }
-            // 64-bit arithmetic where the offset fits (every real timestamp), 128-bit beyond.
-            let (whole, quotient) = match v.checked_sub(origin) {
-                Some(delta) => (
-                    delta % per_step == 0 && (delta / per_step).unsigned_abs() <= F32_EXACT as u64,
-                    delta as f64 / per_step as f64,
-                ),
-                None => {
-                    let delta = i128::from(*v) - i128::from(origin);
-                    let step = i128::from(per_step);
-                    (
-                        delta % step == 0 && (delta / step).abs() <= F32_EXACT,
-                        delta as f64 / per_step as f64,
-                    )
-                }
-            };
-            if !whole {
-                rounded += 1;
-            }
-            // f64 holds the quotient to 53 bits; f32 rounds it once more.
-            quotient as f32
+        .map(|&v| {
+            let (value, exact) = offset(v, origin, per_step);
+            rounded += u64::from(!exact);
+            value
         })
         .collect();
+    // Null rows hold 0 and count for nothing.
+    if let Some(nulls) = nulls.filter(|n| n.null_count() > 0) {
+        for i in (0..values.len()).filter(|&i| nulls.is_null(i)) {
+            if let (Some(slot), Some(&v)) = (out.get_mut(i), values.get(i)) {
+                *slot = 0.0;
+                rounded -= u64::from(!offset(v, origin, per_step).1);
+            }
+        }
+    }
     (
         PrimitiveArray::<Float32Type>::new(ScalarBuffer::from(out), nulls.cloned()),
         rounded,
     )
+}
+
+/// `(v - origin) / per_step` as `float32` (`per_step` > 0), and whether it is exact: a whole
+/// number of steps of at most 2^24.
+fn offset(v: i64, origin: i64, per_step: i64) -> (f32, bool) {
+    /// Offsets below this are exact in f64, and so is their quotient's nearest integer.
+    const F64_EXACT: u64 = 1 << 52;
+    match v.checked_sub(origin) {
+        Some(delta) if delta.unsigned_abs() < F64_EXACT => {
+            // No integer division: the nearest whole quotient from f64 (exact where the
+            // quotient is whole, |delta| < 2^52), checked by multiplying back.
+            let quotient = delta as f64 / per_step as f64;
+            let whole = quotient.round_ties_even() as i64;
+            let exact =
+                whole.wrapping_mul(per_step) == delta && whole.unsigned_abs() <= F32_EXACT as u64;
+            (quotient as f32, exact)
+        }
+        // 128-bit arithmetic beyond (no real timestamp).
+        _ => {
+            let delta = i128::from(v) - i128::from(origin);
+            let step = i128::from(per_step);
+            let exact = delta % step == 0 && (delta / step).abs() <= F32_EXACT;
+            // f64 holds the quotient to 53 bits; f32 rounds it once more.
+            ((delta as f64 / per_step as f64) as f32, exact)
+        }
+    }
 }
 
 /// The exact `[hi, lo]` pairs of `(v - origin) / per_step` as a `FixedSizeList<Float32, 2>`:
@@ -317,4 +345,143 @@ pub(crate) fn restore(
             message: e.to_string(),
         })?;
     Ok(arrow_array::make_array(data))
+}
+
+#[cfg(test)]
+mod tests {
+    use arrow_buffer::NullBuffer;
+
+    use super::{F32_EXACT, TimeStep, coarsest_step, to_offsets};
+
+    /// `to_offsets` by the definition, in 128-bit integers: the value `(v - origin) / step`
+    /// through f64, exact when whole and at most 2^24.
+    fn reference(values: &[i64], valid: &[bool], origin: i64, step: i64) -> (Vec<f32>, u64) {
+        let mut rounded = 0;
+        let out = values
+            .iter()
+            .zip(valid)
+            .map(|(&v, &ok)| {
+                if !ok {
+                    return 0.0;
+                }
+                let delta = i128::from(v) - i128::from(origin);
+                let step = i128::from(step);
+                if delta % step != 0 || (delta / step).abs() > F32_EXACT {
+                    rounded += 1;
+                }
+                (delta as f64 / step as f64) as f32
+            })
+            .collect();
+        (out, rounded)
+    }
+
+    #[test]
+    fn offsets_agree_with_the_definition() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let steps: [i64; 5] = [1, 1_000, 60_000, 60_000_000, 86_400_000_000_000];
+        let edges = [
+            i64::MIN,
+            i64::MAX,
+            0,
+            -1,
+            1 << 52,
+            -(1 << 52),
+            (1 << 52) - 1,
+        ];
+        for round in 0..200 {
+            let step = steps[round % steps.len()];
+            let origin = match round % 4 {
+                0 => 0,
+                1 => 978_307_200_000_000,
+                2 => next() as i64,
+                _ => -(next() as i64 >> 12),
+            };
+            let values: Vec<i64> = (0..64)
+                .map(|i| match i % 8 {
+                    // Whole steps near the origin, some beyond 2^24 of them.
+                    0..=3 => origin
+                        .wrapping_add(step.wrapping_mul((next() % (1 << 26)) as i64 - (1 << 25))),
+                    4 => origin.wrapping_add((next() % 1_000_000) as i64),
+                    5 => edges[(next() % edges.len() as u64) as usize],
+                    _ => next() as i64 >> (next() % 64),
+                })
+                .collect();
+            let valid: Vec<bool> = (0..values.len()).map(|_| next() % 5 != 0).collect();
+            let (want, want_rounded) = reference(&values, &valid, origin, step);
+            let nulls = NullBuffer::from(valid.clone());
+            let (got, got_rounded) = to_offsets(&values, Some(&nulls), origin, step);
+            let got: Vec<f32> = got.values().to_vec();
+            assert_eq!(
+                (
+                    got.iter().map(|f| f.to_bits()).collect::<Vec<_>>(),
+                    got_rounded
+                ),
+                (
+                    want.iter().map(|f| f.to_bits()).collect::<Vec<_>>(),
+                    want_rounded
+                ),
+                "round {round}: step {step}, origin {origin}"
+            );
+            let all = vec![true; values.len()];
+            let (want, want_rounded) = reference(&values, &all, origin, step);
+            let (got, got_rounded) = to_offsets(&values, None, origin, step);
+            assert_eq!(
+                (got.values().to_vec(), got_rounded),
+                (want, want_rounded),
+                "round {round}: no nulls"
+            );
+        }
+    }
+
+    /// The coarsest step dividing every valid offset, by the definition in 128-bit integers.
+    fn reference_step(values: &[i64], valid: &[bool], origin: i64) -> TimeStep {
+        let divides = |step: TimeStep| {
+            let per_step = i128::from(step.nanos() / 1_000);
+            values
+                .iter()
+                .zip(valid)
+                .all(|(&v, &ok)| !ok || (i128::from(v) - i128::from(origin)) % per_step == 0)
+        };
+        TimeStep::ALL
+            .into_iter()
+            .filter(|s| s.nanos() >= 1_000)
+            .find(|&s| divides(s))
+            .unwrap_or(TimeStep::Microsecond)
+    }
+
+    #[test]
+    fn coarsest_steps_agree_with_the_definition() {
+        let micro = arrow_schema::DataType::Timestamp(arrow_schema::TimeUnit::Microsecond, None);
+        let hour = 3_600_000_000_i64;
+        let cases: [(Vec<i64>, i64); 6] = [
+            (vec![0, 2 * hour, -24 * hour], 0),
+            (vec![i64::MIN, i64::MAX], i64::MIN),
+            (vec![i64::MAX, i64::MIN + 1], i64::MAX),
+            (vec![60_000_000 * 7, 60_000_000 * 9, 1_000_000], 0),
+            (
+                vec![978_307_200_000_000 + 86_400_000_000, 978_307_200_000_000],
+                978_307_200_000_000,
+            ),
+            (vec![5, 5, 5], 5),
+        ];
+        for (values, origin) in cases {
+            for valid in [
+                vec![true; values.len()],
+                (0..values.len()).map(|i| i != 1).collect(),
+            ] {
+                let nulls = arrow_buffer::NullBuffer::from(valid.clone());
+                assert_eq!(
+                    coarsest_step(&micro, &values, Some(&nulls), origin),
+                    reference_step(&values, &valid, origin),
+                    "{values:?} from {origin}, valid {valid:?}"
+                );
+            }
+        }
+    }
 }
