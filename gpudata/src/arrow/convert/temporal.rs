@@ -195,10 +195,11 @@ pub(crate) fn to_offsets(
     per_step: i64,
 ) -> (Float32Array, u64) {
     let mut rounded = 0_u64;
+    let inverse = 1.0 / per_step as f64;
     let mut out: Vec<f32> = values
         .iter()
         .map(|&v| {
-            let (value, exact) = offset(v, origin, per_step);
+            let (value, exact) = offset(v, origin, per_step, inverse);
             rounded += u64::from(!exact);
             value
         })
@@ -208,7 +209,7 @@ pub(crate) fn to_offsets(
         for i in (0..values.len()).filter(|&i| nulls.is_null(i)) {
             if let (Some(slot), Some(&v)) = (out.get_mut(i), values.get(i)) {
                 *slot = 0.0;
-                rounded -= u64::from(!offset(v, origin, per_step).1);
+                rounded -= u64::from(!offset(v, origin, per_step, inverse).1);
             }
         }
     }
@@ -219,29 +220,41 @@ pub(crate) fn to_offsets(
 }
 
 /// `(v - origin) / per_step` as `float32` (`per_step` > 0), and whether it is exact: a whole
-/// number of steps of at most 2^24.
-fn offset(v: i64, origin: i64, per_step: i64) -> (f32, bool) {
+/// number of steps of at most 2^24. `inverse` is `1 / per_step` in f64.
+#[inline]
+fn offset(v: i64, origin: i64, per_step: i64, inverse: f64) -> (f32, bool) {
     /// Offsets below this are exact in f64, and so is their quotient's nearest integer.
     const F64_EXACT: u64 = 1 << 52;
-    match v.checked_sub(origin) {
-        Some(delta) if delta.unsigned_abs() < F64_EXACT => {
-            // No integer division: the nearest whole quotient from f64 (exact where the
-            // quotient is whole, |delta| < 2^52), checked by multiplying back.
-            let quotient = delta as f64 / per_step as f64;
-            let whole = quotient.round_ties_even() as i64;
-            let exact =
-                whole.wrapping_mul(per_step) == delta && whole.unsigned_abs() <= F32_EXACT as u64;
-            (quotient as f32, exact)
+    if let Some(delta) = v
+        .checked_sub(origin)
+        .filter(|d| d.unsigned_abs() < F64_EXACT)
+    {
+        // No division where the offset is whole steps (the common case): the quotient from
+        // the reciprocal, truncated, is within one of the true one; multiplying back finds it.
+        let guess = (delta as f64 * inverse) as i64;
+        let rest = delta.wrapping_sub(guess.wrapping_mul(per_step));
+        let whole = if rest == 0 {
+            Some(guess)
+        } else if rest == per_step {
+            Some(guess + 1)
+        } else if rest == -per_step {
+            Some(guess - 1)
+        } else {
+            None
+        };
+        if let Some(whole) = whole {
+            // An integer below 2^52 is exact in f64: rounding it to f32 once is what the
+            // quotient through f64 gives.
+            return (whole as f32, whole.unsigned_abs() <= F32_EXACT as u64);
         }
-        // 128-bit arithmetic beyond (no real timestamp).
-        _ => {
-            let delta = i128::from(v) - i128::from(origin);
-            let step = i128::from(per_step);
-            let exact = delta % step == 0 && (delta / step).abs() <= F32_EXACT;
-            // f64 holds the quotient to 53 bits; f32 rounds it once more.
-            ((delta as f64 / per_step as f64) as f32, exact)
-        }
+        // f64 holds the quotient to 53 bits; f32 rounds it once more.
+        return ((delta as f64 / per_step as f64) as f32, false);
     }
+    // 128-bit arithmetic beyond (no real timestamp).
+    let delta = i128::from(v) - i128::from(origin);
+    let step = i128::from(per_step);
+    let exact = delta % step == 0 && (delta / step).abs() <= F32_EXACT;
+    ((delta as f64 / per_step as f64) as f32, exact)
 }
 
 /// The exact `[hi, lo]` pairs of `(v - origin) / per_step` as a `FixedSizeList<Float32, 2>`:
