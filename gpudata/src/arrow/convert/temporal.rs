@@ -488,7 +488,7 @@ mod tests {
                 vec![true; values.len()],
                 (0..values.len()).map(|i| i != 1).collect(),
             ] {
-                let nulls = arrow_buffer::NullBuffer::from(valid.clone());
+                let nulls = NullBuffer::from(valid.clone());
                 assert_eq!(
                     coarsest_step(&micro, &values, Some(&nulls), origin),
                     reference_step(&values, &valid, origin),

@@ -60,7 +60,9 @@ pub struct ParquetOptions {
     /// all (`0`: [`DEFAULT_READ_AHEAD_BYTES`]); the row group being consumed is held to
     /// [`IngestOptions::in_flight`] batches, so host memory stays below this plus `in_flight`
     /// batches per worker whatever the file's size. Otherwise the workers convert and upload
-    /// each batch as it comes and hold none on the host, and this is not used.
+    /// each batch as it comes (through at most two queued batches per
+    /// [upload thread](Self::upload_threads)) and hold none on the host, and this is not
+    /// used.
     pub read_ahead_bytes: u64,
     /// Parts each row group is decoded in, as work units of their own, dealt round-robin to
     /// the threads: part `k` of `n` holds rows `k·r/n..(k+1)·r/n` of the group's `r`, read
@@ -356,9 +358,10 @@ impl ParquetSource {
 /// converted (by `options.conversions`) and uploaded in parallel on `parquet.threads` scoped
 /// threads, added to the table in file order, projected to `parquet.columns`. Each worker
 /// converts with category dictionaries of its own and uploads each batch at once with its own
-/// category ids; when its row group's turn comes (row groups in file order) it merges the
-/// batches' labels into the stream's and rewrites their ids on the GPU (a gather through the
-/// worker's map of ids), so category ids are those of a one-thread ingest (null rows 0).
+/// category ids (or hands it to one of [`ParquetOptions::upload_threads`] and decodes on);
+/// when its row group's turn comes (row groups in file order) it merges the batches' labels
+/// into the stream's and rewrites their ids on the GPU (in place, through the worker's map of
+/// ids), so category ids are those of a one-thread ingest (null rows 0).
 /// Category id columns then carry `STORAGE` besides `options.usage`, which the rewrite reads
 /// and writes through. Under `options.batch_rows` the consuming thread converts and uploads
 /// (it re-batches before converting), holding the row group it consumes to
