@@ -80,8 +80,8 @@ pub struct ParquetOptions {
     pub row_group_parts: usize,
     /// Threads that upload the batches the decoding workers convert, so that a worker goes on
     /// decoding while its last batch is uploaded (`None`: the cores the decoding threads
-    /// leave, at most one per decoding thread; `Some(0)`: each worker uploads its own
-    /// batches). Not used under [`IngestOptions::batch_rows`], where the consuming thread
+    /// leave; never more than one per decoding thread; `Some(0)`: each worker uploads its
+    /// own batches). Decoding thread `w` hands its batches to upload thread `w mod n`. Not used under [`IngestOptions::batch_rows`], where the consuming thread
     /// uploads.
     pub upload_threads: Option<usize>,
 }
@@ -431,10 +431,10 @@ pub fn ingest_parquet(
         true => uploads::upload_threads(parquet.upload_threads, threads, cores),
         false => 0,
     };
-    let (jobs, queued) = uploads::queue(uploaders);
+    let (jobs, queued) = uploads::queues(uploaders);
     let outcome = std::thread::scope(|scope| {
-        for _ in 0..uploaders {
-            scope.spawn(|| uploads::run(gpu, &queued, cancel));
+        for queue in queued {
+            scope.spawn(move || uploads::run(gpu, queue, cancel));
         }
         let mut receivers: Vec<Inbox> = Vec::with_capacity(threads);
         for worker in 0..threads {
@@ -456,13 +456,13 @@ pub fn ingest_parquet(
                     gpu,
                     usage: options.usage,
                     options: None,
-                    uploads: (uploaders > 0).then(|| jobs.clone()),
+                    uploads: jobs.get(worker % uploaders.max(1)).cloned(),
                     pacer: UploadPacer::default(),
                 }),
             };
             scope.spawn(move || job.run(worker, &sender));
         }
-        // The upload threads stop once every worker dropped its end of their queue.
+        // The upload threads stop once every worker dropped its end of their queues.
         drop(jobs);
         // Waiting workers return once the consumer stops, however it stops.
         let _close = CloseOnDrop(&read_ahead);

@@ -4,8 +4,8 @@
 //! calls of an upload (staging, buffers, submission, the pacer's wait) then overlap the next
 //! batch's decode and conversion instead of following them on the same thread.
 
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SendError, Sender, SyncSender, channel};
-use std::sync::{Arc, Mutex, PoisonError};
 
 use arrow_array::RecordBatch;
 
@@ -90,24 +90,21 @@ impl Drop for Ticket {
 /// Converted batches queued per upload thread before a worker waits for room.
 const QUEUED_PER_THREAD: usize = 2;
 
-/// The queue of `threads` upload threads: the workers' end and the threads' end.
-pub(super) fn queue(threads: usize) -> (SyncSender<Job>, Mutex<Receiver<Job>>) {
-    let (jobs, receiver) =
-        std::sync::mpsc::sync_channel(threads.max(1).saturating_mul(QUEUED_PER_THREAD));
-    (jobs, Mutex::new(receiver))
+/// The queues of `threads` upload threads (each its own, so that a thread that stops, even by
+/// panicking, drops its receiving end and wakes the workers waiting on it): the workers' ends
+/// and the threads' ends. Worker `w` queues to thread `w % threads`.
+pub(super) fn queues(threads: usize) -> (Vec<SyncSender<Job>>, Vec<Receiver<Job>>) {
+    (0..threads)
+        .map(|_| std::sync::mpsc::sync_channel(QUEUED_PER_THREAD))
+        .unzip()
 }
 
-/// An upload thread: uploads the queued batches in the order it takes them, each paced as a
-/// worker's own uploads are, until every worker dropped its end of the queue. Once the ingest
-/// is cancelled it drops the batches it takes without uploading them.
-pub(super) fn run(gpu: &Gpu, jobs: &Mutex<Receiver<Job>>, cancel: &CancelToken) {
+/// An upload thread: uploads the batches of its queue in order, each paced as a worker's own
+/// uploads are, until every worker that queues to it dropped its end. Once the ingest is
+/// cancelled it drops the batches it takes without uploading them.
+pub(super) fn run(gpu: &Gpu, jobs: Receiver<Job>, cancel: &CancelToken) {
     let mut pacer = UploadPacer::default();
-    loop {
-        // One thread waits in `recv` while the others wait for the lock.
-        let job = jobs.lock().unwrap_or_else(PoisonError::into_inner).recv();
-        let Ok(job) = job else {
-            return;
-        };
+    for job in jobs {
         if cancel.is_cancelled() {
             continue;
         }
@@ -121,9 +118,11 @@ pub(super) fn run(gpu: &Gpu, jobs: &Mutex<Receiver<Job>>, cancel: &CancelToken) 
 
 /// Upload threads beside `workers` decoding workers on a machine of `cores` (`requested`:
 /// [`ParquetOptions::upload_threads`](super::ParquetOptions)): by default the cores the
-/// workers leave, at most one per worker.
+/// workers leave; never more than one per worker (a thread more would have no worker).
 pub(super) fn upload_threads(requested: Option<usize>, workers: usize, cores: usize) -> usize {
-    requested.unwrap_or_else(|| cores.saturating_sub(workers).min(workers))
+    requested
+        .unwrap_or_else(|| cores.saturating_sub(workers))
+        .min(workers)
 }
 
 #[cfg(test)]
@@ -142,5 +141,6 @@ mod tests {
         assert_eq!(upload_threads(None, 20, 16), 0);
         assert_eq!(upload_threads(Some(0), 1, 16), 0);
         assert_eq!(upload_threads(Some(3), 16, 16), 3);
+        assert_eq!(upload_threads(Some(20), 4, 16), 4);
     }
 }
