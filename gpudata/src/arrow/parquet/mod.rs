@@ -81,7 +81,7 @@ pub struct ParquetOptions {
     /// Threads that upload the batches the decoding workers convert, so that a worker goes on
     /// decoding while its last batch is uploaded (`None`: the cores the decoding threads
     /// leave; never more than one per decoding thread; `Some(0)`: each worker uploads its
-    /// own batches). Decoding thread `w` hands its batches to upload thread `w mod n`. Not used under [`IngestOptions::batch_rows`], where the consuming thread
+    /// own batches), all taking from one queue. Not used under [`IngestOptions::batch_rows`], where the consuming thread
     /// uploads.
     pub upload_threads: Option<usize>,
 }
@@ -431,10 +431,18 @@ pub fn ingest_parquet(
         true => uploads::upload_threads(parquet.upload_threads, threads, cores),
         false => 0,
     };
-    let (jobs, queued) = uploads::queues(uploaders);
+    let jobs = uploads::jobs(uploaders);
+    // Every worker's end of the queue exists before an upload thread starts: the threads stop
+    // when none is left.
+    let senders: Vec<_> = (0..threads)
+        .map(|_| (uploaders > 0).then(|| jobs.sender()))
+        .collect();
     let outcome = std::thread::scope(|scope| {
-        for queue in queued {
-            scope.spawn(move || uploads::run(gpu, queue, cancel));
+        // Held by the scope's closure, so that the ends no worker took are dropped however
+        // it ends (a failed spawn too) before the scope waits for the upload threads.
+        let mut senders = senders;
+        for _ in 0..uploaders {
+            scope.spawn(|| uploads::run(gpu, &jobs, cancel));
         }
         let mut receivers: Vec<Inbox> = Vec::with_capacity(threads);
         for worker in 0..threads {
@@ -456,14 +464,12 @@ pub fn ingest_parquet(
                     gpu,
                     usage: options.usage,
                     options: None,
-                    uploads: jobs.get(worker % uploaders.max(1)).cloned(),
+                    uploads: senders.get_mut(worker).and_then(Option::take),
                     pacer: UploadPacer::default(),
                 }),
             };
             scope.spawn(move || job.run(worker, &sender));
         }
-        // The upload threads stop once every worker dropped its end of their queues.
-        drop(jobs);
         // Waiting workers return once the consumer stops, however it stops.
         let _close = CloseOnDrop(&read_ahead);
         for unit in 0..units.len() {

@@ -10,7 +10,7 @@
 //! units that follow one another in file order (its range of the file) are merged one after
 //! the other, passing the turn on at once, and then rewritten in one submission.
 
-use std::sync::mpsc::{Receiver, SendError, Sender, SyncSender};
+use std::sync::mpsc::{Receiver, SendError, Sender};
 use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 
 use arrow_array::RecordBatch;
@@ -26,7 +26,7 @@ use crate::device::Gpu;
 use crate::table::GpuRecordBatch;
 
 use super::units::Unit;
-use super::uploads::{Job, Ticket};
+use super::uploads::{JobSender, Ticket};
 
 /// What a decoding worker sends: a batch as decoded (when the builder re-batches) with the
 /// bytes it holds, a batch converted and uploaded, a failure, or the end of a work unit.
@@ -255,9 +255,9 @@ pub(super) struct WorkerConversion<'a> {
     pub(super) usage: Option<wgpu::BufferUsages>,
     /// The upload options, once the plan is resolved.
     pub(super) options: Option<Arc<BatchOptions>>,
-    /// The upload threads' queue, where there are upload threads; otherwise the worker
-    /// uploads, paced by `pacer`.
-    pub(super) uploads: Option<SyncSender<Job>>,
+    /// This worker's end of the upload threads' queue, where there are upload threads;
+    /// otherwise the worker uploads, paced by `pacer`.
+    pub(super) uploads: Option<JobSender<'a>>,
     pub(super) pacer: UploadPacer,
 }
 
