@@ -239,7 +239,8 @@ pub(super) fn run(gpu: &Gpu, jobs: &Jobs<Job>, cancel: &CancelToken) {
 
 /// Upload threads beside `workers` decoding workers on a machine of `cores` (`requested`:
 /// [`ParquetOptions::upload_threads`](super::ParquetOptions)): by default the cores the
-/// workers leave; never more than one per worker (a thread more would have no worker).
+/// workers leave; never more than one per worker (more would mostly wait: each worker
+/// converts one batch at a time).
 pub(super) fn upload_threads(requested: Option<usize>, workers: usize, cores: usize) -> usize {
     requested
         .unwrap_or_else(|| cores.saturating_sub(workers))
