@@ -78,11 +78,11 @@ pub struct ParquetOptions {
     /// threads took 5–10% less than 16 ranges, and 2 parts per group on 16 threads 10–25% more
     /// (BENCHMARKS.md, session 13).
     pub row_group_parts: usize,
-    /// Threads that upload the batches the decoding workers convert, so that a worker goes on
-    /// decoding while its last batch is uploaded (`None`: the cores the decoding threads
-    /// leave; never more than one per decoding thread; `Some(0)`: each worker uploads its
-    /// own batches), all taking from one queue. Not used under [`IngestOptions::batch_rows`], where the consuming thread
-    /// uploads.
+    /// Threads that upload the batches the decoding workers convert, all taking from one
+    /// queue, so that a worker goes on decoding while its last batch is uploaded (`None`: the
+    /// cores the decoding threads leave; never more than one per decoding thread; `Some(0)`:
+    /// each worker uploads its own batches). Not used under [`IngestOptions::batch_rows`],
+    /// where the consuming thread uploads.
     pub upload_threads: Option<usize>,
 }
 
