@@ -164,20 +164,13 @@ impl Categories {
                 remap[at] = self.id(column, text_at(values.as_ref(), at))?;
             }
         }
-        // Slots outside `values` 0; values no valid row uses keep `UNSEEN`, which only null
-        // rows can meet, and those get the null id below.
-        let first = ids.len();
-        ids.extend(
-            keys.iter()
-                .map(|&key| remap.get(slot(key)).copied().unwrap_or(0)),
-        );
-        if let Some(nulls) = nulls.as_ref().filter(|n| n.null_count() > 0) {
-            for i in (0..keys.len()).filter(|&i| nulls.is_null(i)) {
-                if let Some(id) = ids.get_mut(first + i) {
-                    *id = self.null_id;
-                }
-            }
-        }
+        // Null rows the null id, slots outside `values` 0 (every value a valid row uses has
+        // its id by now).
+        let null_id = self.null_id;
+        ids.extend(keys.iter().enumerate().map(|(i, &key)| match valid(i) {
+            true => remap.get(slot(key)).copied().unwrap_or(0),
+            false => null_id,
+        }));
         Ok(())
     }
 }

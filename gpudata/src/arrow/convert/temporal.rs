@@ -142,16 +142,11 @@ pub(crate) fn coarsest_step(
     origin: i64,
 ) -> TimeStep {
     let base = base_nanos(data_type).unwrap_or(1);
-    // The distance of two i64 is below 2^64: it fits u64 (wrapping subtraction is exact
-    // modulo 2^64, and the sign comes from the comparison).
-    let distance = |v: i64| {
-        let d = v.wrapping_sub(origin) as u64;
-        if v >= origin { d } else { d.wrapping_neg() }
-    };
     let mut g: u64 = 0;
     for (i, &v) in values.iter().enumerate() {
         if nulls.is_none_or(|n| n.is_valid(i)) {
-            let d = distance(v);
+            // The distance of two i64 fits u64.
+            let d = v.abs_diff(origin);
             // Most offsets are multiples of the gcd so far: one remainder, no Euclid.
             if g == 0 || !d.is_multiple_of(g) {
                 g = gcd(g, d);
@@ -196,23 +191,19 @@ pub(crate) fn to_offsets(
 ) -> (Float32Array, u64) {
     let mut rounded = 0_u64;
     let inverse = 1.0 / per_step as f64;
-    let mut out: Vec<f32> = values
+    let out: Vec<f32> = values
         .iter()
-        .map(|&v| {
+        .enumerate()
+        .map(|(i, &v)| {
+            // Null rows hold 0 and count for nothing.
+            if nulls.is_some_and(|n| n.is_null(i)) {
+                return 0.0;
+            }
             let (value, exact) = offset(v, origin, per_step, inverse);
             rounded += u64::from(!exact);
             value
         })
         .collect();
-    // Null rows hold 0 and count for nothing.
-    if let Some(nulls) = nulls.filter(|n| n.null_count() > 0) {
-        for i in (0..values.len()).filter(|&i| nulls.is_null(i)) {
-            if let (Some(slot), Some(&v)) = (out.get_mut(i), values.get(i)) {
-                *slot = 0.0;
-                rounded -= u64::from(!offset(v, origin, per_step, inverse).1);
-            }
-        }
-    }
     (
         PrimitiveArray::<Float32Type>::new(ScalarBuffer::from(out), nulls.cloned()),
         rounded,
