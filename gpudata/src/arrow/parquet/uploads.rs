@@ -26,19 +26,30 @@ pub(super) struct Job {
 }
 
 /// The GPU batch of a converted batch: uploaded already, or queued for an upload thread. A
-/// ticket dropped before it is redeemed destroys its batch, once uploaded.
-pub(super) struct Ticket {
-    done: Option<Uploaded>,
-    queued: Option<Receiver<Uploaded>>,
+/// ticket dropped before it is redeemed destroys its batch, once uploaded. (`None` only once
+/// redeemed.)
+pub(super) struct Ticket(Option<Upload>);
+
+/// Where a [`Ticket`]'s batch is.
+enum Upload {
+    Done(Uploaded),
+    Queued(Receiver<Uploaded>),
+}
+
+impl Upload {
+    /// The upload, waited for; `None` when the upload threads stopped without it.
+    fn wait(self) -> Option<Uploaded> {
+        match self {
+            Upload::Done(uploaded) => Some(uploaded),
+            Upload::Queued(receiver) => receiver.recv().ok(),
+        }
+    }
 }
 
 impl Ticket {
     /// The ticket of a batch uploaded on the calling thread.
     pub(super) fn done(uploaded: Uploaded) -> Ticket {
-        Ticket {
-            done: Some(uploaded),
-            queued: None,
-        }
+        Ticket(Some(Upload::Done(uploaded)))
     }
 
     /// Hands `batch` to the upload threads (it may wait for room in their queue, which bounds
@@ -56,19 +67,13 @@ impl Ticket {
             options,
             reply,
         });
-        Ticket {
-            done: None,
-            queued: Some(receiver),
-        }
+        Ticket(Some(Upload::Queued(receiver)))
     }
 
     /// Waits for the upload; `None` when the upload threads stopped without it (the ingest
     /// was cancelled).
     pub(super) fn redeem(mut self) -> Option<Uploaded> {
-        if let Some(uploaded) = self.done.take() {
-            return Some(uploaded);
-        }
-        self.queued.take()?.recv().ok()
+        self.0.take()?.wait()
     }
 }
 
@@ -77,12 +82,7 @@ impl Drop for Ticket {
     /// job: nothing it does waits for the workers) and destroys the batch, so that none is
     /// left behind when a worker stops early.
     fn drop(&mut self) {
-        let uploaded = match (self.done.take(), self.queued.take()) {
-            (Some(uploaded), _) => Some(uploaded),
-            (None, Some(receiver)) => receiver.recv().ok(),
-            (None, None) => None,
-        };
-        if let Some(Ok(batch)) = uploaded {
+        if let Some(Ok(batch)) = self.0.take().and_then(Upload::wait) {
             batch.destroy();
         }
     }

@@ -511,10 +511,11 @@ impl WorkerConversion<'_> {
             send(sender, Decoded::Failed(e.into()));
             return false;
         }
-        let mut batches = std::mem::take(&mut uploaded.0).into_iter();
+        // Taken from the back in message order; those not sent are destroyed with `uploaded`.
+        uploaded.0.reverse();
         for message in std::mem::take(&mut ready.messages) {
             let message = match message {
-                Message::Batch(accounting) => match batches.next() {
+                Message::Batch(accounting) => match uploaded.0.pop() {
                     Some((batch, _)) => Decoded::Uploaded(batch, accounting),
                     None => return false,
                 },
@@ -523,9 +524,6 @@ impl WorkerConversion<'_> {
             };
             let failed = matches!(message, Decoded::Failed(_));
             if !send(sender, message) || failed {
-                for (batch, _) in batches {
-                    batch.destroy();
-                }
                 return false;
             }
         }
